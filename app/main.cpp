@@ -1,0 +1,88 @@
+// adjoint: the editor, and the command-line tools beside it.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <string>
+
+#include "app/system_info.h"
+#include "app/viewer.h"
+#include "render/context.h"
+#include "render/vk_check.h"
+
+namespace {
+
+// `adjoint info`: the Vulkan device that would be used and whether CUDA can run
+int run_info(bool validation) {
+  try {
+    adj::render::ContextOptions o;
+    o.validation = validation;
+    adj::render::Context ctx(o);
+    ctx.create_device(VK_NULL_HANDLE);
+    const auto& d = ctx.info();
+    std::printf("adjoint %s\n", ADJ_VERSION);
+    std::printf("vulkan device: %s (%s)\n", d.name.c_str(), d.type.c_str());
+    std::printf("vulkan driver: %s\n", d.driver.c_str());
+    std::printf("vulkan api:    %s\n", d.api_version.c_str());
+    std::printf("external memory fd: %s\n", d.external_memory_fd ? "yes" : "no");
+  } catch (const adj::render::Error& e) {
+    std::printf("vulkan: not available: %s\n", e.what());
+  }
+  std::printf("cuda: %s\n", adj::app::cuda_status().c_str());
+  return 0;
+}
+
+bool parse_size(const std::string& s, uint32_t* w, uint32_t* h) {
+  unsigned a = 0, b = 0;
+  char x = 0;
+  if (std::sscanf(s.c_str(), "%u%c%u", &a, &x, &b) != 3 || (x != 'x' && x != 'X')) return false;
+  if (a < 16 || b < 16 || a > 16384 || b > 16384) return false;
+  *w = a;
+  *h = b;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Adjoint: a differentiable-physics editor and visualizer.\n"
+               "Without a subcommand, opens the editor on SCENE."};
+  app.set_version_flag("--version", ADJ_VERSION);
+
+  adj::app::ViewerOptions v;
+  std::string size = "1280x720";
+  app.add_option("scene", v.scene_path, "Scene file to open (JSON)");
+  app.add_option("--frames", v.frames, "Render this many frames, then quit")->check(CLI::NonNegativeNumber);
+  app.add_option("--screenshot", v.screenshot, "Save the last frame as PNG (with --frames)");
+  app.add_flag("--headless", v.headless, "No window: render offscreen");
+  app.add_option("--size", size, "Window or image size, WxH")->capture_default_str();
+  app.add_flag("--validation", v.validation, "Vulkan validation layer on; any error fails (exit 3)");
+  app.add_flag("--sync-validation", v.sync_validation, "Also synchronization validation");
+  app.add_flag("!--no-vsync", v.vsync, "Present without waiting for vertical sync");
+  app.add_flag("--about", v.show_about, "Open the About window at start");
+
+  bool info_validation = false;
+  CLI::App* info = app.add_subcommand("info", "Print the Vulkan device and CUDA availability");
+  info->add_flag("--validation", info_validation, "Vulkan validation layer on");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);  // prints the message and a hint to --help
+    return 2;
+  }
+
+  if (*info) return run_info(info_validation);
+  if (!parse_size(size, &v.width, &v.height)) {
+    std::fprintf(stderr, "adjoint: --size %s: expected WxH between 16x16 and 16384x16384\n",
+                 size.c_str());
+    return 2;
+  }
+  if (v.sync_validation) v.validation = true;
+  return adj::app::run_viewer(v);
+}

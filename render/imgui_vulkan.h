@@ -1,0 +1,28 @@
+#pragma once
+// Dear ImGui's Vulkan backend (1.86) bound to our render target. The ImGui context itself
+// belongs to the caller and must be current while this object lives.
+#include <vulkan/vulkan.h>
+
+struct ImDrawData;
+
+namespace adj::render {
+
+class Context;
+class RenderTarget;
+
+class ImGuiVulkan {
+ public:
+  ImGuiVulkan(Context& ctx, const RenderTarget& target, uint32_t image_count);
+  ~ImGuiVulkan();
+  ImGuiVulkan(const ImGuiVulkan&) = delete;
+  ImGuiVulkan& operator=(const ImGuiVulkan&) = delete;
+
+  void new_frame();
+  void draw(ImDrawData* data, VkCommandBuffer cmd);
+
+ private:
+  Context& ctx_;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+};
+
+}  // namespace adj::render

@@ -1,0 +1,160 @@
+#include "render/target.h"
+
+#include <vector>
+
+#include "render/context.h"
+#include "render/vk_check.h"
+
+namespace adj::render {
+
+VkSampleCountFlagBits pick_msaa(const Context& ctx, int wanted) {
+  const auto& limits = ctx.properties().limits;
+  VkSampleCountFlags ok = limits.framebufferColorSampleCounts & limits.framebufferDepthSampleCounts;
+  if (wanted >= 4 && (ok & VK_SAMPLE_COUNT_4_BIT)) return VK_SAMPLE_COUNT_4_BIT;
+  return VK_SAMPLE_COUNT_1_BIT;
+}
+
+RenderTarget::RenderTarget(const Context& ctx, VkExtent2D extent, VkSampleCountFlagBits samples)
+    : ctx_(ctx), samples_(samples) {
+  const bool msaa = samples_ != VK_SAMPLE_COUNT_1_BIT;
+
+  // attachments: 0 color (msaa or final), 1 depth, 2 resolve (msaa only)
+  std::vector<VkAttachmentDescription> att(msaa ? 3 : 2);
+  att[0].format = k_color_format;
+  att[0].samples = samples_;
+  att[0].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+  att[0].storeOp = msaa ? VK_ATTACHMENT_STORE_OP_DONT_CARE : VK_ATTACHMENT_STORE_OP_STORE;
+  att[0].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  att[0].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  att[0].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  att[0].finalLayout = msaa ? VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL
+                            : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+  att[1] = att[0];
+  att[1].format = k_depth_format;
+  att[1].storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  att[1].finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+  if (msaa) {
+    att[2] = att[0];
+    att[2].samples = VK_SAMPLE_COUNT_1_BIT;
+    att[2].loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+    att[2].storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    att[2].finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+  }
+  VkAttachmentReference color_ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+  VkAttachmentReference depth_ref{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+  VkAttachmentReference resolve_ref{2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+
+  VkSubpassDescription sub{};
+  sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  sub.colorAttachmentCount = 1;
+  sub.pColorAttachments = &color_ref;
+  sub.pDepthStencilAttachment = &depth_ref;
+  if (msaa) sub.pResolveAttachments = &resolve_ref;
+
+  // in: the previous frame's blit/readback and depth writes; out: this frame's transfer
+  VkSubpassDependency deps[2]{};
+  deps[0].srcSubpass = VK_SUBPASS_EXTERNAL;
+  deps[0].dstSubpass = 0;
+  deps[0].srcStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT |
+                         VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+                         VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
+  deps[0].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT |
+                          VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+  deps[0].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+                         VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
+                         VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT;
+  deps[0].dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT |
+                          VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+                          VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT |
+                          VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT;
+  deps[1].srcSubpass = 0;
+  deps[1].dstSubpass = VK_SUBPASS_EXTERNAL;
+  deps[1].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  deps[1].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
+  deps[1].dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT;
+  deps[1].dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+
+  VkRenderPassCreateInfo rp{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+  rp.attachmentCount = static_cast<uint32_t>(att.size());
+  rp.pAttachments = att.data();
+  rp.subpassCount = 1;
+  rp.pSubpasses = &sub;
+  rp.dependencyCount = 2;
+  rp.pDependencies = deps;
+  ADJ_VK(vkCreateRenderPass(ctx_.device(), &rp, nullptr, &render_pass_));
+
+  color_.extent = extent;
+  create_images();
+}
+
+RenderTarget::~RenderTarget() {
+  destroy_images();
+  if (render_pass_) vkDestroyRenderPass(ctx_.device(), render_pass_, nullptr);
+}
+
+void RenderTarget::resize(VkExtent2D extent) {
+  if (extent.width == color_.extent.width && extent.height == color_.extent.height) return;
+  vkDeviceWaitIdle(ctx_.device());
+  destroy_images();
+  color_.extent = extent;
+  create_images();
+}
+
+void RenderTarget::create_images() {
+  VkExtent2D extent = color_.extent;
+  const bool msaa = samples_ != VK_SAMPLE_COUNT_1_BIT;
+  color_ = create_image(ctx_, extent, k_color_format,
+                        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                            VK_IMAGE_USAGE_SAMPLED_BIT,
+                        VK_IMAGE_ASPECT_COLOR_BIT);
+  if (msaa)
+    msaa_ = create_image(ctx_, extent, k_color_format,
+                         VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                             VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
+                         VK_IMAGE_ASPECT_COLOR_BIT, samples_);
+  depth_ = create_image(ctx_, extent, k_depth_format, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                        VK_IMAGE_ASPECT_DEPTH_BIT, samples_);
+
+  VkImageView views[3] = {msaa ? msaa_.view : color_.view, depth_.view, color_.view};
+  VkFramebufferCreateInfo fb{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
+  fb.renderPass = render_pass_;
+  fb.attachmentCount = msaa ? 3 : 2;
+  fb.pAttachments = views;
+  fb.width = extent.width;
+  fb.height = extent.height;
+  fb.layers = 1;
+  ADJ_VK(vkCreateFramebuffer(ctx_.device(), &fb, nullptr, &framebuffer_));
+}
+
+void RenderTarget::destroy_images() {
+  if (framebuffer_) vkDestroyFramebuffer(ctx_.device(), framebuffer_, nullptr);
+  framebuffer_ = VK_NULL_HANDLE;
+  VkExtent2D extent = color_.extent;
+  destroy(ctx_, color_);
+  destroy(ctx_, msaa_);
+  destroy(ctx_, depth_);
+  color_.extent = extent;
+}
+
+void RenderTarget::begin(VkCommandBuffer cmd, const float clear_rgba[4]) const {
+  VkClearValue clears[3]{};
+  for (int i = 0; i < 4; ++i) clears[0].color.float32[i] = clear_rgba[i];
+  clears[1].depthStencil = {1.0f, 0};
+  clears[2] = clears[0];
+  VkRenderPassBeginInfo bi{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+  bi.renderPass = render_pass_;
+  bi.framebuffer = framebuffer_;
+  bi.renderArea = {{0, 0}, color_.extent};
+  bi.clearValueCount = samples_ != VK_SAMPLE_COUNT_1_BIT ? 3 : 2;
+  bi.pClearValues = clears;
+  vkCmdBeginRenderPass(cmd, &bi, VK_SUBPASS_CONTENTS_INLINE);
+
+  VkViewport vp{0, 0, float(color_.extent.width), float(color_.extent.height), 0, 1};
+  VkRect2D sc{{0, 0}, color_.extent};
+  vkCmdSetViewport(cmd, 0, 1, &vp);
+  vkCmdSetScissor(cmd, 0, 1, &sc);
+}
+
+void RenderTarget::end(VkCommandBuffer cmd) const { vkCmdEndRenderPass(cmd); }
+
+}  // namespace adj::render

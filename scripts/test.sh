@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Set up, build and run every test (ctest). Vulkan tests run on lavapipe with validation.
+#   scripts/test.sh              Release build in build/
+#   scripts/test.sh --sanitize   ASan+UBSan build in build-asan/
+# Other arguments go to ctest (e.g. -R engine).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+dir="$root/build" type=Release cmake_args=(-DADJ_TESTS=ON)
+ctest_args=()
+for a in "$@"; do
+  case "$a" in
+    --sanitize) dir="$root/build-asan" type=RelWithDebInfo cmake_args+=(-DADJ_SANITIZE=ON -DADJ_BENCH=OFF) ;;
+    *) ctest_args+=("$a") ;;
+  esac
+done
+
+"$root/scripts/setup.sh"
+start=$(date +%s)
+build_tree "$dir" "$type" "${cmake_args[@]}"
+echo "test.sh: build took $(( $(date +%s) - start )) s"
+
+export VK_DRIVER_FILES="$lvp_icd"
+if [[ "$dir" == *asan ]]; then
+  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
+  export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+fi
+ctest --test-dir "$dir" --output-on-failure -j "$jobs" "${ctest_args[@]}"
