@@ -1,13 +1,13 @@
 #include "app/system_info.h"
 
-#include "engine/cuda/cuda_info.h"
+#include "engine/cuda/cuda.h"
 
 namespace adj::app {
 
 std::string cuda_status() {
-  CudaInfo info = cuda_info();
-  if (info.available) return "available: " + info.device_name;
-  return "not available: " + info.reason;
+  std::string reason;
+  if (cuda_available(&reason)) return "available: " + reason;
+  return "not available: " + reason;
 }
 
 AboutInfo make_about_info(const render::DeviceInfo& device, bool validation) {

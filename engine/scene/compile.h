@@ -1,0 +1,50 @@
+// Scene document -> Model: objects become particles, elements and colliders; each object's
+// index ranges are kept so that parameters and losses can name objects.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/model/model.h"
+#include "engine/scene/scene.h"
+
+namespace adj::scene {
+
+// what one scene object became in the model: [begin, end) ranges
+struct ObjectRange {
+  std::string name;
+  ObjectKind kind = ObjectKind::particles;
+  int particle_begin = 0, particle_end = 0;
+  int spring_begin = 0, spring_end = 0;
+  int tri_begin = 0, tri_end = 0;
+  int tet_begin = 0, tet_end = 0;
+  int shape = -1;       // collider: shape index in the model
+  V3 target{0, 0, 0};   // target: its position
+};
+
+// limits that keep a bad file from exhausting memory
+struct CompileLimits {
+  long long max_particles = 2'000'000;
+  long long max_elements = 8'000'000;
+};
+
+template <class S>
+struct CompiledSceneT {
+  ModelT<S> model;
+  std::vector<ObjectRange> objects;     // one per scene object, in document order
+  std::vector<int> actuated_springs;    // model spring indices whose rest length is actuated
+  S frame_dt = S(1.0 / 60.0);           // settings.dt
+  int substeps = 1;                     // settings.substeps
+
+  const ObjectRange* find(const std::string& name) const;
+};
+
+using CompiledScene = CompiledSceneT<float>;
+
+// base_dir resolves relative mesh paths (the scene file's folder); errors name the object
+template <class S>
+Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_dir,
+                                  const CompileLimits& limits = {});
+
+}  // namespace adj::scene

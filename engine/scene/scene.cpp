@@ -1,0 +1,78 @@
+#include "engine/scene/scene.h"
+
+namespace adj::scene {
+
+const Object* Scene::find(const std::string& object_name) const {
+  for (const Object& o : objects)
+    if (o.name == object_name) return &o;
+  return nullptr;
+}
+
+const Task* Scene::find_task(const std::string& task_name) const {
+  if (task_name.empty()) return tasks.empty() ? nullptr : &tasks.front();
+  for (const Task& t : tasks)
+    if (t.name == task_name) return &t;
+  return nullptr;
+}
+
+const char* to_string(ObjectKind k) {
+  switch (k) {
+    case ObjectKind::particles: return "particles";
+    case ObjectKind::cloth: return "cloth";
+    case ObjectKind::soft: return "soft";
+    case ObjectKind::collider: return "collider";
+    case ObjectKind::target: return "target";
+  }
+  return "?";
+}
+
+const char* to_string(ColliderKind k) {
+  switch (k) {
+    case ColliderKind::ground: return "ground";
+    case ColliderKind::plane: return "plane";
+    case ColliderKind::sphere: return "sphere";
+    case ColliderKind::box: return "box";
+    case ColliderKind::capsule: return "capsule";
+    case ColliderKind::mesh: return "mesh";
+  }
+  return "?";
+}
+
+const char* to_string(ParamKind k) {
+  switch (k) {
+    case ParamKind::initial_position: return "initial_position";
+    case ParamKind::initial_velocity: return "initial_velocity";
+    case ParamKind::control_force: return "control_force";
+    case ParamKind::spring_activation: return "spring_activation";
+    case ParamKind::spring_rest: return "spring_rest";
+    case ParamKind::spring_ke: return "spring_ke";
+    case ParamKind::tet_mu: return "tet_mu";
+    case ParamKind::tet_lambda: return "tet_lambda";
+    case ParamKind::contact_ke: return "contact_ke";
+    case ParamKind::contact_kd: return "contact_kd";
+    case ParamKind::contact_mu: return "contact_mu";
+    case ParamKind::policy: return "policy";
+  }
+  return "?";
+}
+
+const char* to_string(LossKind k) {
+  switch (k) {
+    case LossKind::position: return "position";
+    case LossKind::distance: return "distance";
+    case LossKind::shape: return "shape";
+    case LossKind::velocity: return "velocity";
+    case LossKind::effort: return "effort";
+  }
+  return "?";
+}
+
+const char* to_string(OptimizerKind k) {
+  switch (k) {
+    case OptimizerKind::sgd: return "sgd";
+    case OptimizerKind::adam: return "adam";
+  }
+  return "?";
+}
+
+}  // namespace adj::scene

@@ -1,0 +1,251 @@
+// The authored document: what a scene file holds, as plain values (doubles, so a file
+// survives load -> save -> load exactly). engine/scene/scene_json.h reads and writes it;
+// engine/scene/compile.h turns it into a Model.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace adj::scene {
+
+using V3 = std::array<double, 3>;
+
+inline constexpr int k_format_version = 1;
+
+struct ContactSettings {
+  double ke = 1e3;    // normal stiffness [N/m]
+  double kd = 1.0;    // normal damping [N s/m]
+  double kf = 1.0;    // friction stiffness [N s/m]; 0 = no friction
+  double mu = 0.5;    // Coulomb coefficient
+  double eps = 1e-2;  // friction smoothing width around zero slip [m/s]
+  bool particle_contact = false;  // particle-particle contact (hash grid)
+
+  bool operator==(const ContactSettings&) const = default;
+};
+
+struct Settings {
+  double dt = 1.0 / 60.0;   // frame step [s]; each frame runs `substeps` solver substeps
+  int substeps = 8;
+  V3 gravity{0, -9.81, 0};  // [m/s^2]
+  double damping = 0.0;     // global velocity damping [1/s]
+  std::string backend = "cpu";  // "cpu" or "cuda"
+  ContactSettings contact;
+
+  bool operator==(const Settings&) const = default;
+};
+
+struct Particle {
+  V3 position{0, 0, 0};  // [m]
+  V3 velocity{0, 0, 0};  // [m/s]
+  double mass = 1.0;     // [kg]; 0 = pinned
+  double radius = 0.05;  // contact radius [m]
+
+  bool operator==(const Particle&) const = default;
+};
+
+struct Spring {
+  int i = 0, j = 0;       // particle indices within the object
+  double ke = 100.0;      // [N/m]
+  double kd = 1.0;        // [N s/m]
+  double rest = -1.0;     // [m]; < 0: the initial distance
+  bool actuated = false;  // rest length scaled by (1 + control) each step
+
+  bool operator==(const Spring&) const = default;
+};
+
+// free particles with springs between them (mass-spring systems, robots)
+struct ParticlesObject {
+  std::vector<Particle> particles;
+  std::vector<Spring> springs;
+
+  bool operator==(const ParticlesObject&) const = default;
+};
+
+struct ClothMaterialSpec {
+  double tri_ke = 1e3, tri_ka = 1e3, tri_kd = 1.0;  // membrane stretch, area, damping
+  double edge_ke = 0.1, edge_kd = 0.0;              // bending
+  double lift = 0.0, drag = 0.0;                    // aerodynamics (scene-wide in the model)
+
+  bool operator==(const ClothMaterialSpec&) const = default;
+};
+
+// a grid (mesh empty) or any triangle mesh from an OBJ file
+struct ClothObject {
+  std::string mesh;              // OBJ path relative to the scene file; empty = grid
+  int nx = 16, ny = 16;          // grid cells
+  double cell = 0.1;             // grid cell size [m]
+  V3 position{0, 1, 0};          // grid corner or mesh origin [m]
+  V3 rotation{0, 0, 0};          // XYZ Euler angles [deg]
+  double scale = 1.0;            // mesh scale
+  V3 velocity{0, 0, 0};          // initial velocity [m/s]
+  double particle_mass = 0.01;   // [kg]
+  double radius = 0.02;          // contact radius [m]
+  bool pin_left = false;         // pin the grid's x = 0 column
+  ClothMaterialSpec material;
+
+  bool operator==(const ClothObject&) const = default;
+};
+
+struct SoftMaterialSpec {
+  double density = 1e3;  // [kg/m^3]
+  double mu = 1e4;       // Lame mu [Pa]
+  double lambda = 1e4;   // Lame lambda [Pa]
+  double kd = 0.0;       // strain-rate damping
+
+  bool operator==(const SoftMaterialSpec&) const = default;
+};
+
+// a grid of cells (mesh empty, 5 tets per cell) or a voxelized closed OBJ mesh
+struct SoftObject {
+  std::string mesh;
+  int nx = 2, ny = 2, nz = 2;
+  double cell = 0.25;     // [m]
+  V3 position{0, 1, 0};   // grid corner or mesh origin [m]
+  V3 rotation{0, 0, 0};   // mesh rotation [deg]
+  double scale = 1.0;
+  V3 velocity{0, 0, 0};
+  double radius = 0.02;
+  bool pin_left = false;
+  SoftMaterialSpec material;
+
+  bool operator==(const SoftObject&) const = default;
+};
+
+enum class ColliderKind { ground, plane, sphere, box, capsule, mesh };
+
+struct Collider {
+  ColliderKind kind = ColliderKind::ground;
+  V3 position{0, 0, 0};   // centre (ground: height = position[1]; plane: a point) [m]
+  V3 normal{0, 1, 0};     // plane normal
+  V3 size{1, 1, 1};       // box half extents; sphere/capsule: size[0] radius, capsule size[1] half height
+  V3 rotation{0, 0, 0};   // [deg]
+  std::string mesh;       // mesh collider OBJ path relative to the scene file
+  double scale = 1.0;
+
+  bool operator==(const Collider&) const = default;
+};
+
+// a marker that losses refer to
+struct Target {
+  V3 position{0, 0, 0};
+  double radius = 0.1;  // drawn size [m]
+
+  bool operator==(const Target&) const = default;
+};
+
+enum class ObjectKind { particles, cloth, soft, collider, target };
+
+struct Object {
+  std::string name;
+  ObjectKind kind = ObjectKind::particles;
+  bool visible = true;
+  ParticlesObject particles;  // kind == particles
+  ClothObject cloth;          // kind == cloth
+  SoftObject soft;            // kind == soft
+  Collider collider;          // kind == collider
+  Target target;              // kind == target
+
+  bool operator==(const Object&) const = default;
+};
+
+// what an optimizer may change
+enum class ParamKind {
+  initial_position,  // object's particles' initial positions
+  initial_velocity,  // object's particles' initial velocities
+  control_force,     // per-step external force on each of the object's particles
+  spring_activation, // per-step actuation of the object's actuated springs
+  spring_rest,       // object's spring rest lengths
+  spring_ke,         // object's spring stiffnesses
+  tet_mu,            // object's per-tet Lame mu
+  tet_lambda,        // object's per-tet Lame lambda
+  contact_ke,        // scene contact stiffness
+  contact_kd,
+  contact_mu,
+  policy,            // the task's policy network weights
+};
+
+struct ParamSpec {
+  ParamKind kind = ParamKind::initial_velocity;
+  std::string object;  // name of the object (empty for contact_* and policy)
+  double lower = -std::numeric_limits<double>::infinity();
+  double upper = std::numeric_limits<double>::infinity();
+
+  bool operator==(const ParamSpec&) const = default;
+};
+
+enum class LossKind {
+  position,   // |centre of mass of object at step - target|^2
+  distance,   // -(centre of mass displacement along axis) at step (distance travelled)
+  shape,      // mean |x_i(step) - (x_i(0) + offset)|^2: final shape vs the initial one moved to target
+  velocity,   // |mean velocity of object at step|^2
+  effort,     // sum over steps and entries of control^2
+};
+
+struct LossTerm {
+  LossKind kind = LossKind::position;
+  std::string object;   // object the term measures
+  std::string target;   // target object's name (position, shape)
+  int step = -1;        // frame the term reads; -1 = the last
+  V3 axis{1, 0, 0};     // distance direction
+  double weight = 1.0;
+
+  bool operator==(const LossTerm&) const = default;
+};
+
+enum class OptimizerKind { sgd, adam };
+
+struct OptimizerSpec {
+  OptimizerKind kind = OptimizerKind::adam;
+  double lr = 0.01;
+  double clip = 0.0;       // global gradient norm clip; 0 = none
+  int iterations = 50;
+
+  bool operator==(const OptimizerSpec&) const = default;
+};
+
+struct PolicySpec {
+  std::vector<int> hidden{32};  // hidden layer widths (tanh)
+  int phases = 4;               // sine phase observations (DiffTaichi robots)
+  double phase_period = 1.0;    // [s]
+  double output_scale = 1.0;    // controls = scale * tanh(last layer)
+
+  bool operator==(const PolicySpec&) const = default;
+};
+
+struct Task {
+  std::string name;
+  int horizon = 60;               // frames (each `substeps` solver steps)
+  std::vector<ParamSpec> parameters;
+  std::vector<LossTerm> loss;
+  OptimizerSpec optimizer;
+  bool has_policy = false;
+  PolicySpec policy;
+  uint64_t seed = 0;
+  int checkpoint_every = 0;       // 0 = ceil(sqrt(steps)), 1 = keep every state
+
+  bool operator==(const Task&) const = default;
+};
+
+struct Scene {
+  std::string name;
+  Settings settings;
+  std::vector<Object> objects;
+  std::vector<Task> tasks;
+
+  const Object* find(const std::string& object_name) const;
+  const Task* find_task(const std::string& task_name) const;  // empty name: the first task
+
+  bool operator==(const Scene&) const = default;
+};
+
+// names for file I/O and messages
+const char* to_string(ObjectKind k);
+const char* to_string(ColliderKind k);
+const char* to_string(ParamKind k);
+const char* to_string(LossKind k);
+const char* to_string(OptimizerKind k);
+
+}  // namespace adj::scene
