@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "app/cmd_run.h"
 #include "app/system_info.h"
 #include "app/viewer.h"
 #include "render/context.h"
@@ -64,6 +65,14 @@ int main(int argc, char** argv) {
   CLI::App* info = app.add_subcommand("info", "Print the Vulkan device and CUDA availability");
   info->add_flag("--validation", info_validation, "Vulkan validation layer on");
 
+  adj::app::RunOptions run;
+  CLI::App* run_cmd = app.add_subcommand("run", "Roll a scene out headless and report (or write) its states");
+  run_cmd->add_option("scene", run.scene_path, "Scene file (JSON)")->required()->check(CLI::ExistingFile);
+  run_cmd->add_option("--steps", run.frames, "Frames to simulate")->check(CLI::Range(0, 100000000))->capture_default_str();
+  run_cmd->add_option("--out", run.out, "Write the states (positions, velocities) as JSON");
+  run_cmd->add_option("--every", run.every, "Write every k-th frame")->check(CLI::PositiveNumber)->capture_default_str();
+  run_cmd->add_option("--threads", run.threads, "OpenMP threads (0 = default)")->check(CLI::NonNegativeNumber);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -78,6 +87,7 @@ int main(int argc, char** argv) {
   }
 
   if (*info) return run_info(info_validation);
+  if (*run_cmd) return adj::app::run_rollout(run);
   if (!parse_size(size, &v.width, &v.height)) {
     std::fprintf(stderr, "adjoint: --size %s: expected WxH between 16x16 and 16384x16384\n",
                  size.c_str());

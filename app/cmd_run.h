@@ -1,0 +1,18 @@
+#pragma once
+// `adjoint run SCENE --steps N [--out states.json]`: roll a scene out headless.
+#include <string>
+
+namespace adj::app {
+
+struct RunOptions {
+  std::string scene_path;
+  int frames = 60;          // frames to simulate (each settings.substeps solver substeps)
+  std::string out;          // states as JSON; empty = none
+  int every = 1;            // write every k-th frame
+  int threads = 0;          // OpenMP threads, 0 = default
+};
+
+// exit code: 0 ok, 1 error (message printed: file and JSON path, or step and element)
+int run_rollout(const RunOptions& options);
+
+}  // namespace adj::app
