@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "app/cmd_optimize.h"
 #include "app/cmd_run.h"
 #include "app/system_info.h"
 #include "app/viewer.h"
@@ -73,6 +74,25 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--every", run.every, "Write every k-th frame")->check(CLI::PositiveNumber)->capture_default_str();
   run_cmd->add_option("--threads", run.threads, "OpenMP threads (0 = default)")->check(CLI::NonNegativeNumber);
 
+  adj::app::OptimizeOptions opt;
+  CLI::App* opt_cmd = app.add_subcommand("optimize", "Optimize a scene's task; one line per iteration");
+  opt_cmd->add_option("scene", opt.scene_path, "Scene file (JSON)")->required()->check(CLI::ExistingFile);
+  opt_cmd->add_option("--task", opt.task, "Task name (default: the first)");
+  opt_cmd->add_option("--iterations", opt.iterations, "Iterations (default: the task's)")->check(CLI::NonNegativeNumber);
+  opt_cmd->add_option("--log", opt.log, "Write a JSON log: losses, gradient norms, final parameters");
+  opt_cmd->add_option("--save-scene", opt.save_scene, "Write the scene with the optimized parameters");
+  opt_cmd->add_option("--threads", opt.threads, "OpenMP threads (0 = default)")->check(CLI::NonNegativeNumber);
+
+  adj::app::CheckGradOptions cg;
+  CLI::App* cg_cmd = app.add_subcommand("check-grad", "Compare a task's gradient with central differences");
+  cg_cmd->add_option("scene", cg.scene_path, "Scene file (JSON)")->required()->check(CLI::ExistingFile);
+  cg_cmd->add_option("--task", cg.task, "Task name (default: the first)");
+  cg_cmd->add_option("--samples", cg.samples, "Parameter entries to compare (0 = all)")->capture_default_str();
+  cg_cmd->add_option("--eps", cg.eps, "Central-difference step")->capture_default_str();
+  cg_cmd->add_option("--tolerance", cg.tolerance, "Maximum relative error")->capture_default_str();
+  cg_cmd->add_option("--seed", cg.seed, "Seed that picks the entries")->capture_default_str();
+  cg_cmd->add_option("--threads", cg.threads, "OpenMP threads (0 = default)")->check(CLI::NonNegativeNumber);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -88,6 +108,8 @@ int main(int argc, char** argv) {
 
   if (*info) return run_info(info_validation);
   if (*run_cmd) return adj::app::run_rollout(run);
+  if (*opt_cmd) return adj::app::run_optimize(opt);
+  if (*cg_cmd) return adj::app::run_check_grad(cg);
   if (!parse_size(size, &v.width, &v.height)) {
     std::fprintf(stderr, "adjoint: --size %s: expected WxH between 16x16 and 16384x16384\n",
                  size.c_str());

@@ -1,0 +1,217 @@
+#include "app/cmd_optimize.h"
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "engine/optim/trainer.h"
+#include "engine/scene/compile.h"
+#include "engine/scene/scene_json.h"
+
+namespace adj::app {
+
+namespace {
+
+// Ctrl+C: finish the current iteration, then stop (a second Ctrl+C kills as usual)
+volatile std::sig_atomic_t g_interrupted = 0;  // signal handlers can only reach a global
+void on_sigint(int) {
+  g_interrupted = 1;
+  std::signal(SIGINT, SIG_DFL);
+}
+
+template <class S>
+Result<scene::CompiledSceneT<S>> load_and_compile(const std::string& path, scene::Scene* doc_out) {
+  auto doc = scene::load_scene(path);
+  if (!doc) return doc.status();
+  auto cs = scene::compile<S>(*doc, std::filesystem::path(path).parent_path().string());
+  if (!cs) return Status::error(path + ": " + cs.status().message());
+  if (doc_out) *doc_out = std::move(*doc);
+  return cs;
+}
+
+void progress_bar(int done, int total, double loss) {
+  const int width = 30;
+  int fill = total > 0 ? done * width / total : width;
+  std::printf("\r\033[K[");
+  for (int i = 0; i < width; ++i) std::putchar(i < fill ? '#' : '.');
+  std::printf("] %d/%d  loss %.6g", done, total, loss);
+  std::fflush(stdout);
+}
+
+bool write_text_atomic(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp);
+    f << text;
+    if (!f) return false;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  return !ec;
+}
+
+// write what the document can hold back into it; returns notes about what it cannot
+std::vector<std::string> write_back(const optim::TaskRunnerT<float>& runner,
+                                    const scene::CompiledSceneT<float>& cs, scene::Scene& doc) {
+  std::vector<std::string> notes;
+  const auto& params = runner.parameters();
+  const auto& theta = runner.theta();
+  for (const optim::ParamBlock& b : params.blocks()) {
+    const scene::ObjectRange* range = cs.find(b.object);
+    scene::Object* obj = nullptr;
+    for (auto& o : doc.objects)
+      if (o.name == b.object) obj = &o;
+    auto entry = [&](int e, int c) { return double(theta[b.offset + e * b.width + c]); };
+    using K = scene::ParamKind;
+    switch (b.kind) {
+      case K::contact_ke: doc.settings.contact.ke = entry(0, 0); break;
+      case K::contact_kd: doc.settings.contact.kd = entry(0, 0); break;
+      case K::contact_mu: doc.settings.contact.mu = entry(0, 0); break;
+      case K::initial_position:
+      case K::initial_velocity: {
+        if (!obj || !range) break;
+        bool vel = b.kind == K::initial_velocity;
+        if (obj->kind == scene::ObjectKind::particles) {
+          for (int e = 0; e < b.elements; ++e) {
+            auto& p = obj->particles.particles[b.index[e] - range->particle_begin];
+            (vel ? p.velocity : p.position) = {entry(e, 0), entry(e, 1), entry(e, 2)};
+          }
+        } else if (vel) {
+          scene::V3 mean{0, 0, 0};
+          for (int e = 0; e < b.elements; ++e)
+            for (int c = 0; c < 3; ++c) mean[c] += entry(e, c) / b.elements;
+          (obj->kind == scene::ObjectKind::cloth ? obj->cloth.velocity : obj->soft.velocity) = mean;
+          notes.push_back(b.object + ": per-particle initial velocities saved as their mean (the "
+                          "document holds one velocity per cloth or soft body; the log has all of them)");
+        } else {
+          notes.push_back(b.object + ": per-particle initial positions are only in the log");
+        }
+        break;
+      }
+      case K::spring_rest:
+      case K::spring_ke: {
+        if (!obj || !range || obj->kind != scene::ObjectKind::particles) break;
+        for (int e = 0; e < b.elements; ++e) {
+          auto& s = obj->particles.springs[b.index[e] - range->spring_begin];
+          (b.kind == K::spring_rest ? s.rest : s.ke) = entry(e, 0);
+        }
+        break;
+      }
+      default:
+        notes.push_back(std::string(scene::to_string(b.kind)) + (b.object.empty() ? "" : "[" + b.object + "]") +
+                        ": not part of the scene document; the optimized values are in the log");
+        break;
+    }
+  }
+  return notes;
+}
+
+}  // namespace
+
+int run_optimize(const OptimizeOptions& o) {
+  scene::Scene doc;
+  auto cs = load_and_compile<float>(o.scene_path, &doc);
+  if (!cs) return std::fprintf(stderr, "%s\n", cs.status().message().c_str()), 1;
+  const scene::Task* task = doc.find_task(o.task);
+  if (!task)
+    return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(),
+                        o.task.empty() ? "the scene has no task" : ("no task named \"" + o.task + "\"").c_str()),
+           1;
+  auto runner = optim::TaskRunnerT<float>::create(*cs, *task, {.thread_count = o.threads});
+  if (!runner) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), runner.status().message().c_str()), 1;
+
+  const int iterations = o.iterations >= 0 ? o.iterations : task->optimizer.iterations;
+  const bool tty = isatty(fileno(stdout));
+  std::printf("%s / %s: %d parameters, horizon %d frames x %d substeps, %s lr %g, %d iterations\n",
+              doc.name.c_str(), task->name.c_str(), runner->parameters().size(), task->horizon, cs->substeps,
+              scene::to_string(task->optimizer.kind), task->optimizer.lr, iterations);
+  std::printf("%6s %14s %14s %10s\n", "iter", "loss", "grad norm", "ms");
+
+  g_interrupted = 0;
+  auto previous = std::signal(SIGINT, on_sigint);
+  Status failure;
+  int done = 0;
+  for (; done < iterations && !g_interrupted; ++done) {
+    auto it = runner->iterate();
+    if (!it) {
+      failure = it.status();
+      break;
+    }
+    if (tty) std::printf("\r\033[K");
+    std::printf("%6d %14.8g %14.6g %10.1f\n", it->iteration, it->loss, it->grad_norm, it->ms);
+    if (tty) progress_bar(done + 1, iterations, it->loss);
+  }
+  std::signal(SIGINT, previous);
+  if (tty) std::printf("\r\033[K");
+  bool interrupted = g_interrupted != 0;
+  if (interrupted) std::printf("stopped by Ctrl+C after %d iterations\n", done);
+
+  // the loss at the final parameters
+  auto final_loss = runner->evaluate(runner->theta());
+  if (final_loss) std::printf("final loss %.8g after %d iterations\n", double(*final_loss), done);
+  if (!failure.is_ok()) std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), failure.message().c_str());
+
+  int rc = !failure.is_ok() ? 1 : interrupted ? 130 : 0;
+  if (!o.log.empty()) {
+    nlohmann::json j;
+    j["scene"] = doc.name;
+    j["task"] = task->name;
+    j["completed_iterations"] = done;
+    j["interrupted"] = interrupted;
+    if (!failure.is_ok()) j["error"] = failure.message();
+    nlohmann::json its = nlohmann::json::array();
+    for (const auto& h : runner->history())
+      its.push_back({{"iteration", h.iteration}, {"loss", h.loss}, {"grad_norm", h.grad_norm}, {"ms", h.ms}});
+    j["iterations"] = its;
+    if (final_loss) j["final_loss"] = double(*final_loss);
+    nlohmann::json blocks = nlohmann::json::array();
+    for (const auto& b : runner->parameters().blocks())
+      blocks.push_back({{"kind", scene::to_string(b.kind)}, {"object", b.object}, {"offset", b.offset},
+                        {"count", b.count}, {"steps", b.steps}, {"elements", b.elements}, {"width", b.width}});
+    j["parameter_blocks"] = blocks;
+    j["parameters"] = runner->theta();
+    j["step_grad_norms"] = runner->step_grad_norms();
+    if (!write_text_atomic(o.log, j.dump(1) + "\n")) {
+      std::fprintf(stderr, "%s: cannot write the log\n", o.log.c_str());
+      rc = 1;
+    } else {
+      std::printf("log written to %s\n", o.log.c_str());
+    }
+  }
+  if (!o.save_scene.empty()) {
+    for (const std::string& n : write_back(*runner, *cs, doc)) std::printf("note: %s\n", n.c_str());
+    Status st = scene::save_scene(doc, o.save_scene);
+    if (!st) {
+      std::fprintf(stderr, "%s\n", st.message().c_str());
+      rc = 1;
+    } else {
+      std::printf("optimized scene written to %s\n", o.save_scene.c_str());
+    }
+  }
+  return rc;
+}
+
+int run_check_grad(const CheckGradOptions& o) {
+  scene::Scene doc;
+  auto cs = load_and_compile<double>(o.scene_path, &doc);
+  if (!cs) return std::fprintf(stderr, "%s\n", cs.status().message().c_str()), 1;
+  const scene::Task* task = doc.find_task(o.task);
+  if (!task) return std::fprintf(stderr, "%s: no such task\n", o.scene_path.c_str()), 1;
+  auto runner = optim::TaskRunnerT<double>::create(*cs, *task, {.thread_count = o.threads});
+  if (!runner) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), runner.status().message().c_str()), 1;
+  auto report = runner->check_grad(o.samples, o.eps, o.seed);
+  if (!report) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), report.status().message().c_str()), 1;
+  std::printf("%s / %s: analytic gradient vs central differences (double, eps %g), %zu entries\n",
+              doc.name.c_str(), task->name.c_str(), o.eps, report->rows.size());
+  std::printf("%s", report->format().c_str());
+  bool ok = report->max_rel_err <= o.tolerance;
+  std::printf("max relative error %.3g (tolerance %.3g): %s\n", report->max_rel_err, o.tolerance, ok ? "PASS" : "FAIL");
+  return ok ? 0 : 4;
+}
+
+}  // namespace adj::app

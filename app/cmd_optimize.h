@@ -1,0 +1,32 @@
+#pragma once
+// `adjoint optimize` and `adjoint check-grad`: a scene's task from the command line.
+#include <cstdint>
+#include <string>
+
+namespace adj::app {
+
+struct OptimizeOptions {
+  std::string scene_path;
+  std::string task;          // empty: the scene's first task
+  int iterations = -1;       // -1: the task's own count
+  std::string log;           // JSON log: losses, gradient norms, final parameters
+  std::string save_scene;    // the scene with the optimized parameters written back
+  int threads = 0;
+};
+
+struct CheckGradOptions {
+  std::string scene_path;
+  std::string task;
+  int samples = 16;          // parameter entries compared
+  double eps = 1e-6;         // central-difference step (double precision)
+  double tolerance = 1e-2;   // fail above this max relative error
+  uint64_t seed = 0;
+  int threads = 0;
+};
+
+// exit codes: 0 ok, 1 error (message printed), 130 stopped by Ctrl+C (log still written)
+int run_optimize(const OptimizeOptions& options);
+// exit codes: 0 within tolerance, 1 error, 4 above tolerance
+int run_check_grad(const CheckGradOptions& options);
+
+}  // namespace adj::app
