@@ -5,6 +5,7 @@
 #include <string>
 
 #include "app/cmd_optimize.h"
+#include "app/cmd_render.h"
 #include "app/cmd_run.h"
 #include "app/system_info.h"
 #include "app/viewer.h"
@@ -93,6 +94,18 @@ int main(int argc, char** argv) {
   cg_cmd->add_option("--seed", cg.seed, "Seed that picks the entries")->capture_default_str();
   cg_cmd->add_option("--threads", cg.threads, "OpenMP threads (0 = default)")->check(CLI::NonNegativeNumber);
 
+  adj::app::RenderOptions ren;
+  std::string ren_size = "1280x720";
+  CLI::App* ren_cmd = app.add_subcommand("render", "Simulate a scene headless and render a still (PNG)");
+  ren_cmd->add_option("scene", ren.scene_path, "Scene file (JSON)")->required()->check(CLI::ExistingFile);
+  ren_cmd->add_option("--out", ren.out, "Output PNG")->capture_default_str();
+  ren_cmd->add_option("--frames", ren.frames, "Simulate this many frames first")->check(CLI::NonNegativeNumber);
+  ren_cmd->add_option("--size", ren_size, "Image size, WxH")->capture_default_str();
+  ren_cmd->add_flag("--contacts", ren.contacts, "Overlay contact points and forces");
+  ren_cmd->add_flag("--velocities", ren.velocities, "Overlay velocity arrows");
+  ren_cmd->add_flag("--wireframe", ren.wireframe, "Overlay mesh edges");
+  ren_cmd->add_flag("--validation", ren.validation, "Vulkan validation layer on; any error fails (exit 3)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -108,6 +121,13 @@ int main(int argc, char** argv) {
 
   if (*info) return run_info(info_validation);
   if (*run_cmd) return adj::app::run_rollout(run);
+  if (*ren_cmd) {
+    if (!parse_size(ren_size, &ren.width, &ren.height)) {
+      std::fprintf(stderr, "adjoint: --size %s: expected WxH between 16x16 and 16384x16384\n", ren_size.c_str());
+      return 2;
+    }
+    return adj::app::run_render(ren);
+  }
   if (*opt_cmd) return adj::app::run_optimize(opt);
   if (*cg_cmd) return adj::app::run_check_grad(cg);
   if (!parse_size(size, &v.width, &v.height)) {

@@ -1,0 +1,276 @@
+#include "app/scene_view.h"
+
+#include <glm/gtc/quaternion.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "render/colormap.h"
+
+namespace adj::app {
+
+namespace {
+
+// sRGB colours for objects, in document order
+const glm::vec4 k_palette[] = {
+    {0.90f, 0.47f, 0.22f, 1.0f}, {0.26f, 0.55f, 0.85f, 1.0f}, {0.35f, 0.72f, 0.45f, 1.0f},
+    {0.80f, 0.35f, 0.55f, 1.0f}, {0.90f, 0.75f, 0.30f, 1.0f}, {0.55f, 0.45f, 0.85f, 1.0f},
+};
+const uint32_t k_collider_color = 0xff8c8a86;  // RGBA8 (R low byte): warm grey
+const uint32_t k_target_color = 0xff4fc25a;    // green
+
+glm::vec3 g3(const scene::V3& v) { return {float(v[0]), float(v[1]), float(v[2])}; }
+
+// R = Rz Ry Rx from XYZ Euler degrees, as engine/scene/compile.cpp
+glm::quat euler_quat(const scene::V3& deg) {
+  const float k = 3.14159265358979f / 180.0f;
+  glm::quat qx = glm::angleAxis(float(deg[0]) * k, glm::vec3(1, 0, 0));
+  glm::quat qy = glm::angleAxis(float(deg[1]) * k, glm::vec3(0, 1, 0));
+  glm::quat qz = glm::angleAxis(float(deg[2]) * k, glm::vec3(0, 0, 1));
+  return qz * qy * qx;
+}
+
+// the rotation taking +y to n
+glm::quat up_to(glm::vec3 n) {
+  n = glm::normalize(n);
+  glm::vec3 y(0, 1, 0);
+  float c = glm::dot(y, n);
+  if (c > 0.9999f) return glm::quat(1, 0, 0, 0);
+  if (c < -0.9999f) return glm::angleAxis(3.14159265358979f, glm::vec3(1, 0, 0));
+  glm::vec3 axis = glm::normalize(glm::cross(y, n));
+  return glm::angleAxis(std::acos(c), axis);
+}
+
+void grow(glm::vec3& lo, glm::vec3& hi, glm::vec3 p, float r) {
+  lo = glm::min(lo, p - glm::vec3(r));
+  hi = glm::max(hi, p + glm::vec3(r));
+}
+
+}  // namespace
+
+SceneView::SceneView(const scene::Scene& doc, const scene::CompiledScene& cs) : cs_(cs) {
+  const Model& m = cs.model;
+  for (size_t oi = 0; oi < cs.objects.size() && oi < doc.objects.size(); ++oi) {
+    const scene::ObjectRange& r = cs.objects[oi];
+    const scene::Object& o = doc.objects[oi];
+    const uint32_t id = uint32_t(oi + 1);
+    const glm::vec4 color = k_palette[oi % std::size(k_palette)];
+    switch (o.kind) {
+      case scene::ObjectKind::cloth:
+      case scene::ObjectKind::soft:
+        meshes_.push_back({vis::extract_surface(m, r.tri_begin, r.tri_end, r.tet_begin, r.tet_end), color,
+                           o.kind == scene::ObjectKind::cloth, id});
+        break;
+      case scene::ObjectKind::particles:
+        particle_objects_.push_back({r.particle_begin, r.particle_end, r.spring_begin, r.spring_end, id, color});
+        break;
+      case scene::ObjectKind::target: {
+        float rad = float(o.target.radius);
+        glm::vec3 p = g3(o.target.position);
+        shapes_[int(render::ShapeKind::ring)].push_back(
+            {p, 0.0f, glm::quat(1, 0, 0, 0), glm::vec3(rad, rad * 0.6f, 0.0f), k_target_color});
+        shapes_[int(render::ShapeKind::sphere)].push_back(
+            {p, 0.0f, glm::quat(1, 0, 0, 0), glm::vec3(rad * 0.25f), k_target_color});
+        grow(static_lo_, static_hi_, p, rad);
+        break;
+      }
+      case scene::ObjectKind::collider: {
+        const scene::Collider& c = o.collider;
+        glm::vec3 p = g3(c.position);
+        switch (c.kind) {
+          case scene::ColliderKind::ground:
+            ground_ = true;
+            ground_height_ = float(c.position[1]);
+            break;
+          case scene::ColliderKind::plane:
+            shapes_[int(render::ShapeKind::plane)].push_back(
+                {p, 0.0f, up_to(g3(c.normal)), glm::vec3(2.0f, 0.0f, 2.0f), k_collider_color});
+            break;
+          case scene::ColliderKind::sphere:
+            shapes_[int(render::ShapeKind::sphere)].push_back(
+                {p, 0.0f, glm::quat(1, 0, 0, 0), glm::vec3(float(c.size[0])), k_collider_color});
+            grow(static_lo_, static_hi_, p, float(c.size[0]));
+            break;
+          case scene::ColliderKind::box:
+            shapes_[int(render::ShapeKind::box)].push_back(
+                {p, 0.0f, euler_quat(c.rotation), g3(c.size), k_collider_color});
+            grow(static_lo_, static_hi_, p, glm::length(g3(c.size)));
+            break;
+          case scene::ColliderKind::capsule:
+            shapes_[int(render::ShapeKind::capsule)].push_back(
+                {p, 0.0f, euler_quat(c.rotation), glm::vec3(float(c.size[0]), float(c.size[1]), 0.0f),
+                 k_collider_color});
+            grow(static_lo_, static_hi_, p, float(c.size[0] + c.size[1]));
+            break;
+          case scene::ColliderKind::mesh:
+            if (r.shape >= 0) {
+              int start = m.shape_mesh_start[r.shape], count = m.shape_mesh_count[r.shape];
+              for (int t = start; t < start + count; ++t) {
+                const Idx3& f = m.mesh_tris[t];
+                for (int v : {f.i, f.j, f.k}) {
+                  const auto& q = m.mesh_vertices[v];
+                  glm::vec3 gq(q.x, q.y, q.z);
+                  collider_indices_.push_back(uint32_t(collider_vertices_.size()));
+                  collider_vertices_.push_back(gq);
+                  grow(static_lo_, static_hi_, gq, 0.0f);
+                }
+              }
+            }
+            break;
+        }
+        break;
+      }
+    }
+  }
+}
+
+const render::DrawList& SceneView::build(const State& state, const Contacts* contacts,
+                                         const Array<vec3<float>>* field, const Overlays& ov) {
+  render::DrawList& l = list_;
+  l = render::DrawList{};
+  const Model& m = cs_.model;
+  const int n = state.particle_count();
+
+  // cloth and soft-body surfaces share one position and normal array over all particles
+  positions_.resize(size_t(n));
+  normals_.assign(size_t(n), glm::vec3(0, 1, 0));
+  vis::write_positions(state, 0, n, &positions_[0].x);
+  for (const MeshObject& mo : meshes_) {
+    vis::write_normals(state, mo.surface, &normals_[0].x);
+    render::MeshDraw d;
+    d.positions = positions_;
+    d.normals = normals_;
+    d.indices = mo.surface.indices;
+    d.color = mo.color;
+    if (mo.two_sided) d.back_color = glm::vec4(glm::vec3(mo.color) * 0.55f, 1.0f);
+    d.wireframe = ov.wireframe;
+    d.id = mo.id;
+    l.meshes.push_back(d);
+  }
+
+  // particle systems: spheres and spring lines
+  spheres_.resize(particle_objects_.size());
+  springs_.resize(particle_objects_.size());
+  for (size_t k = 0; k < particle_objects_.size(); ++k) {
+    const ParticleObject& po = particle_objects_[k];
+    if (ov.particles && po.end > po.begin) {
+      spheres_[k].resize(size_t(po.end - po.begin));
+      vis::write_spheres(m, state, po.begin, po.end, &spheres_[k][0].x);
+      render::SphereDraw s;
+      s.spheres = spheres_[k];
+      s.color = po.color;
+      s.id = po.id;
+      l.spheres.push_back(s);
+    }
+    if (ov.springs && po.spring_end > po.spring_begin) {
+      int count = po.spring_end - po.spring_begin;
+      springs_[k].resize(size_t(2 * count));
+      vis::write_springs(m, state, po.spring_begin, po.spring_end, &springs_[k][0].x);
+      if (spring_indices_.size() < springs_[k].size()) {
+        spring_indices_.resize(springs_[k].size());
+        for (size_t i = 0; i < spring_indices_.size(); ++i) spring_indices_[i] = uint32_t(i);
+      }
+      render::LineDraw line;
+      line.positions = springs_[k];
+      line.indices = std::span<const uint32_t>(spring_indices_.data(), springs_[k].size());
+      line.color = glm::vec4(0.15f, 0.16f, 0.18f, 0.9f);
+      line.width = 2.0f;
+      line.id = po.id;
+      l.lines.push_back(line);
+    }
+  }
+
+  // colliders and targets
+  for (int kind = 0; kind < 5; ++kind) {
+    if (shapes_[kind].empty()) continue;
+    render::ShapeDraw s;
+    s.kind = render::ShapeKind(kind);
+    s.instances = shapes_[kind];
+    s.cast_shadow = s.kind != render::ShapeKind::ring;
+    l.shapes.push_back(s);
+  }
+  if (!collider_vertices_.empty()) {
+    render::MeshDraw d;
+    d.positions = collider_vertices_;
+    d.indices = collider_indices_;
+    d.color = glm::vec4(0.55f, 0.54f, 0.52f, 1.0f);
+    l.meshes.push_back(d);
+  }
+  l.ground.visible = ground_;
+  l.ground.height = ground_height_;
+
+  // overlays: contacts, a vector field
+  if (ov.contacts && contacts && contacts->contact_count() > 0) {
+    size_t c = size_t(contacts->contact_count());
+    contact_points_.resize(c);
+    contact_normals_.resize(c);
+    contact_forces_.resize(c);
+    vis::write_contacts(*contacts, &contact_points_[0].x, &contact_normals_[0].x, &contact_forces_[0].x);
+    render::DiscDraw d;
+    d.positions = contact_points_;
+    d.normals = contact_normals_;
+    d.radius = 0.015f;
+    l.discs.push_back(d);
+    render::ArrowDraw a;
+    a.origins = contact_points_;
+    a.vectors = contact_forces_;
+    a.length = render::ArrowLength::log;
+    a.length_scale = ov.arrow_scale;
+    a.scale = {render::Colormap::viridis, 0.0f, 1.0f};
+    a.radius = 0.004f;
+    l.arrows.push_back(a);
+  }
+  if (ov.vectors && field && int(field->size()) == n && n > 0) {
+    arrow_origins_.resize(size_t(n));
+    arrow_vectors_.resize(size_t(n));
+    arrow_magnitudes_.resize(size_t(n));
+    float largest = vis::write_vectors(state, *field, 0, n, &arrow_origins_[0].x, &arrow_vectors_[0].x,
+                                       arrow_magnitudes_.data());
+    render::ArrowDraw a;
+    a.origins = arrow_origins_;
+    a.vectors = arrow_vectors_;
+    a.scalars = arrow_magnitudes_;
+    a.scale = {render::Colormap::viridis, 0.0f, largest > 0 ? largest : 1.0f};
+    a.length = render::ArrowLength::log;
+    a.reference = largest > 0 ? largest * 0.1f : 1.0f;
+    a.length_scale = ov.arrow_scale;
+    a.radius = 0.004f;
+    l.arrows.push_back(a);
+  }
+
+  glm::vec3 lo, hi;
+  bounds(state, lo, hi);
+  l.bounds_lo = lo;
+  l.bounds_hi = hi;
+  return l;
+}
+
+void SceneView::bounds(const State& state, glm::vec3& lo, glm::vec3& hi) const {
+  lo = static_lo_;
+  hi = static_hi_;
+  float plo[3], phi[3];
+  if (vis::bounds(state, 0, state.particle_count(), plo, phi)) {
+    lo = glm::min(lo, glm::vec3(plo[0], plo[1], plo[2]));
+    hi = glm::max(hi, glm::vec3(phi[0], phi[1], phi[2]));
+  }
+  if (lo.x > hi.x) {  // nothing at all
+    lo = glm::vec3(-1.0f);
+    hi = glm::vec3(1.0f);
+  }
+  if (ground_) {
+    lo.y = std::min(lo.y, ground_height_);
+    hi.y = std::max(hi.y, ground_height_);
+  }
+}
+
+render::Camera SceneView::fit_camera(const State& state, float aspect) const {
+  glm::vec3 lo, hi;
+  bounds(state, lo, hi);
+  render::Camera cam;
+  cam.yaw = 0.45f;
+  cam.pitch = 0.38f;
+  cam.fit(lo, hi, aspect);
+  return cam;
+}
+
+}  // namespace adj::app

@@ -1,0 +1,75 @@
+#pragma once
+// A compiled scene and one of its states as the renderer's DrawList: meshes for cloth and
+// soft bodies, spheres and spring lines for particle systems, instanced collider shapes,
+// target rings, and optional contact and gradient overlays. Uses engine/vis for the
+// arrays; owns their storage so the list stays valid until the next build().
+#include <glm/glm.hpp>
+
+#include <vector>
+
+#include "engine/model/model.h"
+#include "engine/scene/compile.h"
+#include "engine/scene/scene.h"
+#include "engine/vis/vis.h"
+#include "render/camera.h"
+#include "render/draw_list.h"
+
+namespace adj::app {
+
+struct Overlays {
+  bool particles = true;      // spheres for free particle systems
+  bool springs = true;
+  bool wireframe = false;     // edges over cloth and soft bodies
+  bool contacts = false;      // contact points and force arrows
+  bool vectors = false;       // the per-particle vector field passed to build()
+  float arrow_scale = 0.1f;   // [m per unit] (log length reference = 1 unit)
+};
+
+class SceneView {
+ public:
+  SceneView(const scene::Scene& doc, const scene::CompiledScene& compiled);
+
+  // field: a per-particle vector (gradient, velocity) drawn as arrows when overlays.vectors
+  const render::DrawList& build(const State& state, const Contacts* contacts, const Array<vec3<float>>* field,
+                                const Overlays& overlays);
+
+  // the scene's extent (particles of the given state, colliders, targets)
+  void bounds(const State& state, glm::vec3& lo, glm::vec3& hi) const;
+  // a camera that frames the scene from the front, a little above
+  render::Camera fit_camera(const State& state, float aspect) const;
+
+ private:
+  struct MeshObject {
+    vis::Surface surface;
+    glm::vec4 color;
+    bool two_sided;
+    uint32_t id;
+  };
+  struct ParticleObject {
+    int begin, end, spring_begin, spring_end;
+    uint32_t id;
+    glm::vec4 color;
+  };
+
+  const scene::CompiledScene& cs_;
+  std::vector<MeshObject> meshes_;
+  std::vector<ParticleObject> particle_objects_;
+  std::vector<render::ShapeInstance> shapes_[5];  // by render::ShapeKind
+  std::vector<glm::vec3> collider_vertices_;      // mesh colliders
+  std::vector<uint32_t> collider_indices_;
+  bool ground_ = false;
+  float ground_height_ = 0.0f;
+  glm::vec3 static_lo_{1e30f}, static_hi_{-1e30f};  // colliders and targets
+
+  // per-build storage
+  render::DrawList list_;
+  std::vector<glm::vec3> positions_, normals_;
+  std::vector<std::vector<glm::vec4>> spheres_;
+  std::vector<std::vector<glm::vec3>> springs_;
+  std::vector<uint32_t> spring_indices_;
+  std::vector<glm::vec3> contact_points_, contact_normals_, contact_forces_;
+  std::vector<glm::vec3> arrow_origins_, arrow_vectors_;
+  std::vector<float> arrow_magnitudes_;
+};
+
+}  // namespace adj::app
