@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   app.add_flag("--sync-validation", v.sync_validation, "Also synchronization validation");
   app.add_flag("!--no-vsync", v.vsync, "Present without waiting for vertical sync");
   app.add_flag("--about", v.show_about, "Open the About window at start");
+  app.add_flag("--play", v.play, "Start the simulation playing");
 
   bool info_validation = false;
   CLI::App* info = app.add_subcommand("info", "Print the Vulkan device and CUDA availability");

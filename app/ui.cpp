@@ -56,8 +56,12 @@ void draw_help(UiState& ui) {
   if (!ui.show_help) return;
   ImGui::SetNextWindowPos(ImVec2(60, 300), ImGuiCond_FirstUseEver);
   if (ImGui::Begin("Shortcuts", &ui.show_help, ImGuiWindowFlags_AlwaysAutoResize)) {
-    ImGui::Text("F1       this help");
-    ImGui::Text("Ctrl+Q   quit");
+    ImGui::Text("F1         this help");
+    ImGui::Text("Space      play / pause");
+    ImGui::Text("Right      one frame");
+    ImGui::Text("Backspace  reset");
+    ImGui::Text("drag       orbit (left), pan (right or middle); wheel zooms");
+    ImGui::Text("Ctrl+Q     quit");
   }
   ImGui::End();
 }
@@ -72,6 +76,7 @@ void draw_status(const UiState& ui) {
                            ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove;
   if (ImGui::Begin("##status", nullptr, flags)) {
     ImGui::Text("%s", ui.scene_name.empty() ? "no scene" : ui.scene_name.c_str());
+    if (!ui.sim_line.empty()) ImGui::TextUnformatted(ui.sim_line.c_str());
     if (!ui.status.empty()) ImGui::TextColored(ImVec4(1, 0.6f, 0.4f, 1), "%s", ui.status.c_str());
   }
   ImGui::End();

@@ -19,6 +19,7 @@ struct UiState {
   bool quit_requested = false;
   std::string scene_name;       // shown in the status line
   std::string status;           // last message for the user (errors included)
+  std::string sim_line;         // frame and time of the simulation
 };
 
 // draws the menu bar and the open windows; changes only `ui`

@@ -12,12 +12,14 @@
 #include <optional>
 
 #include "app/image_io.h"
+#include "app/sim_session.h"
 #include "app/system_info.h"
 #include "app/ui.h"
 #include "render/background.h"
 #include "render/context.h"
 #include "render/frame_loop.h"
 #include "render/imgui_vulkan.h"
+#include "render/scene_renderer.h"
 #include "render/swapchain.h"
 #include "render/target.h"
 #include "render/vk_check.h"
@@ -55,17 +57,6 @@ void glfw_error(int code, const char* message) {
   std::fprintf(stderr, "adjoint: GLFW error %d: %s\n", code, message);
 }
 
-// a scene file that exists and parses; the scene format itself comes with the scene issue
-std::string check_scene(const std::string& path, std::string* error) {
-  if (path.empty()) return {};
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    *error = path + ": no such file";
-    return {};
-  }
-  return std::filesystem::path(path).filename().string();
-}
-
 // ImGui with its own ini-less context; destroyed last
 struct ImGuiContextGuard {
   ImGuiContextGuard() {
@@ -80,6 +71,17 @@ struct ImGuiContextGuard {
   }
   ~ImGuiContextGuard() { ImGui::DestroyContext(); }
 };
+
+// orbit (left drag), pan (right or middle drag), zoom (wheel), unless ImGui wants the mouse
+void handle_viewport_input(render::Camera& camera, float viewport_height) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (io.WantCaptureMouse) return;
+  if (ImGui::IsMouseDragging(ImGuiMouseButton_Left))
+    camera.orbit(-io.MouseDelta.x * 0.008f, io.MouseDelta.y * 0.008f);
+  if (ImGui::IsMouseDragging(ImGuiMouseButton_Right) || ImGui::IsMouseDragging(ImGuiMouseButton_Middle))
+    camera.pan(io.MouseDelta.x, io.MouseDelta.y, viewport_height);
+  if (io.MouseWheel != 0.0f) camera.zoom(io.MouseWheel > 0 ? 0.9f : 1.1f);
+}
 
 }  // namespace
 
@@ -127,6 +129,7 @@ int run_viewer(const ViewerOptions& opt) {
     if (window) swapchain = std::make_unique<render::Swapchain>(ctx, surface.surface, extent, opt.vsync);
     render::FrameLoop loop(ctx, target, swapchain.get());
     render::Background background(ctx, target);
+    render::SceneRenderer scene_renderer(ctx, target);
 
     ImGuiContextGuard imgui_context;
     if (window) ImGui_ImplGlfw_InitForVulkan(window->handle, true);
@@ -136,17 +139,26 @@ int run_viewer(const ViewerOptions& opt) {
     AboutInfo about = make_about_info(ctx.info(), ctx.validation_enabled());
     UiState ui;
     ui.show_about = opt.show_about;
-    std::string scene_error;
-    ui.scene_name = check_scene(opt.scene_path, &scene_error);
-    ui.status = scene_error;
-    if (!scene_error.empty()) std::fprintf(stderr, "adjoint: %s\n", scene_error.c_str());
+    SimSession sim;
+    render::Camera camera;
+    if (!opt.scene_path.empty()) {
+      Status st = sim.load(opt.scene_path);
+      if (st) {
+        ui.scene_name = std::filesystem::path(opt.scene_path).filename().string();
+        camera = sim.view().fit_camera(sim.state(), float(target.extent().width) / float(target.extent().height));
+      } else {
+        ui.status = st.message();
+        std::fprintf(stderr, "adjoint: %s\n", st.message().c_str());
+      }
+    }
+    bool playing = opt.play;
     if (window) {
       std::string title = "Adjoint" + (ui.scene_name.empty() ? "" : " - " + ui.scene_name);
       glfwSetWindowTitle(window->handle, title.c_str());
     }
 
-    const float sky_top[3] = {0.33f, 0.42f, 0.52f};
-    const float sky_bottom[3] = {0.10f, 0.11f, 0.13f};
+    const float sky_top[3] = {0.36f, 0.45f, 0.56f};
+    const float sky_bottom[3] = {0.80f, 0.83f, 0.86f};
     const float clear[4] = {0.1f, 0.1f, 0.12f, 1.0f};
     int frame = 0;
     while (true) {
@@ -179,13 +191,36 @@ int run_viewer(const ViewerOptions& opt) {
       }
       ImGui::NewFrame();
       draw_ui(ui, about);
+      if (sim.loaded()) {
+        handle_viewport_input(camera, float(target.extent().height));
+        ImGuiIO& io = ImGui::GetIO();
+        if (!io.WantCaptureKeyboard) {
+          if (ImGui::IsKeyPressed(GLFW_KEY_SPACE)) playing = !playing;
+          if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE)) sim.reset();
+        }
+        bool step_once = !io.WantCaptureKeyboard && ImGui::IsKeyPressed(GLFW_KEY_RIGHT);
+        if (playing || step_once) {
+          if (Status st = sim.step(); !st) {
+            playing = false;
+            ui.status = st.message();
+          }
+        }
+        ui.sim_line = "frame " + std::to_string(sim.frame()) + "  t = " + std::to_string(sim.time()).substr(0, 6) +
+                      " s" + (playing ? "  (playing)" : "  (paused: Space plays)");
+      }
       ImGui::Render();
 
       // draw
       VkCommandBuffer cmd = loop.begin_frame();
       if (!cmd) continue;  // swapchain out of date: recreated at the top
+      if (sim.loaded()) {
+        Overlays ov;
+        const render::DrawList& list = sim.view().build(sim.state(), &sim.contacts(), nullptr, ov);
+        scene_renderer.prepare(cmd, list, camera, loop.frame_index());
+      }
       target.begin(cmd, clear);
       background.draw(cmd, sky_top, sky_bottom);
+      if (sim.loaded()) scene_renderer.draw(cmd);
       imgui->draw(ImGui::GetDrawData(), cmd);
       target.end(cmd);
       ++frame;

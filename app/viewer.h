@@ -17,6 +17,7 @@ struct ViewerOptions {
   bool sync_validation = false; // also synchronization validation
   bool vsync = true;
   bool show_about = false;      // open the About window at start
+  bool play = false;            // start the simulation playing
 };
 
 // exit codes: 0 ok, 1 failure (message printed), 3 validation errors were reported
