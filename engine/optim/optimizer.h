@@ -1,0 +1,41 @@
+// First-order optimizers over a flat parameter vector: SGD and Adam (Kingma & Ba, with
+// bias correction), after global-norm gradient clipping. Plain sequential loops in a
+// fixed order: the same gradients give bit-identical parameters on every run.
+#pragma once
+
+#include <vector>
+
+#include "engine/scene/scene.h"
+
+namespace adj::optim {
+
+template <class S>
+class OptimizerT {
+ public:
+  OptimizerT() = default;
+  OptimizerT(const scene::OptimizerSpec& spec, int size);
+
+  // theta -= update(clip(grad)); returns the gradient norm before clipping
+  double step(std::vector<S>& theta, const std::vector<S>& grad);
+  // forget the moments and the step count
+  void reset();
+
+  int iteration() const { return t_; }
+  const scene::OptimizerSpec& spec() const { return spec_; }
+
+  // Adam's constants (Kingma & Ba's defaults)
+  static constexpr double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
+
+ private:
+  scene::OptimizerSpec spec_;
+  std::vector<double> m_, v_;  // Adam moments, kept in double for every S
+  int t_ = 0;
+};
+
+// |g| (accumulated in double)
+template <class S>
+double global_norm(const std::vector<S>& g);
+
+using Optimizer = OptimizerT<float>;
+
+}  // namespace adj::optim

@@ -1,0 +1,91 @@
+// Parameters of a task: one flat vector theta made of named blocks, each a view into the
+// Model (spring rest lengths, Lame parameters, contact), the initial State (positions,
+// velocities) or the per-step Controls (forces, spring activations). apply() writes theta
+// into them before a rollout; gather() reads dLoss/dtheta out of the rollout afterwards.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/grad/rollout.h"
+#include "engine/model/model.h"
+#include "engine/scene/compile.h"
+#include "engine/scene/scene.h"
+
+namespace adj::optim {
+
+// one named block of theta: entry (step, element, component) lies at
+// offset + (step * elements + element) * width + component
+struct ParamBlock {
+  scene::ParamKind kind = scene::ParamKind::initial_velocity;
+  std::string object;      // object name; empty for contact_* and policy
+  int offset = 0;          // first entry in theta
+  int count = 0;           // entries = steps * elements * width
+  int steps = 1;           // horizon for per-step kinds (control_force, spring_activation), else 1
+  int elements = 1;        // particles, springs or tets the block covers (1 for contact_*)
+  int width = 1;           // entries per element: 3 for vectors, else 1
+  double lower = 0;        // bounds, applied to every entry by clamp()
+  double upper = 0;
+  std::vector<int> index;  // model index of each element (particle, spring or tet), (elements)
+  int first_local = 0;     // index[0] relative to the object's first particle/spring/tet
+};
+
+// per-step kinds: one block entry per frame of the horizon
+inline bool is_control(scene::ParamKind k) {
+  return k == scene::ParamKind::control_force || k == scene::ParamKind::spring_activation;
+}
+
+template <class S>
+class ParametersT {
+ public:
+  ParametersT() = default;
+
+  // blocks in the task's order; errors name the task and the parameter (unknown object,
+  // object without springs/tets, duplicate block, bounds upside down). A policy block
+  // (ParamKind::policy, or implied by task.has_policy) holds policy_size weights that
+  // apply() and gather() leave alone: the policy owns them (engine/optim/policy.h).
+  static Result<ParametersT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
+                                    int policy_size = 0);
+
+  int size() const { return size_; }
+  int horizon() const { return horizon_; }
+  // the policy block, or null
+  const ParamBlock* policy_block() const;
+  const std::vector<ParamBlock>& blocks() const { return blocks_; }
+  // whether any block is a per-step control (then apply() fills `horizon` Controls)
+  bool has_controls() const { return has_controls_; }
+
+  // theta read from the compiled scene (controls zero), clamped to the bounds
+  std::vector<S> initial(const scene::CompiledSceneT<S>& cs) const;
+  // clamp every entry to its block's bounds
+  void clamp(std::vector<S>& theta) const;
+
+  // write theta into the model (a copy of the compiled one: only parameter fields are
+  // written, so the same copy can be reused), the initial state and the controls (left
+  // empty = zero inputs when no block is a control, else `horizon` Controls)
+  void apply(const std::vector<S>& theta, ModelT<S>& model, StateT<S>& initial,
+             std::vector<ControlT<S>>& controls) const;
+  // dLoss/dtheta from a rollout that has run backward() (grad is resized and overwritten)
+  void gather(const RolloutT<S>& rollout, std::vector<S>& grad) const {
+    gather(rollout.grad_initial(), rollout.grad_controls(), rollout.grad_model(), grad);
+  }
+  // the same from the pieces (dL/d initial state, dL/d Control per step, dL/d model)
+  void gather(const StateT<S>& grad_initial, const std::vector<ControlT<S>>& grad_controls,
+              const ModelGradT<S>& grad_model, std::vector<S>& grad) const;
+
+  // the block holding entry i and the entry's readable name, e.g.
+  // "initial_velocity[ball][0].x", "control_force[ball][t=3][0].y", "spring_rest[cage][2]"
+  const ParamBlock& block_of(int i) const;
+  std::string entry_name(int i) const;
+
+ private:
+  std::vector<ParamBlock> blocks_;
+  int size_ = 0;
+  int horizon_ = 1;
+  bool has_controls_ = false;
+};
+
+using Parameters = ParametersT<float>;
+
+}  // namespace adj::optim

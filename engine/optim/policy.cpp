@@ -1,0 +1,268 @@
+#include "engine/optim/policy.h"
+
+#include <cassert>
+#include <cmath>
+#include <random>
+
+#include "engine/optim/parameters.h"
+
+namespace adj::optim {
+
+template <class S>
+Result<PolicyT<S>> PolicyT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task) {
+  PolicyT p;
+  std::string where = "task '" + task.name + "': policy";
+  const scene::PolicySpec& spec = task.policy;
+  std::string object;
+  for (const scene::ParamSpec& s : task.parameters)
+    if (s.kind == scene::ParamKind::policy) object = s.object;
+  const scene::ObjectRange* obj = nullptr;
+  if (!object.empty()) {
+    obj = cs.find(object);
+    if (!obj) return Status::error(where + ": no object named '" + object + "'");
+    for (int i = obj->particle_begin; i < obj->particle_end; ++i) p.particles_.push_back(i);
+  }
+  for (int s : cs.actuated_springs)
+    if (!obj || (s >= obj->spring_begin && s < obj->spring_end)) p.springs_.push_back(s);
+  if (p.springs_.empty()) return Status::error(where + ": no actuated springs to drive");
+  if (spec.phases < 0) return Status::error(where + ": phases must be >= 0");
+  if (!(spec.phase_period > 0)) return Status::error(where + ": phase_period must be > 0");
+  p.phases_ = spec.phases;
+  p.phase_period_ = S(spec.phase_period);
+  p.frame_dt_ = cs.frame_dt;
+  p.output_scale_ = S(spec.output_scale);
+  int inputs = p.phases_ + 6 * int(p.particles_.size());
+  if (inputs < 1) return Status::error(where + ": no observations (phases = 0 and no object)");
+  p.sizes_.push_back(inputs);
+  for (std::size_t l = 0; l < spec.hidden.size(); ++l) {
+    if (spec.hidden[l] < 1) return Status::error(where + ": hidden[" + std::to_string(l) + "] must be >= 1");
+    p.sizes_.push_back(spec.hidden[l]);
+  }
+  p.sizes_.push_back(int(p.springs_.size()));
+  for (std::size_t l = 0; l + 1 < p.sizes_.size(); ++l) {
+    p.w_offset_.push_back(p.weight_count_);
+    p.weight_count_ += (p.sizes_[l] + 1) * p.sizes_[l + 1];
+  }
+  return p;
+}
+
+template <class S>
+std::string PolicyT<S>::weight_name(int k) const {
+  int l = int(w_offset_.size()) - 1;
+  while (l > 0 && k < w_offset_[l]) --l;
+  int in = sizes_[l], n = sizes_[l + 1], j = k - w_offset_[l];
+  std::string s = j < in * n ? "W" : "b";
+  s += std::to_string(l);
+  s += '[';
+  s += std::to_string(j < in * n ? j / in : j - in * n);
+  s += ']';
+  if (j < in * n) {
+    s += '[';
+    s += std::to_string(j % in);
+    s += ']';
+  }
+  return s;
+}
+
+template <class S>
+void PolicyT<S>::init_weights(S* w, std::uint64_t seed) const {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const int L = int(sizes_.size()) - 1;
+  for (int l = 0; l < L; ++l) {
+    int in = sizes_[l], out = sizes_[l + 1];
+    double a = std::sqrt(6.0 / (in + out)) * (l == L - 1 ? 0.1 : 1.0);
+    S* W = w + w_offset_[l];
+    for (int k = 0; k < in * out; ++k) W[k] = S(a * u(rng));
+    for (int k = 0; k < out; ++k) W[in * out + k] = S(0);
+  }
+}
+
+template <class S>
+void PolicyT<S>::observe(int t, const StateT<S>& s, std::vector<S>& obs) const {
+  obs.assign(input_size(), S(0));
+  const double two_pi = 6.283185307179586;
+  double time = double(t) * double(frame_dt_);
+  for (int k = 0; k < phases_; ++k) obs[k] = S(std::sin(two_pi * time / double(phase_period_) + two_pi * k / phases_));
+  if (particles_.empty()) return;
+  vec3<S> c, vc;
+  for (int i : particles_) {
+    c += s.particle_q[i];
+    vc += s.particle_qd[i];
+  }
+  S inv = S(1) / S(particles_.size());
+  c = c * inv;
+  vc = vc * inv;
+  S* o = obs.data() + phases_;
+  for (std::size_t k = 0; k < particles_.size(); ++k) {
+    vec3<S> x = s.particle_q[particles_[k]] - c, v = s.particle_qd[particles_[k]] - vc;
+    for (int a = 0; a < 3; ++a) {
+      o[6 * k + a] = x[a];
+      o[6 * k + 3 + a] = v[a];
+    }
+  }
+}
+
+template <class S>
+void PolicyT<S>::observe_adjoint(const std::vector<S>& d_obs, StateT<S>& adj) const {
+  if (particles_.empty()) return;
+  // obs_k = x_k - mean(x): dL/dx_j = g_j - mean(g)
+  const S* g = d_obs.data() + phases_;
+  vec3<S> mq, mv;
+  for (std::size_t k = 0; k < particles_.size(); ++k) {
+    mq += vec3<S>(g[6 * k], g[6 * k + 1], g[6 * k + 2]);
+    mv += vec3<S>(g[6 * k + 3], g[6 * k + 4], g[6 * k + 5]);
+  }
+  S inv = S(1) / S(particles_.size());
+  mq = mq * inv;
+  mv = mv * inv;
+  for (std::size_t k = 0; k < particles_.size(); ++k) {
+    adj.particle_q[particles_[k]] += vec3<S>(g[6 * k], g[6 * k + 1], g[6 * k + 2]) - mq;
+    adj.particle_qd[particles_[k]] += vec3<S>(g[6 * k + 3], g[6 * k + 4], g[6 * k + 5]) - mv;
+  }
+}
+
+template <class S>
+void PolicyT<S>::forward(const S* w, const std::vector<S>& obs, std::vector<S>& out) const {
+  assert(int(obs.size()) == input_size() && "observation size differs from the policy's input");
+  std::vector<S> a = obs, z;
+  const int L = int(sizes_.size()) - 1;
+  for (int l = 0; l < L; ++l) {
+    int in = sizes_[l], n = sizes_[l + 1];
+    const S* W = w + w_offset_[l];
+    z.assign(n, S(0));
+    for (int r = 0; r < n; ++r) {
+      S sum = W[in * n + r];
+      for (int c = 0; c < in; ++c) sum += W[r * in + c] * a[c];
+      z[r] = std::tanh(sum) * (l == L - 1 ? output_scale_ : S(1));
+    }
+    a.swap(z);
+  }
+  out = a;
+}
+
+template <class S>
+void PolicyT<S>::backward(const S* w, const std::vector<S>& obs, const std::vector<S>& d_out, S* d_w,
+                          std::vector<S>& d_obs) const {
+  const int L = int(sizes_.size()) - 1;
+  // forward again, keeping every layer's tanh values
+  std::vector<std::vector<S>> act(L + 1);
+  act[0] = obs;
+  for (int l = 0; l < L; ++l) {
+    int in = sizes_[l], n = sizes_[l + 1];
+    const S* W = w + w_offset_[l];
+    act[l + 1].assign(n, S(0));
+    for (int r = 0; r < n; ++r) {
+      S sum = W[in * n + r];
+      for (int c = 0; c < in; ++c) sum += W[r * in + c] * act[l][c];
+      act[l + 1][r] = std::tanh(sum);  // unscaled, also for the output layer
+    }
+  }
+  // backward, last layer first
+  std::vector<S> da = d_out, dz;
+  for (int l = L - 1; l >= 0; --l) {
+    int in = sizes_[l], n = sizes_[l + 1];
+    const S* W = w + w_offset_[l];
+    S* dW = d_w + w_offset_[l];
+    S scale = l == L - 1 ? output_scale_ : S(1);
+    dz.assign(n, S(0));
+    for (int r = 0; r < n; ++r) dz[r] = da[r] * scale * (S(1) - act[l + 1][r] * act[l + 1][r]);
+    std::vector<S> prev(in, S(0));
+    for (int r = 0; r < n; ++r) {
+      dW[in * n + r] += dz[r];
+      for (int c = 0; c < in; ++c) {
+        dW[r * in + c] += dz[r] * act[l][c];
+        prev[c] += W[r * in + c] * dz[r];
+      }
+    }
+    da.swap(prev);
+  }
+  d_obs = da;
+}
+
+template <class S>
+PolicyRolloutT<S>::PolicyRolloutT(const ModelT<S>& model, const PolicyT<S>& policy, int steps, S dt, int substeps,
+                                  int thread_count)
+    : model_(&model), policy_(&policy), steps_(steps), dt_(dt), solver_(SolverOptions{substeps, thread_count, true}) {}
+
+template <class S>
+Status PolicyRolloutT<S>::forward(const StateT<S>& initial, const std::vector<ControlT<S>>& base, const S* w,
+                                  const Observer& observe) {
+  forward_done_ = false;
+  const ModelT<S>& m = *model_;
+  if (!base.empty() && int(base.size()) != steps_)
+    return Status::error("policy rollout: expected 0 or " + std::to_string(steps_) + " base controls");
+  Status st = check_state_finite(initial, "initial state");
+  if (!st) return Status::error("policy rollout forward, step 0: " + st.message());
+  states_.clear();
+  states_.reserve(steps_ + 1);
+  states_.push_back(initial);
+  controls_.assign(steps_, m.make_control());
+  obs_.assign(steps_, {});
+  if (observe) observe(0, initial);
+  std::vector<S> out;
+  for (int t = 0; t < steps_; ++t) {
+    if (!base.empty()) controls_[t] = base[t];
+    policy_->observe(t, states_[t], obs_[t]);
+    policy_->forward(w, obs_[t], out);
+    for (int k = 0; k < policy_->output_size(); ++k) {
+      if (!is_finite(out[k]))
+        return Status::error("policy rollout forward, step " + std::to_string(t) + ": policy output " +
+                             std::to_string(k) + " is not finite");
+      controls_[t].spring_act[policy_->outputs()[k]] += out[k];
+    }
+    states_.emplace_back();
+    st = solver_.step(m, states_[t], states_[t + 1], controls_[t], dt_);
+    if (!st) return Status::error("policy rollout forward, step " + std::to_string(t + 1) + ": " + st.message());
+    if (observe) observe(t + 1, states_[t + 1]);
+  }
+  forward_done_ = true;
+  return Status::ok();
+}
+
+template <class S>
+static S adj_norm(const StateT<S>& s) {
+  double sum = 0;
+  for (const auto& v : s.particle_q) sum += double(dot(v, v));
+  for (const auto& v : s.particle_qd) sum += double(dot(v, v));
+  return S(std::sqrt(sum));
+}
+
+template <class S>
+Status PolicyRolloutT<S>::backward(const S* w, const Seed& seed, S* d_w) {
+  if (!forward_done_) return Status::error("policy rollout: backward() needs a successful forward() first");
+  const ModelT<S>& m = *model_;
+  for (int k = 0; k < policy_->weight_count(); ++k) d_w[k] = S(0);
+  grad_model_ = m.make_grad();
+  grad_controls_.assign(steps_, m.make_control());
+  grad_norm_.assign(steps_ + 1, S(0));
+  StateT<S> adj = m.make_state(), adj_prev;
+  adj.zero();
+  if (seed) seed(steps_, adj);
+  Status st = check_state_finite(adj, "loss gradient");
+  if (!st) return Status::error("policy rollout backward, step " + std::to_string(steps_) + ": " + st.message());
+  grad_norm_[steps_] = adj_norm(adj);
+  std::vector<S> d_out(policy_->output_size()), d_obs;
+  for (int t = steps_ - 1; t >= 0; --t) {
+    st = solver_.step_adjoint(m, states_[t], controls_[t], dt_, adj, adj_prev, grad_controls_[t], grad_model_);
+    if (!st) return Status::error("policy rollout backward, step " + std::to_string(t) + ": " + st.message());
+    std::swap(adj, adj_prev);
+    // through the policy: activations -> weights and observations -> state
+    for (int k = 0; k < policy_->output_size(); ++k) d_out[k] = grad_controls_[t].spring_act[policy_->outputs()[k]];
+    policy_->backward(w, obs_[t], d_out, d_w, d_obs);
+    policy_->observe_adjoint(d_obs, adj);
+    if (seed) seed(t, adj);
+    st = check_state_finite(adj, "loss gradient");
+    if (!st) return Status::error("policy rollout backward, step " + std::to_string(t) + ": " + st.message());
+    grad_norm_[t] = adj_norm(adj);
+  }
+  grad_initial_ = adj;
+  return Status::ok();
+}
+
+template class PolicyT<float>;
+template class PolicyT<double>;
+template class PolicyRolloutT<float>;
+template class PolicyRolloutT<double>;
+
+}  // namespace adj::optim

@@ -1,0 +1,114 @@
+// Policy: an MLP controller (DiffTaichi's mass-spring robots) with hand-written forward
+// and backward passes, and the closed-loop rollout that trains it by backpropagation
+// through time over the whole horizon.
+//
+// observations at frame t (time = t * frame_dt):
+//   phases:  sin(2 pi time / period + 2 pi k / phases), k = 0..phases-1
+//   state:   when the policy's ParamSpec names an object, for each of its particles
+//            x_i - c and v_i - v_c (c, v_c: plain means over the object's particles)
+// layers:    tanh hidden layers (PolicySpec.hidden), output = output_scale * tanh(z)
+// outputs:   Control.spring_act of the actuated springs (the named object's, or all)
+//
+// The closed loop differentiates through the observations too: dL/d obs_t flows back
+// into dL/d state_t, so the gradient is the full BPTT gradient of the loss. A phases-only
+// policy is open loop: the task runner computes its controls up front and runs the
+// checkpointed RolloutT instead (memory O(T/K + K) states, as for any control task).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/model/model.h"
+#include "engine/scene/compile.h"
+#include "engine/scene/scene.h"
+#include "engine/solver/solver.h"
+
+namespace adj::optim {
+
+template <class S>
+class PolicyT {
+ public:
+  PolicyT() = default;
+
+  // errors: no actuated springs, unknown object, a layer of width < 1
+  static Result<PolicyT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task);
+
+  int input_size() const { return sizes_.front(); }
+  int output_size() const { return sizes_.back(); }
+  int weight_count() const { return weight_count_; }
+  const std::vector<int>& layer_sizes() const { return sizes_; }
+  const std::vector<int>& outputs() const { return springs_; }  // model spring index of each output
+  // false for phases only: the controls do not depend on the state (open loop)
+  bool observes_state() const { return !particles_.empty(); }
+
+  // a weight's readable name: "W1[r][c]" (layer 1, output r, input c) or "b1[r]"
+  std::string weight_name(int k) const;
+
+  // weights: uniform Glorot per layer (the output layer scaled by 0.1), biases 0
+  void init_weights(S* w, std::uint64_t seed) const;
+
+  // observation of a state at frame t, (input_size)
+  void observe(int t, const StateT<S>& s, std::vector<S>& obs) const;
+  // adj += d <d_obs, obs(t, s)> / d s
+  void observe_adjoint(const std::vector<S>& d_obs, StateT<S>& adj) const;
+
+  // out = policy(obs), (output_size)
+  void forward(const S* w, const std::vector<S>& obs, std::vector<S>& out) const;
+  // given d_out = dL/d out: d_w += dL/d w, d_obs = dL/d obs (recomputes the forward pass)
+  void backward(const S* w, const std::vector<S>& obs, const std::vector<S>& d_out, S* d_w,
+                std::vector<S>& d_obs) const;
+
+ private:
+  std::vector<int> sizes_;      // input, hidden..., output
+  std::vector<int> w_offset_;   // start of layer l's weights (out x in, row-major), then biases
+  int weight_count_ = 0;
+  std::vector<int> springs_;    // outputs
+  std::vector<int> particles_;  // observed particles (may be empty)
+  int phases_ = 0;
+  S phase_period_ = S(1), frame_dt_ = S(1.0 / 60.0), output_scale_ = S(1);
+};
+
+// closed-loop rollout: control_t = base_t + policy(obs(state_t)) on the actuated springs.
+// Keeps every state (memory: horizon + 1 states).
+// TODO(optim): checkpoint like RolloutT (recompute segments) for long policy horizons;
+// safe to leave for the robot-sized tasks this serves today, whose states are tiny.
+template <class S>
+class PolicyRolloutT {
+ public:
+  using Observer = std::function<void(int t, const StateT<S>& state)>;
+  using Seed = std::function<void(int t, StateT<S>& adj)>;
+
+  PolicyRolloutT(const ModelT<S>& model, const PolicyT<S>& policy, int steps, S dt, int substeps, int thread_count);
+
+  // base: 0 or `steps` Controls the policy's outputs are added to
+  Status forward(const StateT<S>& initial, const std::vector<ControlT<S>>& base, const S* weights,
+                 const Observer& observe);
+  // dL/d weights into d_weights (overwritten), plus dL/d initial state, controls, model
+  Status backward(const S* weights, const Seed& seed, S* d_weights);
+
+  const StateT<S>& final_state() const { return states_.back(); }
+  const StateT<S>& grad_initial() const { return grad_initial_; }
+  const std::vector<ControlT<S>>& grad_controls() const { return grad_controls_; }
+  const ModelGradT<S>& grad_model() const { return grad_model_; }
+  const std::vector<S>& grad_norm() const { return grad_norm_; }  // |dL/d state_t|, (steps + 1)
+
+ private:
+  const ModelT<S>* model_;
+  const PolicyT<S>* policy_;
+  int steps_;
+  S dt_;
+  SolverT<S> solver_;
+  std::vector<StateT<S>> states_;      // (steps + 1)
+  std::vector<ControlT<S>> controls_;  // applied, (steps)
+  std::vector<std::vector<S>> obs_;    // (steps)
+  StateT<S> grad_initial_;
+  std::vector<ControlT<S>> grad_controls_;
+  ModelGradT<S> grad_model_;
+  std::vector<S> grad_norm_;
+  bool forward_done_ = false;
+};
+
+}  // namespace adj::optim

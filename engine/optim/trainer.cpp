@@ -1,0 +1,279 @@
+#include "engine/optim/trainer.h"
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <set>
+
+namespace adj::optim {
+
+std::string GradCheckReport::format() const {
+  std::string s;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%-44s %14s %14s %11s %11s\n", "entry", "analytic", "fd", "abs err", "rel err");
+  s += buf;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const GradCheckRow& r = rows[k];
+    std::snprintf(buf, sizeof buf, "%-44s %14.6e %14.6e %11.3e %11.3e%s\n", r.name.c_str(), r.analytic, r.fd, r.abs_err,
+                  r.rel_err, int(k) == worst ? "  <- worst" : "");
+    s += buf;
+  }
+  std::snprintf(buf, sizeof buf, "loss %.9g, eps %g, %zu entries, max rel err %.3e\n", loss, eps, rows.size(),
+                max_rel_err);
+  s += buf;
+  return s;
+}
+
+template <class S>
+TaskRunnerT<S>::TaskRunnerT() = default;
+template <class S>
+TaskRunnerT<S>::~TaskRunnerT() = default;
+template <class S>
+TaskRunnerT<S>::TaskRunnerT(TaskRunnerT&&) noexcept = default;
+template <class S>
+TaskRunnerT<S>& TaskRunnerT<S>::operator=(TaskRunnerT&&) noexcept = default;
+
+template <class S>
+Result<TaskRunnerT<S>> TaskRunnerT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
+                                              RunnerOptions options) {
+  TaskRunnerT r;
+  r.task_ = task;
+  const std::string where = "task '" + task.name + "'";
+  const scene::OptimizerSpec& os = task.optimizer;
+  if (!(os.lr > 0) || !std::isfinite(os.lr)) return Status::error(where + ": optimizer lr must be > 0");
+  if (!(os.clip >= 0) || !std::isfinite(os.clip)) return Status::error(where + ": optimizer clip must be >= 0");
+  if (!(cs.frame_dt > S(0)) || cs.substeps < 1)
+    return Status::error(where + ": frame dt and substeps must be positive");
+  int policy_size = 0;
+  if (task.has_policy) {
+    Result<PolicyT<S>> p = PolicyT<S>::create(cs, task);
+    if (!p) return p.status();
+    r.policy_ = std::make_unique<PolicyT<S>>(std::move(p.value()));
+    policy_size = r.policy_->weight_count();
+  }
+  Result<ParametersT<S>> params = ParametersT<S>::create(cs, task, policy_size);
+  if (!params) return params.status();
+  r.params_ = std::move(params.value());
+  if (r.params_.size() == 0) return Status::error(where + ": no parameters to optimize");
+  if (r.policy_)
+    for (const ParamBlock& b : r.params_.blocks())
+      if (b.kind == scene::ParamKind::spring_activation)
+        return Status::error(where + ": spring_activation parameters and a policy both drive the actuated springs");
+  Result<LossT<S>> loss = LossT<S>::create(cs, task, r.params_);
+  if (!loss) return loss.status();
+  r.loss_ = std::move(loss.value());
+  r.optimizer_ = OptimizerT<S>(os, r.params_.size());
+  r.model_ = std::make_unique<ModelT<S>>(cs.model);
+  RolloutOptions<S> ro;
+  ro.steps = task.horizon;
+  ro.dt = cs.frame_dt;
+  ro.substeps = cs.substeps;
+  ro.checkpoint_every = task.checkpoint_every;
+  ro.thread_count = options.thread_count;
+  ro.control_grads = r.params_.has_controls();
+  if (r.policy_ && !r.policy_->observes_state()) ro.control_grads = true;  // open loop: dL/d outputs
+  r.rollout_options_ = ro;
+  if (r.policy_ && r.policy_->observes_state())
+    r.policy_rollout_ = std::make_unique<PolicyRolloutT<S>>(*r.model_, *r.policy_, ro.steps, ro.dt, ro.substeps,
+                                                            ro.thread_count);
+  else
+    r.rollout_ = std::make_unique<RolloutT<S>>(*r.model_, ro);
+  r.theta_ = r.params_.initial(cs);
+  if (const ParamBlock* pb = r.params_.policy_block()) r.policy_->init_weights(r.theta_.data() + pb->offset, task.seed);
+  r.params_.clamp(r.theta_);
+  return r;
+}
+
+template <class S>
+void TaskRunnerT<S>::set_theta(std::vector<S> theta) {
+  assert(int(theta.size()) == params_.size() && "theta does not match the parameters");
+  params_.clamp(theta);
+  theta_ = std::move(theta);
+}
+
+template <class S>
+std::string TaskRunnerT<S>::entry_name(int i) const {
+  const ParamBlock& b = params_.block_of(i);
+  if (b.kind == scene::ParamKind::policy && policy_) {
+    std::string s = "policy.";
+    s += policy_->weight_name(i - b.offset);
+    return s;
+  }
+  return params_.entry_name(i);
+}
+
+template <class S>
+const StateT<S>& TaskRunnerT<S>::final_state() const {
+  return policy_rollout_ ? policy_rollout_->final_state() : rollout_->final_state();
+}
+
+template <class S>
+Status TaskRunnerT<S>::check_grad_finite(const std::vector<S>& grad) const {
+  for (int i = 0; i < int(grad.size()); ++i)
+    if (!is_finite(grad[i])) return Status::error("gradient entry " + entry_name(i) + " is not finite");
+  return Status::ok();
+}
+
+template <class S>
+Result<S> TaskRunnerT<S>::evaluate(const std::vector<S>& theta, std::vector<S>* grad) {
+  assert(int(theta.size()) == params_.size() && "theta does not match the parameters");
+  Result<S> r = policy_rollout_ ? evaluate_policy(theta, grad) : evaluate_open_loop(theta, grad);
+  if (!r) return Status::error("task '" + task_.name + "': " + r.status().message());
+  return r;
+}
+
+template <class S>
+Result<S> TaskRunnerT<S>::evaluate_open_loop(const std::vector<S>& theta, std::vector<S>* grad) {
+  params_.apply(theta, *model_, initial_, controls_);
+  // a phases-only policy: its outputs do not depend on the state, so they are computed up front
+  const ParamBlock* pb = policy_ ? params_.policy_block() : nullptr;
+  std::vector<S> obs, out;
+  if (pb) {
+    if (controls_.empty()) controls_.assign(task_.horizon, model_->make_control());
+    for (int t = 0; t < task_.horizon; ++t) {
+      policy_->observe(t, initial_, obs);
+      policy_->forward(theta.data() + pb->offset, obs, out);
+      for (int k = 0; k < policy_->output_size(); ++k) {
+        if (!is_finite(out[k]))
+          return Status::error("policy output " + std::to_string(k) + " at step " + std::to_string(t) +
+                               " is not finite");
+        controls_[t].spring_act[policy_->outputs()[k]] += out[k];
+      }
+    }
+  }
+  loss_.begin();
+  Status st = rollout_->forward(initial_, controls_, [&](int t, const StateT<S>& s) { loss_.observe(t, s); });
+  if (!st) return st;
+  S value = loss_.value(theta);
+  if (!is_finite(value)) return Status::error("the loss is not finite");
+  if (!grad) return value;
+  st = rollout_->backward([&](int t, const StateT<S>&, StateT<S>& adj) { loss_.seed(t, adj); });
+  if (!st) return st;
+  params_.gather(*rollout_, *grad);
+  if (pb) {
+    std::vector<S> d_out(policy_->output_size()), d_obs;
+    S* d_w = grad->data() + pb->offset;
+    for (int t = 0; t < task_.horizon; ++t) {
+      for (int k = 0; k < policy_->output_size(); ++k)
+        d_out[k] = rollout_->grad_controls()[t].spring_act[policy_->outputs()[k]];
+      policy_->observe(t, initial_, obs);
+      policy_->backward(theta.data() + pb->offset, obs, d_out, d_w, d_obs);
+    }
+  }
+  loss_.add_effort(theta, *grad);
+  step_grad_norms_ = rollout_->grad_norm();
+  st = check_grad_finite(*grad);
+  if (!st) return st;
+  return value;
+}
+
+template <class S>
+Result<S> TaskRunnerT<S>::evaluate_policy(const std::vector<S>& theta, std::vector<S>* grad) {
+  const ParamBlock& pb = *params_.policy_block();
+  params_.apply(theta, *model_, initial_, controls_);
+  loss_.begin();
+  Status st = policy_rollout_->forward(initial_, controls_, theta.data() + pb.offset,
+                                       [&](int t, const StateT<S>& s) { loss_.observe(t, s); });
+  if (!st) return st;
+  S value = loss_.value(theta);
+  if (!is_finite(value)) return Status::error("the loss is not finite");
+  if (!grad) return value;
+  std::vector<S> d_w(pb.count);
+  st = policy_rollout_->backward(theta.data() + pb.offset, [&](int t, StateT<S>& adj) { loss_.seed(t, adj); },
+                                 d_w.data());
+  if (!st) return st;
+  params_.gather(policy_rollout_->grad_initial(), policy_rollout_->grad_controls(), policy_rollout_->grad_model(),
+                 *grad);
+  std::copy(d_w.begin(), d_w.end(), grad->begin() + pb.offset);
+  loss_.add_effort(theta, *grad);
+  step_grad_norms_ = policy_rollout_->grad_norm();
+  st = check_grad_finite(*grad);
+  if (!st) return st;
+  return value;
+}
+
+template <class S>
+Result<IterationStats> TaskRunnerT<S>::iterate() {
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<S> g;
+  Result<S> loss = evaluate(theta_, &g);
+  IterationStats it;
+  it.iteration = int(history_.size());
+  if (!loss) return Status::error(loss.status().message() + " (iteration " + std::to_string(it.iteration) + ")");
+  grad_ = g;
+  it.loss = double(loss.value());
+  it.grad_norm = optimizer_.step(theta_, g);
+  params_.clamp(theta_);
+  it.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  history_.push_back(it);
+  return it;
+}
+
+template <class S>
+Result<GradCheckReport> TaskRunnerT<S>::check_grad(int samples, double eps, std::uint64_t seed) {
+  GradCheckReport rep;
+  rep.eps = eps;
+  if (!(eps > 0)) return Status::error("check_grad: eps must be > 0");
+  std::vector<S> g;
+  Result<S> l0 = evaluate(theta_, &g);
+  if (!l0) return l0.status();
+  rep.loss = double(l0.value());
+  // entries: one per block first (when samples allow), then uniformly at random
+  const int n = params_.size();
+  std::set<int> chosen;
+  if (samples <= 0 || samples >= n) {
+    for (int i = 0; i < n; ++i) chosen.insert(i);
+  } else {
+    std::mt19937_64 rng(seed);
+    if (samples >= int(params_.blocks().size()))
+      for (const ParamBlock& b : params_.blocks())
+        chosen.insert(b.offset + std::uniform_int_distribution<int>(0, b.count - 1)(rng));
+    std::uniform_int_distribution<int> any(0, n - 1);
+    while (int(chosen.size()) < samples) chosen.insert(any(rng));
+  }
+  std::vector<S> x = theta_;
+  double max_fd = 0;
+  for (int i : chosen) {
+    // the step scales with the entry (contact_ke ~ 1e4 next to velocities ~ 1)
+    double h = eps * std::max(1.0, std::fabs(double(theta_[i])));
+    S xp = S(double(theta_[i]) + h), xm = S(double(theta_[i]) - h);
+    x[i] = xp;
+    Result<S> fp = evaluate(x, nullptr);
+    x[i] = xm;
+    Result<S> fm = evaluate(x, nullptr);
+    x[i] = theta_[i];
+    if (!fp) return Status::error("check_grad, " + entry_name(i) + " + eps: " + fp.status().message());
+    if (!fm) return Status::error("check_grad, " + entry_name(i) + " - eps: " + fm.status().message());
+    GradCheckRow row;
+    row.entry = i;
+    row.name = entry_name(i);
+    row.analytic = double(g[i]);
+    // divide by the step actually taken (in S), not by 2 eps
+    row.fd = (double(fp.value()) - double(fm.value())) / (double(xp) - double(xm));
+    row.abs_err = std::fabs(row.analytic - row.fd);
+    max_fd = std::max(max_fd, std::fabs(row.fd));
+    rep.rows.push_back(row);
+  }
+  rep.floor = 1e-4 * max_fd + 1e-300;
+  for (std::size_t k = 0; k < rep.rows.size(); ++k) {
+    GradCheckRow& row = rep.rows[k];
+    row.rel_err = row.abs_err / std::max({std::fabs(row.analytic), std::fabs(row.fd), rep.floor});
+    if (rep.worst < 0 || row.rel_err > rep.max_rel_err) {
+      rep.max_rel_err = row.rel_err;
+      rep.worst = int(k);
+    }
+  }
+  // leave the runner's last results at theta
+  Result<S> again = evaluate(theta_, &g);
+  if (!again) return again.status();
+  grad_ = g;
+  return rep;
+}
+
+template class TaskRunnerT<float>;
+template class TaskRunnerT<double>;
+
+}  // namespace adj::optim

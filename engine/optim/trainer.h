@@ -1,0 +1,136 @@
+// TaskRunner: a compiled scene and a task made into something to optimize. evaluate(theta)
+// runs the rollout forward (the loss observes each frame) and backward (the loss seeds
+// each frame) and returns the loss and dLoss/dtheta; iterate() takes one optimizer step;
+// check_grad() holds sampled gradient entries against central differences.
+//
+// Driving it (the CLI and the editor's worker):
+//   auto runner = optim::TaskRunnerT<float>::create(compiled, *scene.find_task(name));
+//   if (!runner) report(runner.status());
+//   while (runner->iterations_left() > 0) {
+//     auto it = runner->iterate();            // {iteration, loss, grad_norm, ms}
+//     if (!it) { report(it.status()); break; }  // names the step and element that went non-finite
+//     publish(runner->theta(), runner->step_grad_norms(), runner->final_state());
+//   }
+//   // `adjoint check-grad`: compile in double (compile<double>), then
+//   auto table = runner_d->check_grad(16, 1e-6, seed);  // rows + max relative error
+//   print(table->format());  // float runners: eps ~1e-2; near-zero entries then show ~5e-2
+//
+// A runner owns its model copy, rollout and optimizer state: one runner per worker thread.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/grad/rollout.h"
+#include "engine/optim/loss.h"
+#include "engine/optim/optimizer.h"
+#include "engine/optim/parameters.h"
+#include "engine/optim/policy.h"
+#include "engine/scene/compile.h"
+#include "engine/scene/scene.h"
+
+namespace adj::optim {
+
+struct IterationStats {
+  int iteration = 0;     // 0-based index of the step just taken
+  double loss = 0;       // loss at theta before the step
+  double grad_norm = 0;  // |dLoss/dtheta| before clipping
+  double ms = 0;         // wall time of evaluate + step [ms]
+};
+
+struct GradCheckRow {
+  int entry = 0;       // index in theta
+  std::string name;    // e.g. "initial_velocity[ball][0].x"
+  double analytic = 0, fd = 0;
+  double abs_err = 0;  // |analytic - fd|
+  double rel_err = 0;  // abs_err / max(|analytic|, |fd|, floor)
+};
+
+struct GradCheckReport {
+  std::vector<GradCheckRow> rows;  // in theta order
+  double loss = 0;                 // at the theta checked
+  double eps = 0;                  // central-difference step
+  double floor = 0;                // rel_err denominator floor: 1e-4 * max |fd| of the rows
+  double max_rel_err = 0;
+  int worst = -1;                  // row with max_rel_err
+  std::string format() const;      // the table, one row a line, for `adjoint check-grad`
+};
+
+struct RunnerOptions {
+  int thread_count = 0;  // OpenMP threads for the solver, 0 = default
+};
+
+template <class S>
+class TaskRunnerT {
+ public:
+  TaskRunnerT();
+  ~TaskRunnerT();
+  TaskRunnerT(TaskRunnerT&&) noexcept;
+  TaskRunnerT& operator=(TaskRunnerT&&) noexcept;
+
+  // copies what it needs from the compiled scene; errors name the task and the entry
+  static Result<TaskRunnerT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
+                                    RunnerOptions options = {});
+
+  // loss at theta and, when grad is given, dLoss/dtheta. A non-finite state, adjoint,
+  // loss or gradient is an error that names the step and the element (or the entry).
+  Result<S> evaluate(const std::vector<S>& theta, std::vector<S>* grad = nullptr);
+  // one optimizer step from theta(): evaluate, step, clamp to the bounds
+  Result<IterationStats> iterate();
+  // central differences (theta_i +- eps max(1, |theta_i|)) on `samples` entries chosen with `seed` (at least one
+  // per block when samples >= blocks; every entry when samples <= 0 or >= size)
+  Result<GradCheckReport> check_grad(int samples, double eps, std::uint64_t seed);
+
+  // theta entry i's name; policy weights as "policy.W0[r][c]" / "policy.b0[r]"
+  std::string entry_name(int i) const;
+  // iterations the task asks for that have not run yet
+  int iterations_left() const { return std::max(0, task_.optimizer.iterations - int(history_.size())); }
+
+  // current parameters (after the last step); set_theta clamps and keeps the optimizer's moments
+  const std::vector<S>& theta() const { return theta_; }
+  void set_theta(std::vector<S> theta);
+  // results of the last evaluate(): gradient, |dL/d state_t| for t = 0..steps (for plotting),
+  // per-loss-term values, the final state
+  const std::vector<S>& grad() const { return grad_; }
+  const std::vector<S>& step_grad_norms() const { return step_grad_norms_; }
+  const std::vector<S>& term_values() const { return loss_.term_values(); }
+  const StateT<S>& final_state() const;
+  // every iterate() so far
+  const std::vector<IterationStats>& history() const { return history_; }
+
+  const ParametersT<S>& parameters() const { return params_; }
+  const LossT<S>& loss() const { return loss_; }
+  const OptimizerT<S>& optimizer() const { return optimizer_; }
+  const scene::Task& task() const { return task_; }
+  const ModelT<S>& model() const { return *model_; }  // with the last theta applied
+  const PolicyT<S>* policy() const { return policy_ ? policy_.get() : nullptr; }
+  RolloutOptions<S> rollout_options() const { return rollout_options_; }
+
+ private:
+  Result<S> evaluate_open_loop(const std::vector<S>& theta, std::vector<S>* grad);
+  Result<S> evaluate_policy(const std::vector<S>& theta, std::vector<S>* grad);
+  Status check_grad_finite(const std::vector<S>& grad) const;
+
+  scene::Task task_;
+  ParametersT<S> params_;
+  LossT<S> loss_;
+  OptimizerT<S> optimizer_;
+  RolloutOptions<S> rollout_options_;
+  std::unique_ptr<ModelT<S>> model_;       // the compiled model with theta applied
+  std::unique_ptr<RolloutT<S>> rollout_;   // bound to *model_
+  std::unique_ptr<PolicyT<S>> policy_;     // when the task has a policy
+  std::unique_ptr<PolicyRolloutT<S>> policy_rollout_;
+  std::vector<S> theta_, grad_;
+  std::vector<S> step_grad_norms_;
+  std::vector<IterationStats> history_;
+  StateT<S> initial_;
+  std::vector<ControlT<S>> controls_;
+};
+
+using TaskRunner = TaskRunnerT<float>;
+
+}  // namespace adj::optim
