@@ -36,8 +36,8 @@ int run_info(bool validation) {
 
 bool parse_size(const std::string& s, uint32_t* w, uint32_t* h) {
   unsigned a = 0, b = 0;
-  char x = 0;
-  if (std::sscanf(s.c_str(), "%u%c%u", &a, &x, &b) != 3 || (x != 'x' && x != 'X')) return false;
+  char x = 0, extra = 0;
+  if (std::sscanf(s.c_str(), "%u%c%u%c", &a, &x, &b, &extra) != 3 || (x != 'x' && x != 'X')) return false;
   if (a < 16 || b < 16 || a > 16384 || b > 16384) return false;
   *w = a;
   *h = b;
@@ -97,11 +97,17 @@ int main(int argc, char** argv) {
 
   adj::app::RenderOptions ren;
   std::string ren_size = "1280x720";
-  CLI::App* ren_cmd = app.add_subcommand("render", "Simulate a scene headless and render a still (PNG)");
+  std::string ren_overlays;
+  CLI::App* ren_cmd = app.add_subcommand(
+      "render", "Simulate a scene headless; render a still (.png), a video (.mp4) or PNG frames (dir/%05d.png)");
   ren_cmd->add_option("scene", ren.scene_path, "Scene file (JSON)")->required()->check(CLI::ExistingFile);
-  ren_cmd->add_option("--out", ren.out, "Output PNG")->capture_default_str();
-  ren_cmd->add_option("--frames", ren.frames, "Simulate this many frames first")->check(CLI::NonNegativeNumber);
+  ren_cmd->add_option("--out", ren.out, "Output: still.png, demo.mp4 or frames/%05d.png")->capture_default_str();
+  ren_cmd->add_option("--frames", ren.frames, "Still: frames simulated first (0); video: frames (120)")
+      ->check(CLI::NonNegativeNumber);
+  ren_cmd->add_option("--fps", ren.fps, "Video frame rate; each frame advances 1/fps s")
+      ->check(CLI::Range(1, 240))->capture_default_str();
   ren_cmd->add_option("--size", ren_size, "Image size, WxH")->capture_default_str();
+  ren_cmd->add_option("--overlays", ren_overlays, "Comma list: contacts, velocities, wireframe");
   ren_cmd->add_flag("--contacts", ren.contacts, "Overlay contact points and forces");
   ren_cmd->add_flag("--velocities", ren.velocities, "Overlay velocity arrows");
   ren_cmd->add_flag("--wireframe", ren.wireframe, "Overlay mesh edges");
@@ -125,6 +131,11 @@ int main(int argc, char** argv) {
   if (*ren_cmd) {
     if (!parse_size(ren_size, &ren.width, &ren.height)) {
       std::fprintf(stderr, "adjoint: --size %s: expected WxH between 16x16 and 16384x16384\n", ren_size.c_str());
+      return 2;
+    }
+    std::string err;
+    if (!adj::app::parse_overlays(ren_overlays, ren, &err)) {
+      std::fprintf(stderr, "adjoint: --overlays: %s\n", err.c_str());
       return 2;
     }
     return adj::app::run_render(ren);

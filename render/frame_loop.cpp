@@ -40,6 +40,7 @@ void FrameLoop::wait_idle() { vkDeviceWaitIdle(ctx_.device()); }
 VkCommandBuffer FrameLoop::begin_frame() {
   Slot& s = slots_[frame_ % slots_.size()];
   ADJ_VK(vkWaitForFences(ctx_.device(), 1, &s.fence, VK_TRUE, UINT64_MAX));
+  collect(s);  // its read-back buffer is about to be reused
 
   if (swapchain_) {
     VkResult r = vkAcquireNextImageKHR(ctx_.device(), swapchain_->handle(), UINT64_MAX,
@@ -86,7 +87,7 @@ void FrameLoop::end_frame(bool capture) {
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0,
                          nullptr, 1, &bb, 0, nullptr);
     s.capture_extent = src;
-    last_capture_slot_ = static_cast<int>(frame_ % slots_.size());
+    s.capture_frame = frame_;
   }
 
   // blit to the window image
@@ -141,18 +142,45 @@ void FrameLoop::end_frame(bool capture) {
   ++frame_;
 }
 
-std::optional<Capture> FrameLoop::take_capture() {
-  if (last_capture_slot_ < 0) return std::nullopt;
-  Slot& s = slots_[last_capture_slot_];
-  last_capture_slot_ = -1;
-  if (!s.capture_pending) return std::nullopt;
-  ADJ_VK(vkWaitForFences(ctx_.device(), 1, &s.fence, VK_TRUE, UINT64_MAX));
+void FrameLoop::collect(Slot& s) {
+  if (!s.capture_pending) return;
   s.capture_pending = false;
   Capture c;
+  c.frame = s.capture_frame;
   c.width = s.capture_extent.width;
   c.height = s.capture_extent.height;
   c.rgba.resize(size_t(c.width) * c.height * 4);
   std::memcpy(c.rgba.data(), s.readback.mapped, c.rgba.size());
+  ready_.push_back(std::move(c));
+}
+
+bool FrameLoop::pop_capture(Capture& out) {
+  // slots in frame order (oldest first): collect those the GPU has finished
+  for (uint64_t k = 0; k < slots_.size(); ++k) {
+    Slot& s = slots_[(frame_ + k) % slots_.size()];
+    if (s.capture_pending && vkGetFenceStatus(ctx_.device(), s.fence) == VK_SUCCESS) collect(s);
+    else if (s.capture_pending) break;  // keep the order: a later frame cannot finish first
+  }
+  if (ready_.empty()) return false;
+  out = std::move(ready_.front());
+  ready_.pop_front();
+  return true;
+}
+
+void FrameLoop::finish_captures() {
+  for (uint64_t k = 0; k < slots_.size(); ++k) {
+    Slot& s = slots_[(frame_ + k) % slots_.size()];
+    if (!s.capture_pending) continue;
+    ADJ_VK(vkWaitForFences(ctx_.device(), 1, &s.fence, VK_TRUE, UINT64_MAX));
+    collect(s);
+  }
+}
+
+std::optional<Capture> FrameLoop::take_capture() {
+  finish_captures();
+  if (ready_.empty()) return std::nullopt;
+  Capture c = std::move(ready_.back());
+  ready_.clear();
   return c;
 }
 

@@ -4,6 +4,7 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -16,6 +17,7 @@ class RenderTarget;
 class Swapchain;
 
 struct Capture {
+  uint64_t frame = 0;  // FrameLoop::frame_index() of the frame
   uint32_t width = 0;
   uint32_t height = 0;
   std::vector<uint8_t> rgba;  // width*height*4 bytes, top row first
@@ -40,8 +42,16 @@ class FrameLoop {
   bool swapchain_out_of_date() const { return out_of_date_; }
   void swapchain_recreated() { out_of_date_ = false; }
 
-  // the newest captured frame, waiting for the GPU to finish it; empty if none was asked
+  // the newest captured frame, waiting for the GPU to finish it (older ready captures
+  // are dropped); empty if none was asked
   std::optional<Capture> take_capture();
+
+  // video: captured frames in order, as soon as the GPU has finished them, never waiting.
+  // A slot's capture is also collected when the slot is reused, so none is lost: a reader
+  // that calls pop_capture() every frame gets every frame, one or two frames late.
+  bool pop_capture(Capture& out);
+  // wait for every capture still in flight (end of a recording); then pop_capture() them
+  void finish_captures();
 
   uint64_t frame_index() const { return frame_; }
   void wait_idle();
@@ -53,8 +63,12 @@ class FrameLoop {
     VkSemaphore acquired = VK_NULL_HANDLE;
     Buffer readback;
     bool capture_pending = false;
+    uint64_t capture_frame = 0;
     VkExtent2D capture_extent{};
   };
+
+  // move a finished slot's capture into ready_
+  void collect(Slot& s);
 
   const Context& ctx_;
   RenderTarget& target_;
@@ -63,7 +77,7 @@ class FrameLoop {
   uint64_t frame_ = 0;
   uint32_t image_index_ = 0;
   bool out_of_date_ = false;
-  int last_capture_slot_ = -1;
+  std::deque<Capture> ready_;  // finished captures, oldest first
 };
 
 }  // namespace adj::render
