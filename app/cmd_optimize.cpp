@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "app/optimize_video.h"
 #include "engine/optim/trainer.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
@@ -132,15 +133,29 @@ int run_optimize(const OptimizeOptions& o) {
               scene::to_string(task->optimizer.kind), task->optimizer.lr, iterations);
   std::printf("%6s %14s %14s %10s\n", "iter", "loss", "grad norm", "ms");
 
+  std::unique_ptr<OptimizeVideo> video;
+  if (!o.record.empty()) {
+    auto v = OptimizeVideo::open(doc, *cs, *task, {o.record, o.record_width, o.record_height, o.record_fps});
+    if (!v) return std::fprintf(stderr, "%s\n", v.status().message().c_str()), 1;
+    video = std::move(*v);
+  }
+
   g_interrupted = 0;
   auto previous = std::signal(SIGINT, on_sigint);
   Status failure;
   int done = 0;
   for (; done < iterations && !g_interrupted; ++done) {
+    std::vector<float> theta = runner->theta();
     auto it = runner->iterate();
     if (!it) {
       failure = it.status();
       break;
+    }
+    if (video) {
+      if (Status st = video->add_iteration(*runner, theta, it->iteration, it->loss); !st) {
+        failure = st;
+        break;
+      }
     }
     if (tty) std::printf("\r\033[K");
     std::printf("%6d %14.8g %14.6g %10.1f\n", it->iteration, it->loss, it->grad_norm, it->ms);
@@ -157,6 +172,14 @@ int run_optimize(const OptimizeOptions& o) {
   if (!failure.is_ok()) std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), failure.message().c_str());
 
   int rc = !failure.is_ok() ? 1 : interrupted ? 130 : 0;
+  if (video) {
+    if (Status st = video->close(); !st) {
+      std::fprintf(stderr, "%s\n", st.message().c_str());
+      rc = 1;
+    } else {
+      std::printf("video of %d iterations (%d frames) written to %s\n", done, video->frames(), o.record.c_str());
+    }
+  }
   if (!o.log.empty()) {
     nlohmann::json j;
     j["scene"] = doc.name;

@@ -12,6 +12,9 @@ struct OptimizeOptions {
   std::string log;           // JSON log: losses, gradient norms, final parameters
   std::string save_scene;    // the scene with the optimized parameters written back
   int threads = 0;
+  std::string record;        // video of every iteration's rollout (MP4 or PNG frames)
+  uint32_t record_width = 1280, record_height = 720;
+  int record_fps = 60;
 };
 
 struct CheckGradOptions {

@@ -7,15 +7,11 @@
 #include <sstream>
 
 #include "app/image_io.h"
+#include "app/offscreen.h"
 #include "app/recorder.h"
 #include "app/scene_view.h"
 #include "engine/scene/scene_json.h"
 #include "engine/solver/solver.h"
-#include "render/background.h"
-#include "render/context.h"
-#include "render/frame_loop.h"
-#include "render/scene_renderer.h"
-#include "render/target.h"
 #include "render/vk_check.h"
 
 namespace adj::app {
@@ -83,42 +79,26 @@ int run_render(const RenderOptions& opt) {
   };
 
   try {
-    render::ContextOptions copt;
-    copt.validation = o.validation;
-    render::Context ctx(copt);
-    ctx.create_device(VK_NULL_HANDLE);
-    render::RenderTarget target(ctx, {o.width, o.height}, render::pick_msaa(ctx, 4));
-    render::FrameLoop loop(ctx, target, nullptr);
-    render::Background background(ctx, target);
-    render::SceneRenderer renderer(ctx, target);
+    Offscreen gpu(o.width, o.height, o.validation, /*with_ui=*/false);
     SceneView view(*doc, *cs);
     Overlays ov;
     ov.contacts = o.contacts;
     ov.vectors = o.velocities;
     ov.wireframe = o.wireframe;
-    const float top[3] = {0.36f, 0.45f, 0.56f}, bottom[3] = {0.80f, 0.83f, 0.86f};
-    const float clear[4] = {0, 0, 0, 1};
     auto draw = [&](const render::Camera& camera) {
       if (o.contacts) compute_contacts(model, a, contacts);
-      const render::DrawList& list = view.build(a, &contacts, &a.particle_qd, ov);
-      VkCommandBuffer cmd = loop.begin_frame();
-      renderer.prepare(cmd, list, camera, loop.frame_index());
-      target.begin(cmd, clear);
-      background.draw(cmd, top, bottom);
-      renderer.draw(cmd);
-      target.end(cmd);
-      loop.end_frame(true);
+      gpu.frame(view.build(a, &contacts, &a.particle_qd, ov), camera);
     };
     auto validation_failed = [&]() {
-      if (ctx.validation_errors() == 0) return false;
-      std::fprintf(stderr, "adjoint: %d Vulkan validation error(s)\n", ctx.validation_errors());
+      if (gpu.validation_errors() == 0) return false;
+      std::fprintf(stderr, "adjoint: %d Vulkan validation error(s)\n", gpu.validation_errors());
       return true;
     };
 
     if (still) {
       if (!advance(o.frames)) return 1;
-      draw(view.fit_camera(a, float(o.width) / float(o.height)));
-      auto cap = loop.take_capture();
+      draw(view.fit_camera(a, gpu.aspect()));
+      auto cap = gpu.take_capture();
       std::string err;
       if (!cap || !write_png(o.out, cap->width, cap->height, cap->rgba, &err))
         return std::fprintf(stderr, "adjoint: %s\n", err.empty() ? "no frame" : err.c_str()), 1;
@@ -130,7 +110,7 @@ int run_render(const RenderOptions& opt) {
     // video: a fixed camera framing the first state, one capture per frame, encoded aside
     auto rec = Recorder::open({o.out, o.width, o.height, o.fps, o.ffmpeg});
     if (!rec) return std::fprintf(stderr, "%s\n", rec.status().message().c_str()), 1;
-    render::Camera camera = view.fit_camera(a, float(o.width) / float(o.height));
+    render::Camera camera = view.fit_camera(a, gpu.aspect());
     auto t0 = std::chrono::steady_clock::now();
     bool ok = true;
     render::Capture cap;
@@ -138,10 +118,10 @@ int run_render(const RenderOptions& opt) {
       if (f > 0) ok = advance(per_frame);
       if (!ok) break;
       draw(camera);
-      while (ok && loop.pop_capture(cap)) ok = (*rec)->push(std::move(cap));
+      while (ok && gpu.pop_capture(cap)) ok = (*rec)->push(std::move(cap));
     }
-    loop.finish_captures();
-    while (ok && loop.pop_capture(cap)) ok = (*rec)->push(std::move(cap));
+    gpu.finish_captures();
+    while (ok && gpu.pop_capture(cap)) ok = (*rec)->push(std::move(cap));
     Status st = (*rec)->close();
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!st) {

@@ -84,6 +84,10 @@ int main(int argc, char** argv) {
   opt_cmd->add_option("--log", opt.log, "Write a JSON log: losses, gradient norms, final parameters");
   opt_cmd->add_option("--save-scene", opt.save_scene, "Write the scene with the optimized parameters");
   opt_cmd->add_option("--threads", opt.threads, "OpenMP threads (0 = default)")->check(CLI::NonNegativeNumber);
+  std::string rec_size = "1280x720";
+  opt_cmd->add_option("--record", opt.record, "Record every iteration's rollout: progress.mp4 or frames/%05d.png");
+  opt_cmd->add_option("--record-size", rec_size, "Video size, WxH")->capture_default_str();
+  opt_cmd->add_option("--fps", opt.record_fps, "Video frame rate")->check(CLI::Range(1, 240))->capture_default_str();
 
   adj::app::CheckGradOptions cg;
   CLI::App* cg_cmd = app.add_subcommand("check-grad", "Compare a task's gradient with central differences");
@@ -140,7 +144,13 @@ int main(int argc, char** argv) {
     }
     return adj::app::run_render(ren);
   }
-  if (*opt_cmd) return adj::app::run_optimize(opt);
+  if (*opt_cmd) {
+    if (!parse_size(rec_size, &opt.record_width, &opt.record_height)) {
+      std::fprintf(stderr, "adjoint: --record-size %s: expected WxH between 16x16 and 16384x16384\n", rec_size.c_str());
+      return 2;
+    }
+    return adj::app::run_optimize(opt);
+  }
   if (*cg_cmd) return adj::app::run_check_grad(cg);
   if (!parse_size(size, &v.width, &v.height)) {
     std::fprintf(stderr, "adjoint: --size %s: expected WxH between 16x16 and 16384x16384\n",

@@ -1,0 +1,189 @@
+#include "app/editor/editor.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "app/editor/fields.h"
+#include "engine/scene/compile.h"
+#include "engine/scene/scene_json.h"
+
+namespace adj::editor {
+
+namespace {
+
+// a new document: a cloth over the ground, something to press Space on
+scene::Scene starter_scene() {
+  scene::Scene s;
+  s.name = "untitled";
+  scene::Object ground;
+  ground.name = "ground";
+  ground.kind = scene::ObjectKind::collider;
+  ground.collider.kind = scene::ColliderKind::ground;
+  scene::Object cloth;
+  cloth.name = "cloth";
+  cloth.kind = scene::ObjectKind::cloth;
+  cloth.cloth.nx = cloth.cloth.ny = 16;
+  cloth.cloth.cell = 0.06;
+  cloth.cloth.position = {-0.48, 1.0, -0.48};
+  cloth.cloth.rotation = {90, 0, 0};
+  s.objects = {ground, cloth};
+  return s;
+}
+
+}  // namespace
+
+Editor::Editor() : doc(starter_scene(), "") {}
+Editor::~Editor() = default;
+
+void Editor::message(Severity s, std::string text, int object, int frame) {
+  messages.push_back({s, std::move(text), object, frame});
+  while (messages.size() > 200) messages.pop_front();
+}
+
+bool Editor::open(const std::string& path) {
+  auto loaded = scene::load_scene(path);
+  if (!loaded) {
+    message(Severity::error, loaded.status().message());
+    return false;
+  }
+  // compile before replacing anything: a scene that cannot compile is not opened
+  auto cs = scene::compile<float>(*loaded, std::filesystem::path(path).parent_path().string());
+  if (!cs) {
+    message(Severity::error, path + ": " + cs.status().message());
+    return false;
+  }
+  doc = Document(std::move(*loaded), path);
+  doc.mark_saved(path);
+  after_load(path);
+  message(Severity::info, "opened " + path);
+  return true;
+}
+
+void Editor::after_load(const std::string& path) {
+  selected_ = -1;
+  timeline_frame = -1;
+  task_index = 0;
+  compiled_revision_ = 0;
+  camera_fit_pending = true;
+  if (!path.empty()) {
+    std::erase(recent_files, path);
+    recent_files.insert(recent_files.begin(), path);
+    if (recent_files.size() > 8) recent_files.resize(8);
+  }
+  worker.stop_optimize();
+  worker.play(false);
+  sync();
+}
+
+bool Editor::save(const std::string& path_in) {
+  std::string path = path_in.empty() ? doc.path() : path_in;
+  if (path.empty()) {
+    message(Severity::error, "save: the scene has no file yet; use File > Save As");
+    return false;
+  }
+  Status st = scene::save_scene(doc.scene(), path);
+  if (!st) {
+    message(Severity::error, st.message());
+    return false;
+  }
+  doc.mark_saved(path);
+  std::erase(recent_files, path);
+  recent_files.insert(recent_files.begin(), path);
+  message(Severity::info, "saved " + path);
+  return true;
+}
+
+void Editor::new_scene() {
+  doc = Document(starter_scene(), "");
+  after_load("");
+}
+
+bool Editor::import_obj(const std::string& path) {
+  scene::Object o;
+  o.name = std::filesystem::path(path).stem().string();
+  o.kind = scene::ObjectKind::cloth;
+  o.cloth.mesh = std::filesystem::absolute(path).string();
+  o.cloth.position = {0, 1, 0};
+  scene::Scene trial = doc.scene();
+  trial.objects.push_back(o);
+  auto cs = scene::compile<float>(trial, doc.base_dir());
+  if (!cs) {
+    message(Severity::error, path + ": " + cs.status().message());
+    return false;
+  }
+  selected_ = doc.add_object(o, "Import " + path);
+  message(Severity::info, "imported " + path + " as cloth \"" + doc.scene().objects[size_t(selected_)].name + "\"");
+  return true;
+}
+
+void Editor::sync() {
+  if (compiled_ && compiled_revision_ == doc.revision()) return;
+  compiled_revision_ = doc.revision();
+  auto cs = scene::compile<float>(doc.scene(), doc.base_dir());
+  if (!cs) {
+    // the document holds an edit the compiler refuses: keep drawing the last good one
+    message(Severity::error, cs.status().message());
+    return;
+  }
+  view_.reset();
+  compiled_ = std::make_unique<scene::CompiledScene>(std::move(*cs));
+  view_ = std::make_unique<app::SceneView>(doc.scene(), *compiled_);
+  worker.set_scene(doc.scene(), *compiled_, doc.base_dir(), doc.revision());
+  timeline_frame = -1;
+  scrub_loaded_ = -1;
+  if (selected_ >= int(doc.scene().objects.size())) selected_ = -1;
+  task_index = std::clamp(task_index, 0, std::max(0, int(doc.scene().tasks.size()) - 1));
+  title_ = "Adjoint - " + (doc.path().empty() ? std::string("untitled") : std::filesystem::path(doc.path()).filename().string());
+}
+
+const State& Editor::display_state() {
+  const int n = compiled_ ? compiled_->model.particle_count() : 0;
+  if (view_settings.show_optimized && snap.has_opt_final_state && snap.opt_final_state.particle_count() == n)
+    return snap.opt_final_state;
+  if (timeline_frame >= 0) {
+    if (scrub_loaded_ != timeline_frame) {
+      if (worker.recorded_state(timeline_frame, scrub_state_)) scrub_loaded_ = timeline_frame;
+    }
+    if (scrub_loaded_ == timeline_frame && scrub_state_.particle_count() == n) return scrub_state_;
+  }
+  if (snap.generation == compiled_revision_ && snap.state.particle_count() == n) return snap.state;
+  if (scrub_state_.particle_count() != n || scrub_loaded_ != -2) {
+    scrub_state_ = compiled_->model.make_state();
+    scrub_loaded_ = -2;  // the initial state, until the worker publishes this revision
+  }
+  return scrub_state_;
+}
+
+const Contacts* Editor::display_contacts() {
+  if (timeline_frame >= 0 || view_settings.show_optimized || snap.generation != compiled_revision_) return nullptr;
+  return &snap.contacts;
+}
+
+void Editor::undo() {
+  if (doc.undo()) message(Severity::info, "undo");
+}
+
+void Editor::redo() {
+  if (doc.redo()) message(Severity::info, "redo");
+}
+
+void Editor::duplicate_selected() {
+  if (selected_ < 0) return;
+  selected_ = doc.duplicate_object(selected_);
+}
+
+void Editor::delete_selected() {
+  if (selected_ < 0) return;
+  doc.delete_object(selected_);
+  selected_ = -1;
+}
+
+Status Editor::set_field(const std::string& path, const std::string& value) {
+  scene::Scene s = doc.scene();
+  if (Status st = set_by_path(s, path, value); !st) return st;
+  doc.end_merge();
+  doc.replace(std::move(s), "Set " + path);
+  return Status::ok();
+}
+
+}  // namespace adj::editor

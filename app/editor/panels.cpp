@@ -1,0 +1,792 @@
+// The editor's panels: outliner, inspector, simulation, optimization, visualization,
+// stats, messages, the File/Edit/View menu items and the file prompts. Without docking
+// (ImGui 1.86) the panels sit in two side columns that follow the window size.
+#include <GLFW/glfw3.h>  // key codes: ImGui 1.86 indexes keys by the GLFW backend's codes
+#include <imgui.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <regex>
+
+#include "app/editor/editor.h"
+#include "app/editor/fields.h"
+#include "engine/scene/compile.h"
+
+namespace adj::editor {
+
+namespace {
+
+const ImVec4 k_opt_color(0.95f, 0.75f, 0.3f, 1.0f);
+const ImVec4 k_error_color(1.0f, 0.45f, 0.4f, 1.0f);
+const ImVec4 k_warning_color(1.0f, 0.8f, 0.4f, 1.0f);
+
+uint64_t merge_key(const void* a, const char* b) {
+  // one drag of one field: the id of the widget, stable while it is held
+  return uint64_t(ImGui::GetID(b)) ^ (uint64_t(reinterpret_cast<uintptr_t>(a)) << 1) ^ 0x9e3779b97f4a7c15ull;
+}
+
+// a text input over a std::string (imgui_stdlib is not in Debian's libimgui.a)
+bool input_string(const char* label, std::string& s, ImGuiInputTextFlags flags = 0) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%s", s.c_str());
+  bool changed = ImGui::InputText(label, buf, sizeof buf, flags);
+  if (changed) s = buf;
+  return changed;
+}
+
+// one field of the inspector; returns true while it changed the value this frame
+bool draw_field(const Field& f, void* value) {
+  ImGui::SetNextItemWidth(-FLT_MIN);
+  bool changed = false;
+  const char* id = f.name;
+  ImGui::PushID(id);
+  switch (f.type) {
+    case FieldType::number: {
+      double* v = static_cast<double*>(value);
+      float speed = f.speed > 0 ? f.speed : float(std::max(std::abs(*v), 1e-3) * 0.005);
+      changed = ImGui::DragScalar("##v", ImGuiDataType_Double, v, speed, &f.min, &f.max, "%.6g");
+      break;
+    }
+    case FieldType::integer: {
+      int* v = static_cast<int*>(value);
+      changed = ImGui::DragInt("##v", v, f.speed, int(f.min), int(f.max));
+      break;
+    }
+    case FieldType::boolean: changed = ImGui::Checkbox("##v", static_cast<bool*>(value)); break;
+    case FieldType::vec3:
+      changed = ImGui::DragScalarN("##v", ImGuiDataType_Double, static_cast<double*>(value), 3, f.speed,
+                                   std::isfinite(f.min) ? &f.min : nullptr, std::isfinite(f.max) ? &f.max : nullptr,
+                                   "%.4g");
+      break;
+    case FieldType::text:
+      changed = input_string("##v", *static_cast<std::string*>(value), ImGuiInputTextFlags_EnterReturnsTrue);
+      break;
+  }
+  if (f.unit[0] && ImGui::IsItemHovered()) ImGui::SetTooltip("%s [%s]\nCtrl+click to type a value", f.name, f.unit);
+  ImGui::PopID();
+  return changed;
+}
+
+// label column + value column
+void row_label(const char* name, bool optimized) {
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  ImGui::AlignTextToFramePadding();
+  if (optimized)
+    ImGui::TextColored(k_opt_color, "%s *", name);
+  else
+    ImGui::TextUnformatted(name);
+  ImGui::TableSetColumnIndex(1);
+}
+
+// is the parameter kind optimized for this object in the task?
+scene::ParamSpec* find_param(scene::Task& t, scene::ParamKind k, const std::string& object) {
+  for (auto& p : t.parameters)
+    if (p.kind == k && p.object == object) return &p;
+  return nullptr;
+}
+
+bool object_optimized(const scene::Scene& s, int task_index, const std::string& name) {
+  if (task_index < 0 || task_index >= int(s.tasks.size())) return false;
+  for (const auto& p : s.tasks[size_t(task_index)].parameters)
+    if (p.object == name) return true;
+  return false;
+}
+
+// a plot of a series; log: log10 of the values, labelled with the decades
+void plot_series(const char* label, const std::vector<double>& values, bool log, float height) {
+  std::vector<float> v;
+  v.reserve(values.size());
+  double lo = DBL_MAX, hi = -DBL_MAX;
+  for (double x : values) {
+    double y = log ? std::log10(std::max(std::abs(x), 1e-30)) : x;
+    v.push_back(float(y));
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+  }
+  char overlay[128];
+  if (values.empty())
+    std::snprintf(overlay, sizeof overlay, "%s: no data yet", label);
+  else
+    std::snprintf(overlay, sizeof overlay, "%s %.4g%s  [%.3g .. %.3g]", label, values.back(), log ? " (log)" : "", lo, hi);
+  ImGui::PlotLines((std::string("##") + label).c_str(), v.data(), int(v.size()), 0, overlay, FLT_MAX, FLT_MAX,
+                   ImVec2(-FLT_MIN, height));
+}
+
+// the viridis map at a few stops, for the legend
+ImU32 viridis(float t) {
+  static const float c[5][3] = {{0.267f, 0.005f, 0.329f}, {0.229f, 0.322f, 0.546f}, {0.128f, 0.567f, 0.551f},
+                                {0.369f, 0.789f, 0.383f}, {0.993f, 0.906f, 0.144f}};
+  t = std::clamp(t, 0.0f, 1.0f) * 4.0f;
+  int i = std::min(int(t), 3);
+  float f = t - float(i);
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(c[i][0] + (c[i + 1][0] - c[i][0]) * f, c[i][1] + (c[i + 1][1] - c[i][1]) * f,
+                                               c[i][2] + (c[i + 1][2] - c[i][2]) * f, 1.0f));
+}
+
+long resident_mb() {
+  std::ifstream f("/proc/self/statm");
+  long pages = 0, rss = 0;
+  f >> pages >> rss;
+  return rss * 4096 / (1024 * 1024);
+}
+
+const char* k_param_labels[] = {"initial position", "initial velocity", "control force", "spring activation",
+                                "spring rest length", "spring stiffness", "tet mu", "tet lambda",
+                                "contact ke", "contact kd", "contact mu", "policy"};
+
+}  // namespace
+
+// ---- layout
+
+void Editor::draw_panels(float menu_height) {
+  report_worker_errors();
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float W = vp->Size.x, H = vp->Size.y - menu_height;
+  const float left = std::clamp(W * 0.22f, 200.0f, 320.0f), right = std::clamp(W * 0.26f, 240.0f, 380.0f);
+  const float top = vp->Pos.y + menu_height;
+  const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoSavedSettings;
+
+  // left column: outliner over inspector
+  float outliner_h = panels.inspector ? std::min(H * 0.34f, 60.0f + 22.0f * float(doc.scene().objects.size() + 1)) : H;
+  if (panels.outliner) {
+    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x, top), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(left, outliner_h), ImGuiCond_Always);
+    if (ImGui::Begin("Outliner", &panels.outliner, fixed)) draw_outliner();
+    ImGui::End();
+  }
+  if (panels.inspector) {
+    float y = panels.outliner ? top + outliner_h : top;
+    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x, y), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(left, top + H - y), ImGuiCond_Always);
+    if (ImGui::Begin("Inspector", &panels.inspector, fixed)) draw_inspector();
+    ImGui::End();
+  }
+  // right column: simulation over optimization
+  float sim_h = panels.optimization ? 196.0f : H;
+  if (panels.simulation) {
+    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + W - right, top), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(right, sim_h), ImGuiCond_Always);
+    if (ImGui::Begin("Simulation", &panels.simulation, fixed)) draw_simulation();
+    ImGui::End();
+  }
+  if (panels.optimization) {
+    float y = panels.simulation ? top + sim_h : top;
+    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + W - right, y), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(right, top + H - y), ImGuiCond_Always);
+    if (ImGui::Begin("Optimization", &panels.optimization, fixed)) draw_optimization();
+    ImGui::End();
+  }
+  // floating: visualization, stats; messages along the bottom of the viewport
+  if (panels.visualization) {
+    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + left + 10, top + 10), ImGuiCond_FirstUseEver);
+    if (ImGui::Begin("Visualization", &panels.visualization, ImGuiWindowFlags_AlwaysAutoResize)) draw_visualization();
+    ImGui::End();
+  }
+  if (panels.stats) {
+    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + W - right - 230, top + 10), ImGuiCond_FirstUseEver);
+    if (ImGui::Begin("Stats", &panels.stats, ImGuiWindowFlags_AlwaysAutoResize)) draw_stats();
+    ImGui::End();
+  }
+  if (panels.messages && !messages.empty()) {
+    const float h = 96.0f;
+    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + left, top + H - h), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(W - left - right, h), ImGuiCond_Always);
+    ImGui::SetNextWindowBgAlpha(0.75f);
+    if (ImGui::Begin("Messages", &panels.messages, fixed)) draw_messages();
+    ImGui::End();
+  }
+  draw_file_dialogs();
+  draw_prompt();
+}
+
+// ---- outliner
+
+void Editor::draw_outliner() {
+  const scene::Scene& s = doc.scene();
+  if (ImGui::Selectable("Scene settings", selected_ == -1)) selected_ = -1;
+  ImGui::Separator();
+  static int renaming = -1;
+  static char rename_buf[128];
+  for (int i = 0; i < int(s.objects.size()); ++i) {
+    const scene::Object& o = s.objects[size_t(i)];
+    ImGui::PushID(i);
+    bool visible = o.visible;
+    if (ImGui::Checkbox("##vis", &visible)) {
+      scene::Object copy = o;
+      copy.visible = visible;
+      doc.set_object(i, copy, (visible ? "Show " : "Hide ") + o.name);
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("visible");
+    ImGui::SameLine();
+    if (renaming == i) {
+      ImGui::SetNextItemWidth(-FLT_MIN);
+      ImGui::SetKeyboardFocusHere();
+      if (ImGui::InputText("##name", rename_buf, sizeof rename_buf,
+                           ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll)) {
+        if (!doc.rename_object(i, rename_buf)) message(Severity::warning, std::string("rename: \"") + rename_buf + "\" is taken or empty", i);
+        renaming = -1;
+      } else if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)) ||
+                 (!ImGui::IsItemActive() && ImGui::IsMouseClicked(0) && !ImGui::IsItemHovered())) {
+        renaming = -1;
+      }
+    } else {
+      bool opt = object_optimized(s, task_index, o.name);
+      char label[200];
+      std::snprintf(label, sizeof label, "%s", o.name.c_str());
+      if (ImGui::Selectable(label, selected_ == i, ImGuiSelectableFlags_AllowDoubleClick)) {
+        selected_ = i;
+        if (ImGui::IsMouseDoubleClicked(0)) {
+          renaming = i;
+          std::snprintf(rename_buf, sizeof rename_buf, "%s", o.name.c_str());
+        }
+      }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s; double-click to rename%s", scene::to_string(o.kind),
+                                                    opt ? "\n* parameters optimized by the current task" : "");
+      ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - 78);
+      ImGui::TextDisabled("%s", scene::to_string(o.kind));
+      if (opt) {
+        ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - 8);
+        ImGui::TextColored(k_opt_color, "*");
+      }
+    }
+    ImGui::PopID();
+  }
+}
+
+// ---- inspector
+
+void Editor::draw_inspector() {
+  const scene::Scene& s = doc.scene();
+  const ImGuiTableFlags tf = ImGuiTableFlags_SizingStretchProp;
+  if (selected_ < 0 || selected_ >= int(s.objects.size())) {
+    ImGui::TextDisabled("scene \"%s\"", s.name.c_str());
+    scene::Settings settings = s.settings;
+    scene::Task* task = nullptr;
+    scene::Task task_copy;
+    if (task_index < int(s.tasks.size())) {
+      task_copy = s.tasks[size_t(task_index)];
+      task = &task_copy;
+    }
+    if (ImGui::BeginTable("settings", 2, tf)) {
+      ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch, 0.45f);
+      ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.55f);
+      for (const Field& f : settings_fields()) {
+        bool opt = task && f.param && find_param(*task, *f.param, "");
+        row_label(f.name, opt);
+        if (draw_field(f, f.get_settings(settings)))
+          doc.set_settings(settings, std::string("Set ") + f.name, merge_key(&s, f.name));
+        if (ImGui::IsItemDeactivated()) doc.end_merge();
+      }
+      ImGui::EndTable();
+    }
+    return;
+  }
+
+  const int index = selected_;
+  scene::Object o = s.objects[size_t(index)];
+  ImGui::Text("%s", o.name.c_str());
+  ImGui::SameLine();
+  ImGui::TextDisabled("(%s)", scene::to_string(o.kind));
+  if (ImGui::Checkbox("visible", &o.visible)) doc.set_object(index, o, "Visibility of " + o.name);
+  if (ImGui::BeginTable("fields", 2, tf)) {
+    ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch, 0.45f);
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.55f);
+    bool has_task = task_index < int(s.tasks.size());
+    for (const Field& f : object_fields(o)) {
+      bool opt = has_task && f.param &&
+                 find_param(const_cast<scene::Task&>(s.tasks[size_t(task_index)]), *f.param, o.name);
+      row_label(f.name, opt);
+      if (draw_field(f, f.get(o))) doc.set_object(index, o, "Set " + o.name + "." + f.name, merge_key(&s.objects[size_t(index)], f.name));
+      if (ImGui::IsItemDeactivated()) doc.end_merge();
+    }
+    ImGui::EndTable();
+  }
+
+  // particle systems: the particle list (first entries) and springs
+  if (o.kind == scene::ObjectKind::particles) {
+    auto& ps = o.particles.particles;
+    ImGui::Text("%zu particles, %zu springs", ps.size(), o.particles.springs.size());
+    if (ImGui::TreeNode("particles")) {
+      for (size_t i = 0; i < ps.size() && i < 64; ++i) {
+        ImGui::PushID(int(i));
+        ImGui::Text("%zu", i);
+        ImGui::SameLine(40);
+        ImGui::SetNextItemWidth(-FLT_MIN);
+        if (ImGui::DragScalarN("##p", ImGuiDataType_Double, ps[i].position.data(), 3, 0.01f, nullptr, nullptr, "%.3f"))
+          doc.set_object(index, o, "Move particle " + std::to_string(i), merge_key(&ps, ("p" + std::to_string(i)).c_str()));
+        if (ImGui::IsItemDeactivated()) doc.end_merge();
+        ImGui::PopID();
+      }
+      if (ps.size() > 64) ImGui::TextDisabled("(first 64 shown)");
+      ImGui::TreePop();
+    }
+  }
+
+  // optimize toggles with bounds, for the current task
+  auto kinds = optimizable(o.kind);
+  if (!kinds.empty() && ImGui::CollapsingHeader("Optimize", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (s.tasks.empty()) {
+      ImGui::TextDisabled("the scene has no task");
+    } else {
+      scene::Task t = s.tasks[size_t(task_index)];
+      ImGui::TextDisabled("task \"%s\"", t.name.c_str());
+      for (scene::ParamKind k : kinds) {
+        ImGui::PushID(int(k));
+        scene::ParamSpec* p = find_param(t, k, o.name);
+        bool on = p != nullptr;
+        if (ImGui::Checkbox(k_param_labels[int(k)], &on)) {
+          if (on) t.parameters.push_back({k, o.name});
+          else std::erase_if(t.parameters, [&](const scene::ParamSpec& q) { return q.kind == k && q.object == o.name; });
+          doc.end_merge();
+          doc.set_task(task_index, t, std::string(on ? "Optimize " : "Stop optimizing ") + scene::to_string(k));
+        } else if (p) {
+          double b[2] = {p->lower, p->upper};
+          ImGui::SetNextItemWidth(-FLT_MIN);
+          if (ImGui::InputScalarN("##bounds", ImGuiDataType_Double, b, 2, nullptr, nullptr, "%.4g")) {
+            p->lower = b[0];
+            p->upper = b[1];
+            doc.set_task(task_index, t, "Bounds of " + std::string(scene::to_string(k)), merge_key(&t, "bounds"));
+          }
+          if (ImGui::IsItemDeactivated()) doc.end_merge();
+          if (ImGui::IsItemHovered()) ImGui::SetTooltip("lower, upper bound (inf: none)");
+        }
+        ImGui::PopID();
+      }
+    }
+  }
+}
+
+// ---- simulation
+
+void Editor::draw_simulation() {
+  const scene::Scene& s = doc.scene();
+  if (ImGui::Button(snap.playing ? "Pause" : "Play", ImVec2(60, 0))) worker.play(!snap.playing);
+  ImGui::SameLine();
+  if (ImGui::Button("Step")) worker.step(1);
+  ImGui::SameLine();
+  if (ImGui::Button("Reset")) {
+    worker.reset();
+    timeline_frame = -1;
+  }
+  ImGui::SameLine();
+  ImGui::Text("frame %d  t %.2f s", snap.frame, snap.time);
+  float sp = float(speed);
+  ImGui::SetNextItemWidth(-80);
+  if (ImGui::SliderFloat("speed", &sp, 0.05f, 4.0f, "%.2fx", ImGuiSliderFlags_Logarithmic)) {
+    speed = sp;
+    worker.set_speed(speed);
+  }
+  scene::Settings st = s.settings;
+  ImGui::SetNextItemWidth(-80);
+  if (ImGui::DragScalar("dt", ImGuiDataType_Double, &st.dt, 0.0001f, nullptr, nullptr, "%.5f s"))
+    doc.set_settings(st, "Set dt", merge_key(&s.settings, "dt"));
+  if (ImGui::IsItemDeactivated()) doc.end_merge();
+  ImGui::SetNextItemWidth(-80);
+  if (ImGui::DragInt("substeps", &st.substeps, 0.2f, 1, 10000))
+    doc.set_settings(st, "Set substeps", merge_key(&s.settings, "substeps"));
+  if (ImGui::IsItemDeactivated()) doc.end_merge();
+  const char* backends[] = {"cpu", "cuda"};
+  int b = st.backend == "cuda" ? 1 : 0;
+  ImGui::SetNextItemWidth(-80);
+  if (ImGui::Combo("backend", &b, backends, 2)) {
+    st.backend = backends[b];
+    doc.set_settings(st, "Backend " + st.backend);
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the editor simulates on the CPU; CUDA runs with `adjoint run` where built");
+  // timeline over the recorded frames of this simulation
+  int last = std::max(0, snap.recorded_frames - 1);
+  int f = timeline_frame >= 0 ? timeline_frame : last;
+  ImGui::SetNextItemWidth(-80);
+  if (ImGui::SliderInt("timeline", &f, 0, last, "frame %d")) {
+    timeline_frame = f;
+    if (snap.playing) worker.play(false);
+  }
+  bool live = timeline_frame < 0;
+  if (ImGui::Checkbox("follow newest frame", &live)) timeline_frame = live ? -1 : last;
+}
+
+// ---- optimization
+
+void Editor::draw_optimization() {
+  const scene::Scene& s = doc.scene();
+  if (s.tasks.empty()) {
+    ImGui::TextWrapped("This scene has no optimization task. Open a scene with one (assets/scenes/default.json) "
+                       "or add \"tasks\" to the file.");
+    return;
+  }
+  task_index = std::clamp(task_index, 0, int(s.tasks.size()) - 1);
+  ImGui::SetNextItemWidth(-80);
+  if (ImGui::BeginCombo("task", s.tasks[size_t(task_index)].name.c_str())) {
+    for (int i = 0; i < int(s.tasks.size()); ++i)
+      if (ImGui::Selectable(s.tasks[size_t(i)].name.c_str(), i == task_index)) task_index = i;
+    ImGui::EndCombo();
+  }
+  scene::Task t = s.tasks[size_t(task_index)];
+  const bool running = snap.opt_phase == OptPhase::running || snap.opt_phase == OptPhase::paused;
+
+  if (ImGui::TreeNode("loss terms")) {
+    for (size_t i = 0; i < t.loss.size(); ++i) {
+      ImGui::PushID(int(i));
+      auto& l = t.loss[i];
+      ImGui::SetNextItemWidth(70);
+      if (ImGui::DragScalar("##w", ImGuiDataType_Double, &l.weight, float(std::max(l.weight, 1e-3) * 0.01), nullptr,
+                            nullptr, "%.3g"))
+        doc.set_task(task_index, t, "Loss weight", merge_key(&s.tasks[size_t(task_index)], "w"));
+      if (ImGui::IsItemDeactivated()) doc.end_merge();
+      ImGui::SameLine();
+      ImGui::Text("%s(%s%s%s)", scene::to_string(l.kind), l.object.c_str(), l.target.empty() ? "" : ", ",
+                  l.target.c_str());
+      ImGui::PopID();
+    }
+    ImGui::TreePop();
+  }
+  int kind = int(t.optimizer.kind);
+  const char* kinds[] = {"sgd", "adam"};
+  ImGui::SetNextItemWidth(80);
+  if (ImGui::Combo("##opt", &kind, kinds, 2)) {
+    t.optimizer.kind = scene::OptimizerKind(kind);
+    doc.set_task(task_index, t, "Optimizer");
+  }
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(90);
+  if (ImGui::DragScalar("lr", ImGuiDataType_Double, &t.optimizer.lr, float(t.optimizer.lr * 0.01 + 1e-6), nullptr,
+                        nullptr, "%.3g"))
+    doc.set_task(task_index, t, "Learning rate", merge_key(&s.tasks[size_t(task_index)], "lr"));
+  if (ImGui::IsItemDeactivated()) doc.end_merge();
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(-FLT_MIN);
+  if (ImGui::DragInt("##it", &t.optimizer.iterations, 0.5f, 1, 100000, "%d iterations"))
+    doc.set_task(task_index, t, "Iterations", merge_key(&s.tasks[size_t(task_index)], "it"));
+  if (ImGui::IsItemDeactivated()) doc.end_merge();
+
+  // start / pause / stop
+  if (!running) {
+    if (ImGui::Button("Start", ImVec2(70, 0))) {
+      worker.start_optimize(t.name, opt_iterations);
+      view_settings.show_optimized = true;
+    }
+  } else {
+    bool paused = snap.opt_phase == OptPhase::paused;
+    if (ImGui::Button(paused ? "Resume" : "Pause", ImVec2(70, 0))) worker.pause_optimize(!paused);
+    ImGui::SameLine();
+    if (ImGui::Button("Stop")) worker.stop_optimize();
+  }
+  ImGui::SameLine();
+  ImGui::Text("%s  %d / %d  %.0f ms/it", to_string(snap.opt_phase), snap.opt_iteration, snap.opt_iterations, snap.opt_ms);
+  float frac = snap.opt_iterations > 0 ? float(snap.opt_iteration) / float(snap.opt_iterations) : 0.0f;
+  ImGui::ProgressBar(frac, ImVec2(-FLT_MIN, 0));
+  ImGui::Checkbox("show optimized result", &view_settings.show_optimized);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the viewport shows the end of the optimizer's last rollout");
+
+  plot_series("loss", snap.loss, true, 70);
+  plot_series("|grad|", snap.grad_norm, true, 50);
+  std::vector<double> sg(snap.step_grad_norms.begin(), snap.step_grad_norms.end());
+  plot_series("|dL/dx_t| over the horizon", sg, true, 50);
+  if (ImGui::IsItemHovered() && !sg.empty()) ImGui::SetTooltip("per frame t: where the gradient explodes or vanishes");
+
+  ImGui::BeginDisabled(snap.grad_check_running);
+  if (ImGui::Button(snap.grad_check_running ? "Checking..." : "Check gradient")) worker.check_gradient(t.name, 8);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("analytic vs central differences (double precision), 8 entries");
+  if (!snap.grad_check_text.empty()) {
+    if (snap.grad_check_max_rel_err >= 0) {
+      ImGui::SameLine();
+      ImGui::TextColored(snap.grad_check_max_rel_err < 1e-2 ? ImVec4(0.5f, 0.9f, 0.5f, 1) : k_error_color,
+                         "max rel err %.2g", snap.grad_check_max_rel_err);
+    }
+    ImGui::BeginChild("gradcheck", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::TextUnformatted(snap.grad_check_text.c_str());
+    ImGui::EndChild();
+  }
+}
+
+// ---- visualization
+
+void Editor::draw_visualization() {
+  auto& ov = view_settings.overlays;
+  ImGui::Checkbox("particles", &ov.particles);
+  ImGui::Checkbox("springs", &ov.springs);
+  ImGui::Checkbox("wireframe", &ov.wireframe);
+  ImGui::Checkbox("contact points and forces", &ov.contacts);
+  ImGui::Checkbox("velocity arrows", &view_settings.velocity_arrows);
+  ImGui::Checkbox("grid", &view_settings.grid);
+  ImGui::Checkbox("shadows", &view_settings.shadows);
+  ImGui::SetNextItemWidth(140);
+  ImGui::SliderFloat("arrow scale", &ov.arrow_scale, 0.01f, 1.0f, "%.2f m", ImGuiSliderFlags_Logarithmic);
+  // legend of the arrow colormap: |v| from 0 to the largest in view
+  if (ov.contacts || view_settings.velocity_arrows) {
+    ImGui::TextDisabled("arrow colour: |value|, 0 .. largest in view");
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const int n = 32;
+    const float w = 200, h = 10;
+    for (int i = 0; i < n; ++i)
+      dl->AddRectFilled(ImVec2(p.x + w * float(i) / n, p.y), ImVec2(p.x + w * float(i + 1) / n, p.y + h), viridis(float(i) / (n - 1)));
+    ImGui::Dummy(ImVec2(w, h));
+    ImGui::Text("0");
+    ImGui::SameLine(w - 20);
+    ImGui::Text("max");
+  }
+}
+
+// ---- stats
+
+void Editor::draw_stats() {
+  ImGui::Text("UI frame     %.1f ms (%.0f fps)", ui_frame_ms, ui_frame_ms > 0 ? 1000.0 / ui_frame_ms : 0.0);
+  ImGui::Text("simulation   %.0f frames/s", snap.steps_per_second);
+  if (compiled_) {
+    const Model& m = compiled_->model;
+    ImGui::Text("particles    %d", m.particle_count());
+    ImGui::Text("triangles    %zu", m.tri_indices.size());
+    ImGui::Text("tetrahedra   %zu", m.tet_indices.size());
+    ImGui::Text("springs      %zu", m.spring_indices.size());
+  }
+  ImGui::Text("memory       %ld MB resident", resident_mb());
+  ImGui::Text("undo steps   %zu", doc.undo_count());
+}
+
+// ---- messages
+
+void Editor::report_worker_errors() {
+  static const std::regex frame_re(R"((?:frame|step) (\d+))"), element_re(R"((particle|tet|tri|spring) (\d+))");
+  auto locate = [&](const std::string& text, int* object, int* frame) {
+    std::smatch m;
+    if (std::regex_search(text, m, frame_re)) *frame = std::stoi(m[1]);
+    if (compiled_ && std::regex_search(text, m, element_re)) {
+      int e = std::stoi(m[2]);
+      std::string kind = m[1];
+      for (size_t i = 0; i < compiled_->objects.size(); ++i) {
+        const auto& r = compiled_->objects[i];
+        int b = kind == "particle" ? r.particle_begin : kind == "tet" ? r.tet_begin : kind == "tri" ? r.tri_begin : r.spring_begin;
+        int en = kind == "particle" ? r.particle_end : kind == "tet" ? r.tet_end : kind == "tri" ? r.tri_end : r.spring_end;
+        if (e >= b && e < en) *object = int(i);
+      }
+    }
+  };
+  if (snap.sim_error != last_sim_error_) {
+    last_sim_error_ = snap.sim_error;
+    if (!snap.sim_error.empty()) {
+      int obj = -1, fr = -1;
+      locate(snap.sim_error, &obj, &fr);
+      message(Severity::error, "simulation: " + snap.sim_error, obj, fr);
+    }
+  }
+  if (snap.opt_error != last_opt_error_) {
+    last_opt_error_ = snap.opt_error;
+    if (!snap.opt_error.empty()) {
+      int obj = -1, fr = -1;
+      locate(snap.opt_error, &obj, &fr);
+      message(Severity::error, "optimization: " + snap.opt_error, obj, -1);
+    }
+  }
+}
+
+void Editor::draw_messages() {
+  if (ImGui::SmallButton("Clear")) {
+    messages.clear();
+    return;
+  }
+  for (size_t i = messages.size(); i-- > 0;) {  // newest first
+    const Message& m = messages[i];
+    ImVec4 c = m.severity == Severity::error ? k_error_color : m.severity == Severity::warning ? k_warning_color
+                                                                                            : ImVec4(0.8f, 0.8f, 0.8f, 1);
+    ImGui::PushID(int(i));
+    ImGui::PushStyleColor(ImGuiCol_Text, c);
+    if (ImGui::Selectable(m.text.c_str(), false)) {
+      if (m.object >= 0 && m.object < int(doc.scene().objects.size())) selected_ = m.object;
+      if (m.frame >= 0 && m.frame < snap.recorded_frames) timeline_frame = m.frame;
+    }
+    ImGui::PopStyleColor();
+    if ((m.object >= 0 || m.frame >= 0) && ImGui::IsItemHovered()) ImGui::SetTooltip("click: select the object and jump to the frame");
+    ImGui::PopID();
+  }
+}
+
+// ---- menus
+
+void Editor::draw_menu_items_file(bool* quit_requested) {
+  if (ImGui::MenuItem("New", "Ctrl+N")) request(Pending::new_scene);
+  if (ImGui::MenuItem("Open...", "Ctrl+O")) open_dialog_ = true;
+  if (ImGui::BeginMenu("Open Recent", !recent_files.empty())) {
+    for (const std::string& p : recent_files)
+      if (ImGui::MenuItem(p.c_str())) request(Pending::open, p);
+    ImGui::EndMenu();
+  }
+  if (ImGui::MenuItem("Save", "Ctrl+S")) {
+    if (doc.path().empty()) save_dialog_ = true;
+    else save("");
+  }
+  if (ImGui::MenuItem("Save As...", "Ctrl+Shift+S")) save_dialog_ = true;
+  if (ImGui::MenuItem("Import OBJ...")) import_dialog_ = true;
+  ImGui::Separator();
+  if (ImGui::MenuItem("Quit", "Ctrl+Q")) *quit_requested = true;
+}
+
+void Editor::draw_menu_items_edit() {
+  std::string u = doc.can_undo() ? "Undo " + doc.undo_label() : "Undo";
+  std::string r = doc.can_redo() ? "Redo " + doc.redo_label() : "Redo";
+  if (ImGui::MenuItem(u.c_str(), "Ctrl+Z", false, doc.can_undo())) undo();
+  if (ImGui::MenuItem(r.c_str(), "Ctrl+Shift+Z", false, doc.can_redo())) redo();
+  ImGui::Separator();
+  if (ImGui::MenuItem("Duplicate", "Ctrl+D", false, selected_ >= 0)) duplicate_selected();
+  if (ImGui::MenuItem("Delete", "Delete", false, selected_ >= 0)) delete_selected();
+}
+
+void Editor::draw_menu_items_view() {
+  ImGui::MenuItem("Outliner", nullptr, &panels.outliner);
+  ImGui::MenuItem("Inspector", nullptr, &panels.inspector);
+  ImGui::MenuItem("Simulation", nullptr, &panels.simulation);
+  ImGui::MenuItem("Optimization", nullptr, &panels.optimization);
+  ImGui::MenuItem("Visualization", nullptr, &panels.visualization);
+  ImGui::MenuItem("Stats", nullptr, &panels.stats);
+  ImGui::MenuItem("Messages", nullptr, &panels.messages);
+  ImGui::Separator();
+  if (ImGui::BeginMenu("Overlays")) {
+    ImGui::MenuItem("Contacts", nullptr, &view_settings.overlays.contacts);
+    ImGui::MenuItem("Velocity arrows", nullptr, &view_settings.velocity_arrows);
+    ImGui::MenuItem("Springs", nullptr, &view_settings.overlays.springs);
+    ImGui::MenuItem("Wireframe", nullptr, &view_settings.overlays.wireframe);
+    ImGui::MenuItem("Grid", nullptr, &view_settings.grid);
+    ImGui::MenuItem("Shadows", nullptr, &view_settings.shadows);
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Camera")) {
+    if (ImGui::MenuItem("Frame scene", "Home")) camera_fit_pending = true;
+    if (ImGui::MenuItem("Frame selection", "F", false, selected_ >= 0)) frame_selection(0);
+    ImGui::MenuItem("Orthographic", nullptr, &camera.orthographic);
+    ImGui::EndMenu();
+  }
+}
+
+// ---- file prompts (no native dialogs: a path field)
+
+void Editor::draw_file_dialogs() {
+  auto dialog = [&](bool& open, const char* title, std::string& input, const char* button, auto&& action) {
+    if (open) {
+      ImGui::OpenPopup(title);
+      open = false;
+    }
+    if (ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+      ImGui::Text("Path:");
+      ImGui::SetNextItemWidth(420);
+      if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+      bool enter = input_string("##path", input, ImGuiInputTextFlags_EnterReturnsTrue);
+      if (ImGui::Button(button) || enter) {
+        action(input);
+        ImGui::CloseCurrentPopup();
+      }
+      ImGui::SameLine();
+      if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
+      ImGui::EndPopup();
+    }
+  };
+  dialog(open_dialog_, "Open scene", open_path_input, "Open", [&](const std::string& p) { request(Pending::open, p); });
+  if (save_dialog_ && save_path_input.empty()) save_path_input = doc.path();
+  dialog(save_dialog_, "Save scene as", save_path_input, "Save", [&](const std::string& p) { save(p); });
+  dialog(import_dialog_, "Import OBJ", import_path_input, "Import", [&](const std::string& p) { import_obj(p); });
+}
+
+void Editor::request(Pending action, const std::string& path) {
+  if (!doc.dirty()) {
+    perform(action, path);
+    return;
+  }
+  pending_ = action;
+  pending_path_ = path;
+  prompt_open_ = true;
+}
+
+void Editor::perform(Pending action, const std::string& path) {
+  switch (action) {
+    case Pending::new_scene: new_scene(); break;
+    case Pending::open: open(path); break;
+    case Pending::quit: quit_confirmed_ = true; break;
+    case Pending::none: break;
+  }
+}
+
+void Editor::draw_prompt() {
+  if (prompt_open_) {
+    ImGui::OpenPopup("Unsaved changes");
+    prompt_open_ = false;
+  }
+  if (ImGui::BeginPopupModal("Unsaved changes", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::Text("\"%s\" has unsaved changes.", doc.path().empty() ? "untitled" : doc.path().c_str());
+    if (ImGui::Button("Save")) {
+      if (save("")) perform(pending_, pending_path_);
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Discard")) {
+      perform(pending_, pending_path_);
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+}
+
+// ---- keys
+
+void Editor::handle_keys() {
+  ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput) return;
+  const bool ctrl = io.KeyCtrl, shift = io.KeyShift;
+  auto pressed = [](int key) { return ImGui::IsKeyPressed(key, false); };
+  if (ctrl && pressed(GLFW_KEY_Z)) shift ? redo() : undo();
+  if (ctrl && pressed(GLFW_KEY_Y)) redo();
+  if (ctrl && pressed(GLFW_KEY_S)) {
+    if (shift || doc.path().empty()) save_dialog_ = true;
+    else save("");
+  }
+  if (ctrl && pressed(GLFW_KEY_O)) open_dialog_ = true;
+  if (ctrl && pressed(GLFW_KEY_N)) request(Pending::new_scene);
+  if (ctrl && pressed(GLFW_KEY_D)) duplicate_selected();
+  if (ctrl && pressed(GLFW_KEY_P)) screenshot_requested = true;
+  if (pressed(GLFW_KEY_DELETE)) delete_selected();
+  if (io.WantCaptureKeyboard) return;  // an ImGui window has focus: keep its own keys
+  if (!ctrl && pressed(GLFW_KEY_F)) frame_selection(0);
+  if (pressed(GLFW_KEY_HOME)) camera_fit_pending = true;
+  if (pressed(GLFW_KEY_SPACE)) worker.play(!snap.playing);
+  if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, true)) worker.step(1);
+  if (pressed(GLFW_KEY_BACKSPACE)) {
+    worker.reset();
+    timeline_frame = -1;
+  }
+}
+
+void Editor::frame_selection(float aspect) {
+  if (aspect <= 0) {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    aspect = vp->Size.y > 0 ? vp->Size.x / vp->Size.y : 1.0f;
+  }
+  if (!compiled_ || selected_ < 0 || selected_ >= int(compiled_->objects.size())) {
+    camera_fit_pending = true;
+    return;
+  }
+  const scene::ObjectRange& r = compiled_->objects[size_t(selected_)];
+  const scene::Object& o = doc.scene().objects[size_t(selected_)];
+  glm::vec3 lo(1e30f), hi(-1e30f);
+  const State& st = display_state();
+  for (int i = r.particle_begin; i < r.particle_end && i < st.particle_count(); ++i) {
+    glm::vec3 p(st.particle_q[size_t(i)].x, st.particle_q[size_t(i)].y, st.particle_q[size_t(i)].z);
+    lo = glm::min(lo, p);
+    hi = glm::max(hi, p);
+  }
+  if (lo.x > hi.x) {  // colliders and targets: their position and size
+    const scene::V3& p = o.kind == scene::ObjectKind::target ? o.target.position : o.collider.position;
+    float rad = o.kind == scene::ObjectKind::target ? float(o.target.radius) : float(o.collider.size[0]);
+    glm::vec3 c(float(p[0]), float(p[1]), float(p[2]));
+    lo = c - glm::vec3(std::max(rad, 0.2f));
+    hi = c + glm::vec3(std::max(rad, 0.2f));
+  }
+  camera.fit(lo, hi, aspect);
+}
+
+}  // namespace adj::editor

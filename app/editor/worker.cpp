@@ -1,0 +1,368 @@
+#include "app/editor/worker.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+
+#include "engine/solver/solver.h"
+
+namespace adj::editor {
+
+const char* to_string(OptPhase p) {
+  switch (p) {
+    case OptPhase::idle: return "idle";
+    case OptPhase::running: return "running";
+    case OptPhase::paused: return "paused";
+    case OptPhase::finished: return "finished";
+    case OptPhase::stopped: return "stopped";
+    case OptPhase::failed: return "failed";
+  }
+  return "?";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr size_t k_timeline_bytes = 256u << 20;  // recorded frames for the timeline, at most
+
+size_t state_bytes(const State& s) { return std::max<size_t>(1, s.particle_q.size() * sizeof(s.particle_q[0]) * 2); }
+
+}  // namespace
+
+struct Worker::Impl {
+  // requests: closures run on the worker thread, in order
+  mutable std::mutex queue_mu;
+  std::condition_variable cv;
+  std::deque<std::function<void()>> queue;
+  std::atomic<int> unfinished{0};  // posted and not yet run and published
+  bool quit = false;
+
+  // published
+  mutable std::mutex pub_mu;
+  Snapshot pub;
+  std::vector<State> timeline;  // frames 0.. of the current simulation
+
+  // worker-thread state
+  scene::Scene doc;
+  std::string base_dir;
+  std::unique_ptr<scene::CompiledScene> cs;
+  uint64_t generation = 0;
+  std::unique_ptr<Solver> solver;
+  State cur, next;
+  Control control;
+  Contacts contacts;
+  int frame = 0;
+  bool playing = false;
+  int pending_steps = 0;
+  double speed = 1.0;
+  Clock::time_point next_due{};
+  std::string sim_error;
+  // steps per second, over the last second
+  Clock::time_point rate_start = Clock::now();
+  int rate_frames = 0;
+  double steps_per_second = 0;
+
+  std::unique_ptr<optim::TaskRunner> runner;
+  OptPhase phase = OptPhase::idle;
+  std::string opt_task, opt_error;
+  int opt_target = 0;
+  uint64_t opt_generation = 0;
+  std::string grad_check_task;
+  int grad_check_samples = 0;
+  bool grad_check_pending = false;
+
+  std::thread thread;
+
+  void post(std::function<void()> fn) {
+    {
+      std::lock_guard lock(queue_mu);
+      queue.push_back(std::move(fn));
+      ++unfinished;
+    }
+    cv.notify_one();
+  }
+
+  bool busy() const { return pending_steps > 0 || phase == OptPhase::running || grad_check_pending; }
+
+  void reset_sim() {
+    playing = playing && cs;
+    pending_steps = 0;
+    frame = 0;
+    sim_error.clear();
+    contacts.clear();
+    if (!cs) return;
+    cur = cs->model.make_state();
+    next = cs->model.make_state();
+    std::lock_guard lock(pub_mu);
+    timeline.clear();
+    timeline.push_back(cur);
+  }
+
+  void step_sim() {
+    if (!cs) return;
+    Status st = solver->step(cs->model, cur, next, control, cs->frame_dt, &contacts);
+    if (!st) {
+      sim_error = "frame " + std::to_string(frame) + ": " + st.message();
+      playing = false;
+      pending_steps = 0;
+      return;
+    }
+    std::swap(cur, next);
+    ++frame;
+    ++rate_frames;
+    std::lock_guard lock(pub_mu);
+    if (timeline.size() * state_bytes(cur) < k_timeline_bytes) timeline.push_back(cur);
+  }
+
+  void publish() {
+    auto now = Clock::now();
+    double dt = std::chrono::duration<double>(now - rate_start).count();
+    if (dt >= 0.5) {
+      steps_per_second = rate_frames / dt;
+      rate_frames = 0;
+      rate_start = now;
+    }
+    std::lock_guard lock(pub_mu);
+    Snapshot& s = pub;
+    s.generation = generation;
+    s.frame = frame;
+    s.time = cs ? frame * double(cs->frame_dt) : 0.0;
+    s.playing = playing;
+    s.pending_steps = pending_steps;
+    s.steps_per_second = playing || pending_steps > 0 ? steps_per_second : 0.0;
+    s.recorded_frames = int(timeline.size());
+    s.state = cur;
+    s.contacts = contacts;
+    s.sim_error = sim_error;
+    s.opt_phase = phase;
+    s.opt_task = opt_task;
+    s.opt_error = opt_error;
+    s.opt_generation = opt_generation;
+    s.opt_iterations = opt_target;
+    s.grad_check_running = grad_check_pending;
+    if (runner) {
+      const auto& h = runner->history();
+      s.opt_iteration = int(h.size());
+      s.loss.resize(h.size());
+      s.grad_norm.resize(h.size());
+      for (size_t i = 0; i < h.size(); ++i) {
+        s.loss[i] = h[i].loss;
+        s.grad_norm[i] = h[i].grad_norm;
+      }
+      s.opt_ms = h.empty() ? 0.0 : h.back().ms;
+      s.step_grad_norms = runner->step_grad_norms();
+      s.theta = runner->theta();
+      if (s.theta_names.size() != std::min<size_t>(s.theta.size(), 64)) {
+        s.theta_names.clear();
+        for (int i = 0; i < int(std::min<size_t>(s.theta.size(), 64)); ++i) s.theta_names.push_back(runner->entry_name(i));
+      }
+      if (!h.empty()) {
+        s.opt_final_state = runner->final_state();
+        s.has_opt_final_state = true;
+      }
+    } else {
+      s.opt_iteration = 0;
+      s.loss.clear();
+      s.grad_norm.clear();
+      s.step_grad_norms.clear();
+      s.theta.clear();
+      s.theta_names.clear();
+      s.has_opt_final_state = false;
+    }
+  }
+
+  void optimize_once() {
+    auto it = runner->iterate();
+    if (!it) {
+      phase = OptPhase::failed;
+      opt_error = opt_task + ", iteration " + std::to_string(runner->history().size()) + ": " + it.status().message();
+      return;
+    }
+    if (int(runner->history().size()) >= opt_target) phase = OptPhase::finished;
+  }
+
+  void grad_check() {
+    grad_check_pending = false;
+    std::string text;
+    double worst = -1;
+    const scene::Task* task = doc.find_task(grad_check_task);
+    if (!task) {
+      text = "no task named \"" + grad_check_task + "\"";
+    } else if (auto csd = scene::compile<double>(doc, base_dir); !csd) {
+      text = csd.status().message();
+    } else if (auto r = optim::TaskRunnerT<double>::create(*csd, *task); !r) {
+      text = r.status().message();
+    } else if (auto rep = r->check_grad(grad_check_samples, 1e-6, 0); !rep) {
+      text = rep.status().message();
+    } else {
+      text = rep->format();
+      worst = rep->max_rel_err;
+    }
+    std::lock_guard lock(pub_mu);
+    pub.grad_check_text = text;
+    pub.grad_check_max_rel_err = worst;
+  }
+
+  void run() {
+    while (true) {
+      std::deque<std::function<void()>> jobs;
+      {
+        std::unique_lock lock(queue_mu);
+        if (queue.empty() && !busy()) {
+          if (playing)
+            cv.wait_until(lock, next_due);
+          else
+            cv.wait_for(lock, std::chrono::milliseconds(100));
+        }
+        if (quit) return;
+        jobs.swap(queue);
+      }
+      for (auto& job : jobs) job();
+      if (!jobs.empty()) {
+        publish();
+        unfinished -= int(jobs.size());
+      }
+
+      if (grad_check_pending) {
+        grad_check();
+        publish();
+      }
+      if (phase == OptPhase::running && runner) {
+        optimize_once();
+        publish();
+      }
+      if (pending_steps > 0) {
+        step_sim();
+        pending_steps = std::max(0, pending_steps - 1);
+        publish();
+      } else if (playing && cs) {
+        auto now = Clock::now();
+        if (now >= next_due) {
+          step_sim();
+          auto period = std::chrono::duration_cast<Clock::duration>(
+              std::chrono::duration<double>(double(cs->frame_dt) / std::max(speed, 1e-3)));
+          next_due = std::max(next_due + period, now - period * 4);  // fall behind at most 4 frames
+          publish();
+        }
+      }
+    }
+  }
+};
+
+Worker::Worker() : impl_(std::make_unique<Impl>()) {
+  impl_->thread = std::thread([this] { impl_->run(); });
+}
+
+Worker::~Worker() {
+  {
+    std::lock_guard lock(impl_->queue_mu);
+    impl_->quit = true;
+  }
+  impl_->cv.notify_one();
+  impl_->thread.join();  // waits for the optimizer iteration in progress, if any
+}
+
+void Worker::set_scene(const scene::Scene& doc, const scene::CompiledScene& compiled, const std::string& base_dir,
+                       uint64_t generation) {
+  auto cs = std::make_shared<scene::CompiledScene>(compiled);
+  impl_->post([im = impl_.get(), doc, cs, base_dir, generation] {
+    im->doc = doc;
+    im->base_dir = base_dir;
+    im->cs = std::make_unique<scene::CompiledScene>(std::move(*cs));
+    im->generation = generation;
+    im->solver = std::make_unique<Solver>(SolverOptions{.substeps = im->cs->substeps});
+    im->control = im->cs->model.make_control();
+    im->reset_sim();
+  });
+}
+
+void Worker::play(bool on) {
+  impl_->post([im = impl_.get(), on] {
+    im->playing = on && im->cs;
+    im->next_due = Clock::now();
+    if (on) im->sim_error.clear();
+  });
+}
+
+void Worker::step(int frames) {
+  impl_->post([im = impl_.get(), frames] {
+    im->playing = false;
+    im->pending_steps += std::max(0, frames);
+  });
+}
+
+void Worker::reset() {
+  impl_->post([im = impl_.get()] { im->reset_sim(); });
+}
+
+void Worker::set_speed(double speed) {
+  impl_->post([im = impl_.get(), speed] { im->speed = speed; });
+}
+
+void Worker::start_optimize(const std::string& task_name, int iterations) {
+  impl_->post([im = impl_.get(), task_name, iterations] {
+    im->opt_error.clear();
+    im->runner.reset();
+    im->opt_task = task_name;
+    const scene::Task* task = im->doc.find_task(task_name);
+    if (!im->cs || !task) {
+      im->phase = OptPhase::failed;
+      im->opt_error = im->cs ? "no task named \"" + task_name + "\"" : "no scene";
+      return;
+    }
+    im->opt_task = task->name;
+    auto r = optim::TaskRunner::create(*im->cs, *task);
+    if (!r) {
+      im->phase = OptPhase::failed;
+      im->opt_error = task->name + ": " + r.status().message();
+      return;
+    }
+    im->runner = std::make_unique<optim::TaskRunner>(std::move(*r));
+    im->opt_target = iterations > 0 ? iterations : task->optimizer.iterations;
+    im->opt_generation = im->generation;
+    im->phase = im->opt_target > 0 ? OptPhase::running : OptPhase::finished;
+  });
+}
+
+void Worker::pause_optimize(bool paused) {
+  impl_->post([im = impl_.get(), paused] {
+    if (paused && im->phase == OptPhase::running) im->phase = OptPhase::paused;
+    if (!paused && im->phase == OptPhase::paused) im->phase = OptPhase::running;
+  });
+}
+
+void Worker::stop_optimize() {
+  impl_->post([im = impl_.get()] {
+    if (im->phase == OptPhase::running || im->phase == OptPhase::paused) im->phase = OptPhase::stopped;
+  });
+}
+
+void Worker::check_gradient(const std::string& task, int samples) {
+  impl_->post([im = impl_.get(), task, samples] {
+    im->grad_check_task = task;
+    im->grad_check_samples = samples;
+    im->grad_check_pending = true;
+  });
+}
+
+void Worker::snapshot(Snapshot& out) const {
+  std::lock_guard lock(impl_->pub_mu);
+  out = impl_->pub;
+}
+
+bool Worker::recorded_state(int frame, State& out) const {
+  std::lock_guard lock(impl_->pub_mu);
+  if (frame < 0 || frame >= int(impl_->timeline.size())) return false;
+  out = impl_->timeline[size_t(frame)];
+  return true;
+}
+
+bool Worker::idle() const {
+  if (impl_->unfinished.load() > 0) return false;
+  std::lock_guard lock(impl_->pub_mu);
+  const Snapshot& s = impl_->pub;
+  return s.pending_steps == 0 && s.opt_phase != OptPhase::running && !s.grad_check_running;
+}
+
+}  // namespace adj::editor

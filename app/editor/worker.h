@@ -1,0 +1,97 @@
+#pragma once
+// The editor's worker thread: it owns the simulation (a model, solver and state) and the
+// optimizer (a TaskRunner), and publishes snapshots of both. The UI thread sends it
+// requests and copies the latest snapshot each frame under a short lock; it never waits
+// for a simulation step or an optimizer iteration.
+//
+//   Worker w;
+//   w.set_scene(doc.scene(), compiled, doc.base_dir(), doc.revision());  // after every edit
+//   w.play(true);
+//   Worker::Snapshot s; w.snapshot(s);   // each UI frame
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/model/model.h"
+#include "engine/optim/trainer.h"
+#include "engine/scene/compile.h"
+#include "engine/scene/scene.h"
+
+namespace adj::editor {
+
+enum class OptPhase { idle, running, paused, finished, stopped, failed };
+const char* to_string(OptPhase p);
+
+struct Snapshot {
+  uint64_t generation = 0;   // document revision the simulation state belongs to
+  // simulation
+  int frame = 0;             // frames since reset
+  double time = 0;           // [s]
+  bool playing = false;
+  int pending_steps = 0;     // requested single steps not yet taken
+  double steps_per_second = 0;  // solver frames per wall second (while playing)
+  int recorded_frames = 0;   // frames available to the timeline (0..recorded_frames-1)
+  State state;               // the newest frame
+  Contacts contacts;         // of the newest frame
+  std::string sim_error;     // the step that failed, with its element
+  // optimization
+  OptPhase opt_phase = OptPhase::idle;
+  std::string opt_task;
+  int opt_iteration = 0;     // iterations done
+  int opt_iterations = 0;    // asked for
+  double opt_ms = 0;         // last iteration [ms]
+  std::vector<double> loss, grad_norm;   // per iteration
+  std::vector<float> step_grad_norms;    // |dL/dx_t| of the last iteration, t = 0..steps
+  std::vector<float> theta;              // parameters after the last step
+  std::vector<std::string> theta_names;  // the first few entries' names
+  State opt_final_state;                 // end of the last rollout
+  bool has_opt_final_state = false;
+  std::string opt_error;
+  uint64_t opt_generation = 0;           // document revision the optimizer started from
+  // gradient check
+  bool grad_check_running = false;
+  std::string grad_check_text;           // the table, or the error
+  double grad_check_max_rel_err = -1;
+};
+
+class Worker {
+ public:
+  Worker();
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // a new document revision: the simulation restarts from the compiled scene's initial
+  // state; a running optimization keeps its own copy until stopped
+  void set_scene(const scene::Scene& doc, const scene::CompiledScene& compiled, const std::string& base_dir,
+                 uint64_t generation);
+  void play(bool on);
+  void step(int frames);       // as fast as possible, then pause
+  void reset();
+  void set_speed(double speed);  // 1 = real time
+  // optimization of the task (by name) for `iterations` (<= 0: the task's own count)
+  void start_optimize(const std::string& task, int iterations);
+  void pause_optimize(bool paused);
+  void stop_optimize();
+  // analytic vs central differences in double precision, `samples` entries
+  void check_gradient(const std::string& task, int samples);
+
+  // the latest published state; copies under a short lock
+  void snapshot(Snapshot& out) const;
+  // a recorded frame of the simulation for the timeline (false if not recorded)
+  bool recorded_state(int frame, State& out) const;
+  // true when nothing is queued, no steps are pending and no optimization is running
+  bool idle() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace adj::editor

@@ -1,0 +1,133 @@
+#include "app/optimize_video.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/solver/solver.h"
+#include "render/line_builder.h"
+
+namespace adj::app {
+
+namespace {
+
+glm::vec3 centre_of_mass(const Model& m, const State& s, int begin, int end) {
+  glm::dvec3 c(0.0);
+  double mass = 0;
+  for (int i = begin; i < end; ++i) {
+    double w = m.particle_mass[i] > 0 ? m.particle_mass[i] : 0.0;
+    c += glm::dvec3(s.particle_q[i].x, s.particle_q[i].y, s.particle_q[i].z) * w;
+    mass += w;
+  }
+  if (mass <= 0) {  // all pinned: the plain mean
+    for (int i = begin; i < end; ++i) c += glm::dvec3(s.particle_q[i].x, s.particle_q[i].y, s.particle_q[i].z);
+    mass = std::max(1, end - begin);
+  }
+  return glm::vec3(c / mass);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<OptimizeVideo>> OptimizeVideo::open(const scene::Scene& doc, const scene::CompiledScene& cs,
+                                                           const scene::Task& task, OptimizeVideoOptions o) {
+  std::string notice;
+  even_size(video_format(o.path), o.width, o.height, &notice);
+  if (!notice.empty()) std::printf("note: %s\n", notice.c_str());
+  std::unique_ptr<OptimizeVideo> v(new OptimizeVideo());
+  if (o.stride <= 0) o.stride = std::max(1, int(std::lround(task.horizon / double(o.fps))));
+  v->options_ = o;
+  v->cs_ = &cs;
+  v->task_name_ = task.name;
+  auto rec = Recorder::open({o.path, o.width, o.height, o.fps});
+  if (!rec) return rec.status();
+  v->recorder_ = std::move(*rec);
+
+  // trace the object the first loss term measures (else every particle)
+  v->tracked_end_ = cs.model.particle_count();
+  for (const scene::LossTerm& l : task.loss)
+    if (const scene::ObjectRange* r = cs.find(l.object); r && r->particle_end > r->particle_begin) {
+      v->tracked_begin_ = r->particle_begin;
+      v->tracked_end_ = r->particle_end;
+      break;
+    }
+  try {
+    v->gpu_ = std::make_unique<Offscreen>(o.width, o.height, o.validation, /*with_ui=*/true);
+  } catch (const std::exception& e) {
+    return Status::error(e.what());
+  }
+  v->view_ = std::make_unique<SceneView>(doc, cs);
+  v->camera_ = v->view_->fit_camera(cs.model.make_state(), v->gpu_->aspect());
+  return v;
+}
+
+Status OptimizeVideo::push_ready() {
+  render::Capture cap;
+  while (gpu_->pop_capture(cap))
+    if (!recorder_->push(std::move(cap))) return recorder_->close();
+  return Status::ok();
+}
+
+Status OptimizeVideo::add_iteration(const optim::TaskRunnerT<float>& runner, const std::vector<float>& theta,
+                                    int iteration, double loss) {
+  if (runner.policy()) return Status::error("--record: policy tasks are not recorded yet (open-loop tasks only)");
+  // the rollout at the current parameters, frame by frame
+  Model model = runner.model();
+  State state = model.make_state(), next = model.make_state();
+  std::vector<Control> controls;
+  runner.parameters().apply(theta, model, state, controls);
+  Control zero = model.make_control();
+  Solver solver({.substeps = cs_->substeps});
+  const int horizon = runner.task().horizon;
+  losses_.push_back(float(loss));
+  trajectories_.emplace_back();
+  std::vector<glm::vec3>& path = trajectories_.back();
+  path.push_back(centre_of_mass(model, state, tracked_begin_, tracked_end_));
+
+  Overlays ov;
+  render::LineBuilder ghosts;
+  for (int t = 0; t <= horizon; ++t) {
+    if (t % options_.stride == 0 || t == horizon) {
+      // ghosts: earlier iterations (oldest first) and this one so far
+      ghosts.clear();
+      std::vector<render::GhostTrajectory> g;
+      for (size_t k = 0; k < trajectories_.size(); ++k) g.push_back({trajectories_[k], losses_[k]});
+      float lo = *std::min_element(losses_.begin(), losses_.end());
+      float hi = *std::max_element(losses_.begin(), losses_.end());
+      render::add_ghost_trajectories(ghosts, g, {render::Colormap::viridis, lo, hi > lo ? hi : lo + 1.0f});
+      render::DrawList list = view_->build(state, nullptr, nullptr, ov);
+      if (!ghosts.positions.empty()) list.lines.push_back(ghosts.draw(3.0f));
+
+      const double time = t * double(cs_->frame_dt);
+      gpu_->frame(list, camera_, [&] {
+        // caption bar and the loss plot inset
+        ImGui::SetNextWindowPos(ImVec2(10, 10));
+        ImGui::SetNextWindowBgAlpha(0.55f);
+        ImGui::Begin("##caption", nullptr,
+                     ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs);
+        ImGui::Text("%s   iteration %d   loss %.5g   t = %.2f s", task_name_.c_str(), iteration, loss, time);
+        std::vector<float> logs;
+        for (float l : losses_) logs.push_back(std::log10(std::max(l, 1e-30f)));
+        ImGui::PlotLines("##loss", logs.data(), int(logs.size()), 0, "log10 loss", FLT_MAX, FLT_MAX, ImVec2(260, 70));
+        ImGui::End();
+      });
+      if (Status st = push_ready(); !st) return st;
+    }
+    if (t == horizon) break;
+    const Control& c = controls.empty() ? zero : controls[size_t(t) < controls.size() ? t : controls.size() - 1];
+    if (Status st = solver.step(model, state, next, c, cs_->frame_dt); !st)
+      return Status::error("iteration " + std::to_string(iteration) + ", frame " + std::to_string(t) + ": " +
+                           st.message());
+    std::swap(state, next);
+    path.push_back(centre_of_mass(model, state, tracked_begin_, tracked_end_));
+  }
+  return Status::ok();
+}
+
+Status OptimizeVideo::close() {
+  gpu_->finish_captures();
+  if (Status st = push_ready(); !st) return st;
+  return recorder_->close();
+}
+
+}  // namespace adj::app
