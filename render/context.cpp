@@ -114,9 +114,9 @@ Context::Context(const ContextOptions& options) : options_(options) {
   VkDebugUtilsMessengerCreateInfoEXT dbg{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
   dbg.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
                         VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  // (performance hints left out: shared vertex shaders write outputs some passes ignore)
   dbg.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
-                    VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                    VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+                    VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
   dbg.pfnUserCallback = debug_callback;
   dbg.pUserData = this;
 
@@ -228,6 +228,8 @@ void Context::create_device(VkSurfaceKHR surface) {
   enabled.wideLines = supported.wideLines;
   enabled.largePoints = supported.largePoints;
   enabled.samplerAnisotropy = supported.samplerAnisotropy;
+  enabled.geometryShader = supported.geometryShader;
+  info_.geometry_shader = supported.geometryShader;
 
   std::vector<const char*> exts;
   if (surface) exts.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);

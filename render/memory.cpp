@@ -9,7 +9,13 @@ Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags u
                      BufferMemory memory) {
   Buffer b;
   b.size = size;
+  const bool exportable = memory == BufferMemory::device_exportable;
+  if (exportable && !ctx.info().external_memory_fd)
+    throw Error("exportable buffer requested, but the device has no VK_KHR_external_memory_fd");
+  VkExternalMemoryBufferCreateInfo ext{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+  ext.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
   VkBufferCreateInfo ci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  ci.pNext = exportable ? &ext : nullptr;
   ci.size = size;
   ci.usage = usage;
   ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
@@ -21,7 +27,13 @@ Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags u
                                     ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                           VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
                                     : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
+  dedicated.buffer = b.buffer;
+  VkExportMemoryAllocateInfo export_info{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+  export_info.pNext = &dedicated;
+  export_info.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
   VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  ai.pNext = exportable ? &export_info : nullptr;
   ai.allocationSize = req.size;
   ai.memoryTypeIndex = ctx.memory_type(req.memoryTypeBits, props);
   ADJ_VK(vkAllocateMemory(ctx.device(), &ai, nullptr, &b.memory));
@@ -29,6 +41,25 @@ Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags u
   if (memory == BufferMemory::host_mapped)
     ADJ_VK(vkMapMemory(ctx.device(), b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped));
   return b;
+}
+
+int export_memory_fd(const Context& ctx, const Buffer& b) {
+  auto get_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(
+      vkGetDeviceProcAddr(ctx.device(), "vkGetMemoryFdKHR"));
+  if (!get_fd || !ctx.info().external_memory_fd)
+    throw Error("cannot export memory: VK_KHR_external_memory_fd is not enabled");
+  VkMemoryGetFdInfoKHR gi{VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
+  gi.memory = b.memory;
+  gi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  int fd = -1;
+  ADJ_VK(get_fd(ctx.device(), &gi, &fd));
+  return fd;
+}
+
+VkDeviceSize allocation_size(const Context& ctx, const Buffer& b) {
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(ctx.device(), b.buffer, &req);
+  return req.size;
 }
 
 void destroy(const Context& ctx, Buffer& b) {

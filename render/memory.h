@@ -15,11 +15,22 @@ struct Buffer {
   void* mapped = nullptr;  // host pointer when created host-visible, else null
 };
 
-enum class BufferMemory { host_mapped, device_local };
+enum class BufferMemory {
+  host_mapped,        // host-visible, coherent, mapped: the CPU backend writes it directly
+  device_local,       // GPU memory, not mapped
+  device_exportable,  // GPU memory exportable as an OPAQUE_FD (VK_KHR_external_memory_fd),
+                      // dedicated allocation: CUDA imports it (see export_memory_fd)
+};
 
 Buffer create_buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
                      BufferMemory memory);
 void destroy(const Context& ctx, Buffer& b);
+
+// a new file descriptor of a device_exportable buffer's memory; the caller owns it (CUDA
+// takes ownership on a successful cudaImportExternalMemory: size = allocation_size,
+// cudaExternalMemoryDedicated). Throws render::Error when the device cannot export.
+int export_memory_fd(const Context& ctx, const Buffer& b);
+VkDeviceSize allocation_size(const Context& ctx, const Buffer& b);
 
 struct Image {
   VkImage image = VK_NULL_HANDLE;

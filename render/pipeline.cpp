@@ -30,7 +30,8 @@ Pipeline create_pipeline(const Context& ctx, const PipelineDesc& d, VkRenderPass
   ADJ_VK(vkCreatePipelineLayout(ctx.device(), &lci, nullptr, &p.layout));
 
   VkShaderModule vs = create_shader_module(ctx, d.vertex_shader);
-  VkShaderModule fs = create_shader_module(ctx, d.fragment_shader);
+  VkShaderModule fs = d.fragment_shader.empty() ? VK_NULL_HANDLE
+                                                : create_shader_module(ctx, d.fragment_shader);
   VkPipelineShaderStageCreateInfo stages[2]{};
   stages[0] = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0,
                VK_SHADER_STAGE_VERTEX_BIT, vs, "main", nullptr};
@@ -55,6 +56,11 @@ Pipeline create_pipeline(const Context& ctx, const PipelineDesc& d, VkRenderPass
   rs.cullMode = d.cull;
   rs.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
   rs.lineWidth = 1.0f;
+  if (d.depth_bias_constant != 0.0f || d.depth_bias_slope != 0.0f) {
+    rs.depthBiasEnable = VK_TRUE;
+    rs.depthBiasConstantFactor = d.depth_bias_constant;
+    rs.depthBiasSlopeFactor = d.depth_bias_slope;
+  }
 
   VkPipelineMultisampleStateCreateInfo ms{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
   ms.rasterizationSamples = samples;
@@ -77,8 +83,8 @@ Pipeline create_pipeline(const Context& ctx, const PipelineDesc& d, VkRenderPass
     blend.alphaBlendOp = VK_BLEND_OP_ADD;
   }
   VkPipelineColorBlendStateCreateInfo cb{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
-  cb.attachmentCount = 1;
-  cb.pAttachments = &blend;
+  cb.attachmentCount = d.color_attachment_count;
+  cb.pAttachments = d.color_attachment_count ? &blend : nullptr;
 
   VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR,
                           VK_DYNAMIC_STATE_LINE_WIDTH};
@@ -87,7 +93,7 @@ Pipeline create_pipeline(const Context& ctx, const PipelineDesc& d, VkRenderPass
   dy.pDynamicStates = dyn;
 
   VkGraphicsPipelineCreateInfo ci{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
-  ci.stageCount = 2;
+  ci.stageCount = fs ? 2 : 1;
   ci.pStages = stages;
   ci.pVertexInputState = &vi;
   ci.pInputAssemblyState = &ia;
@@ -102,7 +108,7 @@ Pipeline create_pipeline(const Context& ctx, const PipelineDesc& d, VkRenderPass
   ci.subpass = 0;
   VkResult r = vkCreateGraphicsPipelines(ctx.device(), VK_NULL_HANDLE, 1, &ci, nullptr, &p.pipeline);
   vkDestroyShaderModule(ctx.device(), vs, nullptr);
-  vkDestroyShaderModule(ctx.device(), fs, nullptr);
+  if (fs) vkDestroyShaderModule(ctx.device(), fs, nullptr);
   if (r != VK_SUCCESS) throw_vk(r, "vkCreateGraphicsPipelines", __FILE__, __LINE__);
   return p;
 }

@@ -11,7 +11,7 @@ class Context;
 
 struct PipelineDesc {
   std::string vertex_shader;    // name in shaders/, e.g. "sky.vert"
-  std::string fragment_shader;  // "sky.frag"
+  std::string fragment_shader;  // "sky.frag"; empty: no fragment stage (depth-only passes)
   std::vector<VkVertexInputBindingDescription> bindings;
   std::vector<VkVertexInputAttributeDescription> attributes;
   VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
@@ -20,6 +20,9 @@ struct PipelineDesc {
   bool depth_test = true;
   bool depth_write = true;
   bool alpha_blend = false;
+  uint32_t color_attachment_count = 1;  // 0 for depth-only render passes
+  float depth_bias_constant = 0.0f;     // depth bias is on when either is nonzero
+  float depth_bias_slope = 0.0f;
   uint32_t push_constant_bytes = 0;  // visible to vertex and fragment stages
   std::vector<VkDescriptorSetLayout> set_layouts;
 };

@@ -1,0 +1,32 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// ground grid: anti-aliased minor/major lines, lit, shadowed, fading out with distance
+#include "common.glsl"
+
+layout(location = 0) in vec3 v_world;
+layout(location = 0) out vec4 o_color;
+
+// coverage (0..1) of grid lines of spacing `cell`, about `width` pixels wide
+float grid(vec2 p, float cell, float width) {
+  vec2 g = p / cell;
+  vec2 fw = max(fwidth(g), vec2(1e-6));
+  vec2 d = abs(fract(g - 0.5) - 0.5) / fw;
+  float line = 1.0 - clamp(min(d.x, d.y) - 0.5 * width + 0.5, 0.0, 1.0);
+  // cells under ~4 px would alias: fade them out
+  return line * (1.0 - smoothstep(0.12, 0.3, max(fw.x, fw.y)));
+}
+
+void main() {
+  vec3 n = vec3(0.0, 1.0, 0.0);
+  float cell = frame.ground.y;
+  float minor = grid(v_world.xz, cell, 1.0);
+  float major = grid(v_world.xz, cell * 10.0, 1.6);
+  vec3 albedo = frame.ground_color.rgb * (1.0 - 0.22 * minor) * (1.0 - 0.35 * major);
+  float s = shadow_at(v_world, n);
+  vec3 l = frame.light_dir.xyz;
+  vec3 amb = frame.sky_ambient.rgb;
+  vec3 lit = albedo * (amb + frame.light_color.rgb * frame.light_dir.w * max(l.y, 0.0) * s);
+  float r = length(v_world.xz - frame.ground_center.xz) / frame.ground.z;
+  float alpha = 1.0 - smoothstep(0.35, 1.0, r);
+  o_color = vec4(to_display(lit), alpha);
+}
