@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "app/cmd_bench.h"
 #include "app/cmd_optimize.h"
 #include "app/cmd_render.h"
 #include "app/cmd_run.h"
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-vsync", v.vsync, "Present without waiting for vertical sync");
   app.add_flag("--about", v.show_about, "Open the About window at start");
   app.add_flag("--play", v.play, "Start the simulation playing");
+  app.add_option("--script", v.script, "Drive the editor from a command file, then quit")->check(CLI::ExistingFile);
 
   bool info_validation = false;
   CLI::App* info = app.add_subcommand("info", "Print the Vulkan device and CUDA availability");
@@ -117,6 +119,14 @@ int main(int argc, char** argv) {
   ren_cmd->add_flag("--wireframe", ren.wireframe, "Overlay mesh edges");
   ren_cmd->add_flag("--validation", ren.validation, "Vulkan validation layer on; any error fails (exit 3)");
 
+  CLI::App* bench_cmd = app.add_subcommand("bench", "Benchmarks, printed as tables");
+  bench_cmd->require_subcommand(1);
+  adj::app::BenchRenderOptions bench_render;
+  CLI::App* bench_render_cmd = bench_cmd->add_subcommand("render", "Renderer frame times at 1280x720 (offscreen)");
+  bench_render_cmd->add_option("--frames", bench_render.frames, "Timed frames per case")
+      ->check(CLI::Range(1, 1000))->capture_default_str();
+  bench_render_cmd->add_flag("--quick", bench_render.quick, "Small cases only (a smoke run)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -144,6 +154,7 @@ int main(int argc, char** argv) {
     }
     return adj::app::run_render(ren);
   }
+  if (*bench_render_cmd) return adj::app::run_bench_render(bench_render);
   if (*opt_cmd) {
     if (!parse_size(rec_size, &opt.record_width, &opt.record_height)) {
       std::fprintf(stderr, "adjoint: --record-size %s: expected WxH between 16x16 and 16384x16384\n", rec_size.c_str());

@@ -1,0 +1,38 @@
+#include "app/cmd_bench.h"
+
+#include <cstdio>
+
+#include "render/bench_render.h"
+#include "render/context.h"
+#include "render/vk_check.h"
+
+namespace adj::app {
+
+int run_bench_render(const BenchRenderOptions& o) {
+  try {
+    render::Context ctx(render::ContextOptions{});
+    ctx.create_device(VK_NULL_HANDLE);
+    render::RenderBenchOptions bo;
+    bo.frames = o.frames;
+    if (o.quick) {
+      bo.particle_counts = {10000};
+      bo.cloth_n = 64;
+    }
+    std::printf("render benchmark: %ux%u offscreen, 4x MSAA where supported, %u frames per case\n", bo.width,
+                bo.height, bo.frames);
+    std::printf("device: %s (%s), driver %s\n\n", ctx.info().name.c_str(), ctx.info().type.c_str(),
+                ctx.info().driver.c_str());
+    std::printf("| %-36s | %12s | %14s | %12s |\n", "case", "primitives", "ms/frame (med)", "ms (fastest)");
+    std::printf("|%s|%s|%s|%s|\n", std::string(38, '-').c_str(), std::string(14, '-').c_str(),
+                std::string(16, '-').c_str(), std::string(14, '-').c_str());
+    for (const auto& r : render::bench_render(ctx, bo))
+      std::printf("| %-36s | %12llu | %14.1f | %12.1f |\n", r.name.c_str(), (unsigned long long)r.primitives,
+                  r.ms_per_frame, r.ms_fastest);
+    return 0;
+  } catch (const render::Error& e) {
+    std::fprintf(stderr, "adjoint: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace adj::app
