@@ -219,6 +219,12 @@ void Context::create_device(VkSurfaceKHR surface) {
   info_.api_version = version_string(props_.apiVersion);
   std::memcpy(info_.uuid.data(), id.deviceUUID, 16);
   info_.external_memory_fd = has_device_extension(physical_, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
+  vkGetPhysicalDeviceFeatures2(physical_, &f2);
+  const bool timeline = f12.timelineSemaphore == VK_TRUE;
+  info_.external_semaphore_fd =
+      timeline && has_device_extension(physical_, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
 
   // features the renderer uses when present
   VkPhysicalDeviceFeatures supported{};
@@ -233,6 +239,7 @@ void Context::create_device(VkSurfaceKHR surface) {
 
   std::vector<const char*> exts;
   if (surface) exts.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+  if (info_.external_semaphore_fd) exts.push_back(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
   if (info_.external_memory_fd) {
     exts.push_back(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
   }
@@ -249,6 +256,10 @@ void Context::create_device(VkSurfaceKHR surface) {
   dci.enabledExtensionCount = static_cast<uint32_t>(exts.size());
   dci.ppEnabledExtensionNames = exts.data();
   dci.pEnabledFeatures = &enabled;
+  // timeline semaphores order CUDA writes and Vulkan reads (render/interop.h)
+  VkPhysicalDeviceVulkan12Features enabled12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  enabled12.timelineSemaphore = timeline ? VK_TRUE : VK_FALSE;
+  dci.pNext = &enabled12;
   ADJ_VK(vkCreateDevice(physical_, &dci, nullptr, &device_));
   vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
 

@@ -26,6 +26,7 @@ struct DeviceInfo {
   std::string api_version;     // "1.3.230"
   std::array<uint8_t, 16> uuid{};
   bool external_memory_fd = false;  // VK_KHR_external_memory_fd available
+  bool external_semaphore_fd = false;  // VK_KHR_external_semaphore_fd available (with timeline semaphores)
   bool geometry_shader = false;     // enabled when present: gl_PrimitiveID in picking
 };
 
