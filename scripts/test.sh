@@ -2,7 +2,8 @@
 # Set up, build and run every test (ctest). Vulkan tests run on lavapipe with validation.
 #   scripts/test.sh              Release build in build/
 #   scripts/test.sh --sanitize   ASan+UBSan build in build-asan/
-# Other arguments go to ctest (e.g. -R engine).
+# Other arguments go to ctest (e.g. -R engine). The plain run also builds the engine without
+# CUDA (build-nocuda/, ADJ_CUDA=OFF) and runs its tests, so both configurations stay green.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -29,3 +30,9 @@ if [[ "$dir" == *asan ]]; then
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 fi
 ctest --test-dir "$dir" --output-on-failure -j "$jobs" "${ctest_args[@]}"
+
+if [[ "$dir" == "$root/build" && ${#ctest_args[@]} -eq 0 ]]; then
+  echo "test.sh: the engine without CUDA (ADJ_CUDA=OFF)"
+  build_tree "$root/build-nocuda" Release -DADJ_CUDA=OFF -DADJ_APP=OFF -DADJ_BENCH=OFF -DADJ_TESTS=ON
+  ctest --test-dir "$root/build-nocuda" --output-on-failure -j "$jobs"
+fi
