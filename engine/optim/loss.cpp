@@ -53,6 +53,13 @@ Result<LossT<S>> LossT<S>::create(const scene::CompiledSceneT<S>& cs, const scen
         return Status::error(where + ": '" + spec.target + "' is not a target object");
       t.target = {S(target->target[0]), S(target->target[1]), S(target->target[2])};
       t.label += " -> " + spec.target;
+      if (spec.kind == LossKind::shape && !target->target_points.empty()) {
+        if (target->target_points.size() != t.particles.size())
+          return Status::error(where + ": target '" + spec.target + "' lists " +
+                               std::to_string(target->target_points.size()) + " points but '" + spec.object +
+                               "' has " + std::to_string(t.particles.size()) + " particles");
+        for (const scene::V3& p : target->target_points) t.points.push_back({S(p[0]), S(p[1]), S(p[2])});
+      }
     }
     if (spec.kind == LossKind::distance) {
       double len = std::sqrt(spec.axis[0] * spec.axis[0] + spec.axis[1] * spec.axis[1] + spec.axis[2] * spec.axis[2]);
@@ -111,7 +118,8 @@ S LossT<S>::value(const std::vector<S>& theta) {
       case LossKind::distance: v = -dot(com(t, t.q) - com(t, t.q0), t.axis); break;
       case LossKind::shape: {
         vec3<S> off = t.target - com(t, t.q0);
-        for (std::size_t k = 0; k < t.q.size(); ++k) v += length_sq(t.q[k] - t.q0[k] - off);
+        for (std::size_t k = 0; k < t.q.size(); ++k)
+          v += t.points.empty() ? length_sq(t.q[k] - t.q0[k] - off) : length_sq(t.q[k] - t.points[k]);
         v /= S(t.q.size());
         break;
       }
@@ -145,7 +153,10 @@ void LossT<S>::seed(int step, StateT<S>& adj) const {
           break;
         case LossKind::shape: {
           vec3<S> off = t.target - com(t, t.q0);
-          for (std::size_t k = 0; k < n; ++k) add_q(k, (t.q[k] - t.q0[k] - off) * (S(2) * t.weight / S(n)));
+          for (std::size_t k = 0; k < n; ++k) {
+            vec3<S> r = t.points.empty() ? t.q[k] - t.q0[k] - off : t.q[k] - t.points[k];
+            add_q(k, r * (S(2) * t.weight / S(n)));
+          }
           break;
         }
         case LossKind::velocity: {
@@ -160,7 +171,7 @@ void LossT<S>::seed(int step, StateT<S>& adj) const {
     if (step == 0) {
       if (t.kind == LossKind::distance)
         for (std::size_t k = 0; k < n; ++k) add_q(k, t.axis * (t.weight * t.w[k]));
-      if (t.kind == LossKind::shape) {
+      if (t.kind == LossKind::shape && t.points.empty()) {
         vec3<S> off = t.target - com(t, t.q0), sum;
         std::vector<vec3<S>> r(n);
         for (std::size_t k = 0; k < n; ++k) sum += (r[k] = t.q[k] - t.q0[k] - off);

@@ -8,7 +8,8 @@
 // (pinned particles, mass 0, do not count; an object with no mass uses equal weights).
 //   position: |c(step) - target|^2
 //   distance: -dot(c(step) - c(0), axis / |axis|)              (distance travelled)
-//   shape:    1/n sum_i |x_i(step) - x_i(0) - (target - c(0))|^2  (initial shape moved to the target)
+//   shape:    1/n sum_i |x_i(step) - x_i(0) - (target - c(0))|^2  (initial shape moved to the target),
+//             or 1/n sum_i |x_i(step) - p_i|^2 when the target lists points p_i (a reference shape)
 //   velocity: |sum_i w_i v_i(step)|^2
 //   effort:   sum over the control entries of theta^2 (the object's, or all when no object)
 #pragma once
@@ -30,7 +31,8 @@ class LossT {
   LossT() = default;
 
   // errors name the task and the term (unknown object or target, step outside the
-  // horizon, zero axis, effort without control parameters)
+  // horizon, zero axis, effort without control parameters, target points that do not
+  // match the object's particles)
   static Result<LossT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
                               const ParametersT<S>& params);
 
@@ -57,6 +59,7 @@ class LossT {
     std::vector<int> particles;    // model indices
     std::vector<S> w;              // centre-of-mass weights, (particles)
     vec3<S> target;                // position, shape
+    std::vector<vec3<S>> points;   // shape against the target's points, (particles) or empty
     vec3<S> axis;                  // distance (unit)
     std::vector<std::pair<int, int>> blocks;  // effort: [begin, end) entry ranges of theta
     std::string label;

@@ -73,6 +73,7 @@ Result<ParametersT<S>> ParametersT<S>::create(const scene::CompiledSceneT<S>& cs
         break;
       case ParamKind::tet_mu:
       case ParamKind::tet_lambda:
+      case ParamKind::tet_activation:
         if (obj->tet_end <= obj->tet_begin) return Status::error(where + ": the object has no tetrahedra");
         b.index = iota(obj->tet_begin, obj->tet_end);
         break;
@@ -92,7 +93,8 @@ Result<ParametersT<S>> ParametersT<S>::create(const scene::CompiledSceneT<S>& cs
       if (spec.kind == ParamKind::spring_rest || spec.kind == ParamKind::spring_ke ||
           spec.kind == ParamKind::spring_activation)
         ok = i < m.spring_count();
-      else if (spec.kind == ParamKind::tet_mu || spec.kind == ParamKind::tet_lambda)
+      else if (spec.kind == ParamKind::tet_mu || spec.kind == ParamKind::tet_lambda ||
+               spec.kind == ParamKind::tet_activation)
         ok = i < m.tet_count();
       else if (b.width == 3)
         ok = i < m.particle_count();
@@ -102,7 +104,7 @@ Result<ParametersT<S>> ParametersT<S>::create(const scene::CompiledSceneT<S>& cs
       int base = obj->particle_begin;
       if (b.kind == ParamKind::spring_activation || b.kind == ParamKind::spring_rest || b.kind == ParamKind::spring_ke)
         base = obj->spring_begin;
-      else if (b.kind == ParamKind::tet_mu || b.kind == ParamKind::tet_lambda)
+      else if (b.kind == ParamKind::tet_mu || b.kind == ParamKind::tet_lambda || b.kind == ParamKind::tet_activation)
         base = obj->tet_begin;
       b.first_local = b.index[0] - base;
     }
@@ -148,6 +150,7 @@ std::vector<S> ParametersT<S>::initial(const scene::CompiledSceneT<S>& cs) const
         case ParamKind::contact_mu: x[e] = m.contact_mu; break;
         case ParamKind::control_force:      // zero inputs
         case ParamKind::spring_activation:  // zero inputs
+        case ParamKind::tet_activation:     // zero inputs
         case ParamKind::policy:             // initialised by the policy
           break;
       }
@@ -188,6 +191,7 @@ void ParametersT<S>::apply(const std::vector<S>& theta, ModelT<S>& m, StateT<S>&
           case ParamKind::initial_velocity: init.particle_qd[i] = {v[0], v[1], v[2]}; break;
           case ParamKind::control_force: controls[t].particle_f[i] = {v[0], v[1], v[2]}; break;
           case ParamKind::spring_activation: controls[t].spring_act[i] = v[0]; break;
+          case ParamKind::tet_activation: controls[t].tet_act[i] = v[0]; break;
           case ParamKind::spring_rest: m.spring_rest[i] = v[0]; break;
           case ParamKind::spring_ke: m.spring_ke[i] = v[0]; break;
           case ParamKind::tet_mu: m.tet_mu[i] = v[0]; break;
@@ -218,6 +222,7 @@ void ParametersT<S>::gather(const StateT<S>& g0, const std::vector<ControlT<S>>&
           case ParamKind::initial_velocity: put3(g0.particle_qd[i]); break;
           case ParamKind::control_force: put3(gc[t].particle_f[i]); break;
           case ParamKind::spring_activation: v[0] = gc[t].spring_act[i]; break;
+          case ParamKind::tet_activation: v[0] = gc[t].tet_act[i]; break;
           case ParamKind::spring_rest: v[0] = gm.spring_rest[i]; break;
           case ParamKind::spring_ke: v[0] = gm.spring_ke[i]; break;
           case ParamKind::tet_mu: v[0] = gm.tet_mu[i]; break;

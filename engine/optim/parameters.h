@@ -1,6 +1,6 @@
 // Parameters of a task: one flat vector theta made of named blocks, each a view into the
 // Model (spring rest lengths, Lame parameters, contact), the initial State (positions,
-// velocities) or the per-step Controls (forces, spring activations). apply() writes theta
+// velocities) or the per-step Controls (forces, spring and tet activations). apply() writes theta
 // into them before a rollout; gather() reads dLoss/dtheta out of the rollout afterwards.
 #pragma once
 
@@ -22,7 +22,7 @@ struct ParamBlock {
   std::string object;      // object name; empty for contact_* and policy
   int offset = 0;          // first entry in theta
   int count = 0;           // entries = steps * elements * width
-  int steps = 1;           // horizon for per-step kinds (control_force, spring_activation), else 1
+  int steps = 1;           // horizon for per-step kinds (control_force, *_activation), else 1
   int elements = 1;        // particles, springs or tets the block covers (1 for contact_*)
   int width = 1;           // entries per element: 3 for vectors, else 1
   double lower = 0;        // bounds, applied to every entry by clamp()
@@ -33,7 +33,8 @@ struct ParamBlock {
 
 // per-step kinds: one block entry per frame of the horizon
 inline bool is_control(scene::ParamKind k) {
-  return k == scene::ParamKind::control_force || k == scene::ParamKind::spring_activation;
+  return k == scene::ParamKind::control_force || k == scene::ParamKind::spring_activation ||
+         k == scene::ParamKind::tet_activation;
 }
 
 template <class S>

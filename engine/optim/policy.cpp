@@ -1,6 +1,7 @@
 #include "engine/optim/policy.h"
 
 #include <cassert>
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -24,7 +25,9 @@ Result<PolicyT<S>> PolicyT<S>::create(const scene::CompiledSceneT<S>& cs, const 
   }
   for (int s : cs.actuated_springs)
     if (!obj || (s >= obj->spring_begin && s < obj->spring_end)) p.springs_.push_back(s);
-  if (p.springs_.empty()) return Status::error(where + ": no actuated springs to drive");
+  for (int t : cs.actuated_tets)
+    if (!obj || (t >= obj->tet_begin && t < obj->tet_end)) p.tets_.push_back(t);
+  if (p.springs_.empty() && p.tets_.empty()) return Status::error(where + ": no actuated springs or tets to drive");
   if (spec.phases < 0) return Status::error(where + ": phases must be >= 0");
   if (!(spec.phase_period > 0)) return Status::error(where + ": phase_period must be > 0");
   p.phases_ = spec.phases;
@@ -38,7 +41,7 @@ Result<PolicyT<S>> PolicyT<S>::create(const scene::CompiledSceneT<S>& cs, const 
     if (spec.hidden[l] < 1) return Status::error(where + ": hidden[" + std::to_string(l) + "] must be >= 1");
     p.sizes_.push_back(spec.hidden[l]);
   }
-  p.sizes_.push_back(int(p.springs_.size()));
+  p.sizes_.push_back(int(p.springs_.size() + p.tets_.size()));
   for (std::size_t l = 0; l + 1 < p.sizes_.size(); ++l) {
     p.w_offset_.push_back(p.weight_count_);
     p.weight_count_ += (p.sizes_[l] + 1) * p.sizes_[l + 1];
@@ -79,7 +82,38 @@ void PolicyT<S>::init_weights(S* w, std::uint64_t seed) const {
 }
 
 template <class S>
+void PolicyT<S>::set_normalizer(std::vector<S> mean, std::vector<S> std) {
+  assert(mean.size() == std.size() && (mean.empty() || int(mean.size()) == input_size()) &&
+         "normalizer sized for another policy");
+  norm_mean_ = std::move(mean);
+  norm_inv_std_.clear();
+  for (S x : std) norm_inv_std_.push_back(S(1) / std::max(x, S(1e-6)));
+}
+
+template <class S>
+void PolicyT<S>::apply_outputs(const std::vector<S>& out, ControlT<S>& c) const {
+  const int ns = int(springs_.size());
+  for (int k = 0; k < ns; ++k) c.spring_act[springs_[k]] += out[k];
+  for (std::size_t k = 0; k < tets_.size(); ++k) c.tet_act[tets_[k]] += out[ns + k];
+}
+
+template <class S>
+void PolicyT<S>::output_grads(const ControlT<S>& gc, std::vector<S>& d_out) const {
+  const int ns = int(springs_.size());
+  d_out.resize(output_size());
+  for (int k = 0; k < ns; ++k) d_out[k] = gc.spring_act[springs_[k]];
+  for (std::size_t k = 0; k < tets_.size(); ++k) d_out[ns + k] = gc.tet_act[tets_[k]];
+}
+
+template <class S>
 void PolicyT<S>::observe(int t, const StateT<S>& s, std::vector<S>& obs) const {
+  observe_raw(t, s, obs);
+  if (norm_mean_.empty()) return;
+  for (int k = phases_; k < input_size(); ++k) obs[k] = (obs[k] - norm_mean_[k]) * norm_inv_std_[k];
+}
+
+template <class S>
+void PolicyT<S>::observe_raw(int t, const StateT<S>& s, std::vector<S>& obs) const {
   obs.assign(input_size(), S(0));
   const double two_pi = 6.283185307179586;
   double time = double(t) * double(frame_dt_);
@@ -106,8 +140,14 @@ void PolicyT<S>::observe(int t, const StateT<S>& s, std::vector<S>& obs) const {
 template <class S>
 void PolicyT<S>::observe_adjoint(const std::vector<S>& d_obs, StateT<S>& adj) const {
   if (particles_.empty()) return;
-  // obs_k = x_k - mean(x): dL/dx_j = g_j - mean(g)
+  // obs_k = (x_k - mean(x) - m_k) / s_k: dL/dx_j = g_j / s_j - mean(g / s)
+  std::vector<S> scaled;
   const S* g = d_obs.data() + phases_;
+  if (!norm_inv_std_.empty()) {
+    scaled.assign(d_obs.begin(), d_obs.end());
+    for (int k = phases_; k < input_size(); ++k) scaled[k] *= norm_inv_std_[k];
+    g = scaled.data() + phases_;
+  }
   vec3<S> mq, mv;
   for (std::size_t k = 0; k < particles_.size(); ++k) {
     mq += vec3<S>(g[6 * k], g[6 * k + 1], g[6 * k + 2]);
@@ -203,14 +243,13 @@ Status PolicyRolloutT<S>::forward(const StateT<S>& initial, const std::vector<Co
   std::vector<S> out;
   for (int t = 0; t < steps_; ++t) {
     if (!base.empty()) controls_[t] = base[t];
-    policy_->observe(t, states_[t], obs_[t]);
+    policy_->observe(t0_ + t, states_[t], obs_[t]);
     policy_->forward(w, obs_[t], out);
-    for (int k = 0; k < policy_->output_size(); ++k) {
+    for (int k = 0; k < policy_->output_size(); ++k)
       if (!is_finite(out[k]))
         return Status::error("policy rollout forward, step " + std::to_string(t) + ": policy output " +
                              std::to_string(k) + " is not finite");
-      controls_[t].spring_act[policy_->outputs()[k]] += out[k];
-    }
+    policy_->apply_outputs(out, controls_[t]);
     states_.emplace_back();
     st = solver_.step(m, states_[t], states_[t + 1], controls_[t], dt_);
     if (!st) return Status::error("policy rollout forward, step " + std::to_string(t + 1) + ": " + st.message());
@@ -248,7 +287,7 @@ Status PolicyRolloutT<S>::backward(const S* w, const Seed& seed, S* d_w) {
     if (!st) return Status::error("policy rollout backward, step " + std::to_string(t) + ": " + st.message());
     std::swap(adj, adj_prev);
     // through the policy: activations -> weights and observations -> state
-    for (int k = 0; k < policy_->output_size(); ++k) d_out[k] = grad_controls_[t].spring_act[policy_->outputs()[k]];
+    policy_->output_grads(grad_controls_[t], d_out);
     policy_->backward(w, obs_[t], d_out, d_w, d_obs);
     policy_->observe_adjoint(d_obs, adj);
     if (seed) seed(t, adj);

@@ -7,7 +7,10 @@
 //   state:   when the policy's ParamSpec names an object, for each of its particles
 //            x_i - c and v_i - v_c (c, v_c: plain means over the object's particles)
 // layers:    tanh hidden layers (PolicySpec.hidden), output = output_scale * tanh(z)
-// outputs:   Control.spring_act of the actuated springs (the named object's, or all)
+// outputs:   Control.spring_act of the actuated springs, then Control.tet_act of the
+//            actuated tets (the named object's, or all)
+// normalization (optional, SHAC): the state entries become (obs - mean) / std with
+//            constants set by set_normalizer(); the phases pass through unchanged
 //
 // The closed loop differentiates through the observations too: dL/d obs_t flows back
 // into dL/d state_t, so the gradient is the full BPTT gradient of the loss. A phases-only
@@ -33,14 +36,15 @@ class PolicyT {
  public:
   PolicyT() = default;
 
-  // errors: no actuated springs, unknown object, a layer of width < 1
+  // errors: no actuated springs or tets, unknown object, a layer of width < 1
   static Result<PolicyT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task);
 
   int input_size() const { return sizes_.front(); }
   int output_size() const { return sizes_.back(); }
   int weight_count() const { return weight_count_; }
   const std::vector<int>& layer_sizes() const { return sizes_; }
-  const std::vector<int>& outputs() const { return springs_; }  // model spring index of each output
+  const std::vector<int>& outputs() const { return springs_; }  // model spring index of the first outputs
+  const std::vector<int>& tet_outputs() const { return tets_; }  // model tet index of the rest
   // false for phases only: the controls do not depend on the state (open loop)
   bool observes_state() const { return !particles_.empty(); }
 
@@ -50,10 +54,20 @@ class PolicyT {
   // weights: uniform Glorot per layer (the output layer scaled by 0.1), biases 0
   void init_weights(S* w, std::uint64_t seed) const;
 
-  // observation of a state at frame t, (input_size)
+  // observation of a state at frame t, (input_size), normalized when a normalizer is set
   void observe(int t, const StateT<S>& s, std::vector<S>& obs) const;
+  // the same before normalization (for running statistics)
+  void observe_raw(int t, const StateT<S>& s, std::vector<S>& obs) const;
   // adj += d <d_obs, obs(t, s)> / d s
   void observe_adjoint(const std::vector<S>& d_obs, StateT<S>& adj) const;
+  // normalize observation entry k as (obs_k - mean_k) / std_k (phase entries are left alone);
+  // empty vectors turn normalization off
+  void set_normalizer(std::vector<S> mean, std::vector<S> std);
+
+  // control.spring_act / tet_act of the outputs += out
+  void apply_outputs(const std::vector<S>& out, ControlT<S>& control) const;
+  // d_out = the outputs' entries of a control gradient
+  void output_grads(const ControlT<S>& grad_control, std::vector<S>& d_out) const;
 
   // out = policy(obs), (output_size)
   void forward(const S* w, const std::vector<S>& obs, std::vector<S>& out) const;
@@ -65,7 +79,9 @@ class PolicyT {
   std::vector<int> sizes_;      // input, hidden..., output
   std::vector<int> w_offset_;   // start of layer l's weights (out x in, row-major), then biases
   int weight_count_ = 0;
-  std::vector<int> springs_;    // outputs
+  std::vector<int> springs_;    // outputs: actuated springs
+  std::vector<int> tets_;       // outputs after the springs: actuated tets
+  std::vector<S> norm_mean_, norm_inv_std_;  // (input_size) or empty
   std::vector<int> particles_;  // observed particles (may be empty)
   int phases_ = 0;
   S phase_period_ = S(1), frame_dt_ = S(1.0 / 60.0), output_scale_ = S(1);
@@ -73,8 +89,10 @@ class PolicyT {
 
 // closed-loop rollout: control_t = base_t + policy(obs(state_t)) on the actuated springs.
 // Keeps every state (memory: horizon + 1 states).
-// TODO(optim): checkpoint like RolloutT (recompute segments) for long policy horizons;
-// safe to leave for the robot-sized tasks this serves today, whose states are tiny.
+// TODO(optim): checkpoint like RolloutT (recompute segments) for long closed-loop horizons;
+// safe to leave: closed-loop tasks today are robot-sized (tiny states) or trained in SHAC
+// windows (engine/optim/shac.h), and the long soft walker is phases-only, which runs on the
+// checkpointed RolloutT.
 template <class S>
 class PolicyRolloutT {
  public:
@@ -89,7 +107,13 @@ class PolicyRolloutT {
   // dL/d weights into d_weights (overwritten), plus dL/d initial state, controls, model
   Status backward(const S* weights, const Seed& seed, S* d_weights);
 
+  // frame of state 0 (the phases' clock): windows of a longer episode start later
+  void set_frame_offset(int t0) { t0_ = t0; }
+
   const StateT<S>& final_state() const { return states_.back(); }
+  const StateT<S>& state(int t) const { return states_[t]; }  // t = 0..steps
+  int substeps() const { return solver_.options().substeps; }
+  S dt() const { return dt_; }
   const StateT<S>& grad_initial() const { return grad_initial_; }
   const std::vector<ControlT<S>>& grad_controls() const { return grad_controls_; }
   const ModelGradT<S>& grad_model() const { return grad_model_; }
@@ -99,6 +123,7 @@ class PolicyRolloutT {
   const ModelT<S>* model_;
   const PolicyT<S>* policy_;
   int steps_;
+  int t0_ = 0;
   S dt_;
   SolverT<S> solver_;
   std::vector<StateT<S>> states_;      // (steps + 1)

@@ -60,8 +60,9 @@ Result<TaskRunnerT<S>> TaskRunnerT<S>::create(const scene::CompiledSceneT<S>& cs
   if (r.params_.size() == 0) return Status::error(where + ": no parameters to optimize");
   if (r.policy_)
     for (const ParamBlock& b : r.params_.blocks())
-      if (b.kind == scene::ParamKind::spring_activation)
-        return Status::error(where + ": spring_activation parameters and a policy both drive the actuated springs");
+      if (b.kind == scene::ParamKind::spring_activation || b.kind == scene::ParamKind::tet_activation)
+        return Status::error(where + ": " + scene::to_string(b.kind) +
+                             " parameters and a policy both drive the actuated springs/tets");
   Result<LossT<S>> loss = LossT<S>::create(cs, task, r.params_);
   if (!loss) return loss.status();
   r.loss_ = std::move(loss.value());
@@ -136,12 +137,11 @@ Result<S> TaskRunnerT<S>::evaluate_open_loop(const std::vector<S>& theta, std::v
     for (int t = 0; t < task_.horizon; ++t) {
       policy_->observe(t, initial_, obs);
       policy_->forward(theta.data() + pb->offset, obs, out);
-      for (int k = 0; k < policy_->output_size(); ++k) {
+      for (int k = 0; k < policy_->output_size(); ++k)
         if (!is_finite(out[k]))
           return Status::error("policy output " + std::to_string(k) + " at step " + std::to_string(t) +
                                " is not finite");
-        controls_[t].spring_act[policy_->outputs()[k]] += out[k];
-      }
+      policy_->apply_outputs(out, controls_[t]);
     }
   }
   loss_.begin();
@@ -157,8 +157,7 @@ Result<S> TaskRunnerT<S>::evaluate_open_loop(const std::vector<S>& theta, std::v
     std::vector<S> d_out(policy_->output_size()), d_obs;
     S* d_w = grad->data() + pb->offset;
     for (int t = 0; t < task_.horizon; ++t) {
-      for (int k = 0; k < policy_->output_size(); ++k)
-        d_out[k] = rollout_->grad_controls()[t].spring_act[policy_->outputs()[k]];
+      policy_->output_grads(rollout_->grad_controls()[t], d_out);
       policy_->observe(t, initial_, obs);
       policy_->backward(theta.data() + pb->offset, obs, d_out, d_w, d_obs);
     }

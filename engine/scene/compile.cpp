@@ -177,12 +177,15 @@ Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_di
       }
       case ObjectKind::target:
         r.target = o.target.position;
+        r.target_points = o.target.points;
         break;
     }
     r.particle_end = b.particle_count();
     r.spring_end = m.spring_count();
     r.tri_end = m.tri_count();
     r.tet_end = m.tet_count();
+    if (o.kind == ObjectKind::soft && o.soft.actuated)
+      for (int t = r.tet_begin; t < r.tet_end; ++t) out.actuated_tets.push_back(t);
     out.objects.push_back(r);
   }
 

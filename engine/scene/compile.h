@@ -21,6 +21,7 @@ struct ObjectRange {
   int tet_begin = 0, tet_end = 0;
   int shape = -1;       // collider: shape index in the model
   V3 target{0, 0, 0};   // target: its position
+  std::vector<V3> target_points;  // target: its per-particle points (may be empty)
 };
 
 // limits that keep a bad file from exhausting memory
@@ -34,6 +35,7 @@ struct CompiledSceneT {
   ModelT<S> model;
   std::vector<ObjectRange> objects;     // one per scene object, in document order
   std::vector<int> actuated_springs;    // model spring indices whose rest length is actuated
+  std::vector<int> actuated_tets;       // model tet indices of actuated soft objects
   S frame_dt = S(1.0 / 60.0);           // settings.dt
   int substeps = 1;                     // settings.substeps
 

@@ -52,6 +52,7 @@ const char* to_string(ParamKind k) {
     case ParamKind::contact_kd: return "contact_kd";
     case ParamKind::contact_mu: return "contact_mu";
     case ParamKind::policy: return "policy";
+    case ParamKind::tet_activation: return "tet_activation";
   }
   return "?";
 }

@@ -109,6 +109,7 @@ struct SoftObject {
   V3 velocity{0, 0, 0};
   double radius = 0.02;
   bool pin_left = false;
+  bool actuated = false;  // tets take Control.tet_act (policy outputs, tet_activation parameters)
   SoftMaterialSpec material;
 
   bool operator==(const SoftObject&) const = default;
@@ -131,7 +132,8 @@ struct Collider {
 // a marker that losses refer to
 struct Target {
   V3 position{0, 0, 0};
-  double radius = 0.1;  // drawn size [m]
+  double radius = 0.1;     // drawn size [m]
+  std::vector<V3> points;  // optional per-particle goal positions [m] (shape loss), empty = none
 
   bool operator==(const Target&) const = default;
 };
@@ -165,6 +167,7 @@ enum class ParamKind {
   contact_kd,
   contact_mu,
   policy,            // the task's policy network weights
+  tet_activation,    // per-step activation of the object's tets (Control.tet_act)
 };
 
 struct ParamSpec {
@@ -179,7 +182,8 @@ struct ParamSpec {
 enum class LossKind {
   position,   // |centre of mass of object at step - target|^2
   distance,   // -(centre of mass displacement along axis) at step (distance travelled)
-  shape,      // mean |x_i(step) - (x_i(0) + offset)|^2: final shape vs the initial one moved to target
+  shape,      // mean |x_i(step) - (x_i(0) + offset)|^2: final shape vs the initial one moved to target;
+              // mean |x_i(step) - p_i|^2 when the target lists points p_i (one per particle)
   velocity,   // |mean velocity of object at step|^2
   effort,     // sum over steps and entries of control^2
 };

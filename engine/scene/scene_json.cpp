@@ -320,6 +320,7 @@ void read_object(Reader& r, const json& j, const std::string& path, Object& o) {
       r.vec3(f, "velocity", s.velocity);
       r.number(f, "radius", s.radius, 0);
       r.boolean(f, "pin_left", s.pin_left);
+      r.boolean(f, "actuated", s.actuated);
       if (const json* m = r.field(f, "material", false))
         read_soft_material(r, *m, Reader::join(path, "material"), s.material);
       break;
@@ -355,6 +356,22 @@ void read_object(Reader& r, const json& j, const std::string& path, Object& o) {
       o.kind = ObjectKind::target;
       r.vec3(f, "position", o.target.position, true);
       r.number(f, "radius", o.target.radius, 0);
+      if (const json* a = r.array(f, "points")) {
+        std::string pp = Reader::join(path, "points");
+        if ((long long)a->size() > r.limits().max_grid_cells)
+          r.error(pp, std::to_string(a->size()) + " points is too many");
+        else
+          for (size_t i = 0; i < a->size(); ++i) {
+            const json& q = (*a)[i];
+            bool ok = q.is_array() && q.size() == 3;
+            for (size_t c = 0; ok && c < 3; ++c) ok = q[c].is_number() && std::isfinite(q[c].get<double>());
+            if (!ok) {
+              r.error(Reader::index(pp, i), "expected [x, y, z] of finite numbers");
+              break;
+            }
+            o.target.points.push_back({q[0].get<double>(), q[1].get<double>(), q[2].get<double>()});
+          }
+      }
       break;
     default:
       break;  // type error already reported; skip the object's other keys
@@ -381,7 +398,7 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       int k = r.choice(pf, "kind",
                        {"initial_position", "initial_velocity", "control_force", "spring_activation",
                         "spring_rest", "spring_ke", "tet_mu", "tet_lambda", "contact_ke", "contact_kd",
-                        "contact_mu", "policy"},
+                        "contact_mu", "policy", "tet_activation"},
                        true);
       if (k >= 0) p.kind = static_cast<ParamKind>(k);
       r.string(pf, "object", p.object);
@@ -537,6 +554,7 @@ ojson write_object(const Object& o) {
       j["velocity"] = v3(s.velocity);
       j["radius"] = s.radius;
       j["pin_left"] = s.pin_left;
+      if (s.actuated) j["actuated"] = true;
       const SoftMaterialSpec& m = s.material;
       j["material"] = {{"density", m.density}, {"mu", m.mu}, {"lambda", m.lambda}, {"kd", m.kd}};
       break;
@@ -563,6 +581,11 @@ ojson write_object(const Object& o) {
       j["type"] = "target";
       j["position"] = v3(o.target.position);
       j["radius"] = o.target.radius;
+      if (!o.target.points.empty()) {
+        ojson ps = ojson::array();
+        for (const V3& q : o.target.points) ps.push_back(v3(q));
+        j["points"] = ps;
+      }
       break;
   }
   return j;

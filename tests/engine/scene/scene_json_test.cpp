@@ -165,3 +165,25 @@ TEST_CASE("compile keeps each object's index ranges", "[scene]") {
   CHECK(cc->model.spring_count() == 8);
   CHECK(cc->model.particle_mass[1] == 0.0);  // corners pinned
 }
+
+TEST_CASE("target points and actuated soft bodies: compiled, and bad points named by path", "[scene]") {
+  auto s = load_scene(std::string(ADJ_ASSET_SCENES) + "/material_id.json");
+  REQUIRE(s.is_ok());
+  auto c = compile<double>(*s, "");
+  REQUIRE(c.is_ok());
+  CHECK(c->model.particle_count() == 27);
+  CHECK(c->model.tet_count() == 40);
+  CHECK(c->find("reference_60")->target_points.size() == 27);
+  CHECK(c->actuated_tets.empty());
+  auto w = load_scene(std::string(ADJ_ASSET_SCENES) + "/soft_walker.json");
+  REQUIRE(w.is_ok());
+  auto cw = compile<double>(*w, "");
+  REQUIRE(cw.is_ok());
+  CHECK(int(cw->actuated_tets.size()) == cw->model.tet_count());
+
+  const char* text = R"({"format": "adjoint-scene", "version": 1, "name": "p", "objects": [
+      {"name": "t", "type": "target", "position": [0, 0, 0], "points": [[0, 1, 2], [0, "x", 2]]}]})";
+  auto bad = parse_scene(text, "inline.json");
+  REQUIRE_FALSE(bad.is_ok());
+  CHECK_THAT(bad.status().message(), Catch::Contains("objects[0].points[1]: expected [x, y, z] of finite numbers"));
+}

@@ -1,0 +1,200 @@
+#include "engine/optim/sample_efficiency.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "engine/optim/shac.h"
+#include "engine/optim/trainer.h"
+#include "engine/scene/compile.h"
+
+namespace adj::optim {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string row_line(const SampleEfficiencyRow& r) {
+  char buf[256];
+  char steps[32] = "not reached", secs[32] = "-";
+  if (r.steps_to_target >= 0) {
+    std::snprintf(steps, sizeof steps, "%lld", r.steps_to_target);
+    std::snprintf(secs, sizeof secs, "%.2f", r.seconds_to_target);
+  }
+  std::snprintf(buf, sizeof buf, "%-6s %5llu %10.4f %14s %9s %12lld %9.2f\n", r.method.c_str(),
+                (unsigned long long)r.seed, r.best_progress, steps, secs, r.steps_run, r.seconds_run);
+  return buf;
+}
+
+}  // namespace
+
+double SampleEfficiencyTable::step_ratio() const {
+  std::vector<double> g, p;
+  for (const SampleEfficiencyRow& r : rows) {
+    if (r.method == "BPTT" && r.steps_to_target >= 0) g.push_back(double(r.steps_to_target));
+    if (r.method == "PPO") p.push_back(double(r.steps_to_target >= 0 ? r.steps_to_target : r.steps_run));
+  }
+  double mg = median(g);
+  return mg > 0 ? median(p) / mg : 0;
+}
+
+std::string SampleEfficiencyTable::format() const {
+  std::string s;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "sample efficiency: %s / %s, %d frames x %d substeps, target progress %.4f\n",
+                scene.c_str(), task.c_str(), horizon, substeps, target);
+  s += buf;
+  std::snprintf(buf, sizeof buf, "%-6s %5s %10s %14s %9s %12s %9s\n", "method", "seed", "best", "steps to tgt",
+                "s to tgt", "steps run", "s run");
+  s += buf;
+  for (const SampleEfficiencyRow& r : rows) s += row_line(r);
+  bool lower_bound = false;
+  for (const SampleEfficiencyRow& r : rows) lower_bound |= r.method == "PPO" && r.steps_to_target < 0;
+  std::snprintf(buf, sizeof buf,
+                "PPO / BPTT median simulator steps to the target: %s%.1fx (gradient steps include the adjoint)\n",
+                lower_bound ? ">= " : "", step_ratio());
+  s += buf;
+  return s;
+}
+
+Result<SampleEfficiencyTable> run_sample_efficiency(const scene::Scene& sc, const std::string& base_dir,
+                                                    const SampleEfficiencyOptions& opt,
+                                                    const std::function<void(const std::string&)>& progress) {
+  const scene::Task* found = sc.find_task(opt.task);
+  if (!found) return Status::error("sample efficiency: scene \"" + sc.name + "\" has no task \"" + opt.task + "\"");
+  if (!found->has_policy) return Status::error("sample efficiency: task '" + found->name + "' has no policy");
+  if (opt.seeds.empty() || opt.bptt_iterations < 1)
+    return Status::error("sample efficiency: needs at least one seed and one BPTT iteration");
+  Result<scene::CompiledSceneT<double>> cs = scene::compile<double>(sc, base_dir);
+  if (!cs) return cs.status();
+  SampleEfficiencyTable table;
+  table.scene = sc.name;
+  table.task = found->name;
+  table.horizon = found->horizon;
+  table.substeps = cs->substeps;
+  const long long episode_steps = (long long)found->horizon * cs->substeps;
+  auto report = [&](const SampleEfficiencyRow& r) {
+    table.rows.push_back(r);
+    if (progress) progress(row_line(r));
+  };
+
+  // full-horizon BPTT: the loss of iteration k is that of theta_k, so progress is free to watch
+  struct Point {
+    double progress, seconds;
+  };
+  std::vector<std::vector<Point>> bptt_curves;
+  double best_sum = 0;
+  for (std::uint64_t seed : opt.seeds) {
+    scene::Task task = *found;
+    task.seed = seed;
+    Result<TaskRunnerT<double>> runner = TaskRunnerT<double>::create(*cs, task);
+    if (!runner) return runner.status();
+    std::vector<Point> curve;
+    auto t0 = Clock::now();
+    SampleEfficiencyRow r;
+    r.method = "BPTT";
+    r.seed = seed;
+    for (int k = 0; k < opt.bptt_iterations; ++k) {
+      Result<IterationStats> it = runner->iterate();
+      if (!it) break;  // a non-finite gradient ends the run; what it reached stands
+      curve.push_back({-it->loss, seconds_since(t0)});
+      r.best_progress = std::max(r.best_progress, -it->loss);
+    }
+    r.steps_run = 2 * episode_steps * (long long)curve.size();
+    r.seconds_run = seconds_since(t0);
+    best_sum += r.best_progress;
+    bptt_curves.push_back(curve);
+    table.rows.push_back(r);
+  }
+  table.target = opt.target_fraction * best_sum / double(opt.seeds.size());
+  // steps to the target, now that it is known
+  std::vector<SampleEfficiencyRow> bptt_rows = table.rows;
+  table.rows.clear();
+  for (std::size_t s = 0; s < bptt_rows.size(); ++s) {
+    SampleEfficiencyRow r = bptt_rows[s];
+    const std::vector<Point>& c = bptt_curves[s];
+    for (std::size_t k = 0; k < c.size(); ++k)
+      if (c[k].progress >= table.target) {
+        r.steps_to_target = 2 * episode_steps * (long long)(k + 1);
+        r.seconds_to_target = c[k].seconds;
+        break;
+      }
+    report(r);
+  }
+
+  // SHAC windows: progress checked with a mean-action episode after each training episode
+  if (opt.shac_window > 0) {
+    for (std::uint64_t seed : opt.seeds) {
+      scene::Task task = *found;
+      task.seed = seed;
+      ShacOptions so;
+      so.window = opt.shac_window;
+      so.lr = opt.shac_lr;
+      so.normalize_observations = opt.shac_normalize;
+      Result<ShacTrainerT<double>> shac = ShacTrainerT<double>::create(*cs, task, so);
+      if (!shac) return shac.status();
+      SampleEfficiencyRow r;
+      r.method = "SHAC";
+      r.seed = seed;
+      r.best_progress = -1e300;
+      auto t0 = Clock::now();
+      bool failed = false;
+      for (int e = 0; e < opt.shac_episodes && !failed; ++e) {
+        for (int w = 0; w < shac->windows_per_episode() && !failed; ++w) failed = !shac->step_window();
+        Result<double> l = shac->evaluate();
+        if (!l || failed) break;
+        r.best_progress = std::max(r.best_progress, -l.value());
+        if (r.steps_to_target < 0 && -l.value() >= table.target) {
+          r.steps_to_target = 2 * shac->sim_steps();
+          r.seconds_to_target = seconds_since(t0);
+          break;
+        }
+      }
+      r.steps_run = 2 * shac->sim_steps();
+      r.seconds_run = seconds_since(t0);
+      report(r);
+    }
+  }
+
+  // PPO on the same network, until the mean action reaches the target or the budget is spent
+  for (std::uint64_t seed : opt.seeds) {
+    scene::Task task = *found;
+    task.seed = seed;
+    PpoOptions po = opt.ppo;
+    po.seed = seed;
+    Result<PpoTrainer> ppo = PpoTrainer::create(*cs, task, po);
+    if (!ppo) return ppo.status();
+    SampleEfficiencyRow r;
+    r.method = "PPO";
+    r.seed = seed;
+    r.best_progress = -1e300;
+    auto t0 = Clock::now();
+    while (ppo->sim_steps() < opt.ppo_max_steps) {
+      Result<PpoIteration> it = ppo->iterate();
+      if (!it) return Status::error("sample efficiency, PPO seed " + std::to_string(seed) + ": " + it.status().message());
+      Result<double> l = ppo->evaluate();
+      if (!l) break;
+      r.best_progress = std::max(r.best_progress, -l.value());
+      if (-l.value() >= table.target) {
+        r.steps_to_target = ppo->sim_steps();
+        r.seconds_to_target = seconds_since(t0);
+        break;
+      }
+    }
+    r.steps_run = ppo->sim_steps();
+    r.seconds_run = seconds_since(t0);
+    report(r);
+  }
+  return table;
+}
+
+}  // namespace adj::optim

@@ -1,0 +1,77 @@
+// The sample-efficiency benchmark (`adjoint bench sample-efficiency`): on a policy task
+// (the mass-spring walker by default), how many simulator steps and how much wall time
+// gradient training (full-horizon BPTT and SHAC windows) and PPO need to reach the same
+// progress, over several seeds.
+//
+// progress = -loss (for the walker: the distance walked [m]). The target is
+// target_fraction x the mean best progress of BPTT over the seeds; each method runs until
+// it first reaches the target or spends its budget. Steps count solver substeps; gradient
+// methods count their adjoint substeps too (2x the forward ones), PPO counts the episodes
+// it collects; evaluation episodes (PPO and SHAC's mean-action check) are not counted.
+//
+//   scene::Scene walker = *scene::load_scene("assets/scenes/walker.json");
+//   auto table = optim::run_sample_efficiency(walker, "assets/scenes", {}, print_line);
+//   if (!table) report(table.status());
+//   std::puts(table->format().c_str());
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/optim/ppo.h"
+#include "engine/scene/scene.h"
+
+namespace adj::optim {
+
+struct SampleEfficiencyOptions {
+  std::string task;                           // task name; empty = the scene's first
+  std::vector<std::uint64_t> seeds{1, 2, 3};  // policy initialisation and PPO noise
+  int bptt_iterations = 100;                  // full-horizon iterations (the task's optimizer)
+  int shac_window = 32;                       // frames per SHAC window; 0 = skip SHAC
+  int shac_episodes = 40;                     // SHAC budget, in episodes
+  double shac_lr = 0.003;
+  // off: SHAC sees the raw observations BPTT and PPO see (with normalized inputs a random
+  // initial policy saturates and already shuffles 0.2-0.7 m, which would flatter SHAC)
+  bool shac_normalize = false;
+  long long ppo_max_steps = 3'000'000;        // PPO budget per seed [solver substeps]
+  double target_fraction = 0.8;               // of the mean best BPTT progress
+  PpoOptions ppo = default_ppo();             // seed is replaced by each seed
+
+  // the walker's PPO settings: rewards x 100 (a frame's progress is ~1e-3 m)
+  static PpoOptions default_ppo() {
+    PpoOptions p;
+    p.reward_scale = 100;
+    return p;
+  }
+};
+
+struct SampleEfficiencyRow {
+  std::string method;          // "BPTT", "SHAC", "PPO"
+  std::uint64_t seed = 0;
+  double best_progress = 0;    // best -loss seen [m for the walker]
+  long long steps_to_target = -1;  // -1: not reached within the budget
+  double seconds_to_target = -1;
+  long long steps_run = 0;     // all steps the method ran
+  double seconds_run = 0;
+};
+
+struct SampleEfficiencyTable {
+  std::string scene, task;
+  int horizon = 0, substeps = 0;
+  double target = 0;           // progress every method is asked to reach
+  std::vector<SampleEfficiencyRow> rows;
+  // median steps to the target of PPO over that of BPTT (unreached PPO runs count as
+  // their budget, so the ratio is then a lower bound)
+  double step_ratio() const;
+  std::string format() const;  // the table, one row a line, and the summary
+};
+
+// progress(line) is called with a line per finished run (may be empty)
+Result<SampleEfficiencyTable> run_sample_efficiency(const scene::Scene& scene, const std::string& base_dir,
+                                                    const SampleEfficiencyOptions& options = {},
+                                                    const std::function<void(const std::string&)>& progress = {});
+
+}  // namespace adj::optim
