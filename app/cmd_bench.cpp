@@ -2,6 +2,10 @@
 
 #include <cstdio>
 
+#include <filesystem>
+
+#include "engine/optim/sample_efficiency.h"
+#include "engine/scene/scene_json.h"
 #include "render/bench_render.h"
 #include "render/context.h"
 #include "render/vk_check.h"
@@ -33,6 +37,28 @@ int run_bench_render(const BenchRenderOptions& o) {
     std::fprintf(stderr, "adjoint: %s\n", e.what());
     return 1;
   }
+}
+
+int run_bench_sample_efficiency(const BenchSampleOptions& o) {
+  auto sc = scene::load_scene(o.scene_path);
+  if (!sc) return std::fprintf(stderr, "%s\n", sc.status().message().c_str()), 1;
+  optim::SampleEfficiencyOptions opt;
+  opt.task = o.task;
+  opt.seeds = o.seeds;
+  opt.ppo_max_steps = o.ppo_max_steps;
+  opt.bptt_iterations = o.bptt_iterations;
+  opt.shac_window = o.shac_window;
+  std::printf("sample efficiency on %s: BPTT and SHAC (gradients) vs PPO, seeds", o.scene_path.c_str());
+  for (auto s : o.seeds) std::printf(" %llu", (unsigned long long)s);
+  std::printf("\n");
+  auto table = optim::run_sample_efficiency(*sc, std::filesystem::path(o.scene_path).parent_path().string(), opt,
+                                            [](const std::string& line) {
+                                              std::fputs(line.c_str(), stdout);
+                                              std::fflush(stdout);
+                                            });
+  if (!table) return std::fprintf(stderr, "%s\n", table.status().message().c_str()), 1;
+  std::fputs(table->format().c_str(), stdout);
+  return 0;
 }
 
 }  // namespace adj::app

@@ -1,6 +1,8 @@
 #pragma once
-// `adjoint bench render`: frame times of the renderer, printed as a table.
+// `adjoint bench ...`: benchmarks printed as tables.
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace adj::app {
 
@@ -10,5 +12,17 @@ struct BenchRenderOptions {
 };
 
 int run_bench_render(const BenchRenderOptions& options);
+
+// `adjoint bench sample-efficiency`: gradients (BPTT, SHAC) vs PPO on the walker
+struct BenchSampleOptions {
+  std::string scene_path;             // default: assets/scenes/walker.json next to the program's sources
+  std::string task;
+  std::vector<uint64_t> seeds{1, 2, 3};
+  long long ppo_max_steps = 3'000'000;
+  int bptt_iterations = 100;
+  int shac_window = 32;               // 0 skips SHAC
+};
+
+int run_bench_sample_efficiency(const BenchSampleOptions& options);
 
 }  // namespace adj::app

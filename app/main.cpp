@@ -126,6 +126,20 @@ int main(int argc, char** argv) {
   bench_render_cmd->add_option("--frames", bench_render.frames, "Timed frames per case")
       ->check(CLI::Range(1, 1000))->capture_default_str();
   bench_render_cmd->add_flag("--quick", bench_render.quick, "Small cases only (a smoke run)");
+  adj::app::BenchSampleOptions bench_sample;
+  bench_sample.scene_path = ADJ_SOURCE_DIR "/assets/scenes/walker.json";
+  CLI::App* bench_sample_cmd =
+      bench_cmd->add_subcommand("sample-efficiency", "Simulator steps to a walking distance: gradients vs PPO");
+  bench_sample_cmd->add_option("scene", bench_sample.scene_path, "Scene with a policy task")
+      ->check(CLI::ExistingFile)->capture_default_str();
+  bench_sample_cmd->add_option("--task", bench_sample.task, "Task name (default: the first)");
+  bench_sample_cmd->add_option("--seeds", bench_sample.seeds, "Seeds")->capture_default_str();
+  bench_sample_cmd->add_option("--ppo-steps", bench_sample.ppo_max_steps, "PPO budget per seed [substeps]")
+      ->capture_default_str();
+  bench_sample_cmd->add_option("--bptt-iterations", bench_sample.bptt_iterations, "BPTT iterations")
+      ->capture_default_str();
+  bench_sample_cmd->add_option("--shac-window", bench_sample.shac_window, "SHAC window [frames]; 0 skips SHAC")
+      ->capture_default_str();
 
   try {
     app.parse(argc, argv);
@@ -155,6 +169,7 @@ int main(int argc, char** argv) {
     return adj::app::run_render(ren);
   }
   if (*bench_render_cmd) return adj::app::run_bench_render(bench_render);
+  if (*bench_sample_cmd) return adj::app::run_bench_sample_efficiency(bench_sample);
   if (*opt_cmd) {
     if (!parse_size(rec_size, &opt.record_width, &opt.record_height)) {
       std::fprintf(stderr, "adjoint: --record-size %s: expected WxH between 16x16 and 16384x16384\n", rec_size.c_str());
