@@ -1,0 +1,97 @@
+// aerodynamic lift and drag on a triangle (as Warp's cloth): drag along the mean velocity,
+// lift along the normal, both scaled by the current area; split equally on the vertices
+#pragma once
+
+#include "engine/core/math.h"
+
+namespace adj {
+
+template <class T, class S>
+ADJ_HD inline void aero_force(const vec3<T>& x0, const vec3<T>& x1, const vec3<T>& x2, const vec3<T>& v0,
+                              const vec3<T>& v1, const vec3<T>& v2, S lift, S drag, vec3<T>& f0, vec3<T>& f1,
+                              vec3<T>& f2) {
+  vec3<T> n = cross(x1 - x0, x2 - x0);
+  T n_len = length(n);
+  if (value(n_len) < 1e-12) {
+    f0 = f1 = f2 = vec3<T>();
+    return;
+  }
+  n = n / n_len;
+  T area = T(0.5) * n_len;
+  vec3<T> vmid = (v0 + v1 + v2) * T(1.0 / 3.0);
+  // angle of attack: asin of the normal component of the flow direction, via a stable atan2
+  T vn = dot(n, vmid);
+  T vt = sqrt_(length_sq(cross(n, vmid)) + T(1e-12));
+  T attack = atan2_(vn, vt);
+  vec3<T> f_drag = vmid * (T(drag) * area * abs_(vn));
+  vec3<T> f_lift = n * (T(lift) * area * attack * dot(vmid, vmid));
+  f0 = -(f_drag + f_lift);
+  f1 = f0;
+  f2 = f0;
+}
+
+// packed form: in = x0, x1, x2, v0, v1, v2; out = f0, f1, f2
+template <class S>
+struct AeroEval {
+  static constexpr int in_count = 18, out_count = 9;
+  S lift, drag;
+  template <class T>
+  ADJ_HD void eval(const T* in, T* out) const {
+    vec3<T> f0, f1, f2;
+    aero_force(load3(in), load3(in + 3), load3(in + 6), load3(in + 9), load3(in + 12), load3(in + 15), lift, drag,
+               f0, f1, f2);
+    store3(out, f0);
+    store3(out + 3, f1);
+    store3(out + 6, f2);
+  }
+};
+
+// adjoint (hand-written reverse of aero_force)
+template <class S>
+ADJ_HD inline void aero_adjoint(const AeroEval<S>& e, const S* in, const S* adj_out, S* adj_in) {
+  for (int k = 0; k < 18; ++k) adj_in[k] = S(0);
+  vec3<S> e1 = load3(in + 3) - load3(in), e2 = load3(in + 6) - load3(in);
+  vec3<S> nr = cross(e1, e2);
+  S n_len = length(nr);
+  if (n_len < S(1e-12)) return;
+  vec3<S> n = nr / n_len;
+  S area = S(0.5) * n_len;
+  vec3<S> vmid = (load3(in + 9) + load3(in + 12) + load3(in + 15)) * S(1.0 / 3.0);
+  S vn = dot(n, vmid);
+  vec3<S> cr = cross(n, vmid);
+  S vt = sqrt_(length_sq(cr) + S(1e-12));
+  S attack = atan2_(vn, vt);
+  S vv = dot(vmid, vmid);
+  S abs_vn = vn < S(0) ? -vn : vn, sign_vn = vn < S(0) ? S(-1) : S(1);
+  S drag_mag = e.drag * area * abs_vn;
+  S lift_mag = e.lift * area * attack * vv;
+  // every vertex gets -(f_drag + f_lift)
+  vec3<S> G = -(load3(adj_out) + load3(adj_out + 3) + load3(adj_out + 6));
+  vec3<S> adj_vmid = G * drag_mag;
+  S adj_drag_mag = dot(G, vmid);
+  vec3<S> adj_n = G * lift_mag;
+  S adj_lift_mag = dot(G, n);
+  S adj_area = adj_lift_mag * e.lift * attack * vv + adj_drag_mag * e.drag * abs_vn;
+  S adj_attack = adj_lift_mag * e.lift * area * vv;
+  adj_vmid += vmid * (S(2) * adj_lift_mag * e.lift * area * attack);
+  S adj_vn = adj_drag_mag * e.drag * area * sign_vn;
+  // attack = atan2(vn, vt), vt = sqrt(|n x vmid|^2 + eps)
+  S r2 = vn * vn + vt * vt;
+  adj_vn += adj_attack * vt / r2;
+  S adj_vt = -adj_attack * vn / r2;
+  vec3<S> adj_cr = cr * (adj_vt / vt);
+  adj_n += cross(vmid, adj_cr);
+  adj_vmid += cross(adj_cr, n);
+  adj_n += vmid * adj_vn;
+  adj_vmid += n * adj_vn;
+  // n = nr / |nr|, area = |nr| / 2
+  vec3<S> adj_nr = (adj_n - n * dot(n, adj_n)) / n_len + n * (S(0.5) * adj_area);
+  vec3<S> adj_e1 = cross(e2, adj_nr), adj_e2 = cross(adj_nr, e1);
+  store3(adj_in, -(adj_e1 + adj_e2));
+  store3(adj_in + 3, adj_e1);
+  store3(adj_in + 6, adj_e2);
+  vec3<S> adj_v = adj_vmid * S(1.0 / 3.0);
+  for (int k = 0; k < 3; ++k) store3(adj_in + 9 + 3 * k, adj_v);
+}
+
+}  // namespace adj

@@ -1,0 +1,142 @@
+// dihedral-angle bending over an edge shared by two triangles (Bridson et al., as Warp):
+// x0, x1 the opposite vertices, x2, x3 the shared edge. The angle uses atan2, smooth at flat.
+#pragma once
+
+#include "engine/core/math.h"
+
+namespace adj {
+
+// signed dihedral angle (also used to set rest angles)
+template <class T>
+ADJ_HD inline T dihedral_angle(const vec3<T>& x0, const vec3<T>& x1, const vec3<T>& x2, const vec3<T>& x3) {
+  vec3<T> n1 = cross(x2 - x0, x3 - x0);
+  vec3<T> n2 = cross(x3 - x1, x2 - x1);
+  vec3<T> e = x3 - x2;
+  T e_len = length(e);
+  return atan2_(dot(cross(n2, n1), e) / e_len, dot(n1, n2));
+}
+
+template <class T, class S>
+ADJ_HD inline void bending_force(const vec3<T>& x0, const vec3<T>& x1, const vec3<T>& x2, const vec3<T>& x3,
+                                 const vec3<T>& v0, const vec3<T>& v1, const vec3<T>& v2, const vec3<T>& v3, S ke,
+                                 S kd, S rest, vec3<T>& f0, vec3<T>& f1, vec3<T>& f2, vec3<T>& f3) {
+  f0 = f1 = f2 = f3 = vec3<T>();
+  vec3<T> n1 = cross(x2 - x0, x3 - x0);
+  vec3<T> n2 = cross(x3 - x1, x2 - x1);
+  vec3<T> e = x3 - x2;
+  T n1_sq = length_sq(n1), n2_sq = length_sq(n2);
+  T e_len = length(e);
+  if (value(n1_sq) < 1e-20 || value(n2_sq) < 1e-20 || value(e_len) < 1e-9) return;
+  vec3<T> e_hat = e / e_len;
+  T angle = atan2_(dot(cross(n2, n1), e_hat), dot(n1, n2));
+  // gradients of the angle (up to sign convention) for each vertex
+  vec3<T> g1 = n1 / n1_sq, g2 = n2 / n2_sq;
+  vec3<T> d0 = g1 * e_len;
+  vec3<T> d1 = g2 * e_len;
+  vec3<T> d2 = g1 * dot(x0 - x3, e_hat) + g2 * dot(x1 - x3, e_hat);
+  vec3<T> d3 = g1 * dot(x2 - x0, e_hat) + g2 * dot(x2 - x1, e_hat);
+  T f_elastic = T(ke) * (angle - T(rest));
+  T f_damp = T(kd) * (dot(d0, v0) + dot(d1, v1) + dot(d2, v2) + dot(d3, v3));
+  T f_total = -e_len * (f_elastic + f_damp);
+  f0 = d0 * f_total;
+  f1 = d1 * f_total;
+  f2 = d2 * f_total;
+  f3 = d3 * f_total;
+}
+
+// packed form: in = x0..x3, v0..v3; out = f0..f3
+template <class S>
+struct BendingEval {
+  static constexpr int in_count = 24, out_count = 12;
+  S ke, kd, rest;
+  template <class T>
+  ADJ_HD void eval(const T* in, T* out) const {
+    vec3<T> f[4];
+    bending_force(load3(in), load3(in + 3), load3(in + 6), load3(in + 9), load3(in + 12), load3(in + 15),
+                  load3(in + 18), load3(in + 21), ke, kd, rest, f[0], f[1], f[2], f[3]);
+    for (int a = 0; a < 4; ++a) store3(out + 3 * a, f[a]);
+  }
+};
+
+// adjoint (hand-written reverse of bending_force)
+template <class S>
+ADJ_HD inline void bending_adjoint(const BendingEval<S>& be, const S* in, const S* adj_out, S* adj_in) {
+  for (int k = 0; k < 24; ++k) adj_in[k] = S(0);
+  vec3<S> x0 = load3(in), x1 = load3(in + 3), x2 = load3(in + 6), x3 = load3(in + 9);
+  vec3<S> v[4] = {load3(in + 12), load3(in + 15), load3(in + 18), load3(in + 21)};
+  vec3<S> n1 = cross(x2 - x0, x3 - x0);
+  vec3<S> n2 = cross(x3 - x1, x2 - x1);
+  vec3<S> e = x3 - x2;
+  S n1_sq = length_sq(n1), n2_sq = length_sq(n2);
+  S e_len = length(e);
+  if (n1_sq < S(1e-20) || n2_sq < S(1e-20) || e_len < S(1e-9)) return;
+  // forward intermediates
+  vec3<S> e_hat = e / e_len;
+  vec3<S> w = cross(n2, n1);
+  S ay = dot(w, e_hat), ax = dot(n1, n2);
+  S angle = atan2_(ay, ax);
+  vec3<S> g1 = n1 / n1_sq, g2 = n2 / n2_sq;
+  S s2 = dot(x0 - x3, e_hat), s3 = dot(x1 - x3, e_hat);
+  S t2 = dot(x2 - x0, e_hat), t3 = dot(x2 - x1, e_hat);
+  vec3<S> d[4] = {g1 * e_len, g2 * e_len, g1 * s2 + g2 * s3, g1 * t2 + g2 * t3};
+  S f_el = be.ke * (angle - be.rest);
+  S f_damp = be.kd * (dot(d[0], v[0]) + dot(d[1], v[1]) + dot(d[2], v[2]) + dot(d[3], v[3]));
+  S f_total = -e_len * (f_el + f_damp);
+  // f_i = d_i f_total
+  vec3<S> adj_d[4];
+  S adj_ftot = 0;
+  for (int i = 0; i < 4; ++i) {
+    vec3<S> G = load3(adj_out + 3 * i);
+    adj_d[i] = G * f_total;
+    adj_ftot += dot(G, d[i]);
+  }
+  S adj_elen = -adj_ftot * (f_el + f_damp);
+  S adj_f = -adj_ftot * e_len;  // of f_el and of f_damp
+  S adj_angle = adj_f * be.ke;
+  for (int i = 0; i < 4; ++i) {
+    adj_d[i] += v[i] * (adj_f * be.kd);
+    store3(adj_in + 12 + 3 * i, d[i] * (adj_f * be.kd));
+  }
+  // d0..d3 from g1, g2, e_len and the projections
+  vec3<S> adj_g1 = adj_d[0] * e_len + adj_d[2] * s2 + adj_d[3] * t2;
+  vec3<S> adj_g2 = adj_d[1] * e_len + adj_d[2] * s3 + adj_d[3] * t3;
+  adj_elen += dot(adj_d[0], g1) + dot(adj_d[1], g2);
+  S adj_s2 = dot(adj_d[2], g1), adj_s3 = dot(adj_d[2], g2);
+  S adj_t2 = dot(adj_d[3], g1), adj_t3 = dot(adj_d[3], g2);
+  vec3<S> ax0 = e_hat * (adj_s2 - adj_t2);
+  vec3<S> ax1 = e_hat * (adj_s3 - adj_t3);
+  vec3<S> ax2 = e_hat * (adj_t2 + adj_t3);
+  vec3<S> ax3 = e_hat * (-adj_s2 - adj_s3);
+  vec3<S> adj_ehat = (x0 - x3) * adj_s2 + (x1 - x3) * adj_s3 + (x2 - x0) * adj_t2 + (x2 - x1) * adj_t3;
+  // g = n / |n|^2
+  vec3<S> adj_n1 = adj_g1 / n1_sq - n1 * (S(2) * dot(adj_g1, n1) / (n1_sq * n1_sq));
+  vec3<S> adj_n2 = adj_g2 / n2_sq - n2 * (S(2) * dot(adj_g2, n2) / (n2_sq * n2_sq));
+  // angle = atan2(w . e_hat, n1 . n2), w = n2 x n1
+  S r2 = ax * ax + ay * ay;
+  S adj_ay = adj_angle * ax / r2, adj_ax = -adj_angle * ay / r2;
+  adj_n1 += n2 * adj_ax;
+  adj_n2 += n1 * adj_ax;
+  vec3<S> adj_w = e_hat * adj_ay;
+  adj_ehat += w * adj_ay;
+  adj_n2 += cross(n1, adj_w);
+  adj_n1 += cross(adj_w, n2);
+  // e_hat = e / |e|
+  vec3<S> adj_e = (adj_ehat - e_hat * dot(e_hat, adj_ehat)) / e_len + e_hat * adj_elen;
+  ax3 += adj_e;
+  ax2 -= adj_e;
+  // n1 = (x2 - x0) x (x3 - x0), n2 = (x3 - x1) x (x2 - x1)
+  vec3<S> a1 = cross(x3 - x0, adj_n1), b1 = cross(adj_n1, x2 - x0);
+  ax2 += a1;
+  ax3 += b1;
+  ax0 -= a1 + b1;
+  vec3<S> a2 = cross(x2 - x1, adj_n2), b2 = cross(adj_n2, x3 - x1);
+  ax3 += a2;
+  ax2 += b2;
+  ax1 -= a2 + b2;
+  store3(adj_in, ax0);
+  store3(adj_in + 3, ax1);
+  store3(adj_in + 6, ax2);
+  store3(adj_in + 9, ax3);
+}
+
+}  // namespace adj

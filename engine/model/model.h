@@ -1,0 +1,159 @@
+// Model (static topology and parameters), State (what changes each step), Control (the
+// inputs of a step), ModelGrad (gradients of model parameters) and Contacts (for drawing).
+// Structure of arrays; every array lists its meaning, unit and length.
+#pragma once
+
+#include <cstddef>
+
+#include "engine/core/array.h"
+#include "engine/core/math.h"
+
+namespace adj {
+
+// collider kinds
+enum ShapeType : int {
+  SHAPE_PLANE = 0,    // half space below a plane: shape_pos = a point, shape_size = unit normal
+  SHAPE_SPHERE = 1,   // shape_size.x = radius
+  SHAPE_BOX = 2,      // shape_size = half extents, oriented by shape_rot
+  SHAPE_CAPSULE = 3,  // shape_size.x = radius, shape_size.y = half height along local y
+  SHAPE_MESH = 4,     // static triangle mesh: mesh_tri_start/mesh_tri_count of shape_mesh
+};
+
+template <class S>
+struct StateT {
+  Array<vec3<S>> particle_q;   // positions [m], (particle_count)
+  Array<vec3<S>> particle_qd;  // velocities [m/s], (particle_count)
+
+  int particle_count() const { return int(particle_q.size()); }
+  std::size_t bytes() const { return (particle_q.size() + particle_qd.size()) * sizeof(vec3<S>); }
+  void zero();
+};
+
+template <class S>
+struct ControlT {
+  Array<vec3<S>> particle_f;  // external forces [N], (particle_count)
+  Array<S> spring_act;        // actuation: rest length scaled by (1 + act), (spring_count)
+  Array<S> tet_act;           // muscle activation added to the volume term, (tet_count)
+
+  void zero();
+};
+
+template <class S>
+struct ModelGradT {
+  Array<S> particle_mass;  // dL/dmass, (particle_count)
+  Array<S> spring_ke;      // dL/dke, (spring_count)
+  Array<S> spring_kd;      // dL/dkd, (spring_count)
+  Array<S> spring_rest;    // dL/drest length, (spring_count)
+  Array<S> tet_mu;         // dL/dmu, (tet_count)
+  Array<S> tet_lambda;     // dL/dlambda, (tet_count)
+  S contact_ke = 0;        // dL/dcontact stiffness
+  S contact_kd = 0;        // dL/dcontact damping
+  S contact_mu = 0;        // dL/dfriction coefficient
+
+  void zero();
+};
+
+// contacts of one step, for the UI to draw
+template <class S>
+struct ContactsT {
+  Array<vec3<S>> point;   // contact points on the collider surface [m], (contact_count)
+  Array<vec3<S>> normal;  // unit normals pointing out of the collider, (contact_count)
+  Array<vec3<S>> force;   // force on the particle [N], (contact_count)
+  Array<int> particle;    // particle index, (contact_count)
+  Array<int> other;       // shape index, or -1 - particle index for particle pairs, (contact_count)
+
+  int contact_count() const { return int(point.size()); }
+  void clear();
+};
+
+template <class S>
+struct ModelT {
+  // particles
+  Array<vec3<S>> particle_q;  // initial positions [m], (particle_count)
+  Array<vec3<S>> particle_qd;  // initial velocities [m/s], (particle_count)
+  Array<S> particle_mass;      // mass [kg], 0 = pinned (kinematic), (particle_count)
+  Array<S> particle_radius;    // contact radius [m], (particle_count)
+  vec3<S> gravity{S(0), S(-9.81), S(0)};  // [m/s^2]
+  S particle_damping = 0;      // global velocity damping [1/s]
+
+  // springs
+  Array<Idx2> spring_indices;  // particle pairs, (spring_count)
+  Array<S> spring_ke;          // stiffness [N/m], (spring_count)
+  Array<S> spring_kd;          // damping [N s/m], (spring_count)
+  Array<S> spring_rest;        // rest length [m], (spring_count)
+
+  // triangles (cloth membranes, StVK) and their aerodynamics
+  Array<Idx3> tri_indices;     // particle triples, (tri_count)
+  Array<mat22<S>> tri_pose;    // inverse rest shape in the triangle's plane, (tri_count)
+  Array<S> tri_area;           // rest area [m^2], (tri_count)
+  Array<S> tri_ke;             // stretch/shear modulus mu [N/m], (tri_count)
+  Array<S> tri_ka;             // area modulus lambda [N/m], (tri_count)
+  Array<S> tri_kd;             // strain-rate damping [N s/m], (tri_count)
+  S tri_lift = 0;              // aerodynamic lift coefficient
+  S tri_drag = 0;              // aerodynamic drag coefficient
+
+  // bending edges: i, j opposite vertices, k, l the shared edge
+  Array<Idx4> edge_indices;    // (edge_count)
+  Array<S> edge_rest_angle;    // rest dihedral angle [rad], (edge_count)
+  Array<S> edge_ke;            // bending stiffness [N m/rad], (edge_count)
+  Array<S> edge_kd;            // bending damping, (edge_count)
+
+  // tetrahedra (Neo-Hookean FEM)
+  Array<Idx4> tet_indices;     // (tet_count)
+  Array<mat33<S>> tet_pose;    // inverse rest edge matrix, (tet_count)
+  Array<S> tet_volume;         // rest volume [m^3], (tet_count)
+  Array<S> tet_mu;             // Lame mu [Pa], (tet_count)
+  Array<S> tet_lambda;         // Lame lambda [Pa], (tet_count)
+  Array<S> tet_kd;             // strain-rate damping [Pa s], (tet_count)
+
+  // colliders (static)
+  Array<int> shape_type;       // ShapeType, (shape_count)
+  Array<vec3<S>> shape_pos;    // position [m], (shape_count)
+  Array<mat33<S>> shape_rot;   // rotation, local to world, (shape_count)
+  Array<vec3<S>> shape_size;   // per-type size (see ShapeType), (shape_count)
+  Array<int> shape_mesh_start;  // first triangle in mesh_tris, (shape_count)
+  Array<int> shape_mesh_count;  // triangle count, (shape_count)
+  Array<vec3<S>> mesh_vertices;  // world-space collider mesh vertices [m], (mesh_vertex_count)
+  Array<Idx3> mesh_tris;       // collider mesh triangles, (mesh_tri_count)
+
+  // contact (particle-shape and particle-particle)
+  S contact_ke = S(1e3);       // normal stiffness [N/m]
+  S contact_kd = S(1);         // normal damping [N s/m]
+  S contact_kf = S(1);         // friction stiffness [N s/m] (kf h/m < 2 for stability); 0 = off
+  S contact_mu = S(0.5);       // Coulomb coefficient
+  S contact_eps = S(1e-2);     // friction smoothing width around zero slip [m/s]
+  bool particle_contact = false;  // particle-particle contact through the hash grid
+  S grid_cell = 0;             // hash grid cell size [m] (>= 2 max radius), set by finalize
+
+  // particle incidence (CSR): force slots of each particle, in a fixed order
+  Array<int> incidence_start;  // (particle_count + 1)
+  Array<int> incidence_slot;   // slot indices, (slot_count)
+  // particle-particle exclusions (CSR, sorted): topological neighbours never collide
+  Array<int> exclude_start;    // (particle_count + 1)
+  Array<int> exclude_list;     // particle indices
+
+  int particle_count() const { return int(particle_q.size()); }
+  int spring_count() const { return int(spring_indices.size()); }
+  int tri_count() const { return int(tri_indices.size()); }
+  int edge_count() const { return int(edge_indices.size()); }
+  int tet_count() const { return int(tet_indices.size()); }
+  int shape_count() const { return int(shape_type.size()); }
+  // force slot layout: springs, then triangles, bending edges, tetrahedra
+  int spring_slot() const { return 0; }
+  int tri_slot() const { return 2 * spring_count(); }
+  int edge_slot() const { return tri_slot() + 3 * tri_count(); }
+  int tet_slot() const { return edge_slot() + 4 * edge_count(); }
+  int slot_count() const { return tet_slot() + 4 * tet_count(); }
+
+  StateT<S> make_state() const;      // initial positions and velocities
+  ControlT<S> make_control() const;  // zero inputs
+  ModelGradT<S> make_grad() const;   // zero gradients
+};
+
+using Model = ModelT<float>;
+using State = StateT<float>;
+using Control = ControlT<float>;
+using ModelGrad = ModelGradT<float>;
+using Contacts = ContactsT<float>;
+
+}  // namespace adj

@@ -1,0 +1,355 @@
+// the reverse-mode adjoint of one rigid substep, written by hand stage by stage in the order
+// opposite to rigid_dynamics.h: integration -> Cholesky solve -> CRBA -> RNEA -> joint forces
+// -> contact -> kinematics. the recursions over the tree (CRBA's composite inertias and
+// columns, RNEA's two sweeps, the kinematic chain) and the linear algebra are adjointed by
+// hand, as is one body's Newton-Euler force; the small per-element kernels (one body's
+// kinematics, one contact point, one joint's quaternion update) take their vector-Jacobian
+// products from dual numbers run through the same functions the forward pass runs, as
+// engine/forces does.
+#pragma once
+
+#include <vector>
+
+#include "engine/rigid/rigid_dynamics.h"
+
+namespace adj::rigid {
+
+// adjoints of the per-body and per-dof quantities of a substep
+template <class S>
+struct AdjWork {
+  std::vector<mat33<S>> R;                   // (body_count)
+  std::vector<vec3<S>> p;                    // (body_count)
+  std::vector<svec<S>> v, a, F;              // velocity, acceleration, accumulated joint force, (body_count)
+  std::vector<svec<S>> fext;                 // (body_count)
+  std::vector<sinertia<S>> I, Ic;            // (body_count)
+  std::vector<svec<S>> S_;                   // motion subspace columns, (dof_count)
+  std::vector<S> lambda, qd_new, adj_v_new;  // (dof_count)
+  void reset(int nb, int nv) {
+    R.assign(nb, mat33<S>());
+    p.assign(nb, vec3<S>());
+    v.assign(nb, svec<S>{});
+    a.assign(nb, svec<S>{});
+    F.assign(nb, svec<S>{});
+    fext.assign(nb, svec<S>{});
+    I.assign(nb, sinertia<S>());
+    Ic.assign(nb, sinertia<S>());
+    S_.assign(nv, svec<S>{});
+    lambda.assign(nv, S(0));
+    qd_new.assign(nv, S(0));
+    adj_v_new.assign(nv, S(0));
+  }
+};
+
+// dual-number seeding of packed element inputs, and contraction of their outputs
+template <class S, int N>
+struct Seeder {
+  using D = Dual<S, N>;
+  int k = 0;
+  D operator()(S x) { return D::var(x, k++); }
+  vec3<D> vec(const vec3<S>& a) { return {(*this)(a.x), (*this)(a.y), (*this)(a.z)}; }
+  mat33<D> mat(const mat33<S>& a) {
+    mat33<D> r;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) r.m[i][j] = (*this)(a.m[i][j]);
+    return r;
+  }
+  svec<D> sv(const svec<S>& a) { return {vec(a.w), vec(a.v)}; }
+  sinertia<D> in(const sinertia<S>& a) {
+    sinertia<D> r;
+    r.A = mat(a.A);
+    r.B = mat(a.B);
+    r.m = (*this)(a.m);
+    return r;
+  }
+};
+template <class S, int N>
+struct Contract {
+  S g[N] = {};
+  void add(const Dual<S, N>& y, S adj) {
+    for (int k = 0; k < N; ++k) g[k] += adj * y.d[k];
+  }
+  void add(const vec3<Dual<S, N>>& y, const vec3<S>& adj) {
+    for (int i = 0; i < 3; ++i) add(y[i], adj[i]);
+  }
+  void add(const mat33<Dual<S, N>>& y, const mat33<S>& adj) {
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) add(y.m[i][j], adj.m[i][j]);
+  }
+  void add(const svec<Dual<S, N>>& y, const svec<S>& adj) {
+    add(y.w, adj.w);
+    add(y.v, adj.v);
+  }
+  void add(const sinertia<Dual<S, N>>& y, const sinertia<S>& adj) {
+    add(y.A, adj.A);
+    add(y.B, adj.B);
+    add(y.m, adj.m);
+  }
+  // reads the gradient back in seeding order
+  int k = 0;
+  S take() { return g[k++]; }
+  void take(vec3<S>& a) {
+    for (int i = 0; i < 3; ++i) a[i] += take();
+  }
+  void take(mat33<S>& a) {
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) a.m[i][j] += take();
+  }
+  void take(svec<S>& a) {
+    take(a.w);
+    take(a.v);
+  }
+  void take(sinertia<S>& a) {
+    take(a.A);
+    take(a.B);
+    a.m += take();
+  }
+};
+
+template <class S>
+inline void add_outer(mat33<S>& M, const vec3<S>& a, const vec3<S>& b, S s = S(1)) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) M.m[i][j] += s * a[i] * b[j];
+}
+
+// adjoint of F = I s: adds to adj_I and adj_s
+template <class S>
+inline void inertia_apply_adjoint(const sinertia<S>& I, const svec<S>& s, const svec<S>& adj_F, sinertia<S>& adj_I,
+                                  svec<S>& adj_s) {
+  add_outer(adj_I.A, adj_F.w, s.w);
+  add_outer(adj_I.B, adj_F.w, s.v);
+  add_outer(adj_I.B, s.w, adj_F.v);
+  adj_I.m += dot(adj_F.v, s.v);
+  adj_s.w += transpose(I.A) * adj_F.w + I.B * adj_F.v;
+  adj_s.v += transpose(I.B) * adj_F.w + adj_F.v * I.m;
+}
+
+// adjoint of c = crm(x, y)
+template <class S>
+inline void crm_adjoint(const svec<S>& x, const svec<S>& y, const svec<S>& adj_c, svec<S>& adj_x, svec<S>& adj_y) {
+  adj_x.w += cross(y.w, adj_c.w) + cross(y.v, adj_c.v);
+  adj_x.v += cross(y.w, adj_c.v);
+  adj_y.w += cross(adj_c.w, x.w) + cross(adj_c.v, x.v);
+  adj_y.v += cross(adj_c.v, x.w);
+}
+
+// d ramp'/d d (the C1 ramp's second derivative)
+template <class S>
+inline S ramp_curvature(S d, S eps) {
+  return d > 0 && d < eps ? S(1) / eps : S(0);
+}
+
+// adjoint of f = I a + v x* (I v): adds to adj_I, adj_a, adj_v
+template <class S>
+inline void body_force_adjoint(const sinertia<S>& I, const svec<S>& a, const svec<S>& v, const svec<S>& adj_f,
+                               sinertia<S>& adj_I, svec<S>& adj_a, svec<S>& adj_v) {
+  inertia_apply_adjoint(I, a, adj_f, adj_I, adj_a);
+  svec<S> h = I * v, adj_h{};
+  adj_v.w += cross(h.w, adj_f.w) + cross(h.v, adj_f.v);
+  adj_v.v += cross(h.v, adj_f.w);
+  adj_h.w += cross(adj_f.w, v.w);
+  adj_h.v += cross(adj_f.w, v.v) + cross(adj_f.v, v.w);
+  inertia_apply_adjoint(I, v, adj_h, adj_I, adj_v);
+}
+
+// vector-Jacobian product of one body's kinematics (N = its input count), adds the adjoints
+// of the parent's pose and velocity, the joint's coordinates and the mass
+template <class S, int N>
+void body_kinematics_adjoint(const RigidModelT<S>& m, const Params<S>& par, const S* q, const S* qd, const Work<S>& w,
+                             int i, S* adj_q, S* adj_qd, Params<S>& adj_par, AdjWork<S>& g) {
+  using D = Dual<S, N>;
+  const int pi = m.joint_parent[i], qs = m.joint_q_start[i], ds = m.joint_dof_start[i];
+  const int nqj = rigid_joint_q_count(m.joint_type[i]), ndj = rigid_joint_dof_count(m.joint_type[i]);
+  Seeder<S, N> seed;
+  mat33<D> Rp = seed.mat(pi < 0 ? mat33<S>::identity() : w.R[pi]);
+  vec3<D> pp = seed.vec(pi < 0 ? vec3<S>() : w.p[pi]);
+  svec<D> vp = seed.sv(pi < 0 ? svec<S>{} : w.v[pi]);
+  D qj[7], qdj[6];
+  for (int k = 0; k < nqj; ++k) qj[k] = seed(q[qs + k]);
+  for (int k = 0; k < ndj; ++k) qdj[k] = seed(qd[ds + k]);
+  D mass = seed(par.body_mass[i]);
+  mat33<D> R;
+  vec3<D> p;
+  svec<D> Sj[6], v;
+  sinertia<D> I;
+  body_kinematics(m, i, Rp, pp, vp, qj, qdj, mass, R, p, Sj, I, v);
+  Contract<S, N> c;
+  c.add(R, g.R[i]);
+  c.add(p, g.p[i]);
+  for (int k = 0; k < ndj; ++k) c.add(Sj[k], g.S_[ds + k]);
+  c.add(I, g.I[i]);
+  c.add(v, g.v[i]);
+  mat33<S> aR;
+  vec3<S> ap;
+  svec<S> av{};
+  c.take(aR);
+  c.take(ap);
+  c.take(av);
+  if (pi >= 0) {
+    for (int r = 0; r < 3; ++r)
+      for (int cc = 0; cc < 3; ++cc) g.R[pi].m[r][cc] += aR.m[r][cc];
+    g.p[pi] += ap;
+    g.v[pi] += av;
+  }
+  for (int k = 0; k < nqj; ++k) adj_q[qs + k] += c.take();
+  for (int k = 0; k < ndj; ++k) adj_qd[ds + k] += c.take();
+  adj_par.body_mass[i] += c.take();
+}
+
+// the substep q, qd -> q_out, qd_out (forward scratch w, left by substep()) run backwards:
+// given adj_q_out and adj_qd_out, writes adj_q, adj_qd and adds to adj_act and adj_par
+template <class S>
+void substep_adjoint(const RigidModelT<S>& m, const Params<S>& par, const S* q, const S* qd, const S* act, S h,
+                     const Work<S>& w, const S* adj_q_out, const S* adj_qd_out, S* adj_q, S* adj_qd, S* adj_act,
+                     Params<S>& adj_par, AdjWork<S>& g) {
+  const int nb = m.body_count(), nv = m.dof_count(), nq = m.q_count();
+  g.reset(nb, nv);
+  for (int i = 0; i < nq; ++i) adj_q[i] = S(0);
+  for (int d = 0; d < nv; ++d) {
+    adj_qd[d] = S(0);
+    g.qd_new[d] = qd[d] + h * w.qdd[d];
+    g.adj_v_new[d] = adj_qd_out[d];
+  }
+  // integration, per joint
+  for (int j = 0; j < nb; ++j) {
+    const int t = m.joint_type[j], qs = m.joint_q_start[j], ds = m.joint_dof_start[j];
+    if (t == RIGID_JOINT_REVOLUTE || t == RIGID_JOINT_PRISMATIC) {
+      adj_q[qs] += adj_q_out[qs];
+      g.adj_v_new[ds] += h * adj_q_out[qs];
+    } else if (t == RIGID_JOINT_BALL || t == RIGID_JOINT_FREE) {
+      constexpr int N = 13;
+      using D = Dual<S, N>;
+      const int nqj = rigid_joint_q_count(t), ndj = rigid_joint_dof_count(t);
+      Seeder<S, N> seed;
+      D qj[7], vj[6], qo[7];
+      for (int k = 0; k < nqj; ++k) qj[k] = seed(q[qs + k]);
+      for (int k = 0; k < ndj; ++k) vj[k] = seed(g.qd_new[ds + k]);
+      integrate_joint(t, qj, vj, D(h), qo);
+      Contract<S, N> c;
+      for (int k = 0; k < nqj; ++k) c.add(qo[k], adj_q_out[qs + k]);
+      for (int k = 0; k < nqj; ++k) adj_q[qs + k] += c.take();
+      for (int k = 0; k < ndj; ++k) g.adj_v_new[ds + k] += c.take();
+    }
+  }
+  // qd_new = qd + h qdd, qdd = M^-1 (tau - bias): lambda = M^-1 adj_qdd
+  for (int d = 0; d < nv; ++d) {
+    adj_qd[d] += g.adj_v_new[d];
+    g.lambda[d] = h * g.adj_v_new[d];
+  }
+  cholesky_solve(w.L, nv, g.lambda.data(), g.lambda.data());
+  // crba: adj_M = -lambda qdd^T, each symmetric pair attributed once
+  for (int i = 0; i < nb; ++i)
+    for (int d = m.joint_dof_start[i]; d < m.joint_dof_start[i + 1]; ++d) {
+      svec<S> F = w.Ic[i] * w.S[d], adj_F{};
+      for (int j = i; j >= 0; j = m.joint_parent[j])
+        for (int e = m.joint_dof_start[j]; e < m.joint_dof_start[j + 1]; ++e) {
+          if (j == i && e > d) continue;
+          S gm = -g.lambda[e] * w.qdd[d] - (e != d ? g.lambda[d] * w.qdd[e] : S(0));
+          g.S_[e] += F * gm;
+          adj_F += w.S[e] * gm;
+        }
+      inertia_apply_adjoint(w.Ic[i], w.S[d], adj_F, g.Ic[i], g.S_[d]);
+    }
+  for (int i = 0; i < nb; ++i) {
+    if (m.joint_parent[i] >= 0) g.Ic[i] += g.Ic[m.joint_parent[i]];
+    g.I[i] += g.Ic[i];
+  }
+  // rnea (bias = tau_rnea): adj_bias = -lambda; backward sweep first (accumulated forces)
+  for (int i = 0; i < nb; ++i) {
+    svec<S> adjF = m.joint_parent[i] >= 0 ? g.F[m.joint_parent[i]] : svec<S>{};
+    for (int d = m.joint_dof_start[i]; d < m.joint_dof_start[i + 1]; ++d) {
+      adjF += w.S[d] * (-g.lambda[d]);
+      g.S_[d] += w.f[i] * (-g.lambda[d]);
+    }
+    g.F[i] = adjF;
+  }
+  // then the forward sweep, leaves to root: f_i = I a + v x* I v - fext, a_i = a_p + v x vj
+  for (int i = nb - 1; i >= 0; --i) {
+    g.fext[i] -= g.F[i];
+    body_force_adjoint(w.I[i], w.a[i], w.v[i], g.F[i], g.I[i], g.a[i], g.v[i]);
+    svec<S> vj{};
+    for (int d = m.joint_dof_start[i]; d < m.joint_dof_start[i + 1]; ++d) vj += w.S[d] * qd[d];
+    svec<S> adj_vj{};
+    crm_adjoint(w.v[i], vj, g.a[i], g.v[i], adj_vj);
+    for (int d = m.joint_dof_start[i]; d < m.joint_dof_start[i + 1]; ++d) {
+      g.S_[d] += adj_vj * qd[d];
+      adj_qd[d] += sdot(w.S[d], adj_vj);
+    }
+    if (m.joint_parent[i] >= 0) g.a[m.joint_parent[i]] += g.a[i];
+  }
+  // joint forces: adj_tau = lambda
+  for (int d = 0; d < nv; ++d) adj_qd[d] -= m.dof_damping[d] * g.lambda[d];
+  for (int j = 0; j < nb; ++j) {
+    int t = m.joint_type[j];
+    if (t != RIGID_JOINT_REVOLUTE && t != RIGID_JOINT_PRISMATIC) continue;
+    if (m.joint_limit_ke[j] == S(0) && m.joint_limit_kd[j] == S(0)) continue;
+    const int d = m.joint_dof_start[j], qi = m.joint_q_start[j];
+    const S x = q[qi], lo = m.joint_lower[j] - x, hi = x - m.joint_upper[j], eps = m.joint_limit_eps;
+    const S ke = m.joint_limit_ke[j], kd = m.joint_limit_kd[j];
+    S dtau_dx = ke * (-ramp_slope(lo, eps) - ramp_slope(hi, eps)) -
+                kd * qd[d] * (-ramp_curvature(lo, eps) + ramp_curvature(hi, eps));
+    S dtau_dqd = -kd * (ramp_slope(lo, eps) + ramp_slope(hi, eps));
+    adj_q[qi] += dtau_dx * g.lambda[d];
+    adj_qd[d] += dtau_dqd * g.lambda[d];
+  }
+  for (int k = 0; k < m.actuator_count(); ++k) {
+    const int d = m.actuator_dof[k];
+    if (m.actuator_type[k] == RIGID_ACTUATOR_TORQUE) {
+      adj_act[k] += m.actuator_gear[k] * g.lambda[d];
+    } else {
+      const int qi = m.joint_q_start[m.dof_joint[d]];
+      adj_act[k] += par.actuator_kp[k] * g.lambda[d];
+      adj_q[qi] -= par.actuator_kp[k] * g.lambda[d];
+      adj_qd[d] -= par.actuator_kd[k] * g.lambda[d];
+      adj_par.actuator_kp[k] += (act[k] - q[qi]) * g.lambda[d];
+      adj_par.actuator_kd[k] -= qd[d] * g.lambda[d];
+    }
+  }
+  // contact, per touching point
+  if (m.ground) {
+    for (int s = 0; s < m.shape_count(); ++s) {
+      const int b = m.shape_body[s];
+      vec3<S> pts[8];
+      S r;
+      int count = shape_points(m.shape_type[s], m.shape_size[s], pts, r);
+      for (int k = 0; k < count; ++k) {
+        constexpr int N = 21;
+        using D = Dual<S, N>;
+        Seeder<S, N> seed;
+        mat33<D> R = seed.mat(w.R[b]);
+        vec3<D> p = seed.vec(w.p[b]);
+        svec<D> v = seed.sv(w.v[b]);
+        D ke = seed(par.contact_ke), kd = seed(par.contact_kd), mu = seed(par.contact_mu);
+        svec<D> fs;
+        vec3<D> xc, f;
+        if (!point_contact(m, s, pts[k], r, R, p, v, ke, kd, mu, fs, xc, f)) continue;
+        Contract<S, N> c;
+        c.add(fs, g.fext[b]);
+        c.take(g.R[b]);
+        c.take(g.p[b]);
+        c.take(g.v[b]);
+        adj_par.contact_ke += c.take();
+        adj_par.contact_kd += c.take();
+        adj_par.contact_mu += c.take();
+      }
+    }
+  }
+  // kinematics, leaves to root (dual width by joint type: inputs are the parent's pose and
+  // velocity (18), the joint's coordinates and velocities, and the mass)
+  for (int i = nb - 1; i >= 0; --i) {
+    switch (m.joint_type[i]) {
+      case RIGID_JOINT_FREE:
+        body_kinematics_adjoint<S, 32>(m, par, q, qd, w, i, adj_q, adj_qd, adj_par, g);
+        break;
+      case RIGID_JOINT_BALL:
+        body_kinematics_adjoint<S, 26>(m, par, q, qd, w, i, adj_q, adj_qd, adj_par, g);
+        break;
+      case RIGID_JOINT_FIXED:
+        body_kinematics_adjoint<S, 19>(m, par, q, qd, w, i, adj_q, adj_qd, adj_par, g);
+        break;
+      default:
+        body_kinematics_adjoint<S, 21>(m, par, q, qd, w, i, adj_q, adj_qd, adj_par, g);
+    }
+  }
+}
+
+}  // namespace adj::rigid

@@ -1,0 +1,188 @@
+#include "engine/rigid/rigid_builder.h"
+
+#include <cmath>
+
+namespace adj {
+
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+
+template <class S>
+vec3<S> to(const vec3<double>& v) {
+  return {S(v.x), S(v.y), S(v.z)};
+}
+template <class S>
+mat33<S> to(const mat33<double>& a) {
+  mat33<S> r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r.m[i][j] = S(a.m[i][j]);
+  return r;
+}
+bool finite3(const vec3<double>& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+}  // namespace
+
+void rigid_shape_mass(const RigidShapeDesc& s, double& mass, mat33<double>& I) {
+  I = mat33<double>();
+  double r = s.size.x, rho = s.density;
+  if (s.type == RIGID_SHAPE_SPHERE) {
+    mass = rho * 4.0 / 3.0 * kPi * r * r * r;
+    I.m[0][0] = I.m[1][1] = I.m[2][2] = 0.4 * mass * r * r;
+  } else if (s.type == RIGID_SHAPE_BOX) {
+    double a = s.size.x, b = s.size.y, c = s.size.z;
+    mass = rho * 8 * a * b * c;
+    I.m[0][0] = mass / 3 * (b * b + c * c);
+    I.m[1][1] = mass / 3 * (a * a + c * c);
+    I.m[2][2] = mass / 3 * (a * a + b * b);
+  } else {
+    // cylinder of height H = 2h plus two hemispheres, axis along y
+    double h = s.size.y, H = 2 * h;
+    double mc = rho * kPi * r * r * H, ms = rho * 4.0 / 3.0 * kPi * r * r * r;
+    mass = mc + ms;
+    I.m[1][1] = mc * r * r / 2 + ms * 0.4 * r * r;
+    I.m[0][0] = I.m[2][2] = mc * (H * H / 12 + r * r / 4) + ms * (0.4 * r * r + H * H / 4 + 3 * H * r / 8);
+  }
+}
+
+int RigidBuilder::add_body(std::string name, const RigidJointDesc& joint) {
+  Body b;
+  b.name = std::move(name);
+  b.joint = joint;
+  bodies_.push_back(b);
+  return int(bodies_.size()) - 1;
+}
+
+void RigidBuilder::set_mass(int body, double mass, const vec3<double>& com, const mat33<double>& inertia) {
+  if (body < 0 || body >= body_count()) {
+    if (error_.empty()) error_ = "rigid builder: set_mass on missing body " + std::to_string(body);
+    return;
+  }
+  Body& b = bodies_[std::size_t(body)];
+  b.given = true;
+  b.given_mass = mass;
+  b.given_com = com;
+  b.given_inertia = inertia;
+}
+
+int RigidBuilder::add_shape(int body, const RigidShapeDesc& shape) {
+  shapes_.push_back(shape);
+  shape_body_.push_back(body);
+  if (shape.density > 0 && body >= 0 && body < body_count()) {
+    // parallel axis theorem, accumulated about the body origin
+    double m;
+    mat33<double> Ic;
+    rigid_shape_mass(shape, m, Ic);
+    mat33<double> R = rigid::qmat(shape.rot);
+    mat33<double> Iw = R * Ic * transpose(R);
+    const vec3<double>& c = shape.pos;
+    Body& b = bodies_[std::size_t(body)];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        b.inertia_origin.m[i][j] += Iw.m[i][j] + m * ((i == j ? dot(c, c) : 0.0) - c[i] * c[j]);
+    b.mass += m;
+    b.moment += c * m;
+  }
+  return int(shapes_.size()) - 1;
+}
+
+int RigidBuilder::add_actuator(int body, const RigidActuatorDesc& actuator) {
+  actuators_.push_back(actuator);
+  actuator_body_.push_back(body);
+  return int(actuators_.size()) - 1;
+}
+
+template <class S>
+Result<RigidModelT<S>> RigidBuilder::finalize() const {
+  RigidModelT<S> m;
+  if (!error_.empty()) return Status::error(error_);
+  const int nb = body_count();
+  int q = 0, d = 0;
+  for (int i = 0; i < nb; ++i) {
+    const Body& b = bodies_[std::size_t(i)];
+    const RigidJointDesc& j = b.joint;
+    std::string who = "rigid builder: body " + std::to_string(i) + " (" + b.name + ")";
+    if (j.parent < -1 || j.parent >= i)
+      return Status::error(who + ": parent " + std::to_string(j.parent) + " must be added before it");
+    if (j.type < RIGID_JOINT_REVOLUTE || j.type > RIGID_JOINT_FIXED) return Status::error(who + ": unknown joint type");
+    double al = length(j.axis);
+    bool one_dof = j.type == RIGID_JOINT_REVOLUTE || j.type == RIGID_JOINT_PRISMATIC;
+    if (one_dof && !(al > 1e-12)) return Status::error(who + ": joint axis is zero");
+    if (!finite3(j.pos)) return Status::error(who + ": joint position is not finite");
+    if (!(j.lower <= j.upper)) return Status::error(who + ": joint lower limit above upper limit");
+    if ((j.limit_ke > 0 || j.limit_kd > 0) && !one_dof)
+      return Status::error(who + ": limits need a revolute or prismatic joint");
+    double mass = b.given ? b.given_mass : b.mass;
+    vec3<double> com = b.given ? b.given_com : (b.mass > 0 ? b.moment / b.mass : vec3<double>());
+    mat33<double> I = b.given_inertia;
+    if (!b.given) {
+      I = b.inertia_origin;  // back from the origin to the centre of mass
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) I.m[r][c] -= mass * ((r == c ? dot(com, com) : 0.0) - com[r] * com[c]);
+    }
+    if (!(mass >= 0) || !std::isfinite(mass)) return Status::error(who + ": mass must be >= 0");
+    m.body_name.push_back(b.name);
+    m.body_mass.push_back(S(mass));
+    m.body_com.push_back(to<S>(com));
+    m.body_inertia.push_back(to<S>(I));
+    m.joint_type.push_back(j.type);
+    m.joint_parent.push_back(j.parent);
+    m.joint_pos.push_back(to<S>(j.pos));
+    m.joint_rot.push_back(to<S>(rigid::qmat(j.rot)));
+    m.joint_axis.push_back(to<S>(one_dof ? j.axis / al : j.axis));
+    m.joint_q_start.push_back(q);
+    m.joint_dof_start.push_back(d);
+    m.joint_lower.push_back(S(std::isfinite(j.lower) ? j.lower : -1e30));
+    m.joint_upper.push_back(S(std::isfinite(j.upper) ? j.upper : 1e30));
+    m.joint_limit_ke.push_back(S(j.limit_ke));
+    m.joint_limit_kd.push_back(S(j.limit_kd));
+    for (int k = 0; k < rigid_joint_dof_count(j.type); ++k) {
+      m.dof_damping.push_back(S(j.damping));
+      m.dof_armature.push_back(S(j.armature));
+      m.dof_joint.push_back(i);
+    }
+    q += rigid_joint_q_count(j.type);
+    d += rigid_joint_dof_count(j.type);
+  }
+  m.joint_q_start.push_back(q);
+  m.joint_dof_start.push_back(d);
+  m.joint_limit_eps = S(joint_limit_eps);
+  for (std::size_t s = 0; s < shapes_.size(); ++s) {
+    const RigidShapeDesc& sh = shapes_[s];
+    if (shape_body_[s] < 0 || shape_body_[s] >= nb)
+      return Status::error("rigid builder: shape " + std::to_string(s) + " is on a missing body");
+    m.shape_body.push_back(shape_body_[s]);
+    m.shape_type.push_back(sh.type);
+    m.shape_pos.push_back(to<S>(sh.pos));
+    m.shape_rot.push_back(to<S>(rigid::qmat(sh.rot)));
+    m.shape_size.push_back(to<S>(sh.size));
+  }
+  for (std::size_t a = 0; a < actuators_.size(); ++a) {
+    const RigidActuatorDesc& ad = actuators_[a];
+    int b = actuator_body_[a];
+    std::string who = "rigid builder: actuator " + std::to_string(a);
+    if (b < 0 || b >= nb) return Status::error(who + " is on a missing body");
+    int t = bodies_[std::size_t(b)].joint.type;
+    if (ad.dof < 0 || ad.dof >= rigid_joint_dof_count(t))
+      return Status::error(who + ": joint of body " + bodies_[std::size_t(b)].name + " has no dof " +
+                           std::to_string(ad.dof));
+    if (ad.type == RIGID_ACTUATOR_PD && t != RIGID_JOINT_REVOLUTE && t != RIGID_JOINT_PRISMATIC)
+      return Status::error(who + ": PD actuators need a revolute or prismatic joint");
+    m.actuator_dof.push_back(m.joint_dof_start[std::size_t(b)] + ad.dof);
+    m.actuator_type.push_back(ad.type);
+    m.actuator_gear.push_back(S(ad.gear));
+    m.actuator_kp.push_back(S(ad.kp));
+    m.actuator_kd.push_back(S(ad.kd));
+  }
+  m.gravity = to<S>(gravity);
+  m.ground = ground;
+  m.contact_ke = S(contact_ke);
+  m.contact_kd = S(contact_kd);
+  m.contact_kf = S(contact_kf);
+  m.contact_mu = S(contact_mu);
+  m.contact_eps = S(contact_eps);
+  return m;
+}
+
+template Result<RigidModelT<float>> RigidBuilder::finalize<float>() const;
+template Result<RigidModelT<double>> RigidBuilder::finalize<double>() const;
+
+}  // namespace adj

@@ -1,0 +1,96 @@
+// RigidBuilder: how scene files and the editor build a robot. bodies are added parent
+// first, each with the joint that attaches it; shapes give contact geometry and, with a
+// density, mass and inertia; actuators drive one dof each. finalize() checks the tree and
+// returns the model (or an error that names the body, joint or actuator).
+//
+//   RigidBuilder b;
+//   int cart = b.add_body("cart", {.type = RIGID_JOINT_PRISMATIC, .axis = {1, 0, 0}});
+//   b.add_shape(cart, {.type = RIGID_SHAPE_BOX, .size = {0.2, 0.1, 0.1}, .density = 100});
+//   int pole = b.add_body("pole", {.type = RIGID_JOINT_REVOLUTE, .parent = cart, .axis = {0, 0, 1}});
+//   b.set_mass(pole, 0.1, {0, 0.5, 0}, inertia);
+//   b.add_actuator(cart, {.type = RIGID_ACTUATOR_TORQUE, .gear = 10});
+//   Result<RigidModelT<double>> model = b.finalize<double>();
+#pragma once
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/rigid/rigid_model.h"
+
+namespace adj {
+
+struct RigidJointDesc {
+  RigidJointType type = RIGID_JOINT_REVOLUTE;
+  int parent = -1;                                          // parent body, -1 = world
+  vec3<double> pos{};                                       // joint frame origin in the parent body frame [m]
+  rigid::quat<double> rot{};                                // joint frame axes in the parent body frame
+  vec3<double> axis{0, 0, 1};                               // revolute/prismatic axis in the joint frame (normalized)
+  double lower = -std::numeric_limits<double>::infinity();  // limit [rad or m]
+  double upper = std::numeric_limits<double>::infinity();
+  double limit_ke = 0;  // limit penalty stiffness; 0 = no limit
+  double limit_kd = 0;  // limit penalty damping
+  double damping = 0;   // viscous damping on each dof
+  double armature = 0;  // rotor inertia on each dof
+};
+
+struct RigidShapeDesc {
+  RigidShapeType type = RIGID_SHAPE_SPHERE;
+  vec3<double> pos{};                // in the body frame [m]
+  rigid::quat<double> rot{};         // axes in the body frame
+  vec3<double> size{0.1, 0.1, 0.1};  // sphere (r), box half-extents, capsule (r, half-height along y) [m]
+  double density = 0;                // [kg/m^3]; > 0 adds the shape's mass and inertia to its body
+};
+
+struct RigidActuatorDesc {
+  RigidActuatorType type = RIGID_ACTUATOR_TORQUE;
+  int dof = 0;            // dof within the joint (0 for revolute/prismatic)
+  double gear = 1;        // torque actuators: torque = gear * act
+  double kp = 0, kd = 0;  // PD actuators: kp (act - q) - kd qd (revolute/prismatic only)
+};
+
+class RigidBuilder {
+ public:
+  // a body attached by `joint`; returns its index (also its joint's index)
+  int add_body(std::string name, const RigidJointDesc& joint);
+  // given mass [kg], centre of mass [m] and inertia about it [kg m^2] (body frame); replaces
+  // what shapes contributed. calls on a missing body are reported by finalize()
+  void set_mass(int body, double mass, const vec3<double>& com, const mat33<double>& inertia);
+  int add_shape(int body, const RigidShapeDesc& shape);
+  int add_actuator(int body, const RigidActuatorDesc& actuator);
+
+  vec3<double> gravity{0, -9.81, 0};  // [m/s^2]
+  bool ground = true;
+  double contact_ke = 1e4, contact_kd = 1e2, contact_kf = 1e2, contact_mu = 0.8, contact_eps = 1e-2;
+  double joint_limit_eps = 0.01;  // [rad or m]
+
+  int body_count() const { return int(bodies_.size()); }
+
+  template <class S>
+  Result<RigidModelT<S>> finalize() const;
+
+ private:
+  struct Body {
+    std::string name;
+    RigidJointDesc joint;
+    double mass = 0;                 // shape mass, accumulated
+    vec3<double> moment{};           // sum of m c [kg m]
+    mat33<double> inertia_origin{};  // about the body origin [kg m^2]
+    bool given = false;
+    double given_mass = 0;
+    vec3<double> given_com{};
+    mat33<double> given_inertia{};
+  };
+  std::vector<Body> bodies_;
+  std::vector<RigidShapeDesc> shapes_;
+  std::vector<int> shape_body_;
+  std::vector<RigidActuatorDesc> actuators_;
+  std::vector<int> actuator_body_;
+  std::string error_;  // the first bad call, reported by finalize()
+};
+
+// mass [kg] and inertia about the centre [kg m^2] (shape axes) of a solid shape
+void rigid_shape_mass(const RigidShapeDesc& shape, double& mass, mat33<double>& inertia);
+
+}  // namespace adj

@@ -1,0 +1,410 @@
+// the stages of one rigid step, generic over the scalar T (float, double, Dual) so that the
+// same code gives the primal step and, on dual numbers, its exact Jacobian:
+//   kinematics (poses, motion subspaces, velocities) -> contact -> joint forces (actuators,
+//   damping, limits) -> bias forces by RNEA -> mass matrix by CRBA -> Cholesky solve ->
+//   semi-implicit Euler in joint space (quaternions by the exp map, renormalized)
+#pragma once
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "engine/rigid/rigid_model.h"
+
+namespace adj::rigid {
+
+// the differentiable parameters, lifted to T; packed order: body_mass, actuator_kp,
+// actuator_kd, contact_ke, contact_kd, contact_mu
+template <class T>
+struct Params {
+  std::vector<T> body_mass, actuator_kp, actuator_kd;
+  T contact_ke = T(0), contact_kd = T(0), contact_mu = T(0);
+};
+
+template <class T, class S>
+inline Params<T> lift_params(const RigidModelT<S>& m) {
+  Params<T> p;
+  for (S v : m.body_mass) p.body_mass.push_back(T(v));
+  for (S v : m.actuator_kp) p.actuator_kp.push_back(T(v));
+  for (S v : m.actuator_kd) p.actuator_kd.push_back(T(v));
+  p.contact_ke = T(m.contact_ke);
+  p.contact_kd = T(m.contact_kd);
+  p.contact_mu = T(m.contact_mu);
+  return p;
+}
+
+// scratch of one step
+template <class T>
+struct Work {
+  std::vector<mat33<T>> R;        // body axes, world, (body_count)
+  std::vector<vec3<T>> p;         // body origin, world [m], (body_count)
+  std::vector<svec<T>> S;         // motion subspace column of each dof, world, (dof_count)
+  std::vector<svec<T>> v, a;      // body spatial velocity / acceleration, (body_count)
+  std::vector<svec<T>> f;         // force across each joint, parent on child, (body_count)
+  std::vector<svec<T>> fext;      // external (contact) force on each body, (body_count)
+  std::vector<sinertia<T>> I;     // body spatial inertia, world, (body_count)
+  std::vector<sinertia<T>> Ic;    // composite inertia of each subtree, (body_count)
+  std::vector<T> M, L;            // mass matrix and its Cholesky factor, (dof_count^2)
+  std::vector<T> tau, bias, qdd;  // (dof_count)
+  std::vector<T> q0, qd0;         // substep ping buffers
+  void resize(int nb, int nq, int nv) {
+    R.resize(nb);
+    p.resize(nb);
+    v.resize(nb);
+    a.resize(nb);
+    f.resize(nb);
+    fext.resize(nb);
+    I.resize(nb);
+    Ic.resize(nb);
+    S.resize(nv);
+    M.assign(std::size_t(nv) * nv, T(0));
+    L.assign(std::size_t(nv) * nv, T(0));
+    tau.resize(nv);
+    bias.resize(nv);
+    qdd.resize(nv);
+    q0.resize(nq);
+    qd0.resize(nv);
+  }
+};
+
+template <class T>
+inline vec3<T> q3(const T* q) {
+  return {q[0], q[1], q[2]};
+}
+template <class T>
+inline quat<T> q4(const T* q) {
+  return {q[0], q[1], q[2], q[3]};
+}
+
+// pose, motion subspace columns (S, one per dof), spatial inertia and velocity of body i from
+// its parent's pose and velocity (identity and zero for the world)
+template <class T, class S>
+void body_kinematics(const RigidModelT<S>& m, int i, const mat33<T>& Rp, const vec3<T>& pp, const svec<T>& vp,
+                     const T* qj, const T* qdj, const T& mass, mat33<T>& R, vec3<T>& p, svec<T>* Sj, sinertia<T>& I,
+                     svec<T>& v) {
+  mat33<T> RJ = Rp * lift<T>(m.joint_rot[i]);
+  vec3<T> pJ = pp + Rp * lift<T>(m.joint_pos[i]);
+  vec3<T> ax = lift<T>(m.joint_axis[i]);
+  switch (m.joint_type[i]) {
+    case RIGID_JOINT_REVOLUTE:
+      R = RJ * axis_angle(ax, qj[0]);
+      p = pJ;
+      Sj[0] = axis_motion(RJ * ax, pJ);
+      break;
+    case RIGID_JOINT_PRISMATIC:
+      R = RJ;
+      p = pJ + RJ * (ax * qj[0]);
+      Sj[0] = {vec3<T>(), RJ * ax};
+      break;
+    case RIGID_JOINT_BALL:
+      R = RJ * qmat(q4(qj));
+      p = pJ;
+      for (int k = 0; k < 3; ++k) Sj[k] = axis_motion(R.col(k), pJ);
+      break;
+    case RIGID_JOINT_FREE:
+      R = RJ * qmat(q4(qj + 3));
+      p = pJ + RJ * q3(qj);
+      for (int k = 0; k < 3; ++k) {
+        Sj[k] = {vec3<T>(), R.col(k)};
+        Sj[3 + k] = axis_motion(R.col(k), p);
+      }
+      break;
+    default:
+      R = RJ;
+      p = pJ;
+  }
+  // inertia scales with the mass parameter (fixed geometry)
+  S m0 = m.body_mass[i];
+  T scale = m0 > S(0) ? mass / T(m0) : T(0);
+  mat33<T> Iw = R * lift<T>(m.body_inertia[i]) * transpose(R);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) Iw.m[r][c] = Iw.m[r][c] * scale;
+  I = make_inertia(mass, p + R * lift<T>(m.body_com[i]), Iw);
+  // velocity: parent's plus the joint's
+  v = vp;
+  for (int k = 0; k < rigid_joint_dof_count(m.joint_type[i]); ++k) v += Sj[k] * qdj[k];
+}
+
+// body poses, motion subspaces, body spatial inertias and velocities, root to leaves
+template <class T, class S>
+void kinematics(const RigidModelT<S>& m, const Params<T>& par, const T* q, const T* qd, Work<T>& w) {
+  for (int i = 0; i < m.body_count(); ++i) {
+    int pi = m.joint_parent[i];
+    int d0 = m.joint_dof_start[i];
+    body_kinematics(m, i, pi < 0 ? mat33<T>::identity() : w.R[pi], pi < 0 ? vec3<T>() : w.p[pi],
+                    pi < 0 ? svec<T>{} : w.v[pi], q + m.joint_q_start[i], qd + d0, par.body_mass[i], w.R[i], w.p[i],
+                    w.S.data() + d0, w.I[i], w.v[i]);
+  }
+}
+
+// contact points of a shape in its own frame, with their radius; returns the count
+template <class S>
+inline int shape_points(int type, const vec3<S>& size, vec3<S> pts[8], S& radius) {
+  if (type == RIGID_SHAPE_SPHERE) {
+    pts[0] = vec3<S>();
+    radius = size.x;
+    return 1;
+  }
+  if (type == RIGID_SHAPE_CAPSULE) {
+    pts[0] = vec3<S>(S(0), size.y, S(0));
+    pts[1] = vec3<S>(S(0), -size.y, S(0));
+    radius = size.x;
+    return 2;
+  }
+  for (int k = 0; k < 8; ++k)
+    pts[k] = vec3<S>(k & 1 ? size.x : -size.x, k & 2 ? size.y : -size.y, k & 4 ? size.z : -size.z);
+  radius = S(0);
+  return 8;
+}
+
+// spatial force of the ground on a body (pose R, p; velocity v) at shape point pt of radius r
+// (shape frame of shape s): the particle engine's smooth penalty force (engine/forces/contact.h)
+// at the deepest point xc; false when the point does not touch
+template <class T, class S>
+bool point_contact(const RigidModelT<S>& m, int s, const vec3<S>& pt, S r, const mat33<T>& R, const vec3<T>& p,
+                   const svec<T>& v, const T& ke, const T& kd, const T& mu, svec<T>& fs, vec3<T>& xc, vec3<T>& f) {
+  const vec3<T> n(T(0), T(1), T(0));
+  vec3<T> x = p + R * (lift<T>(m.shape_pos[s]) + lift<T>(m.shape_rot[s]) * lift<T>(pt));
+  if (!(value(x.y) < value(r))) return false;
+  xc = x - n * T(r);
+  vec3<T> vel = v.v + cross(v.w, xc);
+  f = contact_force(x.y - T(r), n, vel, ke, kd, m.contact_kf, mu, m.contact_eps);
+  fs = svec<T>{cross(xc, f), f};
+  return true;
+}
+
+// ground contact of every shape point, summed per body into fext (J^T f reaches the joints
+// through RNEA's backward sweep)
+template <class T, class S>
+void contact(const RigidModelT<S>& m, const Params<T>& par, Work<T>& w, RigidContactsT<S>* record) {
+  for (auto& f : w.fext) f = svec<T>{};
+  if (!m.ground) return;
+  for (int s = 0; s < m.shape_count(); ++s) {
+    int b = m.shape_body[s];
+    vec3<S> pts[8];
+    S r;
+    int count = shape_points(m.shape_type[s], m.shape_size[s], pts, r);
+    for (int k = 0; k < count; ++k) {
+      svec<T> fs;
+      vec3<T> xc, f;
+      if (!point_contact(m, s, pts[k], r, w.R[b], w.p[b], w.v[b], par.contact_ke, par.contact_kd, par.contact_mu, fs,
+                         xc, f))
+        continue;
+      w.fext[b] += fs;
+      if constexpr (std::is_same_v<T, S>) {
+        if (record) {
+          record->point.push_back(xc);
+          record->normal.push_back(vec3<S>(S(0), S(1), S(0)));
+          record->force.push_back(f);
+          record->body.push_back(b);
+          record->shape.push_back(s);
+        }
+      }
+    }
+  }
+}
+
+// C1 ramp of the limit penalty and its slope
+template <class T, class S>
+inline T ramp(T d, S eps) {
+  if (!(value(d) > 0)) return T(0);
+  if (value(d) < eps) return d * d / T(2 * eps);
+  return d - T(eps / 2);
+}
+template <class T, class S>
+inline T ramp_slope(T d, S eps) {
+  if (!(value(d) > 0)) return T(0);
+  if (value(d) < eps) return d / T(eps);
+  return T(1);
+}
+
+// generalized forces of actuators, joint damping and limits (smooth penalties)
+template <class T, class S>
+void joint_forces(const RigidModelT<S>& m, const Params<T>& par, const T* q, const T* qd, const T* act, Work<T>& w) {
+  for (int d = 0; d < m.dof_count(); ++d) w.tau[d] = -T(m.dof_damping[d]) * qd[d];
+  for (int j = 0; j < m.body_count(); ++j) {
+    int t = m.joint_type[j];
+    if (t != RIGID_JOINT_REVOLUTE && t != RIGID_JOINT_PRISMATIC) continue;
+    if (m.joint_limit_ke[j] == S(0) && m.joint_limit_kd[j] == S(0)) continue;
+    int d = m.joint_dof_start[j];
+    T x = q[m.joint_q_start[j]];
+    T lo = T(m.joint_lower[j]) - x, hi = x - T(m.joint_upper[j]);
+    S eps = m.joint_limit_eps;
+    w.tau[d] += T(m.joint_limit_ke[j]) * (ramp(lo, eps) - ramp(hi, eps)) -
+                T(m.joint_limit_kd[j]) * qd[d] * (ramp_slope(lo, eps) + ramp_slope(hi, eps));
+  }
+  for (int k = 0; k < m.actuator_count(); ++k) {
+    int d = m.actuator_dof[k];
+    if (m.actuator_type[k] == RIGID_ACTUATOR_TORQUE) {
+      w.tau[d] += T(m.actuator_gear[k]) * act[k];
+    } else {
+      int qi = m.joint_q_start[m.dof_joint[d]];
+      w.tau[d] += par.actuator_kp[k] * (act[k] - q[qi]) - par.actuator_kd[k] * qd[d];
+    }
+  }
+}
+
+// the force a body needs for acceleration a at velocity v: I a + v x* I v
+template <class T>
+inline svec<T> body_force(const sinertia<T>& I, const svec<T>& a, const svec<T>& v) {
+  return I * a + crf(v, I * v);
+}
+
+// recursive Newton-Euler (world frame): out = M qdd + c(q, qd) - J^T fext, qdd = nullptr
+// for the bias forces; leaves the force across every joint in w.f
+template <class T, class S>
+void rnea(const RigidModelT<S>& m, const T* qd, const T* qdd, Work<T>& w, T* out) {
+  const svec<T> a0{vec3<T>(), -lift<T>(m.gravity)};  // gravity as a base acceleration
+  for (int i = 0; i < m.body_count(); ++i) {
+    int pi = m.joint_parent[i];
+    svec<T> a = pi < 0 ? a0 : w.a[pi];
+    svec<T> vj{};
+    for (int d = m.joint_dof_start[i]; d < m.joint_dof_start[i + 1]; ++d) {
+      vj += w.S[d] * qd[d];
+      if (qdd) a += w.S[d] * qdd[d];
+    }
+    a += crm(w.v[i], vj);  // dS/dt qd, S fixed in the child body
+    w.a[i] = a;
+    w.f[i] = body_force(w.I[i], a, w.v[i]) - w.fext[i];
+  }
+  for (int i = m.body_count() - 1; i >= 0; --i) {
+    for (int d = m.joint_dof_start[i]; d < m.joint_dof_start[i + 1]; ++d) out[d] = sdot(w.S[d], w.f[i]);
+    if (m.joint_parent[i] >= 0) w.f[m.joint_parent[i]] += w.f[i];
+  }
+}
+
+// composite rigid body algorithm: the joint-space mass matrix (row-major, dof_count^2)
+template <class T, class S>
+void crba(const RigidModelT<S>& m, Work<T>& w) {
+  const int nv = m.dof_count();
+  std::fill(w.M.begin(), w.M.end(), T(0));
+  for (int i = 0; i < m.body_count(); ++i) w.Ic[i] = w.I[i];
+  for (int i = m.body_count() - 1; i >= 0; --i)
+    if (m.joint_parent[i] >= 0) w.Ic[m.joint_parent[i]] += w.Ic[i];
+  for (int i = 0; i < m.body_count(); ++i) {
+    for (int d = m.joint_dof_start[i]; d < m.joint_dof_start[i + 1]; ++d) {
+      svec<T> F = w.Ic[i] * w.S[d];
+      // this joint's block, then up the chain of ancestors
+      for (int j = i; j >= 0; j = m.joint_parent[j])
+        for (int e = m.joint_dof_start[j]; e < m.joint_dof_start[j + 1]; ++e) {
+          T v = sdot(w.S[e], F);
+          w.M[std::size_t(e) * nv + d] = v;
+          w.M[std::size_t(d) * nv + e] = v;
+        }
+    }
+  }
+  for (int d = 0; d < nv; ++d) w.M[std::size_t(d) * nv + d] += T(m.dof_armature[d]);
+}
+
+// dense Cholesky M = L L^T; false if M is not positive definite
+template <class T>
+bool cholesky(const std::vector<T>& M, std::vector<T>& L, int n) {
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j <= i; ++j) {
+      T s = M[std::size_t(i) * n + j];
+      for (int k = 0; k < j; ++k) s -= L[std::size_t(i) * n + k] * L[std::size_t(j) * n + k];
+      if (i == j) {
+        if (!(value(s) > 0)) return false;
+        L[std::size_t(i) * n + i] = sqrt_(s);
+      } else {
+        L[std::size_t(i) * n + j] = s / L[std::size_t(j) * n + j];
+      }
+    }
+  return true;
+}
+
+// x = (L L^T)^-1 b (x may alias b)
+template <class T>
+void cholesky_solve(const std::vector<T>& L, int n, const T* b, T* x) {
+  for (int i = 0; i < n; ++i) {
+    T s = b[i];
+    for (int k = 0; k < i; ++k) s -= L[std::size_t(i) * n + k] * x[k];
+    x[i] = s / L[std::size_t(i) * n + i];
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    T s = x[i];
+    for (int k = i + 1; k < n; ++k) s -= L[std::size_t(k) * n + i] * x[k];
+    x[i] = s / L[std::size_t(i) * n + i];
+  }
+}
+
+// one joint's coordinates advanced with its new velocities (quaternions by the exp map,
+// renormalized)
+template <class T>
+void integrate_joint(int type, const T* qj, const T* v, T h, T* qo) {
+  switch (type) {
+    case RIGID_JOINT_REVOLUTE:
+    case RIGID_JOINT_PRISMATIC:
+      qo[0] = qj[0] + h * v[0];
+      break;
+    case RIGID_JOINT_BALL: {
+      quat<T> r = qnormalize(qmul(q4(qj), qexp(q3(v), h)));
+      qo[0] = r.w;
+      qo[1] = r.x;
+      qo[2] = r.y;
+      qo[3] = r.z;
+      break;
+    }
+    case RIGID_JOINT_FREE: {
+      quat<T> rot = q4(qj + 3);
+      vec3<T> pos = q3(qj) + qmat(rot) * q3(v) * h;
+      quat<T> r = qnormalize(qmul(rot, qexp(q3(v + 3), h)));
+      qo[0] = pos.x;
+      qo[1] = pos.y;
+      qo[2] = pos.z;
+      qo[3] = r.w;
+      qo[4] = r.x;
+      qo[5] = r.y;
+      qo[6] = r.z;
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+template <class T, class S>
+void integrate_positions(const RigidModelT<S>& m, const T* q, const T* qd, S h, T* q_out) {
+  for (int j = 0; j < m.body_count(); ++j)
+    integrate_joint(m.joint_type[j], q + m.joint_q_start[j], qd + m.joint_dof_start[j], T(h),
+                    q_out + m.joint_q_start[j]);
+}
+
+// one substep of length h: q, qd -> q_out, qd_out; false if the mass matrix is singular
+template <class T, class S>
+bool substep(const RigidModelT<S>& m, const Params<T>& par, const T* q, const T* qd, const T* act, S h, T* q_out,
+             T* qd_out, Work<T>& w, RigidContactsT<S>* record) {
+  const int nv = m.dof_count();
+  kinematics(m, par, q, qd, w);
+  contact(m, par, w, record);
+  joint_forces(m, par, q, qd, act, w);
+  rnea(m, qd, static_cast<const T*>(nullptr), w, w.bias.data());
+  crba(m, w);
+  if (!cholesky(w.M, w.L, nv)) return false;
+  for (int d = 0; d < nv; ++d) w.qdd[d] = w.tau[d] - w.bias[d];
+  cholesky_solve(w.L, nv, w.qdd.data(), w.qdd.data());
+  for (int d = 0; d < nv; ++d) qd_out[d] = qd[d] + T(h) * w.qdd[d];
+  integrate_positions(m, q, qd_out, h, q_out);
+  return true;
+}
+
+// a step of dt in `substeps` substeps; false (with the substep) if a mass matrix is singular
+template <class T, class S>
+bool step(const RigidModelT<S>& m, const Params<T>& par, const T* q, const T* qd, const T* act, S dt, int substeps,
+          T* q_out, T* qd_out, Work<T>& w, RigidContactsT<S>* record = nullptr) {
+  const int nq = m.q_count(), nv = m.dof_count();
+  const S h = dt / S(substeps);
+  std::copy(q, q + nq, w.q0.begin());
+  std::copy(qd, qd + nv, w.qd0.begin());
+  for (int s = 0; s < substeps; ++s) {
+    RigidContactsT<S>* rec = s + 1 == substeps ? record : nullptr;
+    if (!substep(m, par, w.q0.data(), w.qd0.data(), act, h, q_out, qd_out, w, rec)) return false;
+    if (s + 1 < substeps) {
+      std::copy(q_out, q_out + nq, w.q0.begin());
+      std::copy(qd_out, qd_out + nv, w.qd0.begin());
+    }
+  }
+  return true;
+}
+
+}  // namespace adj::rigid

@@ -1,0 +1,147 @@
+// articulated rigid bodies in generalized coordinates: RigidModel (tree of bodies and
+// joints, shapes, actuators, contact parameters), RigidState (q, qd), RigidControl
+// (actuator inputs), RigidModelGrad (gradients of the differentiable parameters) and the
+// contacts and joint reaction forces of a state, for drawing.
+//
+// body i hangs from its parent through joint i (bodies are stored parent before child);
+// the body frame is the joint frame after the joint's motion. coordinates per joint type:
+//   revolute   q: angle [rad]                      qd: angular rate [rad/s]
+//   prismatic  q: offset [m]                       qd: rate [m/s]
+//   ball       q: quaternion (w, x, y, z)          qd: angular velocity, body frame [rad/s]
+//   free       q: position [m] (parent joint frame), quaternion (w, x, y, z)
+//              qd: linear velocity of the body origin, then angular velocity, both in the
+//              body frame (Pinocchio's local free-flyer convention)
+//   fixed      no coordinates
+#pragma once
+
+#include <string>
+
+#include "engine/core/array.h"
+#include "engine/core/math.h"
+#include "engine/forces/contact.h"
+#include "engine/rigid/spatial.h"
+
+namespace adj {
+
+enum RigidJointType {
+  RIGID_JOINT_REVOLUTE,
+  RIGID_JOINT_PRISMATIC,
+  RIGID_JOINT_BALL,
+  RIGID_JOINT_FREE,
+  RIGID_JOINT_FIXED
+};
+enum RigidShapeType { RIGID_SHAPE_SPHERE, RIGID_SHAPE_BOX, RIGID_SHAPE_CAPSULE };
+enum RigidActuatorType { RIGID_ACTUATOR_TORQUE, RIGID_ACTUATOR_PD };
+
+// coordinates and degrees of freedom of a joint type
+inline int rigid_joint_q_count(int type) {
+  return type == RIGID_JOINT_FREE ? 7 : type == RIGID_JOINT_BALL ? 4 : type == RIGID_JOINT_FIXED ? 0 : 1;
+}
+inline int rigid_joint_dof_count(int type) {
+  return type == RIGID_JOINT_FREE ? 6 : type == RIGID_JOINT_BALL ? 3 : type == RIGID_JOINT_FIXED ? 0 : 1;
+}
+
+template <class S>
+struct RigidStateT {
+  Array<S> joint_q;   // generalized positions (joint_q_count), per joint type above
+  Array<S> joint_qd;  // generalized velocities (joint_dof_count)
+  int q_count() const { return int(joint_q.size()); }
+  int dof_count() const { return int(joint_qd.size()); }
+};
+
+template <class S>
+struct RigidControlT {
+  Array<S> act;  // torque [N m or N] per gear, or PD target [rad or m], (actuator_count)
+};
+
+// gradients of the differentiable parameters (the same names as in RigidModelT)
+template <class S>
+struct RigidModelGradT {
+  Array<S> body_mass;    // dL/d body mass (inertia scales with it), (body_count)
+  Array<S> actuator_kp;  // (actuator_count)
+  Array<S> actuator_kd;  // (actuator_count)
+  S contact_ke = 0, contact_kd = 0, contact_mu = 0;
+};
+
+// contacts and joint reaction forces of one state, for drawing
+template <class S>
+struct RigidContactsT {
+  Array<vec3<S>> point;         // contact point on the body surface [m], (contact_count)
+  Array<vec3<S>> normal;        // ground normal, (contact_count)
+  Array<vec3<S>> force;         // force of the ground on the body [N], (contact_count)
+  Array<int> body;              // body index, (contact_count)
+  Array<int> shape;             // shape index, (contact_count)
+  Array<vec3<S>> joint_point;   // joint anchor, world [m], (body_count)
+  Array<vec3<S>> joint_force;   // force of the parent on the child across the joint [N], (body_count)
+  Array<vec3<S>> joint_torque;  // its moment about the anchor [N m], (body_count)
+  int contact_count() const { return int(point.size()); }
+};
+
+template <class S>
+struct RigidModelT {
+  // bodies
+  Array<std::string> body_name;  // (body_count)
+  Array<S> body_mass;            // [kg], (body_count)
+  Array<vec3<S>> body_com;       // centre of mass in the body frame [m], (body_count)
+  Array<mat33<S>> body_inertia;  // inertia about the com, body axes [kg m^2], (body_count)
+
+  // joints: joint i connects body joint_parent[i] (-1 = world) to body i
+  Array<int> joint_type;              // RigidJointType, (body_count)
+  Array<int> joint_parent;            // parent body, (body_count)
+  Array<vec3<S>> joint_pos;           // joint frame origin in the parent body frame [m], (body_count)
+  Array<mat33<S>> joint_rot;          // joint frame axes in the parent body frame, (body_count)
+  Array<vec3<S>> joint_axis;          // unit axis in the joint frame (revolute/prismatic), (body_count)
+  Array<int> joint_q_start;           // first coordinate in RigidState::joint_q, (body_count + 1)
+  Array<int> joint_dof_start;         // first dof in RigidState::joint_qd, (body_count + 1)
+  Array<S> joint_lower, joint_upper;  // limits [rad or m] (revolute/prismatic), (body_count)
+  Array<S> joint_limit_ke;            // limit penalty stiffness [N m/rad or N/m], (body_count)
+  Array<S> joint_limit_kd;            // limit penalty damping [N m s/rad or N s/m], (body_count)
+  S joint_limit_eps = S(0.01);        // width of the C1 ramp of the limit penalty [rad or m]
+  Array<S> dof_damping;               // viscous joint damping [N m s/rad or N s/m], (dof_count)
+  Array<S> dof_armature;              // rotor inertia added to the mass matrix diagonal, (dof_count)
+  Array<int> dof_joint;               // joint of each dof, (dof_count)
+
+  // collision shapes against the ground plane
+  Array<int> shape_body;      // (shape_count)
+  Array<int> shape_type;      // RigidShapeType, (shape_count)
+  Array<vec3<S>> shape_pos;   // in the body frame [m], (shape_count)
+  Array<mat33<S>> shape_rot;  // axes in the body frame, (shape_count)
+  Array<vec3<S>> shape_size;  // sphere (r), box half-extents, capsule (r, half-height along y) [m]
+
+  // actuators on one dof each
+  Array<int> actuator_dof;   // (actuator_count)
+  Array<int> actuator_type;  // RigidActuatorType, (actuator_count)
+  Array<S> actuator_gear;    // torque = gear * act (torque actuators), (actuator_count)
+  Array<S> actuator_kp;      // PD stiffness [N m/rad or N/m], (actuator_count)
+  Array<S> actuator_kd;      // PD damping [N m s/rad or N s/m], (actuator_count)
+
+  // world
+  vec3<S> gravity{S(0), S(-9.81), S(0)};  // [m/s^2]
+  bool ground = true;                     // plane through the origin with normal +y
+  S contact_ke = S(1e4);                  // normal stiffness [N/m]
+  S contact_kd = S(1e2);                  // normal damping [N s/m]
+  S contact_kf = S(1e2);                  // friction slope [N s/m]; 0 = off
+  S contact_mu = S(0.8);                  // Coulomb coefficient
+  S contact_eps = S(1e-2);                // friction smoothing width around zero slip [m/s]
+
+  int body_count() const { return int(body_mass.size()); }
+  int q_count() const { return joint_q_start.empty() ? 0 : joint_q_start.back(); }
+  int dof_count() const { return joint_dof_start.empty() ? 0 : joint_dof_start.back(); }
+  int shape_count() const { return int(shape_body.size()); }
+  int actuator_count() const { return int(actuator_dof.size()); }
+  // differentiable parameters: masses, PD gains, contact ke/kd/mu
+  int param_count() const { return body_count() + 2 * actuator_count() + 3; }
+
+  // a state at the rest configuration (zero angles, identity quaternions)
+  RigidStateT<S> make_state() const;
+  RigidControlT<S> make_control() const { return {Array<S>(actuator_dof.size(), S(0))}; }
+  RigidModelGradT<S> make_grad() const;
+  // "joint 3 (knee)" for messages
+  std::string joint_label(int joint) const;
+};
+
+using RigidModel = RigidModelT<float>;
+using RigidState = RigidStateT<float>;
+using RigidControl = RigidControlT<float>;
+
+}  // namespace adj

@@ -1,0 +1,334 @@
+#include "engine/rigid/rigid_solver.h"
+
+#include <string>
+
+namespace adj {
+
+namespace {
+
+// the joint that owns coordinate i of joint_q (or dof i of joint_qd)
+template <class S>
+int owner(const Array<int>& start, int i) {
+  int j = 0;
+  while (j + 1 < int(start.size()) && start[j + 1] <= i) ++j;
+  return j;
+}
+
+template <class S>
+Status shape_check(const RigidModelT<S>& m, const RigidStateT<S>& s, const char* what) {
+  if (s.q_count() != m.q_count() || s.dof_count() != m.dof_count())
+    return Status::error(std::string("rigid: ") + what + " has " + std::to_string(s.q_count()) + " coordinates and " +
+                         std::to_string(s.dof_count()) + " dofs, the model " + std::to_string(m.q_count()) + " and " +
+                         std::to_string(m.dof_count()));
+  return Status::ok();
+}
+
+template <class S>
+Status singular(const RigidModelT<S>& m) {
+  return Status::error(
+      "rigid: the mass matrix is not positive definite: a body with dofs and no mass or inertia, "
+      "or the state blew up within the step (stiff contact, gains or limits for the substep; " +
+      std::to_string(m.body_count()) + " bodies)");
+}
+
+}  // namespace
+
+template <class S>
+Status rigid_check_finite(const RigidModelT<S>& m, const RigidStateT<S>& s, const char* what) {
+  for (int i = 0; i < s.q_count(); ++i)
+    if (!is_finite(s.joint_q[i]))
+      return Status::error(std::string(what) + ": joint_q[" + std::to_string(i) + "] is not finite, " +
+                           m.joint_label(owner<S>(m.joint_q_start, i)));
+  for (int i = 0; i < s.dof_count(); ++i)
+    if (!is_finite(s.joint_qd[i]))
+      return Status::error(std::string(what) + ": joint_qd[" + std::to_string(i) + "] is not finite, " +
+                           m.joint_label(m.dof_joint[i]));
+  return Status::ok();
+}
+
+template <class S>
+Status RigidSolverT<S>::step(const RigidModelT<S>& m, const RigidStateT<S>& in, RigidStateT<S>& out,
+                             const RigidControlT<S>& control, S dt, RigidContactsT<S>* contacts) {
+  Status st = shape_check(m, in, "input state");
+  if (!st) return st;
+  if (int(control.act.size()) != m.actuator_count())
+    return Status::error("rigid: control does not match the actuators");
+  rigid::Params<S> par = rigid::lift_params<S>(m);
+  work_.resize(m.body_count(), m.q_count(), m.dof_count());
+  out.joint_q.resize(in.joint_q.size());
+  out.joint_qd.resize(in.joint_qd.size());
+  if (!rigid::step(m, par, in.joint_q.data(), in.joint_qd.data(), control.act.data(), dt,
+                   std::max(1, options_.substeps), out.joint_q.data(), out.joint_qd.data(), work_))
+    return singular(m);
+  if (contacts) {
+    st = rigid_contacts(m, in, control, *contacts);
+    if (!st) return st;
+  }
+  if (options_.check_finite) return rigid_check_finite(m, out, "rigid step");
+  return Status::ok();
+}
+
+template <class S>
+Status RigidSolverT<S>::dual_chunk(const RigidModelT<S>& m, const RigidStateT<S>& in, const RigidControlT<S>& control,
+                                   S dt, int chunk, std::vector<D>& out) {
+  const int nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count();
+  const int lo = chunk * kChunk;
+  int k = 0;  // running input index
+  auto seed = [&](S x) {
+    D r = (k >= lo && k < lo + kChunk) ? D::var(x, k - lo) : D(x);
+    ++k;
+    return r;
+  };
+  std::vector<D> q(nq), qd(nv), act(na);
+  for (int i = 0; i < nq; ++i) q[i] = seed(in.joint_q[i]);
+  for (int i = 0; i < nv; ++i) qd[i] = seed(in.joint_qd[i]);
+  for (int i = 0; i < na; ++i) act[i] = seed(control.act[i]);
+  rigid::Params<D> par;
+  for (S v : m.body_mass) par.body_mass.push_back(seed(v));
+  for (S v : m.actuator_kp) par.actuator_kp.push_back(seed(v));
+  for (S v : m.actuator_kd) par.actuator_kd.push_back(seed(v));
+  par.contact_ke = seed(m.contact_ke);
+  par.contact_kd = seed(m.contact_kd);
+  par.contact_mu = seed(m.contact_mu);
+  dual_work_.resize(m.body_count(), nq, nv);
+  out.resize(std::size_t(nq + nv));
+  if (!rigid::step(m, par, q.data(), qd.data(), act.data(), dt, std::max(1, options_.substeps), out.data(),
+                   out.data() + nq, dual_work_))
+    return singular(m);
+  return Status::ok();
+}
+
+template <class S>
+Status RigidSolverT<S>::step_adjoint(const RigidModelT<S>& m, const RigidStateT<S>& in, const RigidControlT<S>& control,
+                                     S dt, const RigidStateT<S>& adj_out, RigidStateT<S>& adj_in,
+                                     RigidControlT<S>& adj_control, RigidModelGradT<S>& adj_model) {
+  Status st = shape_check(m, in, "input state");
+  if (!st) return st;
+  st = shape_check(m, adj_out, "adjoint of the output state");
+  if (!st) return st;
+  const int nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count(), nb = m.body_count();
+  if (int(control.act.size()) != na) return Status::error("rigid: control does not match the actuators");
+  adj_control.act.resize(std::size_t(na), S(0));
+  if (int(adj_model.body_mass.size()) != nb || int(adj_model.actuator_kp.size()) != na) adj_model = m.make_grad();
+  if (!options_.dual_adjoint) return reverse_adjoint(m, in, control, dt, adj_out, adj_in, adj_control, adj_model);
+  const int n_in = nq + nv + na + (options_.param_grads ? m.param_count() : 0);
+  std::vector<S> g(std::size_t(n_in), S(0));
+  std::vector<D> out;
+  for (int c = 0; c * kChunk < n_in; ++c) {
+    st = dual_chunk(m, in, control, dt, c, out);
+    if (!st) return st;
+    for (int t = 0; t < kChunk && c * kChunk + t < n_in; ++t) {
+      S s = S(0);
+      for (int o = 0; o < nq; ++o) s += adj_out.joint_q[o] * out[o].d[t];
+      for (int o = 0; o < nv; ++o) s += adj_out.joint_qd[o] * out[nq + o].d[t];
+      g[std::size_t(c * kChunk + t)] = s;
+    }
+  }
+  // unpack in the seeding order: q, qd, act, mass, kp, kd, ke, kd, mu
+  int k = 0;
+  adj_in.joint_q.assign(g.begin(), g.begin() + nq);
+  adj_in.joint_qd.assign(g.begin() + nq, g.begin() + nq + nv);
+  k = nq + nv;
+  for (int i = 0; i < na; ++i) adj_control.act[i] += g[k++];
+  if (options_.param_grads) {
+    for (int i = 0; i < nb; ++i) adj_model.body_mass[i] += g[k++];
+    for (int i = 0; i < na; ++i) adj_model.actuator_kp[i] += g[k++];
+    for (int i = 0; i < na; ++i) adj_model.actuator_kd[i] += g[k++];
+    adj_model.contact_ke += g[k++];
+    adj_model.contact_kd += g[k++];
+    adj_model.contact_mu += g[k++];
+  }
+  if (options_.check_finite) return rigid_check_finite(m, adj_in, "rigid step adjoint");
+  return Status::ok();
+}
+
+template <class S>
+Status RigidSolverT<S>::reverse_adjoint(const RigidModelT<S>& m, const RigidStateT<S>& in,
+                                        const RigidControlT<S>& control, S dt, const RigidStateT<S>& adj_out,
+                                        RigidStateT<S>& adj_in, RigidControlT<S>& adj_control,
+                                        RigidModelGradT<S>& adj_model) {
+  const int nq = m.q_count(), nv = m.dof_count(), nb = m.body_count(), na = m.actuator_count();
+  const int substeps = std::max(1, options_.substeps);
+  const S h = dt / S(substeps);
+  rigid::Params<S> par = rigid::lift_params<S>(m);
+  // forward, keeping every substep's input and scratch
+  tape_.resize(std::size_t(substeps));
+  tape_q_.assign(std::size_t(substeps + 1), std::vector<S>(std::size_t(nq)));
+  tape_qd_.assign(std::size_t(substeps + 1), std::vector<S>(std::size_t(nv)));
+  tape_q_[0] = in.joint_q;
+  tape_qd_[0] = in.joint_qd;
+  for (int s = 0; s < substeps; ++s) {
+    tape_[s].resize(nb, nq, nv);
+    if (!rigid::substep(m, par, tape_q_[s].data(), tape_qd_[s].data(), control.act.data(), h, tape_q_[s + 1].data(),
+                        tape_qd_[s + 1].data(), tape_[s], static_cast<RigidContactsT<S>*>(nullptr)))
+      return singular(m);
+  }
+  // backward
+  rigid::Params<S> adj_par;
+  adj_par.body_mass.assign(std::size_t(nb), S(0));
+  adj_par.actuator_kp.assign(std::size_t(na), S(0));
+  adj_par.actuator_kd.assign(std::size_t(na), S(0));
+  std::vector<S> aq = adj_out.joint_q, aqd = adj_out.joint_qd, aq_prev(static_cast<std::size_t>(nq)),
+                 aqd_prev(static_cast<std::size_t>(nv));
+  for (int s = substeps - 1; s >= 0; --s) {
+    rigid::substep_adjoint(m, par, tape_q_[s].data(), tape_qd_[s].data(), control.act.data(), h, tape_[s], aq.data(),
+                           aqd.data(), aq_prev.data(), aqd_prev.data(), adj_control.act.data(), adj_par, adj_work_);
+    std::swap(aq, aq_prev);
+    std::swap(aqd, aqd_prev);
+  }
+  adj_in.joint_q = aq;
+  adj_in.joint_qd = aqd;
+  if (options_.param_grads) {
+    for (int i = 0; i < nb; ++i) adj_model.body_mass[i] += adj_par.body_mass[i];
+    for (int i = 0; i < na; ++i) {
+      adj_model.actuator_kp[i] += adj_par.actuator_kp[i];
+      adj_model.actuator_kd[i] += adj_par.actuator_kd[i];
+    }
+    adj_model.contact_ke += adj_par.contact_ke;
+    adj_model.contact_kd += adj_par.contact_kd;
+    adj_model.contact_mu += adj_par.contact_mu;
+  }
+  if (options_.check_finite) return rigid_check_finite(m, adj_in, "rigid step adjoint");
+  return Status::ok();
+}
+
+template <class S>
+Status RigidSolverT<S>::step_jacobian(const RigidModelT<S>& m, const RigidStateT<S>& in,
+                                      const RigidControlT<S>& control, S dt, std::vector<S>& J) {
+  const int nq = m.q_count(), nv = m.dof_count();
+  const int n_in = nq + nv + m.actuator_count() + m.param_count(), n_out = nq + nv;
+  J.assign(std::size_t(n_in) * n_out, S(0));
+  std::vector<D> out;
+  for (int c = 0; c * kChunk < n_in; ++c) {
+    Status st = dual_chunk(m, in, control, dt, c, out);
+    if (!st) return st;
+    for (int t = 0; t < kChunk && c * kChunk + t < n_in; ++t)
+      for (int o = 0; o < n_out; ++o) J[std::size_t(o) * n_in + c * kChunk + t] = out[o].d[t];
+  }
+  return Status::ok();
+}
+
+template <class S>
+Status rigid_step_adjoint(const RigidModelT<S>& m, const RigidStateT<S>& in, const RigidControlT<S>& control, S dt,
+                          int substeps, const RigidStateT<S>& adj_out, RigidStateT<S>& adj_in,
+                          RigidControlT<S>& adj_control, RigidModelGradT<S>& adj_model) {
+  RigidSolverOptions o;
+  o.substeps = substeps;
+  RigidSolverT<S> solver(o);
+  return solver.step_adjoint(m, in, control, dt, adj_out, adj_in, adj_control, adj_model);
+}
+
+template <class S>
+Status rigid_contacts(const RigidModelT<S>& m, const RigidStateT<S>& s, const RigidControlT<S>& control,
+                      RigidContactsT<S>& out) {
+  Status st = shape_check(m, s, "state");
+  if (!st) return st;
+  const int nv = m.dof_count();
+  rigid::Params<S> par = rigid::lift_params<S>(m);
+  rigid::Work<S> w;
+  w.resize(m.body_count(), m.q_count(), nv);
+  out = RigidContactsT<S>();
+  rigid::kinematics(m, par, s.joint_q.data(), s.joint_qd.data(), w);
+  rigid::contact(m, par, w, &out);
+  rigid::joint_forces(m, par, s.joint_q.data(), s.joint_qd.data(), control.act.data(), w);
+  rigid::rnea(m, s.joint_qd.data(), static_cast<const S*>(nullptr), w, w.bias.data());
+  rigid::crba(m, w);
+  if (!rigid::cholesky(w.M, w.L, nv)) return singular(m);
+  for (int d = 0; d < nv; ++d) w.qdd[d] = w.tau[d] - w.bias[d];
+  rigid::cholesky_solve(w.L, nv, w.qdd.data(), w.qdd.data());
+  // the force each joint transmits is what its subtree needs beyond the external forces
+  rigid::rnea(m, s.joint_qd.data(), w.qdd.data(), w, w.bias.data());
+  for (int i = 0; i < m.body_count(); ++i) {
+    out.joint_point.push_back(w.p[i]);
+    out.joint_force.push_back(w.f[i].v);
+    out.joint_torque.push_back(w.f[i].w - cross(w.p[i], w.f[i].v));
+  }
+  return Status::ok();
+}
+
+template <class S>
+void rigid_forward_kinematics(const RigidModelT<S>& m, const RigidStateT<S>& s, std::vector<vec3<S>>& pos,
+                              std::vector<mat33<S>>& rot) {
+  rigid::Params<S> par = rigid::lift_params<S>(m);
+  rigid::Work<S> w;
+  w.resize(m.body_count(), m.q_count(), m.dof_count());
+  rigid::kinematics(m, par, s.joint_q.data(), s.joint_qd.data(), w);
+  pos = w.p;
+  rot = w.R;
+}
+
+template <class S>
+std::vector<S> rigid_mass_matrix(const RigidModelT<S>& m, const RigidStateT<S>& s) {
+  rigid::Params<S> par = rigid::lift_params<S>(m);
+  rigid::Work<S> w;
+  w.resize(m.body_count(), m.q_count(), m.dof_count());
+  rigid::kinematics(m, par, s.joint_q.data(), s.joint_qd.data(), w);
+  rigid::crba(m, w);
+  return w.M;
+}
+
+template <class S>
+std::vector<S> rigid_inverse_dynamics(const RigidModelT<S>& m, const RigidStateT<S>& s, const std::vector<S>& qdd) {
+  rigid::Params<S> par = rigid::lift_params<S>(m);
+  rigid::Work<S> w;
+  w.resize(m.body_count(), m.q_count(), m.dof_count());
+  rigid::kinematics(m, par, s.joint_q.data(), s.joint_qd.data(), w);
+  rigid::contact(m, par, w, static_cast<RigidContactsT<S>*>(nullptr));
+  std::vector<S> tau(static_cast<std::size_t>(m.dof_count()));
+  rigid::rnea(m, s.joint_qd.data(), qdd.data(), w, tau.data());
+  return tau;
+}
+
+template <class S>
+Result<std::vector<S>> rigid_forward_dynamics(const RigidModelT<S>& m, const RigidStateT<S>& s,
+                                              const RigidControlT<S>& control) {
+  const int nv = m.dof_count();
+  rigid::Params<S> par = rigid::lift_params<S>(m);
+  rigid::Work<S> w;
+  w.resize(m.body_count(), m.q_count(), nv);
+  rigid::kinematics(m, par, s.joint_q.data(), s.joint_qd.data(), w);
+  rigid::contact(m, par, w, static_cast<RigidContactsT<S>*>(nullptr));
+  rigid::joint_forces(m, par, s.joint_q.data(), s.joint_qd.data(), control.act.data(), w);
+  rigid::rnea(m, s.joint_qd.data(), static_cast<const S*>(nullptr), w, w.bias.data());
+  rigid::crba(m, w);
+  if (!rigid::cholesky(w.M, w.L, nv)) return singular(m);
+  std::vector<S> qdd(static_cast<std::size_t>(nv));
+  for (int d = 0; d < nv; ++d) qdd[d] = w.tau[d] - w.bias[d];
+  rigid::cholesky_solve(w.L, nv, qdd.data(), qdd.data());
+  return qdd;
+}
+
+template <class S>
+S rigid_energy(const RigidModelT<S>& m, const RigidStateT<S>& s) {
+  rigid::Params<S> par = rigid::lift_params<S>(m);
+  rigid::Work<S> w;
+  w.resize(m.body_count(), m.q_count(), m.dof_count());
+  rigid::kinematics(m, par, s.joint_q.data(), s.joint_qd.data(), w);
+  S e = S(0);
+  for (int i = 0; i < m.body_count(); ++i) {
+    e += S(0.5) * rigid::sdot(w.v[i], w.I[i] * w.v[i]);
+    vec3<S> c = w.p[i] + w.R[i] * m.body_com[i];
+    e -= m.body_mass[i] * dot(m.gravity, c);
+  }
+  return e;
+}
+
+#define ADJ_RIGID_INSTANTIATE(S)                                                                                       \
+  template class RigidSolverT<S>;                                                                                      \
+  template Status rigid_step_adjoint(const RigidModelT<S>&, const RigidStateT<S>&, const RigidControlT<S>&, S, int,    \
+                                     const RigidStateT<S>&, RigidStateT<S>&, RigidControlT<S>&, RigidModelGradT<S>&);  \
+  template Status rigid_contacts(const RigidModelT<S>&, const RigidStateT<S>&, const RigidControlT<S>&,                \
+                                 RigidContactsT<S>&);                                                                  \
+  template void rigid_forward_kinematics(const RigidModelT<S>&, const RigidStateT<S>&, std::vector<vec3<S>>&,          \
+                                         std::vector<mat33<S>>&);                                                      \
+  template std::vector<S> rigid_mass_matrix(const RigidModelT<S>&, const RigidStateT<S>&);                             \
+  template std::vector<S> rigid_inverse_dynamics(const RigidModelT<S>&, const RigidStateT<S>&, const std::vector<S>&); \
+  template Result<std::vector<S>> rigid_forward_dynamics(const RigidModelT<S>&, const RigidStateT<S>&,                 \
+                                                         const RigidControlT<S>&);                                     \
+  template S rigid_energy(const RigidModelT<S>&, const RigidStateT<S>&);                                               \
+  template Status rigid_check_finite(const RigidModelT<S>&, const RigidStateT<S>&, const char*);
+
+ADJ_RIGID_INSTANTIATE(float)
+ADJ_RIGID_INSTANTIATE(double)
+
+}  // namespace adj

@@ -1,0 +1,477 @@
+// the per-element and per-particle loop bodies of one substep, forward and adjoint.
+// each is an ADJ_HD functor over raw pointers: the CPU solver runs them with parallel_for,
+// the CUDA backend launches the very same functors as kernels.
+#pragma once
+
+#include "engine/forces/aero.h"
+#include "engine/forces/bending.h"
+#include "engine/forces/contact.h"
+#include "engine/forces/particle_contact.h"
+#include "engine/forces/spring.h"
+#include "engine/forces/tet_fem.h"
+#include "engine/forces/triangle.h"
+#include "engine/solver/hash_grid.h"
+
+namespace adj {
+
+// model arrays (read only)
+template <class S>
+struct ModelView {
+  int particle_count, spring_count, tri_count, edge_count, tet_count, shape_count;
+  int tri_slot, edge_slot, tet_slot;
+  const vec3<S>* particle_q;
+  const S* particle_mass;
+  const S* particle_radius;
+  vec3<S> gravity;
+  S particle_damping;
+  const Idx2* spring_indices;
+  const S *spring_ke, *spring_kd, *spring_rest;
+  const Idx3* tri_indices;
+  const mat22<S>* tri_pose;
+  const S *tri_area, *tri_ke, *tri_ka, *tri_kd;
+  S tri_lift, tri_drag;
+  const Idx4* edge_indices;
+  const S *edge_rest_angle, *edge_ke, *edge_kd;
+  const Idx4* tet_indices;
+  const mat33<S>* tet_pose;
+  const S *tet_volume, *tet_mu, *tet_lambda, *tet_kd;
+  const int* shape_type;
+  const vec3<S>* shape_pos;
+  const mat33<S>* shape_rot;
+  const vec3<S>* shape_size;
+  const int *shape_mesh_start, *shape_mesh_count;
+  const vec3<S>* mesh_vertices;
+  const Idx3* mesh_tris;
+  S contact_ke, contact_kd, contact_kf, contact_mu, contact_eps;
+  int particle_contact;
+  const int *incidence_start, *incidence_slot;
+  const int *exclude_start, *exclude_list;
+
+  ADJ_HD ShapeRef<S> shape(int s) const {
+    return {shape_type[s], shape_pos[s], shape_rot[s], shape_size[s], mesh_vertices, mesh_tris,
+            shape_mesh_start[s], shape_mesh_count[s]};
+  }
+  ADJ_HD bool excluded(int p, int q) const {
+    int lo = exclude_start[p], hi = exclude_start[p + 1];
+    while (lo < hi) {
+      int mid = (lo + hi) / 2;
+      if (exclude_list[mid] < q)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo < exclude_start[p + 1] && exclude_list[lo] == q;
+  }
+};
+
+// everything one substep reads and writes
+template <class S>
+struct KernelArgs {
+  ModelView<S> m;
+  GridView grid;
+  S dt;
+  // input state and control
+  const vec3<S>* q;
+  const vec3<S>* qd;
+  const vec3<S>* control_f;
+  const S* spring_act;
+  const S* tet_act;
+  // forward outputs
+  vec3<S>* f_slot;   // per-element force slots, (slot_count)
+  vec3<S>* f_total;  // total force on each particle, (particle_count)
+  vec3<S>* q_out;
+  vec3<S>* qd_out;
+  // adjoint inputs and outputs
+  const vec3<S>* adj_q_out;
+  const vec3<S>* adj_qd_out;
+  vec3<S>* adj_f;       // dL/d total force, (particle_count)
+  vec3<S>* adj_q_slot;  // per-slot dL/dx, (slot_count)
+  vec3<S>* adj_qd_slot;
+  vec3<S>* adj_q_in;
+  vec3<S>* adj_qd_in;
+  vec3<S>* adj_control_f;  // accumulated
+  S* adj_spring_act;
+  S* adj_tet_act;
+  S* adj_mass;
+  S *adj_spring_ke, *adj_spring_kd, *adj_spring_rest;
+  S *adj_tet_mu, *adj_tet_lambda;
+  S* adj_contact;  // per-particle contact parameter partials (ke, kd, mu), (3 particle_count)
+};
+
+// ---- forward ----
+
+template <class S>
+struct SpringForward {
+  KernelArgs<S> a;
+  ADJ_HD void operator()(int e) const {
+    Idx2 id = a.m.spring_indices[e];
+    S in[16], out[6];
+    store3(in, a.q[id.i]);
+    store3(in + 3, a.q[id.j]);
+    store3(in + 6, a.qd[id.i]);
+    store3(in + 9, a.qd[id.j]);
+    in[12] = a.m.spring_ke[e];
+    in[13] = a.m.spring_kd[e];
+    in[14] = a.m.spring_rest[e];
+    in[15] = a.spring_act ? a.spring_act[e] : S(0);
+    SpringEval{}.eval(in, out);
+    a.f_slot[2 * e] = load3(out);
+    a.f_slot[2 * e + 1] = load3(out + 3);
+  }
+};
+
+template <class S>
+ADJ_HD inline void pack_tri(const KernelArgs<S>& a, int e, S* in) {
+  Idx3 id = a.m.tri_indices[e];
+  int v[3] = {id.i, id.j, id.k};
+  for (int k = 0; k < 3; ++k) {
+    store3(in + 3 * k, a.q[v[k]]);
+    store3(in + 9 + 3 * k, a.qd[v[k]]);
+  }
+}
+
+template <class S>
+ADJ_HD inline TriangleEval<S> tri_eval(const ModelView<S>& m, int e) {
+  return {m.tri_pose[e], m.tri_area[e], m.tri_ke[e], m.tri_ka[e], m.tri_kd[e]};
+}
+
+template <class S>
+struct TriangleForward {
+  KernelArgs<S> a;
+  ADJ_HD void operator()(int e) const {
+    S in[18], out[9], aero[9];
+    pack_tri(a, e, in);
+    tri_eval(a.m, e).eval(in, out);
+    AeroEval<S>{a.m.tri_lift, a.m.tri_drag}.eval(in, aero);
+    for (int k = 0; k < 3; ++k) a.f_slot[a.m.tri_slot + 3 * e + k] = load3(out + 3 * k) + load3(aero + 3 * k);
+  }
+};
+
+template <class S>
+ADJ_HD inline void pack_quad(const KernelArgs<S>& a, Idx4 id, S* in) {
+  int v[4] = {id.i, id.j, id.k, id.l};
+  for (int k = 0; k < 4; ++k) {
+    store3(in + 3 * k, a.q[v[k]]);
+    store3(in + 12 + 3 * k, a.qd[v[k]]);
+  }
+}
+
+template <class S>
+struct BendingForward {
+  KernelArgs<S> a;
+  ADJ_HD void operator()(int e) const {
+    S in[24], out[12];
+    pack_quad(a, a.m.edge_indices[e], in);
+    BendingEval<S>{a.m.edge_ke[e], a.m.edge_kd[e], a.m.edge_rest_angle[e]}.eval(in, out);
+    for (int k = 0; k < 4; ++k) a.f_slot[a.m.edge_slot + 4 * e + k] = load3(out + 3 * k);
+  }
+};
+
+template <class S>
+ADJ_HD inline void pack_tet(const KernelArgs<S>& a, int e, S* in) {
+  pack_quad(a, a.m.tet_indices[e], in);
+  in[24] = a.m.tet_mu[e];
+  in[25] = a.m.tet_lambda[e];
+  in[26] = a.tet_act ? a.tet_act[e] : S(0);
+}
+
+template <class S>
+struct TetForward {
+  KernelArgs<S> a;
+  ADJ_HD void operator()(int e) const {
+    S in[27], out[12];
+    pack_tet(a, e, in);
+    TetEval<S>{a.m.tet_pose[e], a.m.tet_volume[e], a.m.tet_kd[e]}.eval(in, out);
+    for (int k = 0; k < 4; ++k) a.f_slot[a.m.tet_slot + 4 * e + k] = load3(out + 3 * k);
+  }
+};
+
+template <class S>
+ADJ_HD inline void pack_particle_contact(const KernelArgs<S>& a, int p, S* in) {
+  store3(in, a.q[p]);
+  store3(in + 3, a.qd[p]);
+  in[6] = a.m.contact_ke;
+  in[7] = a.m.contact_kd;
+  in[8] = a.m.contact_mu;
+}
+
+template <class S>
+ADJ_HD inline void pack_pair(const KernelArgs<S>& a, int p, int q, S* in) {
+  store3(in, a.q[p]);
+  store3(in + 3, a.q[q]);
+  store3(in + 6, a.qd[p]);
+  store3(in + 9, a.qd[q]);
+  in[12] = a.m.contact_ke;
+  in[13] = a.m.contact_kd;
+  in[14] = a.m.contact_mu;
+}
+
+// visit the hash-grid neighbours q of p within contact range, in a fixed order
+template <class S, class F>
+ADJ_HD inline void for_each_neighbour(const KernelArgs<S>& a, int p, F& f) {
+  Idx3 c = a.grid.cell[p];
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        int cx = c.i + dx, cy = c.j + dy, cz = c.k + dz;
+        int b = grid_hash(cx, cy, cz, a.grid.table_size);
+        for (int k = a.grid.cell_start[b]; k < a.grid.cell_start[b + 1]; ++k) {
+          int q = a.grid.sorted[k];
+          Idx3 cq = a.grid.cell[q];
+          if (q == p || cq.i != cx || cq.j != cy || cq.k != cz || a.m.excluded(p, q)) continue;
+          f(q);
+        }
+      }
+}
+
+// sum of the contact forces on p (colliders and other particles)
+template <class S>
+struct ContactSum {
+  const KernelArgs<S>& a;
+  int p;
+  vec3<S> f;
+  ADJ_HD void operator()(int q) {
+    S in[15], out[3];
+    pack_pair(a, p, q, in);
+    PairContactEval<S>{a.m.particle_radius[p] + a.m.particle_radius[q], a.m.contact_kf, a.m.contact_eps}.eval(in, out);
+    f += load3(out);
+  }
+};
+
+template <class S>
+struct ParticleForward {
+  KernelArgs<S> a;
+  ADJ_HD void operator()(int p) const {
+    vec3<S> f = a.control_f ? a.control_f[p] : vec3<S>();
+    for (int k = a.m.incidence_start[p]; k < a.m.incidence_start[p + 1]; ++k) f += a.f_slot[a.m.incidence_slot[k]];
+    S in[9], out[3];
+    pack_particle_contact(a, p, in);
+    for (int s = 0; s < a.m.shape_count; ++s) {
+      ShapeContactEval<S>{a.m.shape(s), a.m.particle_radius[p], a.m.contact_kf, a.m.contact_eps}.eval(in, out);
+      f += load3(out);
+    }
+    if (a.m.particle_contact) {
+      ContactSum<S> sum{a, p, vec3<S>()};
+      for_each_neighbour(a, p, sum);
+      f += sum.f;
+    }
+    a.f_total[p] = f;
+    // semi-implicit Euler; mass 0 = kinematic
+    S m = a.m.particle_mass[p];
+    vec3<S> v = a.qd[p];
+    if (m > S(0)) {
+      S damp = S(1) - a.m.particle_damping * a.dt;
+      v = (v + (a.m.gravity + f / m) * a.dt) * damp;
+    }
+    a.qd_out[p] = v;
+    a.q_out[p] = a.q[p] + v * a.dt;
+  }
+};
+
+// ---- adjoint (after the forward kernels have refilled f_slot and f_total) ----
+
+template <class S>
+struct ParticleIntegrateAdjoint {
+  KernelArgs<S> a;
+  ADJ_HD void operator()(int p) const {
+    vec3<S> aq = a.adj_q_out[p], av = a.adj_qd_out[p];
+    S m = a.m.particle_mass[p];
+    vec3<S> av_total = av + aq * a.dt;
+    a.adj_q_in[p] = aq;
+    if (m > S(0)) {
+      S damp = S(1) - a.m.particle_damping * a.dt;
+      vec3<S> au = av_total * damp;
+      a.adj_qd_in[p] = au;
+      vec3<S> af = au * (a.dt / m);
+      a.adj_f[p] = af;
+      a.adj_mass[p] += -dot(af, a.f_total[p]) / m;
+      if (a.adj_control_f) a.adj_control_f[p] += af;
+    } else {
+      a.adj_qd_in[p] = av_total;
+      a.adj_f[p] = vec3<S>();
+    }
+  }
+};
+
+template <class S>
+struct SpringAdjoint {
+  KernelArgs<S> a;
+  ADJ_HD void operator()(int e) const {
+    Idx2 id = a.m.spring_indices[e];
+    S in[16], ao[6], ai[16];
+    store3(in, a.q[id.i]);
+    store3(in + 3, a.q[id.j]);
+    store3(in + 6, a.qd[id.i]);
+    store3(in + 9, a.qd[id.j]);
+    in[12] = a.m.spring_ke[e];
+    in[13] = a.m.spring_kd[e];
+    in[14] = a.m.spring_rest[e];
+    in[15] = a.spring_act ? a.spring_act[e] : S(0);
+    store3(ao, a.adj_f[id.i]);
+    store3(ao + 3, a.adj_f[id.j]);
+    spring_adjoint(in, ao, ai);
+    a.adj_q_slot[2 * e] = load3(ai);
+    a.adj_q_slot[2 * e + 1] = load3(ai + 3);
+    a.adj_qd_slot[2 * e] = load3(ai + 6);
+    a.adj_qd_slot[2 * e + 1] = load3(ai + 9);
+    a.adj_spring_ke[e] += ai[12];
+    a.adj_spring_kd[e] += ai[13];
+    a.adj_spring_rest[e] += ai[14];
+    if (a.adj_spring_act) a.adj_spring_act[e] += ai[15];
+  }
+};
+
+template <class S>
+struct TriangleAdjoint {
+  KernelArgs<S> a;
+  ADJ_HD void operator()(int e) const {
+    Idx3 id = a.m.tri_indices[e];
+    int v[3] = {id.i, id.j, id.k};
+    S in[18], ao[9], ai[18], ai2[18];
+    pack_tri(a, e, in);
+    for (int k = 0; k < 3; ++k) store3(ao + 3 * k, a.adj_f[v[k]]);
+    triangle_adjoint(tri_eval(a.m, e), in, ao, ai);
+    if (a.m.tri_lift != S(0) || a.m.tri_drag != S(0)) {
+      aero_adjoint(AeroEval<S>{a.m.tri_lift, a.m.tri_drag}, in, ao, ai2);
+      for (int k = 0; k < 18; ++k) ai[k] += ai2[k];
+    }
+    for (int k = 0; k < 3; ++k) {
+      a.adj_q_slot[a.m.tri_slot + 3 * e + k] = load3(ai + 3 * k);
+      a.adj_qd_slot[a.m.tri_slot + 3 * e + k] = load3(ai + 9 + 3 * k);
+    }
+  }
+};
+
+template <class S>
+struct BendingAdjoint {
+  KernelArgs<S> a;
+  ADJ_HD void operator()(int e) const {
+    Idx4 id = a.m.edge_indices[e];
+    int v[4] = {id.i, id.j, id.k, id.l};
+    S in[24], ao[12], ai[24];
+    pack_quad(a, id, in);
+    for (int k = 0; k < 4; ++k) store3(ao + 3 * k, a.adj_f[v[k]]);
+    bending_adjoint(BendingEval<S>{a.m.edge_ke[e], a.m.edge_kd[e], a.m.edge_rest_angle[e]}, in, ao, ai);
+    for (int k = 0; k < 4; ++k) {
+      a.adj_q_slot[a.m.edge_slot + 4 * e + k] = load3(ai + 3 * k);
+      a.adj_qd_slot[a.m.edge_slot + 4 * e + k] = load3(ai + 12 + 3 * k);
+    }
+  }
+};
+
+template <class S>
+struct TetAdjoint {
+  KernelArgs<S> a;
+  ADJ_HD void operator()(int e) const {
+    Idx4 id = a.m.tet_indices[e];
+    int v[4] = {id.i, id.j, id.k, id.l};
+    S in[27], ao[12], ai[27];
+    pack_tet(a, e, in);
+    for (int k = 0; k < 4; ++k) store3(ao + 3 * k, a.adj_f[v[k]]);
+    tet_adjoint(TetEval<S>{a.m.tet_pose[e], a.m.tet_volume[e], a.m.tet_kd[e]}, in, ao, ai);
+    for (int k = 0; k < 4; ++k) {
+      a.adj_q_slot[a.m.tet_slot + 4 * e + k] = load3(ai + 3 * k);
+      a.adj_qd_slot[a.m.tet_slot + 4 * e + k] = load3(ai + 12 + 3 * k);
+    }
+    a.adj_tet_mu[e] += ai[24];
+    a.adj_tet_lambda[e] += ai[25];
+    if (a.adj_tet_act) a.adj_tet_act[e] += ai[26];
+  }
+};
+
+// adjoint of the pair forces that involve p: its own pairs (seeded by adj_f[p]) and the
+// mirrored ones of its neighbours (seeded by adj_f[q]), so nothing is scattered
+template <class S>
+struct ContactAdjointSum {
+  const KernelArgs<S>& a;
+  int p;
+  vec3<S> aq, av;
+  S ake, akd, amu;
+  ADJ_HD void operator()(int q) {
+    S in[15], ao[3], ai[15];
+    PairContactEval<S> e{a.m.particle_radius[p] + a.m.particle_radius[q], a.m.contact_kf, a.m.contact_eps};
+    if (!(length_sq(a.q[p] - a.q[q]) < e.radius_sum * e.radius_sum)) return;  // no force, no gradient
+    pack_pair(a, p, q, in);
+    store3(ao, a.adj_f[p]);
+    pair_contact_adjoint(e, in, ao, ai);
+    aq += load3(ai);
+    av += load3(ai + 6);
+    ake += ai[12];
+    akd += ai[13];
+    amu += ai[14];
+    pack_pair(a, q, p, in);
+    store3(ao, a.adj_f[q]);
+    pair_contact_adjoint(e, in, ao, ai);
+    aq += load3(ai + 3);
+    av += load3(ai + 9);
+  }
+};
+
+template <class S>
+struct ParticleGatherAdjoint {
+  KernelArgs<S> a;
+  ADJ_HD void operator()(int p) const {
+    vec3<S> aq = a.adj_q_in[p], av = a.adj_qd_in[p];
+    for (int k = a.m.incidence_start[p]; k < a.m.incidence_start[p + 1]; ++k) {
+      int s = a.m.incidence_slot[k];
+      aq += a.adj_q_slot[s];
+      av += a.adj_qd_slot[s];
+    }
+    S ake = 0, akd = 0, amu = 0;
+    S in[9], ao[3], ai[9];
+    pack_particle_contact(a, p, in);
+    store3(ao, a.adj_f[p]);
+    for (int s = 0; s < a.m.shape_count; ++s) {
+      // out of contact the force and its derivatives are zero: skip the dual-number pass
+      vec3<S> n, surface;
+      if (!(shape_distance(a.m.shape(s), a.q[p], n, surface) < a.m.particle_radius[p])) continue;
+      shape_contact_adjoint(ShapeContactEval<S>{a.m.shape(s), a.m.particle_radius[p], a.m.contact_kf, a.m.contact_eps},
+                            in, ao, ai);
+      aq += load3(ai);
+      av += load3(ai + 3);
+      ake += ai[6];
+      akd += ai[7];
+      amu += ai[8];
+    }
+    if (a.m.particle_contact) {
+      ContactAdjointSum<S> sum{a, p, vec3<S>(), vec3<S>(), S(0), S(0), S(0)};
+      for_each_neighbour(a, p, sum);
+      aq += sum.aq;
+      av += sum.av;
+      ake += sum.ake;
+      akd += sum.akd;
+      amu += sum.amu;
+    }
+    a.adj_q_in[p] = aq;
+    a.adj_qd_in[p] = av;
+    a.adj_contact[3 * p] += ake;
+    a.adj_contact[3 * p + 1] += akd;
+    a.adj_contact[3 * p + 2] += amu;
+  }
+};
+
+// ---- one substep, on any executor with launch(n, functor) ----
+
+template <class S, class Exec>
+inline void substep_forward(const Exec& exec, const KernelArgs<S>& a) {
+  exec.launch(a.m.spring_count, SpringForward<S>{a});
+  exec.launch(a.m.tri_count, TriangleForward<S>{a});
+  exec.launch(a.m.edge_count, BendingForward<S>{a});
+  exec.launch(a.m.tet_count, TetForward<S>{a});
+  exec.launch(a.m.particle_count, ParticleForward<S>{a});
+}
+
+// recompute = false: the caller has already run substep_forward on this substep's input
+// state and kept its f_total (the only forward result the adjoint kernels read)
+template <class S, class Exec>
+inline void substep_adjoint(const Exec& exec, const KernelArgs<S>& a, bool recompute = true) {
+  if (recompute) substep_forward(exec, a);
+  exec.launch(a.m.particle_count, ParticleIntegrateAdjoint<S>{a});
+  exec.launch(a.m.spring_count, SpringAdjoint<S>{a});
+  exec.launch(a.m.tri_count, TriangleAdjoint<S>{a});
+  exec.launch(a.m.edge_count, BendingAdjoint<S>{a});
+  exec.launch(a.m.tet_count, TetAdjoint<S>{a});
+  exec.launch(a.m.particle_count, ParticleGatherAdjoint<S>{a});
+}
+
+}  // namespace adj

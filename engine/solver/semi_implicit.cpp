@@ -1,0 +1,322 @@
+#include <algorithm>
+#include <string>
+
+#include "engine/core/parallel.h"
+#include "engine/solver/kernels.h"
+#include "engine/solver/model_view.h"
+#include "engine/solver/solver.h"
+
+namespace adj {
+
+namespace {
+
+struct CpuExec {
+  int thread_count;
+  template <class F>
+  void launch(int n, const F& f) const {
+    parallel_for(n, thread_count, f);
+  }
+};
+
+template <class S>
+bool finite3(const vec3<S>& v) {
+  return is_finite(v.x) && is_finite(v.y) && is_finite(v.z);
+}
+
+// element kind and index owning a force slot
+template <class S>
+std::string slot_owner(const ModelT<S>& m, int s) {
+  if (s < m.tri_slot()) return "spring " + std::to_string(s / 2);
+  if (s < m.edge_slot()) return "triangle " + std::to_string((s - m.tri_slot()) / 3);
+  if (s < m.tet_slot()) return "bending edge " + std::to_string((s - m.edge_slot()) / 4);
+  return "tet " + std::to_string((s - m.tet_slot()) / 4);
+}
+
+}  // namespace
+
+template <class S>
+struct SolverT<S>::Scratch {
+  Array<StateT<S>> sub;  // substep states (adjoint recompute), (substeps + 1)
+  Array<Array<vec3<S>>> f_total_sub;  // total force of each recomputed substep, (substeps)
+  Array<vec3<S>> f_slot, f_total, adj_f, adj_q_slot, adj_qd_slot, dummy_q, dummy_qd;
+  Array<S> adj_contact;
+  StateT<S> adj_a, adj_b;
+  // hash grid
+  int table_size = 0;
+  Array<int> cell_start, sorted, grid_fill;
+  Array<Idx3> cell;
+
+  void resize(const ModelT<S>& m, int substeps) {
+    int n = m.particle_count();
+    f_slot.resize(m.slot_count());
+    adj_q_slot.resize(m.slot_count());
+    adj_qd_slot.resize(m.slot_count());
+    f_total.resize(n);
+    adj_f.resize(n);
+    dummy_q.resize(n);
+    dummy_qd.resize(n);
+    adj_contact.resize(3 * n);
+    sub.resize(substeps + 1);
+    f_total_sub.resize(substeps);
+    for (auto& f : f_total_sub) f.resize(n);
+    for (auto& s : sub) {
+      s.particle_q.resize(n);
+      s.particle_qd.resize(n);
+    }
+    for (StateT<S>* s : {&adj_a, &adj_b}) {
+      s->particle_q.resize(n);
+      s->particle_qd.resize(n);
+    }
+    table_size = grid_table_size(n);
+    cell_start.resize(table_size + 1);
+    grid_fill.resize(table_size);
+    sorted.resize(n);
+    cell.resize(n);
+  }
+
+  GridView grid(const ModelT<S>& m, const vec3<S>* q) {
+    if (m.particle_contact)
+      build_hash_grid(q, m.particle_count(), m.grid_cell, table_size, cell_start.data(), sorted.data(), cell.data(),
+                      grid_fill.data());
+    return {table_size, cell_start.data(), sorted.data(), cell.data()};
+  }
+};
+
+template <class S>
+SolverT<S>::SolverT(SolverOptions options) : options_(options), scratch_(std::make_unique<Scratch>()) {
+  options_.substeps = std::max(1, options_.substeps);
+}
+template <class S>
+SolverT<S>::~SolverT() = default;
+template <class S>
+SolverT<S>::SolverT(SolverT&&) noexcept = default;
+template <class S>
+SolverT<S>& SolverT<S>::operator=(SolverT&&) noexcept = default;
+
+template <class S>
+std::size_t SolverT<S>::scratch_bytes() const {
+  const Scratch& s = *scratch_;
+  std::size_t b = (s.f_slot.size() * 3 + s.f_total.size() * 4) * sizeof(vec3<S>) + s.adj_contact.size() * sizeof(S);
+  for (auto& st : s.sub) b += st.bytes();
+  for (auto& f : s.f_total_sub) b += f.size() * sizeof(vec3<S>);
+  return b + s.adj_a.bytes() + s.adj_b.bytes();
+}
+
+template <class S>
+Status check_state_finite(const StateT<S>& s, const char* what) {
+  for (int i = 0; i < s.particle_count(); ++i) {
+    if (!finite3(s.particle_q[i]))
+      return Status::error(std::string(what) + ": particle " + std::to_string(i) + " position is not finite");
+    if (!finite3(s.particle_qd[i]))
+      return Status::error(std::string(what) + ": particle " + std::to_string(i) + " velocity is not finite");
+  }
+  return Status::ok();
+}
+
+template <class S>
+static KernelArgs<S> base_args(const ModelT<S>& model, const ControlT<S>& control, S h) {
+  KernelArgs<S> a{};
+  a.m = make_view(model);
+  a.dt = h;
+  a.control_f = data_or_null(control.particle_f);
+  a.spring_act = data_or_null(control.spring_act);
+  a.tet_act = data_or_null(control.tet_act);
+  return a;
+}
+
+template <class S>
+static bool control_ok(const ModelT<S>& m, const ControlT<S>& c) {
+  return (c.particle_f.empty() || int(c.particle_f.size()) == m.particle_count()) &&
+         (c.spring_act.empty() || int(c.spring_act.size()) == m.spring_count()) &&
+         (c.tet_act.empty() || int(c.tet_act.size()) == m.tet_count());
+}
+
+template <class S>
+Status SolverT<S>::step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt,
+                        ContactsT<S>* contacts) {
+  int n = model.particle_count();
+  if (in.particle_count() != n) return Status::error("step: state does not match the model");
+  if (&in == &out) return Status::error("step: states are never updated in place (in and out are the same)");
+  if (!control_ok(model, control)) return Status::error("step: control does not match the model");
+  Scratch& sc = *scratch_;
+  sc.resize(model, options_.substeps);
+  out.particle_q.resize(n);
+  out.particle_qd.resize(n);
+  S h = dt / S(options_.substeps);
+  CpuExec exec{options_.thread_count};
+  KernelArgs<S> a = base_args(model, control, h);
+  a.f_slot = sc.f_slot.data();
+  a.f_total = sc.f_total.data();
+  const StateT<S>* cur = &in;
+  for (int k = 0; k < options_.substeps; ++k) {
+    StateT<S>& next = (k + 1 == options_.substeps) ? out : sc.sub[k + 1];
+    a.q = cur->particle_q.data();
+    a.qd = cur->particle_qd.data();
+    a.q_out = next.particle_q.data();
+    a.qd_out = next.particle_qd.data();
+    a.grid = sc.grid(model, a.q);
+    if (contacts && k + 1 == options_.substeps) compute_contacts(model, *cur, *contacts);
+    substep_forward(exec, a);
+    if (options_.check_finite) {
+      Status st = check_state_finite(next, "state");
+      if (!st) {
+        // name the first element whose force is not finite
+        for (int s = 0; s < model.slot_count(); ++s)
+          if (!finite3(sc.f_slot[s])) return Status::error(st.message() + " (non-finite force from " + slot_owner(model, s) + ")");
+        for (int p = 0; p < n; ++p)
+          if (!finite3(sc.f_total[p]))
+            return Status::error(st.message() + " (non-finite contact/external force on particle " + std::to_string(p) + ")");
+        return st;
+      }
+    }
+    cur = &next;
+  }
+  return Status::ok();
+}
+
+template <class S>
+Status SolverT<S>::step_adjoint(const ModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
+                                const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
+                                ModelGradT<S>& adj_model) {
+  int n = model.particle_count();
+  if (in.particle_count() != n || adj_out.particle_count() != n)
+    return Status::error("step_adjoint: state does not match the model");
+  if (&adj_in == &adj_out) return Status::error("step_adjoint: adj_in and adj_out must be different states");
+  if (int(adj_model.particle_mass.size()) != n || int(adj_model.spring_ke.size()) != model.spring_count() ||
+      int(adj_model.tet_mu.size()) != model.tet_count())
+    return Status::error("step_adjoint: adj_model must come from model.make_grad()");
+  if (!control_ok(model, control)) return Status::error("step_adjoint: control does not match the model");
+  Scratch& sc = *scratch_;
+  sc.resize(model, options_.substeps);
+  S h = dt / S(options_.substeps);
+  CpuExec exec{options_.thread_count};
+  KernelArgs<S> a = base_args(model, control, h);
+  a.f_slot = sc.f_slot.data();
+  a.f_total = sc.f_total.data();
+  // recompute the substep states, keeping each substep's total force
+  sc.sub[0].particle_q = in.particle_q;
+  sc.sub[0].particle_qd = in.particle_qd;
+  for (int k = 0; k < options_.substeps; ++k) {
+    a.q = sc.sub[k].particle_q.data();
+    a.qd = sc.sub[k].particle_qd.data();
+    a.q_out = sc.sub[k + 1].particle_q.data();
+    a.qd_out = sc.sub[k + 1].particle_qd.data();
+    a.f_total = sc.f_total_sub[k].data();
+    a.grid = sc.grid(model, a.q);
+    substep_forward(exec, a);
+  }
+  // backwards through the substeps
+  adj_control.particle_f.resize(n);
+  adj_control.spring_act.resize(model.spring_count());
+  adj_control.tet_act.resize(model.tet_count());
+  std::fill(sc.adj_contact.begin(), sc.adj_contact.end(), S(0));
+  a.q_out = sc.dummy_q.data();
+  a.qd_out = sc.dummy_qd.data();
+  a.adj_f = sc.adj_f.data();
+  a.adj_q_slot = sc.adj_q_slot.data();
+  a.adj_qd_slot = sc.adj_qd_slot.data();
+  a.adj_control_f = adj_control.particle_f.data();
+  a.adj_spring_act = data_or_null(adj_control.spring_act);
+  a.adj_tet_act = data_or_null(adj_control.tet_act);
+  a.adj_mass = adj_model.particle_mass.data();
+  a.adj_spring_ke = data_or_null(adj_model.spring_ke);
+  a.adj_spring_kd = data_or_null(adj_model.spring_kd);
+  a.adj_spring_rest = data_or_null(adj_model.spring_rest);
+  a.adj_tet_mu = data_or_null(adj_model.tet_mu);
+  a.adj_tet_lambda = data_or_null(adj_model.tet_lambda);
+  a.adj_contact = sc.adj_contact.data();
+  const StateT<S>* upstream = &adj_out;
+  for (int k = options_.substeps - 1; k >= 0; --k) {
+    StateT<S>& target = (k == 0) ? adj_in : ((k % 2) ? sc.adj_a : sc.adj_b);
+    target.particle_q.resize(n);
+    target.particle_qd.resize(n);
+    a.q = sc.sub[k].particle_q.data();
+    a.qd = sc.sub[k].particle_qd.data();
+    a.adj_q_out = upstream->particle_q.data();
+    a.adj_qd_out = upstream->particle_qd.data();
+    a.adj_q_in = target.particle_q.data();
+    a.adj_qd_in = target.particle_qd.data();
+    a.f_total = sc.f_total_sub[k].data();
+    a.grid = sc.grid(model, a.q);
+    substep_adjoint(exec, a, /*recompute=*/false);
+    if (options_.check_finite) {
+      Status st = check_state_finite(target, "adjoint");
+      if (!st) {
+        for (int s = 0; s < model.slot_count(); ++s)
+          if (!finite3(sc.adj_q_slot[s]) || !finite3(sc.adj_qd_slot[s]))
+            return Status::error(st.message() + " (non-finite adjoint from " + slot_owner(model, s) + ")");
+        return Status::error(st.message() + " (from contact, mass or integration terms)");
+      }
+    }
+    upstream = &target;
+  }
+  // contact parameters: a fixed-order serial sum
+  S ke = 0, kd = 0, mu = 0;
+  for (int p = 0; p < n; ++p) {
+    ke += sc.adj_contact[3 * p];
+    kd += sc.adj_contact[3 * p + 1];
+    mu += sc.adj_contact[3 * p + 2];
+  }
+  adj_model.contact_ke += ke;
+  adj_model.contact_kd += kd;
+  adj_model.contact_mu += mu;
+  return Status::ok();
+}
+
+template <class S>
+void compute_contacts(const ModelT<S>& model, const StateT<S>& state, ContactsT<S>& c) {
+  c.clear();
+  ModelView<S> m = make_view(model);
+  for (int p = 0; p < model.particle_count(); ++p) {
+    for (int s = 0; s < model.shape_count(); ++s) {
+      vec3<S> n, surface;
+      S d = shape_distance(m.shape(s), state.particle_q[p], n, surface);
+      if (!(d - model.particle_radius[p] < S(0))) continue;
+      c.point.push_back(surface);
+      c.normal.push_back(n);
+      c.force.push_back(contact_force(d - model.particle_radius[p], n, state.particle_qd[p], model.contact_ke,
+                                      model.contact_kd, model.contact_kf, model.contact_mu, model.contact_eps));
+      c.particle.push_back(p);
+      c.other.push_back(s);
+    }
+  }
+  if (!model.particle_contact) return;
+  // particle pairs (each once, p < q), found through the hash grid
+  int n = model.particle_count(), table = grid_table_size(n);
+  Array<int> start(table + 1), sorted(n), fill(table);
+  Array<Idx3> cell(n);
+  build_hash_grid(state.particle_q.data(), n, model.grid_cell, table, start.data(), sorted.data(), cell.data(),
+                  fill.data());
+  KernelArgs<S> a{};
+  a.m = m;
+  a.grid = {table, start.data(), sorted.data(), cell.data()};
+  a.q = state.particle_q.data();
+  a.qd = state.particle_qd.data();
+  for (int p = 0; p < n; ++p) {
+    auto visit = [&](int q) {
+      if (q < p) return;
+      S rs = model.particle_radius[p] + model.particle_radius[q];
+      vec3<S> d = state.particle_q[p] - state.particle_q[q];
+      S l = length(d);
+      if (!(l < rs) || l < S(1e-9)) return;
+      vec3<S> nrm = d / l;
+      c.point.push_back(state.particle_q[q] + nrm * model.particle_radius[q]);
+      c.normal.push_back(nrm);
+      c.force.push_back(particle_pair_force(state.particle_q[p], state.particle_q[q], state.particle_qd[p],
+                                            state.particle_qd[q], rs, model.contact_ke, model.contact_kd,
+                                            model.contact_kf, model.contact_mu, model.contact_eps));
+      c.particle.push_back(p);
+      c.other.push_back(-1 - q);
+    };
+    for_each_neighbour(a, p, visit);
+  }
+}
+
+template class SolverT<float>;
+template class SolverT<double>;
+template void compute_contacts(const ModelT<float>&, const StateT<float>&, ContactsT<float>&);
+template void compute_contacts(const ModelT<double>&, const StateT<double>&, ContactsT<double>&);
+template Status check_state_finite(const StateT<float>&, const char*);
+template Status check_state_finite(const StateT<double>&, const char*);
+
+}  // namespace adj

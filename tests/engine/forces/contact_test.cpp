@@ -1,0 +1,95 @@
+#include "engine/forces/contact.h"
+
+#include "tests/engine/test_util.h"
+
+using namespace adj;
+using namespace adj::test;
+
+static ShapeRef<double> make_shape(int type, const std::vector<vec3<double>>& verts, const std::vector<Idx3>& tris) {
+  // rotated 30 degrees about z, so box and capsule axes are not the world axes
+  double c = std::cos(0.5), s = std::sin(0.5);
+  mat33<double> rot = mat33<double>::from_cols({c, s, 0}, {-s, c, 0}, {0, 0, 1});
+  ShapeRef<double> sh{type, {0.1, -0.2, 0.05}, rot, {0.5, 0.4, 0.3}, verts.data(), tris.data(), 0, int(tris.size())};
+  if (type == SHAPE_PLANE) {
+    sh.size = vec3<double>(0.3, 1, 0.2) / length(vec3<double>(0.3, 1, 0.2));
+  }
+  return sh;
+}
+
+// a point just inside the surface of the shape, from its own distance function
+static vec3<double> point_near_surface(const ShapeRef<double>& sh, std::mt19937& rng, double depth) {
+  for (;;) {
+    vec3<double> x = sh.pos + rand3(rng, -1, 1);
+    vec3<double> n, surf;
+    double d = shape_distance(sh, x, n, surf);
+    vec3<double> y = surf - n * depth;  // depth below the surface
+    double d2 = shape_distance(sh, y, n, surf);
+    if (std::fabs(d2 + depth) < 1e-9 && std::fabs(d) < 2) return y;
+  }
+}
+
+TEST_CASE("collider contact adjoint matches central differences (in contact, sliding)", "[forces][contact]") {
+  std::vector<vec3<double>> verts = {{-1, 0, -1}, {1, 0.1, -1}, {1, 0, 1}, {-1, -0.1, 1}};
+  std::vector<Idx3> tris = {{0, 1, 2}, {0, 2, 3}};
+  std::mt19937 rng(8);
+  for (int type : {SHAPE_PLANE, SHAPE_SPHERE, SHAPE_BOX, SHAPE_CAPSULE, SHAPE_MESH}) {
+    ShapeRef<double> sh = make_shape(type, verts, tris);
+    for (int trial = 0; trial < 10; ++trial) {
+      double radius = 0.05;
+      // 1-3 cm penetration of the particle's radius, sliding tangentially
+      vec3<double> x = point_near_surface(sh, rng, -radius + 0.01 + 0.02 * (trial % 3) / 2.0);
+      vec3<double> n, surf;
+      shape_distance(sh, x, n, surf);
+      vec3<double> v = rand3(rng, -1, 1);
+      v = v - n * (dot(v, n) + 0.1);  // approaching slightly
+      std::vector<double> in(9);
+      put3(in, 0, x);
+      put3(in, 3, v);
+      in[6] = 1e3;  // ke
+      in[7] = 5;    // kd
+      in[8] = 0.6;  // mu
+      ShapeContactEval<double> e{sh, radius, 50.0, 0.05};
+      double out[3];
+      e.eval(in.data(), out);
+      INFO("shape type " << type << " trial " << trial);
+      REQUIRE(length(load3(out)) > 0);  // really in contact
+      FdReport r = check_vjp(e, [&](const double* i, const double* o, double* a) { shape_contact_adjoint(e, i, o, a); }, in, rng, 1e-7);
+      INFO(r.message);
+      CHECK(r.ok);
+    }
+  }
+}
+
+TEST_CASE("contact law: normal push, friction opposes slip and is capped by mu fn", "[forces][contact]") {
+  vec3<double> n(0, 1, 0);
+  // resting: only the normal force
+  vec3<double> f = contact_force<double, double>(-0.01, n, {}, 1e3, 10.0, 100.0, 0.5, 0.01);
+  CHECK(f.y == Approx(10.0));
+  CHECK(std::fabs(f.x) < 1e-12);
+  // fast slip: friction close to mu * fn, opposite to the slip
+  f = contact_force<double, double>(-0.01, n, {10, 0, 0}, 1e3, 0.0, 1e4, 0.5, 0.01);
+  CHECK(f.x < 0);
+  CHECK(-f.x == Approx(5.0).epsilon(1e-3));
+  // separated: nothing
+  f = contact_force<double, double>(0.01, n, {1, -1, 0}, 1e3, 10.0, 100.0, 0.5, 0.01);
+  CHECK(length(f) == 0);
+}
+
+TEST_CASE("shape distances: sphere, box, capsule, plane", "[forces][contact]") {
+  ShapeRef<double> s{SHAPE_SPHERE, {0, 0, 0}, mat33<double>::identity(), {1, 0, 0}, nullptr, nullptr, 0, 0};
+  vec3<double> n, surf;
+  CHECK(shape_distance(s, vec3<double>(0, 2, 0), n, surf) == Approx(1));
+  CHECK(n.y == Approx(1));
+  s.type = SHAPE_BOX;
+  s.size = {1, 2, 3};
+  CHECK(shape_distance(s, vec3<double>(0, 0, 3.5), n, surf) == Approx(0.5));
+  CHECK(shape_distance(s, vec3<double>(0.5, 0, 0), n, surf) == Approx(-0.5));
+  CHECK(n.x == Approx(1));
+  s.type = SHAPE_CAPSULE;
+  s.size = {0.5, 1, 0};
+  CHECK(shape_distance(s, vec3<double>(0, 2, 0), n, surf) == Approx(0.5));
+  CHECK(shape_distance(s, vec3<double>(1, 0.3, 0), n, surf) == Approx(0.5));
+  s.type = SHAPE_PLANE;
+  s.size = {0, 1, 0};
+  CHECK(shape_distance(s, vec3<double>(3, -0.25, 1), n, surf) == Approx(-0.25));
+}

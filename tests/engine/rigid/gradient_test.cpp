@@ -1,0 +1,313 @@
+// gradients: the dual-number step Jacobian against central differences of the step, and
+// end-to-end rollout gradients (initial state, per-step controls, parameters) against
+// central differences of the whole-horizon loss; all in double precision
+#include <cstring>
+#include <functional>
+
+#include "engine/grad/fd_check.h"
+#include "rigid_test_util.h"
+
+using namespace adj;
+using namespace adj::test;
+
+namespace {
+
+// the step as a function of the packed inputs (q, qd, act, params), as step_jacobian orders them
+std::vector<double> step_packed(const RigidModelT<double>& m0, const std::vector<double>& x, double dt, int substeps) {
+  RigidModelT<double> m = m0;
+  RigidStateT<double> in = m.make_state(), out;
+  RigidControlT<double> u = m.make_control();
+  std::size_t k = 0;
+  for (double& v : in.joint_q) v = x[k++];
+  for (double& v : in.joint_qd) v = x[k++];
+  for (double& v : u.act) v = x[k++];
+  // a changed mass scales the inertia with it, as the step does
+  for (int b = 0; b < m.body_count(); ++b) {
+    double s = x[k++] / m.body_mass[b];
+    m.body_mass[b] *= s;
+    for (auto& row : m.body_inertia[b].m)
+      for (double& v : row) v *= s;
+  }
+  for (double& v : m.actuator_kp) v = x[k++];
+  for (double& v : m.actuator_kd) v = x[k++];
+  m.contact_ke = x[k++];
+  m.contact_kd = x[k++];
+  m.contact_mu = x[k++];
+  RigidSolverT<double> solver({.substeps = substeps});
+  REQUIRE(solver.step(m, in, out, u, dt).is_ok());
+  std::vector<double> y = out.joint_q;
+  y.insert(y.end(), out.joint_qd.begin(), out.joint_qd.end());
+  return y;
+}
+
+std::vector<double> pack(const RigidModelT<double>& m, const RigidStateT<double>& s, const RigidControlT<double>& u) {
+  std::vector<double> x = s.joint_q;
+  x.insert(x.end(), s.joint_qd.begin(), s.joint_qd.end());
+  x.insert(x.end(), u.act.begin(), u.act.end());
+  x.insert(x.end(), m.body_mass.begin(), m.body_mass.end());
+  x.insert(x.end(), m.actuator_kp.begin(), m.actuator_kp.end());
+  x.insert(x.end(), m.actuator_kd.begin(), m.actuator_kd.end());
+  for (double v : {m.contact_ke, m.contact_kd, m.contact_mu}) x.push_back(v);
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("step jacobian: dual numbers match central differences; the reverse adjoint is J^T adj_out",
+          "[rigid][grad]") {
+  RigidModelT<double> m = finalize(mixed_tree());
+  m.contact_ke = 2e3;
+  m.contact_kd = 20;
+  m.contact_kf = 50;
+  std::mt19937 rng(17);
+  const double dt = 1.0 / 120.0;
+  const int substeps = 2;
+  for (int trial = 0; trial < 3; ++trial) {
+    RigidStateT<double> s = random_state(m, rng, 0.3, 1.0);
+    s.joint_q[1] = 0.12;  // the base low enough that some corners touch the ground
+    RigidControlT<double> u{{0.2, -0.4, 0.3}};
+    RigidContactsT<double> c;
+    REQUIRE(rigid_contacts(m, s, u, c).is_ok());
+    INFO("trial " << trial << ", " << c.contact_count() << " contacts");
+    RigidSolverT<double> solver({.substeps = substeps});
+    std::vector<double> J;
+    REQUIRE(solver.step_jacobian(m, s, u, dt, J).is_ok());
+    std::vector<double> x = pack(m, s, u);
+    const int n_in = int(x.size()), n_out = m.q_count() + m.dof_count();
+    REQUIRE(int(J.size()) == n_in * n_out);
+    // column by column, eps relative to the input's scale
+    for (int i = 0; i < n_in; ++i) {
+      double eps = 1e-5 * std::max(1.0, std::fabs(x[i]));
+      std::vector<double> xp = x, xm = x;
+      xp[i] += eps;
+      xm[i] -= eps;
+      std::vector<double> yp = step_packed(m, xp, dt, substeps), ym = step_packed(m, xm, dt, substeps);
+      for (int o = 0; o < n_out; ++o) {
+        double fd = (yp[o] - ym[o]) / (2 * eps), ad = J[std::size_t(o) * n_in + i];
+        INFO("d out " << o << " / d in " << i << ": AD " << ad << " FD " << fd);
+        CHECK(std::fabs(ad - fd) <= 1e-5 + 1e-4 * std::fabs(fd));
+      }
+    }
+    // step_adjoint is J^T adj_out
+    RigidStateT<double> adj_out = random_state(m, rng, 1.0, 1.0), adj_in;
+    RigidControlT<double> adj_u = m.make_control();
+    RigidModelGradT<double> adj_m = m.make_grad();
+    REQUIRE(solver.step_adjoint(m, s, u, dt, adj_out, adj_in, adj_u, adj_m).is_ok());
+    std::vector<double> ao = adj_out.joint_q;
+    ao.insert(ao.end(), adj_out.joint_qd.begin(), adj_out.joint_qd.end());
+    std::vector<double> g(std::size_t(n_in), 0.0);
+    for (int o = 0; o < n_out; ++o)
+      for (int i = 0; i < n_in; ++i) g[i] += ao[o] * J[std::size_t(o) * n_in + i];
+    std::vector<double> got = pack(m, adj_in, adj_u);
+    std::size_t k = std::size_t(m.q_count() + m.dof_count() + m.actuator_count());
+    for (int b = 0; b < m.body_count(); ++b) got[k++] = adj_m.body_mass[b];
+    for (int a = 0; a < m.actuator_count(); ++a) got[k++] = adj_m.actuator_kp[a];
+    for (int a = 0; a < m.actuator_count(); ++a) got[k++] = adj_m.actuator_kd[a];
+    got[k++] = adj_m.contact_ke;
+    got[k++] = adj_m.contact_kd;
+    got[k++] = adj_m.contact_mu;
+    double scale = 0;
+    for (double v : g) scale = std::max(scale, std::fabs(v));
+    for (int i = 0; i < n_in; ++i) {
+      INFO("input " << i << ": reverse " << got[i] << ", J^T adj_out " << g[i] << ", scale " << scale);
+      CHECK(std::fabs(got[i] - g[i]) <= 1e-12 * scale);
+    }
+    // and the dual-number path of step_adjoint agrees with the reverse pass
+    RigidSolverT<double> dual({.substeps = substeps, .dual_adjoint = true});
+    RigidStateT<double> adj_in2;
+    RigidControlT<double> adj_u2 = m.make_control();
+    RigidModelGradT<double> adj_m2 = m.make_grad();
+    REQUIRE(dual.step_adjoint(m, s, u, dt, adj_out, adj_in2, adj_u2, adj_m2).is_ok());
+    for (int i = 0; i < m.dof_count(); ++i) CHECK(std::fabs(adj_in2.joint_qd[i] - adj_in.joint_qd[i]) <= 1e-12 * scale);
+    for (int b = 0; b < m.body_count(); ++b)
+      CHECK(std::fabs(adj_m2.body_mass[b] - adj_m.body_mass[b]) <= 1e-12 * scale);
+    CHECK(std::fabs(adj_m2.contact_mu - adj_m.contact_mu) <= 1e-12 * scale);
+  }
+}
+
+namespace {
+
+// a rollout loss: sum over t of w . state_t (quadratic in the tracked coordinates)
+struct Task {
+  RigidModelT<double> model;
+  RigidRolloutOptions<double> opt;
+  RigidStateT<double> initial;
+  std::vector<RigidControlT<double>> controls;
+  std::function<double(int, const RigidStateT<double>&)> loss;
+  std::function<void(int, const RigidStateT<double>&, RigidStateT<double>&)> grad;
+
+  double evaluate() const {
+    RigidRolloutT<double> r(model, opt);
+    double sum = 0;
+    Status st = r.forward(initial, controls, [&](int t, const RigidStateT<double>& s) { sum += loss(t, s); });
+    REQUIRE(st.is_ok());
+    return sum;
+  }
+};
+
+// checks dL/d(initial qd, controls, masses, kp, contact ke, mu) of the task against central differences
+void check_task(Task task, double eps, double atol, double rtol) {
+  RigidRolloutT<double> r(task.model, task.opt);
+  Status st = r.forward(task.initial, task.controls);
+  INFO(st.message());
+  REQUIRE(st.is_ok());
+  st = r.backward(task.grad);
+  INFO(st.message());
+  REQUIRE(st.is_ok());
+  std::vector<std::pair<double*, double>> params;  // (where, AD)
+  for (int i = 0; i < task.model.dof_count(); ++i)
+    params.push_back({&task.initial.joint_qd[i], r.grad_initial().joint_qd[i]});
+  for (int i = 0; i < task.model.q_count(); ++i)
+    params.push_back({&task.initial.joint_q[i], r.grad_initial().joint_q[i]});
+  for (std::size_t t = 0; t < task.controls.size(); t += 3)
+    for (std::size_t a = 0; a < task.controls[t].act.size(); ++a)
+      params.push_back({&task.controls[t].act[a], r.grad_controls()[t].act[a]});
+  for (int b = 0; b < task.model.body_count(); ++b)
+    if (task.model.body_mass[b] > 0) params.push_back({&task.model.body_mass[b], r.grad_model().body_mass[b]});
+  for (int a = 0; a < task.model.actuator_count(); ++a) {
+    params.push_back({&task.model.actuator_kp[a], r.grad_model().actuator_kp[a]});
+    params.push_back({&task.model.actuator_kd[a], r.grad_model().actuator_kd[a]});
+  }
+  if (task.model.ground) {
+    params.push_back({&task.model.contact_ke, r.grad_model().contact_ke});
+    params.push_back({&task.model.contact_kd, r.grad_model().contact_kd});
+    params.push_back({&task.model.contact_mu, r.grad_model().contact_mu});
+  }
+  std::vector<double> ad, fd;
+  for (std::size_t k = 0; k < params.size(); ++k) {
+    double* p = params[k].first;
+    double x0 = *p, h = eps * std::max(1.0, std::fabs(x0));
+    // a mass change scales the body's inertia with it, as the parameter does
+    int body = -1;
+    for (int b = 0; b < task.model.body_count(); ++b)
+      if (p == &task.model.body_mass[b]) body = b;
+    auto set = [&](double v) {
+      if (body >= 0)
+        for (auto& row : task.model.body_inertia[body].m)
+          for (double& e : row) e *= v / *p;
+      *p = v;
+    };
+    set(x0 + h);
+    double lp = task.evaluate();
+    set(x0 - h);
+    double lm = task.evaluate();
+    set(x0);
+    ad.push_back(params[k].second);
+    fd.push_back((lp - lm) / (2 * h));
+  }
+  if (task.model.ground) CHECK(r.grad_model().contact_ke != 0.0);  // contacts were active
+  FdReport rep = compare_gradients(ad, fd, atol, rtol);
+  INFO(rep.message);
+  CHECK(rep.ok);
+}
+
+}  // namespace
+
+TEST_CASE("rollout: cartpole gradients match central differences of the loss", "[rigid][grad][rollout]") {
+  Task task;
+  task.model = finalize(rigid_cartpole());
+  task.opt = {.steps = 30, .dt = 1.0 / 60.0, .substeps = 4, .checkpoint_every = 0};
+  task.initial = task.model.make_state();
+  task.initial.joint_q = {0.1, 2.5};
+  task.initial.joint_qd = {0.2, -0.3};
+  for (int t = 0; t < 30; ++t) task.controls.push_back({{0.3 * std::sin(0.2 * t)}});
+  task.loss = [](int, const RigidStateT<double>& s) {
+    return s.joint_q[1] * s.joint_q[1] + 0.1 * s.joint_q[0] * s.joint_q[0] + 0.01 * s.joint_qd[1] * s.joint_qd[1];
+  };
+  task.grad = [](int, const RigidStateT<double>& s, RigidStateT<double>& adj) {
+    adj.joint_q[1] += 2 * s.joint_q[1];
+    adj.joint_q[0] += 0.2 * s.joint_q[0];
+    adj.joint_qd[1] += 0.02 * s.joint_qd[1];
+  };
+  check_task(task, 1e-6, 1e-6, 1e-5);
+}
+
+TEST_CASE("rollout: 3-link arm against its limits, PD gains and masses match central differences",
+          "[rigid][grad][rollout]") {
+  Task task;
+  task.model = finalize(rigid_arm3());
+  task.opt = {.steps = 40, .dt = 1.0 / 60.0, .substeps = 4, .checkpoint_every = 7};
+  task.initial = task.model.make_state();
+  task.initial.joint_q = {2.3, -0.5, 0.2};
+  task.initial.joint_qd = {1.0, 0.0, -0.5};
+  for (int t = 0; t < 40; ++t) task.controls.push_back({{2.7, -0.2 + 0.01 * t, 0.5}});
+  // the tip's height, through the joint angles: sum of 0.5 cos(cumulative angle)
+  task.loss = [](int, const RigidStateT<double>& s) {
+    double a = 0, y = 0;
+    for (int i = 0; i < 3; ++i) y -= 0.5 * std::cos(a += s.joint_q[i]);
+    return y;
+  };
+  task.grad = [](int, const RigidStateT<double>& s, RigidStateT<double>& adj) {
+    double a[3], acc = 0;
+    for (int i = 0; i < 3; ++i) a[i] = acc += s.joint_q[i];
+    for (int i = 0; i < 3; ++i)
+      for (int k = i; k < 3; ++k) adj.joint_q[i] += 0.5 * std::sin(a[k]);
+  };
+  check_task(task, 1e-6, 1e-6, 1e-5);
+}
+
+TEST_CASE("rollout: quadruped with ground contact, gradients match central differences", "[rigid][grad][rollout]") {
+  Task task;
+  task.model = finalize(rigid_quadruped());
+  task.model.contact_ke = 5e3;
+  task.model.contact_kd = 50;
+  task.model.contact_kf = 50;
+  task.opt = {.steps = 12, .dt = 1.0 / 60.0, .substeps = 8, .checkpoint_every = 5};
+  task.initial = task.model.make_state();
+  task.initial.joint_q[1] = 0.47;  // feet just touching
+  task.initial.joint_qd[0] = 0.3;
+  for (int t = 0; t < 12; ++t) {
+    RigidControlT<double> u = task.model.make_control();
+    for (int a = 0; a < 8; ++a) u.act[a] = 0.3 * std::sin(0.3 * t + a);
+    task.controls.push_back(u);
+  }
+  // torso height and forward position, in the free joint's coordinates
+  task.loss = [](int, const RigidStateT<double>& s) { return s.joint_q[1] * s.joint_q[1] - 0.5 * s.joint_q[0]; };
+  task.grad = [](int, const RigidStateT<double>& s, RigidStateT<double>& adj) {
+    adj.joint_q[1] += 2 * s.joint_q[1];
+    adj.joint_q[0] -= 0.5;
+  };
+  check_task(task, 1e-6, 1e-5, 1e-4);
+}
+
+TEST_CASE("rollout: checkpointing gives the same bytes as keeping every state", "[rigid][rollout]") {
+  RigidModelT<double> m = finalize(rigid_cartpole());
+  RigidStateT<double> s0 = m.make_state();
+  s0.joint_q = {0.0, 3.0};
+  std::vector<RigidControlT<double>> u;
+  for (int t = 0; t < 40; ++t) u.push_back({{std::cos(0.1 * t)}});
+  auto seed = [](int, const RigidStateT<double>& s, RigidStateT<double>& adj) { adj.joint_q[1] += s.joint_q[1]; };
+  std::vector<double> out[2];
+  for (int k : {1, 0}) {
+    RigidRolloutT<double> r(m, {.steps = 40, .dt = 1.0 / 60.0, .substeps = 4, .checkpoint_every = k});
+    REQUIRE(r.forward(s0, u).is_ok());
+    REQUIRE(r.backward(seed).is_ok());
+    std::vector<double>& o = out[k == 1 ? 0 : 1];
+    o = r.grad_initial().joint_q;
+    for (const auto& g : r.grad_controls()) o.push_back(g.act[0]);
+    o.push_back(r.grad_model().body_mass[1]);
+  }
+  REQUIRE(out[0].size() == out[1].size());
+  CHECK(std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(double)) == 0);
+}
+
+TEST_CASE("rollout: a non-finite value names the step and the joint", "[rigid][rollout]") {
+  RigidModelT<double> m = finalize(rigid_cartpole());
+  std::vector<RigidControlT<double>> u(10, RigidControlT<double>{{0.0}});
+  u[6].act[0] = std::nan("");
+  RigidRolloutT<double> r(m, {.steps = 10});
+  Status st = r.forward(m.make_state(), u);
+  REQUIRE_FALSE(st.is_ok());
+  CHECK(r.failed_step() == 7);
+  INFO(st.message());
+  CHECK(st.message().find("step 7") != std::string::npos);
+  CHECK(st.message().find("body cart") != std::string::npos);
+  // a seed that injects a NaN into the gradient at step 4
+  REQUIRE(r.forward(m.make_state(), std::vector<RigidControlT<double>>(10, RigidControlT<double>{{0.1}})).is_ok());
+  st = r.backward([](int t, const RigidStateT<double>&, RigidStateT<double>& adj) {
+    if (t == 4) adj.joint_qd[1] = std::nan("");
+  });
+  REQUIRE_FALSE(st.is_ok());
+  CHECK(r.failed_step() == 4);
+  CHECK(st.message().find("body pole") != std::string::npos);
+}

@@ -1,0 +1,60 @@
+// steps per second of the reference robots: forward steps, and forward plus the step adjoint
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "engine/rigid/rigid_solver.h"
+#include "engine/rigid/robots.h"
+
+using namespace adj;
+
+template <class S>
+void bench(const char* name, const RigidBuilder& b, S height, int substeps, bool dual = false) {
+  Result<RigidModelT<S>> r = b.finalize<S>();
+  if (!r) {
+    std::printf("%s: %s\n", name, r.status().message().c_str());
+    return;
+  }
+  const RigidModelT<S>& m = r.value();
+  RigidStateT<S> s = m.make_state(), next, adj = m.make_state(), adj_in;
+  if (m.joint_type[0] == RIGID_JOINT_FREE) s.joint_q[1] = height;
+  RigidControlT<S> u = m.make_control(), adj_u = m.make_control();
+  RigidModelGradT<S> adj_m = m.make_grad();
+  RigidSolverT<S> solver({.substeps = substeps, .dual_adjoint = dual});
+  const S dt = S(1.0 / 60.0);
+  using clock = std::chrono::steady_clock;
+  int steps = 0;
+  auto t0 = clock::now();
+  while (std::chrono::duration<double>(clock::now() - t0).count() < 1.0) {
+    for (int a = 0; a < m.actuator_count(); ++a) u.act[a] = S(0.3) * S(std::sin(0.1 * steps + a));
+    Status st = solver.step(m, s, next, u, dt);
+    if (!st) {
+      std::printf("%s: step %d failed: %s\n", name, steps, st.message().c_str());
+      return;
+    }
+    std::swap(s, next);
+    ++steps;
+  }
+  double fwd = steps / std::chrono::duration<double>(clock::now() - t0).count();
+  int adj_steps = 0;
+  t0 = clock::now();
+  while (std::chrono::duration<double>(clock::now() - t0).count() < 1.0) {
+    if (!solver.step_adjoint(m, s, u, dt, adj, adj_in, adj_u, adj_m)) break;
+    ++adj_steps;
+  }
+  double bwd = adj_steps / std::chrono::duration<double>(clock::now() - t0).count();
+  std::printf("%-10s %-6s dof %2d, %d substeps: %9.0f steps/s forward, %8.0f step adjoints/s (all params, %s)\n", name,
+              sizeof(S) == 4 ? "float" : "double", m.dof_count(), substeps, fwd, bwd,
+              dual ? "dual Jacobian" : "reverse");
+}
+
+int main() {
+  bench<float>("cartpole", rigid_cartpole(), 0.0f, 4);
+  bench<double>("cartpole", rigid_cartpole(), 0.0, 4);
+  bench<float>("arm3", rigid_arm3(), 0.0f, 4);
+  bench<float>("quadruped", rigid_quadruped(), 0.46f, 8);
+  bench<double>("quadruped", rigid_quadruped(), 0.46, 8);
+  bench<double>("cartpole", rigid_cartpole(), 0.0, 4, true);
+  bench<double>("quadruped", rigid_quadruped(), 0.46, 8, true);
+  return 0;
+}

@@ -1,0 +1,79 @@
+// shared by the rigid tests: a tree with every joint type, random states, small helpers
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "engine/rigid/rigid_rollout.h"
+#include "engine/rigid/robots.h"
+
+namespace adj::test {
+
+// free base; revolute, ball, prismatic and fixed joints below it; every shape type;
+// PD and torque actuators; joint limits and damping
+inline RigidBuilder mixed_tree() {
+  RigidBuilder b;
+  int base = b.add_body("base", {.type = RIGID_JOINT_FREE});
+  b.add_shape(base, {.type = RIGID_SHAPE_BOX, .size = {0.2, 0.1, 0.15}, .density = 500});
+  int arm = b.add_body("arm", {.type = RIGID_JOINT_REVOLUTE,
+                               .parent = base,
+                               .pos = {0.2, 0, 0.05},
+                               .rot = {0.9, 0.1, 0.3, 0.2},
+                               .axis = {0.3, 0.2, 1},
+                               .lower = -0.5,
+                               .upper = 0.6,
+                               .limit_ke = 30,
+                               .limit_kd = 0.5,
+                               .damping = 0.05});
+  b.add_shape(arm, {.type = RIGID_SHAPE_CAPSULE, .pos = {0.05, -0.15, 0}, .size = {0.04, 0.12, 0}, .density = 800});
+  int ball = b.add_body("wrist", {.type = RIGID_JOINT_BALL, .parent = arm, .pos = {0.05, -0.3, 0}, .damping = 0.02});
+  b.add_shape(ball, {.type = RIGID_SHAPE_SPHERE, .pos = {0.02, -0.08, 0.01}, .size = {0.06, 0, 0}, .density = 900});
+  int slide = b.add_body("slider", {.type = RIGID_JOINT_PRISMATIC,
+                                    .parent = ball,
+                                    .pos = {0, -0.1, 0},
+                                    .axis = {1, 1, 0},
+                                    .lower = -0.1,
+                                    .upper = 0.1,
+                                    .limit_ke = 50,
+                                    .limit_kd = 1});
+  b.add_shape(slide, {.type = RIGID_SHAPE_BOX,
+                      .pos = {0, -0.05, 0},
+                      .rot = {0.95, 0.0, 0.31, 0.0},
+                      .size = {0.05, 0.04, 0.03},
+                      .density = 700});
+  int tail = b.add_body("tail", {.type = RIGID_JOINT_FIXED, .parent = base, .pos = {-0.25, 0.02, 0}});
+  b.add_shape(tail, {.type = RIGID_SHAPE_SPHERE, .size = {0.05, 0, 0}, .density = 600});
+  b.add_actuator(arm, {.type = RIGID_ACTUATOR_PD, .kp = 20, .kd = 1});
+  b.add_actuator(slide, {.type = RIGID_ACTUATOR_TORQUE, .gear = 3});
+  b.add_actuator(ball, {.type = RIGID_ACTUATOR_TORQUE, .dof = 1, .gear = 0.5});
+  return b;
+}
+
+// a random state: coordinates in [-a, a], unit quaternions, velocities in [-v, v]
+inline RigidStateT<double> random_state(const RigidModelT<double>& m, std::mt19937& rng, double a, double v) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  RigidStateT<double> s = m.make_state();
+  for (double& x : s.joint_q) x = a * u(rng);
+  for (double& x : s.joint_qd) x = v * u(rng);
+  for (int j = 0; j < m.body_count(); ++j) {
+    int at = m.joint_q_start[j] + (m.joint_type[j] == RIGID_JOINT_FREE ? 3 : 0);
+    if (m.joint_type[j] == RIGID_JOINT_FREE || m.joint_type[j] == RIGID_JOINT_BALL) {
+      double n = 0;
+      s.joint_q[at] = 1 + 0.5 * u(rng);
+      for (int k = 0; k < 4; ++k) n += s.joint_q[at + k] * s.joint_q[at + k];
+      for (int k = 0; k < 4; ++k) s.joint_q[at + k] /= std::sqrt(n);
+    }
+  }
+  return s;
+}
+
+inline RigidModelT<double> finalize(const RigidBuilder& b) {
+  Result<RigidModelT<double>> r = b.finalize<double>();
+  INFO(r.status().message());
+  REQUIRE(r.is_ok());
+  return r.value();
+}
+
+}  // namespace adj::test

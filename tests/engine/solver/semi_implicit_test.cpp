@@ -1,0 +1,194 @@
+#include "engine/solver/solver.h"
+
+#include <cstring>
+
+#include "engine/grad/rollout.h"
+#include "tests/engine/scenes.h"
+#include "tests/engine/test_util.h"
+
+using namespace adj;
+using namespace adj::test;
+
+TEST_CASE("free fall matches the closed form", "[solver][physics]") {
+  ModelBuilderT<double> b;
+  b.add_particle({0, 10, 0}, {1, 2, 0}, 1.0);
+  ModelT<double> m = must(b.finalize());
+  SolverT<double> solver({.substeps = 4});
+  StateT<double> s = m.make_state(), next;
+  ControlT<double> c = m.make_control();
+  double dt = 0.01, h = dt / 4, g = 9.81;
+  int steps = 100, n = steps * 4;
+  for (int t = 0; t < steps; ++t) {
+    REQUIRE(solver.step(m, s, next, c, dt).is_ok());
+    std::swap(s, next);
+  }
+  double T = steps * dt;
+  // semi-implicit Euler exactly: y_n = y0 + n h v0 - g h^2 n (n + 1) / 2
+  CHECK(s.particle_q[0].y == Approx(10 + n * h * 2 - g * h * h * n * (n + 1) / 2.0).epsilon(1e-12));
+  CHECK(s.particle_qd[0].y == Approx(2 - g * T).epsilon(1e-12));
+  CHECK(s.particle_q[0].x == Approx(1 * T).epsilon(1e-12));
+  // and the continuous closed form to O(h)
+  CHECK(std::fabs(s.particle_q[0].y - (10 + 2 * T - 0.5 * g * T * T)) <= 0.5 * g * h * T + 1e-9);
+}
+
+TEST_CASE("spring oscillator has period 2 pi sqrt(m/k)", "[solver][physics]") {
+  ModelBuilderT<double> b;
+  b.add_particle({0, 0, 0}, {}, 0.0);  // pinned anchor
+  b.add_particle({1.1, 0, 0}, {}, 0.5);
+  b.add_spring(0, 1, 50.0, 0.0, 1.0);
+  b.settings().gravity = {0, 0, 0};
+  ModelT<double> m = must(b.finalize());
+  SolverT<double> solver;
+  StateT<double> s = m.make_state(), next;
+  ControlT<double> c = m.make_control();
+  double dt = 1e-4, prev = s.particle_q[1].x - 1.0;
+  std::vector<double> crossings;
+  for (int t = 1; t < 40000 && crossings.size() < 7; ++t) {
+    REQUIRE(solver.step(m, s, next, c, dt).is_ok());
+    std::swap(s, next);
+    double x = s.particle_q[1].x - 1.0;
+    if (prev > 0 && x <= 0) crossings.push_back(t * dt);
+    if (prev < 0 && x >= 0) crossings.push_back(t * dt);
+    prev = x;
+  }
+  REQUIRE(crossings.size() == 7);
+  double period = (crossings[6] - crossings[0]) / 3.0;
+  CHECK(period == Approx(2 * M_PI * std::sqrt(0.5 / 50.0)).epsilon(2e-3));
+}
+
+TEST_CASE("cloth resting on the ground stays at rest", "[solver][physics]") {
+  ModelBuilderT<double> b;
+  ClothMaterial<double> mat;
+  mat.tri_ke = mat.tri_ka = 50;
+  mat.tri_kd = 0.1;
+  mat.edge_ke = 0.01;
+  double m_p = 0.01, r = 0.01, ke = 1e3;
+  // rotate the grid's local y onto world z: a horizontal sheet, resting at its contact equilibrium
+  mat33<double> rot = mat33<double>::from_cols({1, 0, 0}, {0, 0, 1}, {0, -1, 0});
+  b.add_cloth_grid({0, r - m_p * 9.81 / ke, 0}, rot, 8, 8, 0.1, m_p, {}, mat, false, r);
+  b.add_ground();
+  b.settings().contact_ke = ke;
+  b.settings().contact_kd = 1;
+  ModelT<double> m = must(b.finalize());
+  RolloutT<double> roll(m, {.steps = 300, .dt = 1.0 / 120, .substeps = 4});
+  double max_speed = 0, max_drift = 0;
+  Status st = roll.forward(m.make_state(), {}, [&](int, const StateT<double>& s) {
+    for (int p = 0; p < m.particle_count(); ++p) {
+      max_speed = std::max(max_speed, length(s.particle_qd[p]));
+      max_drift = std::max(max_drift, length(s.particle_q[p] - m.particle_q[p]));
+    }
+  });
+  INFO(st.message());
+  REQUIRE(st.is_ok());
+  CHECK(max_speed < 1e-6);
+  CHECK(max_drift < 1e-6);
+}
+
+static double spring_energy(const ModelT<double>& m, const StateT<double>& s) {
+  double e = 0;
+  for (int p = 0; p < m.particle_count(); ++p) e += 0.5 * m.particle_mass[p] * dot(s.particle_qd[p], s.particle_qd[p]);
+  for (int k = 0; k < m.spring_count(); ++k) {
+    double l = length(s.particle_q[m.spring_indices[k].i] - s.particle_q[m.spring_indices[k].j]) - m.spring_rest[k];
+    e += 0.5 * m.spring_ke[k] * l * l;
+  }
+  return e;
+}
+
+TEST_CASE("energy does not grow without input", "[solver][physics]") {
+  // undamped: symplectic Euler keeps the energy bounded; damped: it decays
+  for (double kd : {0.0, 1.0}) {
+    ModelT<double> m = spring_cage_scene();
+    for (auto& d : m.spring_kd) d = kd;
+    SolverT<double> solver;
+    StateT<double> s = m.make_state(), next;
+    ControlT<double> c = m.make_control();
+    double e0 = spring_energy(m, s), emax = e0;
+    for (int t = 0; t < 2000; ++t) {
+      REQUIRE(solver.step(m, s, next, c, 1e-3).is_ok());
+      std::swap(s, next);
+      emax = std::max(emax, spring_energy(m, s));
+    }
+    INFO("kd " << kd);
+    CHECK(emax <= e0 * 1.02);
+    if (kd > 0) CHECK(spring_energy(m, s) < 0.5 * e0);
+  }
+}
+
+// float scene big enough for the parallel loops: cloth over a sphere, particle contact on
+static ModelT<float> determinism_scene() {
+  ModelBuilderT<float> b;
+  ClothMaterial<float> mat;
+  mat.tri_ke = mat.tri_ka = 100;
+  mat.tri_kd = 0.1f;
+  mat33<float> rot = mat33<float>::from_cols({1, 0, 0}, {0, 0, 1}, {0, -1, 0});
+  b.add_cloth_grid({-0.8f, 0.5f, -0.8f}, rot, 24, 24, 1.6f / 24, 0.01f, {}, mat, false, 0.02f);
+  b.add_sphere({0, 0.2f, 0}, 0.25f);
+  b.add_ground();
+  b.settings().particle_contact = true;
+  b.settings().tri_drag = 0.5f;
+  b.settings().tri_lift = 0.5f;
+  return must<float>(b.finalize());
+}
+
+struct RunBytes {
+  std::vector<vec3<float>> q, gq, gv;
+  std::vector<float> gm;
+};
+
+static RunBytes run_threads(const ModelT<float>& m, int threads) {
+  RolloutT<float> r(m, {.steps = 40, .dt = 1.0f / 60, .substeps = 8, .thread_count = threads});
+  Status st = r.forward(m.make_state());
+  INFO(st.message());
+  REQUIRE(st.is_ok());
+  REQUIRE(r.backward([&](int t, const StateT<float>&, StateT<float>& a) {
+    if (t == 40)
+      for (auto& v : a.particle_q) v.y += 1.0f;
+  }).is_ok());
+  return {r.final_state().particle_q, r.grad_initial().particle_q, r.grad_initial().particle_qd,
+          r.grad_model().particle_mass};
+}
+
+TEST_CASE("determinism: identical bytes across runs and for 1 vs 2 threads", "[solver][determinism]") {
+  ModelT<float> m = determinism_scene();
+  RunBytes a = run_threads(m, 1), b = run_threads(m, 2), c = run_threads(m, 2);
+  auto same = [](const auto& x, const auto& y) {
+    return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0);
+  };
+  CHECK(same(a.q, b.q));
+  CHECK(same(a.gq, b.gq));
+  CHECK(same(a.gv, b.gv));
+  CHECK(same(a.gm, b.gm));
+  CHECK(same(b.q, c.q));
+  CHECK(same(b.gq, c.gq));
+  // the cloth really moved and touched the sphere
+  CHECK(a.q[12 * 25 + 12].y < 0.5f);
+}
+
+TEST_CASE("step reports contacts (points, normals, forces) for drawing", "[solver]") {
+  ModelT<double> m = colliders_scene();
+  SolverT<double> solver({.substeps = 2});
+  StateT<double> out;
+  ContactsT<double> contacts;
+  REQUIRE(solver.step(m, m.make_state(), out, m.make_control(), 0.01, &contacts).is_ok());
+  REQUIRE(contacts.contact_count() >= 3);
+  for (int k = 0; k < contacts.contact_count(); ++k) {
+    CHECK(length(contacts.normal[k]) == Approx(1));
+    CHECK(dot(contacts.force[k], contacts.normal[k]) > 0);  // pushes out
+  }
+}
+
+TEST_CASE("step rejects mismatched states and controls with a message", "[solver]") {
+  ModelT<double> m = spring_cage_scene();
+  SolverT<double> solver;
+  StateT<double> in, out;
+  Status st = solver.step(m, in, out, m.make_control(), 0.01);
+  CHECK_FALSE(st.is_ok());
+  CHECK_THAT(st.message(), Catch::Contains("state does not match"));
+  ControlT<double> c = m.make_control();
+  c.spring_act.resize(3);
+  st = solver.step(m, m.make_state(), out, c, 0.01);
+  CHECK_THAT(st.message(), Catch::Contains("control does not match"));
+  StateT<double> s = m.make_state();
+  st = solver.step(m, s, s, m.make_control(), 0.01);
+  CHECK_THAT(st.message(), Catch::Contains("in place"));
+}
