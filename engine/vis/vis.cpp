@@ -1,5 +1,8 @@
 #include "engine/vis/vis.h"
 
+#include "engine/core/parallel.h"
+#include "engine/vis/vis_kernels.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -16,6 +19,24 @@ void put3(float* out, const vec3<S>& v) {
   out[2] = float(v.z);
 }
 
+// vertex -> triangles (CSR), vertices in increasing particle order, triangles in order
+void build_incidence(Surface& s) {
+  std::map<uint32_t, std::vector<uint32_t>> tris_of;
+  for (size_t t = 0; t < s.indices.size() / 3; ++t)
+    for (int c = 0; c < 3; ++c) {
+      auto& list = tris_of[s.indices[3 * t + c]];
+      if (list.empty() || list.back() != t) list.push_back(uint32_t(t));
+    }
+  s.vertices.clear();
+  s.vertex_start.assign(1, 0);
+  s.vertex_tris.clear();
+  for (const auto& [v, list] : tris_of) {
+    s.vertices.push_back(v);
+    s.vertex_tris.insert(s.vertex_tris.end(), list.begin(), list.end());
+    s.vertex_start.push_back(uint32_t(s.vertex_tris.size()));
+  }
+}
+
 }  // namespace
 
 template <class S>
@@ -25,7 +46,10 @@ Surface extract_surface(const ModelT<S>& model, int tri_begin, int tri_end, int 
     const auto& f = model.tri_indices[t];
     s.indices.insert(s.indices.end(), {uint32_t(f.i), uint32_t(f.j), uint32_t(f.k)});
   }
-  if (tet_end <= tet_begin) return s;
+  if (tet_end <= tet_begin) {
+    build_incidence(s);
+    return s;
+  }
 
   // faces by sorted key -> (count, face oriented away from the tet's fourth vertex)
   struct Face {
@@ -55,51 +79,25 @@ Surface extract_surface(const ModelT<S>& model, int tri_begin, int tri_end, int 
   for (const auto& [key, face] : faces)
     if (face.count == 1)
       s.indices.insert(s.indices.end(), {uint32_t(face.v[0]), uint32_t(face.v[1]), uint32_t(face.v[2])});
+  build_incidence(s);
   return s;
 }
 
 template <class S>
 void write_positions(const StateT<S>& state, int begin, int end, float* out) {
-  for (int i = begin; i < end; ++i) put3(out + 3 * (i - begin), state.particle_q[i]);
+  parallel_for(end - begin, 0, PositionsKernel<S>{state.particle_q.data(), begin, out});
 }
 
 template <class S>
 void write_normals(const StateT<S>& state, const Surface& surface, float* out) {
-  // zero the touched particles, then sum area-weighted face normals in triangle order
-  for (uint32_t i : surface.indices) out[3 * i] = out[3 * i + 1] = out[3 * i + 2] = 0.0f;
-  const auto& q = state.particle_q;
-  for (size_t t = 0; t + 2 < surface.indices.size(); t += 3) {
-    uint32_t a = surface.indices[t], b = surface.indices[t + 1], c = surface.indices[t + 2];
-    vec3<S> n = cross(q[b] - q[a], q[c] - q[a]);  // |n| = 2 * area
-    for (uint32_t v : {a, b, c}) {
-      out[3 * v] += float(n.x);
-      out[3 * v + 1] += float(n.y);
-      out[3 * v + 2] += float(n.z);
-    }
-  }
-  for (uint32_t i : surface.indices) {
-    float* n = out + 3 * i;
-    float len = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    if (len > 0.0f && n[0] == n[0]) {
-      // normalised at most once per particle: a repeated index sees len == 1 afterwards
-      n[0] /= len;
-      n[1] /= len;
-      n[2] /= len;
-    } else {
-      n[0] = 0.0f;
-      n[1] = 1.0f;
-      n[2] = 0.0f;
-    }
-  }
+  NormalsKernel<S> k{state.particle_q.data(), surface.indices.data(), surface.vertices.data(),
+                     surface.vertex_start.data(), surface.vertex_tris.data(), out};
+  parallel_for(surface.vertex_count(), 0, k);
 }
 
 template <class S>
 void write_spheres(const ModelT<S>& model, const StateT<S>& state, int begin, int end, float* out) {
-  for (int i = begin; i < end; ++i) {
-    float* o = out + 4 * (i - begin);
-    put3(o, state.particle_q[i]);
-    o[3] = float(model.particle_radius[i]);
-  }
+  parallel_for(end - begin, 0, SpheresKernel<S>{state.particle_q.data(), model.particle_radius.data(), begin, out});
 }
 
 template <class S>
@@ -114,16 +112,10 @@ void write_springs(const ModelT<S>& model, const StateT<S>& state, int begin, in
 template <class S>
 float write_vectors(const StateT<S>& state, const Array<vec3<S>>& field, int begin, int end, float* origins,
                     float* vectors, float* magnitudes) {
+  parallel_for(end - begin, 0,
+               VectorsKernel<S>{state.particle_q.data(), field.data(), begin, origins, vectors, magnitudes});
   float largest = 0.0f;
-  for (int i = begin; i < end; ++i) {
-    int k = i - begin;
-    put3(origins + 3 * k, state.particle_q[i]);
-    put3(vectors + 3 * k, field[i]);
-    float m = float(length(field[i]));
-    if (!(m == m)) m = 0.0f;  // a NaN would poison the colour scale
-    magnitudes[k] = m;
-    largest = std::max(largest, m);
-  }
+  for (int k = 0; k < end - begin; ++k) largest = std::max(largest, magnitudes[k]);
   return largest;
 }
 

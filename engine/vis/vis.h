@@ -16,7 +16,13 @@ namespace adj::vis {
 // to one tet only, turned away from its fourth vertex)
 struct Surface {
   std::vector<uint32_t> indices;  // particle indices, (3 * triangle_count)
+  // vertex -> triangle incidence, for gathering normals without atomics
+  std::vector<uint32_t> vertices;      // particle index of each surface vertex, (vertex_count)
+  std::vector<uint32_t> vertex_start;  // CSR offsets into vertex_tris, (vertex_count + 1)
+  std::vector<uint32_t> vertex_tris;   // incident triangles, in triangle order
+
   int triangle_count() const { return int(indices.size() / 3); }
+  int vertex_count() const { return int(vertices.size()); }
 };
 
 template <class S>
