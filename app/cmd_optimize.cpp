@@ -151,7 +151,8 @@ int run_optimize(const OptimizeOptions& o) {
       failure = it.status();
       break;
     }
-    if (video) {
+    bool record_this = done % o.record_every == 0 || done + 1 == iterations;
+    if (video && record_this) {
       if (Status st = video->add_iteration(*runner, theta, it->iteration, it->loss); !st) {
         failure = st;
         break;

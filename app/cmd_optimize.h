@@ -15,6 +15,7 @@ struct OptimizeOptions {
   std::string record;        // video of every iteration's rollout (MP4 or PNG frames)
   uint32_t record_width = 1280, record_height = 720;
   int record_fps = 60;
+  int record_every = 1;      // record every k-th iteration (and the last)
 };
 
 struct CheckGradOptions {

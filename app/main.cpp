@@ -94,6 +94,8 @@ int main(int argc, char** argv) {
   opt_cmd->add_option("--record", opt.record, "Record every iteration's rollout: progress.mp4 or frames/%05d.png");
   opt_cmd->add_option("--record-size", rec_size, "Video size, WxH")->capture_default_str();
   opt_cmd->add_option("--fps", opt.record_fps, "Video frame rate")->check(CLI::Range(1, 240))->capture_default_str();
+  opt_cmd->add_option("--record-every", opt.record_every, "Record every k-th iteration (and the last)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
 
   adj::app::CheckGradOptions cg;
   CLI::App* cg_cmd = app.add_subcommand("check-grad", "Compare a task's gradient with central differences");

@@ -84,6 +84,24 @@ Status OptimizeVideo::add_iteration(const optim::TaskRunnerT<float>& runner, con
   std::vector<glm::vec3>& path = trajectories_.back();
   path.push_back(centre_of_mass(model, state, tracked_begin_, tracked_end_));
 
+  // the first iteration frames the camera: the scene plus where the object goes
+  if (trajectories_.size() == 1) {
+    State a = state, b2 = next;
+    glm::vec3 lo, hi;
+    view_->bounds(a, lo, hi);
+    for (int t = 0; t < horizon; ++t) {
+      const Control& c = controls.empty() ? zero : controls[size_t(t) < controls.size() ? t : controls.size() - 1];
+      if (!solver.step(model, a, b2, c, cs_->frame_dt)) break;  // reported by the pass below
+      std::swap(a, b2);
+      glm::vec3 p = centre_of_mass(model, a, tracked_begin_, tracked_end_);
+      lo = glm::min(lo, p);
+      hi = glm::max(hi, p);
+    }
+    camera_.yaw = 0.25f;
+    camera_.pitch = 0.3f;
+    camera_.fit(lo, hi, gpu_->aspect());
+  }
+
   Overlays ov;
   render::LineBuilder ghosts;
   for (int t = 0; t <= horizon; ++t) {

@@ -12,11 +12,6 @@ mat33<double> diag(double a, double b, double c) {
   r.m[2][2] = c;
   return r;
 }
-// rotation of angle about the unit axis (x, y, z)
-rigid::quat<double> about(double angle, double x, double y, double z) {
-  double s = std::sin(angle / 2);
-  return {std::cos(angle / 2), x * s, y * s, z * s};
-}
 }  // namespace
 
 RigidBuilder rigid_pendulum(double length, double mass) {
@@ -83,28 +78,21 @@ RigidBuilder rigid_quadruped() {
   for (int l = 0; l < 4; ++l) {
     std::string leg = "leg" + std::to_string(l);
     // hip swings the thigh about z (fore-aft); knee bends the shin about z
-    int thigh = b.add_body(leg + "_thigh", {.type = RIGID_JOINT_REVOLUTE,
-                                            .parent = torso,
-                                            .pos = {sx[l], -0.05, sz[l]},
-                                            .axis = {0, 0, 1},
-                                            .lower = -1.2,
-                                            .upper = 1.2,
-                                            .limit_ke = 100,
-                                            .limit_kd = 1,
-                                            .damping = 0.1,
-                                            .armature = 0.01});
+    RigidJointDesc hip{.type = RIGID_JOINT_REVOLUTE, .parent = torso, .pos = {sx[l], -0.05, sz[l]}};
+    hip.lower = -1.2;
+    hip.upper = 1.2;
+    hip.limit_ke = 100;
+    hip.limit_kd = 1;
+    hip.damping = 0.1;
+    hip.armature = 0.01;
+    int thigh = b.add_body(leg + "_thigh", hip);
     b.add_shape(thigh, {.type = RIGID_SHAPE_CAPSULE, .pos = {0, -0.1, 0}, .size = {0.03, 0.08, 0}, .density = 500});
-    int shin = b.add_body(leg + "_shin", {.type = RIGID_JOINT_REVOLUTE,
-                                          .parent = thigh,
-                                          .pos = {0, -0.2, 0},
-                                          .rot = about(0.0, 0, 0, 1),
-                                          .axis = {0, 0, 1},
-                                          .lower = -2.0,
-                                          .upper = 0.2,
-                                          .limit_ke = 100,
-                                          .limit_kd = 1,
-                                          .damping = 0.1,
-                                          .armature = 0.01});
+    RigidJointDesc knee = hip;
+    knee.parent = thigh;
+    knee.pos = {0, -0.2, 0};
+    knee.lower = -2.0;
+    knee.upper = 0.2;
+    int shin = b.add_body(leg + "_shin", knee);
     b.add_shape(shin, {.type = RIGID_SHAPE_CAPSULE, .pos = {0, -0.1, 0}, .size = {0.025, 0.08, 0}, .density = 500});
     b.add_actuator(thigh, {.type = RIGID_ACTUATOR_PD, .kp = 40, .kd = 1});
     b.add_actuator(shin, {.type = RIGID_ACTUATOR_PD, .kp = 40, .kd = 1});

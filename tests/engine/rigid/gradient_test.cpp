@@ -53,7 +53,7 @@ std::vector<double> pack(const RigidModelT<double>& m, const RigidStateT<double>
 
 }  // namespace
 
-TEST_CASE("step jacobian: dual numbers match central differences; the reverse adjoint is J^T adj_out",
+TEST_CASE("step jacobian: dual numbers match central differences, and the reverse adjoint is J^T adj_out",
           "[rigid][grad]") {
   RigidModelT<double> m = finalize(mixed_tree());
   m.contact_ke = 2e3;
@@ -310,4 +310,30 @@ TEST_CASE("rollout: a non-finite value names the step and the joint", "[rigid][r
   REQUIRE_FALSE(st.is_ok());
   CHECK(r.failed_step() == 4);
   CHECK(st.message().find("body pole") != std::string::npos);
+}
+
+TEST_CASE("rollout: float gradients follow the double ones (cartpole, 60 steps)", "[rigid][grad][float]") {
+  Result<RigidModelT<float>> mf = rigid_cartpole().finalize<float>();
+  RigidModelT<double> md = finalize(rigid_cartpole());
+  REQUIRE(mf.is_ok());
+  RigidStateT<float> sf = mf->make_state();
+  RigidStateT<double> sd = md.make_state();
+  sf.joint_q = {0.0f, 2.0f};
+  sd.joint_q = {0.0, 2.0};
+  RigidRolloutT<float> rf(mf.value(), {.steps = 60, .dt = 1.0f / 60.0f, .substeps = 4});
+  RigidRolloutT<double> rd(md, {.steps = 60, .dt = 1.0 / 60.0, .substeps = 4});
+  REQUIRE(rf.forward(sf, {RigidControlT<float>{{0.2f}}}).is_ok());
+  REQUIRE(rd.forward(sd, {RigidControlT<double>{{0.2}}}).is_ok());
+  REQUIRE(rf.backward([](int, const RigidStateT<float>& s, RigidStateT<float>& a) {
+              a.joint_q[1] += s.joint_q[1];
+            }).is_ok());
+  REQUIRE(rd.backward([](int, const RigidStateT<double>& s, RigidStateT<double>& a) {
+              a.joint_q[1] += s.joint_q[1];
+            }).is_ok());
+  double scale = std::fabs(rd.grad_initial().joint_q[1]);
+  for (int i = 0; i < 2; ++i) {
+    CHECK(std::fabs(rf.grad_initial().joint_q[i] - rd.grad_initial().joint_q[i]) < 1e-3 * scale);
+    CHECK(std::fabs(rf.grad_initial().joint_qd[i] - rd.grad_initial().joint_qd[i]) < 1e-3 * scale);
+  }
+  CHECK(std::fabs(rf.grad_model().body_mass[1] - rd.grad_model().body_mass[1]) < 1e-3 * scale);
 }

@@ -199,3 +199,18 @@ TEST_CASE("cartpole swing-up: trajectory optimization of the forces lowers the l
   for (std::size_t i = 1; i < losses.size(); ++i) falls += losses[i] < losses[i - 1];
   CHECK(falls >= int(losses.size()) - 2);
 }
+
+TEST_CASE("rollout: recorded contacts of a resting box carry its weight", "[rigid][scene]") {
+  RigidModelT<double> m = finalize(rigid_free_box({0.1, 0.1, 0.1}, 1000));
+  RigidStateT<double> s = m.make_state();
+  s.joint_q[1] = 0.1;
+  RigidRolloutT<double> r(m, {.steps = 60, .dt = 1.0 / 60.0, .substeps = 8, .record_contacts = true});
+  REQUIRE(r.forward(s).is_ok());
+  REQUIRE(r.contacts().size() == 60);
+  const RigidContactsT<double>& c = r.contacts().back();
+  REQUIRE(c.contact_count() == 4);
+  double fy = 0;
+  for (const auto& f : c.force) fy += f.y;
+  CHECK(std::fabs(fy - m.body_mass[0] * 9.81) < 1e-3 * m.body_mass[0] * 9.81);
+  REQUIRE(c.joint_point.size() == 1);
+}
