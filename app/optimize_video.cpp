@@ -100,6 +100,7 @@ Status OptimizeVideo::add_iteration(const optim::TaskRunnerT<float>& runner, con
     camera_.yaw = 0.25f;
     camera_.pitch = 0.3f;
     camera_.fit(lo, hi, gpu_->aspect());
+    camera_.zoom(1.5f);  // later iterations go further than the first
   }
 
   Overlays ov;
@@ -126,7 +127,7 @@ Status OptimizeVideo::add_iteration(const optim::TaskRunnerT<float>& runner, con
         ImGui::Text("%s   iteration %d   loss %.5g   t = %.2f s", task_name_.c_str(), iteration, loss, time);
         std::vector<float> logs;
         for (float l : losses_) logs.push_back(std::log10(std::max(l, 1e-30f)));
-        ImGui::PlotLines("##loss", logs.data(), int(logs.size()), 0, "log10 loss", FLT_MAX, FLT_MAX, ImVec2(260, 70));
+        ImGui::PlotLines("##loss", logs.data(), int(logs.size()), 0, "log10 loss", FLT_MAX, FLT_MAX, ImVec2(200, 50));
         ImGui::End();
       });
       if (Status st = push_ready(); !st) return st;
