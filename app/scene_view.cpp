@@ -67,10 +67,8 @@ SceneView::SceneView(const scene::Scene& doc, const scene::CompiledScene& cs) : 
       case scene::ObjectKind::target: {
         float rad = float(o.target.radius);
         glm::vec3 p = g3(o.target.position);
-        shapes_[int(render::ShapeKind::ring)].push_back(
-            {p, 0.0f, glm::quat(1, 0, 0, 0), glm::vec3(rad, rad * 0.6f, 0.0f), k_target_color});
-        shapes_[int(render::ShapeKind::sphere)].push_back(
-            {p, 0.0f, glm::quat(1, 0, 0, 0), glm::vec3(rad * 0.25f), k_target_color});
+        shapes_.push_back({render::ShapeKind::ring, {{p, 0.0f, glm::quat(1, 0, 0, 0), glm::vec3(rad, rad * 0.6f, 0.0f), k_target_color}}, id});
+        shapes_.push_back({render::ShapeKind::sphere, {{p, 0.0f, glm::quat(1, 0, 0, 0), glm::vec3(rad * 0.25f), k_target_color}}, id});
         grow(static_lo_, static_hi_, p, rad);
         break;
       }
@@ -83,23 +81,19 @@ SceneView::SceneView(const scene::Scene& doc, const scene::CompiledScene& cs) : 
             ground_height_ = float(c.position[1]);
             break;
           case scene::ColliderKind::plane:
-            shapes_[int(render::ShapeKind::plane)].push_back(
-                {p, 0.0f, up_to(g3(c.normal)), glm::vec3(2.0f, 0.0f, 2.0f), k_collider_color});
+            shapes_.push_back({render::ShapeKind::plane, {{p, 0.0f, up_to(g3(c.normal)), glm::vec3(2.0f, 0.0f, 2.0f), k_collider_color}}, id});
             break;
           case scene::ColliderKind::sphere:
-            shapes_[int(render::ShapeKind::sphere)].push_back(
-                {p, 0.0f, glm::quat(1, 0, 0, 0), glm::vec3(float(c.size[0])), k_collider_color});
+            shapes_.push_back({render::ShapeKind::sphere, {{p, 0.0f, glm::quat(1, 0, 0, 0), glm::vec3(float(c.size[0])), k_collider_color}}, id});
             grow(static_lo_, static_hi_, p, float(c.size[0]));
             break;
           case scene::ColliderKind::box:
-            shapes_[int(render::ShapeKind::box)].push_back(
-                {p, 0.0f, euler_quat(c.rotation), g3(c.size), k_collider_color});
+            shapes_.push_back({render::ShapeKind::box, {{p, 0.0f, euler_quat(c.rotation), g3(c.size), k_collider_color}}, id});
             grow(static_lo_, static_hi_, p, glm::length(g3(c.size)));
             break;
           case scene::ColliderKind::capsule:
-            shapes_[int(render::ShapeKind::capsule)].push_back(
-                {p, 0.0f, euler_quat(c.rotation), glm::vec3(float(c.size[0]), float(c.size[1]), 0.0f),
-                 k_collider_color});
+            shapes_.push_back({render::ShapeKind::capsule, {{p, 0.0f, euler_quat(c.rotation), glm::vec3(float(c.size[0]), float(c.size[1]), 0.0f),
+                 k_collider_color}}, id});
             grow(static_lo_, static_hi_, p, float(c.size[0] + c.size[1]));
             break;
           case scene::ColliderKind::mesh:
@@ -181,12 +175,12 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
   }
 
   // colliders and targets
-  for (int kind = 0; kind < 5; ++kind) {
-    if (shapes_[kind].empty()) continue;
+  for (const ShapeObject& so : shapes_) {
     render::ShapeDraw s;
-    s.kind = render::ShapeKind(kind);
-    s.instances = shapes_[kind];
+    s.kind = so.kind;
+    s.instances = so.instances;
     s.cast_shadow = s.kind != render::ShapeKind::ring;
+    s.id = so.id;
     l.shapes.push_back(s);
   }
   if (!collider_vertices_.empty()) {

@@ -54,7 +54,12 @@ class SceneView {
   const scene::CompiledScene& cs_;
   std::vector<MeshObject> meshes_;
   std::vector<ParticleObject> particle_objects_;
-  std::vector<render::ShapeInstance> shapes_[5];  // by render::ShapeKind
+  struct ShapeObject {  // one draw per object and shape kind, so that picking names the object
+    render::ShapeKind kind;
+    std::vector<render::ShapeInstance> instances;
+    uint32_t id;
+  };
+  std::vector<ShapeObject> shapes_;
   std::vector<glm::vec3> collider_vertices_;      // mesh colliders
   std::vector<uint32_t> collider_indices_;
   bool ground_ = false;

@@ -3,42 +3,45 @@
 #include <GLFW/glfw3.h>  // key codes: ImGui 1.86 indexes keys by the GLFW backend's codes
 #include <imgui.h>
 
+#include <algorithm>
+#include <cfloat>
+
+#include "app/editor/editor.h"
+
 namespace adj::app {
 
 namespace {
 
-void draw_menu_bar(UiState& ui) {
-  if (!ImGui::BeginMainMenuBar()) return;
+float draw_menu_bar(UiState& ui, editor::Editor& ed) {
+  if (!ImGui::BeginMainMenuBar()) return 0.0f;
   if (ImGui::BeginMenu("File")) {
-    // TODO(editor issue): New/Open/Save act on the scene document once it exists
-    ImGui::MenuItem("New", "Ctrl+N", false, false);
-    ImGui::MenuItem("Open...", "Ctrl+O", false, false);
-    ImGui::MenuItem("Save", "Ctrl+S", false, false);
-    ImGui::Separator();
-    if (ImGui::MenuItem("Quit", "Ctrl+Q")) ui.quit_requested = true;
+    ed.draw_menu_items_file(&ui.quit_requested);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Edit")) {
-    // TODO(editor issue): undo/redo arrive with the command-based document
-    ImGui::MenuItem("Undo", "Ctrl+Z", false, false);
-    ImGui::MenuItem("Redo", "Ctrl+Shift+Z", false, false);
+    ed.draw_menu_items_edit();
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {
-    ImGui::MenuItem("Shortcuts", "F1", &ui.show_help);
+    ed.draw_menu_items_view();
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
-    ImGui::MenuItem("Shortcuts", "F1", &ui.show_help);
+    ImGui::MenuItem("Shortcuts", "F1", &ed.show_help);
     ImGui::MenuItem("About Adjoint", nullptr, &ui.show_about);
     ImGui::EndMenu();
   }
+  float h = ImGui::GetWindowSize().y;
   ImGui::EndMainMenuBar();
+  return h;
 }
 
 void draw_about(UiState& ui, const AboutInfo& a) {
   if (!ui.show_about) return;
-  ImGui::SetNextWindowPos(ImVec2(40, 60), ImGuiCond_FirstUseEver);
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + vp->Size.y * 0.35f), ImGuiCond_FirstUseEver,
+                          ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowSizeConstraints(ImVec2(320, 0), ImVec2(560, FLT_MAX));
   if (ImGui::Begin("About Adjoint", &ui.show_about, ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::Text("Adjoint %s", a.version.c_str());
     ImGui::TextDisabled("a differentiable-physics editor and visualizer");
@@ -47,35 +50,66 @@ void draw_about(UiState& ui, const AboutInfo& a) {
     ImGui::Text("Driver:         %s", a.driver.c_str());
     ImGui::Text("Vulkan API:     %s", a.vulkan_api.c_str());
     ImGui::Text("Validation:     %s", a.validation ? "on" : "off");
-    ImGui::Text("CUDA:           %s", a.cuda.c_str());
+    ImGui::TextWrapped("CUDA:           %s", a.cuda.c_str());
   }
   ImGui::End();
 }
 
-void draw_help(UiState& ui) {
-  if (!ui.show_help) return;
-  ImGui::SetNextWindowPos(ImVec2(60, 300), ImGuiCond_FirstUseEver);
-  if (ImGui::Begin("Shortcuts", &ui.show_help, ImGuiWindowFlags_AlwaysAutoResize)) {
-    ImGui::Text("F1         this help");
-    ImGui::Text("Space      play / pause");
-    ImGui::Text("Right      one frame");
-    ImGui::Text("Backspace  reset");
-    ImGui::Text("drag       orbit (left), pan (right or middle); wheel zooms");
-    ImGui::Text("Ctrl+Q     quit");
-  }
-  ImGui::End();
-}
-
-void draw_status(const UiState& ui) {
+void draw_help(editor::Editor& ed) {
+  if (!ed.show_help) return;
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + 8, vp->Pos.y + vp->Size.y - 8), ImGuiCond_Always,
-                          ImVec2(0, 1));
-  ImGui::SetNextWindowBgAlpha(0.4f);
+  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + vp->Size.y * 0.5f), ImGuiCond_Always,
+                          ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowBgAlpha(0.92f);
+  if (ImGui::Begin("Shortcuts", &ed.show_help, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) {
+    static const char* rows[][2] = {
+        {"F1 / Esc", "this help / close it"},
+        {"Space", "play / pause"},
+        {"Right", "one frame"},
+        {"Backspace", "reset the simulation"},
+        {"Ctrl+P", "screenshot (PNG in the current folder)"},
+        {"click", "select (viewport)"},
+        {"Ctrl+drag", "pull a particle with a spring (while playing)"},
+        {"G, then X/Y/Z, digits", "move the selection (Enter confirms, Esc cancels)"},
+        {"drag an axis handle", "move the selection along it"},
+        {"left drag", "orbit"},
+        {"right / middle drag", "pan"},
+        {"wheel", "zoom"},
+        {"F", "frame the selection"},
+        {"Home", "frame the scene"},
+        {"Delete", "delete the selection"},
+        {"Ctrl+D", "duplicate the selection"},
+        {"Ctrl+Z", "undo"},
+        {"Ctrl+Shift+Z, Ctrl+Y", "redo"},
+        {"Ctrl+N / Ctrl+O", "new / open scene"},
+        {"Ctrl+S / Ctrl+Shift+S", "save / save as"},
+        {"Ctrl+Q", "quit"},
+        {"drop a file", ".json opens it, .obj imports it as cloth"},
+        {"Ctrl+click a field", "type a value"},
+    };
+    if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg)) {
+      for (auto& r : rows) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::TextColored(ImVec4(0.95f, 0.8f, 0.45f, 1), "%s", r[0]);
+        ImGui::TableSetColumnIndex(1);
+        ImGui::TextUnformatted(r[1]);
+      }
+      ImGui::EndTable();
+    }
+  }
+  ImGui::End();
+}
+
+void draw_status(const UiState& ui, float left) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + left + 8, vp->Pos.y + ImGui::GetFrameHeight() + 8), ImGuiCond_Always);
+  ImGui::SetNextWindowBgAlpha(0.35f);
   ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                            ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
-                           ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove;
+                           ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoInputs;
   if (ImGui::Begin("##status", nullptr, flags)) {
-    ImGui::Text("%s", ui.scene_name.empty() ? "no scene" : ui.scene_name.c_str());
+    ImGui::Text("%s", ui.scene_name.empty() ? "untitled" : ui.scene_name.c_str());
     if (!ui.sim_line.empty()) ImGui::TextUnformatted(ui.sim_line.c_str());
     if (!ui.status.empty()) ImGui::TextColored(ImVec4(1, 0.6f, 0.4f, 1), "%s", ui.status.c_str());
   }
@@ -84,15 +118,18 @@ void draw_status(const UiState& ui) {
 
 }  // namespace
 
-void draw_ui(UiState& ui, const AboutInfo& about) {
+float draw_ui(UiState& ui, const AboutInfo& about, editor::Editor& ed) {
   ImGuiIO& io = ImGui::GetIO();
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)) && ui.show_help) ui.show_help = false;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)) && ed.show_help) ed.show_help = false;
   if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q)) ui.quit_requested = true;
-  if (ImGui::IsKeyPressed(GLFW_KEY_F1)) ui.show_help = !ui.show_help;
-  draw_menu_bar(ui);
+  if (ImGui::IsKeyPressed(GLFW_KEY_F1)) ed.show_help = !ed.show_help;
+  float h = draw_menu_bar(ui, ed);
+  ed.draw_panels(h);
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  draw_status(ui, ed.panels.outliner || ed.panels.inspector ? std::clamp(vp->Size.x * 0.22f, 200.0f, 320.0f) : 0.0f);
   draw_about(ui, about);
-  draw_help(ui);
-  draw_status(ui);
+  draw_help(ed);
+  return h;
 }
 
 }  // namespace adj::app

@@ -1,6 +1,11 @@
 #pragma once
-// The editor's panels that exist so far: main menu bar and the About window.
+// The main menu bar, the About window, the F1 shortcut overlay and the status line. The
+// editor's own panels are in app/editor/panels.cpp; its menu items are drawn from here.
 #include <string>
+
+namespace adj::editor {
+class Editor;
+}
 
 namespace adj::app {
 
@@ -15,14 +20,13 @@ struct AboutInfo {
 
 struct UiState {
   bool show_about = false;
-  bool show_help = false;
   bool quit_requested = false;
   std::string scene_name;       // shown in the status line
   std::string status;           // last message for the user (errors included)
   std::string sim_line;         // frame and time of the simulation
 };
 
-// draws the menu bar and the open windows; changes only `ui`
-void draw_ui(UiState& ui, const AboutInfo& about);
+// draws the menu bar and the open windows; returns the menu bar's height
+float draw_ui(UiState& ui, const AboutInfo& about, editor::Editor& editor);
 
 }  // namespace adj::app

@@ -10,15 +10,21 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <vector>
 
 #include "app/image_io.h"
-#include "app/sim_session.h"
+#include "app/editor/editor.h"
+#include "app/editor/script.h"
 #include "app/system_info.h"
 #include "app/ui.h"
 #include "render/background.h"
 #include "render/context.h"
 #include "render/frame_loop.h"
 #include "render/imgui_vulkan.h"
+#include "render/line_builder.h"
 #include "render/scene_renderer.h"
 #include "render/swapchain.h"
 #include "render/target.h"
@@ -83,6 +89,30 @@ void handle_viewport_input(render::Camera& camera, float viewport_height) {
   if (io.MouseWheel != 0.0f) camera.zoom(io.MouseWheel > 0 ? 0.9f : 1.1f);
 }
 
+// a left click that did not drag, outside every ImGui window: its pixel
+std::optional<std::pair<int, int>> viewport_click() {
+  ImGuiIO& io = ImGui::GetIO();
+  if (io.WantCaptureMouse || !ImGui::IsMouseReleased(ImGuiMouseButton_Left)) return std::nullopt;
+  if (io.MouseDragMaxDistanceSqr[0] > 9.0f) return std::nullopt;
+  return std::make_pair(int(io.MousePos.x), int(io.MousePos.y));
+}
+
+// files dropped on the window, collected by GLFW's callback between frames
+struct Drops {
+  std::vector<std::string> paths;
+};
+void on_drop(GLFWwindow* w, int count, const char** paths) {
+  auto* d = static_cast<Drops*>(glfwGetWindowUserPointer(w));
+  for (int i = 0; i < count; ++i) d->paths.emplace_back(paths[i]);
+}
+
+std::string screenshot_name() {
+  std::time_t t = std::time(nullptr);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "adjoint-%Y%m%d-%H%M%S.png", std::localtime(&t));
+  return buf;
+}
+
 }  // namespace
 
 int run_viewer(const ViewerOptions& opt) {
@@ -90,6 +120,16 @@ int run_viewer(const ViewerOptions& opt) {
   render::ContextOptions copt;
   copt.validation = opt.validation;
   copt.sync_validation = opt.sync_validation;
+
+  std::optional<editor::Script> script;
+  if (!opt.script.empty()) {
+    auto s = editor::Script::load(opt.script);
+    if (!s) {
+      std::fprintf(stderr, "adjoint: %s\n", s.status().message().c_str());
+      return 1;
+    }
+    script = std::move(*s);
+  }
 
   // window and the instance extensions it needs
   if (!opt.headless) {
@@ -112,6 +152,7 @@ int run_viewer(const ViewerOptions& opt) {
   try {
     render::Context ctx(copt);
     Surface surface{ctx.instance()};
+    Drops drops;
     if (window) {
       glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
       window->handle = glfwCreateWindow(int(opt.width), int(opt.height), "Adjoint", nullptr, nullptr);
@@ -120,6 +161,8 @@ int run_viewer(const ViewerOptions& opt) {
         return 1;
       }
       ADJ_VK(glfwCreateWindowSurface(ctx.instance(), window->handle, nullptr, &surface.surface));
+      glfwSetWindowUserPointer(window->handle, &drops);
+      glfwSetDropCallback(window->handle, on_drop);
     }
     ctx.create_device(surface.surface);
 
@@ -139,33 +182,32 @@ int run_viewer(const ViewerOptions& opt) {
     AboutInfo about = make_about_info(ctx.info(), ctx.validation_enabled());
     UiState ui;
     ui.show_about = opt.show_about;
-    SimSession sim;
-    render::Camera camera;
-    if (!opt.scene_path.empty()) {
-      Status st = sim.load(opt.scene_path);
-      if (st) {
-        ui.scene_name = std::filesystem::path(opt.scene_path).filename().string();
-        camera = sim.view().fit_camera(sim.state(), float(target.extent().width) / float(target.extent().height));
-      } else {
-        ui.status = st.message();
-        std::fprintf(stderr, "adjoint: %s\n", st.message().c_str());
-      }
-    }
-    bool playing = opt.play;
-    if (window) {
-      std::string title = "Adjoint" + (ui.scene_name.empty() ? "" : " - " + ui.scene_name);
-      glfwSetWindowTitle(window->handle, title.c_str());
-    }
+    editor::Editor ed;
+    if (!opt.scene_path.empty() && !ed.open(opt.scene_path))
+      std::fprintf(stderr, "adjoint: %s\n", ed.messages.back().text.c_str());
+    ed.sync();
+    ed.check_recovery();
+    if (opt.play) ed.worker.play(true);
 
     const float sky_top[3] = {0.36f, 0.45f, 0.56f};
     const float sky_bottom[3] = {0.80f, 0.83f, 0.86f};
     const float clear[4] = {0.1f, 0.1f, 0.12f, 1.0f};
     int frame = 0;
+    int exit_code = 0;
+    std::string window_title;
+    std::optional<editor::ScriptKey> held_key;
+    render::LineBuilder ghosts;                         // ghost trajectories, rebuilt each frame
+    std::vector<std::vector<glm::vec3>> ghost_points;  // a script's key, released the next frame
+    auto last_frame = std::chrono::steady_clock::now();
     while (true) {
       // events and window size
       if (window) {
         glfwPollEvents();
-        if (glfwWindowShouldClose(window->handle)) break;
+        if (glfwWindowShouldClose(window->handle)) {
+          if (script || opt.frames > 0) break;
+          glfwSetWindowShouldClose(window->handle, GLFW_FALSE);
+          ed.request(editor::Editor::Pending::quit);
+        }
         VkExtent2D fb = window->framebuffer_extent();
         if (fb.width == 0 || fb.height == 0) {  // minimized
           glfwWaitEvents();
@@ -177,60 +219,169 @@ int run_viewer(const ViewerOptions& opt) {
           target.resize(swapchain->extent());
           loop.swapchain_recreated();
         }
+        for (const std::string& p : drops.paths) ed.drop_file(p);
+        drops.paths.clear();
       }
-      if (ui.quit_requested) break;
+      if (ui.quit_requested) {
+        ui.quit_requested = false;
+        ed.request(editor::Editor::Pending::quit);
+      }
+      if (ed.quit_confirmed()) break;
+      auto now = std::chrono::steady_clock::now();
+      ed.ui_frame_ms = std::chrono::duration<double, std::milli>(now - last_frame).count();
+      last_frame = now;
+
+      // the document and the worker's newest snapshot
+      ed.autosave_tick(std::chrono::duration<double>(now.time_since_epoch()).count());
+      ed.sync();
+      ed.worker.snapshot(ed.snap);
+      std::optional<std::string> capture_path;
+      std::optional<std::pair<int, int>> click, pull_click;
+      bool script_done = false;
+      if (script) {
+        auto progress = script->update(ed);
+        ed.sync();
+        if (progress == editor::Script::Progress::failed) {
+          exit_code = script->exit_code();
+          break;
+        }
+        script_done = progress == editor::Script::Progress::done;
+        capture_path = script->take_screenshot();
+        click = script->take_click();
+      }
 
       // ui
       imgui->new_frame();
+      ImGuiIO& io = ImGui::GetIO();
       if (window) {
         ImGui_ImplGlfw_NewFrame();
       } else {
-        ImGuiIO& io = ImGui::GetIO();
         io.DisplaySize = ImVec2(float(target.extent().width), float(target.extent().height));
         io.DeltaTime = 1.0f / 60.0f;
       }
+      if (held_key) {  // release the script's key from the last frame
+        io.KeysDown[held_key->key] = false;
+        io.KeyCtrl = io.KeyShift = false;
+        held_key.reset();
+      }
+      if (script) {
+        if (auto m = script->take_mouse()) {  // a script's drag, one position per frame
+          io.MousePos = ImVec2(m->x, m->y);
+          io.MouseDown[0] = m->down;
+          io.KeyCtrl = m->ctrl;
+        }
+        if (auto k = script->take_key()) {
+          io.KeysDown[k->key] = true;
+          io.KeyCtrl = k->ctrl;
+          io.KeyShift = k->shift;
+          held_key = k;
+        }
+      }
       ImGui::NewFrame();
-      draw_ui(ui, about);
-      if (sim.loaded()) {
-        handle_viewport_input(camera, float(target.extent().height));
-        ImGuiIO& io = ImGui::GetIO();
-        if (!io.WantCaptureKeyboard) {
-          if (ImGui::IsKeyPressed(GLFW_KEY_SPACE)) playing = !playing;
-          if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE)) sim.reset();
+      draw_ui(ui, about, ed);
+      ed.handle_keys();
+      if (ed.has_scene()) {
+        const float vw = float(target.extent().width), vh = float(target.extent().height);
+        if (io.KeyCtrl && !io.WantCaptureMouse && ImGui::IsMouseClicked(ImGuiMouseButton_Left))
+          pull_click = std::make_pair(int(io.MousePos.x), int(io.MousePos.y));
+        bool tool = pull_click.has_value() || ed.update_pull(vw, vh) || ed.transform_tools(vw, vh);
+        if (!tool) {
+          handle_viewport_input(ed.camera, float(target.extent().height));
+          if (!click) click = viewport_click();
         }
-        bool step_once = !io.WantCaptureKeyboard && ImGui::IsKeyPressed(GLFW_KEY_RIGHT);
-        if (playing || step_once) {
-          if (Status st = sim.step(); !st) {
-            playing = false;
-            ui.status = st.message();
-          }
+        if (ed.camera_fit_pending) {
+          ed.camera = ed.view()->fit_camera(ed.display_state(), ed.free_aspect(float(target.extent().width), float(target.extent().height)));
+          ed.camera_fit_pending = false;
         }
-        ui.sim_line = "frame " + std::to_string(sim.frame()) + "  t = " + std::to_string(sim.time()).substr(0, 6) +
-                      " s" + (playing ? "  (playing)" : "  (paused: Space plays)");
+        ui.sim_line = "frame " + std::to_string(ed.snap.frame) + (ed.snap.playing ? "  playing" : "  paused (Space plays)") +
+                      (ed.timeline_frame >= 0 ? "  showing frame " + std::to_string(ed.timeline_frame) : "") +
+                      (ed.view_settings.show_optimized && ed.snap.has_opt_final_state ? "  showing the optimized rollout's end" : "");
+      }
+      ui.scene_name = ed.title().size() > 10 ? ed.title().substr(10) + (ed.doc.dirty() ? " *" : "") : "";
+      if (window && ed.title() + (ed.doc.dirty() ? " *" : "") != window_title) {
+        window_title = ed.title() + (ed.doc.dirty() ? " *" : "");
+        glfwSetWindowTitle(window->handle, window_title.c_str());
       }
       ImGui::Render();
 
       // draw
       VkCommandBuffer cmd = loop.begin_frame();
       if (!cmd) continue;  // swapchain out of date: recreated at the top
-      if (sim.loaded()) {
-        Overlays ov;
-        const render::DrawList& list = sim.view().build(sim.state(), &sim.contacts(), nullptr, ov);
-        scene_renderer.prepare(cmd, list, camera, loop.frame_index());
+      const render::DrawList* list = nullptr;
+      if (ed.has_scene()) {
+        app::Overlays ov = ed.view_settings.overlays;
+        const State& st = ed.display_state();
+        const Array<vec3<float>>* field = ed.arrow_field(st);
+        ov.vectors = field != nullptr;
+        list = &ed.view()->build(st, ed.display_contacts(), field, ov);
+        auto& l = const_cast<render::DrawList&>(*list);  // the view's own list, adjusted for the view toggles
+        l.ground.visible = l.ground.visible && ed.view_settings.grid;
+        l.lighting.shadows = ed.view_settings.shadows;
+        // hidden objects: not drawn
+        const auto& objs = ed.doc.scene().objects;
+        auto hidden = [&](render::ObjectId id) { return id > 0 && id <= objs.size() && !objs[id - 1].visible; };
+        std::erase_if(l.meshes, [&](const render::MeshDraw& d) { return hidden(d.id); });
+        std::erase_if(l.spheres, [&](const render::SphereDraw& d) { return hidden(d.id); });
+        std::erase_if(l.lines, [&](const render::LineDraw& d) { return hidden(d.id); });
+        std::erase_if(l.shapes, [&](const render::ShapeDraw& d) { return hidden(d.id); });
+        // the selection: its edges drawn over it
+        for (auto& m : l.meshes)
+          if (ed.selected() >= 0 && m.id == render::ObjectId(ed.selected() + 1)) {
+            m.wireframe = true;
+            m.wire_color = glm::vec4(1.0f, 0.75f, 0.2f, 0.9f);
+          }
+        // ghost trajectories of earlier iterations, coloured by their loss
+        ghosts.clear();
+        if (ed.view_settings.ghosts && !ed.snap.ghost_paths.empty()) {
+          ghost_points.assign(ed.snap.ghost_paths.size(), {});
+          std::vector<render::GhostTrajectory> g;
+          for (size_t k = 0; k < ed.snap.ghost_paths.size(); ++k) {
+            for (const auto& p : ed.snap.ghost_paths[k]) ghost_points[k].emplace_back(p.x, p.y, p.z);
+            g.push_back({ghost_points[k], ed.snap.ghost_losses[k]});
+          }
+          auto [lo, hi] = std::minmax_element(ed.snap.ghost_losses.begin(), ed.snap.ghost_losses.end());
+          render::add_ghost_trajectories(ghosts, g, {render::Colormap::viridis, *lo, *hi > *lo ? *hi : *lo + 1.0f});
+          l.lines.push_back(ghosts.draw(3.0f));
+        }
+        scene_renderer.prepare(cmd, *list, ed.camera, loop.frame_index());
       }
       target.begin(cmd, clear);
       background.draw(cmd, sky_top, sky_bottom);
-      if (sim.loaded()) scene_renderer.draw(cmd);
+      if (list) scene_renderer.draw(cmd);
       imgui->draw(ImGui::GetDrawData(), cmd);
       target.end(cmd);
       ++frame;
-      bool last = opt.frames > 0 && frame >= opt.frames;
-      loop.end_frame(last && !opt.screenshot.empty());
+      bool last = (opt.frames > 0 && frame >= opt.frames) || script_done;
+      if (ed.screenshot_requested && !capture_path) capture_path = screenshot_name();
+      ed.screenshot_requested = false;
+      loop.end_frame((last && !opt.screenshot.empty()) || capture_path.has_value());
+
+      // picking: the object under a click (waits for the GPU, a few ms)
+      if (click && list) {
+        auto hit = scene_renderer.pick(*list, ed.camera, target.extent(), uint32_t(click->first), uint32_t(click->second));
+        int index = hit && hit->object > 0 ? int(hit->object) - 1 : -1;
+        ed.select(index < int(ed.doc.scene().objects.size()) ? index : -1);
+      }
+      if (pull_click && list) {  // Ctrl+click: grab the particle under the cursor
+        auto hit = scene_renderer.pick(*list, ed.camera, target.extent(), uint32_t(pull_click->first),
+                                       uint32_t(pull_click->second));
+        if (hit) ed.start_pull(*list, hit->object, hit->element);
+      }
+      if (capture_path) {
+        auto cap = loop.take_capture();
+        std::string err;
+        bool ok = cap && write_png(*capture_path, cap->width, cap->height, cap->rgba, &err);
+        if (!cap) err = "no frame was captured";
+        if (ok) ed.message(editor::Severity::info, "screenshot " + *capture_path);
+        else ed.message(editor::Severity::error, *capture_path + ": " + err);
+        if (script) script->screenshot_written(ok, err);
+        std::printf("adjoint: %s %s\n", ok ? "wrote" : "could not write", capture_path->c_str());
+      }
       if (last) break;
     }
 
     // the last frame to a file
-    if (!opt.screenshot.empty()) {
+    if (!opt.screenshot.empty() && exit_code == 0) {
       auto cap = loop.take_capture();
       if (!cap) {
         std::fprintf(stderr, "adjoint: no frame was rendered, nothing written to %s\n",
@@ -252,7 +403,8 @@ int run_viewer(const ViewerOptions& opt) {
       std::fprintf(stderr, "adjoint: %d Vulkan validation error(s)\n", ctx.validation_errors());
       return 3;
     }
-    return 0;
+    if (script && exit_code == 0) exit_code = script->exit_code();
+    return exit_code;
   } catch (const render::Error& e) {
     std::fprintf(stderr, "adjoint: %s\n", e.what());
     return 1;

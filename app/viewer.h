@@ -18,9 +18,11 @@ struct ViewerOptions {
   bool vsync = true;
   bool show_about = false;      // open the About window at start
   bool play = false;            // start the simulation playing
+  std::string script;           // run this editor script (app/editor/script.h), then quit
 };
 
-// exit codes: 0 ok, 1 failure (message printed), 3 validation errors were reported
+// exit codes: 0 ok, 1 failure (message printed), 3 validation errors were reported,
+// 4 a script expectation failed
 int run_viewer(const ViewerOptions& options);
 
 }  // namespace adj::app

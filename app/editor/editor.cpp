@@ -1,7 +1,11 @@
 #include "app/editor/editor.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "app/editor/fields.h"
 #include "engine/scene/compile.h"
@@ -87,6 +91,7 @@ bool Editor::save(const std::string& path_in) {
     return false;
   }
   doc.mark_saved(path);
+  discard_recovery();
   std::erase(recent_files, path);
   recent_files.insert(recent_files.begin(), path);
   message(Severity::info, "saved " + path);
@@ -102,7 +107,11 @@ bool Editor::import_obj(const std::string& path) {
   scene::Object o;
   o.name = std::filesystem::path(path).stem().string();
   o.kind = scene::ObjectKind::cloth;
-  o.cloth.mesh = std::filesystem::absolute(path).string();
+  // relative to the scene file when it has one, so the scene folder can move
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path rel = doc.path().empty() ? fs::path() : fs::relative(fs::absolute(path), doc.base_dir(), ec);
+  o.cloth.mesh = rel.empty() || ec ? fs::absolute(path).string() : rel.string();
   o.cloth.position = {0, 1, 0};
   scene::Scene trial = doc.scene();
   trial.objects.push_back(o);
@@ -159,12 +168,42 @@ const Contacts* Editor::display_contacts() {
   return &snap.contacts;
 }
 
+const Array<vec3<float>>* Editor::arrow_field(const State& shown) {
+  const int n = shown.particle_count();
+  const Array<vec3<float>>* f = nullptr;
+  const int g = view_settings.gradient;
+  if (g > 0 && !snap.grad.empty() && snap.opt_generation == compiled_revision_) {
+    using K = scene::ParamKind;
+    const K want = g == 1 ? K::initial_position : g == 2 ? K::initial_velocity : K::control_force;
+    field_.assign(size_t(n), vec3<float>());
+    bool any = false;
+    for (const auto& b : snap.blocks) {
+      if (b.kind != want || b.width != 3) continue;
+      int t = std::clamp(g == 3 ? std::max(timeline_frame, 0) : 0, 0, b.steps - 1);
+      for (int e = 0; e < b.elements; ++e) {
+        size_t k = size_t(b.offset + (t * b.elements + e) * 3);
+        if (k + 2 >= snap.grad.size() || b.index[size_t(e)] >= n) continue;
+        field_[size_t(b.index[size_t(e)])] = {snap.grad[k], snap.grad[k + 1], snap.grad[k + 2]};
+        any = true;
+      }
+    }
+    if (any) f = &field_;
+  }
+  if (!f && view_settings.velocity_arrows) f = &shown.particle_qd;
+  legend_max = 0.0f;
+  if (f)
+    for (const auto& v : *f) legend_max = std::max(legend_max, std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z));
+  return f;
+}
+
 void Editor::undo() {
-  if (doc.undo()) message(Severity::info, "undo");
+  std::string label = doc.undo_label();
+  if (doc.undo()) message(Severity::info, "undone: " + label);
 }
 
 void Editor::redo() {
-  if (doc.redo()) message(Severity::info, "redo");
+  std::string label = doc.redo_label();
+  if (doc.redo()) message(Severity::info, "redone: " + label);
 }
 
 void Editor::duplicate_selected() {
@@ -184,6 +223,71 @@ Status Editor::set_field(const std::string& path, const std::string& value) {
   doc.end_merge();
   doc.replace(std::move(s), "Set " + path);
   return Status::ok();
+}
+
+std::string Editor::recovery_dir() {
+  namespace fs = std::filesystem;
+  if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x) return (fs::path(x) / "adjoint").string();
+  if (const char* h = std::getenv("HOME"); h && *h) return (fs::path(h) / ".local/state/adjoint").string();
+  return (fs::temp_directory_path() / "adjoint").string();
+}
+
+void Editor::autosave_tick(double now_s) {
+  if (last_autosave_s_ < 0) last_autosave_s_ = now_s;
+  if (now_s - last_autosave_s_ < k_autosave_period_s) return;
+  last_autosave_s_ = now_s;
+  if (doc.dirty() && doc.revision() != autosaved_revision_) write_recovery();
+}
+
+bool Editor::write_recovery() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(recovery_dir(), ec);
+  Status st = scene::save_scene(doc.scene(), (fs::path(recovery_dir()) / "recovery.json").string());
+  if (!st) {
+    message(Severity::warning, "autosave: " + st.message());
+    return false;
+  }
+  std::ofstream(fs::path(recovery_dir()) / "recovery.path") << doc.path();
+  autosaved_revision_ = doc.revision();
+  return true;
+}
+
+void Editor::check_recovery() {
+  recovery_offered_ = std::filesystem::exists(std::filesystem::path(recovery_dir()) / "recovery.json");
+  recovery_prompt_ = recovery_offered_;
+}
+
+bool Editor::restore_recovery() {
+  namespace fs = std::filesystem;
+  auto rec = scene::load_scene((fs::path(recovery_dir()) / "recovery.json").string());
+  recovery_offered_ = false;
+  if (!rec) {
+    message(Severity::error, "recovery: " + rec.status().message());
+    return false;
+  }
+  std::string path;
+  std::getline(std::ifstream(fs::path(recovery_dir()) / "recovery.path"), path);
+  // the file as it is on disk (if any), then the recovered edits as one undoable step
+  scene::Scene base = starter_scene();
+  if (!path.empty()) {
+    if (auto on_disk = scene::load_scene(path)) base = std::move(*on_disk);
+  }
+  doc = Document(std::move(base), path);
+  doc.mark_saved(path);
+  doc.replace(std::move(*rec), "Restore unsaved work");
+  after_load("");
+  message(Severity::info, "restored unsaved work" + (path.empty() ? std::string() : " of " + path));
+  return true;
+}
+
+void Editor::discard_recovery() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::remove(fs::path(recovery_dir()) / "recovery.json", ec);
+  fs::remove(fs::path(recovery_dir()) / "recovery.path", ec);
+  recovery_offered_ = false;
+  autosaved_revision_ = 0;
 }
 
 }  // namespace adj::editor

@@ -14,6 +14,9 @@
 #include "app/editor/worker.h"
 #include "app/scene_view.h"
 #include "render/camera.h"
+#include "render/draw_list.h"
+
+#include <glm/glm.hpp>
 
 namespace adj::editor {
 
@@ -38,6 +41,9 @@ struct ViewSettings {
   bool velocity_arrows = false;
   bool gradient_arrows = false;  // dL/dx0 of the last optimizer iteration (particle initial positions)
   bool show_optimized = false;   // show the optimizer's last rollout end state instead of the simulation
+  bool ghosts = false;           // ghost trajectories of earlier optimizer iterations
+  int gradient = 0;              // arrows of the last iteration's gradient: 0 none, 1 dL/dx0, 2 dL/dv0,
+                                 // 3 dL/du (control force) at the scrubbed frame
 };
 
 class Editor {
@@ -60,6 +66,10 @@ class Editor {
   // the newest simulated frame
   const State& display_state();
   const Contacts* display_contacts();
+  // the per-particle vector field the arrows show (gradient or velocity), or null; its
+  // largest magnitude goes to the legend
+  const Array<vec3<float>>* arrow_field(const State& shown);
+  float legend_max = 0.0f;
 
   // edit actions
   void select(int index) { selected_ = index; }
@@ -75,13 +85,45 @@ class Editor {
   enum class Pending { none, new_scene, open, quit };
   void request(Pending action, const std::string& path = "");
   bool quit_confirmed() const { return quit_confirmed_; }
+  bool prompt_active() const { return pending_ != Pending::none; }  // the unsaved-changes prompt is up
+  void drop_file(const std::string& path);  // a file dropped on the window: .obj imports, else opens
   void handle_keys();  // editor shortcuts (not while a text field has the keyboard)
   void frame_selection(float aspect);
+  // width / height of the part of the window the side panels leave free (camera fitting)
+  float free_aspect(float width, float height) const;
   bool screenshot_requested = false;  // Ctrl+P: the viewer writes the next frame
   bool show_help = false;
 
+  // autosave: every minute while there are unsaved changes, the document goes to a
+  // recovery file ($XDG_STATE_HOME/adjoint, else ~/.local/state/adjoint); the next start
+  // offers to restore it. Saving, or discarding changes on New/Open/Quit, removes it.
+  static constexpr double k_autosave_period_s = 60.0;
+  static std::string recovery_dir();
+  void autosave_tick(double now_s);
+  bool write_recovery();
+  void check_recovery();  // at start: offer the recovery file if there is one
+  bool recovery_offered() const { return recovery_offered_; }
+  bool restore_recovery();
+  void discard_recovery();
+
+  // viewport transform tools (transform.cpp): a translate gizmo with axis handles on the
+  // selection, and Blender's grab (G, then X/Y/Z, typed numbers, Enter or click; Esc or
+  // right click cancels). Each drag or grab is one undo step. Returns true when it used
+  // the mouse this frame (the camera then leaves it alone).
+  bool transform_tools(float width, float height);
+  bool grabbing() const { return grab_active_; }
+  // the gizmo's centre and one axis tip on screen, as drawn last frame (false when none)
+  bool gizmo_handle(int axis, glm::vec2* centre, glm::vec2* tip) const;
+  // MuJoCo's Ctrl+drag: a spring pulls the particle under the cursor towards it while the
+  // simulation plays. start_pull() takes the picked item; update_pull() follows the mouse
+  // each frame and releases with the button (true while pulling).
+  void start_pull(const render::DrawList& list, render::ObjectId object, uint32_t element);
+  bool update_pull(float width, float height);
+
   // messages panel
   void message(Severity s, std::string text, int object = -1, int frame = -1);
+  // what clicking a message does: select its object, move the timeline to its frame
+  void activate_message(const Message& m);
 
   // ui (panels.cpp)
   void draw_panels(float menu_height);
@@ -122,6 +164,27 @@ class Editor {
   bool prompt_open_ = false;
   bool quit_confirmed_ = false;
   std::string last_sim_error_, last_opt_error_;
+  bool recovery_offered_ = false, recovery_prompt_ = false;
+  uint64_t autosaved_revision_ = 0;
+  double last_autosave_s_ = -1;
+  void draw_recovery_prompt();
+  // transform tools
+  bool selection_center(glm::vec3* c);
+  void move_selection(const glm::dvec3& delta, uint64_t merge_key);
+  int gizmo_axis_ = -1;         // axis being dragged, or -1
+  int gizmo_hover_ = -1;
+  bool gizmo_shown_ = false;
+  glm::vec2 gizmo_px_[4]{};     // centre, then the x, y, z tips [px]
+  float gizmo_drag_ = 0;        // accumulated world distance along the axis
+  bool grab_active_ = false;
+  int grab_axis_ = -1;          // -1: free in the view plane
+  std::string grab_typed_;      // typed distance
+  glm::vec2 grab_mouse_{0.0f};  // mouse travel since the grab began [px]
+  bool grab_moved_ = false;
+  scene::Object grab_start_;    // the selection when the grab began
+  scene::Object drag_start_;
+  int pull_particle_ = -1;
+  glm::vec3 pull_anchor_{0.0f};  // the particle when it was grabbed: the drag plane goes through it
   void perform(Pending action, const std::string& path);
   void draw_prompt();
   void draw_outliner();

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <fstream>
 #include <regex>
+#include <filesystem>
+#include <cctype>
 
 #include "app/editor/editor.h"
 #include "app/editor/fields.h"
@@ -108,13 +110,14 @@ void plot_series(const char* label, const std::vector<double>& values, bool log,
     lo = std::min(lo, x);
     hi = std::max(hi, x);
   }
+  if (values.empty()) {
+    ImGui::TextDisabled("%s: no data yet", label);
+    return;
+  }
   char overlay[128];
-  if (values.empty())
-    std::snprintf(overlay, sizeof overlay, "%s: no data yet", label);
-  else
-    std::snprintf(overlay, sizeof overlay, "%s %.4g%s  [%.3g .. %.3g]", label, values.back(), log ? " (log)" : "", lo, hi);
+  std::snprintf(overlay, sizeof overlay, "%s %.4g%s  [%.3g .. %.3g]", label, values.back(), log ? " (log)" : "", lo, hi);
   ImGui::PlotLines((std::string("##") + label).c_str(), v.data(), int(v.size()), 0, overlay, FLT_MAX, FLT_MAX,
-                   ImVec2(-FLT_MIN, height));
+                   ImVec2(ImGui::GetContentRegionAvail().x, height));
 }
 
 // the viridis map at a few stops, for the legend
@@ -193,7 +196,7 @@ void Editor::draw_panels(float menu_height) {
     ImGui::End();
   }
   if (panels.messages && !messages.empty()) {
-    const float h = 96.0f;
+    const float h = 78.0f;
     ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + left, top + H - h), ImGuiCond_Always);
     ImGui::SetNextWindowSize(ImVec2(W - left - right, h), ImGuiCond_Always);
     ImGui::SetNextWindowBgAlpha(0.75f);
@@ -202,6 +205,37 @@ void Editor::draw_panels(float menu_height) {
   }
   draw_file_dialogs();
   draw_prompt();
+  draw_recovery_prompt();
+}
+
+void Editor::draw_recovery_prompt() {
+  if (recovery_prompt_) {
+    ImGui::OpenPopup("Restore unsaved work?");
+    recovery_prompt_ = false;
+  }
+  if (ImGui::BeginPopupModal("Restore unsaved work?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    if (!recovery_offered_) {  // a script answered
+      ImGui::CloseCurrentPopup();
+    } else {
+      ImGui::Text("The last session ended with unsaved changes (autosaved to %s).", recovery_dir().c_str());
+      if (ImGui::Button("Restore")) {
+        restore_recovery();
+        ImGui::CloseCurrentPopup();
+      }
+      ImGui::SameLine();
+      if (ImGui::Button("Discard")) {
+        discard_recovery();
+        ImGui::CloseCurrentPopup();
+      }
+    }
+    ImGui::EndPopup();
+  }
+}
+
+float Editor::free_aspect(float W, float H) const {
+  float left = panels.outliner || panels.inspector ? std::clamp(W * 0.22f, 200.0f, 320.0f) : 0.0f;
+  float right = panels.simulation || panels.optimization ? std::clamp(W * 0.26f, 240.0f, 380.0f) : 0.0f;
+  return std::max(W - left - right, W * 0.3f) / std::max(H, 1.0f);
 }
 
 // ---- outliner
@@ -477,7 +511,7 @@ void Editor::draw_optimization() {
     if (ImGui::Button("Stop")) worker.stop_optimize();
   }
   ImGui::SameLine();
-  ImGui::Text("%s  %d / %d  %.0f ms/it", to_string(snap.opt_phase), snap.opt_iteration, snap.opt_iterations, snap.opt_ms);
+  ImGui::Text("%s  %d / %d  %.1f ms/it", to_string(snap.opt_phase), snap.opt_iteration, snap.opt_iterations, snap.opt_ms);
   float frac = snap.opt_iterations > 0 ? float(snap.opt_iteration) / float(snap.opt_iterations) : 0.0f;
   ImGui::ProgressBar(frac, ImVec2(-FLT_MIN, 0));
   ImGui::Checkbox("show optimized result", &view_settings.show_optimized);
@@ -499,9 +533,30 @@ void Editor::draw_optimization() {
       ImGui::TextColored(snap.grad_check_max_rel_err < 1e-2 ? ImVec4(0.5f, 0.9f, 0.5f, 1) : k_error_color,
                          "max rel err %.2g", snap.grad_check_max_rel_err);
     }
-    ImGui::BeginChild("gradcheck", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
-    ImGui::TextUnformatted(snap.grad_check_text.c_str());
-    ImGui::EndChild();
+    if (snap.grad_check_rows.empty()) {
+      ImGui::TextWrapped("%s", snap.grad_check_text.c_str());
+    } else if (ImGui::BeginTable("gradcheck", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit,
+                                 ImVec2(0, ImGui::GetContentRegionAvail().y))) {
+      ImGui::TableSetupScrollFreeze(0, 1);
+      ImGui::TableSetupColumn("entry", ImGuiTableColumnFlags_WidthStretch);
+      ImGui::TableSetupColumn("analytic");
+      ImGui::TableSetupColumn("finite diff");
+      ImGui::TableSetupColumn("rel err");
+      ImGui::TableHeadersRow();
+      for (const auto& r : snap.grad_check_rows) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::TextUnformatted(r.name.c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.name.c_str());
+        ImGui::TableSetColumnIndex(1);
+        ImGui::Text("%.4g", r.analytic);
+        ImGui::TableSetColumnIndex(2);
+        ImGui::Text("%.4g", r.fd);
+        ImGui::TableSetColumnIndex(3);
+        ImGui::TextColored(r.rel_err < 1e-2 ? ImVec4(0.6f, 0.9f, 0.6f, 1) : k_error_color, "%.1e", r.rel_err);
+      }
+      ImGui::EndTable();
+    }
   }
 }
 
@@ -514,13 +569,19 @@ void Editor::draw_visualization() {
   ImGui::Checkbox("wireframe", &ov.wireframe);
   ImGui::Checkbox("contact points and forces", &ov.contacts);
   ImGui::Checkbox("velocity arrows", &view_settings.velocity_arrows);
+  if (ImGui::Checkbox("ghost trajectories", &view_settings.ghosts)) worker.set_ghosts(view_settings.ghosts);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("centre of mass of the first loss term's object over the horizon,\nper iteration (from the next one on), coloured by loss");
+  const char* grads[] = {"none", "dL/dx0 (initial positions)", "dL/dv0 (initial velocities)", "dL/du (force, scrubbed frame)"};
+  ImGui::SetNextItemWidth(200);
+  ImGui::Combo("gradient arrows", &view_settings.gradient, grads, 4);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the last optimizer iteration's gradient, per particle,\nfor parameters the task optimizes");
   ImGui::Checkbox("grid", &view_settings.grid);
   ImGui::Checkbox("shadows", &view_settings.shadows);
   ImGui::SetNextItemWidth(140);
   ImGui::SliderFloat("arrow scale", &ov.arrow_scale, 0.01f, 1.0f, "%.2f m", ImGuiSliderFlags_Logarithmic);
   // legend of the arrow colormap: |v| from 0 to the largest in view
-  if (ov.contacts || view_settings.velocity_arrows) {
-    ImGui::TextDisabled("arrow colour: |value|, 0 .. largest in view");
+  if (legend_max > 0) {
+    ImGui::TextDisabled("%s arrows: colour = magnitude", view_settings.gradient > 0 && !snap.grad.empty() ? "gradient" : "velocity");
     ImVec2 p = ImGui::GetCursorScreenPos();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const int n = 32;
@@ -529,8 +590,10 @@ void Editor::draw_visualization() {
       dl->AddRectFilled(ImVec2(p.x + w * float(i) / n, p.y), ImVec2(p.x + w * float(i + 1) / n, p.y + h), viridis(float(i) / (n - 1)));
     ImGui::Dummy(ImVec2(w, h));
     ImGui::Text("0");
-    ImGui::SameLine(w - 20);
-    ImGui::Text("max");
+    char hi[32];
+    std::snprintf(hi, sizeof hi, "%.3g", legend_max);
+    ImGui::SameLine(w - ImGui::CalcTextSize(hi).x);
+    ImGui::TextUnformatted(hi);
   }
 }
 
@@ -586,6 +649,14 @@ void Editor::report_worker_errors() {
   }
 }
 
+void Editor::activate_message(const Message& m) {
+  if (m.object >= 0 && m.object < int(doc.scene().objects.size())) selected_ = m.object;
+  if (m.frame >= 0) {
+    timeline_frame = std::min(m.frame, std::max(0, snap.recorded_frames - 1));
+    worker.play(false);
+  }
+}
+
 void Editor::draw_messages() {
   if (ImGui::SmallButton("Clear")) {
     messages.clear();
@@ -597,10 +668,7 @@ void Editor::draw_messages() {
                                                                                             : ImVec4(0.8f, 0.8f, 0.8f, 1);
     ImGui::PushID(int(i));
     ImGui::PushStyleColor(ImGuiCol_Text, c);
-    if (ImGui::Selectable(m.text.c_str(), false)) {
-      if (m.object >= 0 && m.object < int(doc.scene().objects.size())) selected_ = m.object;
-      if (m.frame >= 0 && m.frame < snap.recorded_frames) timeline_frame = m.frame;
-    }
+    if (ImGui::Selectable(m.text.c_str(), false)) activate_message(m);
     ImGui::PopStyleColor();
     if ((m.object >= 0 || m.frame >= 0) && ImGui::IsItemHovered()) ImGui::SetTooltip("click: select the object and jump to the frame");
     ImGui::PopID();
@@ -649,6 +717,7 @@ void Editor::draw_menu_items_view() {
   if (ImGui::BeginMenu("Overlays")) {
     ImGui::MenuItem("Contacts", nullptr, &view_settings.overlays.contacts);
     ImGui::MenuItem("Velocity arrows", nullptr, &view_settings.velocity_arrows);
+    if (ImGui::MenuItem("Ghost trajectories", nullptr, &view_settings.ghosts)) worker.set_ghosts(view_settings.ghosts);
     ImGui::MenuItem("Springs", nullptr, &view_settings.overlays.springs);
     ImGui::MenuItem("Wireframe", nullptr, &view_settings.overlays.wireframe);
     ImGui::MenuItem("Grid", nullptr, &view_settings.grid);
@@ -691,8 +760,16 @@ void Editor::draw_file_dialogs() {
   dialog(import_dialog_, "Import OBJ", import_path_input, "Import", [&](const std::string& p) { import_obj(p); });
 }
 
+void Editor::drop_file(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (ext == ".obj") import_obj(path);
+  else request(Pending::open, path);
+}
+
 void Editor::request(Pending action, const std::string& path) {
   if (!doc.dirty()) {
+    if (action == Pending::quit) discard_recovery();
     perform(action, path);
     return;
   }
@@ -717,17 +794,25 @@ void Editor::draw_prompt() {
   }
   if (ImGui::BeginPopupModal("Unsaved changes", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::Text("\"%s\" has unsaved changes.", doc.path().empty() ? "untitled" : doc.path().c_str());
+    Pending action = pending_;
     if (ImGui::Button("Save")) {
-      if (save("")) perform(pending_, pending_path_);
+      pending_ = Pending::none;
+      if (doc.path().empty()) save_dialog_ = true;  // TODO(editor): continue the action after Save As
+      else if (save("")) perform(action, pending_path_);
       ImGui::CloseCurrentPopup();
     }
     ImGui::SameLine();
     if (ImGui::Button("Discard")) {
-      perform(pending_, pending_path_);
+      pending_ = Pending::none;
+      discard_recovery();
+      perform(action, pending_path_);
       ImGui::CloseCurrentPopup();
     }
     ImGui::SameLine();
-    if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+    if (ImGui::Button("Cancel")) {
+      pending_ = Pending::none;
+      ImGui::CloseCurrentPopup();
+    }
     ImGui::EndPopup();
   }
 }
@@ -736,7 +821,7 @@ void Editor::draw_prompt() {
 
 void Editor::handle_keys() {
   ImGuiIO& io = ImGui::GetIO();
-  if (io.WantTextInput) return;
+  if (io.WantTextInput || grab_active_) return;  // the grab tool has the keys
   const bool ctrl = io.KeyCtrl, shift = io.KeyShift;
   auto pressed = [](int key) { return ImGui::IsKeyPressed(key, false); };
   if (ctrl && pressed(GLFW_KEY_Z)) shift ? redo() : undo();
@@ -764,7 +849,7 @@ void Editor::handle_keys() {
 void Editor::frame_selection(float aspect) {
   if (aspect <= 0) {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
-    aspect = vp->Size.y > 0 ? vp->Size.x / vp->Size.y : 1.0f;
+    aspect = free_aspect(vp->Size.x, vp->Size.y);
   }
   if (!compiled_ || selected_ < 0 || selected_ >= int(compiled_->objects.size())) {
     camera_fit_pending = true;
@@ -782,7 +867,7 @@ void Editor::frame_selection(float aspect) {
   if (lo.x > hi.x) {  // colliders and targets: their position and size
     const scene::V3& p = o.kind == scene::ObjectKind::target ? o.target.position : o.collider.position;
     float rad = o.kind == scene::ObjectKind::target ? float(o.target.radius) : float(o.collider.size[0]);
-    glm::vec3 c(float(p[0]), float(p[1]), float(p[2]));
+    glm::vec3 c{float(p[0]), float(p[1]), float(p[2])};
     lo = c - glm::vec3(std::max(rad, 0.2f));
     hi = c + glm::vec3(std::max(rad, 0.2f));
   }

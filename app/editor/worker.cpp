@@ -74,6 +74,9 @@ struct Worker::Impl {
 
   std::thread thread;
 
+  // solver threads: all cores but one, which the UI thread and the GPU driver keep
+  static int thread_count() { return std::max(1, int(std::thread::hardware_concurrency()) - 1); }
+
   void post(std::function<void()> fn) {
     {
       std::lock_guard lock(queue_mu);
@@ -99,8 +102,24 @@ struct Worker::Impl {
     timeline.push_back(cur);
   }
 
+  int pull_particle = -1;
+  vec3<float> pull_target{};
+
+  void apply_pull() {
+    std::fill(control.particle_f.begin(), control.particle_f.end(), vec3<float>());
+    if (pull_particle < 0 || pull_particle >= cur.particle_count()) return;
+    const size_t p = size_t(pull_particle);
+    float m = cs->model.particle_mass[p];
+    if (m <= 0) return;  // pinned
+    // a critically damped spring of 4 Hz on the particle, towards the target
+    const float w = 2.0f * 3.14159265f * 4.0f;
+    const vec3<float> x = cur.particle_q[p], v = cur.particle_qd[p];
+    control.particle_f[p] = (pull_target - x) * (m * w * w) - v * (2.0f * m * w);
+  }
+
   void step_sim() {
     if (!cs) return;
+    apply_pull();
     Status st = solver->step(cs->model, cur, next, control, cs->frame_dt, &contacts);
     if (!st) {
       sim_error = "frame " + std::to_string(frame) + ": " + st.message();
@@ -141,6 +160,8 @@ struct Worker::Impl {
     s.opt_generation = opt_generation;
     s.opt_iterations = opt_target;
     s.grad_check_running = grad_check_pending;
+    s.ghost_paths = ghost_paths;
+    s.ghost_losses = ghost_losses;
     if (runner) {
       const auto& h = runner->history();
       s.opt_iteration = int(h.size());
@@ -153,6 +174,8 @@ struct Worker::Impl {
       s.opt_ms = h.empty() ? 0.0 : h.back().ms;
       s.step_grad_norms = runner->step_grad_norms();
       s.theta = runner->theta();
+      s.grad = runner->grad();
+      if (s.blocks.size() != runner->parameters().blocks().size()) s.blocks = runner->parameters().blocks();
       if (s.theta_names.size() != std::min<size_t>(s.theta.size(), 64)) {
         s.theta_names.clear();
         for (int i = 0; i < int(std::min<size_t>(s.theta.size(), 64)); ++i) s.theta_names.push_back(runner->entry_name(i));
@@ -168,7 +191,45 @@ struct Worker::Impl {
       s.step_grad_norms.clear();
       s.theta.clear();
       s.theta_names.clear();
+      s.grad.clear();
+      s.blocks.clear();
       s.has_opt_final_state = false;
+    }
+  }
+
+  bool ghosts = false;
+  std::vector<std::vector<vec3<float>>> ghost_paths;
+  std::vector<float> ghost_losses;
+
+  // the rollout at the runner's current parameters, replayed for the tracked object's path
+  void record_ghost(double loss) {
+    if (runner->policy() || runner->task().loss.empty()) return;
+    const scene::ObjectRange* r = cs->find(runner->task().loss[0].object);
+    if (!r || r->particle_end <= r->particle_begin) return;
+    Model model = runner->model();
+    State state = model.make_state(), nxt = model.make_state();
+    std::vector<Control> controls;
+    runner->parameters().apply(runner->theta(), model, state, controls);
+    Control zero = model.make_control();
+    Solver replay({.substeps = cs->substeps, .thread_count = thread_count()});
+    auto com = [&](const State& st) {
+      vec3<float> c{};
+      for (int i = r->particle_begin; i < r->particle_end; ++i) c += st.particle_q[size_t(i)];
+      return c / float(r->particle_end - r->particle_begin);
+    };
+    std::vector<vec3<float>> path{com(state)};
+    const int horizon = runner->task().horizon;
+    for (int t = 0; t < horizon; ++t) {
+      const Control& c = controls.empty() ? zero : controls[std::min(size_t(t), controls.size() - 1)];
+      if (!replay.step(model, state, nxt, c, cs->frame_dt)) break;
+      std::swap(state, nxt);
+      path.push_back(com(state));
+    }
+    ghost_paths.push_back(std::move(path));
+    ghost_losses.push_back(float(loss));
+    if (ghost_paths.size() > Worker::k_ghosts) {
+      ghost_paths.erase(ghost_paths.begin());
+      ghost_losses.erase(ghost_losses.begin());
     }
   }
 
@@ -179,6 +240,7 @@ struct Worker::Impl {
       opt_error = opt_task + ", iteration " + std::to_string(runner->history().size()) + ": " + it.status().message();
       return;
     }
+    if (ghosts) record_ghost(it->loss);
     if (int(runner->history().size()) >= opt_target) phase = OptPhase::finished;
   }
 
@@ -186,6 +248,7 @@ struct Worker::Impl {
     grad_check_pending = false;
     std::string text;
     double worst = -1;
+    std::vector<optim::GradCheckRow> rows;
     const scene::Task* task = doc.find_task(grad_check_task);
     if (!task) {
       text = "no task named \"" + grad_check_task + "\"";
@@ -198,10 +261,12 @@ struct Worker::Impl {
     } else {
       text = rep->format();
       worst = rep->max_rel_err;
+      rows = rep->rows;
     }
     std::lock_guard lock(pub_mu);
     pub.grad_check_text = text;
     pub.grad_check_max_rel_err = worst;
+    pub.grad_check_rows = std::move(rows);
   }
 
   void run() {
@@ -271,7 +336,7 @@ void Worker::set_scene(const scene::Scene& doc, const scene::CompiledScene& comp
     im->base_dir = base_dir;
     im->cs = std::make_unique<scene::CompiledScene>(std::move(*cs));
     im->generation = generation;
-    im->solver = std::make_unique<Solver>(SolverOptions{.substeps = im->cs->substeps});
+    im->solver = std::make_unique<Solver>(SolverOptions{.substeps = im->cs->substeps, .thread_count = im->thread_count()});
     im->control = im->cs->model.make_control();
     im->reset_sim();
   });
@@ -312,13 +377,15 @@ void Worker::start_optimize(const std::string& task_name, int iterations) {
       return;
     }
     im->opt_task = task->name;
-    auto r = optim::TaskRunner::create(*im->cs, *task);
+    auto r = optim::TaskRunner::create(*im->cs, *task, {.thread_count = im->thread_count()});
     if (!r) {
       im->phase = OptPhase::failed;
       im->opt_error = task->name + ": " + r.status().message();
       return;
     }
     im->runner = std::make_unique<optim::TaskRunner>(std::move(*r));
+    im->ghost_paths.clear();
+    im->ghost_losses.clear();
     im->opt_target = iterations > 0 ? iterations : task->optimizer.iterations;
     im->opt_generation = im->generation;
     im->phase = im->opt_target > 0 ? OptPhase::running : OptPhase::finished;
@@ -336,6 +403,17 @@ void Worker::stop_optimize() {
   impl_->post([im = impl_.get()] {
     if (im->phase == OptPhase::running || im->phase == OptPhase::paused) im->phase = OptPhase::stopped;
   });
+}
+
+void Worker::pull(int particle, const vec3<float>& target) {
+  impl_->post([im = impl_.get(), particle, target] {
+    im->pull_particle = particle;
+    im->pull_target = target;
+  });
+}
+
+void Worker::set_ghosts(bool on) {
+  impl_->post([im = impl_.get(), on] { im->ghosts = on; });
 }
 
 void Worker::check_gradient(const std::string& task, int samples) {

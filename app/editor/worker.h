@@ -49,14 +49,21 @@ struct Snapshot {
   std::vector<double> loss, grad_norm;   // per iteration
   std::vector<float> step_grad_norms;    // |dL/dx_t| of the last iteration, t = 0..steps
   std::vector<float> theta;              // parameters after the last step
+  std::vector<float> grad;               // dLoss/dtheta of the last iteration
+  std::vector<optim::ParamBlock> blocks; // what the entries of theta and grad are
   std::vector<std::string> theta_names;  // the first few entries' names
   State opt_final_state;                 // end of the last rollout
+  // ghost trajectories: the tracked object's centre of mass over the horizon, one path per
+  // iteration (newest last, at most k_ghosts), with that iteration's loss
+  std::vector<std::vector<vec3<float>>> ghost_paths;
+  std::vector<float> ghost_losses;
   bool has_opt_final_state = false;
   std::string opt_error;
   uint64_t opt_generation = 0;           // document revision the optimizer started from
   // gradient check
   bool grad_check_running = false;
-  std::string grad_check_text;           // the table, or the error
+  std::string grad_check_text;           // the table as text, or the error
+  std::vector<optim::GradCheckRow> grad_check_rows;
   double grad_check_max_rel_err = -1;
 };
 
@@ -75,6 +82,12 @@ class Worker {
   void step(int frames);       // as fast as possible, then pause
   void reset();
   void set_speed(double speed);  // 1 = real time
+  // MuJoCo's perturbation: a spring pulls `particle` towards `target` [m] while the
+  // simulation runs (stiffness scaled by the particle's mass); particle < 0 releases it
+  void pull(int particle, const vec3<float>& target);
+  // ghost trajectories cost one more forward rollout per iteration: only while shown
+  void set_ghosts(bool on);
+  static constexpr size_t k_ghosts = 24;
   // optimization of the task (by name) for `iterations` (<= 0: the task's own count)
   void start_optimize(const std::string& task, int iterations);
   void pause_optimize(bool paused);

@@ -1,0 +1,96 @@
+#pragma once
+// Script mode (`adjoint --script FILE`): the real editor driven by a small command file,
+// one command a line, so tests can use it the way a person would. The viewer calls
+// update() once per frame; commands that wait (play, optimize, check-grad, screenshot)
+// keep the frame loop running while they do.
+//
+//   open PATH   try-open PATH (may fail: a message)   select NAME|none   click-object NAME
+//            set PATH VALUE      (fields.h paths)
+//   play N                  optimize N [TASK]         check-grad [TASK]
+//   toggle OVERLAY          (contacts velocity springs wireframe grid shadows particles ghosts
+//                            optimized, or a panel: outliner inspector simulation
+//                            optimization visualization stats messages)
+//   undo   redo   duplicate   delete   save [PATH]   screenshot PATH   wait N   quit
+//   autosave   restore   discard-recovery       (the recovery file, editor.h)
+//   scrub N (timeline frame, -1 = newest)     click-message TEXT (as clicking it)
+//   expect timeline N   expect prompt BOOL (the unsaved-changes prompt is up)
+//   drop PATH (as dropping a file on the window)   gradient none|x0|v0|u (arrows)
+//   rename OLD NEW   drag-gizmo AXIS PIXELS (drag an axis handle of the selection's gizmo)
+//   ctrl-drag-object NAME DX DY (MuJoCo pull, from the object's centre, while playing)
+//   key [ctrl+][shift+]NAME (space right backspace delete home escape enter f f1 g x y z w
+//                            d n o q p s minus period 0-9)
+//   click X Y               (a left click in the viewport: picks)
+//   expect PATH VALUE | expect frame N | expect selected NAME|none | expect dirty BOOL
+//   expect objects N | expect undo N | expect loss-decreased | expect grad-check-ok
+//   expect recovery-offered BOOL | expect fps-above N (mean UI fps during the last wait)
+//   expect slowest-frame-below MS (no UI frame during the last wait took that long)
+//   expect-above PATH VALUE | expect-below PATH VALUE
+//   expect message TEXT     (a message containing TEXT was shown)
+// ${NAME} expands environment variables. # starts a comment.
+// Exit codes: 0 all done, 1 a bad script line or failed action, 4 an expectation failed.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "engine/core/status.h"
+
+namespace adj::editor {
+
+class Editor;
+
+struct ScriptMouse {
+  float x = 0, y = 0;  // [px]
+  bool down = false;   // left button
+  bool ctrl = false;
+};
+
+struct ScriptKey {
+  int key = 0;  // GLFW key code
+  bool ctrl = false, shift = false;
+};
+
+class Script {
+ public:
+  static Result<Script> load(const std::string& path);
+
+  enum class Progress { running, done, failed };
+  // run commands until one must wait; `frame` counts UI frames
+  Progress update(Editor& editor);
+  int exit_code() const { return exit_code_; }
+
+  // requests for the viewer, taken once
+  std::optional<std::string> take_screenshot();  // capture this frame to that path
+  std::optional<ScriptKey> take_key();           // press this key during this frame
+  std::optional<std::pair<int, int>> take_click();
+  std::optional<ScriptMouse> take_mouse();       // the mouse during this frame
+  void screenshot_written(bool ok, const std::string& error);
+
+ private:
+  struct Line {
+    int number;
+    std::vector<std::string> words;
+  };
+  Status run(Editor& editor, const Line& line);
+  bool fail(const Line& line, const std::string& why, int code);
+
+  std::string path_;
+  std::vector<Line> lines_;
+  size_t next_ = 0;
+  enum class Wait { none, frames, worker, screenshot, mouse } wait_ = Wait::none;
+  std::vector<ScriptMouse> mouse_track_;  // one entry per frame, played in order
+  size_t mouse_next_ = 0;
+  void drag(glm::vec2 from, glm::vec2 to, bool ctrl, int frames);
+  int wait_frames_ = 0;
+  int waited_frames_ = 0;
+  double wait_started_ = 0;
+  std::optional<std::string> screenshot_, deferred_screenshot_;
+  bool screenshot_pending_ = false;
+  std::optional<ScriptKey> key_;
+  std::optional<std::pair<int, int>> click_;
+  int exit_code_ = 0;
+  std::vector<double> wait_frame_ms_;  // UI frame times during the last worker wait
+};
+
+}  // namespace adj::editor

@@ -1,0 +1,181 @@
+// The editor's document: every edit undoes and redoes exactly; merges, dirty state,
+// renames and deletes keep tasks consistent; fields are addressed by path.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "app/editor/document.h"
+#include "app/editor/fields.h"
+#include "engine/scene/scene_json.h"
+
+using namespace adj;
+using namespace adj::editor;
+
+namespace {
+
+scene::Scene load(const char* name) {
+  auto s = scene::load_scene(std::string(ADJ_SCENES) + "/" + name);
+  REQUIRE(s.is_ok());
+  return *s;
+}
+
+// one random edit of the kinds the editor makes
+void random_edit(Document& d, std::mt19937& rng) {
+  const auto& s = d.scene();
+  std::uniform_real_distribution<double> u(-2, 2);
+  int n = int(s.objects.size());
+  int i = n > 0 ? int(rng() % unsigned(n)) : -1;
+  switch (rng() % 9) {
+    case 0:
+      if (i >= 0) {
+        scene::Object o = s.objects[size_t(i)];
+        for (const Field& f : object_fields(o))
+          if (f.type == FieldType::vec3) (*static_cast<scene::V3*>(f.get(o)))[rng() % 3] = u(rng);
+        d.set_object(i, o, "move");
+      }
+      break;
+    case 1: {
+      scene::Settings st = s.settings;
+      st.contact.ke = 100 + 1000 * std::abs(u(rng));
+      st.substeps = 1 + int(rng() % 10);
+      d.set_settings(st, "settings");
+      break;
+    }
+    case 2: if (i >= 0) d.duplicate_object(i); break;
+    case 3: if (i >= 0 && n > 1) d.delete_object(i); break;
+    case 4: if (i >= 0) d.rename_object(i, "renamed" + std::to_string(rng() % 5)); break;
+    case 5:
+      if (!s.tasks.empty()) {
+        scene::Task t = s.tasks[0];
+        t.optimizer.lr = std::abs(u(rng));
+        if (!t.loss.empty()) t.loss[0].weight = std::abs(u(rng));
+        d.set_task(0, t, "task");
+      }
+      break;
+    case 6: {  // a drag: several merged edits
+      if (i < 0) break;
+      uint64_t key = 1000 + rng() % 3;
+      for (int k = 0; k < 4; ++k) {
+        scene::Object o = d.scene().objects[size_t(i)];
+        o.visible = !o.visible;
+        d.set_object(i, o, "drag", key);
+      }
+      d.end_merge();
+      break;
+    }
+    case 7: {
+      scene::Object o;
+      o.name = "ball";
+      o.kind = scene::ObjectKind::target;
+      o.target.position = {u(rng), u(rng), u(rng)};
+      d.add_object(o, "add");
+      break;
+    }
+    case 8: if (d.can_undo() && rng() % 2) d.undo(); break;  // undo in the middle, then edit on
+  }
+}
+
+}  // namespace
+
+TEST_CASE("random edits, then undo all, give back the original scene exactly", "[editor][document]") {
+  for (const char* file : {"default.json", "bounce.json", "spring_cage.json", "cloth_throw.json"}) {
+    const scene::Scene original = load(file);
+    for (unsigned seed = 0; seed < 20; ++seed) {
+      std::mt19937 rng(seed);
+      Document d(original, "x.json");
+      for (int k = 0; k < 40; ++k) random_edit(d, rng);
+      const scene::Scene edited = d.scene();
+      int steps = 0;
+      while (d.undo()) ++steps;
+      INFO(file << " seed " << seed << " after undoing " << steps << " steps");
+      REQUIRE(d.scene() == original);
+      REQUIRE_FALSE(d.dirty());
+      for (int k = 0; k < steps; ++k) REQUIRE(d.redo());
+      REQUIRE(d.scene() == edited);
+    }
+  }
+}
+
+TEST_CASE("a drag merges into one undo step; end_merge starts the next", "[editor][document]") {
+  const scene::Scene original = load("default.json");
+  Document d(original, "x.json");
+  scene::Object o = d.scene().objects[0];
+  for (int k = 1; k <= 10; ++k) {
+    o.cloth.position[1] = 1.0 + 0.1 * k;
+    d.set_object(0, o, "drag", 42);
+  }
+  CHECK(d.undo_count() == 1);
+  d.end_merge();
+  o.cloth.position[1] = 5.0;
+  d.set_object(0, o, "drag", 42);
+  CHECK(d.undo_count() == 2);
+  d.undo();
+  CHECK(d.scene().objects[0].cloth.position[1] == Approx(2.0));
+  d.undo();
+  CHECK(d.scene() == original);
+}
+
+TEST_CASE("dirty follows the saved state through undo and redo", "[editor][document]") {
+  Document d(load("default.json"), "x.json");
+  CHECK_FALSE(d.dirty());
+  scene::Settings s = d.scene().settings;
+  s.damping = 0.5;
+  d.set_settings(s, "damping");
+  CHECK(d.dirty());
+  d.mark_saved("x.json");
+  CHECK_FALSE(d.dirty());
+  d.undo();
+  CHECK(d.dirty());
+  d.redo();
+  CHECK_FALSE(d.dirty());
+  s.damping = d.scene().settings.damping;  // a no-op edit records nothing
+  d.set_settings(s, "same");
+  CHECK_FALSE(d.dirty());
+  CHECK(d.undo_count() == 1);
+}
+
+TEST_CASE("rename and delete keep the tasks' references right", "[editor][document]") {
+  Document d(load("default.json"), "");
+  const scene::Task& t0 = d.scene().tasks.at(0);
+  REQUIRE_FALSE(t0.parameters.empty());
+  std::string obj = t0.parameters[0].object;
+  int index = -1;
+  for (size_t i = 0; i < d.scene().objects.size(); ++i)
+    if (d.scene().objects[i].name == obj) index = int(i);
+  REQUIRE(index >= 0);
+  CHECK_FALSE(d.rename_object(index, ""));
+  CHECK(d.rename_object(index, "sheet"));
+  CHECK(d.scene().tasks[0].parameters[0].object == "sheet");
+  d.delete_object(index);
+  for (const auto& p : d.scene().tasks[0].parameters) CHECK(p.object != "sheet");
+  for (const auto& l : d.scene().tasks[0].loss) CHECK(l.object != "sheet");
+  d.undo();
+  d.undo();
+  CHECK(d.scene().tasks[0].parameters[0].object == obj);
+}
+
+TEST_CASE("duplicate names the copy like Blender", "[editor][document]") {
+  Document d(load("default.json"), "");
+  int c = d.duplicate_object(0);
+  CHECK(d.scene().objects[size_t(c)].name == d.scene().objects[0].name + ".001");
+  int c2 = d.duplicate_object(c);
+  CHECK(d.scene().objects[size_t(c2)].name == d.scene().objects[0].name + ".002");
+}
+
+TEST_CASE("fields by path: set, get, and errors that name the path", "[editor][fields]") {
+  scene::Scene s = load("default.json");
+  const std::string cloth = s.objects[0].name;
+  REQUIRE(set_by_path(s, cloth + ".position.y", "2.5").is_ok());
+  CHECK(s.objects[0].cloth.position[1] == 2.5);
+  REQUIRE(set_by_path(s, cloth + ".material.tri_ke", "1234").is_ok());
+  CHECK(*get_by_path(s, cloth + ".material.tri_ke") == "1234");
+  REQUIRE(set_by_path(s, "settings.contact.mu", "0.25").is_ok());
+  CHECK(s.settings.contact.mu == 0.25);
+  REQUIRE(set_by_path(s, cloth + ".visible", "false").is_ok());
+  CHECK_FALSE(s.objects[0].visible);
+  Status bad = set_by_path(s, cloth + ".nope", "1");
+  CHECK_FALSE(bad.is_ok());
+  CHECK(bad.message().find(cloth + ".nope") != std::string::npos);
+  CHECK_FALSE(set_by_path(s, "missing.position", "1,2,3").is_ok());
+  CHECK_FALSE(set_by_path(s, "settings.substeps", "2.5").is_ok());
+}
