@@ -68,6 +68,7 @@ void draw_help(editor::Editor& ed) {
         {"Right", "one frame"},
         {"Backspace", "reset the simulation"},
         {"Ctrl+P", "screenshot (PNG in the current folder)"},
+        {"Ctrl+R", "record the viewport to MP4 at true speed (again: stop)"},
         {"click", "select (viewport)"},
         {"Ctrl+drag", "pull a particle with a spring (while playing)"},
         {"G, then X/Y/Z, digits", "move the selection (Enter confirms, Esc cancels)"},

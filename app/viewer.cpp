@@ -106,6 +106,28 @@ void on_drop(GLFWwindow* w, int count, const char** paths) {
   for (int i = 0; i < count; ++i) d->paths.emplace_back(paths[i]);
 }
 
+// "adjoint-recording-20261129-221530.mp4" in the current folder
+std::string recording_name() {
+  char buf[64];
+  std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "adjoint-recording-%Y%m%d-%H%M%S.mp4", std::localtime(&t));
+  return buf;
+}
+
+// the frames still in flight go to the encoder, then the file is finalized
+void finish_recording(render::FrameLoop& loop, editor::Editor& ed) {
+  loop.finish_captures();
+  render::Capture c;
+  while (loop.pop_capture(c)) ed.recording.push(std::move(c));
+  int frames = ed.recording.frames();
+  std::string path = ed.recording.path();
+  Status st = ed.recording.stop();
+  if (st) ed.message(editor::Severity::info, "recorded " + std::to_string(frames) + " frames to " + path);
+  else ed.message(editor::Severity::error, st.message());
+  std::printf("adjoint: %s\n", st ? ("recorded " + std::to_string(frames) + " frames to " + path).c_str()
+                                   : st.message().c_str());
+}
+
 std::string screenshot_name() {
   std::time_t t = std::time(nullptr);
   char buf[64];
@@ -304,6 +326,22 @@ int run_viewer(const ViewerOptions& opt) {
       }
       ImGui::Render();
 
+      // recording: start or stop (Ctrl+R, the Record button, a script)
+      if (ed.record_toggle_requested) {
+        ed.record_toggle_requested = false;
+        if (ed.recording.active()) {
+          finish_recording(loop, ed);
+        } else if (ed.has_scene()) {
+          editor::RecordingOptions ro = ed.record_options;
+          if (ro.path.empty()) ro.path = recording_name();
+          Status st = ed.recording.start(ro, target.extent().width, target.extent().height,
+                                         double(ed.compiled()->frame_dt), ed.worker, ed.snap);
+          if (st) ed.message(editor::Severity::info, "recording to " + ro.path + " (Ctrl+R stops)");
+          else ed.message(editor::Severity::error, st.message());
+        }
+      }
+      const bool record_frame = ed.recording.ready(ed.snap);
+
       // draw
       VkCommandBuffer cmd = loop.begin_frame();
       if (!cmd) continue;  // swapchain out of date: recreated at the top
@@ -348,13 +386,25 @@ int run_viewer(const ViewerOptions& opt) {
       target.begin(cmd, clear);
       background.draw(cmd, sky_top, sky_bottom);
       if (list) scene_renderer.draw(cmd);
-      imgui->draw(ImGui::GetDrawData(), cmd);
+      if (!ed.recording.active() || ed.recording.with_ui()) imgui->draw(ImGui::GetDrawData(), cmd);
       target.end(cmd);
       ++frame;
       bool last = (opt.frames > 0 && frame >= opt.frames) || script_done;
-      if (ed.screenshot_requested && !capture_path) capture_path = screenshot_name();
+      if (ed.screenshot_requested && !capture_path) {
+        if (ed.recording.active()) ed.message(editor::Severity::warning, "no screenshots while recording");
+        else capture_path = screenshot_name();
+      }
       ed.screenshot_requested = false;
-      loop.end_frame((last && !opt.screenshot.empty()) || capture_path.has_value());
+      loop.end_frame((last && !opt.screenshot.empty()) || capture_path.has_value() || record_frame);
+      if (record_frame) {
+        ed.recording.advance(ed.worker, ed.snap);
+        render::Capture rc;
+        while (loop.pop_capture(rc))
+          if (!ed.recording.push(std::move(rc))) {
+            finish_recording(loop, ed);
+            break;
+          }
+      }
 
       // picking: the object under a click (waits for the GPU, a few ms)
       if (click && list) {
@@ -379,6 +429,8 @@ int run_viewer(const ViewerOptions& opt) {
       }
       if (last) break;
     }
+
+    if (ed.recording.active()) finish_recording(loop, ed);  // the file is always finalized
 
     // the last frame to a file
     if (!opt.screenshot.empty() && exit_code == 0) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/editor/document.h"
+#include "app/editor/recording.h"
 #include "app/editor/worker.h"
 #include "app/scene_view.h"
 #include "render/camera.h"
@@ -92,6 +93,10 @@ class Editor {
   // width / height of the part of the window the side panels leave free (camera fitting)
   float free_aspect(float width, float height) const;
   bool screenshot_requested = false;  // Ctrl+P: the viewer writes the next frame
+  // Ctrl+R or the Record button: the viewer starts or stops `recording` (it knows the size)
+  bool record_toggle_requested = false;
+  RecordingOptions record_options;
+  Recording recording;
   bool show_help = false;
 
   // autosave: every minute while there are unsaved changes, the document goes to a

@@ -409,6 +409,19 @@ void Editor::draw_simulation() {
   }
   ImGui::SameLine();
   ImGui::Text("frame %d  t %.2f s", snap.frame, snap.time);
+  // recording: a fixed simulation time per video frame
+  if (recording.active()) {
+    ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.75f, 0.15f, 0.15f, 1.0f));
+    if (ImGui::Button("Stop recording")) record_toggle_requested = true;
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    ImGui::Text("REC %.1f s, %d frames", recording.elapsed_s(), recording.frames());
+  } else {
+    if (ImGui::Button("Record")) record_toggle_requested = true;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+R: record the viewport to MP4 at true speed");
+    ImGui::SameLine();
+    ImGui::Checkbox("with panels", &record_options.with_ui);
+  }
   float sp = float(speed);
   ImGui::SetNextItemWidth(-80);
   if (ImGui::SliderFloat("speed", &sp, 0.05f, 4.0f, "%.2fx", ImGuiSliderFlags_Logarithmic)) {
@@ -834,6 +847,7 @@ void Editor::handle_keys() {
   if (ctrl && pressed(GLFW_KEY_N)) request(Pending::new_scene);
   if (ctrl && pressed(GLFW_KEY_D)) duplicate_selected();
   if (ctrl && pressed(GLFW_KEY_P)) screenshot_requested = true;
+  if (ctrl && pressed(GLFW_KEY_R)) record_toggle_requested = true;
   if (pressed(GLFW_KEY_DELETE)) delete_selected();
   if (io.WantCaptureKeyboard) return;  // an ImGui window has focus: keep its own keys
   if (!ctrl && pressed(GLFW_KEY_F)) frame_selection(0);

@@ -439,6 +439,25 @@ Status Script::run(Editor& e, const Line& line) {
     screenshot_pending_ = true;
     return Status::ok();
   }
+  if (cmd == "record") {  // record PATH [panels]: as Ctrl+R with that file
+    if (Status st = need(1); !st) return st;
+    if (e.recording.active()) return Status::error("record: already recording");
+    e.record_options.path = w[1];
+    e.record_options.with_ui = w.size() > 2 && w[2] == "panels";
+    e.record_toggle_requested = true;
+    wait_ = Wait::frames;  // the viewer starts it this frame
+    wait_frames_ = 1;
+    waited_frames_ = 0;
+    return Status::ok();
+  }
+  if (cmd == "record-stop") {
+    if (!e.recording.active()) return Status::error("record-stop: not recording");
+    e.record_toggle_requested = true;
+    wait_ = Wait::frames;
+    wait_frames_ = 1;
+    waited_frames_ = 0;
+    return Status::ok();
+  }
   if (cmd == "wait") {
     int n = 0;
     if (w.size() < 2 || !parse_int(w[1], &n)) return Status::error("wait N: N frames");
@@ -521,6 +540,11 @@ Status Script::run(Editor& e, const Line& line) {
     if (what == "prompt") {
       if (Status st = need(2); !st) return st;
       std::string got = e.prompt_active() ? "true" : "false";
+      return got == w[2] ? Status::ok() : bad(got);
+    }
+    if (what == "recording") {
+      if (Status st = need(2); !st) return st;
+      std::string got = e.recording.active() ? "true" : "false";
       return got == w[2] ? Status::ok() : bad(got);
     }
     if (what == "dirty") {

@@ -1,4 +1,4 @@
-// video_check FILE W H N GOLDEN: ffprobe says h264, W x H, N frames; the decoded frames
+// video_check FILE W H N GOLDEN: ffprobe says h264, W x H, N frames (N < 0: at least -N); the decoded frames
 // are not all identical; the first decoded frame matches GOLDEN (PNG) within 5/255 on all
 // but 0.1% of pixels (GOLDEN "-": no comparison). ADJ_UPDATE_GOLDENS=1 rewrites GOLDEN.
 #include <stb_image.h>
@@ -34,14 +34,17 @@ int main(int argc, char** argv) {
   std::string file = argv[1], golden = argv[5];
   int w = std::atoi(argv[2]), h = std::atoi(argv[3]), frames = std::atoi(argv[4]);
 
-  // the container's view
+  // the container's view (FRAMES < 0: at least -FRAMES frames)
   std::string probe = run("ffprobe -v error -select_streams v:0 -count_frames -show_entries "
                           "stream=codec_name,width,height,nb_read_frames -of csv=p=0 '" + file + "'");
-  std::string want = "h264," + std::to_string(w) + "," + std::to_string(h) + "," + std::to_string(frames);
-  if (probe.find(want) != 0) {
-    std::fprintf(stderr, "video_check: ffprobe says '%s', expected '%s'\n", probe.c_str(), want.c_str());
+  std::string want = "h264," + std::to_string(w) + "," + std::to_string(h) + ",";
+  int counted = probe.find(want) == 0 ? std::atoi(probe.c_str() + want.size()) : -1;
+  if (counted < 0 || (frames >= 0 && counted != frames) || (frames < 0 && counted < -frames)) {
+    std::fprintf(stderr, "video_check: ffprobe says '%s', expected '%s%s%d'\n", probe.c_str(), want.c_str(),
+                 frames < 0 ? ">=" : "", frames < 0 ? -frames : frames);
     return 1;
   }
+  frames = counted;
 
   // decoded frames
   std::string raw = run("ffmpeg -v error -i '" + file + "' -f rawvideo -pix_fmt rgba -");
