@@ -114,6 +114,19 @@ std::string recording_name() {
   return buf;
 }
 
+// the caption bar of a recording without panels: time, frame, the optimizer's progress
+void draw_caption(editor::Editor& ed) {
+  ImGui::SetNextWindowPos(ImVec2(10, 10));
+  ImGui::SetNextWindowBgAlpha(0.55f);
+  ImGui::Begin("##caption", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing);
+  ImGui::Text("%s   t = %.2f s   frame %d", ed.doc.scene().name.c_str(), ed.snap.time, ed.snap.frame);
+  if (!ed.snap.loss.empty())
+    ImGui::Text("%s   iteration %d   loss %.5g", ed.snap.opt_task.c_str(), ed.snap.opt_iteration, ed.snap.loss.back());
+  ImGui::End();
+}
+
 // the frames still in flight go to the encoder, then the file is finalized
 void finish_recording(render::FrameLoop& loop, editor::Editor& ed) {
   loop.finish_captures();
@@ -300,7 +313,12 @@ int run_viewer(const ViewerOptions& opt) {
         }
       }
       ImGui::NewFrame();
-      draw_ui(ui, about, ed);
+      if (ed.recording.active() && !ed.recording.with_ui()) {
+        // recording the bare viewport: only the caption bar, which the video shows too
+        if (ed.recording.caption()) draw_caption(ed);
+      } else {
+        draw_ui(ui, about, ed);
+      }
       ed.handle_keys();
       if (ed.has_scene()) {
         const float vw = float(target.extent().width), vh = float(target.extent().height);
@@ -386,7 +404,7 @@ int run_viewer(const ViewerOptions& opt) {
       target.begin(cmd, clear);
       background.draw(cmd, sky_top, sky_bottom);
       if (list) scene_renderer.draw(cmd);
-      if (!ed.recording.active() || ed.recording.with_ui()) imgui->draw(ImGui::GetDrawData(), cmd);
+      imgui->draw(ImGui::GetDrawData(), cmd);
       target.end(cmd);
       ++frame;
       bool last = (opt.frames > 0 && frame >= opt.frames) || script_done;

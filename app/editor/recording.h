@@ -20,6 +20,7 @@ struct RecordingOptions {
   std::string path;        // .mp4 or PNG frames (app/recorder.h)
   int fps = 60;
   bool with_ui = false;    // keep the panels in the video (else only the viewport)
+  bool caption = true;     // without panels: a caption bar (time, frame, optimizer iteration and loss)
 };
 
 class Recording {
@@ -30,6 +31,7 @@ class Recording {
                const Snapshot& snap);
   bool active() const { return recorder_ != nullptr; }
   bool with_ui() const { return options_.with_ui; }
+  bool caption() const { return options_.caption; }
 
   // this UI frame shows the state the next video frame needs: capture it
   bool ready(const Snapshot& snap) const;
