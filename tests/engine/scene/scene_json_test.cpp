@@ -153,7 +153,7 @@ TEST_CASE("compile keeps each object's index ranges", "[scene]") {
   REQUIRE(ground);
   CHECK(ground->shape == 0);
   CHECK(c->find("ball")->shape == 1);
-  CHECK(c->find("goal")->target[0] == Approx(1.2));
+  CHECK(c->find("goal")->target[0] == Approx(1.4));
   CHECK(c->model.particle_count() == 169);
   CHECK(c->model.contact_ke == Approx(2000.0f));
   CHECK(c->substeps == 8);
