@@ -11,6 +11,7 @@
 
 #include "app/optimize_video.h"
 #include "engine/optim/trainer.h"
+#include "engine/optim/write_back.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
 
@@ -54,62 +55,6 @@ bool write_text_atomic(const std::string& path, const std::string& text) {
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   return !ec;
-}
-
-// write what the document can hold back into it; returns notes about what it cannot
-std::vector<std::string> write_back(const optim::TaskRunnerT<float>& runner,
-                                    const scene::CompiledSceneT<float>& cs, scene::Scene& doc) {
-  std::vector<std::string> notes;
-  const auto& params = runner.parameters();
-  const auto& theta = runner.theta();
-  for (const optim::ParamBlock& b : params.blocks()) {
-    const scene::ObjectRange* range = cs.find(b.object);
-    scene::Object* obj = nullptr;
-    for (auto& o : doc.objects)
-      if (o.name == b.object) obj = &o;
-    auto entry = [&](int e, int c) { return double(theta[b.offset + e * b.width + c]); };
-    using K = scene::ParamKind;
-    switch (b.kind) {
-      case K::contact_ke: doc.settings.contact.ke = entry(0, 0); break;
-      case K::contact_kd: doc.settings.contact.kd = entry(0, 0); break;
-      case K::contact_mu: doc.settings.contact.mu = entry(0, 0); break;
-      case K::initial_position:
-      case K::initial_velocity: {
-        if (!obj || !range) break;
-        bool vel = b.kind == K::initial_velocity;
-        if (obj->kind == scene::ObjectKind::particles) {
-          for (int e = 0; e < b.elements; ++e) {
-            auto& p = obj->particles.particles[b.index[e] - range->particle_begin];
-            (vel ? p.velocity : p.position) = {entry(e, 0), entry(e, 1), entry(e, 2)};
-          }
-        } else if (vel) {
-          scene::V3 mean{0, 0, 0};
-          for (int e = 0; e < b.elements; ++e)
-            for (int c = 0; c < 3; ++c) mean[c] += entry(e, c) / b.elements;
-          (obj->kind == scene::ObjectKind::cloth ? obj->cloth.velocity : obj->soft.velocity) = mean;
-          notes.push_back(b.object + ": per-particle initial velocities saved as their mean (the "
-                          "document holds one velocity per cloth or soft body; the log has all of them)");
-        } else {
-          notes.push_back(b.object + ": per-particle initial positions are only in the log");
-        }
-        break;
-      }
-      case K::spring_rest:
-      case K::spring_ke: {
-        if (!obj || !range || obj->kind != scene::ObjectKind::particles) break;
-        for (int e = 0; e < b.elements; ++e) {
-          auto& s = obj->particles.springs[b.index[e] - range->spring_begin];
-          (b.kind == K::spring_rest ? s.rest : s.ke) = entry(e, 0);
-        }
-        break;
-      }
-      default:
-        notes.push_back(std::string(scene::to_string(b.kind)) + (b.object.empty() ? "" : "[" + b.object + "]") +
-                        ": not part of the scene document; the optimized values are in the log");
-        break;
-    }
-  }
-  return notes;
 }
 
 }  // namespace
@@ -208,7 +153,8 @@ int run_optimize(const OptimizeOptions& o) {
     }
   }
   if (!o.save_scene.empty()) {
-    for (const std::string& n : write_back(*runner, *cs, doc)) std::printf("note: %s\n", n.c_str());
+    for (const std::string& n : optim::write_back(runner->parameters().blocks(), runner->theta(), *cs, doc))
+      std::printf("note: %s (the log has every value)\n", n.c_str());
     Status st = scene::save_scene(doc, o.save_scene);
     if (!st) {
       std::fprintf(stderr, "%s\n", st.message().c_str());

@@ -1,5 +1,7 @@
 #include "app/editor/editor.h"
 
+#include "engine/optim/write_back.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -288,6 +290,23 @@ void Editor::discard_recovery() {
   fs::remove(fs::path(recovery_dir()) / "recovery.path", ec);
   recovery_offered_ = false;
   autosaved_revision_ = 0;
+}
+
+}  // namespace adj::editor
+
+namespace adj::editor {
+
+bool Editor::apply_optimized() {
+  if (!compiled_ || snap.theta.empty() || snap.opt_generation != doc.revision()) {
+    message(Severity::warning, "nothing to apply: optimize the current scene first");
+    return false;
+  }
+  scene::Scene s = doc.scene();
+  std::vector<std::string> notes = optim::write_back(snap.blocks, snap.theta, *compiled_, s);
+  doc.replace(std::move(s), "Apply optimized parameters");
+  for (const std::string& n : notes) message(Severity::warning, n);
+  message(Severity::info, "optimized parameters applied to the scene (Ctrl+Z undoes)");
+  return true;
 }
 
 }  // namespace adj::editor

@@ -127,6 +127,9 @@ class Editor {
 
   // messages panel
   void message(Severity s, std::string text, int object = -1, int frame = -1);
+  // the optimizer's parameters into the document, as one undo step (what the document
+  // cannot hold becomes warnings); false when there is nothing to apply
+  bool apply_optimized();
   // what clicking a message does: select its object, move the timeline to its frame
   void activate_message(const Message& m);
 

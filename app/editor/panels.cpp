@@ -529,6 +529,13 @@ void Editor::draw_optimization() {
   ImGui::ProgressBar(frac, ImVec2(-FLT_MIN, 0));
   ImGui::Checkbox("show optimized result", &view_settings.show_optimized);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the viewport shows the end of the optimizer's last rollout");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(snap.theta.empty() || snap.opt_phase == OptPhase::running ||
+                       snap.opt_generation != doc.revision());
+  if (ImGui::Button("Apply to scene")) apply_optimized();
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("write the optimized parameters into the scene (one undo step)");
 
   plot_series("loss", snap.loss, true, 70);
   plot_series("|grad|", snap.grad_norm, true, 50);

@@ -439,6 +439,11 @@ Status Script::run(Editor& e, const Line& line) {
     screenshot_pending_ = true;
     return Status::ok();
   }
+  if (cmd == "apply-optimized") {
+    if (!e.apply_optimized()) return Status::error("apply-optimized: nothing to apply");
+    e.sync();
+    return Status::ok();
+  }
   if (cmd == "record") {  // record PATH [panels]: as Ctrl+R with that file
     if (Status st = need(1); !st) return st;
     if (e.recording.active()) return Status::error("record: already recording");

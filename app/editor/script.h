@@ -27,7 +27,7 @@
 //   expect-above PATH VALUE | expect-below PATH VALUE
 //   expect message TEXT     (a message containing TEXT was shown)
 //   record PATH [panels]    (as Ctrl+R: lockstep video of the viewport)   record-stop
-//   expect recording BOOL
+//   expect recording BOOL   apply-optimized (the optimizer's parameters into the scene)
 // ${NAME} expands environment variables. # starts a comment.
 // Exit codes: 0 all done, 1 a bad script line or failed action, 4 an expectation failed.
 #include <optional>
