@@ -93,7 +93,7 @@ Result<std::unique_ptr<Recorder>> Recorder::open(const RecorderOptions& o) {
     std::string cmd = shell_quote(ffmpeg) + " -hide_banner -loglevel error -y -f rawvideo -pix_fmt rgba -s " +
                       std::to_string(o.width) + "x" + std::to_string(o.height) + " -framerate " +
                       std::to_string(o.fps) + " -i - -c:v libx264 -preset veryfast -crf 18 -pix_fmt yuv420p -g " +
-                      std::to_string(o.fps) + " -movflags +frag_keyframe+empty_moov+default_base_moof " +
+                      std::to_string(o.fps) + " -movflags +frag_keyframe+empty_moov+default_base_moof -flush_packets 1 " +
                       shell_quote(o.path);
     std::signal(SIGPIPE, SIG_IGN);  // a dead ffmpeg must be an error from fwrite, not a signal
     r->pipe_ = popen(cmd.c_str(), "w");
