@@ -5,14 +5,15 @@
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
-#include <algorithm>
-#include <chrono>
-#include <ctime>
+#include <utility>
 #include <vector>
 
 #include "app/image_io.h"
@@ -106,11 +107,13 @@ void on_drop(GLFWwindow* w, int count, const char** paths) {
   for (int i = 0; i < count; ++i) d->paths.emplace_back(paths[i]);
 }
 
-// "adjoint-recording-20261129-221530.mp4" in the current folder
-std::string recording_name() {
+// "adjoint-recording-20261129-221530.mp4" (or "adjoint-optimization-...") in the current folder
+std::string recording_name(bool optimization) {
   char buf[64];
   std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof buf, "adjoint-recording-%Y%m%d-%H%M%S.mp4", std::localtime(&t));
+  std::strftime(buf, sizeof buf,
+                optimization ? "adjoint-optimization-%Y%m%d-%H%M%S.mp4" : "adjoint-recording-%Y%m%d-%H%M%S.mp4",
+                std::localtime(&t));
   return buf;
 }
 
@@ -132,9 +135,9 @@ void finish_recording(render::FrameLoop& loop, editor::Editor& ed) {
   loop.finish_captures();
   render::Capture c;
   while (loop.pop_capture(c)) ed.recording.push(std::move(c));
-  int frames = ed.recording.frames();
   std::string path = ed.recording.path();
-  Status st = ed.recording.stop();
+  Status st = ed.recording.stop(ed.worker);
+  int frames = ed.recording.frames();  // after stop: the encoder's queue is flushed
   if (st) ed.message(editor::Severity::info, "recorded " + std::to_string(frames) + " frames to " + path);
   else ed.message(editor::Severity::error, st.message());
   std::printf("adjoint: %s\n", st ? ("recorded " + std::to_string(frames) + " frames to " + path).c_str()
@@ -284,6 +287,10 @@ int run_viewer(const ViewerOptions& opt) {
         capture_path = script->take_screenshot();
         click = script->take_click();
       }
+      // recording: the optimizer's next rollout frame, or the simulation's; a "record
+      // optimization" video stops by itself after the last iteration
+      if (ed.recording.update(ed.worker, ed.snap)) ed.record_toggle_requested = true;
+      editor::RolloutVideo* rollout = ed.recording.rollout();
 
       // ui
       imgui->new_frame();
@@ -315,9 +322,15 @@ int run_viewer(const ViewerOptions& opt) {
       ImGui::NewFrame();
       if (ed.recording.active() && !ed.recording.with_ui()) {
         // recording the bare viewport: only the caption bar, which the video shows too
-        if (ed.recording.caption()) draw_caption(ed);
+        if (rollout && ed.recording.caption())
+          rollout->draw_caption({10, 10}, {0, 0});
+        else if (ed.recording.caption())
+          draw_caption(ed);
       } else {
         draw_ui(ui, about, ed);
+        // with the panels: the optimizer's caption at the bottom right of the viewport, over
+        // the messages (panels.cpp: the right column is 26% wide, the messages 78 px high)
+        if (rollout) rollout->draw_caption({io.DisplaySize.x * 0.74f - 10, io.DisplaySize.y - 88}, {1, 1});
       }
       ed.handle_keys();
       if (ed.has_scene()) {
@@ -336,6 +349,7 @@ int run_viewer(const ViewerOptions& opt) {
         ui.sim_line = "frame " + std::to_string(ed.snap.frame) + (ed.snap.playing ? "  playing" : "  paused (Space plays)") +
                       (ed.timeline_frame >= 0 ? "  showing frame " + std::to_string(ed.timeline_frame) : "") +
                       (ed.view_settings.show_optimized && ed.snap.has_opt_final_state ? "  showing the optimized rollout's end" : "");
+        if (rollout) ui.sim_line = "recording the optimization: each iteration's rollout in turn";
       }
       ui.scene_name = ed.title().size() > 10 ? ed.title().substr(10) + (ed.doc.dirty() ? " *" : "") : "";
       if (window && ed.title() + (ed.doc.dirty() ? " *" : "") != window_title) {
@@ -351,7 +365,8 @@ int run_viewer(const ViewerOptions& opt) {
           finish_recording(loop, ed);
         } else if (ed.has_scene()) {
           editor::RecordingOptions ro = ed.record_options;
-          if (ro.path.empty()) ro.path = recording_name();
+          ro.optimization = std::exchange(ed.record_optimization_pending, false);
+          if (ro.path.empty()) ro.path = recording_name(ro.optimization);
           Status st = ed.recording.start(ro, target.extent().width, target.extent().height,
                                          double(ed.compiled()->frame_dt), ed.worker, ed.snap);
           if (st) ed.message(editor::Severity::info, "recording to " + ro.path + " (Ctrl+R stops)");
@@ -359,6 +374,7 @@ int run_viewer(const ViewerOptions& opt) {
         }
       }
       const bool record_frame = ed.recording.ready(ed.snap);
+      rollout = ed.recording.rollout();  // none once a recording has stopped
 
       // draw
       VkCommandBuffer cmd = loop.begin_frame();
@@ -366,10 +382,11 @@ int run_viewer(const ViewerOptions& opt) {
       const render::DrawList* list = nullptr;
       if (ed.has_scene()) {
         app::Overlays ov = ed.view_settings.overlays;
-        const State& st = ed.display_state();
-        const Array<vec3<float>>* field = ed.arrow_field(st);
+        // while recording an optimization: its rollout's frame, without contacts or arrows
+        const State& st = rollout ? rollout->state() : ed.display_state();
+        const Array<vec3<float>>* field = rollout ? nullptr : ed.arrow_field(st);
         ov.vectors = field != nullptr;
-        list = &ed.view()->build(st, ed.display_contacts(), field, ov);
+        list = &ed.view()->build(st, rollout ? nullptr : ed.display_contacts(), field, ov);
         auto& l = const_cast<render::DrawList&>(*list);  // the view's own list, adjusted for the view toggles
         l.ground.visible = l.ground.visible && ed.view_settings.grid;
         l.lighting.shadows = ed.view_settings.shadows;
@@ -388,7 +405,10 @@ int run_viewer(const ViewerOptions& opt) {
           }
         // ghost trajectories of earlier iterations, coloured by their loss
         ghosts.clear();
-        if (ed.view_settings.ghosts && !ed.snap.ghost_paths.empty()) {
+        if (rollout) {
+          rollout->ghosts(ghosts);
+          if (!ghosts.positions.empty()) l.lines.push_back(ghosts.draw(3.0f));
+        } else if (ed.view_settings.ghosts && !ed.snap.ghost_paths.empty()) {
           ghost_points.assign(ed.snap.ghost_paths.size(), {});
           std::vector<render::GhostTrajectory> g;
           for (size_t k = 0; k < ed.snap.ghost_paths.size(); ++k) {

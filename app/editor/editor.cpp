@@ -46,6 +46,22 @@ void Editor::message(Severity s, std::string text, int object, int frame) {
   while (messages.size() > 200) messages.pop_front();
 }
 
+void Editor::start_optimization(const std::string& task, int iterations, bool record) {
+  const scene::Task* t = doc.scene().find_task(task);
+  if (t && t->has_policy && (record || recording.active()))
+    message(Severity::warning, task +
+                                   ": policy tasks are not recorded iteration by iteration yet (open-loop tasks "
+                                   "only); the video shows the simulation");
+  if (record && !recording.active() && has_scene()) {
+    // before the optimization starts, so that its first iteration is recorded too
+    worker.set_record_rollouts(record_options.fps);
+    record_optimization_pending = true;
+    record_toggle_requested = true;
+  }
+  worker.start_optimize(task, iterations);
+  view_settings.show_optimized = true;
+}
+
 bool Editor::open(const std::string& path) {
   auto loaded = scene::load_scene(path);
   if (!loaded) {

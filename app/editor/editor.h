@@ -125,6 +125,13 @@ class Editor {
   void start_pull(const render::DrawList& list, render::ObjectId object, uint32_t element);
   bool update_pull(float width, float height);
 
+  // the optimizer on the task named `task` for `iterations` (<= 0: the task's own count).
+  // With `record`, a recording of its iterations starts with it (record_options; a new
+  // file when the path is empty) and stops when the last iteration is in the file.
+  void start_optimization(const std::string& task, int iterations, bool record);
+  bool record_optimization = false;          // the Optimization panel's option next to Start
+  bool record_optimization_pending = false;  // the viewer starts that recording this frame
+
   // messages panel
   void message(Severity s, std::string text, int object = -1, int frame = -1);
   // the optimizer's parameters into the document, as one undo step (what the document

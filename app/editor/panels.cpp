@@ -513,20 +513,21 @@ void Editor::draw_optimization() {
 
   // start / pause / stop
   if (!running) {
-    if (ImGui::Button("Start", ImVec2(70, 0))) {
-      worker.start_optimize(t.name, opt_iterations);
-      view_settings.show_optimized = true;
-    }
+    if (ImGui::Button("Start", ImVec2(70, 0))) start_optimization(t.name, opt_iterations, record_optimization);
+    ImGui::SameLine();
+    ImGui::Checkbox("record", &record_optimization);  // (a recording already running records it too)
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("to MP4: each iteration's rollout in turn, with ghosts and the loss");
   } else {
     bool paused = snap.opt_phase == OptPhase::paused;
     if (ImGui::Button(paused ? "Resume" : "Pause", ImVec2(70, 0))) worker.pause_optimize(!paused);
     ImGui::SameLine();
     if (ImGui::Button("Stop")) worker.stop_optimize();
   }
-  ImGui::SameLine();
-  ImGui::Text("%s  %d / %d  %.1f ms/it", to_string(snap.opt_phase), snap.opt_iteration, snap.opt_iterations, snap.opt_ms);
   float frac = snap.opt_iterations > 0 ? float(snap.opt_iteration) / float(snap.opt_iterations) : 0.0f;
-  ImGui::ProgressBar(frac, ImVec2(-FLT_MIN, 0));
+  char progress[96];  // on the bar: the Start row has the record option
+  std::snprintf(progress, sizeof progress, "%s  %d / %d  %.1f ms/it", to_string(snap.opt_phase), snap.opt_iteration,
+                snap.opt_iterations, snap.opt_ms);
+  ImGui::ProgressBar(frac, ImVec2(-FLT_MIN, 0), progress);
   ImGui::Checkbox("show optimized result", &view_settings.show_optimized);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the viewport shows the end of the optimizer's last rollout");
   ImGui::SameLine();

@@ -18,8 +18,17 @@ Status Recording::start(const RecordingOptions& o, uint32_t width, uint32_t heig
     height_ -= height_ % 2;
   }
   auto rec = app::Recorder::open({o.path, width_, height_, o.fps});
-  if (!rec) return rec.status();
+  if (!rec) {
+    worker.set_record_rollouts(0);  // a "record optimization" asked for them already
+    return rec.status();
+  }
   recorder_ = std::move(*rec);
+  worker.set_record_rollouts(o.fps);
+  rollouts_.reset();
+  // the optimization started in this UI frame is published as the next run; until then
+  // the video waits for it
+  awaited_run_ = o.optimization ? snap.opt_run + 1 : 0;
+  rollout_mode_ = o.optimization;
   steps_per_frame_ = std::max(1, int(std::lround(1.0 / (o.fps * frame_dt))));
   worker.play(false);
   expected_frame_ = snap.frame;
@@ -27,11 +36,28 @@ Status Recording::start(const RecordingOptions& o, uint32_t width, uint32_t heig
   return Status::ok();
 }
 
+bool Recording::update(Worker& worker, const Snapshot& snap) {
+  if (!active()) return false;
+  const bool waiting = snap.opt_run < awaited_run_;  // the optimization is not published yet
+  const bool showing = rollouts_.update(worker);
+  rollout_mode_ = showing || waiting || snap.recording_rollouts || worker.rollouts_queued() > 0;
+  if (!options_.optimization || rollout_mode_) return false;
+  // complete: nothing queued, nothing shown, and the worker has nothing left to do (idle()
+  // also covers requests posted but not yet published)
+  return snap.opt_phase != OptPhase::paused && worker.idle() && worker.rollouts_queued() == 0;
+}
+
 bool Recording::ready(const Snapshot& snap) const {
-  return active() && snap.pending_steps == 0 && snap.frame >= expected_frame_;
+  if (!active()) return false;
+  if (rollout_mode_) return rollouts_.showing();
+  return snap.pending_steps == 0 && snap.frame >= expected_frame_;
 }
 
 void Recording::advance(Worker& worker, const Snapshot& snap) {
+  if (rollout_mode_) {
+    rollouts_.advance();
+    return;
+  }
   expected_frame_ = snap.frame + steps_per_frame_;
   worker.step(steps_per_frame_);
 }
@@ -53,14 +79,18 @@ bool Recording::push(render::Capture frame) {
   return recorder_->push(std::move(frame));
 }
 
-Status Recording::stop() {
+Status Recording::stop(Worker& worker) {
   if (!active()) return Status::ok();
+  worker.set_record_rollouts(0);
+  rollouts_.reset();
+  rollout_mode_ = false;
   Status st = recorder_->close();
+  stopped_frames_ = recorder_->frames_written();
   recorder_.reset();
   return st;
 }
 
-int Recording::frames() const { return recorder_ ? recorder_->frames_written() : 0; }
+int Recording::frames() const { return recorder_ ? recorder_->frames_written() : stopped_frames_; }
 
 double Recording::elapsed_s() const {
   return active() ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() : 0.0;

@@ -193,6 +193,16 @@ Script::Progress Script::update(Editor& e) {
       }
       if (++waited_frames_ < 3) return Progress::running;
       break;
+    case Wait::recording:  // a "record optimization" video, until it has stopped by itself
+      wait_frame_ms_.push_back(e.ui_frame_ms);
+      if (e.recording.active() || e.record_toggle_requested) {
+        if (now_s() - wait_started_ > k_wait_limit_s) {
+          fail(lines_[next_ - 1], "the recording of the optimization still runs after 300 s", 1);
+          return Progress::failed;
+        }
+        return Progress::running;
+      }
+      break;
     case Wait::mouse:
       if (mouse_next_ < mouse_track_.size()) return Progress::running;
       if (++waited_frames_ < 3) return Progress::running;
@@ -377,8 +387,7 @@ Status Script::run(Editor& e, const Line& line) {
     if (w.size() < 2 || !parse_int(w[1], &n)) return Status::error("optimize N [TASK]");
     const auto& tasks = e.doc.scene().tasks;
     std::string task = w.size() > 2 ? w[2] : (tasks.empty() ? "" : tasks[size_t(e.task_index)].name);
-    e.worker.start_optimize(task, n);
-    e.view_settings.show_optimized = true;
+    e.start_optimization(task, n, false);
     worker_wait();
     return Status::ok();
   }
@@ -453,6 +462,20 @@ Status Script::run(Editor& e, const Line& line) {
     wait_ = Wait::frames;  // the viewer starts it this frame
     wait_frames_ = 1;
     waited_frames_ = 0;
+    return Status::ok();
+  }
+  if (cmd == "record-optimization") {  // record-optimization PATH N [panels]: the panel's Start with "record"
+    int n = 0;
+    if (w.size() < 3 || !parse_int(w[2], &n)) return Status::error("record-optimization PATH N [panels]");
+    if (e.recording.active()) return Status::error("record-optimization: already recording");
+    const auto& tasks = e.doc.scene().tasks;
+    if (tasks.empty()) return Status::error("record-optimization: the scene has no task");
+    e.record_options.path = w[1];
+    e.record_options.with_ui = w.size() > 3 && w[3] == "panels";
+    e.start_optimization(tasks[size_t(e.task_index)].name, n, true);
+    wait_frame_ms_.clear();
+    wait_ = Wait::recording;
+    wait_started_ = now_s();
     return Status::ok();
   }
   if (cmd == "record-stop") {

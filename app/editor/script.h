@@ -27,6 +27,8 @@
 //   expect-above PATH VALUE | expect-below PATH VALUE
 //   expect message TEXT     (a message containing TEXT was shown)
 //   record PATH [panels]    (as Ctrl+R: lockstep video of the viewport)   record-stop
+//   record-optimization PATH N [panels]  (the Optimization panel's Start with "record": N
+//                            iterations, each rollout in turn; waits until the file is complete)
 //   expect recording BOOL   apply-optimized (the optimizer's parameters into the scene)
 // ${NAME} expands environment variables. # starts a comment.
 // Exit codes: 0 all done, 1 a bad script line or failed action, 4 an expectation failed.
@@ -80,7 +82,7 @@ class Script {
   std::string path_;
   std::vector<Line> lines_;
   size_t next_ = 0;
-  enum class Wait { none, frames, worker, screenshot, mouse } wait_ = Wait::none;
+  enum class Wait { none, frames, worker, screenshot, mouse, recording } wait_ = Wait::none;
   std::vector<ScriptMouse> mouse_track_;  // one entry per frame, played in order
   size_t mouse_next_ = 0;
   void drag(glm::vec2 from, glm::vec2 to, bool ctrl, int frames);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "engine/solver/solver.h"
@@ -86,7 +87,7 @@ struct Worker::Impl {
     cv.notify_one();
   }
 
-  bool busy() const { return pending_steps > 0 || phase == OptPhase::running || grad_check_pending; }
+  bool busy() const { return pending_steps > 0 || (phase == OptPhase::running && !throttled()) || grad_check_pending; }
 
   void reset_sim() {
     playing = playing && cs;
@@ -158,6 +159,8 @@ struct Worker::Impl {
     s.opt_task = opt_task;
     s.opt_error = opt_error;
     s.opt_generation = opt_generation;
+    s.opt_run = opt_run;
+    s.recording_rollouts = records_rollouts() && (phase == OptPhase::running || phase == OptPhase::paused);
     s.opt_iterations = opt_target;
     s.grad_check_running = grad_check_pending;
     s.ghost_paths = ghost_paths;
@@ -201,46 +204,78 @@ struct Worker::Impl {
   std::vector<std::vector<vec3<float>>> ghost_paths;
   std::vector<float> ghost_losses;
 
-  // the rollout at the runner's current parameters, replayed for the tracked object's path
-  void record_ghost(double loss) {
-    if (runner->policy() || runner->task().loss.empty()) return;
-    const scene::ObjectRange* r = cs->find(runner->task().loss[0].object);
-    if (!r || r->particle_end <= r->particle_begin) return;
+  // recorded rollouts for the video of an optimization (guarded by pub_mu)
+  int record_fps = 0;  // 0: off
+  std::deque<RecordedRollout> rollouts;
+  std::atomic<int> rollouts_queued{0};
+  uint64_t opt_run = 0;
+
+  bool records_rollouts() const { return record_fps > 0 && runner && !runner->policy(); }
+  // the video is behind: the optimizer waits for take_rollout()
+  bool throttled() const { return record_fps > 0 && rollouts_queued.load() >= Worker::k_rollout_queue; }
+
+  // the rollout at the parameters `theta` of the iteration that measured `loss`, replayed for
+  // the tracked object's path (ghosts) and, when recording, the states at the video's stride
+  void replay(const std::vector<float>& theta, int iteration, double loss) {
+    const bool record = records_rollouts();
+    if (runner->policy()) return;  // TODO: replay policy rollouts (closed loop); ghosts and videos skip them
+    const scene::ObjectRange* r = runner->task().loss.empty() ? nullptr : cs->find(runner->task().loss[0].object);
+    const bool tracked = r && r->particle_end > r->particle_begin;
+    if (!record && !tracked) return;
     Model model = runner->model();
     State state = model.make_state(), nxt = model.make_state();
     std::vector<Control> controls;
-    runner->parameters().apply(runner->theta(), model, state, controls);
+    runner->parameters().apply(theta, model, state, controls);
     Control zero = model.make_control();
-    Solver replay({.substeps = cs->substeps, .thread_count = thread_count()});
+    Solver solver({.substeps = cs->substeps, .thread_count = thread_count()});
     auto com = [&](const State& st) {
       vec3<float> c{};
       for (int i = r->particle_begin; i < r->particle_end; ++i) c += st.particle_q[size_t(i)];
       return c / float(r->particle_end - r->particle_begin);
     };
-    std::vector<vec3<float>> path{com(state)};
     const int horizon = runner->task().horizon;
-    for (int t = 0; t < horizon; ++t) {
+    const int stride = std::max(1, int(std::lround(horizon / double(std::max(record_fps, 1)))));
+    RecordedRollout out{opt_run, opt_task, iteration, loss, double(cs->frame_dt), {}, {}, {}};
+    for (int t = 0;; ++t) {
+      if (tracked) out.path.push_back(com(state));
+      if (record && (t % stride == 0 || t == horizon)) {
+        out.states.push_back(state);
+        out.frames.push_back(t);
+      }
+      if (t == horizon) break;
       const Control& c = controls.empty() ? zero : controls[std::min(size_t(t), controls.size() - 1)];
-      if (!replay.step(model, state, nxt, c, cs->frame_dt)) break;
+      if (!solver.step(model, state, nxt, c, cs->frame_dt)) {  // the optimizer reports the failure
+        if (record && out.frames.back() != t) out.states.push_back(state), out.frames.push_back(t);
+        break;
+      }
       std::swap(state, nxt);
-      path.push_back(com(state));
     }
-    ghost_paths.push_back(std::move(path));
-    ghost_losses.push_back(float(loss));
-    if (ghost_paths.size() > Worker::k_ghosts) {
-      ghost_paths.erase(ghost_paths.begin());
-      ghost_losses.erase(ghost_losses.begin());
+    if (ghosts && tracked) {
+      ghost_paths.push_back(out.path);
+      ghost_losses.push_back(float(loss));
+      if (ghost_paths.size() > Worker::k_ghosts) {
+        ghost_paths.erase(ghost_paths.begin());
+        ghost_losses.erase(ghost_losses.begin());
+      }
+    }
+    if (record) {
+      std::lock_guard lock(pub_mu);
+      rollouts.push_back(std::move(out));
+      ++rollouts_queued;
     }
   }
 
   void optimize_once() {
+    // the rollout replayed below is at the parameters this iteration measured
+    std::vector<float> theta;
+    if (ghosts || records_rollouts()) theta = runner->theta();
     auto it = runner->iterate();
     if (!it) {
       phase = OptPhase::failed;
       opt_error = opt_task + ", iteration " + std::to_string(runner->history().size()) + ": " + it.status().message();
       return;
     }
-    if (ghosts) record_ghost(it->loss);
+    if (!theta.empty()) replay(theta, it->iteration, it->loss);
     if (int(runner->history().size()) >= opt_target) phase = OptPhase::finished;
   }
 
@@ -293,7 +328,7 @@ struct Worker::Impl {
         grad_check();
         publish();
       }
-      if (phase == OptPhase::running && runner) {
+      if (phase == OptPhase::running && runner && !throttled()) {
         optimize_once();
         publish();
       }
@@ -367,6 +402,7 @@ void Worker::set_speed(double speed) {
 
 void Worker::start_optimize(const std::string& task_name, int iterations) {
   impl_->post([im = impl_.get(), task_name, iterations] {
+    ++im->opt_run;  // failed starts count too: a recording waiting for this run goes on
     im->opt_error.clear();
     im->runner.reset();
     im->opt_task = task_name;
@@ -415,6 +451,33 @@ void Worker::pull(int particle, const vec3<float>& target) {
 void Worker::set_ghosts(bool on) {
   impl_->post([im = impl_.get(), on] { im->ghosts = on; });
 }
+
+void Worker::set_record_rollouts(int fps) {
+  impl_->post([im = impl_.get(), fps] {
+    im->record_fps = std::max(0, fps);
+    if (im->record_fps > 0) return;
+    std::lock_guard lock(im->pub_mu);
+    im->rollouts.clear();
+    im->rollouts_queued = 0;
+  });
+}
+
+bool Worker::take_rollout(RecordedRollout& out) {
+  {
+    std::lock_guard lock(impl_->pub_mu);
+    if (impl_->rollouts.empty()) return false;
+    out = std::move(impl_->rollouts.front());
+    impl_->rollouts.pop_front();
+    --impl_->rollouts_queued;
+  }
+  // a throttled optimizer may go on; taking queue_mu first means the wake-up cannot fall
+  // between its check and its wait
+  { std::lock_guard lock(impl_->queue_mu); }
+  impl_->cv.notify_one();
+  return true;
+}
+
+int Worker::rollouts_queued() const { return impl_->rollouts_queued.load(); }
 
 void Worker::check_gradient(const std::string& task, int samples) {
   impl_->post([im = impl_.get(), task, samples] {

@@ -28,6 +28,20 @@ namespace adj::editor {
 enum class OptPhase { idle, running, paused, finished, stopped, failed };
 const char* to_string(OptPhase p);
 
+// one optimizer iteration's rollout, kept for the video of an optimization
+// (Worker::set_record_rollouts): the states at a stride, the tracked object's path
+struct RecordedRollout {
+  uint64_t run = 0;  // which optimization (Snapshot::opt_run)
+  std::string task;
+  int iteration = 0;              // 0-based, as the optimizer's log
+  double loss = 0;                // at the parameters of this rollout
+  double frame_dt = 0;            // [s]
+  std::vector<State> states;      // at the stride, the last frame included (frames.size())
+  std::vector<int> frames;        // simulation frame of each state, 0..horizon
+  std::vector<vec3<float>> path;  // the first loss term's object's centre of mass, every frame
+                                  // (empty when it has no particles)
+};
+
 struct Snapshot {
   uint64_t generation = 0;   // document revision the simulation state belongs to
   // simulation
@@ -60,6 +74,8 @@ struct Snapshot {
   bool has_opt_final_state = false;
   std::string opt_error;
   uint64_t opt_generation = 0;           // document revision the optimizer started from
+  uint64_t opt_run = 0;                  // optimizations started so far
+  bool recording_rollouts = false;       // this optimization's rollouts go to a video (running or paused)
   // gradient check
   bool grad_check_running = false;
   std::string grad_check_text;           // the table as text, or the error
@@ -88,6 +104,14 @@ class Worker {
   // ghost trajectories cost one more forward rollout per iteration: only while shown
   void set_ghosts(bool on);
   static constexpr size_t k_ghosts = 24;
+  // the video of an optimization: each iteration's rollout at its parameters is kept at a
+  // stride of about one second of video at `fps`, queued for take_rollout(); beyond
+  // k_rollout_queue waiting, the optimizer waits for the video. fps <= 0: off, drops the queue
+  void set_record_rollouts(int fps);
+  static constexpr int k_rollout_queue = 3;
+  // the oldest finished iteration's rollout (false when none is waiting); never blocks
+  bool take_rollout(RecordedRollout& out);
+  int rollouts_queued() const;
   // optimization of the task (by name) for `iterations` (<= 0: the task's own count)
   void start_optimize(const std::string& task, int iterations);
   void pause_optimize(bool paused);

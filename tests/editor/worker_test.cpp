@@ -97,3 +97,62 @@ TEST_CASE("worker: a pulled particle moves towards the target", "[editor][worker
   };
   CHECK(run(true) > run(false) + 0.5f);
 }
+
+TEST_CASE("worker: recorded rollouts, one per iteration, and the optimizer waits for the video", "[editor][worker]") {
+  auto doc = scene::load_scene(std::string(ADJ_SCENES) + "/bounce.json");
+  REQUIRE(doc.is_ok());
+  auto cs = scene::compile<float>(*doc, ADJ_SCENES);
+  REQUIRE(cs.is_ok());
+  Worker w;
+  w.set_scene(*doc, *cs, ADJ_SCENES, 1);
+  w.set_record_rollouts(60);  // bounce: horizon 36 at 60 fps, stride 1
+  const int iterations = Worker::k_rollout_queue + 2;
+  w.start_optimize(doc->tasks.at(0).name, iterations);
+
+  // nobody takes them: the optimizer stops k_rollout_queue iterations ahead
+  auto t0 = std::chrono::steady_clock::now();
+  while (w.rollouts_queued() < Worker::k_rollout_queue &&
+         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  Snapshot s;
+  w.snapshot(s);
+  CHECK(w.rollouts_queued() == Worker::k_rollout_queue);
+  CHECK(s.opt_phase == OptPhase::running);
+  CHECK(s.recording_rollouts);
+  CHECK(int(s.loss.size()) == Worker::k_rollout_queue);
+  CHECK_FALSE(w.idle());
+
+  // taking them lets it finish; each is the rollout its iteration measured
+  std::vector<RecordedRollout> got;
+  t0 = std::chrono::steady_clock::now();
+  for (RecordedRollout r;
+       int(got.size()) < iterations && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120);)
+    if (w.take_rollout(r))
+      got.push_back(std::move(r));
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  REQUIRE(wait_idle(w));
+  w.snapshot(s);
+  REQUIRE(int(got.size()) == iterations);
+  CHECK(s.opt_phase == OptPhase::finished);
+  CHECK_FALSE(s.recording_rollouts);
+  for (int i = 0; i < iterations; ++i) {
+    const RecordedRollout& r = got[size_t(i)];
+    CHECK(r.iteration == i);
+    CHECK(r.loss == s.loss[size_t(i)]);
+    CHECK(r.run == s.opt_run);
+    REQUIRE(r.states.size() == 37);
+    CHECK(r.frames.back() == 36);
+    CHECK(r.path.size() == 37);
+    // the first frame is the initial state at this iteration's parameters: the ball's start
+    CHECK(r.states[0].particle_q[0].x == Approx(-0.5f));
+  }
+  CHECK(got[0].states.back().particle_q[0].x != got.back().states.back().particle_q[0].x);  // the ball's end moved
+
+  // off: nothing is kept
+  w.set_record_rollouts(0);
+  w.start_optimize(doc->tasks.at(0).name, 1);
+  REQUIRE(wait_idle(w));
+  CHECK(w.rollouts_queued() == 0);
+}
