@@ -11,6 +11,7 @@
 #include "app/recorder.h"
 #include "app/scene_view.h"
 #include "engine/scene/scene_json.h"
+#include "engine/rigid/rigid_solver.h"
 #include "engine/solver/solver.h"
 #include "render/vk_check.h"
 
@@ -65,15 +66,21 @@ int run_render(const RenderOptions& opt) {
   if (!still && std::abs(per_frame * double(cs->frame_dt) * o.fps - 1.0) > 1e-3)
     std::printf("note: the scene's dt %.5g s does not divide 1/%d s; each video frame advances %d steps (%.4g s)\n",
                 double(cs->frame_dt), o.fps, per_frame, per_frame * double(cs->frame_dt));
+  // robots, when the scene has them: the rigid solver with zero actuator inputs
+  RigidSolverT<float> rigid_solver({.substeps = cs->substeps});
+  RigidStateT<float> ra = cs->rigid_initial, rb = cs->rigid_initial;
+  RigidControlT<float> rigid_control = cs->rigid.make_control();
   int sim_frame = 0;
   auto advance = [&](int steps) -> bool {
     for (int k = 0; k < steps; ++k, ++sim_frame) {
       Status st = solver.step(model, a, b, control, cs->frame_dt, &contacts);
+      if (st && cs->has_robots()) st = rigid_solver.step(cs->rigid, ra, rb, rigid_control, cs->frame_dt);
       if (!st) {
         std::fprintf(stderr, "%s: frame %d: %s\n", o.scene_path.c_str(), sim_frame, st.message().c_str());
         return false;
       }
       std::swap(a, b);
+      if (cs->has_robots()) std::swap(ra, rb);
     }
     return true;
   };
@@ -87,6 +94,7 @@ int run_render(const RenderOptions& opt) {
     ov.wireframe = o.wireframe;
     auto draw = [&](const render::Camera& camera) {
       if (o.contacts) compute_contacts(model, a, contacts);
+      if (cs->has_robots()) view.set_robot_state(ra);
       gpu.frame(view.build(a, &contacts, &a.particle_qd, ov), camera);
     };
     auto validation_failed = [&]() {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/rigid/rigid_vis.h"
 #include "render/colormap.h"
 
 namespace adj::app {
@@ -48,7 +49,8 @@ void grow(glm::vec3& lo, glm::vec3& hi, glm::vec3 p, float r) {
 
 }  // namespace
 
-SceneView::SceneView(const scene::Scene& doc, const scene::CompiledScene& cs) : cs_(cs) {
+SceneView::SceneView(const scene::Scene& doc, const scene::CompiledScene& cs)
+    : cs_(cs), robot_state_(cs.rigid_initial) {
   const Model& m = cs.model;
   for (size_t oi = 0; oi < cs.objects.size() && oi < doc.objects.size(); ++oi) {
     const scene::ObjectRange& r = cs.objects[oi];
@@ -63,6 +65,10 @@ SceneView::SceneView(const scene::Scene& doc, const scene::CompiledScene& cs) : 
         break;
       case scene::ObjectKind::particles:
         particle_objects_.push_back({r.particle_begin, r.particle_end, r.spring_begin, r.spring_end, id, color});
+        break;
+      case scene::ObjectKind::robot:
+        if (body_object_.size() < size_t(r.body_end)) body_object_.resize(size_t(r.body_end), 0);
+        for (int b = r.body_begin; b < r.body_end; ++b) body_object_[size_t(b)] = id;
         break;
       case scene::ObjectKind::target: {
         float rad = float(o.target.radius);
@@ -193,6 +199,9 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
   l.ground.visible = ground_;
   l.ground.height = ground_height_;
 
+  glm::vec3 lo, hi;
+  bounds(state, lo, hi);
+
   // overlays: contacts, a vector field
   if (ov.contacts && contacts && contacts->contact_count() > 0) {
     size_t c = size_t(contacts->contact_count());
@@ -232,8 +241,56 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
     l.arrows.push_back(a);
   }
 
-  glm::vec3 lo, hi;
-  bounds(state, lo, hi);
+  // robots: body shapes (sphere, box, capsule), centres of mass, joint axes
+  const RigidModelT<float>& rm = cs_.rigid;
+  if (cs_.has_robots() && robot_state_.joint_q.size() == cs_.rigid_initial.joint_q.size()) {
+    rigid_shapes_.resize(size_t(rm.shape_count()) * kRigidShapeFloats);
+    rigid_joints_.resize(size_t(rm.body_count()) * kRigidJointFloats);
+    rigid_vis_shapes(rm, robot_state_, rigid_shapes_.data());
+    rigid_vis_joints(rm, robot_state_, rigid_joints_.data());
+    for (auto& v : robot_instances_) v.clear();
+    const render::ShapeKind kinds[3] = {render::ShapeKind::sphere, render::ShapeKind::box, render::ShapeKind::capsule};
+    for (int k = 0; k < rm.shape_count(); ++k) {
+      const float* f = &rigid_shapes_[size_t(k) * kRigidShapeFloats];
+      int type = int(f[10]);
+      if (type < 0 || type > 2) continue;
+      uint32_t body = uint32_t(f[11]);
+      uint32_t colour = render::pack_rgba8(body % 2 ? glm::vec4(0.33f, 0.50f, 0.80f, 1) : glm::vec4(0.85f, 0.55f, 0.25f, 1));
+      robot_instances_[type].push_back({glm::vec3(f[0], f[1], f[2]), 0.0f, glm::quat(f[3], f[4], f[5], f[6]),
+                                        glm::vec3(f[7], f[8], f[9]), colour});
+    }
+    for (int type = 0; type < 3; ++type)
+      if (!robot_instances_[type].empty()) {
+        render::ShapeDraw d;
+        d.kind = kinds[type];
+        d.instances = robot_instances_[type];
+        d.id = body_object_.empty() ? 0 : body_object_.front();
+        l.shapes.push_back(d);
+      }
+    robot_axes_.clear();
+    for (int b = 0; b < rm.body_count(); ++b) {
+      const float* f = &rigid_joints_[size_t(b) * kRigidJointFloats];
+      glm::vec3 anchor(f[0], f[1], f[2]), axis(f[3], f[4], f[5]);
+      if (glm::dot(axis, axis) > 0) {
+        robot_axes_.push_back(anchor - 0.08f * axis);
+        robot_axes_.push_back(anchor + 0.08f * axis);
+      }
+    }
+    if (!robot_axes_.empty()) {
+      render::LineDraw axes;
+      axes.positions = robot_axes_;
+      axes.color = glm::vec4(0.95f, 0.85f, 0.2f, 1.0f);
+      axes.width = 3.0f;
+      axes.depth_test = false;  // joint axes read through the bodies
+      if (spring_indices_.size() < robot_axes_.size()) {
+        spring_indices_.resize(robot_axes_.size());
+        for (size_t i = 0; i < spring_indices_.size(); ++i) spring_indices_[i] = uint32_t(i);
+      }
+      axes.indices = std::span<const uint32_t>(spring_indices_.data(), robot_axes_.size());
+      l.lines.push_back(axes);
+    }
+  }
+
   l.bounds_lo = lo;
   l.bounds_hi = hi;
   return l;
@@ -246,6 +303,18 @@ void SceneView::bounds(const State& state, glm::vec3& lo, glm::vec3& hi) const {
   if (vis::bounds(state, 0, state.particle_count(), plo, phi)) {
     lo = glm::min(lo, glm::vec3(plo[0], plo[1], plo[2]));
     hi = glm::max(hi, glm::vec3(phi[0], phi[1], phi[2]));
+  }
+  // robots: their bodies' centres of mass, with room for the limbs
+  if (cs_.has_robots() && robot_state_.joint_q.size() == cs_.rigid_initial.joint_q.size()) {
+    std::vector<float> joints(size_t(cs_.rigid.body_count()) * kRigidJointFloats);
+    rigid_vis_joints(cs_.rigid, robot_state_, joints.data());
+    for (int b = 0; b < cs_.rigid.body_count(); ++b) {
+      const float* f = &joints[size_t(b) * kRigidJointFloats];
+      for (int k : {0, 6}) {  // joint anchor and centre of mass
+        lo = glm::min(lo, glm::vec3(f[k], f[k + 1], f[k + 2]) - glm::vec3(0.2f));
+        hi = glm::max(hi, glm::vec3(f[k], f[k + 1], f[k + 2]) + glm::vec3(0.2f));
+      }
+    }
   }
   if (lo.x > hi.x) {  // nothing at all
     lo = glm::vec3(-1.0f);

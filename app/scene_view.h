@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/model/model.h"
+#include "engine/rigid/rigid_model.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
 #include "engine/vis/vis.h"
@@ -32,6 +33,9 @@ class SceneView {
   // field: a per-particle vector (gradient, velocity) drawn as arrows when overlays.vectors
   const render::DrawList& build(const State& state, const Contacts* contacts, const Array<vec3<float>>* field,
                                 const Overlays& overlays);
+
+  // robots: the joint state build() draws (default: the compiled initial state)
+  void set_robot_state(const RigidStateT<float>& state) { robot_state_ = state; }
 
   // the scene's extent (particles of the given state, colliders, targets)
   void bounds(const State& state, glm::vec3& lo, glm::vec3& hi) const;
@@ -65,6 +69,13 @@ class SceneView {
   bool ground_ = false;
   float ground_height_ = 0.0f;
   glm::vec3 static_lo_{1e30f}, static_hi_{-1e30f};  // colliders and targets
+
+  // robots: shapes as instances (by render::ShapeKind), bodies' centres of mass and joint axes
+  std::vector<uint32_t> body_object_;    // object id of each rigid body
+  RigidStateT<float> robot_state_;
+  std::vector<float> rigid_shapes_, rigid_joints_;
+  std::vector<render::ShapeInstance> robot_instances_[3];
+  std::vector<glm::vec3> robot_axes_;
 
   // per-build storage
   render::DrawList list_;

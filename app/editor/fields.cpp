@@ -201,6 +201,7 @@ std::span<const Field> object_fields(const scene::Object& o) {
     case scene::ObjectKind::collider: return k_collider;
     case scene::ObjectKind::target: return k_target;
     case scene::ObjectKind::particles: return {};
+    case scene::ObjectKind::robot: return {};  // TODO(robots): joint and actuator fields in the inspector
   }
   return {};
 }

@@ -29,6 +29,7 @@ scene::Object translated(scene::Object o, const glm::dvec3& d) {
     case scene::ObjectKind::particles:
       for (auto& p : o.particles.particles) add(p.position);
       break;
+    case scene::ObjectKind::robot: add(o.robot.position); break;
   }
   return o;
 }
