@@ -128,6 +128,8 @@ S LossT<S>::value(const std::vector<S>& theta) {
         for (auto [a, b] : t.blocks)
           for (int i = a; i < b; ++i) v += theta[i] * theta[i];
         break;
+      default:  // robot terms (engine/optim/rigid_loss.h), refused by create()
+        break;
     }
     term_values_[n] = t.weight * v;
     total += term_values_[n];
@@ -165,6 +167,7 @@ void LossT<S>::seed(int step, StateT<S>& adj) const {
           break;
         }
         case LossKind::effort: break;
+        default: break;  // robot terms, refused by create()
       }
     }
     // terms that also read the initial state

@@ -87,6 +87,8 @@ Result<ParametersT<S>> ParametersT<S>::create(const scene::CompiledSceneT<S>& cs
           return Status::error(where + ": the task has no policy (set has_policy and its layers)");
         b.index = iota(0, policy_size);
         break;
+      default:  // robot parameters: engine/optim/rigid_parameters.h
+        return Status::error(where + ": " + scene::to_string(spec.kind) + " is a robot parameter (run the task with RigidTaskRunner)");
     }
     for (int i : b.index) {
       bool ok = true;
@@ -153,6 +155,8 @@ std::vector<S> ParametersT<S>::initial(const scene::CompiledSceneT<S>& cs) const
         case ParamKind::tet_activation:     // zero inputs
         case ParamKind::policy:             // initialised by the policy
           break;
+        default:  // robot parameters never reach a particle runner (create() refuses them)
+          break;
       }
     }
   }
@@ -200,6 +204,7 @@ void ParametersT<S>::apply(const std::vector<S>& theta, ModelT<S>& m, StateT<S>&
           case ParamKind::contact_kd: m.contact_kd = v[0]; break;
           case ParamKind::contact_mu: m.contact_mu = v[0]; break;
           case ParamKind::policy: break;
+          default: break;  // robot parameters (refused by create())
         }
       }
   }
@@ -231,6 +236,7 @@ void ParametersT<S>::gather(const StateT<S>& g0, const std::vector<ControlT<S>>&
           case ParamKind::contact_kd: v[0] = gm.contact_kd; break;
           case ParamKind::contact_mu: v[0] = gm.contact_mu; break;
           case ParamKind::policy: break;
+          default: break;  // robot parameters (refused by create())
         }
       }
   }

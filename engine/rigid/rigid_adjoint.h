@@ -293,7 +293,21 @@ void substep_adjoint(const RigidModelT<S>& m, const Params<S>& par, const S* q, 
   }
   for (int k = 0; k < m.actuator_count(); ++k) {
     const int d = m.actuator_dof[k];
-    if (m.actuator_type[k] == RIGID_ACTUATOR_TORQUE) {
+    if (m.actuator_type[k] == RIGID_ACTUATOR_THRUST) {
+      // body force: d fext / d (R, p, act), by duals through thrust_force
+      constexpr int N = 13;
+      using D = Dual<S, N>;
+      const int b = m.dof_joint[d];
+      Seeder<S, N> seed;
+      mat33<D> R = seed.mat(w.R[b]);
+      vec3<D> p = seed.vec(w.p[b]);
+      D a = seed(act[k]);
+      Contract<S, N> c;
+      c.add(thrust_force(m, k, R, p, a), g.fext[b]);
+      c.take(g.R[b]);
+      c.take(g.p[b]);
+      adj_act[k] += c.take();
+    } else if (m.actuator_type[k] == RIGID_ACTUATOR_TORQUE) {
       adj_act[k] += m.actuator_gear[k] * g.lambda[d];
     } else {
       const int qi = m.joint_q_start[m.dof_joint[d]];

@@ -171,6 +171,10 @@ Result<RigidModelT<S>> RigidBuilder::finalize() const {
     m.actuator_gear.push_back(S(ad.gear));
     m.actuator_kp.push_back(S(ad.kp));
     m.actuator_kd.push_back(S(ad.kd));
+    double al = std::sqrt(dot(ad.axis, ad.axis));
+    if (ad.type == RIGID_ACTUATOR_THRUST && !(al > 1e-12)) return Status::error(who + ": thrust axis is zero");
+    m.actuator_pos.push_back(to<S>(ad.pos));
+    m.actuator_axis.push_back(to<S>(al > 1e-12 ? ad.axis / al : ad.axis));
   }
   m.gravity = to<S>(gravity);
   m.ground = ground;

@@ -48,6 +48,8 @@ struct RigidActuatorDesc {
   int dof = 0;            // dof within the joint (0 for revolute/prismatic)
   double gear = 1;        // torque actuators: torque = gear * act
   double kp = 0, kd = 0;  // PD actuators: kp (act - q) - kd qd (revolute/prismatic only)
+  vec3<double> pos{};            // thrust: point of application, body frame [m]
+  vec3<double> axis{0, 1, 0};    // thrust: direction, body frame (normalized)
 };
 
 class RigidBuilder {

@@ -235,12 +235,32 @@ void joint_forces(const RigidModelT<S>& m, const Params<T>& par, const T* q, con
   }
   for (int k = 0; k < m.actuator_count(); ++k) {
     int d = m.actuator_dof[k];
-    if (m.actuator_type[k] == RIGID_ACTUATOR_TORQUE) {
+    if (m.actuator_type[k] == RIGID_ACTUATOR_THRUST) {
+      continue;  // a body force: thrust() below
+    } else if (m.actuator_type[k] == RIGID_ACTUATOR_TORQUE) {
       w.tau[d] += T(m.actuator_gear[k]) * act[k];
     } else {
       int qi = m.joint_q_start[m.dof_joint[d]];
       w.tau[d] += par.actuator_kp[k] * (act[k] - q[qi]) - par.actuator_kd[k] * qd[d];
     }
+  }
+}
+
+// spatial force (world, about the origin) of thrust actuator k on its body at pose (R, p)
+template <class T, class S>
+inline svec<T> thrust_force(const RigidModelT<S>& m, int k, const mat33<T>& R, const vec3<T>& p, const T& act) {
+  vec3<T> x = p + R * lift<T>(m.actuator_pos[k]);
+  vec3<T> f = R * (lift<T>(m.actuator_axis[k]) * (T(m.actuator_gear[k]) * act));
+  return svec<T>{cross(x, f), f};
+}
+
+// thrust actuators' forces into fext (after contact(), which clears it)
+template <class T, class S>
+void thrust(const RigidModelT<S>& m, const T* act, Work<T>& w) {
+  for (int k = 0; k < m.actuator_count(); ++k) {
+    if (m.actuator_type[k] != RIGID_ACTUATOR_THRUST) continue;
+    int b = m.dof_joint[m.actuator_dof[k]];
+    w.fext[b] += thrust_force(m, k, w.R[b], w.p[b], act[k]);
   }
 }
 
@@ -377,6 +397,7 @@ bool substep(const RigidModelT<S>& m, const Params<T>& par, const T* q, const T*
   const int nv = m.dof_count();
   kinematics(m, par, q, qd, w);
   contact(m, par, w, record);
+  thrust(m, act, w);
   joint_forces(m, par, q, qd, act, w);
   rnea(m, qd, static_cast<const T*>(nullptr), w, w.bias.data());
   crba(m, w);

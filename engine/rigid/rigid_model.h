@@ -31,7 +31,9 @@ enum RigidJointType {
   RIGID_JOINT_FIXED
 };
 enum RigidShapeType { RIGID_SHAPE_SPHERE, RIGID_SHAPE_BOX, RIGID_SHAPE_CAPSULE };
-enum RigidActuatorType { RIGID_ACTUATOR_TORQUE, RIGID_ACTUATOR_PD };
+// torque: gear * act on the dof; pd: kp (act - q) - kd qd; thrust: a force gear * act along
+// a body-fixed axis at a body-fixed point of the body (rotors; the dof only names the body)
+enum RigidActuatorType { RIGID_ACTUATOR_TORQUE, RIGID_ACTUATOR_PD, RIGID_ACTUATOR_THRUST };
 
 // coordinates and degrees of freedom of a joint type
 inline int rigid_joint_q_count(int type) {
@@ -51,7 +53,7 @@ struct RigidStateT {
 
 template <class S>
 struct RigidControlT {
-  Array<S> act;  // torque [N m or N] per gear, or PD target [rad or m], (actuator_count)
+  Array<S> act;  // torque [N m or N] or thrust [N] per gear, or PD target [rad or m], (actuator_count)
 };
 
 // gradients of the differentiable parameters (the same names as in RigidModelT)
@@ -114,6 +116,8 @@ struct RigidModelT {
   Array<S> actuator_gear;    // torque = gear * act (torque actuators), (actuator_count)
   Array<S> actuator_kp;      // PD stiffness [N m/rad or N/m], (actuator_count)
   Array<S> actuator_kd;      // PD damping [N m s/rad or N s/m], (actuator_count)
+  Array<vec3<S>> actuator_pos;   // thrust: point of application, body frame [m], (actuator_count)
+  Array<vec3<S>> actuator_axis;  // thrust: unit direction, body frame, (actuator_count)
 
   // world
   vec3<S> gravity{S(0), S(-9.81), S(0)};  // [m/s^2]

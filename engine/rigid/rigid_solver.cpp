@@ -230,6 +230,7 @@ Status rigid_contacts(const RigidModelT<S>& m, const RigidStateT<S>& s, const Ri
   out = RigidContactsT<S>();
   rigid::kinematics(m, par, s.joint_q.data(), s.joint_qd.data(), w);
   rigid::contact(m, par, w, &out);
+  rigid::thrust(m, control.act.data(), w);
   rigid::joint_forces(m, par, s.joint_q.data(), s.joint_qd.data(), control.act.data(), w);
   rigid::rnea(m, s.joint_qd.data(), static_cast<const S*>(nullptr), w, w.bias.data());
   rigid::crba(m, w);
@@ -288,6 +289,7 @@ Result<std::vector<S>> rigid_forward_dynamics(const RigidModelT<S>& m, const Rig
   w.resize(m.body_count(), m.q_count(), nv);
   rigid::kinematics(m, par, s.joint_q.data(), s.joint_qd.data(), w);
   rigid::contact(m, par, w, static_cast<RigidContactsT<S>*>(nullptr));
+  rigid::thrust(m, control.act.data(), w);
   rigid::joint_forces(m, par, s.joint_q.data(), s.joint_qd.data(), control.act.data(), w);
   rigid::rnea(m, s.joint_qd.data(), static_cast<const S*>(nullptr), w, w.bias.data());
   rigid::crba(m, w);

@@ -175,6 +175,8 @@ Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_di
         }
         break;
       }
+      case ObjectKind::robot:
+        break;  // compile_robots, below
       case ObjectKind::target:
         r.target = o.target.position;
         r.target_points = o.target.points;
@@ -189,6 +191,9 @@ Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_di
     out.objects.push_back(r);
   }
 
+  if (Status s = compile_robots(scene, base_dir, out); !s) return s;
+  // a scene of robots only has no particle model
+  if (b.particle_count() == 0 && out.has_robots()) return out;
   auto model = b.finalize();
   if (!model) return Status::error("scene \"" + scene.name + "\": " + model.status().message());
   out.model = std::move(model.value());

@@ -7,6 +7,7 @@
 
 #include "engine/core/status.h"
 #include "engine/model/model.h"
+#include "engine/rigid/rigid_model.h"
 #include "engine/scene/scene.h"
 
 namespace adj::scene {
@@ -22,6 +23,11 @@ struct ObjectRange {
   int shape = -1;       // collider: shape index in the model
   V3 target{0, 0, 0};   // target: its position
   std::vector<V3> target_points;  // target: its per-particle points (may be empty)
+  // robot: its bodies (= joints), coordinates, dofs and actuators in CompiledScene::rigid
+  int body_begin = 0, body_end = 0;
+  int q_begin = 0, q_end = 0;
+  int dof_begin = 0, dof_end = 0;
+  int actuator_begin = 0, actuator_end = 0;
 };
 
 // limits that keep a bad file from exhausting memory
@@ -38,6 +44,12 @@ struct CompiledSceneT {
   std::vector<int> actuated_tets;       // model tet indices of actuated soft objects
   S frame_dt = S(1.0 / 60.0);           // settings.dt
   int substeps = 1;                     // settings.substeps
+  // robots: every robot object in one rigid model (bodies in document order), their initial
+  // joint states; a scene of robots only leaves `model` empty (no particles)
+  RigidModelT<S> rigid;
+  RigidStateT<S> rigid_initial;
+  bool has_robots() const { return rigid.body_count() > 0; }
+  bool has_particles() const { return model.particle_count() > 0; }
 
   const ObjectRange* find(const std::string& name) const;
 };
@@ -45,6 +57,11 @@ struct CompiledSceneT {
 using CompiledScene = CompiledSceneT<float>;
 
 // base_dir resolves relative mesh paths (the scene file's folder); errors name the object
+// robot objects -> out.rigid, out.rigid_initial and the robot ranges of out.objects (called
+// by compile() after the particle objects; engine/scene/compile_robot.cpp)
+template <class S>
+Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledSceneT<S>& out);
+
 template <class S>
 Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_dir,
                                   const CompileLimits& limits = {});

@@ -22,6 +22,7 @@ const char* to_string(ObjectKind k) {
     case ObjectKind::soft: return "soft";
     case ObjectKind::collider: return "collider";
     case ObjectKind::target: return "target";
+    case ObjectKind::robot: return "robot";
   }
   return "?";
 }
@@ -53,6 +54,12 @@ const char* to_string(ParamKind k) {
     case ParamKind::contact_mu: return "contact_mu";
     case ParamKind::policy: return "policy";
     case ParamKind::tet_activation: return "tet_activation";
+    case ParamKind::joint_q: return "joint_q";
+    case ParamKind::joint_qd: return "joint_qd";
+    case ParamKind::actuator_control: return "actuator_control";
+    case ParamKind::actuator_kp: return "actuator_kp";
+    case ParamKind::actuator_kd: return "actuator_kd";
+    case ParamKind::body_mass: return "body_mass";
   }
   return "?";
 }
@@ -64,6 +71,8 @@ const char* to_string(LossKind k) {
     case LossKind::shape: return "shape";
     case LossKind::velocity: return "velocity";
     case LossKind::effort: return "effort";
+    case LossKind::joint: return "joint";
+    case LossKind::cartpole: return "cartpole";
   }
   return "?";
 }
@@ -74,6 +83,21 @@ const char* to_string(OptimizerKind k) {
     case OptimizerKind::adam: return "adam";
   }
   return "?";
+}
+
+const char* to_string(RobotJointKind k) {
+  static const char* names[] = {"revolute", "prismatic", "ball", "free", "fixed"};
+  return names[int(k)];
+}
+
+const char* to_string(RobotShapeKind k) {
+  static const char* names[] = {"sphere", "box", "capsule"};
+  return names[int(k)];
+}
+
+const char* to_string(RobotActuatorKind k) {
+  static const char* names[] = {"torque", "pd", "thrust"};
+  return names[int(k)];
 }
 
 }  // namespace adj::scene

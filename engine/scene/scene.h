@@ -26,6 +26,17 @@ struct ContactSettings {
   bool operator==(const ContactSettings&) const = default;
 };
 
+// contact of robots (engine/rigid) with the ground; the particle contact above is separate
+struct RobotContactSettings {
+  double ke = 1e4;    // normal stiffness [N/m]
+  double kd = 1e2;    // normal damping [N s/m]
+  double kf = 1e2;    // friction slope [N s/m]; 0 = off
+  double mu = 0.8;    // Coulomb coefficient
+  double eps = 1e-2;  // friction smoothing width around zero slip [m/s]
+
+  bool operator==(const RobotContactSettings&) const = default;
+};
+
 struct Settings {
   double dt = 1.0 / 60.0;   // frame step [s]; each frame runs `substeps` solver substeps
   int substeps = 8;
@@ -33,6 +44,7 @@ struct Settings {
   double damping = 0.0;     // global velocity damping [1/s]
   std::string backend = "cpu";  // "cpu" or "cuda"
   ContactSettings contact;
+  RobotContactSettings robot_contact;  // written only when it differs from the defaults
 
   bool operator==(const Settings&) const = default;
 };
@@ -138,7 +150,79 @@ struct Target {
   bool operator==(const Target&) const = default;
 };
 
-enum class ObjectKind { particles, cloth, soft, collider, target };
+enum class RobotJointKind { revolute, prismatic, ball, free, fixed };
+enum class RobotShapeKind { sphere, box, capsule };
+enum class RobotActuatorKind { torque, pd, thrust };
+
+// a collision shape of a robot body (with a density it also gives the body mass)
+struct RobotShape {
+  RobotShapeKind kind = RobotShapeKind::sphere;
+  V3 position{0, 0, 0};   // in the body frame [m]
+  V3 rotation{0, 0, 0};   // XYZ Euler angles in the body frame [deg]
+  V3 size{0.1, 0.1, 0.1}; // sphere (r), box half extents, capsule (r, half height along y) [m]
+  double density = 0;     // [kg/m^3]; 0 = no mass
+
+  bool operator==(const RobotShape&) const = default;
+};
+
+// a body and the joint that attaches it to its parent (bodies listed parent first)
+struct RobotBody {
+  std::string name;
+  std::string parent;                 // parent body's name; empty = the world (a root)
+  RobotJointKind joint = RobotJointKind::revolute;
+  V3 position{0, 0, 0};               // joint frame origin in the parent body frame [m]
+  V3 rotation{0, 0, 0};               // joint frame axes in the parent frame, XYZ Euler [deg]
+  V3 axis{0, 0, 1};                   // revolute/prismatic axis in the joint frame
+  double lower = -std::numeric_limits<double>::infinity();  // limit [rad or m]
+  double upper = std::numeric_limits<double>::infinity();
+  double limit_ke = 0, limit_kd = 0;  // limit penalty; ke 0 = no limit
+  double damping = 0;                 // viscous, per dof
+  double armature = 0;                // rotor inertia, per dof
+  double mass = 0;                    // > 0: given mass [kg], com and inertia replace the shapes'
+  V3 com{0, 0, 0};                    // centre of mass, body frame [m]
+  V3 inertia{0, 0, 0};                // principal moments about the com, body axes [kg m^2]
+  std::vector<RobotShape> shapes;
+
+  bool operator==(const RobotBody&) const = default;
+};
+
+struct RobotActuator {
+  std::string body;  // the body whose joint it drives
+  RobotActuatorKind kind = RobotActuatorKind::torque;
+  int dof = 0;       // dof within the joint
+  double gear = 1;   // torque = gear * control
+  double kp = 0, kd = 0;  // pd: kp (control - q) - kd qd
+  V3 position{0, 0, 0};   // thrust: point of application, body frame [m]
+  V3 axis{0, 1, 0};       // thrust: force direction, body frame (force = gear * control)
+
+  bool operator==(const RobotActuator&) const = default;
+};
+
+// an initial joint state: coordinates and velocities of one body's joint (rest = empty)
+struct RobotInitial {
+  std::string body;
+  std::vector<double> q, qd;
+
+  bool operator==(const RobotInitial&) const = default;
+};
+
+// a robot (engine/rigid): listed body by body ("robot"), or imported from a URDF file
+// ("urdf": bodies are the URDF links, named as there)
+struct RobotObject {
+  std::string urdf;                  // URDF path relative to the scene file; empty = `bodies`
+  V3 position{0, 0, 0};              // placement of the root joint frames [m]
+  V3 rotation{0, 0, 0};              // [deg]
+  bool fixed_base = true;            // urdf: root link welded to the world, else a free joint
+  bool default_actuators = true;     // urdf: one actuator per revolute/prismatic joint
+  RobotActuator default_actuator;    // urdf: its kind and gains (body ignored)
+  std::vector<RobotBody> bodies;     // "robot"
+  std::vector<RobotActuator> actuators;  // "robot"; urdf: added after the defaults
+  std::vector<RobotInitial> initial;
+
+  bool operator==(const RobotObject&) const = default;
+};
+
+enum class ObjectKind { particles, cloth, soft, collider, target, robot };
 
 struct Object {
   std::string name;
@@ -149,6 +233,7 @@ struct Object {
   SoftObject soft;            // kind == soft
   Collider collider;          // kind == collider
   Target target;              // kind == target
+  RobotObject robot;          // kind == robot
 
   bool operator==(const Object&) const = default;
 };
@@ -168,6 +253,14 @@ enum class ParamKind {
   contact_mu,
   policy,            // the task's policy network weights
   tet_activation,    // per-step activation of the object's tets (Control.tet_act)
+  // robots (engine/rigid); contact_ke/kd/mu above act on the robot contact when the task
+  // has robot parameters or losses
+  joint_q,           // robot's initial joint coordinates (revolute/prismatic)
+  joint_qd,          // robot's initial joint velocities (every dof)
+  actuator_control,  // per-step input of each of the robot's actuators
+  actuator_kp,       // robot's PD stiffnesses
+  actuator_kd,       // robot's PD damping
+  body_mass,         // robot's body masses (inertia scales with them)
 };
 
 struct ParamSpec {
@@ -186,6 +279,10 @@ enum class LossKind {
               // mean |x_i(step) - p_i|^2 when the target lists points p_i (one per particle)
   velocity,   // |mean velocity of object at step|^2
   effort,     // sum over steps and entries of control^2
+  // robots: position and distance read the robot's `body` (its com); effort its actuator_control
+  joint,      // (q_body(step) - value)^2: the body's joint coordinate against a value
+  cartpole,   // SHAC's swing-up cost, mean over frames 1..step: 2(1 - cos theta) + 0.1 thetadot^2
+              // + 0.05 x^2 + 0.1 xdot^2 (x: the robot's first prismatic joint, theta: its first revolute)
 };
 
 struct LossTerm {
@@ -195,6 +292,8 @@ struct LossTerm {
   int step = -1;        // frame the term reads; -1 = the last
   V3 axis{1, 0, 0};     // distance direction
   double weight = 1.0;
+  std::string body;     // robots: the body the term reads
+  double value = 0.0;   // joint: the target coordinate [rad or m]
 
   bool operator==(const LossTerm&) const = default;
 };
@@ -251,5 +350,8 @@ const char* to_string(ColliderKind k);
 const char* to_string(ParamKind k);
 const char* to_string(LossKind k);
 const char* to_string(OptimizerKind k);
+const char* to_string(RobotJointKind k);
+const char* to_string(RobotShapeKind k);
+const char* to_string(RobotActuatorKind k);
 
 }  // namespace adj::scene

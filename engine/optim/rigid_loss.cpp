@@ -1,0 +1,220 @@
+#include "engine/optim/rigid_loss.h"
+
+#include <cmath>
+
+#include "engine/rigid/rigid_dynamics.h"
+
+namespace adj::optim {
+
+using scene::LossKind;
+
+template <class S>
+vec3<S> rigid_body_com(const RigidModelT<S>& m, const std::vector<S>& q, int body, std::vector<vec3<S>>* jac) {
+  constexpr int N = 8;
+  using D = Dual<S, N>;
+  const int nq = m.q_count(), nv = m.dof_count();
+  rigid::Work<D> w;
+  w.resize(m.body_count(), nq, nv);
+  rigid::Params<D> par = rigid::lift_params<D>(m);
+  std::vector<D> qd(nv), qq(nq);
+  if (jac) jac->assign(nq, vec3<S>{});
+  vec3<S> c{};
+  for (int lo = 0; lo < std::max(nq, 1); lo += N) {
+    for (int k = 0; k < nq; ++k) qq[k] = (jac && k >= lo && k < lo + N) ? D::var(q[k], k - lo) : D(q[k]);
+    rigid::kinematics(m, par, qq.data(), qd.data(), w);
+    vec3<D> cd = w.p[body] + w.R[body] * lift<D>(m.body_com[body]);
+    c = {cd.x.v, cd.y.v, cd.z.v};
+    if (!jac) break;
+    for (int k = lo; k < std::min(nq, lo + N); ++k) (*jac)[k] = {cd.x.d[k - lo], cd.y.d[k - lo], cd.z.d[k - lo]};
+  }
+  return c;
+}
+
+template <class S>
+Result<RigidLossT<S>> RigidLossT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
+                                            const RigidParametersT<S>& params) {
+  RigidLossT loss;
+  const RigidModelT<S>& m = cs.rigid;
+  const std::string where = "task '" + task.name + "'";
+  for (size_t i = 0; i < task.loss.size(); ++i) {
+    const scene::LossTerm& l = task.loss[i];
+    const std::string lw = where + ": loss[" + std::to_string(i) + "] (" + scene::to_string(l.kind) + ")";
+    Term t;
+    t.kind = l.kind;
+    t.weight = S(l.weight);
+    t.frame = l.step < 0 ? task.horizon : l.step;
+    if (t.frame > task.horizon) return Status::error(lw + ": step is past the horizon");
+    t.label = std::string(scene::to_string(l.kind)) + "[" + l.object + (l.body.empty() ? "" : "." + l.body) + "]";
+    const scene::ObjectRange* r = cs.find(l.object);
+    if (l.kind != LossKind::effort && (!r || r->kind != scene::ObjectKind::robot))
+      return Status::error(lw + ": \"" + l.object + "\" is not a robot");
+    auto find_body = [&](int& out) -> Status {
+      for (int b = r->body_begin; b < r->body_end; ++b)
+        if (m.body_name[b] == l.body) {
+          out = b;
+          return Status::ok();
+        }
+      return Status::error(lw + ": robot \"" + l.object + "\" has no body \"" + l.body + "\"");
+    };
+    switch (l.kind) {
+      case LossKind::position: {
+        if (Status s = find_body(t.body); !s) return s;
+        const scene::ObjectRange* tg = cs.find(l.target);
+        if (!tg || tg->kind != scene::ObjectKind::target)
+          return Status::error(lw + ": \"" + l.target + "\" is not a target");
+        t.target = {S(tg->target[0]), S(tg->target[1]), S(tg->target[2])};
+        t.label += " -> " + l.target;
+        break;
+      }
+      case LossKind::distance: {
+        if (Status s = find_body(t.body); !s) return s;
+        double n = std::sqrt(l.axis[0] * l.axis[0] + l.axis[1] * l.axis[1] + l.axis[2] * l.axis[2]);
+        if (!(n > 0)) return Status::error(lw + ": axis is zero");
+        t.axis = {S(l.axis[0] / n), S(l.axis[1] / n), S(l.axis[2] / n)};
+        break;
+      }
+      case LossKind::joint: {
+        int b = -1;
+        if (Status s = find_body(b); !s) return s;
+        if (m.joint_type[b] != RIGID_JOINT_REVOLUTE && m.joint_type[b] != RIGID_JOINT_PRISMATIC)
+          return Status::error(lw + ": the joint of \"" + l.body + "\" is not revolute or prismatic");
+        t.body = m.joint_q_start[b];
+        t.value = S(l.value);
+        break;
+      }
+      case LossKind::cartpole:
+        for (int b = r->body_begin; b < r->body_end; ++b) {
+          if (m.joint_type[b] == RIGID_JOINT_PRISMATIC && t.x < 0)
+            t.x = m.joint_q_start[b], t.xd = m.joint_dof_start[b];
+          if (m.joint_type[b] == RIGID_JOINT_REVOLUTE && t.theta < 0)
+            t.theta = m.joint_q_start[b], t.thetad = m.joint_dof_start[b];
+        }
+        if (t.x < 0 || t.theta < 0)
+          return Status::error(lw + ": \"" + l.object + "\" needs a prismatic (cart) and a revolute (pole) joint");
+        if (t.frame < 1) return Status::error(lw + ": step must be >= 1 (the cost runs over frames 1..step)");
+        break;
+      case LossKind::effort:
+        for (const ParamBlock& b : params.blocks())
+          if (b.kind == scene::ParamKind::actuator_control && (l.object.empty() || b.object == l.object))
+            t.blocks.push_back({b.offset, b.offset + b.count});
+        if (t.blocks.empty()) return Status::error(lw + ": no actuator_control parameters to measure");
+        break;
+      default:
+        return Status::error(lw + ": not defined for robots (position, distance, joint, effort, cartpole are)");
+    }
+    loss.terms_.push_back(t);
+  }
+  if (loss.terms_.empty()) return Status::error(where + ": no loss terms");
+  loss.model_ = &cs.rigid;
+  return loss;
+}
+
+template <class S>
+void RigidLossT<S>::begin() {
+  q_.clear();
+  qd_.clear();
+}
+
+template <class S>
+void RigidLossT<S>::observe(int t, const RigidStateT<S>& s) {
+  if (int(q_.size()) <= t) q_.resize(t + 1), qd_.resize(t + 1);
+  q_[t] = s.joint_q;
+  qd_[t] = s.joint_qd;
+}
+
+template <class S>
+S RigidLossT<S>::value(const std::vector<S>& theta) {
+  term_values_.assign(terms_.size(), S(0));
+  S total = S(0);
+  for (size_t k = 0; k < terms_.size(); ++k) {
+    const Term& t = terms_[k];
+    S v = S(0);
+    switch (t.kind) {
+      case LossKind::position: {
+        vec3<S> d = rigid_body_com<S>(*model_, q_[t.frame], t.body, nullptr) - t.target;
+        v = dot(d, d);
+        break;
+      }
+      case LossKind::distance: {
+        vec3<S> d = rigid_body_com<S>(*model_, q_[t.frame], t.body, nullptr) -
+                    rigid_body_com<S>(*model_, q_[0], t.body, nullptr);
+        v = -dot(d, t.axis);
+        break;
+      }
+      case LossKind::joint: {
+        S d = q_[t.frame][t.body] - t.value;
+        v = d * d;
+        break;
+      }
+      case LossKind::cartpole:
+        for (int f = 1; f <= t.frame; ++f) {
+          S th = q_[f][t.theta], thd = qd_[f][t.thetad], x = q_[f][t.x], xd = qd_[f][t.xd];
+          v += S(2) * (S(1) - std::cos(th)) + S(0.1) * thd * thd + S(0.05) * x * x + S(0.1) * xd * xd;
+        }
+        v /= S(t.frame);
+        break;
+      case LossKind::effort:
+        for (auto [a, b] : t.blocks)
+          for (int i = a; i < b; ++i) v += theta[i] * theta[i];
+        break;
+      default:
+        break;
+    }
+    term_values_[k] = t.weight * v;
+    total += term_values_[k];
+  }
+  return total;
+}
+
+template <class S>
+void RigidLossT<S>::seed(int f, const RigidStateT<S>& s, RigidStateT<S>& adj) const {
+  std::vector<vec3<S>> jac;
+  for (const Term& t : terms_) {
+    switch (t.kind) {
+      case LossKind::position:
+        if (f == t.frame) {
+          vec3<S> d = rigid_body_com(*model_, s.joint_q, t.body, &jac) - t.target;
+          for (int k = 0; k < int(jac.size()); ++k) adj.joint_q[k] += t.weight * S(2) * dot(d, jac[k]);
+        }
+        break;
+      case LossKind::distance:
+        if (f == t.frame || f == 0) {
+          rigid_body_com(*model_, s.joint_q, t.body, &jac);
+          S sign = (f == t.frame ? S(-1) : S(0)) + (f == 0 ? S(1) : S(0));
+          for (int k = 0; k < int(jac.size()); ++k) adj.joint_q[k] += t.weight * sign * dot(t.axis, jac[k]);
+        }
+        break;
+      case LossKind::joint:
+        if (f == t.frame) adj.joint_q[t.body] += t.weight * S(2) * (s.joint_q[t.body] - t.value);
+        break;
+      case LossKind::cartpole:
+        if (f >= 1 && f <= t.frame) {
+          S c = t.weight / S(t.frame);
+          adj.joint_q[t.theta] += c * S(2) * std::sin(s.joint_q[t.theta]);
+          adj.joint_qd[t.thetad] += c * S(0.2) * s.joint_qd[t.thetad];
+          adj.joint_q[t.x] += c * S(0.1) * s.joint_q[t.x];
+          adj.joint_qd[t.xd] += c * S(0.2) * s.joint_qd[t.xd];
+        }
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+template <class S>
+void RigidLossT<S>::add_effort(const std::vector<S>& theta, std::vector<S>& grad) const {
+  for (const Term& t : terms_)
+    if (t.kind == LossKind::effort)
+      for (auto [a, b] : t.blocks)
+        for (int i = a; i < b; ++i) grad[i] += t.weight * S(2) * theta[i];
+}
+
+template class RigidLossT<float>;
+template class RigidLossT<double>;
+template vec3<float> rigid_body_com<float>(const RigidModelT<float>&, const std::vector<float>&, int,
+                                           std::vector<vec3<float>>*);
+template vec3<double> rigid_body_com<double>(const RigidModelT<double>&, const std::vector<double>&, int,
+                                             std::vector<vec3<double>>*);
+
+}  // namespace adj::optim

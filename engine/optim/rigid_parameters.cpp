@@ -1,0 +1,293 @@
+#include "engine/optim/rigid_parameters.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+namespace adj::optim {
+
+using scene::ParamKind;
+
+template <class S>
+bool is_robot_task(const scene::CompiledSceneT<S>& cs, const scene::Task& task) {
+  auto robot = [&](const std::string& name) {
+    const scene::ObjectRange* r = cs.find(name);
+    return r && r->kind == scene::ObjectKind::robot;
+  };
+  for (const scene::ParamSpec& p : task.parameters)
+    if (robot(p.object)) return true;
+  for (const scene::LossTerm& l : task.loss)
+    if (robot(l.object)) return true;
+  return false;
+}
+
+template <class S>
+Result<RigidParametersT<S>> RigidParametersT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
+                                                        int policy_size) {
+  RigidParametersT p;
+  p.horizon_ = task.horizon;
+  const RigidModelT<S>& m = cs.rigid;
+  const std::string where = "task '" + task.name + "'";
+  for (size_t i = 0; i < task.parameters.size(); ++i) {
+    const scene::ParamSpec& spec = task.parameters[i];
+    if (spec.kind == scene::ParamKind::policy) continue;  // below
+    const std::string pw = where + ": parameters[" + std::to_string(i) + "] (" + scene::to_string(spec.kind) + ")";
+    for (const ParamBlock& b : p.blocks_)
+      if (b.kind == spec.kind && b.object == spec.object) return Status::error(pw + ": the same block twice");
+    ParamBlock b;
+    b.kind = spec.kind;
+    b.object = spec.object;
+    b.lower = spec.lower;
+    b.upper = spec.upper;
+    if (!(b.lower <= b.upper)) return Status::error(pw + ": lower bound above the upper bound");
+    std::vector<std::string> names;
+    const bool scene_wide =
+        spec.kind == ParamKind::contact_ke || spec.kind == ParamKind::contact_kd || spec.kind == ParamKind::contact_mu;
+    const scene::ObjectRange* r = nullptr;
+    if (!scene_wide) {
+      r = cs.find(spec.object);
+      if (!r || r->kind != scene::ObjectKind::robot)
+        return Status::error(pw + ": \"" + spec.object + "\" is not a robot");
+    }
+    switch (spec.kind) {
+      case ParamKind::joint_q:
+        for (int j = r->body_begin; j < r->body_end; ++j)
+          if (m.joint_type[j] == RIGID_JOINT_REVOLUTE || m.joint_type[j] == RIGID_JOINT_PRISMATIC) {
+            b.index.push_back(m.joint_q_start[j]);
+            names.push_back(m.body_name[j]);
+          }
+        break;
+      case ParamKind::joint_qd:
+        for (int d = r->dof_begin; d < r->dof_end; ++d) {
+          b.index.push_back(d);
+          int j = m.dof_joint[d];
+          names.push_back(m.body_name[j] + (m.joint_dof_start[j + 1] - m.joint_dof_start[j] > 1
+                                                ? "." + std::to_string(d - m.joint_dof_start[j])
+                                                : ""));
+        }
+        break;
+      case ParamKind::actuator_control:
+      case ParamKind::actuator_kp:
+      case ParamKind::actuator_kd:
+        for (int a = r->actuator_begin; a < r->actuator_end; ++a) {
+          if (spec.kind != ParamKind::actuator_control && m.actuator_type[a] != RIGID_ACTUATOR_PD) continue;
+          b.index.push_back(a);
+          names.push_back(m.body_name[m.dof_joint[m.actuator_dof[a]]]);
+        }
+        if (spec.kind == ParamKind::actuator_control) {
+          b.steps = task.horizon;
+          p.has_controls_ = true;
+        } else {
+          p.has_model_ = true;
+        }
+        break;
+      case ParamKind::body_mass:
+        for (int j = r->body_begin; j < r->body_end; ++j)
+          if (m.body_mass[j] > S(0)) {
+            b.index.push_back(j);
+            names.push_back(m.body_name[j]);
+          }
+        if (b.lower == -std::numeric_limits<double>::infinity()) b.lower = 1e-6;  // masses stay positive
+        p.has_model_ = true;
+        break;
+      case ParamKind::contact_ke:
+      case ParamKind::contact_kd:
+      case ParamKind::contact_mu:
+        b.index.push_back(0);
+        names.push_back("");
+        p.has_model_ = true;
+        break;
+      default:
+        return Status::error(pw +
+                             ": not a robot parameter (robot tasks take joint_q, joint_qd, actuator_control, "
+                             "actuator_kp, actuator_kd, body_mass, contact_ke/kd/mu)");
+    }
+    if (b.index.empty()) return Status::error(pw + ": \"" + spec.object + "\" has nothing this parameter covers");
+    b.elements = int(b.index.size());
+    b.offset = p.size_;
+    b.count = b.steps * b.elements;
+    p.size_ += b.count;
+    p.blocks_.push_back(b);
+    p.names_.push_back(names);
+  }
+  if (policy_size > 0) {
+    ParamBlock b;
+    b.kind = ParamKind::policy;
+    b.elements = b.count = policy_size;
+    b.lower = -std::numeric_limits<double>::infinity();
+    b.upper = std::numeric_limits<double>::infinity();
+    b.offset = p.size_;
+    p.size_ += b.count;
+    p.blocks_.push_back(b);
+    p.names_.push_back({});
+  }
+  return p;
+}
+
+template <class S>
+std::vector<S> RigidParametersT<S>::initial(const scene::CompiledSceneT<S>& cs) const {
+  std::vector<S> theta(size_, S(0));
+  const RigidModelT<S>& m = cs.rigid;
+  for (const ParamBlock& b : blocks_)
+    for (int e = 0; e < b.elements && b.kind != ParamKind::policy; ++e) {
+      S v = S(0);
+      switch (b.kind) {
+        case ParamKind::joint_q:
+          v = cs.rigid_initial.joint_q[b.index[e]];
+          break;
+        case ParamKind::joint_qd:
+          v = cs.rigid_initial.joint_qd[b.index[e]];
+          break;
+        case ParamKind::actuator_kp:
+          v = m.actuator_kp[b.index[e]];
+          break;
+        case ParamKind::actuator_kd:
+          v = m.actuator_kd[b.index[e]];
+          break;
+        case ParamKind::body_mass:
+          v = m.body_mass[b.index[e]];
+          break;
+        case ParamKind::contact_ke:
+          v = m.contact_ke;
+          break;
+        case ParamKind::contact_kd:
+          v = m.contact_kd;
+          break;
+        case ParamKind::contact_mu:
+          v = m.contact_mu;
+          break;
+        default:
+          continue;  // controls start at zero
+      }
+      theta[b.offset + e] = v;
+    }
+  clamp(theta);
+  return theta;
+}
+
+template <class S>
+void RigidParametersT<S>::clamp(std::vector<S>& theta) const {
+  for (const ParamBlock& b : blocks_)
+    for (int k = b.offset; k < b.offset + b.count; ++k) theta[k] = S(std::clamp(double(theta[k]), b.lower, b.upper));
+}
+
+template <class S>
+void RigidParametersT<S>::apply(const std::vector<S>& theta, const RigidModelT<S>& base, RigidModelT<S>& m,
+                                RigidStateT<S>& init, std::vector<RigidControlT<S>>& controls) const {
+  assert(int(theta.size()) == size_ && "theta does not match the parameters");
+  if (has_controls_) controls.assign(horizon_, m.make_control());
+  for (const ParamBlock& b : blocks_)
+    for (int t = 0; t < b.steps && b.kind != ParamKind::policy; ++t)
+      for (int e = 0; e < b.elements; ++e) {
+        S v = theta[b.offset + t * b.elements + e];
+        int i = b.index[e];
+        switch (b.kind) {
+          case ParamKind::joint_q:
+            init.joint_q[i] = v;
+            break;
+          case ParamKind::joint_qd:
+            init.joint_qd[i] = v;
+            break;
+          case ParamKind::actuator_control:
+            controls[t].act[i] = v;
+            break;
+          case ParamKind::actuator_kp:
+            m.actuator_kp[i] = v;
+            break;
+          case ParamKind::actuator_kd:
+            m.actuator_kd[i] = v;
+            break;
+          case ParamKind::body_mass: {
+            // inertia scales with the mass (fixed geometry), as the solver's gradient assumes
+            S scale = v / base.body_mass[i];
+            m.body_mass[i] = v;
+            for (int r = 0; r < 3; ++r)
+              for (int c = 0; c < 3; ++c) m.body_inertia[i].m[r][c] = base.body_inertia[i].m[r][c] * scale;
+            break;
+          }
+          case ParamKind::contact_ke:
+            m.contact_ke = v;
+            break;
+          case ParamKind::contact_kd:
+            m.contact_kd = v;
+            break;
+          case ParamKind::contact_mu:
+            m.contact_mu = v;
+            break;
+          default:
+            break;
+        }
+      }
+}
+
+template <class S>
+void RigidParametersT<S>::gather(const RigidStateT<S>& gi, const std::vector<RigidControlT<S>>& gc,
+                                 const RigidModelGradT<S>& gm, std::vector<S>& grad) const {
+  grad.assign(size_, S(0));
+  for (const ParamBlock& b : blocks_)
+    for (int t = 0; t < b.steps && b.kind != ParamKind::policy; ++t)
+      for (int e = 0; e < b.elements; ++e) {
+        int i = b.index[e];
+        S g = S(0);
+        switch (b.kind) {
+          case ParamKind::joint_q:
+            g = gi.joint_q[i];
+            break;
+          case ParamKind::joint_qd:
+            g = gi.joint_qd[i];
+            break;
+          case ParamKind::actuator_control:
+            g = t < int(gc.size()) ? gc[t].act[i] : S(0);
+            break;
+          case ParamKind::actuator_kp:
+            g = gm.actuator_kp[i];
+            break;
+          case ParamKind::actuator_kd:
+            g = gm.actuator_kd[i];
+            break;
+          case ParamKind::body_mass:
+            g = gm.body_mass[i];
+            break;
+          case ParamKind::contact_ke:
+            g = gm.contact_ke;
+            break;
+          case ParamKind::contact_kd:
+            g = gm.contact_kd;
+            break;
+          case ParamKind::contact_mu:
+            g = gm.contact_mu;
+            break;
+          default:
+            break;
+        }
+        grad[b.offset + t * b.elements + e] = g;
+      }
+}
+
+template <class S>
+const ParamBlock& RigidParametersT<S>::block_of(int i) const {
+  for (const ParamBlock& b : blocks_)
+    if (i >= b.offset && i < b.offset + b.count) return b;
+  assert(false && "entry outside theta");
+  return blocks_.front();
+}
+
+template <class S>
+std::string RigidParametersT<S>::entry_name(int i) const {
+  const ParamBlock& b = block_of(i);
+  size_t bi = size_t(&b - blocks_.data());
+  if (b.kind == ParamKind::policy) return "policy[" + std::to_string(i - b.offset) + "]";
+  int k = i - b.offset, t = k / b.elements, e = k % b.elements;
+  std::string s = scene::to_string(b.kind);
+  if (!b.object.empty()) s += "[" + b.object + "]";
+  if (b.steps > 1) s += "[t=" + std::to_string(t) + "]";
+  if (!names_[bi][e].empty()) s += "[" + names_[bi][e] + "]";
+  return s;
+}
+
+template class RigidParametersT<float>;
+template class RigidParametersT<double>;
+template bool is_robot_task<float>(const scene::CompiledSceneT<float>&, const scene::Task&);
+template bool is_robot_task<double>(const scene::CompiledSceneT<double>&, const scene::Task&);
+
+}  // namespace adj::optim

@@ -1,0 +1,59 @@
+// RigidPolicy: an MLP that drives a robot's actuators from its state (closed loop), as
+// PolicyT does for particle robots; trained by backpropagation through the whole rollout
+// (RigidTaskRunner keeps every state: horizon + 1 small rigid states).
+//   observations: per joint of the robot, revolute: sin q, cos q; prismatic: q; ball: its
+//                 quaternion; free: position and quaternion; then every dof velocity; then
+//                 sin(2 pi time / period + 2 pi k / phases), k = 0..phases-1
+//   layers:       tanh hidden layers (PolicySpec.hidden), out = output_scale * tanh(z)
+//   outputs:      added to the robot's actuator inputs (one per actuator)
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/rigid/rigid_model.h"
+#include "engine/scene/compile.h"
+
+namespace adj::optim {
+
+template <class S>
+class RigidPolicyT {
+ public:
+  // the robot: the policy ParamSpec's object, else the first robot in the scene
+  static Result<RigidPolicyT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task);
+
+  int input_size() const { return sizes_.front(); }
+  int output_size() const { return sizes_.back(); }
+  int weight_count() const { return weight_count_; }
+  const std::string& robot() const { return robot_; }
+  std::string weight_name(int k) const;
+  void init_weights(S* w, std::uint64_t seed) const;
+
+  void observe(int t, const RigidStateT<S>& s, std::vector<S>& obs) const;
+  // adj += d <d_obs, obs(t, s)> / d s
+  void observe_adjoint(const RigidStateT<S>& s, const std::vector<S>& d_obs, RigidStateT<S>& adj) const;
+  void forward(const S* w, const std::vector<S>& obs, std::vector<S>& out) const;
+  // d_w += dL/dw, d_obs = dL/d obs, given d_out
+  void backward(const S* w, const std::vector<S>& obs, const std::vector<S>& d_out, S* d_w,
+                std::vector<S>& d_obs) const;
+  // control.act of the robot's actuators += out; d_out = those entries of a control gradient
+  void apply_outputs(const std::vector<S>& out, RigidControlT<S>& control) const;
+  void output_grads(const RigidControlT<S>& grad_control, std::vector<S>& d_out) const;
+
+ private:
+  struct Obs {
+    int kind;  // 0: sin/cos of q[index]; 1: q[index] as is; 2: qd[index]
+    int index;
+  };
+  std::vector<Obs> obs_;
+  std::vector<int> sizes_, w_offset_;
+  int weight_count_ = 0;
+  int actuator_begin_ = 0;
+  int phases_ = 0;
+  S phase_period_ = S(1), frame_dt_ = S(1.0 / 60.0), output_scale_ = S(1);
+  std::string robot_;
+};
+
+}  // namespace adj::optim

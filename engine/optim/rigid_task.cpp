@@ -1,0 +1,221 @@
+#include "engine/optim/rigid_task.h"
+
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <set>
+
+namespace adj::optim {
+
+template <class S>
+Result<RigidTaskRunnerT<S>> RigidTaskRunnerT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task) {
+  RigidTaskRunnerT r;
+  r.task_ = task;
+  const std::string where = "task '" + task.name + "'";
+  if (!cs.has_robots()) return Status::error(where + ": the scene has no robots");
+  const scene::OptimizerSpec& os = task.optimizer;
+  if (!(os.lr > 0) || !std::isfinite(os.lr)) return Status::error(where + ": optimizer lr must be > 0");
+  if (!(os.clip >= 0) || !std::isfinite(os.clip)) return Status::error(where + ": optimizer clip must be >= 0");
+  int policy_size = 0;
+  if (task.has_policy) {
+    auto pol = RigidPolicyT<S>::create(cs, task);
+    if (!pol) return pol.status();
+    r.policy_ = std::make_unique<RigidPolicyT<S>>(std::move(pol.value()));
+    policy_size = r.policy_->weight_count();
+  }
+  auto params = RigidParametersT<S>::create(cs, task, policy_size);
+  if (!params) return params.status();
+  r.params_ = std::move(params.value());
+  if (r.params_.size() == 0) return Status::error(where + ": no parameters to optimize");
+  auto loss = RigidLossT<S>::create(cs, task, r.params_);
+  if (!loss) return loss.status();
+  r.loss_ = std::move(loss.value());
+  r.optimizer_ = OptimizerT<S>(os, r.params_.size());
+  r.base_ = cs.rigid;
+  r.model_ = std::make_unique<RigidModelT<S>>(cs.rigid);
+  r.loss_.bind(r.model_.get());
+  RigidRolloutOptions<S> ro;
+  ro.steps = task.horizon;
+  ro.dt = cs.frame_dt;
+  ro.substeps = cs.substeps;
+  ro.checkpoint_every = task.checkpoint_every;
+  ro.param_grads = r.params_.has_model_params();
+  r.rollout_ = std::make_unique<RigidRolloutT<S>>(*r.model_, ro);
+  r.initial_base_ = cs.rigid_initial;
+  r.cs_dt_ = cs.frame_dt;
+  r.solver_ = RigidSolverT<S>({.substeps = cs.substeps, .param_grads = r.params_.has_model_params()});
+  r.theta_ = r.params_.initial(cs);
+  if (const ParamBlock* pb = r.params_.policy_block()) r.policy_->init_weights(r.theta_.data() + pb->offset, task.seed);
+  return r;
+}
+
+template <class S>
+std::string RigidTaskRunnerT<S>::entry_name(int i) const {
+  const ParamBlock* pb = params_.policy_block();
+  if (pb && i >= pb->offset) return "policy." + policy_->weight_name(i - pb->offset);
+  return params_.entry_name(i);
+}
+
+template <class S>
+void RigidTaskRunnerT<S>::set_theta(std::vector<S> theta) {
+  params_.clamp(theta);
+  theta_ = std::move(theta);
+}
+
+template <class S>
+Result<S> RigidTaskRunnerT<S>::evaluate(const std::vector<S>& theta, std::vector<S>* grad) {
+  if (policy_) return evaluate_policy(theta, grad);
+  const std::string where = "task '" + task_.name + "': ";
+  initial_ = initial_base_;
+  params_.apply(theta, base_, *model_, initial_, controls_);
+  loss_.begin();
+  frames_.assign(task_.horizon + 1, RigidStateT<S>{});
+  Status st = rollout_->forward(initial_, controls_, [&](int t, const RigidStateT<S>& s) {
+    loss_.observe(t, s);
+    frames_[t] = s;
+  });
+  if (!st) return Status::error(where + st.message());
+  S value = loss_.value(theta);
+  if (!std::isfinite(double(value))) return Status::error(where + "the loss is not finite");
+  if (!grad) return value;
+  st = rollout_->backward([&](int t, const RigidStateT<S>& s, RigidStateT<S>& adj) { loss_.seed(t, s, adj); });
+  if (!st) return Status::error(where + st.message());
+  params_.gather(rollout_->grad_initial(), rollout_->grad_controls(), rollout_->grad_model(), *grad);
+  loss_.add_effort(theta, *grad);
+  for (int i = 0; i < int(grad->size()); ++i)
+    if (!std::isfinite(double((*grad)[i])))
+      return Status::error(where + "gradient entry " + entry_name(i) + " is not finite");
+  return value;
+}
+
+template <class S>
+Result<S> RigidTaskRunnerT<S>::evaluate_policy(const std::vector<S>& theta, std::vector<S>* grad) {
+  const std::string where = "task '" + task_.name + "': ";
+  const ParamBlock& pb = *params_.policy_block();
+  const S* w = theta.data() + pb.offset;
+  const int T = task_.horizon;
+  initial_ = initial_base_;
+  params_.apply(theta, base_, *model_, initial_, controls_);
+  std::vector<RigidControlT<S>> applied(T, model_->make_control());
+  std::vector<std::vector<S>> obs(T);
+  std::vector<S> out;
+  loss_.begin();
+  frames_.assign(T + 1, RigidStateT<S>{});
+  frames_[0] = initial_;
+  for (int t = 0; t < T; ++t) {
+    loss_.observe(t, frames_[t]);
+    if (!controls_.empty()) applied[t] = controls_[t];
+    policy_->observe(t, frames_[t], obs[t]);
+    policy_->forward(w, obs[t], out);
+    policy_->apply_outputs(out, applied[t]);
+    Status st = solver_.step(*model_, frames_[t], frames_[t + 1], applied[t], cs_dt_);
+    if (!st) return Status::error(where + "frame " + std::to_string(t) + ": " + st.message());
+  }
+  loss_.observe(T, frames_[T]);
+  S value = loss_.value(theta);
+  if (!std::isfinite(double(value))) return Status::error(where + "the loss is not finite");
+  if (!grad) return value;
+  // backward: adj_t = loss seed + (step t)^T adj_{t+1} + policy's observation of state t
+  RigidStateT<S> adj{std::vector<S>(frames_[T].joint_q.size(), S(0)), std::vector<S>(frames_[T].joint_qd.size(), S(0))};
+  RigidStateT<S> adj_in;
+  loss_.seed(T, frames_[T], adj);
+  std::vector<RigidControlT<S>> grad_controls(T, model_->make_control());
+  RigidModelGradT<S> grad_model = model_->make_grad();
+  std::vector<S> d_w(pb.count, S(0)), d_out, d_obs;
+  for (int t = T - 1; t >= 0; --t) {
+    Status st =
+        solver_.step_adjoint(*model_, frames_[t], applied[t], cs_dt_, adj, adj_in, grad_controls[t], grad_model);
+    if (!st) return Status::error(where + "frame " + std::to_string(t) + " (backward): " + st.message());
+    policy_->output_grads(grad_controls[t], d_out);
+    policy_->backward(w, obs[t], d_out, d_w.data(), d_obs);
+    policy_->observe_adjoint(frames_[t], d_obs, adj_in);
+    loss_.seed(t, frames_[t], adj_in);
+    std::swap(adj, adj_in);
+  }
+  params_.gather(adj, grad_controls, grad_model, *grad);
+  std::copy(d_w.begin(), d_w.end(), grad->begin() + pb.offset);
+  loss_.add_effort(theta, *grad);
+  for (int i = 0; i < int(grad->size()); ++i)
+    if (!std::isfinite(double((*grad)[i])))
+      return Status::error(where + "gradient entry " + entry_name(i) + " is not finite");
+  return value;
+}
+
+template <class S>
+Result<IterationStats> RigidTaskRunnerT<S>::iterate() {
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<S> g;
+  IterationStats it;
+  it.iteration = int(history_.size());
+  Result<S> loss = evaluate(theta_, &g);
+  if (!loss) return Status::error(loss.status().message() + " (iteration " + std::to_string(it.iteration) + ")");
+  grad_ = g;
+  it.loss = double(loss.value());
+  it.grad_norm = optimizer_.step(theta_, g);
+  params_.clamp(theta_);
+  it.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  history_.push_back(it);
+  return it;
+}
+
+template <class S>
+Result<GradCheckReport> RigidTaskRunnerT<S>::check_grad(int samples, double eps, std::uint64_t seed) {
+  GradCheckReport rep;
+  rep.eps = eps;
+  if (!(eps > 0)) return Status::error("check_grad: eps must be > 0");
+  std::vector<S> g;
+  Result<S> l0 = evaluate(theta_, &g);
+  if (!l0) return l0.status();
+  rep.loss = double(l0.value());
+  const int n = params_.size();
+  std::set<int> chosen;
+  if (samples <= 0 || samples >= n) {
+    for (int i = 0; i < n; ++i) chosen.insert(i);
+  } else {
+    std::mt19937_64 rng(seed);
+    if (samples >= int(params_.blocks().size()))
+      for (const ParamBlock& b : params_.blocks())
+        chosen.insert(b.offset + std::uniform_int_distribution<int>(0, b.count - 1)(rng));
+    std::uniform_int_distribution<int> any(0, n - 1);
+    while (int(chosen.size()) < samples) chosen.insert(any(rng));
+  }
+  std::vector<S> x = theta_;
+  double max_fd = 0;
+  for (int i : chosen) {
+    double h = eps * std::max(1.0, std::fabs(double(theta_[i])));
+    S xp = S(double(theta_[i]) + h), xm = S(double(theta_[i]) - h);
+    x[i] = xp;
+    Result<S> fp = evaluate(x, nullptr);
+    x[i] = xm;
+    Result<S> fm = evaluate(x, nullptr);
+    x[i] = theta_[i];
+    if (!fp) return Status::error("check_grad, " + entry_name(i) + " + eps: " + fp.status().message());
+    if (!fm) return Status::error("check_grad, " + entry_name(i) + " - eps: " + fm.status().message());
+    GradCheckRow row;
+    row.entry = i;
+    row.name = entry_name(i);
+    row.analytic = double(g[i]);
+    row.fd = (double(fp.value()) - double(fm.value())) / (double(xp) - double(xm));
+    row.abs_err = std::fabs(row.analytic - row.fd);
+    max_fd = std::max(max_fd, std::fabs(row.fd));
+    rep.rows.push_back(row);
+  }
+  rep.floor = 1e-4 * max_fd + 1e-300;
+  for (std::size_t k = 0; k < rep.rows.size(); ++k) {
+    GradCheckRow& row = rep.rows[k];
+    row.rel_err = row.abs_err / std::max({std::fabs(row.analytic), std::fabs(row.fd), rep.floor});
+    if (rep.worst < 0 || row.rel_err > rep.max_rel_err) {
+      rep.max_rel_err = row.rel_err;
+      rep.worst = int(k);
+    }
+  }
+  Result<S> again = evaluate(theta_, &g);
+  if (!again) return again.status();
+  grad_ = g;
+  return rep;
+}
+
+template class RigidTaskRunnerT<float>;
+template class RigidTaskRunnerT<double>;
+
+}  // namespace adj::optim

@@ -1,0 +1,162 @@
+#include "engine/rigid/urdf.h"
+
+#include <urdf_parser/urdf_parser.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace adj {
+
+namespace {
+
+vec3<double> v(const urdf::Vector3& a) { return {a.x, a.y, a.z}; }
+rigid::quat<double> q(const urdf::Rotation& r) { return {r.w, r.x, r.y, r.z}; }
+
+// one URDF geometry as a shape in the link frame; false when it has no primitive
+bool shape_of(const urdf::Geometry& g, const urdf::Pose& origin, RigidShapeDesc& s) {
+  s.pos = v(origin.position);
+  s.rot = q(origin.rotation);
+  switch (g.type) {
+    case urdf::Geometry::SPHERE:
+      s.type = RIGID_SHAPE_SPHERE;
+      s.size = {static_cast<const urdf::Sphere&>(g).radius, 0, 0};
+      return true;
+    case urdf::Geometry::BOX: {
+      const urdf::Vector3& d = static_cast<const urdf::Box&>(g).dim;
+      s.type = RIGID_SHAPE_BOX;
+      s.size = {d.x / 2, d.y / 2, d.z / 2};
+      return true;
+    }
+    case urdf::Geometry::CYLINDER: {
+      const auto& c = static_cast<const urdf::Cylinder&>(g);
+      // capsule of the cylinder's radius and overall length, its y axis turned onto z
+      s.type = RIGID_SHAPE_CAPSULE;
+      s.size = {c.radius, std::max(c.length / 2 - c.radius, 1e-4), 0};
+      const double h = std::sqrt(0.5);
+      s.rot = rigid::qmul(s.rot, rigid::quat<double>(h, h, 0, 0));
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::string& source, RigidBuilder& b,
+                                            const UrdfOptions& opt) {
+  urdf::ModelInterfaceSharedPtr model = urdf::parseURDF(xml);
+  if (!model) return Status::error(source + ": not a valid URDF (urdfdom rejected it; its log says why)");
+  urdf::LinkConstSharedPtr root = model->getRoot();
+  if (!root) return Status::error(source + ": no root link");
+
+  UrdfImport out;
+  // depth first from the root: parents before children
+  std::vector<std::pair<urdf::LinkConstSharedPtr, int>> stack{{root, -1}};
+  while (!stack.empty()) {
+    auto [link, parent] = stack.back();
+    stack.pop_back();
+    const std::string who = source + ": link \"" + link->name + "\"";
+    RigidJointDesc jd;
+    jd.parent = parent;
+    std::string joint_name;
+    if (parent < 0) {
+      jd.type = opt.fixed_base ? RIGID_JOINT_FIXED : RIGID_JOINT_FREE;
+      jd.pos = opt.position;
+      jd.rot = opt.rotation;
+    } else {
+      const urdf::Joint& j = *link->parent_joint;
+      joint_name = j.name;
+      const std::string jwho = source + ": joint \"" + j.name + "\"";
+      jd.pos = v(j.parent_to_joint_origin_transform.position);
+      jd.rot = q(j.parent_to_joint_origin_transform.rotation);
+      jd.axis = v(j.axis);
+      switch (j.type) {
+        case urdf::Joint::REVOLUTE:
+        case urdf::Joint::CONTINUOUS:
+          jd.type = RIGID_JOINT_REVOLUTE;
+          break;
+        case urdf::Joint::PRISMATIC:
+          jd.type = RIGID_JOINT_PRISMATIC;
+          break;
+        case urdf::Joint::FIXED:
+          jd.type = RIGID_JOINT_FIXED;
+          break;
+        case urdf::Joint::FLOATING:
+          jd.type = RIGID_JOINT_FREE;
+          break;
+        default:
+          return Status::error(jwho + ": joint type is not supported (planar or unknown)");
+      }
+      bool one_dof = jd.type == RIGID_JOINT_REVOLUTE || jd.type == RIGID_JOINT_PRISMATIC;
+      if (one_dof && !(std::sqrt(dot(jd.axis, jd.axis)) > 1e-12)) return Status::error(jwho + ": axis is zero");
+      if (j.type != urdf::Joint::CONTINUOUS && one_dof && j.limits && j.limits->lower < j.limits->upper &&
+          opt.limit_ke > 0) {
+        jd.lower = j.limits->lower;
+        jd.upper = j.limits->upper;
+        jd.limit_ke = opt.limit_ke;
+        jd.limit_kd = opt.limit_kd;
+      }
+      if (j.dynamics) {
+        if (!(j.dynamics->damping >= 0)) return Status::error(jwho + ": damping must be >= 0");
+        if (jd.type != RIGID_JOINT_FIXED) jd.damping = j.dynamics->damping;
+      }
+      if (j.mimic) out.warnings.push_back(jwho + ": mimic ignored (the joint moves freely)");
+    }
+    int body = b.add_body(link->name, jd);
+    out.bodies.push_back(body);
+    out.links.push_back(link->name);
+    out.joints.push_back(joint_name);
+
+    if (link->inertial) {
+      const urdf::Inertial& in = *link->inertial;
+      if (!(in.mass >= 0) || !std::isfinite(in.mass)) return Status::error(who + ": inertial mass must be >= 0");
+      mat33<double> I;
+      I.m[0][0] = in.ixx, I.m[1][1] = in.iyy, I.m[2][2] = in.izz;
+      I.m[0][1] = I.m[1][0] = in.ixy;
+      I.m[0][2] = I.m[2][0] = in.ixz;
+      I.m[1][2] = I.m[2][1] = in.iyz;
+      mat33<double> R = rigid::qmat(q(in.origin.rotation));
+      mat33<double> Ib = R * I * transpose(R);
+      b.set_mass(body, in.mass, v(in.origin.position), Ib);
+    } else {
+      b.set_mass(body, 0, {}, mat33<double>{});
+    }
+
+    // collision geometry, else the visual geometry
+    std::vector<std::pair<const urdf::Geometry*, urdf::Pose>> geoms;
+    for (const auto& c : link->collision_array)
+      if (c && c->geometry) geoms.push_back({c->geometry.get(), c->origin});
+    if (geoms.empty())
+      for (const auto& vis : link->visual_array)
+        if (vis && vis->geometry) geoms.push_back({vis->geometry.get(), vis->origin});
+    for (const auto& [g, origin] : geoms) {
+      RigidShapeDesc s;
+      if (shape_of(*g, origin, s))
+        b.add_shape(body, s);
+      else
+        out.warnings.push_back(who + ": mesh geometry skipped (no mesh contact)");
+    }
+
+    if (opt.default_actuators && (jd.type == RIGID_JOINT_REVOLUTE || jd.type == RIGID_JOINT_PRISMATIC))
+      out.actuators.push_back(b.add_actuator(body, opt.actuator));
+
+    // children pushed in reverse so they come out in file order
+    for (auto it = link->child_links.rbegin(); it != link->child_links.rend(); ++it) stack.push_back({*it, body});
+  }
+  return out;
+}
+
+Result<UrdfImport> rigid_import_urdf(const std::string& path, RigidBuilder& b, const UrdfOptions& opt) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return Status::error(path + ": no such file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::error(path + ": cannot open for reading");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return rigid_import_urdf_string(ss.str(), path, b, opt);
+}
+
+}  // namespace adj

@@ -1,0 +1,44 @@
+// URDF import: appends a robot described by a URDF file to a RigidBuilder. links become
+// bodies (named as the links, parent before child), joints their joints:
+//   revolute, continuous -> revolute; prismatic -> prismatic; fixed -> fixed;
+//   floating -> free; planar -> an error naming the joint.
+// inertial -> mass, com and inertia; collision geometry (or the visual one when a link has
+// no collision) -> shapes: box, sphere, cylinder -> capsule of the same radius and overall
+// length (axis z turned to the capsule's y), mesh -> skipped with a warning. limits and
+// dynamics damping come across; the root link hangs from the world by a fixed joint or,
+// with fixed_base = false, a free joint at the placement.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/rigid/rigid_builder.h"
+
+namespace adj {
+
+struct UrdfOptions {
+  vec3<double> position{};  // root placement in the world [m]
+  rigid::quat<double> rotation{};
+  bool fixed_base = true;  // false: free joint on the root link
+  double limit_ke = 1000;  // penalty on URDF joint limits (0 = ignore the limits)
+  double limit_kd = 10;
+  bool default_actuators = true;  // one per revolute/prismatic joint, in body order
+  RigidActuatorDesc actuator{};   // kind and gains of those actuators
+};
+
+struct UrdfImport {
+  std::vector<int> bodies;            // builder body index of each link, in the order added
+  std::vector<std::string> links;     // their names
+  std::vector<std::string> joints;    // the URDF joint attaching each ("" for the root)
+  std::vector<int> actuators;         // builder actuator indices added
+  std::vector<std::string> warnings;  // what was skipped (mesh geometry), naming the link
+};
+
+// errors name the file and the link or joint
+Result<UrdfImport> rigid_import_urdf(const std::string& path, RigidBuilder& builder, const UrdfOptions& options = {});
+// the same from URDF text; `source` names it in messages
+Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::string& source, RigidBuilder& builder,
+                                            const UrdfOptions& options = {});
+
+}  // namespace adj

@@ -1,0 +1,180 @@
+// robot objects -> one RigidModel: bodies listed in a scene file or imported from URDF
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "engine/rigid/urdf.h"
+#include "engine/scene/compile.h"
+
+namespace adj::scene {
+
+namespace {
+
+vec3<double> d3(const V3& a) { return {a[0], a[1], a[2]}; }
+
+// XYZ Euler angles [deg] (R = Rz Ry Rx) as a quaternion
+rigid::quat<double> euler_quat(const V3& deg) {
+  const double k = 3.14159265358979323846 / 360.0;  // half angle
+  rigid::quat<double> qx(std::cos(deg[0] * k), std::sin(deg[0] * k), 0, 0);
+  rigid::quat<double> qy(std::cos(deg[1] * k), 0, std::sin(deg[1] * k), 0);
+  rigid::quat<double> qz(std::cos(deg[2] * k), 0, 0, std::sin(deg[2] * k));
+  return rigid::qmul(qz, rigid::qmul(qy, qx));
+}
+
+RigidActuatorDesc actuator_desc(const RobotActuator& a) {
+  return {.type = a.kind == RobotActuatorKind::pd       ? RIGID_ACTUATOR_PD
+                  : a.kind == RobotActuatorKind::thrust ? RIGID_ACTUATOR_THRUST
+                                                        : RIGID_ACTUATOR_TORQUE,
+          .dof = a.dof,
+          .gear = a.gear,
+          .kp = a.kp,
+          .kd = a.kd,
+          .pos = d3(a.position),
+          .axis = d3(a.axis)};
+}
+
+// the bodies of a "robot" object; names -> builder indices
+Status add_listed(const RobotObject& rb, const std::string& where, RigidBuilder& b, std::map<std::string, int>& index) {
+  rigid::quat<double> place = euler_quat(rb.rotation);
+  mat33<double> place_m = rigid::qmat(place);
+  for (size_t i = 0; i < rb.bodies.size(); ++i) {
+    const RobotBody& body = rb.bodies[i];
+    const std::string bw = where + ".bodies[" + std::to_string(i) + "] (\"" + body.name + "\")";
+    RigidJointDesc j;
+    j.type = RigidJointType(int(body.joint));
+    j.pos = d3(body.position);
+    j.rot = euler_quat(body.rotation);
+    j.axis = d3(body.axis);
+    j.lower = body.lower, j.upper = body.upper;
+    j.limit_ke = body.limit_ke, j.limit_kd = body.limit_kd;
+    j.damping = body.damping, j.armature = body.armature;
+    if (body.parent.empty()) {
+      j.parent = -1;
+      j.pos = d3(rb.position) + place_m * j.pos;
+      j.rot = rigid::qmul(place, j.rot);
+    } else {
+      auto it = index.find(body.parent);
+      if (it == index.end()) return Status::error(bw + ": no earlier body named \"" + body.parent + "\"");
+      j.parent = it->second;
+    }
+    int k = b.add_body(body.name, j);
+    index[body.name] = k;
+    for (const RobotShape& s : body.shapes)
+      b.add_shape(k, {.type = RigidShapeType(int(s.kind)),
+                      .pos = d3(s.position),
+                      .rot = euler_quat(s.rotation),
+                      .size = d3(s.size),
+                      .density = s.density});
+    if (body.mass > 0) {
+      mat33<double> I;
+      for (int c = 0; c < 3; ++c) I.m[c][c] = body.inertia[c];
+      b.set_mass(k, body.mass, d3(body.com), I);
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+template <class S>
+Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledSceneT<S>& out) {
+  RigidBuilder b;
+  const Settings& st = scene.settings;
+  b.gravity = d3(st.gravity);
+  b.ground = false;
+  for (size_t oi = 0; oi < scene.objects.size(); ++oi) {
+    const Object& o = scene.objects[oi];
+    if (o.kind == ObjectKind::collider && o.collider.kind == ColliderKind::ground) {
+      if (o.collider.position[1] != 0.0)
+        return Status::error("objects[" + std::to_string(oi) + "] (\"" + o.name +
+                             "\"): robots collide with the ground at height 0 only (found " +
+                             std::to_string(o.collider.position[1]) + ")");
+      b.ground = true;
+    }
+  }
+  b.contact_ke = st.robot_contact.ke;
+  b.contact_kd = st.robot_contact.kd;
+  b.contact_kf = st.robot_contact.kf;
+  b.contact_mu = st.robot_contact.mu;
+  b.contact_eps = st.robot_contact.eps;
+
+  struct Placed {
+    size_t object;
+    std::map<std::string, int> index;  // body name -> builder body
+    int body_begin, body_end, actuator_begin, actuator_end;
+  };
+  std::vector<Placed> placed;
+  int actuators = 0;
+  for (size_t oi = 0; oi < scene.objects.size(); ++oi) {
+    const Object& o = scene.objects[oi];
+    if (o.kind != ObjectKind::robot) continue;
+    const RobotObject& rb = o.robot;
+    const std::string where = "objects[" + std::to_string(oi) + "] (\"" + o.name + "\")";
+    Placed p{oi, {}, b.body_count(), 0, actuators, 0};
+    if (rb.urdf.empty()) {
+      if (Status s = add_listed(rb, where, b, p.index); !s) return s;
+    } else {
+      UrdfOptions opt;
+      opt.position = d3(rb.position);
+      opt.rotation = euler_quat(rb.rotation);
+      opt.fixed_base = rb.fixed_base;
+      opt.default_actuators = rb.default_actuators;
+      opt.actuator = actuator_desc(rb.default_actuator);
+      std::filesystem::path path(rb.urdf);
+      std::string full =
+          path.is_absolute() || base_dir.empty() ? rb.urdf : (std::filesystem::path(base_dir) / path).string();
+      auto imp = rigid_import_urdf(full, b, opt);
+      if (!imp) return Status::error(where + ": " + imp.status().message());
+      for (size_t i = 0; i < imp->bodies.size(); ++i) p.index[imp->links[i]] = imp->bodies[i];
+      actuators += int(imp->actuators.size());
+    }
+    for (size_t a = 0; a < rb.actuators.size(); ++a) {
+      auto it = p.index.find(rb.actuators[a].body);
+      if (it == p.index.end())
+        return Status::error(where + ".actuators[" + std::to_string(a) + "].body: no body named \"" +
+                             rb.actuators[a].body + "\"");
+      b.add_actuator(it->second, actuator_desc(rb.actuators[a]));
+      ++actuators;
+    }
+    p.body_end = b.body_count();
+    p.actuator_end = actuators;
+    placed.push_back(std::move(p));
+  }
+  if (placed.empty()) return Status::ok();
+
+  auto model = b.finalize<S>();
+  if (!model) return Status::error("scene \"" + scene.name + "\": robots: " + model.status().message());
+  out.rigid = std::move(model.value());
+  const RigidModelT<S>& m = out.rigid;
+  out.rigid_initial = m.make_state();
+
+  for (const Placed& p : placed) {
+    const Object& o = scene.objects[p.object];
+    const std::string where = "objects[" + std::to_string(p.object) + "] (\"" + o.name + "\")";
+    ObjectRange& r = out.objects[p.object];
+    r.body_begin = p.body_begin, r.body_end = p.body_end;
+    r.q_begin = m.joint_q_start[p.body_begin], r.q_end = m.joint_q_start[p.body_end];
+    r.dof_begin = m.joint_dof_start[p.body_begin], r.dof_end = m.joint_dof_start[p.body_end];
+    r.actuator_begin = p.actuator_begin, r.actuator_end = p.actuator_end;
+    for (size_t i = 0; i < o.robot.initial.size(); ++i) {
+      const RobotInitial& in = o.robot.initial[i];
+      const std::string iw = where + ".initial[" + std::to_string(i) + "]";
+      auto it = p.index.find(in.body);
+      if (it == p.index.end()) return Status::error(iw + ".body: no body named \"" + in.body + "\"");
+      int j = it->second;
+      int nq = m.joint_q_start[j + 1] - m.joint_q_start[j], nv = m.joint_dof_start[j + 1] - m.joint_dof_start[j];
+      if (!in.q.empty() && int(in.q.size()) != nq)
+        return Status::error(iw + ".q: the joint of \"" + in.body + "\" has " + std::to_string(nq) + " coordinates");
+      if (!in.qd.empty() && int(in.qd.size()) != nv)
+        return Status::error(iw + ".qd: the joint of \"" + in.body + "\" has " + std::to_string(nv) + " dofs");
+      for (int k = 0; k < int(in.q.size()); ++k) out.rigid_initial.joint_q[m.joint_q_start[j] + k] = S(in.q[k]);
+      for (int k = 0; k < int(in.qd.size()); ++k) out.rigid_initial.joint_qd[m.joint_dof_start[j] + k] = S(in.qd[k]);
+    }
+  }
+  return Status::ok();
+}
+
+template Status compile_robots<float>(const Scene&, const std::string&, CompiledSceneT<float>&);
+template Status compile_robots<double>(const Scene&, const std::string&, CompiledSceneT<double>&);
+
+}  // namespace adj::scene

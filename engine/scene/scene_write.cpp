@@ -1,0 +1,211 @@
+// Scene -> JSON text (keys in a fixed order) and the atomic save
+#include <unistd.h>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+#include "engine/scene/scene_json.h"
+#include "engine/scene/scene_json_detail.h"
+
+namespace adj::scene {
+
+namespace json_detail {
+ojson v3(const V3& v) { return ojson::array({v[0], v[1], v[2]}); }
+}  // namespace json_detail
+
+using namespace json_detail;
+
+namespace {
+
+ojson write_object(const Object& o) {
+  ojson j;
+  j["name"] = o.name;
+  if (!o.visible) j["visible"] = false;
+  switch (o.kind) {
+    case ObjectKind::particles: {
+      j["type"] = "particles";
+      ojson ps = ojson::array();
+      for (const Particle& p : o.particles.particles)
+        ps.push_back(
+            {{"position", v3(p.position)}, {"velocity", v3(p.velocity)}, {"mass", p.mass}, {"radius", p.radius}});
+      j["particles"] = ps;
+      ojson ss = ojson::array();
+      for (const Spring& s : o.particles.springs)
+        ss.push_back({{"i", s.i}, {"j", s.j}, {"ke", s.ke}, {"kd", s.kd}, {"rest", s.rest}, {"actuated", s.actuated}});
+      j["springs"] = ss;
+      break;
+    }
+    case ObjectKind::cloth: {
+      const ClothObject& c = o.cloth;
+      j["type"] = "cloth";
+      if (!c.mesh.empty()) j["mesh"] = c.mesh;
+      j["grid"] = {{"nx", c.nx}, {"ny", c.ny}, {"cell", c.cell}};
+      j["position"] = v3(c.position);
+      j["rotation"] = v3(c.rotation);
+      j["scale"] = c.scale;
+      j["velocity"] = v3(c.velocity);
+      j["particle_mass"] = c.particle_mass;
+      j["radius"] = c.radius;
+      j["pin_left"] = c.pin_left;
+      const ClothMaterialSpec& m = c.material;
+      j["material"] = {{"tri_ke", m.tri_ke},   {"tri_ka", m.tri_ka}, {"tri_kd", m.tri_kd}, {"edge_ke", m.edge_ke},
+                       {"edge_kd", m.edge_kd}, {"lift", m.lift},     {"drag", m.drag}};
+      break;
+    }
+    case ObjectKind::soft: {
+      const SoftObject& s = o.soft;
+      j["type"] = "soft";
+      if (!s.mesh.empty()) {
+        j["mesh"] = s.mesh;
+        j["cell"] = s.cell;
+      }
+      j["grid"] = {{"nx", s.nx}, {"ny", s.ny}, {"nz", s.nz}, {"cell", s.cell}};
+      j["position"] = v3(s.position);
+      j["rotation"] = v3(s.rotation);
+      j["scale"] = s.scale;
+      j["velocity"] = v3(s.velocity);
+      j["radius"] = s.radius;
+      j["pin_left"] = s.pin_left;
+      if (s.actuated) j["actuated"] = true;
+      const SoftMaterialSpec& m = s.material;
+      j["material"] = {{"density", m.density}, {"mu", m.mu}, {"lambda", m.lambda}, {"kd", m.kd}};
+      break;
+    }
+    case ObjectKind::collider: {
+      const Collider& c = o.collider;
+      j["type"] = c.kind == ColliderKind::mesh ? "mesh_collider" : to_string(c.kind);
+      if (c.kind == ColliderKind::ground) {
+        j["height"] = c.position[1];
+        break;
+      }
+      j["position"] = v3(c.position);
+      if (c.kind == ColliderKind::plane) j["normal"] = v3(c.normal);
+      if (c.kind == ColliderKind::box || c.kind == ColliderKind::sphere || c.kind == ColliderKind::capsule)
+        j["size"] = v3(c.size);
+      if (c.kind != ColliderKind::plane) j["rotation"] = v3(c.rotation);
+      if (c.kind == ColliderKind::mesh) {
+        j["mesh"] = c.mesh;
+        j["scale"] = c.scale;
+      }
+      break;
+    }
+    case ObjectKind::robot:
+      return write_robot(o);
+    case ObjectKind::target:
+      j["type"] = "target";
+      j["position"] = v3(o.target.position);
+      j["radius"] = o.target.radius;
+      if (!o.target.points.empty()) {
+        ojson ps = ojson::array();
+        for (const V3& q : o.target.points) ps.push_back(v3(q));
+        j["points"] = ps;
+      }
+      break;
+  }
+  return j;
+}
+
+ojson write_task(const Task& t) {
+  ojson j;
+  j["name"] = t.name;
+  j["horizon"] = t.horizon;
+  j["checkpoint_every"] = t.checkpoint_every;
+  j["seed"] = t.seed;
+  ojson ps = ojson::array();
+  for (const ParamSpec& p : t.parameters) {
+    ojson pj{{"kind", to_string(p.kind)}};
+    if (!p.object.empty()) pj["object"] = p.object;
+    if (std::isfinite(p.lower)) pj["lower"] = p.lower;
+    if (std::isfinite(p.upper)) pj["upper"] = p.upper;
+    ps.push_back(pj);
+  }
+  j["parameters"] = ps;
+  ojson ls = ojson::array();
+  for (const LossTerm& l : t.loss) {
+    ojson lj{{"kind", to_string(l.kind)}};
+    if (!l.object.empty()) lj["object"] = l.object;
+    if (!l.target.empty()) lj["target"] = l.target;
+    lj["step"] = l.step;
+    lj["axis"] = v3(l.axis);
+    lj["weight"] = l.weight;
+    if (!l.body.empty()) lj["body"] = l.body;
+    if (l.value != 0.0 || l.kind == LossKind::joint) lj["value"] = l.value;
+    ls.push_back(lj);
+  }
+  j["loss"] = ls;
+  j["optimizer"] = {{"kind", to_string(t.optimizer.kind)},
+                    {"lr", t.optimizer.lr},
+                    {"clip", t.optimizer.clip},
+                    {"iterations", t.optimizer.iterations}};
+  if (t.has_policy)
+    j["policy"] = {{"hidden", t.policy.hidden},
+                   {"phases", t.policy.phases},
+                   {"phase_period", t.policy.phase_period},
+                   {"output_scale", t.policy.output_scale}};
+  return j;
+}
+
+}  // namespace
+
+std::string to_json(const Scene& s) {
+  ojson j;
+  j["format"] = "adjoint-scene";
+  j["version"] = k_format_version;
+  j["name"] = s.name;
+  const Settings& st = s.settings;
+  const ContactSettings& c = st.contact;
+  j["settings"] = {{"dt", st.dt},
+                   {"substeps", st.substeps},
+                   {"gravity", v3(st.gravity)},
+                   {"damping", st.damping},
+                   {"backend", st.backend},
+                   {"contact",
+                    {{"ke", c.ke},
+                     {"kd", c.kd},
+                     {"kf", c.kf},
+                     {"mu", c.mu},
+                     {"eps", c.eps},
+                     {"particle_contact", c.particle_contact}}}};
+  const RobotContactSettings& rc = st.robot_contact;
+  if (!(rc == RobotContactSettings{}))
+    j["settings"]["robot_contact"] = {{"ke", rc.ke}, {"kd", rc.kd}, {"kf", rc.kf}, {"mu", rc.mu}, {"eps", rc.eps}};
+  ojson objs = ojson::array();
+  for (const Object& o : s.objects) objs.push_back(write_object(o));
+  j["objects"] = objs;
+  ojson tasks = ojson::array();
+  for (const Task& t : s.tasks) tasks.push_back(write_task(t));
+  j["tasks"] = tasks;
+  return j.dump(2) + "\n";
+}
+
+Status save_scene(const Scene& scene, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::string text = to_json(scene);
+  fs::path target(path);
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::random_device rd;
+  fs::path tmp = dir / (target.filename().string() + ".tmp-" + std::to_string(rd() % 1000000));
+  {
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) return Status::error(path + ": cannot write (" + std::strerror(errno) + ")");
+    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    ok = std::fflush(f) == 0 && ok;
+    ok = ::fsync(fileno(f)) == 0 && ok;
+    ok = std::fclose(f) == 0 && ok;
+    if (!ok) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      return Status::error(path + ": writing failed (disk full?); the previous file is untouched");
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return Status::error(path + ": cannot replace the file: " + ec.message());
+  }
+  return Status::ok();
+}
+
+}  // namespace adj::scene
