@@ -10,6 +10,8 @@
 #include <fstream>
 
 #include "app/optimize_video.h"
+#include "engine/optim/rigid_parameters.h"
+#include "engine/optim/rigid_task.h"
 #include "engine/optim/trainer.h"
 #include "engine/optim/write_back.h"
 #include "engine/scene/compile.h"
@@ -59,6 +61,60 @@ bool write_text_atomic(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// a robot task: the rigid-body runner, the same lines, log and Ctrl+C (no video or write-back yet)
+int run_optimize_robot(const OptimizeOptions& o, const scene::Scene& doc, const scene::CompiledScene& cs,
+                       const scene::Task& task) {
+  auto runner = optim::RigidTaskRunnerT<float>::create(cs, task);
+  if (!runner) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), runner.status().message().c_str()), 1;
+  if (!o.record.empty()) std::printf("note: --record is not available for robot tasks yet; no video is written\n");
+  if (!o.save_scene.empty()) std::printf("note: --save-scene is not available for robot tasks yet; see the log\n");
+  const int iterations = o.iterations >= 0 ? o.iterations : task.optimizer.iterations;
+  std::printf("%s / %s (robot): %zu parameters, horizon %d frames x %d substeps, %s lr %g, %d iterations\n",
+              doc.name.c_str(), task.name.c_str(), runner->theta().size(), task.horizon, cs.substeps,
+              scene::to_string(task.optimizer.kind), task.optimizer.lr, iterations);
+  std::printf("%6s %14s %14s %10s\n", "iter", "loss", "grad norm", "ms");
+  g_interrupted = 0;
+  auto previous = std::signal(SIGINT, on_sigint);
+  Status failure;
+  int done = 0;
+  for (; done < iterations && !g_interrupted; ++done) {
+    auto it = runner->iterate();
+    if (!it) {
+      failure = it.status();
+      break;
+    }
+    std::printf("%6d %14.8g %14.6g %10.1f\n", it->iteration, it->loss, it->grad_norm, it->ms);
+  }
+  std::signal(SIGINT, previous);
+  bool interrupted = g_interrupted != 0;
+  if (interrupted) std::printf("stopped by Ctrl+C after %d iterations\n", done);
+  auto final_loss = runner->evaluate(runner->theta());
+  if (final_loss) std::printf("final loss %.8g after %d iterations\n", double(*final_loss), done);
+  if (!failure.is_ok()) std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), failure.message().c_str());
+  int rc = !failure.is_ok() ? 1 : interrupted ? 130 : 0;
+  if (!o.log.empty()) {
+    nlohmann::json j;
+    j["scene"] = doc.name;
+    j["task"] = task.name;
+    j["completed_iterations"] = done;
+    j["interrupted"] = interrupted;
+    if (!failure.is_ok()) j["error"] = failure.message();
+    nlohmann::json its = nlohmann::json::array();
+    for (const auto& h : runner->history())
+      its.push_back({{"iteration", h.iteration}, {"loss", h.loss}, {"grad_norm", h.grad_norm}, {"ms", h.ms}});
+    j["iterations"] = its;
+    if (final_loss) j["final_loss"] = double(*final_loss);
+    j["parameters"] = runner->theta();
+    if (!write_text_atomic(o.log, j.dump(1) + "\n")) return std::fprintf(stderr, "%s: cannot write the log\n", o.log.c_str()), 1;
+    std::printf("log written to %s\n", o.log.c_str());
+  }
+  return rc;
+}
+
+}  // namespace
+
 int run_optimize(const OptimizeOptions& o) {
   scene::Scene doc;
   auto cs = load_and_compile<float>(o.scene_path, &doc);
@@ -68,6 +124,7 @@ int run_optimize(const OptimizeOptions& o) {
     return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(),
                         o.task.empty() ? "the scene has no task" : ("no task named \"" + o.task + "\"").c_str()),
            1;
+  if (optim::is_robot_task(*cs, *task)) return run_optimize_robot(o, doc, *cs, *task);
   auto runner = optim::TaskRunnerT<float>::create(*cs, *task, {.thread_count = o.threads});
   if (!runner) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), runner.status().message().c_str()), 1;
 
@@ -172,9 +229,16 @@ int run_check_grad(const CheckGradOptions& o) {
   if (!cs) return std::fprintf(stderr, "%s\n", cs.status().message().c_str()), 1;
   const scene::Task* task = doc.find_task(o.task);
   if (!task) return std::fprintf(stderr, "%s: no such task\n", o.scene_path.c_str()), 1;
-  auto runner = optim::TaskRunnerT<double>::create(*cs, *task, {.thread_count = o.threads});
-  if (!runner) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), runner.status().message().c_str()), 1;
-  auto report = runner->check_grad(o.samples, o.eps, o.seed);
+  Result<optim::GradCheckReport> report = Status::error("no runner");
+  if (optim::is_robot_task(*cs, *task)) {
+    auto runner = optim::RigidTaskRunnerT<double>::create(*cs, *task);
+    if (!runner) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), runner.status().message().c_str()), 1;
+    report = runner->check_grad(o.samples, o.eps, o.seed);
+  } else {
+    auto runner = optim::TaskRunnerT<double>::create(*cs, *task, {.thread_count = o.threads});
+    if (!runner) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), runner.status().message().c_str()), 1;
+    report = runner->check_grad(o.samples, o.eps, o.seed);
+  }
   if (!report) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), report.status().message().c_str()), 1;
   std::printf("%s / %s: analytic gradient vs central differences (double, eps %g), %zu entries\n",
               doc.name.c_str(), task->name.c_str(), o.eps, report->rows.size());

@@ -9,6 +9,7 @@
 
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
+#include "engine/rigid/rigid_solver.h"
 #include "engine/solver/solver.h"
 
 namespace adj::app {
@@ -49,9 +50,21 @@ int run_rollout(const RunOptions& o) {
                       {"velocities", vec_array(s.particle_qd)}});
   };
 
+  // robots step beside the particles (zero actuator inputs)
+  RigidSolverT<float> rigid_solver({.substeps = compiled->substeps});
+  RigidStateT<float> ra = compiled->rigid_initial, rb = compiled->rigid_initial;
+  RigidControlT<float> rigid_control = compiled->rigid.make_control();
+
   auto t0 = std::chrono::steady_clock::now();
   record(0, a);
   for (int t = 0; t < o.frames; ++t) {
+    if (compiled->has_robots()) {
+      if (Status st = rigid_solver.step(compiled->rigid, ra, rb, rigid_control, compiled->frame_dt); !st) {
+        std::fprintf(stderr, "%s: frame %d: %s\n", o.scene_path.c_str(), t, st.message().c_str());
+        return 1;
+      }
+      std::swap(ra, rb);
+    }
     Status st = solver.step(model, a, b, control, compiled->frame_dt);
     if (!st) {
       std::fprintf(stderr, "%s: frame %d: %s\n", o.scene_path.c_str(), t, st.message().c_str());
@@ -76,6 +89,11 @@ int run_rollout(const RunOptions& o) {
               doc->name.c_str(), model.particle_count(), o.frames, compiled->substeps, secs,
               secs > 0 ? o.frames * compiled->substeps / secs : 0.0, com.x, com.y, com.z);
 
+  if (compiled->has_robots()) {
+    std::printf("robots: %d bodies; joint coordinates at the end:", compiled->rigid.body_count());
+    for (size_t i = 0; i < ra.joint_q.size() && i < 12; ++i) std::printf(" %.4f", double(ra.joint_q[i]));
+    std::printf("%s\n", ra.joint_q.size() > 12 ? " ..." : "");
+  }
   if (!o.out.empty()) {
     nlohmann::json j = {{"scene", doc->name}, {"dt", compiled->frame_dt}, {"substeps", compiled->substeps},
                         {"particle_count", model.particle_count()}, {"frames", frames}};
