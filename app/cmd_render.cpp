@@ -2,16 +2,22 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
+
+#include <glm/glm.hpp>
+#include <glm/gtc/constants.hpp>
 
 #include "app/image_io.h"
 #include "app/offscreen.h"
 #include "app/recorder.h"
 #include "app/scene_view.h"
 #include "engine/scene/scene_json.h"
+#include "engine/optim/trainer.h"
 #include "engine/rigid/rigid_solver.h"
+#include "render/line_builder.h"
 #include "engine/solver/solver.h"
 #include "render/vk_check.h"
 
@@ -33,10 +39,37 @@ bool parse_overlays(const std::string& list, RenderOptions& o, std::string* erro
     if (name == "contacts") o.contacts = true;
     else if (name == "velocities") o.velocities = true;
     else if (name == "wireframe") o.wireframe = true;
+    else if (name == "gradients") o.gradients = true;
+    else if (name == "ghosts") o.ghosts = true;
     else if (!name.empty()) {
-      *error = "unknown overlay \"" + name + "\" (known: contacts, velocities, wireframe)";
+      *error = "unknown overlay \"" + name + "\" (known: contacts, velocities, gradients, ghosts, wireframe)";
       return false;
     }
+  }
+  return true;
+}
+
+bool parse_camera(const std::string& text, RenderOptions& o, std::string* error) {
+  std::stringstream ss(text);
+  std::string item;
+  o.camera.clear();
+  while (std::getline(ss, item, ',')) {
+    char* end = nullptr;
+    double v = std::strtod(item.c_str(), &end);
+    if (item.empty() || *end != '\0' || !std::isfinite(v)) {
+      *error = "\"" + item + "\" is not a number";
+      return false;
+    }
+    o.camera.push_back(v);
+  }
+  size_t n = o.camera.size();
+  if (n != 2 && n != 3 && n != 6) {
+    *error = "expected yaw,pitch[,distance[,x,y,z]] (2, 3 or 6 numbers), got " + std::to_string(n);
+    return false;
+  }
+  if (n >= 3 && o.camera[2] <= 0) {
+    *error = "the distance must be positive";
+    return false;
   }
   return true;
 }
@@ -90,12 +123,86 @@ int run_render(const RenderOptions& opt) {
     SceneView view(*doc, *cs);
     Overlays ov;
     ov.contacts = o.contacts;
-    ov.vectors = o.velocities;
+    ov.vectors = o.velocities || o.gradients;
     ov.wireframe = o.wireframe;
+
+    // gradients: dLoss/d(initial velocity) of the scene's first task, one arrow per particle
+    Array<vec3<float>> gradient_field;
+    if (o.gradients) {
+      const scene::Task* task = doc->find_task("");
+      auto runner = task ? optim::TaskRunnerT<float>::create(*cs, *task) : Result<optim::TaskRunnerT<float>>(
+                                                                                 Status::error("the scene has no task"));
+      std::vector<float> grad;
+      if (runner) {
+        auto loss = runner->evaluate(runner->theta(), &grad);
+        if (!loss) runner = Result<optim::TaskRunnerT<float>>(loss.status());
+      }
+      if (!runner) return std::fprintf(stderr, "%s: gradients overlay: %s\n", o.scene_path.c_str(),
+                                       runner.status().message().c_str()), 1;
+      gradient_field.assign(size_t(model.particle_count()), vec3<float>());
+      int blocks = 0;
+      for (const optim::ParamBlock& b : runner->parameters().blocks())
+        if (b.kind == scene::ParamKind::initial_velocity && b.width == 3) {
+          ++blocks;
+          for (int e = 0; e < b.elements; ++e)
+            gradient_field[size_t(b.index[e])] = {grad[size_t(b.offset + 3 * e)], grad[size_t(b.offset + 3 * e + 1)],
+                                                  grad[size_t(b.offset + 3 * e + 2)]};
+        }
+      if (blocks == 0)
+        std::printf("note: the task optimizes no initial velocity: the gradients overlay draws nothing\n");
+    }
+
+    // ghosts: each moving object's centre-of-mass path so far, fading with age
+    std::vector<std::vector<glm::vec3>> trails(cs->objects.size());
+    render::LineBuilder trail_lines;
+    auto add_trail_points = [&]() {
+      for (size_t k = 0; k < cs->objects.size(); ++k) {
+        const scene::ObjectRange& r = cs->objects[k];
+        if (r.particle_end <= r.particle_begin) continue;
+        glm::dvec3 c(0.0);
+        double w = 0;
+        for (int i = r.particle_begin; i < r.particle_end; ++i) {
+          double m = model.particle_mass[i];
+          c += glm::dvec3(a.particle_q[i].x, a.particle_q[i].y, a.particle_q[i].z) * m;
+          w += m;
+        }
+        if (w > 0) trails[k].push_back(glm::vec3(c / w));
+      }
+    };
+
     auto draw = [&](const render::Camera& camera) {
       if (o.contacts) compute_contacts(model, a, contacts);
       if (cs->has_robots()) view.set_robot_state(ra);
-      gpu.frame(view.build(a, &contacts, &a.particle_qd, ov), camera);
+      render::DrawList list = view.build(a, &contacts, o.gradients ? &gradient_field : &a.particle_qd, ov);
+      if (o.ghosts) {
+        add_trail_points();
+        trail_lines.clear();
+        for (const auto& t : trails) {
+          if (t.size() < 2) continue;
+          std::vector<uint32_t> colours(t.size());
+          for (size_t i = 0; i < t.size(); ++i) {
+            float age = float(t.size() - 1 - i) / float(t.size());
+            colours[i] = render::pack_rgba8(glm::vec4(0.95f, 0.85f, 0.3f, 1.0f - 0.85f * age));
+          }
+          trail_lines.add_strip(t, colours);
+        }
+        if (!trail_lines.positions.empty()) list.lines.push_back(trail_lines.draw(3.0f));
+      }
+      gpu.frame(list, camera);
+    };
+    // the camera the user asked for, or one that frames the scene
+    auto camera_for = [&](const State& st) {
+      render::Camera c = view.fit_camera(st, gpu.aspect());
+      if (o.camera.size() >= 2) {
+        c.yaw = float(o.camera[0] * glm::pi<double>() / 180.0);
+        c.pitch = float(o.camera[1] * glm::pi<double>() / 180.0);
+        glm::vec3 lo, hi;
+        view.bounds(st, lo, hi);
+        c.fit(lo, hi, gpu.aspect());
+      }
+      if (o.camera.size() >= 3) c.distance = float(o.camera[2]);
+      if (o.camera.size() == 6) c.target = glm::vec3(float(o.camera[3]), float(o.camera[4]), float(o.camera[5]));
+      return c;
     };
     auto validation_failed = [&]() {
       if (gpu.validation_errors() == 0) return false;
@@ -105,7 +212,7 @@ int run_render(const RenderOptions& opt) {
 
     if (still) {
       if (!advance(o.frames)) return 1;
-      draw(view.fit_camera(a, gpu.aspect()));
+      draw(camera_for(a));
       auto cap = gpu.take_capture();
       std::string err;
       if (!cap || !write_png(o.out, cap->width, cap->height, cap->rgba, &err))
@@ -118,7 +225,7 @@ int run_render(const RenderOptions& opt) {
     // video: a fixed camera framing the first state, one capture per frame, encoded aside
     auto rec = Recorder::open({o.out, o.width, o.height, o.fps, o.ffmpeg});
     if (!rec) return std::fprintf(stderr, "%s\n", rec.status().message().c_str()), 1;
-    render::Camera camera = view.fit_camera(a, gpu.aspect());
+    render::Camera camera = camera_for(a);
     auto t0 = std::chrono::steady_clock::now();
     bool ok = true;
     render::Capture cap;

@@ -3,6 +3,7 @@
 // headless and render a still or a video (fixed simulation time per video frame).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace adj::app {
 
@@ -16,11 +17,18 @@ struct RenderOptions {
   bool contacts = false;       // overlay contact points and forces
   bool velocities = false;     // overlay velocity arrows
   bool wireframe = false;
+  bool gradients = false;      // arrows of the first task's dLoss/d(initial velocity) per particle
+  bool ghosts = false;         // fading trails of each moving object's centre of mass
+  // camera: yaw, pitch [deg], then optionally distance [m] and the target x, y, z [m];
+  // empty = frame the scene
+  std::vector<double> camera;
   std::string ffmpeg = "ffmpeg";
 };
 
-// "contacts,velocities,wireframe" -> the flags; false with a message for an unknown name
+// "contacts,velocities,gradients,ghosts,wireframe" -> the flags; false with a message
 bool parse_overlays(const std::string& list, RenderOptions& o, std::string* error);
+// "30,20" or "30,20,5" or "30,20,5,0,1,0" -> o.camera; false with a message
+bool parse_camera(const std::string& text, RenderOptions& o, std::string* error);
 
 // exit codes: 0 ok, 1 error, 3 validation errors
 int run_render(const RenderOptions& options);

@@ -119,7 +119,9 @@ int main(int argc, char** argv) {
   ren_cmd->add_option("--fps", ren.fps, "Video frame rate; each frame advances 1/fps s")
       ->check(CLI::Range(1, 240))->capture_default_str();
   ren_cmd->add_option("--size", ren_size, "Image size, WxH")->capture_default_str();
-  ren_cmd->add_option("--overlays", ren_overlays, "Comma list: contacts, velocities, wireframe");
+  ren_cmd->add_option("--overlays", ren_overlays, "Comma list: contacts, velocities, gradients, ghosts, wireframe");
+  std::string ren_camera;
+  ren_cmd->add_option("--camera", ren_camera, "yaw,pitch[,distance[,x,y,z]] in degrees and metres");
   ren_cmd->add_flag("--contacts", ren.contacts, "Overlay contact points and forces");
   ren_cmd->add_flag("--velocities", ren.velocities, "Overlay velocity arrows");
   ren_cmd->add_flag("--wireframe", ren.wireframe, "Overlay mesh edges");
@@ -170,6 +172,10 @@ int main(int argc, char** argv) {
     std::string err;
     if (!adj::app::parse_overlays(ren_overlays, ren, &err)) {
       std::fprintf(stderr, "adjoint: --overlays: %s\n", err.c_str());
+      return 2;
+    }
+    if (!ren_camera.empty() && !adj::app::parse_camera(ren_camera, ren, &err)) {
+      std::fprintf(stderr, "adjoint: --camera: %s\n", err.c_str());
       return 2;
     }
     return adj::app::run_render(ren);
