@@ -1,5 +1,7 @@
 #include "engine/optim/trainer.h"
 
+#include "engine/optim/check_grad.h"
+
 #include <algorithm>
 #include <cassert>
 #include <chrono>
@@ -213,59 +215,13 @@ Result<IterationStats> TaskRunnerT<S>::iterate() {
 
 template <class S>
 Result<GradCheckReport> TaskRunnerT<S>::check_grad(int samples, double eps, std::uint64_t seed) {
-  GradCheckReport rep;
-  rep.eps = eps;
-  if (!(eps > 0)) return Status::error("check_grad: eps must be > 0");
-  std::vector<S> g;
-  Result<S> l0 = evaluate(theta_, &g);
-  if (!l0) return l0.status();
-  rep.loss = double(l0.value());
-  // entries: one per block first (when samples allow), then uniformly at random
-  const int n = params_.size();
-  std::set<int> chosen;
-  if (samples <= 0 || samples >= n) {
-    for (int i = 0; i < n; ++i) chosen.insert(i);
-  } else {
-    std::mt19937_64 rng(seed);
-    if (samples >= int(params_.blocks().size()))
-      for (const ParamBlock& b : params_.blocks())
-        chosen.insert(b.offset + std::uniform_int_distribution<int>(0, b.count - 1)(rng));
-    std::uniform_int_distribution<int> any(0, n - 1);
-    while (int(chosen.size()) < samples) chosen.insert(any(rng));
-  }
-  std::vector<S> x = theta_;
-  double max_fd = 0;
-  for (int i : chosen) {
-    // the step scales with the entry (contact_ke ~ 1e4 next to velocities ~ 1)
-    double h = eps * std::max(1.0, std::fabs(double(theta_[i])));
-    S xp = S(double(theta_[i]) + h), xm = S(double(theta_[i]) - h);
-    x[i] = xp;
-    Result<S> fp = evaluate(x, nullptr);
-    x[i] = xm;
-    Result<S> fm = evaluate(x, nullptr);
-    x[i] = theta_[i];
-    if (!fp) return Status::error("check_grad, " + entry_name(i) + " + eps: " + fp.status().message());
-    if (!fm) return Status::error("check_grad, " + entry_name(i) + " - eps: " + fm.status().message());
-    GradCheckRow row;
-    row.entry = i;
-    row.name = entry_name(i);
-    row.analytic = double(g[i]);
-    // divide by the step actually taken (in S), not by 2 eps
-    row.fd = (double(fp.value()) - double(fm.value())) / (double(xp) - double(xm));
-    row.abs_err = std::fabs(row.analytic - row.fd);
-    max_fd = std::max(max_fd, std::fabs(row.fd));
-    rep.rows.push_back(row);
-  }
-  rep.floor = 1e-4 * max_fd + 1e-300;
-  for (std::size_t k = 0; k < rep.rows.size(); ++k) {
-    GradCheckRow& row = rep.rows[k];
-    row.rel_err = row.abs_err / std::max({std::fabs(row.analytic), std::fabs(row.fd), rep.floor});
-    if (rep.worst < 0 || row.rel_err > rep.max_rel_err) {
-      rep.max_rel_err = row.rel_err;
-      rep.worst = int(k);
-    }
-  }
+  auto rep = check_grad_entries<S>(
+      theta_, params_.blocks(), samples, eps, seed,
+      [&](const std::vector<S>& x, std::vector<S>* g) { return evaluate(x, g); },
+      [&](int i) { return entry_name(i); });
+  if (!rep) return rep;
   // leave the runner's last results at theta
+  std::vector<S> g;
   Result<S> again = evaluate(theta_, &g);
   if (!again) return again.status();
   grad_ = g;
