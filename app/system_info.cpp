@@ -1,6 +1,7 @@
 #include "app/system_info.h"
 
 #include "engine/cuda/cuda.h"
+#include "render/interop.h"
 
 namespace adj::app {
 
@@ -17,6 +18,9 @@ AboutInfo make_about_info(const render::DeviceInfo& device, bool validation) {
   a.driver = device.driver;
   a.vulkan_api = device.api_version;
   a.cuda = cuda_status();
+  // TODO(GPU issue): the editor simulates on the CPU; the CUDA paths (interop, staging) are
+  // not wired into the app yet, so this is the one path in use
+  a.data_path = render::to_string(render::SharePath::cpu_mapped);
   a.validation = validation;
   return a;
 }

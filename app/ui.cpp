@@ -51,6 +51,7 @@ void draw_about(UiState& ui, const AboutInfo& a) {
     ImGui::Text("Vulkan API:     %s", a.vulkan_api.c_str());
     ImGui::Text("Validation:     %s", a.validation ? "on" : "off");
     ImGui::TextWrapped("CUDA:           %s", a.cuda.c_str());
+    ImGui::TextWrapped("Data path:      %s", a.data_path.c_str());
   }
   ImGui::End();
 }

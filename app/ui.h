@@ -15,6 +15,7 @@ struct AboutInfo {
   std::string driver;           // driver name and version
   std::string vulkan_api;       // device's Vulkan API version
   std::string cuda;             // "available: NVIDIA H200" or why not
+  std::string data_path;        // how simulation results reach the renderer (render/interop.h)
   bool validation = false;      // validation layer active
 };
 
