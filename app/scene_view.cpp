@@ -42,6 +42,13 @@ glm::quat up_to(glm::vec3 n) {
   return glm::angleAxis(std::acos(c), axis);
 }
 
+// glm vectors as the packed floats engine/vis writes (null for an empty array, never UB)
+static_assert(sizeof(glm::vec3) == 3 * sizeof(float) && sizeof(glm::vec4) == 4 * sizeof(float));
+template <class V>
+float* floats(std::vector<V>& v) {
+  return reinterpret_cast<float*>(v.data());
+}
+
 void grow(glm::vec3& lo, glm::vec3& hi, glm::vec3 p, float r) {
   lo = glm::min(lo, p - glm::vec3(r));
   hi = glm::max(hi, p + glm::vec3(r));
@@ -134,9 +141,9 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
   // cloth and soft-body surfaces share one position and normal array over all particles
   positions_.resize(size_t(n));
   normals_.assign(size_t(n), glm::vec3(0, 1, 0));
-  vis::write_positions(state, 0, n, &positions_[0].x);
+  vis::write_positions(state, 0, n, floats(positions_));
   for (const MeshObject& mo : meshes_) {
-    vis::write_normals(state, mo.surface, &normals_[0].x);
+    vis::write_normals(state, mo.surface, floats(normals_));
     render::MeshDraw d;
     d.positions = positions_;
     d.normals = normals_;
@@ -155,7 +162,7 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
     const ParticleObject& po = particle_objects_[k];
     if (ov.particles && po.end > po.begin) {
       spheres_[k].resize(size_t(po.end - po.begin));
-      vis::write_spheres(m, state, po.begin, po.end, &spheres_[k][0].x);
+      vis::write_spheres(m, state, po.begin, po.end, floats(spheres_[k]));
       render::SphereDraw s;
       s.spheres = spheres_[k];
       s.color = po.color;
@@ -165,7 +172,7 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
     if (ov.springs && po.spring_end > po.spring_begin) {
       int count = po.spring_end - po.spring_begin;
       springs_[k].resize(size_t(2 * count));
-      vis::write_springs(m, state, po.spring_begin, po.spring_end, &springs_[k][0].x);
+      vis::write_springs(m, state, po.spring_begin, po.spring_end, floats(springs_[k]));
       if (spring_indices_.size() < springs_[k].size()) {
         spring_indices_.resize(springs_[k].size());
         for (size_t i = 0; i < spring_indices_.size(); ++i) spring_indices_[i] = uint32_t(i);
@@ -208,7 +215,7 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
     contact_points_.resize(c);
     contact_normals_.resize(c);
     contact_forces_.resize(c);
-    vis::write_contacts(*contacts, &contact_points_[0].x, &contact_normals_[0].x, &contact_forces_[0].x);
+    vis::write_contacts(*contacts, floats(contact_points_), floats(contact_normals_), floats(contact_forces_));
     render::DiscDraw d;
     d.positions = contact_points_;
     d.normals = contact_normals_;
@@ -227,7 +234,7 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
     arrow_origins_.resize(size_t(n));
     arrow_vectors_.resize(size_t(n));
     arrow_magnitudes_.resize(size_t(n));
-    float largest = vis::write_vectors(state, *field, 0, n, &arrow_origins_[0].x, &arrow_vectors_[0].x,
+    float largest = vis::write_vectors(state, *field, 0, n, floats(arrow_origins_), floats(arrow_vectors_),
                                        arrow_magnitudes_.data());
     render::ArrowDraw a;
     a.origins = arrow_origins_;

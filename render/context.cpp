@@ -3,6 +3,10 @@
 #include <cstdio>
 #include <cstring>
 
+#if defined(ADJ_SANITIZE)
+#include <dlfcn.h>
+#endif
+
 #include "render/vk_check.h"
 
 namespace adj::render {
@@ -109,6 +113,11 @@ Context::Context(const ContextOptions& options) : options_(options) {
                   "(Debian package vulkan-validationlayers)");
     layers.push_back(k_validation_layer);
     exts.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+#if defined(ADJ_SANITIZE)
+    // sanitizer builds: keep the layer loaded after vkDestroyInstance, so LeakSanitizer can
+    // name the layer's own leftovers (tests/lsan.supp) instead of an "<unknown module>"
+    dlopen("libVkLayer_khronos_validation.so", RTLD_NOW | RTLD_NODELETE);
+#endif
   }
 
   VkDebugUtilsMessengerCreateInfoEXT dbg{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};

@@ -23,10 +23,12 @@ echo "test.sh: build took $(( $(date +%s) - start )) s"
 
 export VK_DRIVER_FILES="$lvp_icd"
 if [[ "$dir" == *asan ]]; then
-  # lavapipe is preloaded so the loader cannot unload it: its one-time allocations then stay
-  # reachable instead of showing up as leaks from an "<unknown module>"
+  # lavapipe is preloaded so the loader cannot unload it: its one-time allocations stay
+  # reachable instead of showing up as leaks from an "<unknown module>" (the validation
+  # layer is kept loaded by render/context.cpp in sanitizer builds; see tests/lsan.supp)
   export LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so
   export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:verify_asan_link_order=0"
+  export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 fi
 ctest --test-dir "$dir" --output-on-failure -j "$jobs" "${ctest_args[@]}"
