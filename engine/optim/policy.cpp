@@ -33,53 +33,19 @@ Result<PolicyT<S>> PolicyT<S>::create(const scene::CompiledSceneT<S>& cs, const 
   p.phases_ = spec.phases;
   p.phase_period_ = S(spec.phase_period);
   p.frame_dt_ = cs.frame_dt;
-  p.output_scale_ = S(spec.output_scale);
   int inputs = p.phases_ + 6 * int(p.particles_.size());
   if (inputs < 1) return Status::error(where + ": no observations (phases = 0 and no object)");
-  p.sizes_.push_back(inputs);
+  std::vector<int> sizes{inputs};
   for (std::size_t l = 0; l < spec.hidden.size(); ++l) {
     if (spec.hidden[l] < 1) return Status::error(where + ": hidden[" + std::to_string(l) + "] must be >= 1");
-    p.sizes_.push_back(spec.hidden[l]);
+    sizes.push_back(spec.hidden[l]);
   }
-  p.sizes_.push_back(int(p.springs_.size() + p.tets_.size()));
-  for (std::size_t l = 0; l + 1 < p.sizes_.size(); ++l) {
-    p.w_offset_.push_back(p.weight_count_);
-    p.weight_count_ += (p.sizes_[l] + 1) * p.sizes_[l + 1];
-  }
+  sizes.push_back(int(p.springs_.size() + p.tets_.size()));
+  p.mlp_ = MlpT<S>(std::move(sizes), S(spec.output_scale));
   return p;
 }
 
-template <class S>
-std::string PolicyT<S>::weight_name(int k) const {
-  int l = int(w_offset_.size()) - 1;
-  while (l > 0 && k < w_offset_[l]) --l;
-  int in = sizes_[l], n = sizes_[l + 1], j = k - w_offset_[l];
-  std::string s = j < in * n ? "W" : "b";
-  s += std::to_string(l);
-  s += '[';
-  s += std::to_string(j < in * n ? j / in : j - in * n);
-  s += ']';
-  if (j < in * n) {
-    s += '[';
-    s += std::to_string(j % in);
-    s += ']';
-  }
-  return s;
-}
 
-template <class S>
-void PolicyT<S>::init_weights(S* w, std::uint64_t seed) const {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  const int L = int(sizes_.size()) - 1;
-  for (int l = 0; l < L; ++l) {
-    int in = sizes_[l], out = sizes_[l + 1];
-    double a = std::sqrt(6.0 / (in + out)) * (l == L - 1 ? 0.1 : 1.0);
-    S* W = w + w_offset_[l];
-    for (int k = 0; k < in * out; ++k) W[k] = S(a * u(rng));
-    for (int k = 0; k < out; ++k) W[in * out + k] = S(0);
-  }
-}
 
 template <class S>
 void PolicyT<S>::set_normalizer(std::vector<S> mean, std::vector<S> std) {
@@ -162,63 +128,7 @@ void PolicyT<S>::observe_adjoint(const std::vector<S>& d_obs, StateT<S>& adj) co
   }
 }
 
-template <class S>
-void PolicyT<S>::forward(const S* w, const std::vector<S>& obs, std::vector<S>& out) const {
-  assert(int(obs.size()) == input_size() && "observation size differs from the policy's input");
-  std::vector<S> a = obs, z;
-  const int L = int(sizes_.size()) - 1;
-  for (int l = 0; l < L; ++l) {
-    int in = sizes_[l], n = sizes_[l + 1];
-    const S* W = w + w_offset_[l];
-    z.assign(n, S(0));
-    for (int r = 0; r < n; ++r) {
-      S sum = W[in * n + r];
-      for (int c = 0; c < in; ++c) sum += W[r * in + c] * a[c];
-      z[r] = std::tanh(sum) * (l == L - 1 ? output_scale_ : S(1));
-    }
-    a.swap(z);
-  }
-  out = a;
-}
 
-template <class S>
-void PolicyT<S>::backward(const S* w, const std::vector<S>& obs, const std::vector<S>& d_out, S* d_w,
-                          std::vector<S>& d_obs) const {
-  const int L = int(sizes_.size()) - 1;
-  // forward again, keeping every layer's tanh values
-  std::vector<std::vector<S>> act(L + 1);
-  act[0] = obs;
-  for (int l = 0; l < L; ++l) {
-    int in = sizes_[l], n = sizes_[l + 1];
-    const S* W = w + w_offset_[l];
-    act[l + 1].assign(n, S(0));
-    for (int r = 0; r < n; ++r) {
-      S sum = W[in * n + r];
-      for (int c = 0; c < in; ++c) sum += W[r * in + c] * act[l][c];
-      act[l + 1][r] = std::tanh(sum);  // unscaled, also for the output layer
-    }
-  }
-  // backward, last layer first
-  std::vector<S> da = d_out, dz;
-  for (int l = L - 1; l >= 0; --l) {
-    int in = sizes_[l], n = sizes_[l + 1];
-    const S* W = w + w_offset_[l];
-    S* dW = d_w + w_offset_[l];
-    S scale = l == L - 1 ? output_scale_ : S(1);
-    dz.assign(n, S(0));
-    for (int r = 0; r < n; ++r) dz[r] = da[r] * scale * (S(1) - act[l + 1][r] * act[l + 1][r]);
-    std::vector<S> prev(in, S(0));
-    for (int r = 0; r < n; ++r) {
-      dW[in * n + r] += dz[r];
-      for (int c = 0; c < in; ++c) {
-        dW[r * in + c] += dz[r] * act[l][c];
-        prev[c] += W[r * in + c] * dz[r];
-      }
-    }
-    da.swap(prev);
-  }
-  d_obs = da;
-}
 
 template <class S>
 PolicyRolloutT<S>::PolicyRolloutT(const ModelT<S>& model, const PolicyT<S>& policy, int steps, S dt, int substeps,

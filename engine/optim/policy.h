@@ -27,6 +27,7 @@
 #include "engine/model/model.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
+#include "engine/optim/mlp.h"
 #include "engine/solver/solver.h"
 
 namespace adj::optim {
@@ -39,20 +40,20 @@ class PolicyT {
   // errors: no actuated springs or tets, unknown object, a layer of width < 1
   static Result<PolicyT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task);
 
-  int input_size() const { return sizes_.front(); }
-  int output_size() const { return sizes_.back(); }
-  int weight_count() const { return weight_count_; }
-  const std::vector<int>& layer_sizes() const { return sizes_; }
+  int input_size() const { return mlp_.input_size(); }
+  int output_size() const { return mlp_.output_size(); }
+  int weight_count() const { return mlp_.weight_count(); }
+  const std::vector<int>& layer_sizes() const { return mlp_.layer_sizes(); }
   const std::vector<int>& outputs() const { return springs_; }  // model spring index of the first outputs
   const std::vector<int>& tet_outputs() const { return tets_; }  // model tet index of the rest
   // false for phases only: the controls do not depend on the state (open loop)
   bool observes_state() const { return !particles_.empty(); }
 
   // a weight's readable name: "W1[r][c]" (layer 1, output r, input c) or "b1[r]"
-  std::string weight_name(int k) const;
+  std::string weight_name(int k) const { return mlp_.weight_name(k); }
 
   // weights: uniform Glorot per layer (the output layer scaled by 0.1), biases 0
-  void init_weights(S* w, std::uint64_t seed) const;
+  void init_weights(S* w, std::uint64_t seed) const { mlp_.init_weights(w, seed); }
 
   // observation of a state at frame t, (input_size), normalized when a normalizer is set
   void observe(int t, const StateT<S>& s, std::vector<S>& obs) const;
@@ -70,21 +71,21 @@ class PolicyT {
   void output_grads(const ControlT<S>& grad_control, std::vector<S>& d_out) const;
 
   // out = policy(obs), (output_size)
-  void forward(const S* w, const std::vector<S>& obs, std::vector<S>& out) const;
+  void forward(const S* w, const std::vector<S>& obs, std::vector<S>& out) const { mlp_.forward(w, obs, out); }
   // given d_out = dL/d out: d_w += dL/d w, d_obs = dL/d obs (recomputes the forward pass)
   void backward(const S* w, const std::vector<S>& obs, const std::vector<S>& d_out, S* d_w,
-                std::vector<S>& d_obs) const;
+                std::vector<S>& d_obs) const {
+    mlp_.backward(w, obs, d_out, d_w, d_obs);
+  }
 
  private:
-  std::vector<int> sizes_;      // input, hidden..., output
-  std::vector<int> w_offset_;   // start of layer l's weights (out x in, row-major), then biases
-  int weight_count_ = 0;
+  MlpT<S> mlp_;                 // observations -> outputs
   std::vector<int> springs_;    // outputs: actuated springs
   std::vector<int> tets_;       // outputs after the springs: actuated tets
   std::vector<S> norm_mean_, norm_inv_std_;  // (input_size) or empty
   std::vector<int> particles_;  // observed particles (may be empty)
   int phases_ = 0;
-  S phase_period_ = S(1), frame_dt_ = S(1.0 / 60.0), output_scale_ = S(1);
+  S phase_period_ = S(1), frame_dt_ = S(1.0 / 60.0);
 };
 
 // closed-loop rollout: control_t = base_t + policy(obs(state_t)) on the actuated springs.

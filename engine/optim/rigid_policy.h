@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "engine/optim/mlp.h"
 #include "engine/rigid/rigid_model.h"
 #include "engine/scene/compile.h"
 
@@ -24,20 +25,22 @@ class RigidPolicyT {
   // the robot: the policy ParamSpec's object, else the first robot in the scene
   static Result<RigidPolicyT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task);
 
-  int input_size() const { return sizes_.front(); }
-  int output_size() const { return sizes_.back(); }
-  int weight_count() const { return weight_count_; }
+  int input_size() const { return mlp_.input_size(); }
+  int output_size() const { return mlp_.output_size(); }
+  int weight_count() const { return mlp_.weight_count(); }
   const std::string& robot() const { return robot_; }
-  std::string weight_name(int k) const;
-  void init_weights(S* w, std::uint64_t seed) const;
+  std::string weight_name(int k) const { return mlp_.weight_name(k); }
+  void init_weights(S* w, std::uint64_t seed) const { mlp_.init_weights(w, seed); }
 
   void observe(int t, const RigidStateT<S>& s, std::vector<S>& obs) const;
   // adj += d <d_obs, obs(t, s)> / d s
   void observe_adjoint(const RigidStateT<S>& s, const std::vector<S>& d_obs, RigidStateT<S>& adj) const;
-  void forward(const S* w, const std::vector<S>& obs, std::vector<S>& out) const;
+  void forward(const S* w, const std::vector<S>& obs, std::vector<S>& out) const { mlp_.forward(w, obs, out); }
   // d_w += dL/dw, d_obs = dL/d obs, given d_out
   void backward(const S* w, const std::vector<S>& obs, const std::vector<S>& d_out, S* d_w,
-                std::vector<S>& d_obs) const;
+                std::vector<S>& d_obs) const {
+    mlp_.backward(w, obs, d_out, d_w, d_obs);
+  }
   // control.act of the robot's actuators += out; d_out = those entries of a control gradient
   void apply_outputs(const std::vector<S>& out, RigidControlT<S>& control) const;
   void output_grads(const RigidControlT<S>& grad_control, std::vector<S>& d_out) const;
@@ -48,11 +51,10 @@ class RigidPolicyT {
     int index;
   };
   std::vector<Obs> obs_;
-  std::vector<int> sizes_, w_offset_;
-  int weight_count_ = 0;
+  MlpT<S> mlp_;  // observations -> actuator inputs
   int actuator_begin_ = 0;
   int phases_ = 0;
-  S phase_period_ = S(1), frame_dt_ = S(1.0 / 60.0), output_scale_ = S(1);
+  S phase_period_ = S(1), frame_dt_ = S(1.0 / 60.0);
   std::string robot_;
 };
 
