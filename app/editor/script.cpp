@@ -172,6 +172,7 @@ Script::Progress Script::update(Editor& e) {
   switch (wait_) {
     case Wait::none: break;
     case Wait::frames:
+      wait_frame_ms_.push_back(e.ui_frame_ms);
       if (++waited_frames_ < wait_frames_) return Progress::running;
       if (deferred_screenshot_) {  // the panels have settled: capture this frame
         screenshot_ = std::move(deferred_screenshot_);
@@ -490,6 +491,7 @@ Status Script::run(Editor& e, const Line& line) {
     int n = 0;
     if (w.size() < 2 || !parse_int(w[1], &n)) return Status::error("wait N: N frames");
     wait_ = Wait::frames;
+    wait_frame_ms_.clear();
     wait_frames_ = n;
     waited_frames_ = 0;
     return Status::ok();
