@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <string>
 
+#include <unistd.h>
+
 #include "app/cmd_bench.h"
 #include "app/cmd_optimize.h"
 #include "app/cmd_render.h"
@@ -50,8 +52,18 @@ bool parse_size(const std::string& s, uint32_t* w, uint32_t* h) {
 
 int main(int argc, char** argv) {
   // OpenMP threads sleep when idle instead of spinning: the UI thread, the worker and the
-  // encoder share few cores, and spinning made small scenes 200x slower on 2 busy cores
-  setenv("OMP_WAIT_POLICY", "passive", /*overwrite=*/0);
+  // encoder share few cores, and spinning made small scenes 200x slower on 2 busy cores (and
+  // took half the editor's CPU time from the rasterizer). libgomp reads its environment when
+  // it is loaded, before main: set it and start again, once.
+  if (!std::getenv("OMP_WAIT_POLICY")) {
+    setenv("OMP_WAIT_POLICY", "passive", /*overwrite=*/1);
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+      self[n] = '\0';
+      execv(self, argv);  // returns only on failure: then run with spinning threads
+    }
+  }
   CLI::App app{"Adjoint: a differentiable-physics editor and visualizer.\n"
                "Without a subcommand, opens the editor on SCENE."};
   app.set_version_flag("--version", ADJ_VERSION);
@@ -68,6 +80,8 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-vsync", v.vsync, "Present without waiting for vertical sync");
   app.add_flag("--about", v.show_about, "Open the About window at start");
   app.add_flag("--play", v.play, "Start the simulation playing");
+  app.add_option("--msaa", v.msaa, "Editor anti-aliasing samples (1 or 4; default 4, 1 on a CPU rasterizer)")
+      ->check(CLI::IsMember({1, 4}));
   app.add_option("--script", v.script, "Drive the editor from a command file, then quit")->check(CLI::ExistingFile);
 
   bool info_validation = false;

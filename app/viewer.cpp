@@ -205,17 +205,23 @@ int run_viewer(const ViewerOptions& opt) {
     ctx.create_device(surface.surface);
 
     VkExtent2D extent = window ? window->framebuffer_extent() : VkExtent2D{opt.width, opt.height};
-    render::RenderTarget target(ctx, extent, render::pick_msaa(ctx, 4));
+    // a CPU rasterizer (lavapipe) pays for every sample and shadow texel: the editor keeps
+    // its frame rate there with 1 sample and a 1024^2 shadow map (--msaa overrides)
+    const bool cpu_device = ctx.info().type == "cpu";
+    const int msaa = opt.msaa > 0 ? opt.msaa : cpu_device ? 1 : 4;
+    render::RenderTarget target(ctx, extent, render::pick_msaa(ctx, msaa));
     std::unique_ptr<render::Swapchain> swapchain;
     if (window) swapchain = std::make_unique<render::Swapchain>(ctx, surface.surface, extent, opt.vsync);
     render::FrameLoop loop(ctx, target, swapchain.get());
     render::Background background(ctx, target);
-    render::SceneRenderer scene_renderer(ctx, target);
+    render::SceneRendererOptions scene_options;
+    if (cpu_device) scene_options.shadow_map_size = 1024;
+    render::SceneRenderer scene_renderer(ctx, target, scene_options);
 
     ImGuiContextGuard imgui_context;
     if (window) ImGui_ImplGlfw_InitForVulkan(window->handle, true);
     std::optional<render::ImGuiVulkan> imgui;
-    imgui.emplace(ctx, target, render::FrameLoop::k_frames_in_flight);
+    imgui.emplace(ctx, target, render::FrameLoop::k_frames_in_flight, /*overlay=*/true);
 
     AboutInfo about = make_about_info(ctx.info(), ctx.validation_enabled());
     UiState ui;
@@ -237,6 +243,7 @@ int run_viewer(const ViewerOptions& opt) {
     render::LineBuilder ghosts;                         // ghost trajectories, rebuilt each frame
     std::vector<std::vector<glm::vec3>> ghost_points;  // a script's key, released the next frame
     auto last_frame = std::chrono::steady_clock::now();
+    std::optional<uint64_t> last_scene;  // what the saved scene image shows (content_hash + view)
     while (true) {
       // events and window size
       if (window) {
@@ -419,11 +426,36 @@ int run_viewer(const ViewerOptions& opt) {
           render::add_ghost_trajectories(ghosts, g, {render::Colormap::viridis, *lo, *hi > *lo ? *hi : *lo + 1.0f});
           l.lines.push_back(ghosts.draw(3.0f));
         }
-        scene_renderer.prepare(cmd, *list, ed.camera, loop.frame_index());
       }
-      target.begin(cmd, clear);
-      background.draw(cmd, sky_top, sky_bottom);
-      if (list) scene_renderer.draw(cmd);
+      // the scene is drawn only when it would look different from the saved one (while an
+      // optimization runs, the viewport changes once per iteration; the panels every frame)
+      const bool bare = ed.recording.active() && !ed.recording.with_ui();
+      auto [free_x0, free_x1] = bare ? std::pair{0.0f, float(target.extent().width)}
+                                     : ed.free_columns(float(target.extent().width));
+      std::optional<uint64_t> scene_key = list ? render::content_hash(*list) : std::optional<uint64_t>(0);
+      if (scene_key) {
+        const float view[] = {ed.camera.target.x, ed.camera.target.y, ed.camera.target.z, ed.camera.distance,
+                              ed.camera.yaw,      ed.camera.pitch,    ed.camera.fov_y,    float(ed.camera.orthographic),
+                              free_x0,            free_x1,            float(target.extent().width),
+                              float(target.extent().height)};
+        for (float v : view) *scene_key = (*scene_key ^ std::hash<float>{}(v)) * 1099511628211ull;
+      }
+      if (scene_key && last_scene == scene_key && target.scene_saved()) {
+        target.restore_scene(cmd);
+      } else {
+        if (list) scene_renderer.prepare(cmd, *list, ed.camera, loop.frame_index());
+        target.begin(cmd, clear);
+        // the side panels are opaque: shade only the columns between them (on a CPU
+        // rasterizer that is nearly half of a frame's cost)
+        VkRect2D free{{int32_t(free_x0), 0}, {uint32_t(free_x1 - free_x0), target.extent().height}};
+        if (free.extent.width > 0) vkCmdSetScissor(cmd, 0, 1, &free);
+        background.draw(cmd, sky_top, sky_bottom);
+        if (list) scene_renderer.draw(cmd);
+        target.end(cmd);
+        target.save_scene(cmd);
+        last_scene = scene_key;
+      }
+      target.begin_overlay(cmd);
       imgui->draw(ImGui::GetDrawData(), cmd);
       target.end(cmd);
       ++frame;

@@ -19,6 +19,7 @@ struct ViewerOptions {
   bool show_about = false;      // open the About window at start
   bool play = false;            // start the simulation playing
   std::string script;           // run this editor script (app/editor/script.h), then quit
+  int msaa = 0;                 // samples per pixel (1 or 4); 0: 4, or 1 on a CPU rasterizer
 };
 
 // exit codes: 0 ok, 1 failure (message printed), 3 validation errors were reported,

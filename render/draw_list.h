@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <glm/glm.hpp>
 #include <glm/gtc/quaternion.hpp>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -172,5 +173,10 @@ struct DrawList {
   glm::vec3 bounds_lo{1.0f};
   glm::vec3 bounds_hi{-1.0f};
 };
+
+// a hash of everything the list draws (host arrays included), so a caller can tell that a
+// frame would look the same as the last; none when an array lives in a device buffer (its
+// contents can change behind the handle)
+std::optional<uint64_t> content_hash(const DrawList& list);
 
 }  // namespace adj::render

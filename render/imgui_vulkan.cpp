@@ -15,7 +15,7 @@ void check_result(VkResult r) {
 }
 }  // namespace
 
-ImGuiVulkan::ImGuiVulkan(Context& ctx, const RenderTarget& target, uint32_t image_count)
+ImGuiVulkan::ImGuiVulkan(Context& ctx, const RenderTarget& target, uint32_t image_count, bool overlay)
     : ctx_(ctx) {
   IM_ASSERT(ImGui::GetCurrentContext() != nullptr);  // create the ImGui context first
 
@@ -37,9 +37,9 @@ ImGuiVulkan::ImGuiVulkan(Context& ctx, const RenderTarget& target, uint32_t imag
   info.Subpass = 0;
   info.MinImageCount = image_count < 2 ? 2 : image_count;
   info.ImageCount = image_count < 2 ? 2 : image_count;
-  info.MSAASamples = target.samples();
+  info.MSAASamples = overlay ? VK_SAMPLE_COUNT_1_BIT : target.samples();
   info.CheckVkResultFn = check_result;
-  if (!ImGui_ImplVulkan_Init(&info, target.render_pass()))
+  if (!ImGui_ImplVulkan_Init(&info, overlay ? target.overlay_pass() : target.render_pass()))
     throw Error("ImGui_ImplVulkan_Init failed");
 
   ctx.run_once([](VkCommandBuffer cmd) { ImGui_ImplVulkan_CreateFontsTexture(cmd); });

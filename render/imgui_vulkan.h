@@ -12,7 +12,8 @@ class RenderTarget;
 
 class ImGuiVulkan {
  public:
-  ImGuiVulkan(Context& ctx, const RenderTarget& target, uint32_t image_count);
+  // drawn in the target's scene pass, or (overlay) in its overlay pass
+  ImGuiVulkan(Context& ctx, const RenderTarget& target, uint32_t image_count, bool overlay = false);
   ~ImGuiVulkan();
   ImGuiVulkan(const ImGuiVulkan&) = delete;
   ImGuiVulkan& operator=(const ImGuiVulkan&) = delete;

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "render/context.h"
+#include "render/memory.h"
 #include "render/vk_check.h"
 
 namespace adj::render {
@@ -83,6 +84,29 @@ RenderTarget::RenderTarget(const Context& ctx, VkExtent2D extent, VkSampleCountF
   rp.pDependencies = deps;
   ADJ_VK(vkCreateRenderPass(ctx_.device(), &rp, nullptr, &render_pass_));
 
+  // the overlay pass: the single-sample color image, loaded and stored; before it, the scene
+  // pass's resolve or restore_scene's copy wrote that image
+  VkAttachmentDescription over = att[0];
+  over.samples = VK_SAMPLE_COUNT_1_BIT;
+  over.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+  over.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+  over.initialLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+  over.finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+  VkSubpassDescription over_sub{};
+  over_sub.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+  over_sub.colorAttachmentCount = 1;
+  over_sub.pColorAttachments = &color_ref;
+  VkSubpassDependency over_deps[2] = {deps[0], deps[1]};
+  over_deps[0].srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  over_deps[0].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  over_deps[0].dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_COLOR_ATTACHMENT_READ_BIT;
+  over_deps[0].srcStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  rp.attachmentCount = 1;
+  rp.pAttachments = &over;
+  rp.pSubpasses = &over_sub;
+  rp.pDependencies = over_deps;
+  ADJ_VK(vkCreateRenderPass(ctx_.device(), &rp, nullptr, &overlay_pass_));
+
   color_.extent = extent;
   create_images();
 }
@@ -90,6 +114,7 @@ RenderTarget::RenderTarget(const Context& ctx, VkExtent2D extent, VkSampleCountF
 RenderTarget::~RenderTarget() {
   destroy_images();
   if (render_pass_) vkDestroyRenderPass(ctx_.device(), render_pass_, nullptr);
+  if (overlay_pass_) vkDestroyRenderPass(ctx_.device(), overlay_pass_, nullptr);
 }
 
 void RenderTarget::resize(VkExtent2D extent) {
@@ -105,7 +130,7 @@ void RenderTarget::create_images() {
   const bool msaa = samples_ != VK_SAMPLE_COUNT_1_BIT;
   color_ = create_image(ctx_, extent, k_color_format,
                         VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                            VK_IMAGE_USAGE_SAMPLED_BIT,
+                            VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
                         VK_IMAGE_ASPECT_COLOR_BIT);
   if (msaa)
     msaa_ = create_image(ctx_, extent, k_color_format,
@@ -124,11 +149,22 @@ void RenderTarget::create_images() {
   fb.height = extent.height;
   fb.layers = 1;
   ADJ_VK(vkCreateFramebuffer(ctx_.device(), &fb, nullptr, &framebuffer_));
+  fb.renderPass = overlay_pass_;
+  fb.attachmentCount = 1;
+  fb.pAttachments = &color_.view;
+  ADJ_VK(vkCreateFramebuffer(ctx_.device(), &fb, nullptr, &overlay_framebuffer_));
+  saved_ = create_image(ctx_, extent, k_color_format,
+                        VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                            VK_IMAGE_USAGE_SAMPLED_BIT,  // SAMPLED: create_image makes a view
+                        VK_IMAGE_ASPECT_COLOR_BIT);
 }
 
 void RenderTarget::destroy_images() {
   if (framebuffer_) vkDestroyFramebuffer(ctx_.device(), framebuffer_, nullptr);
-  framebuffer_ = VK_NULL_HANDLE;
+  if (overlay_framebuffer_) vkDestroyFramebuffer(ctx_.device(), overlay_framebuffer_, nullptr);
+  framebuffer_ = overlay_framebuffer_ = VK_NULL_HANDLE;
+  destroy(ctx_, saved_);
+  scene_saved_ = false;
   VkExtent2D extent = color_.extent;
   destroy(ctx_, color_);
   destroy(ctx_, msaa_);
@@ -155,6 +191,59 @@ void RenderTarget::begin(VkCommandBuffer cmd, const float clear_rgba[4]) const {
   vkCmdSetScissor(cmd, 0, 1, &sc);
 }
 
+void RenderTarget::begin_overlay(VkCommandBuffer cmd) const {
+  VkRenderPassBeginInfo bi{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+  bi.renderPass = overlay_pass_;
+  bi.framebuffer = overlay_framebuffer_;
+  bi.renderArea = {{0, 0}, color_.extent};
+  vkCmdBeginRenderPass(cmd, &bi, VK_SUBPASS_CONTENTS_INLINE);
+  VkViewport vp{0, 0, float(color_.extent.width), float(color_.extent.height), 0, 1};
+  VkRect2D sc{{0, 0}, color_.extent};
+  vkCmdSetViewport(cmd, 0, 1, &vp);
+  vkCmdSetScissor(cmd, 0, 1, &sc);
+}
+
 void RenderTarget::end(VkCommandBuffer cmd) const { vkCmdEndRenderPass(cmd); }
+
+namespace {
+
+void copy_color(VkCommandBuffer cmd, VkImage from, VkImage to, VkExtent2D e) {
+  VkImageCopy c{};
+  c.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  c.dstSubresource = c.srcSubresource;
+  c.extent = {e.width, e.height, 1};
+  vkCmdCopyImage(cmd, from, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, to, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &c);
+}
+
+}  // namespace
+
+void RenderTarget::save_scene(VkCommandBuffer cmd) {
+  // the scene pass's dependency made its color writes visible to transfer reads; the saved
+  // image's earlier readers (restore_scene) are transfers too
+  image_barrier(cmd, saved_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+                VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+  copy_color(cmd, color_.image, saved_.image, color_.extent);
+  image_barrier(cmd, saved_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+  scene_saved_ = true;
+}
+
+void RenderTarget::restore_scene(VkCommandBuffer cmd) const {
+  // the color image's earlier users: the last frame's overlay pass, blit and read-back
+  image_barrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                VK_ACCESS_TRANSFER_WRITE_BIT);
+  copy_color(cmd, saved_.image, color_.image, color_.extent);
+  image_barrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                VK_ACCESS_TRANSFER_WRITE_BIT,
+                VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+                    VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+}
 
 }  // namespace adj::render

@@ -1,6 +1,15 @@
 #pragma once
 // The offscreen image every frame is drawn into, windowed or headless: color (RGBA8),
 // depth, optional MSAA with a resolve. The window gets it by a blit; captures read it back.
+//
+// Two passes draw into it: the scene pass (begin/end: clear, depth, MSAA) and the overlay
+// pass (begin_overlay/end: single-sample, no depth, loads what is there: the UI). Between
+// them the scene can be kept (save_scene) and put back on a later frame (restore_scene)
+// instead of being drawn again, when nothing in it changed:
+//
+//   if (unchanged && target.scene_saved()) target.restore_scene(cmd);
+//   else { target.begin(cmd, clear); ...scene...; target.end(cmd); target.save_scene(cmd); }
+//   target.begin_overlay(cmd); ...ui...; target.end(cmd);
 #include <vulkan/vulkan.h>
 
 #include "render/memory.h"
@@ -29,9 +38,20 @@ class RenderTarget {
   // the single-sample color image, in TRANSFER_SRC_OPTIMAL layout after a frame
   VkImage color_image() const { return color_.image; }
 
+  // the overlay pass: one single-sample color attachment, loaded (pipelines for the UI)
+  VkRenderPass overlay_pass() const { return overlay_pass_; }
+
   // begin the render pass, clearing color and depth; viewport and scissor cover the target
   void begin(VkCommandBuffer cmd, const float clear_rgba[4]) const;
+  // begin the overlay pass over the color image as the last pass (or restore) left it
+  void begin_overlay(VkCommandBuffer cmd) const;
   void end(VkCommandBuffer cmd) const;
+
+  // after the scene pass: copy its color image aside; restore_scene copies it back (the
+  // color image is then as the scene pass left it). Forgotten on resize.
+  void save_scene(VkCommandBuffer cmd);
+  void restore_scene(VkCommandBuffer cmd) const;
+  bool scene_saved() const { return scene_saved_; }
 
  private:
   void create_images();
@@ -42,8 +62,12 @@ class RenderTarget {
   Image color_;   // resolved (or only) color
   Image msaa_;    // multisampled color, when samples_ > 1
   Image depth_;
+  Image saved_;   // the scene as the last save_scene left it
+  bool scene_saved_ = false;
   VkRenderPass render_pass_ = VK_NULL_HANDLE;
+  VkRenderPass overlay_pass_ = VK_NULL_HANDLE;
   VkFramebuffer framebuffer_ = VK_NULL_HANDLE;
+  VkFramebuffer overlay_framebuffer_ = VK_NULL_HANDLE;
 };
 
 // the largest of {4, 1} samples that the device supports for color and depth

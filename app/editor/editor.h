@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/editor/document.h"
@@ -92,6 +93,8 @@ class Editor {
   void frame_selection(float aspect);
   // width / height of the part of the window the side panels leave free (camera fitting)
   float free_aspect(float width, float height) const;
+  // the columns [x0, x1) of the window that the side panels leave free (they cover the rest)
+  std::pair<float, float> free_columns(float width) const;
   bool screenshot_requested = false;  // Ctrl+P: the viewer writes the next frame
   // Ctrl+R or the Record button: the viewer starts or stops `recording` (it knows the size)
   bool record_toggle_requested = false;

@@ -233,10 +233,15 @@ void Editor::draw_recovery_prompt() {
   }
 }
 
-float Editor::free_aspect(float W, float H) const {
+std::pair<float, float> Editor::free_columns(float W) const {
   float left = panels.outliner || panels.inspector ? std::clamp(W * 0.22f, 200.0f, 320.0f) : 0.0f;
   float right = panels.simulation || panels.optimization ? std::clamp(W * 0.26f, 240.0f, 380.0f) : 0.0f;
-  return std::max(W - left - right, W * 0.3f) / std::max(H, 1.0f);
+  return {left, std::max(W - right, left)};
+}
+
+float Editor::free_aspect(float W, float H) const {
+  auto [x0, x1] = free_columns(W);
+  return std::max(x1 - x0, W * 0.3f) / std::max(H, 1.0f);
 }
 
 // ---- outliner
