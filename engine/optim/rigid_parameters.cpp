@@ -61,9 +61,12 @@ Result<RigidParametersT<S>> RigidParametersT<S>::create(const scene::CompiledSce
         for (int d = r->dof_begin; d < r->dof_end; ++d) {
           b.index.push_back(d);
           int j = m.dof_joint[d];
-          names.push_back(m.body_name[j] + (m.joint_dof_start[j + 1] - m.joint_dof_start[j] > 1
-                                                ? "." + std::to_string(d - m.joint_dof_start[j])
-                                                : ""));
+          std::string name = m.body_name[j];
+          if (m.joint_dof_start[j + 1] - m.joint_dof_start[j] > 1) {
+            name += '.';
+            name += std::to_string(d - m.joint_dof_start[j]);
+          }
+          names.push_back(name);
         }
         break;
       case ParamKind::actuator_control:
@@ -161,6 +164,17 @@ std::vector<S> RigidParametersT<S>::initial(const scene::CompiledSceneT<S>& cs) 
       }
       theta[b.offset + e] = v;
     }
+  // PD targets start at the initial joint coordinates (the robot holds its pose); torque and
+  // thrust inputs at zero
+  for (const ParamBlock& b : blocks_) {
+    if (b.kind != ParamKind::actuator_control) continue;
+    for (int e = 0; e < b.elements; ++e) {
+      int a = b.index[e];
+      if (m.actuator_type[a] != RIGID_ACTUATOR_PD) continue;
+      S q = cs.rigid_initial.joint_q[m.joint_q_start[m.dof_joint[m.actuator_dof[a]]]];
+      for (int t = 0; t < b.steps; ++t) theta[b.offset + t * b.elements + e] = q;
+    }
+  }
   clamp(theta);
   return theta;
 }

@@ -4,8 +4,8 @@
 //   joint_q            the robot's revolute/prismatic coordinates (quaternions and free-base
 //                      positions are left alone)
 //   joint_qd           every dof of the robot
-//   actuator_control   one entry per frame and actuator (torque actuators: input * gear;
-//                      PD: the target)
+//   actuator_control   one entry per frame and actuator (torque actuators: input * gear,
+//                      from 0; PD: the target, from the joint's initial coordinate)
 //   actuator_kp / kd   the robot's PD actuators' gains
 //   body_mass          the robot's bodies with mass (inertia scales with the mass)
 //   contact_ke/kd/mu   the robots' ground contact (scene-wide)

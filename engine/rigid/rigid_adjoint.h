@@ -10,6 +10,7 @@
 
 #include <vector>
 
+#include "engine/rigid/rigid_dual.h"
 #include "engine/rigid/rigid_dynamics.h"
 
 namespace adj::rigid {
@@ -37,71 +38,6 @@ struct AdjWork {
     lambda.assign(nv, S(0));
     qd_new.assign(nv, S(0));
     adj_v_new.assign(nv, S(0));
-  }
-};
-
-// dual-number seeding of packed element inputs, and contraction of their outputs
-template <class S, int N>
-struct Seeder {
-  using D = Dual<S, N>;
-  int k = 0;
-  D operator()(S x) { return D::var(x, k++); }
-  vec3<D> vec(const vec3<S>& a) { return {(*this)(a.x), (*this)(a.y), (*this)(a.z)}; }
-  mat33<D> mat(const mat33<S>& a) {
-    mat33<D> r;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) r.m[i][j] = (*this)(a.m[i][j]);
-    return r;
-  }
-  svec<D> sv(const svec<S>& a) { return {vec(a.w), vec(a.v)}; }
-  sinertia<D> in(const sinertia<S>& a) {
-    sinertia<D> r;
-    r.A = mat(a.A);
-    r.B = mat(a.B);
-    r.m = (*this)(a.m);
-    return r;
-  }
-};
-template <class S, int N>
-struct Contract {
-  S g[N] = {};
-  void add(const Dual<S, N>& y, S adj) {
-    for (int k = 0; k < N; ++k) g[k] += adj * y.d[k];
-  }
-  void add(const vec3<Dual<S, N>>& y, const vec3<S>& adj) {
-    for (int i = 0; i < 3; ++i) add(y[i], adj[i]);
-  }
-  void add(const mat33<Dual<S, N>>& y, const mat33<S>& adj) {
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) add(y.m[i][j], adj.m[i][j]);
-  }
-  void add(const svec<Dual<S, N>>& y, const svec<S>& adj) {
-    add(y.w, adj.w);
-    add(y.v, adj.v);
-  }
-  void add(const sinertia<Dual<S, N>>& y, const sinertia<S>& adj) {
-    add(y.A, adj.A);
-    add(y.B, adj.B);
-    add(y.m, adj.m);
-  }
-  // reads the gradient back in seeding order
-  int k = 0;
-  S take() { return g[k++]; }
-  void take(vec3<S>& a) {
-    for (int i = 0; i < 3; ++i) a[i] += take();
-  }
-  void take(mat33<S>& a) {
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) a.m[i][j] += take();
-  }
-  void take(svec<S>& a) {
-    take(a.w);
-    take(a.v);
-  }
-  void take(sinertia<S>& a) {
-    take(a.A);
-    take(a.B);
-    a.m += take();
   }
 };
 
@@ -318,35 +254,9 @@ void substep_adjoint(const RigidModelT<S>& m, const Params<S>& par, const S* q, 
       adj_par.actuator_kd[k] -= qd[d] * g.lambda[d];
     }
   }
-  // contact, per touching point
-  if (m.ground) {
-    for (int s = 0; s < m.shape_count(); ++s) {
-      const int b = m.shape_body[s];
-      vec3<S> pts[8];
-      S r;
-      int count = shape_points(m.shape_type[s], m.shape_size[s], pts, r);
-      for (int k = 0; k < count; ++k) {
-        constexpr int N = 21;
-        using D = Dual<S, N>;
-        Seeder<S, N> seed;
-        mat33<D> R = seed.mat(w.R[b]);
-        vec3<D> p = seed.vec(w.p[b]);
-        svec<D> v = seed.sv(w.v[b]);
-        D ke = seed(par.contact_ke), kd = seed(par.contact_kd), mu = seed(par.contact_mu);
-        svec<D> fs;
-        vec3<D> xc, f;
-        if (!point_contact(m, s, pts[k], r, R, p, v, ke, kd, mu, fs, xc, f)) continue;
-        Contract<S, N> c;
-        c.add(fs, g.fext[b]);
-        c.take(g.R[b]);
-        c.take(g.p[b]);
-        c.take(g.v[b]);
-        adj_par.contact_ke += c.take();
-        adj_par.contact_kd += c.take();
-        adj_par.contact_mu += c.take();
-      }
-    }
-  }
+  // contact: ground, static colliders and shape pairs
+  contact_forces_adjoint(m, par.contact_ke, par.contact_kd, par.contact_mu, w.R, w.p, w.v, g.fext, g.R, g.p, g.v,
+                         adj_par.contact_ke, adj_par.contact_kd, adj_par.contact_mu);
   // kinematics, leaves to root (dual width by joint type: inputs are the parent's pose and
   // velocity (18), the joint's coordinates and velocities, and the mass)
   for (int i = nb - 1; i >= 0; --i) {

@@ -154,6 +154,26 @@ Result<RigidModelT<S>> RigidBuilder::finalize() const {
     m.shape_pos.push_back(to<S>(sh.pos));
     m.shape_rot.push_back(to<S>(rigid::qmat(sh.rot)));
     m.shape_size.push_back(to<S>(sh.size));
+    m.shape_group.push_back(sh.group);
+    m.shape_mask.push_back(sh.mask);
+  }
+  for (std::size_t c = 0; c < colliders.size(); ++c) {
+    const RigidColliderDesc& cd = colliders[c];
+    std::string who = "rigid builder: collider " + std::to_string(c);
+    if (cd.type < 0 || cd.type > 3) return Status::error(who + ": unknown type " + std::to_string(cd.type));
+    if (!finite3(cd.pos) || !finite3(cd.size)) return Status::error(who + ": position or size is not finite");
+    vec3<double> size = cd.size;
+    if (cd.type == 0) {
+      double nl = length(size);
+      if (!(nl > 1e-12)) return Status::error(who + ": plane normal is zero");
+      size = size / nl;
+    } else if (!(size.x > 0) || (cd.type == 2 && !(size.y > 0 && size.z > 0)) || (cd.type == 3 && !(size.y >= 0))) {
+      return Status::error(who + ": sizes must be positive");
+    }
+    m.collider_type.push_back(cd.type);
+    m.collider_pos.push_back(to<S>(cd.pos));
+    m.collider_rot.push_back(to<S>(rigid::qmat(cd.rot)));
+    m.collider_size.push_back(to<S>(size));
   }
   for (std::size_t a = 0; a < actuators_.size(); ++a) {
     const RigidActuatorDesc& ad = actuators_[a];
@@ -183,6 +203,8 @@ Result<RigidModelT<S>> RigidBuilder::finalize() const {
   m.contact_kf = S(contact_kf);
   m.contact_mu = S(contact_mu);
   m.contact_eps = S(contact_eps);
+  m.body_contact = body_contact;
+  m.self_collision = self_collision;
   return m;
 }
 

@@ -41,15 +41,25 @@ struct RigidShapeDesc {
   rigid::quat<double> rot{};         // axes in the body frame
   vec3<double> size{0.1, 0.1, 0.1};  // sphere (r), box half-extents, capsule (r, half-height along y) [m]
   double density = 0;                // [kg/m^3]; > 0 adds the shape's mass and inertia to its body
+  int group = 1, mask = -1;          // body-body contact filter (RigidModelT::shape_group/shape_mask)
+};
+
+// a static collider that body shapes touch (engine/forces/contact.h's ShapeRef types)
+struct RigidColliderDesc {
+  int type = 0;                // 0 plane, 1 sphere, 2 box, 3 capsule
+  vec3<double> pos{};          // centre (plane: a point on it), world [m]
+  rigid::quat<double> rot{};   // axes, world
+  vec3<double> size{0, 1, 0};  // plane: normal (normalized by finalize); sphere (r); box half extents;
+                               // capsule (r, half height along y) [m]
 };
 
 struct RigidActuatorDesc {
   RigidActuatorType type = RIGID_ACTUATOR_TORQUE;
-  int dof = 0;            // dof within the joint (0 for revolute/prismatic)
-  double gear = 1;        // torque actuators: torque = gear * act
-  double kp = 0, kd = 0;  // PD actuators: kp (act - q) - kd qd (revolute/prismatic only)
-  vec3<double> pos{};            // thrust: point of application, body frame [m]
-  vec3<double> axis{0, 1, 0};    // thrust: direction, body frame (normalized)
+  int dof = 0;                 // dof within the joint (0 for revolute/prismatic)
+  double gear = 1;             // torque actuators: torque = gear * act
+  double kp = 0, kd = 0;       // PD actuators: kp (act - q) - kd qd (revolute/prismatic only)
+  vec3<double> pos{};          // thrust: point of application, body frame [m]
+  vec3<double> axis{0, 1, 0};  // thrust: direction, body frame (normalized)
 };
 
 class RigidBuilder {
@@ -66,6 +76,9 @@ class RigidBuilder {
   bool ground = true;
   double contact_ke = 1e4, contact_kd = 1e2, contact_kf = 1e2, contact_mu = 0.8, contact_eps = 1e-2;
   double joint_limit_eps = 0.01;  // [rad or m]
+  bool body_contact = true;       // shapes of different bodies touch
+  bool self_collision = false;    // bodies of one tree touch too (never a parent and its child)
+  std::vector<RigidColliderDesc> colliders;
 
   int body_count() const { return int(bodies_.size()); }
 

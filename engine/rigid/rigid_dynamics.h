@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "engine/rigid/rigid_contact.h"
 #include "engine/rigid/rigid_model.h"
 
 namespace adj::rigid {
@@ -137,71 +138,11 @@ void kinematics(const RigidModelT<S>& m, const Params<T>& par, const T* q, const
   }
 }
 
-// contact points of a shape in its own frame, with their radius; returns the count
-template <class S>
-inline int shape_points(int type, const vec3<S>& size, vec3<S> pts[8], S& radius) {
-  if (type == RIGID_SHAPE_SPHERE) {
-    pts[0] = vec3<S>();
-    radius = size.x;
-    return 1;
-  }
-  if (type == RIGID_SHAPE_CAPSULE) {
-    pts[0] = vec3<S>(S(0), size.y, S(0));
-    pts[1] = vec3<S>(S(0), -size.y, S(0));
-    radius = size.x;
-    return 2;
-  }
-  for (int k = 0; k < 8; ++k)
-    pts[k] = vec3<S>(k & 1 ? size.x : -size.x, k & 2 ? size.y : -size.y, k & 4 ? size.z : -size.z);
-  radius = S(0);
-  return 8;
-}
-
-// spatial force of the ground on a body (pose R, p; velocity v) at shape point pt of radius r
-// (shape frame of shape s): the particle engine's smooth penalty force (engine/forces/contact.h)
-// at the deepest point xc; false when the point does not touch
-template <class T, class S>
-bool point_contact(const RigidModelT<S>& m, int s, const vec3<S>& pt, S r, const mat33<T>& R, const vec3<T>& p,
-                   const svec<T>& v, const T& ke, const T& kd, const T& mu, svec<T>& fs, vec3<T>& xc, vec3<T>& f) {
-  const vec3<T> n(T(0), T(1), T(0));
-  vec3<T> x = p + R * (lift<T>(m.shape_pos[s]) + lift<T>(m.shape_rot[s]) * lift<T>(pt));
-  if (!(value(x.y) < value(r))) return false;
-  xc = x - n * T(r);
-  vec3<T> vel = v.v + cross(v.w, xc);
-  f = contact_force(x.y - T(r), n, vel, ke, kd, m.contact_kf, mu, m.contact_eps);
-  fs = svec<T>{cross(xc, f), f};
-  return true;
-}
-
-// ground contact of every shape point, summed per body into fext (J^T f reaches the joints
-// through RNEA's backward sweep)
+// every contact force (ground, static colliders, other bodies) summed per body into fext
+// (engine/rigid/rigid_contact.h; J^T f reaches the joints through RNEA's backward sweep)
 template <class T, class S>
 void contact(const RigidModelT<S>& m, const Params<T>& par, Work<T>& w, RigidContactsT<S>* record) {
-  for (auto& f : w.fext) f = svec<T>{};
-  if (!m.ground) return;
-  for (int s = 0; s < m.shape_count(); ++s) {
-    int b = m.shape_body[s];
-    vec3<S> pts[8];
-    S r;
-    int count = shape_points(m.shape_type[s], m.shape_size[s], pts, r);
-    for (int k = 0; k < count; ++k) {
-      svec<T> fs;
-      vec3<T> xc, f;
-      if (!point_contact(m, s, pts[k], r, w.R[b], w.p[b], w.v[b], par.contact_ke, par.contact_kd, par.contact_mu, fs,
-                         xc, f))
-        continue;
-      w.fext[b] += fs;
-      if constexpr (std::is_same_v<T, S>) {
-        if (record) {
-          record->point.push_back(xc);
-          record->normal.push_back(vec3<S>(S(0), S(1), S(0)));
-          record->force.push_back(f);
-          record->body.push_back(b);
-          record->shape.push_back(s);
-        }
-      }
-    }
-  }
+  contact_forces(m, par.contact_ke, par.contact_kd, par.contact_mu, w.R, w.p, w.v, w.fext, record);
 }
 
 // C1 ramp of the limit penalty and its slope

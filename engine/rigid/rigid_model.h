@@ -65,14 +65,20 @@ struct RigidModelGradT {
   S contact_ke = 0, contact_kd = 0, contact_mu = 0;
 };
 
-// contacts and joint reaction forces of one state, for drawing
+// contacts and joint reaction forces of one state, for drawing. each contact acts on `body`
+// (shape `shape`) from the ground, a static collider or another body (other_body, other_shape;
+// that body feels -force at the same point)
 template <class S>
 struct RigidContactsT {
-  Array<vec3<S>> point;         // contact point on the body surface [m], (contact_count)
-  Array<vec3<S>> normal;        // ground normal, (contact_count)
-  Array<vec3<S>> force;         // force of the ground on the body [N], (contact_count)
+  Array<vec3<S>> point;         // contact point [m] (ground: on the body surface; bodies and colliders:
+                                // midway between the two surfaces), (contact_count)
+  Array<vec3<S>> normal;        // unit normal pointing from the other side into the body, (contact_count)
+  Array<vec3<S>> force;         // force on the body [N], (contact_count)
   Array<int> body;              // body index, (contact_count)
   Array<int> shape;             // shape index, (contact_count)
+  Array<int> other_body;        // the other body, -1 = ground or static collider, (contact_count)
+  Array<int> other_shape;       // its shape, -1 = ground or static collider, (contact_count)
+  Array<int> collider;          // static collider index, -1 = ground or a body, (contact_count)
   Array<vec3<S>> joint_point;   // joint anchor, world [m], (body_count)
   Array<vec3<S>> joint_force;   // force of the parent on the child across the joint [N], (body_count)
   Array<vec3<S>> joint_torque;  // its moment about the anchor [N m], (body_count)
@@ -103,21 +109,32 @@ struct RigidModelT {
   Array<S> dof_armature;              // rotor inertia added to the mass matrix diagonal, (dof_count)
   Array<int> dof_joint;               // joint of each dof, (dof_count)
 
-  // collision shapes against the ground plane
+  // collision shapes (against the ground, static colliders and the shapes of other bodies)
   Array<int> shape_body;      // (shape_count)
   Array<int> shape_type;      // RigidShapeType, (shape_count)
   Array<vec3<S>> shape_pos;   // in the body frame [m], (shape_count)
   Array<mat33<S>> shape_rot;  // axes in the body frame, (shape_count)
   Array<vec3<S>> shape_size;  // sphere (r), box half-extents, capsule (r, half-height along y) [m]
+  // body-body contact filter: shapes a and b touch if (group_a & mask_b) and (group_b & mask_a)
+  // (MuJoCo's contype/conaffinity); empty = group 1, mask all
+  Array<int> shape_group;  // (shape_count)
+  Array<int> shape_mask;   // (shape_count)
 
   // actuators on one dof each
-  Array<int> actuator_dof;   // (actuator_count)
-  Array<int> actuator_type;  // RigidActuatorType, (actuator_count)
-  Array<S> actuator_gear;    // torque = gear * act (torque actuators), (actuator_count)
-  Array<S> actuator_kp;      // PD stiffness [N m/rad or N/m], (actuator_count)
-  Array<S> actuator_kd;      // PD damping [N m s/rad or N s/m], (actuator_count)
+  Array<int> actuator_dof;       // (actuator_count)
+  Array<int> actuator_type;      // RigidActuatorType, (actuator_count)
+  Array<S> actuator_gear;        // torque = gear * act (torque actuators), (actuator_count)
+  Array<S> actuator_kp;          // PD stiffness [N m/rad or N/m], (actuator_count)
+  Array<S> actuator_kd;          // PD damping [N m s/rad or N s/m], (actuator_count)
   Array<vec3<S>> actuator_pos;   // thrust: point of application, body frame [m], (actuator_count)
   Array<vec3<S>> actuator_axis;  // thrust: unit direction, body frame, (actuator_count)
+
+  // static colliders that body shapes touch (engine/forces/contact.h's ShapeRef types)
+  Array<int> collider_type;      // 0 plane, 1 sphere, 2 box, 3 capsule, (collider_count)
+  Array<vec3<S>> collider_pos;   // centre (plane: a point on it), world [m], (collider_count)
+  Array<mat33<S>> collider_rot;  // axes, world, (collider_count)
+  Array<vec3<S>> collider_size;  // plane: unit normal; sphere (r); box half extents; capsule (r, half height
+                                 // along y) [m], (collider_count)
 
   // world
   vec3<S> gravity{S(0), S(-9.81), S(0)};  // [m/s^2]
@@ -127,12 +144,15 @@ struct RigidModelT {
   S contact_kf = S(1e2);                  // friction slope [N s/m]; 0 = off
   S contact_mu = S(0.8);                  // Coulomb coefficient
   S contact_eps = S(1e-2);                // friction smoothing width around zero slip [m/s]
+  bool body_contact = true;               // shapes of different bodies touch (filtered as above)
+  bool self_collision = false;            // bodies of one tree touch too (never a parent and its child)
 
   int body_count() const { return int(body_mass.size()); }
   int q_count() const { return joint_q_start.empty() ? 0 : joint_q_start.back(); }
   int dof_count() const { return joint_dof_start.empty() ? 0 : joint_dof_start.back(); }
   int shape_count() const { return int(shape_body.size()); }
   int actuator_count() const { return int(actuator_dof.size()); }
+  int collider_count() const { return int(collider_type.size()); }
   // differentiable parameters: masses, PD gains, contact ke/kd/mu
   int param_count() const { return body_count() + 2 * actuator_count() + 3; }
 

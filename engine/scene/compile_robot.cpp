@@ -64,7 +64,9 @@ Status add_listed(const RobotObject& rb, const std::string& where, RigidBuilder&
                       .pos = d3(s.position),
                       .rot = euler_quat(s.rotation),
                       .size = d3(s.size),
-                      .density = s.density});
+                      .density = s.density,
+                      .group = s.group,
+                      .mask = s.mask});
     if (body.mass > 0) {
       mat33<double> I;
       for (int c = 0; c < 3; ++c) I.m[c][c] = body.inertia[c];
@@ -82,15 +84,49 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
   const Settings& st = scene.settings;
   b.gravity = d3(st.gravity);
   b.ground = false;
+  // colliders: the ground at height 0 is the rigid model's ground; other heights, planes,
+  // spheres, boxes and capsules are static colliders of the body shapes. mesh colliders act on
+  // particles only (TODO: body shapes against triangle meshes need a mesh distance in
+  // engine/rigid/rigid_contact.h; robots pass through them until then)
   for (size_t oi = 0; oi < scene.objects.size(); ++oi) {
     const Object& o = scene.objects[oi];
-    if (o.kind == ObjectKind::collider && o.collider.kind == ColliderKind::ground) {
-      if (o.collider.position[1] != 0.0)
-        return Status::error("objects[" + std::to_string(oi) + "] (\"" + o.name +
-                             "\"): robots collide with the ground at height 0 only (found " +
-                             std::to_string(o.collider.position[1]) + ")");
-      b.ground = true;
+    if (o.kind != ObjectKind::collider) continue;
+    const Collider& c = o.collider;
+    RigidColliderDesc cd;
+    cd.pos = d3(c.position);
+    cd.rot = euler_quat(c.rotation);
+    switch (c.kind) {
+      case ColliderKind::ground:
+        if (c.position[1] == 0.0) {
+          b.ground = true;
+          continue;
+        }
+        cd.type = 0;
+        cd.pos = {0, c.position[1], 0};
+        cd.rot = {};
+        cd.size = {0, 1, 0};
+        break;
+      case ColliderKind::plane:
+        cd.type = 0;
+        cd.rot = {};
+        cd.size = d3(c.normal);
+        break;
+      case ColliderKind::sphere:
+        cd.type = 1;
+        cd.size = {c.size[0], 0, 0};
+        break;
+      case ColliderKind::box:
+        cd.type = 2;
+        cd.size = d3(c.size);
+        break;
+      case ColliderKind::capsule:
+        cd.type = 3;
+        cd.size = {c.size[0], c.size[1], 0};
+        break;
+      case ColliderKind::mesh:
+        continue;
     }
+    b.colliders.push_back(cd);
   }
   b.contact_ke = st.robot_contact.ke;
   b.contact_kd = st.robot_contact.kd;
@@ -142,6 +178,8 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
   }
   if (placed.empty()) return Status::ok();
 
+  // body-body contact: shapes of different robots (trees) touch, a robot's own bodies do not
+  // (RigidModel::self_collision off); the shapes' group/mask filters exclude pairs
   auto model = b.finalize<S>();
   if (!model) return Status::error("scene \"" + scene.name + "\": robots: " + model.status().message());
   out.rigid = std::move(model.value());

@@ -161,6 +161,8 @@ struct RobotShape {
   V3 rotation{0, 0, 0};   // XYZ Euler angles in the body frame [deg]
   V3 size{0.1, 0.1, 0.1}; // sphere (r), box half extents, capsule (r, half height along y) [m]
   double density = 0;     // [kg/m^3]; 0 = no mass
+  int group = 1;          // body-body contact filter: shapes a, b touch if (group_a & mask_b) and
+  int mask = -1;          // (group_b & mask_a); -1 = every bit
 
   bool operator==(const RobotShape&) const = default;
 };

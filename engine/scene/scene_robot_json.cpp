@@ -2,7 +2,7 @@
 //   {"type": "robot", "name": "arm", "position": [...], "rotation": [...],
 //    "bodies": [{"name", "parent", "joint", "position", "rotation", "axis", "lower", "upper",
 //                "limit_ke", "limit_kd", "damping", "armature", "mass", "com", "inertia",
-//                "shapes": [{"type", "position", "rotation", "size", "density"}]}],
+//                "shapes": [{"type", "position", "rotation", "size", "density", "group", "mask"}]}],
 //    "actuators": [{"body", "type": "torque"|"pd"|"thrust", "dof", "gear", "kp", "kd",
 //                   thrust: "position", "axis" (body frame)}],
 //    "initial": [{"body", "q": [...], "qd": [...]}]}
@@ -53,6 +53,8 @@ void read_shape(Reader& r, const json& j, const std::string& path, RobotShape& s
   r.vec3(f, "rotation", s.rotation);
   r.vec3(f, "size", s.size, true);
   r.number(f, "density", s.density, 0);
+  r.integer(f, "group", s.group, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+  r.integer(f, "mask", s.mask, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
   for (int c = 0; c < (s.kind == RobotShapeKind::box ? 3 : s.kind == RobotShapeKind::capsule ? 2 : 1); ++c)
     if (s.size[c] <= 0) r.error(Reader::join(path, "size"), "sizes must be positive");
   r.finish(f);
@@ -89,11 +91,16 @@ void read_body(Reader& r, const json& j, const std::string& path, RobotBody& b) 
 }
 
 ojson write_shape(const RobotShape& s) {
-  return {{"type", to_string(s.kind)},
+  ojson j{{"type", to_string(s.kind)},
           {"position", v3(s.position)},
           {"rotation", v3(s.rotation)},
           {"size", v3(s.size)},
           {"density", s.density}};
+  if (s.group != 1 || s.mask != -1) {  // the contact filter, when not the default
+    j["group"] = s.group;
+    j["mask"] = s.mask;
+  }
+  return j;
 }
 
 ojson write_body(const RobotBody& b) {
