@@ -22,8 +22,8 @@ int run_bench_render(const BenchRenderOptions& o) {
       bo.particle_counts = {10000};
       bo.cloth_n = 64;
     }
-    std::printf("render benchmark: %ux%u offscreen, 4x MSAA where supported, %u frames per case\n", bo.width,
-                bo.height, bo.frames);
+    std::printf("render benchmark: %ux%u offscreen, 4x MSAA where supported, %u frames per case\n", bo.width, bo.height,
+                bo.frames);
     std::printf("device: %s (%s), driver %s\n\n", ctx.info().name.c_str(), ctx.info().type.c_str(),
                 ctx.info().driver.c_str());
     std::printf("| %-36s | %12s | %14s | %12s |\n", "case", "primitives", "ms/frame (med)", "ms (fastest)");
@@ -48,6 +48,7 @@ int run_bench_sample_efficiency(const BenchSampleOptions& o) {
   opt.ppo_max_steps = o.ppo_max_steps;
   opt.bptt_iterations = o.bptt_iterations;
   opt.shac_window = o.shac_window;
+  opt.target_cost = o.target_cost;
   std::printf("sample efficiency on %s: BPTT and SHAC (gradients) vs PPO, seeds", o.scene_path.c_str());
   for (auto s : o.seeds) std::printf(" %llu", (unsigned long long)s);
   std::printf("\n");

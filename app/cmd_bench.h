@@ -13,14 +13,16 @@ struct BenchRenderOptions {
 
 int run_bench_render(const BenchRenderOptions& options);
 
-// `adjoint bench sample-efficiency`: gradients (BPTT, SHAC) vs PPO on the walker
+// `adjoint bench sample-efficiency`: gradients (BPTT, SHAC) vs PPO on the walker, or on the
+// cartpole swing-up (assets/scenes/robot_cartpole.json --task "swing up (policy)")
 struct BenchSampleOptions {
-  std::string scene_path;             // default: assets/scenes/walker.json next to the program's sources
+  std::string scene_path;  // default: assets/scenes/walker.json next to the program's sources
   std::string task;
   std::vector<uint64_t> seeds{1, 2, 3};
   long long ppo_max_steps = 3'000'000;
   int bptt_iterations = 100;
-  int shac_window = 32;               // 0 skips SHAC
+  int shac_window = 32;      // 0 skips SHAC
+  double target_cost = 2.0;  // robot tasks (cartpole): mean frame cost to reach
 };
 
 int run_bench_sample_efficiency(const BenchSampleOptions& options);

@@ -162,6 +162,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bench_sample_cmd->add_option("--shac-window", bench_sample.shac_window, "SHAC window [frames]; 0 skips SHAC")
       ->capture_default_str();
+  bench_sample_cmd->add_option("--target-cost", bench_sample.target_cost, "Robot tasks: mean frame cost to reach")
+      ->capture_default_str();
 
   try {
     app.parse(argc, argv);

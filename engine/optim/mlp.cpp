@@ -6,7 +6,8 @@
 namespace adj::optim {
 
 template <class S>
-MlpT<S>::MlpT(std::vector<int> sizes, S output_scale) : sizes_(std::move(sizes)), output_scale_(output_scale) {
+MlpT<S>::MlpT(std::vector<int> sizes, S output_scale, bool linear_output)
+    : sizes_(std::move(sizes)), output_scale_(output_scale), linear_(linear_output) {
   for (std::size_t l = 0; l + 1 < sizes_.size(); ++l) {
     w_offset_.push_back(weight_count_);
     weight_count_ += (sizes_[l] + 1) * sizes_[l + 1];
@@ -57,7 +58,7 @@ void MlpT<S>::forward(const S* w, const std::vector<S>& in, std::vector<S>& out)
     for (int r = 0; r < n; ++r) {
       S sum = W[ni * n + r];
       for (int c = 0; c < ni; ++c) sum += W[r * ni + c] * a[c];
-      z[r] = std::tanh(sum) * (l == L - 1 ? output_scale_ : S(1));
+      z[r] = l < L - 1 ? std::tanh(sum) : linear_ ? sum : std::tanh(sum) * output_scale_;
     }
     a.swap(z);
   }
@@ -68,7 +69,8 @@ template <class S>
 void MlpT<S>::backward(const S* w, const std::vector<S>& in, const std::vector<S>& d_out, S* d_w,
                        std::vector<S>& d_in) const {
   const int L = int(sizes_.size()) - 1;
-  // forward again, keeping every layer's tanh values (unscaled, also for the output layer)
+  // forward again, keeping every layer's tanh values (unscaled, also for the output layer;
+  // z itself for a linear output)
   std::vector<std::vector<S>> act(L + 1);
   act[0] = in;
   for (int l = 0; l < L; ++l) {
@@ -78,7 +80,7 @@ void MlpT<S>::backward(const S* w, const std::vector<S>& in, const std::vector<S
     for (int r = 0; r < n; ++r) {
       S sum = W[ni * n + r];
       for (int c = 0; c < ni; ++c) sum += W[r * ni + c] * act[l][c];
-      act[l + 1][r] = std::tanh(sum);
+      act[l + 1][r] = linear_ && l == L - 1 ? sum : std::tanh(sum);
     }
   }
   // backward, last layer first
@@ -89,7 +91,8 @@ void MlpT<S>::backward(const S* w, const std::vector<S>& in, const std::vector<S
     S* dW = d_w + w_offset_[l];
     S scale = l == L - 1 ? output_scale_ : S(1);
     dz.assign(n, S(0));
-    for (int r = 0; r < n; ++r) dz[r] = da[r] * scale * (S(1) - act[l + 1][r] * act[l + 1][r]);
+    for (int r = 0; r < n; ++r)
+      dz[r] = linear_ && l == L - 1 ? da[r] : da[r] * scale * (S(1) - act[l + 1][r] * act[l + 1][r]);
     std::vector<S> prev(ni, S(0));
     for (int r = 0; r < n; ++r) {
       dW[ni * n + r] += dz[r];

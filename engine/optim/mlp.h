@@ -1,6 +1,7 @@
 // The multilayer perceptron behind both policies (particle robots: policy.h, rigid robots:
-// rigid_policy.h): tanh on every layer, the output layer scaled, forward and a hand-written
-// backward. Weights live in one flat array the optimizer owns; layer l holds its
+// rigid_policy.h) and of the critics (SHAC's value function, PPO's value network): tanh on
+// every hidden layer; the output layer is output_scale * tanh(z), or linear (critics);
+// forward and a hand-written backward. Weights live in one flat array the optimizer owns; layer l holds its
 // (out x in) matrix row-major, then its out biases.
 #pragma once
 
@@ -14,8 +15,8 @@ template <class S>
 class MlpT {
  public:
   MlpT() = default;
-  // sizes: input, hidden..., output (each >= 1)
-  MlpT(std::vector<int> sizes, S output_scale);
+  // sizes: input, hidden..., output (each >= 1); linear_output: out = z (no tanh, no scale)
+  MlpT(std::vector<int> sizes, S output_scale, bool linear_output = false);
 
   int input_size() const { return sizes_.front(); }
   int output_size() const { return sizes_.back(); }
@@ -26,17 +27,17 @@ class MlpT {
   std::string weight_name(int k) const;
   // uniform Glorot per layer (the output layer scaled by 0.1), biases 0
   void init_weights(S* w, std::uint64_t seed) const;
-  // out = output_scale * tanh(...tanh(W0 in + b0)...), (output_size)
+  // out = output_scale * tanh(...tanh(W0 in + b0)...), (output_size); z when linear
   void forward(const S* w, const std::vector<S>& in, std::vector<S>& out) const;
   // given d_out = dL/d out: d_w += dL/d w, d_in = dL/d in (recomputes the forward pass)
-  void backward(const S* w, const std::vector<S>& in, const std::vector<S>& d_out, S* d_w,
-                std::vector<S>& d_in) const;
+  void backward(const S* w, const std::vector<S>& in, const std::vector<S>& d_out, S* d_w, std::vector<S>& d_in) const;
 
  private:
   std::vector<int> sizes_;     // input, hidden..., output
   std::vector<int> w_offset_;  // start of each layer's weights
   int weight_count_ = 0;
   S output_scale_ = S(1);
+  bool linear_ = false;
 };
 
 }  // namespace adj::optim

@@ -19,6 +19,8 @@ class OptimizerT {
   double step(std::vector<S>& theta, const std::vector<S>& grad);
   // forget the moments and the step count
   void reset();
+  // a new step size for the next steps (schedules); the moments stay
+  void set_lr(double lr) { spec_.lr = lr; }
 
   int iteration() const { return t_; }
   const scene::OptimizerSpec& spec() const { return spec_; }

@@ -25,9 +25,9 @@
 
 #include "engine/core/status.h"
 #include "engine/model/model.h"
+#include "engine/optim/mlp.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
-#include "engine/optim/mlp.h"
 #include "engine/solver/solver.h"
 
 namespace adj::optim {
@@ -43,8 +43,9 @@ class PolicyT {
   int input_size() const { return mlp_.input_size(); }
   int output_size() const { return mlp_.output_size(); }
   int weight_count() const { return mlp_.weight_count(); }
+  const MlpT<S>& mlp() const { return mlp_; }
   const std::vector<int>& layer_sizes() const { return mlp_.layer_sizes(); }
-  const std::vector<int>& outputs() const { return springs_; }  // model spring index of the first outputs
+  const std::vector<int>& outputs() const { return springs_; }   // model spring index of the first outputs
   const std::vector<int>& tet_outputs() const { return tets_; }  // model tet index of the rest
   // false for phases only: the controls do not depend on the state (open loop)
   bool observes_state() const { return !particles_.empty(); }
@@ -79,11 +80,11 @@ class PolicyT {
   }
 
  private:
-  MlpT<S> mlp_;                 // observations -> outputs
-  std::vector<int> springs_;    // outputs: actuated springs
-  std::vector<int> tets_;       // outputs after the springs: actuated tets
+  MlpT<S> mlp_;                              // observations -> outputs
+  std::vector<int> springs_;                 // outputs: actuated springs
+  std::vector<int> tets_;                    // outputs after the springs: actuated tets
   std::vector<S> norm_mean_, norm_inv_std_;  // (input_size) or empty
-  std::vector<int> particles_;  // observed particles (may be empty)
+  std::vector<int> particles_;               // observed particles (may be empty)
   int phases_ = 0;
   S phase_period_ = S(1), frame_dt_ = S(1.0 / 60.0);
 };

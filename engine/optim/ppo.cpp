@@ -105,8 +105,9 @@ Result<PpoTrainer> PpoTrainer::create(const scene::CompiledSceneT<double>& cs, c
   if (options.episodes_per_iteration < 1 || options.epochs < 1 || options.minibatch < 1 || !(options.lr > 0) ||
       !(options.clip_ratio > 0) || options.value_hidden < 1 || !(options.gamma > 0 && options.gamma <= 1) ||
       !(options.lambda >= 0 && options.lambda <= 1))
-    return Status::error(where + ": options out of range (episodes, epochs, minibatch, value_hidden >= 1; "
-                                 "lr, clip_ratio > 0; gamma in (0, 1]; lambda in [0, 1])");
+    return Status::error(where +
+                         ": options out of range (episodes, epochs, minibatch, value_hidden >= 1; "
+                         "lr, clip_ratio > 0; gamma in (0, 1]; lambda in [0, 1])");
   PpoTrainer r;
   r.task_ = task;
   r.options_ = options;
@@ -134,6 +135,68 @@ Result<PpoTrainer> PpoTrainer::create(const scene::CompiledSceneT<double>& cs, c
   r.pi_opt_ = OptimizerT<double>(os, nw + na);
   r.v_opt_ = OptimizerT<double>(os, r.value_.weight_count());
   return r;
+}
+
+Result<PpoTrainer> PpoTrainer::create(std::unique_ptr<PolicyEnvT<double>> env, std::unique_ptr<PolicyEnvT<double>> eval,
+                                      std::uint64_t init_seed, PpoOptions options) {
+  if (!env || !eval) return Status::error("PPO: no environment");
+  if (options.episodes_per_iteration < 1 || options.epochs < 1 || options.minibatch < 1 || !(options.lr > 0) ||
+      !(options.clip_ratio > 0) || options.value_hidden < 1 || !(options.gamma > 0 && options.gamma <= 1) ||
+      !(options.lambda >= 0 && options.lambda <= 1))
+    return Status::error(
+        "PPO: options out of range (episodes, epochs, minibatch, value_hidden >= 1; "
+        "lr, clip_ratio > 0; gamma in (0, 1]; lambda in [0, 1])");
+  PpoTrainer r;
+  r.options_ = options;
+  r.rng_.seed(options.seed);
+  r.env_ = std::move(env);
+  r.eval_ = std::move(eval);
+  r.substeps_ = r.env_->substeps();
+  r.task_.horizon = r.env_->horizon();
+  const MlpT<double>& net = r.env_->mlp();
+  const int nw = net.weight_count(), na = net.output_size();
+  r.pi_.assign(nw + na, options.initial_log_std);
+  net.init_weights(r.pi_.data(), init_seed);
+  r.value_.init({net.input_size(), options.value_hidden, 1}, r.rng_);
+  r.v_ = r.value_.w;
+  scene::OptimizerSpec os{scene::OptimizerKind::adam, options.lr, options.max_grad_norm, 0};
+  r.pi_opt_ = OptimizerT<double>(os, nw + na);
+  r.v_opt_ = OptimizerT<double>(os, r.value_.weight_count());
+  return r;
+}
+
+Result<double> PpoTrainer::env_episode(bool sample, std::vector<Sample>* out, int copy) {
+  PolicyEnvT<double>& env = sample ? *env_ : *eval_;
+  const int i = sample ? copy % env.env_count() : 0;
+  const int nw = net().weight_count(), na = net().output_size();
+  env.reset(i, sample ? &rng_ : nullptr);
+  std::vector<double> obs, mean;
+  double sum = 0;
+  for (int t = 0; t < env.horizon(); ++t) {
+    env.observe(i, obs);
+    net().forward(pi_.data(), obs, mean);
+    Sample smp;
+    smp.action = mean;
+    if (sample) {
+      for (int k = 0; k < na; ++k) {
+        double e = normal(rng_), ls = pi_[nw + k];
+        smp.action[k] = mean[k] + std::exp(ls) * e;
+        smp.logp += -0.5 * e * e - ls - k_log_sqrt_2pi;
+      }
+      smp.value = value_.forward(obs);
+    }
+    Result<double> cost = env.step(i, smp.action);
+    if (!cost) return Status::error("PPO episode: " + cost.status().message());
+    env.clear_tape(i);
+    if (sample) sim_steps_ += substeps_;
+    smp.reward = -cost.value();
+    sum += cost.value();
+    if (out) {
+      smp.obs = obs;
+      out->push_back(std::move(smp));
+    }
+  }
+  return sum / double(env.horizon());
 }
 
 double PpoTrainer::frame_loss(const StateT<double>& s0, const StateT<double>& s) {
@@ -180,7 +243,7 @@ Result<double> PpoTrainer::episode(bool sample, std::vector<Sample>* out) {
   return prev;
 }
 
-Result<double> PpoTrainer::evaluate() { return episode(false, nullptr); }
+Result<double> PpoTrainer::evaluate() { return env_ ? env_episode(false, nullptr, 0) : episode(false, nullptr); }
 
 Result<PpoIteration> PpoTrainer::iterate() {
   auto t0 = std::chrono::steady_clock::now();
@@ -189,7 +252,7 @@ Result<PpoIteration> PpoTrainer::iterate() {
   std::vector<Sample> batch;
   for (int e = 0; e < options_.episodes_per_iteration; ++e) {
     std::vector<Sample> ep;
-    Result<double> l = episode(true, &ep);
+    Result<double> l = env_ ? env_episode(true, &ep, episodes_++) : episode(true, &ep);
     if (!l) return l.status();
     // generalized advantage estimation; the episode ends at the horizon (value 0 after it)
     double adv = 0, next_value = 0, ret = 0;
@@ -219,7 +282,7 @@ Result<PpoIteration> PpoTrainer::iterate() {
 }
 
 void PpoTrainer::update(std::vector<Sample>& batch, PpoIteration& it) {
-  const int nw = policy_.weight_count(), na = policy_.output_size();
+  const int nw = net().weight_count(), na = net().output_size();
   const int n = int(batch.size()), mb = std::min(options_.minibatch, n);
   std::vector<int> order(n);
   std::iota(order.begin(), order.end(), 0);
@@ -234,7 +297,7 @@ void PpoTrainer::update(std::vector<Sample>& batch, PpoIteration& it) {
       value_.w = v_;
       for (int q = b; q < b + mb; ++q) {
         const Sample& s = batch[order[q]];
-        policy_.forward(pi_.data(), s.obs, mean);
+        net().forward(pi_.data(), s.obs, mean);
         double logp = 0;
         for (int k = 0; k < na; ++k) {
           double ls = pi_[nw + k], z = (s.action[k] - mean[k]) * std::exp(-ls);
@@ -252,7 +315,7 @@ void PpoTrainer::update(std::vector<Sample>& batch, PpoIteration& it) {
             d_out[k] = g * d * inv_var;
             g_pi[nw + k] += g * (d * d * inv_var - 1);
           }
-          policy_.backward(pi_.data(), s.obs, d_out, g_pi.data(), d_obs);
+          net().backward(pi_.data(), s.obs, d_out, g_pi.data(), d_obs);
         }
         double val = value_.forward(s.obs);
         vl += 0.5 * (val - s.ret) * (val - s.ret) / mb;

@@ -29,6 +29,7 @@ class RigidPolicyT {
   int output_size() const { return mlp_.output_size(); }
   int weight_count() const { return mlp_.weight_count(); }
   const std::string& robot() const { return robot_; }
+  const MlpT<S>& mlp() const { return mlp_; }
   std::string weight_name(int k) const { return mlp_.weight_name(k); }
   void init_weights(S* w, std::uint64_t seed) const { mlp_.init_weights(w, seed); }
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "engine/optim/rigid_task.h"
 #include "engine/optim/shac.h"
 #include "engine/optim/trainer.h"
 #include "engine/scene/compile.h"
@@ -35,16 +36,142 @@ std::string row_line(const SampleEfficiencyRow& r) {
   return buf;
 }
 
+// robot tasks: progress = -(mean frame cost); target = -target_cost
+Result<SampleEfficiencyTable> run_rigid(const scene::Scene& sc, const scene::Task& found,
+                                        const scene::CompiledSceneT<double>& cs, const SampleEfficiencyOptions& opt,
+                                        const std::function<void(const std::string&)>& progress) {
+  SampleEfficiencyTable table;
+  table.scene = sc.name;
+  table.task = found.name;
+  table.horizon = found.horizon;
+  table.substeps = cs.substeps;
+  table.target = -opt.target_cost;
+  const long long episode_steps = (long long)found.horizon * cs.substeps;
+  auto report = [&](const SampleEfficiencyRow& r) {
+    table.rows.push_back(r);
+    if (progress) progress(row_line(r));
+  };
+  RigidEnvOptions randomized{.env_count = opt.rigid_envs, .q_range = 3.14159, .qd_range = 0.5};
+  // full-horizon BPTT through the closed loop (the task runner), its loss = the mean frame cost
+  for (std::uint64_t seed : opt.seeds) {
+    scene::Task task = found;
+    task.seed = seed;
+    Result<RigidTaskRunnerT<double>> runner = RigidTaskRunnerT<double>::create(cs, task);
+    if (!runner) return runner.status();
+    SampleEfficiencyRow r;
+    r.method = "BPTT";
+    r.seed = seed;
+    r.best_progress = -1e300;
+    auto t0 = Clock::now();
+    int k = 0;
+    for (; k < opt.bptt_iterations; ++k) {
+      Result<IterationStats> it = runner->iterate();
+      if (!it) break;
+      r.best_progress = std::max(r.best_progress, -it->loss);
+      if (-it->loss >= table.target) {
+        r.steps_to_target = 2 * episode_steps * (k + 1);
+        r.seconds_to_target = seconds_since(t0);
+        break;
+      }
+    }
+    r.steps_run = 2 * episode_steps * k;
+    r.seconds_run = seconds_since(t0);
+    report(r);
+  }
+  // SHAC with a critic, evaluated every 4 windows
+  if (opt.shac_window > 0) {
+    for (std::uint64_t seed : opt.seeds) {
+      scene::Task task = found;
+      task.seed = seed;
+      auto env = RigidPolicyEnvT<double>::create(cs, task, randomized);
+      if (!env) return env.status();
+      auto eval = RigidPolicyEnvT<double>::create(cs, task);
+      if (!eval) return eval.status();
+      BatchShacOptions so;
+      so.window = opt.shac_window;
+      so.action_noise = 0.3;
+      so.critic_hidden = {32, 32};
+      so.critic_passes = 4;
+      so.lr_decay_windows = opt.rigid_shac_windows;
+      so.seed = seed;
+      auto shac = BatchShacTrainerT<double>::create(std::move(env.value()), std::move(eval.value()), so);
+      if (!shac) return shac.status();
+      SampleEfficiencyRow r;
+      r.method = "SHAC";
+      r.seed = seed;
+      r.best_progress = -1e300;
+      auto t0 = Clock::now();
+      for (int k = 0; k < opt.rigid_shac_windows; ++k) {
+        if (!shac->step()) break;
+        if (k % 4 != 3) continue;
+        Result<double> l = shac->evaluate();
+        if (!l) break;
+        r.best_progress = std::max(r.best_progress, -l.value());
+        if (-l.value() >= table.target) {
+          r.steps_to_target = 2 * shac->sim_steps();
+          r.seconds_to_target = seconds_since(t0);
+          break;
+        }
+      }
+      r.steps_run = 2 * shac->sim_steps();
+      r.seconds_run = seconds_since(t0);
+      report(r);
+    }
+  }
+  // PPO from the same randomized states
+  for (std::uint64_t seed : opt.seeds) {
+    scene::Task task = found;
+    task.seed = seed;
+    auto env = RigidPolicyEnvT<double>::create(cs, task, randomized);
+    if (!env) return env.status();
+    auto eval = RigidPolicyEnvT<double>::create(cs, task);
+    if (!eval) return eval.status();
+    PpoOptions po = opt.rigid_ppo;
+    po.seed = seed;
+    auto ppo = PpoTrainer::create(std::move(env.value()), std::move(eval.value()), seed, po);
+    if (!ppo) return ppo.status();
+    SampleEfficiencyRow r;
+    r.method = "PPO";
+    r.seed = seed;
+    r.best_progress = -1e300;
+    auto t0 = Clock::now();
+    while (ppo->sim_steps() < opt.ppo_max_steps) {
+      Result<PpoIteration> it = ppo->iterate();
+      if (!it)
+        return Status::error("sample efficiency, PPO seed " + std::to_string(seed) + ": " + it.status().message());
+      Result<double> l = ppo->evaluate();
+      if (!l) break;
+      r.best_progress = std::max(r.best_progress, -l.value());
+      if (-l.value() >= table.target) {
+        r.steps_to_target = ppo->sim_steps();
+        r.seconds_to_target = seconds_since(t0);
+        break;
+      }
+    }
+    r.steps_run = ppo->sim_steps();
+    r.seconds_run = seconds_since(t0);
+    report(r);
+  }
+  return table;
+}
+
 }  // namespace
 
 double SampleEfficiencyTable::step_ratio() const {
   std::vector<double> g, p;
+  const std::string ref = gradient_method();
   for (const SampleEfficiencyRow& r : rows) {
-    if (r.method == "BPTT" && r.steps_to_target >= 0) g.push_back(double(r.steps_to_target));
+    if (r.method == ref && r.steps_to_target >= 0) g.push_back(double(r.steps_to_target));
     if (r.method == "PPO") p.push_back(double(r.steps_to_target >= 0 ? r.steps_to_target : r.steps_run));
   }
   double mg = median(g);
   return mg > 0 ? median(p) / mg : 0;
+}
+
+std::string SampleEfficiencyTable::gradient_method() const {
+  for (const SampleEfficiencyRow& r : rows)
+    if (r.method == "BPTT" && r.steps_to_target >= 0) return "BPTT";
+  return "SHAC";
 }
 
 std::string SampleEfficiencyTable::format() const {
@@ -60,8 +187,8 @@ std::string SampleEfficiencyTable::format() const {
   bool lower_bound = false;
   for (const SampleEfficiencyRow& r : rows) lower_bound |= r.method == "PPO" && r.steps_to_target < 0;
   std::snprintf(buf, sizeof buf,
-                "PPO / BPTT median simulator steps to the target: %s%.1fx (gradient steps include the adjoint)\n",
-                lower_bound ? ">= " : "", step_ratio());
+                "PPO / %s median simulator steps to the target: %s%.1fx (gradient steps include the adjoint)\n",
+                gradient_method().c_str(), lower_bound ? ">= " : "", step_ratio());
   s += buf;
   return s;
 }
@@ -76,6 +203,7 @@ Result<SampleEfficiencyTable> run_sample_efficiency(const scene::Scene& sc, cons
     return Status::error("sample efficiency: needs at least one seed and one BPTT iteration");
   Result<scene::CompiledSceneT<double>> cs = scene::compile<double>(sc, base_dir);
   if (!cs) return cs.status();
+  if (is_robot_task(cs.value(), *found)) return run_rigid(sc, *found, cs.value(), opt, progress);
   SampleEfficiencyTable table;
   table.scene = sc.name;
   table.task = found->name;
@@ -180,7 +308,8 @@ Result<SampleEfficiencyTable> run_sample_efficiency(const scene::Scene& sc, cons
     auto t0 = Clock::now();
     while (ppo->sim_steps() < opt.ppo_max_steps) {
       Result<PpoIteration> it = ppo->iterate();
-      if (!it) return Status::error("sample efficiency, PPO seed " + std::to_string(seed) + ": " + it.status().message());
+      if (!it)
+        return Status::error("sample efficiency, PPO seed " + std::to_string(seed) + ": " + it.status().message());
       Result<double> l = ppo->evaluate();
       if (!l) break;
       r.best_progress = std::max(r.best_progress, -l.value());

@@ -3,7 +3,8 @@
 // gradient training (full-horizon BPTT and SHAC windows) and PPO need to reach the same
 // progress, over several seeds.
 //
-// progress = -loss (for the walker: the distance walked [m]). The target is
+// progress = -loss (for the walker: the distance walked [m]; for robot tasks such as the
+// cartpole swing-up: -(mean frame cost), with the target set by target_cost). The target is
 // target_fraction x the mean best progress of BPTT over the seeds; each method runs until
 // it first reaches the target or spends its budget. Steps count solver substeps; gradient
 // methods count their adjoint substeps too (2x the forward ones), PPO counts the episodes
@@ -36,9 +37,18 @@ struct SampleEfficiencyOptions {
   // off: SHAC sees the raw observations BPTT and PPO see (with normalized inputs a random
   // initial policy saturates and already shuffles 0.2-0.7 m, which would flatter SHAC)
   bool shac_normalize = false;
-  long long ppo_max_steps = 3'000'000;        // PPO budget per seed [solver substeps]
-  double target_fraction = 0.8;               // of the mean best BPTT progress
-  PpoOptions ppo = default_ppo();             // seed is replaced by each seed
+  long long ppo_max_steps = 3'000'000;  // PPO budget per seed [solver substeps]
+  double target_fraction = 0.8;         // of the mean best BPTT progress
+  PpoOptions ppo = default_ppo();       // seed is replaced by each seed
+
+  // robot tasks (the cartpole swing-up): progress = -(mean frame cost of an episode from the
+  // task's initial state); every method runs until its cost is <= target_cost. SHAC runs with
+  // a critic on `rigid_envs` copies from randomized states (BatchShacTrainerT, the settings of
+  // the swing-up test); PPO collects its episodes from the same randomized states.
+  double target_cost = 2.0;
+  int rigid_envs = 32;
+  int rigid_shac_windows = 400;  // SHAC budget [windows of shac_window frames]
+  PpoOptions rigid_ppo = default_rigid_ppo();
 
   // the walker's PPO settings: rewards x 100 (a frame's progress is ~1e-3 m)
   static PpoOptions default_ppo() {
@@ -46,26 +56,39 @@ struct SampleEfficiencyOptions {
     p.reward_scale = 100;
     return p;
   }
+  // the cartpole's: frame costs are O(1), 8 episodes of 240 frames per update
+  static PpoOptions default_rigid_ppo() {
+    PpoOptions p;
+    p.episodes_per_iteration = 8;
+    p.minibatch = 480;
+    p.epochs = 5;
+    p.lr = 1e-3;
+    p.initial_log_std = -0.5;
+    p.value_hidden = 64;
+    return p;
+  }
 };
 
 struct SampleEfficiencyRow {
-  std::string method;          // "BPTT", "SHAC", "PPO"
+  std::string method;  // "BPTT", "SHAC", "PPO"
   std::uint64_t seed = 0;
-  double best_progress = 0;    // best -loss seen [m for the walker]
+  double best_progress = 0;        // best -loss seen [m for the walker]
   long long steps_to_target = -1;  // -1: not reached within the budget
   double seconds_to_target = -1;
-  long long steps_run = 0;     // all steps the method ran
+  long long steps_run = 0;  // all steps the method ran
   double seconds_run = 0;
 };
 
 struct SampleEfficiencyTable {
   std::string scene, task;
   int horizon = 0, substeps = 0;
-  double target = 0;           // progress every method is asked to reach
+  double target = 0;  // progress every method is asked to reach
   std::vector<SampleEfficiencyRow> rows;
-  // median steps to the target of PPO over that of BPTT (unreached PPO runs count as
-  // their budget, so the ratio is then a lower bound)
+  // median steps to the target of PPO over that of the gradient method (BPTT when any BPTT
+  // run reached the target, else SHAC); unreached PPO runs count as their budget, so the
+  // ratio is then a lower bound
   double step_ratio() const;
+  std::string gradient_method() const;
   std::string format() const;  // the table, one row a line, and the summary
 };
 

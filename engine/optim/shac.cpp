@@ -1,6 +1,9 @@
 #include "engine/optim/shac.h"
 
+#include <algorithm>
 #include <cmath>
+
+#include <omp.h>
 
 namespace adj::optim {
 
@@ -20,9 +23,7 @@ void RunningStats::add(const std::vector<S>& x) {
   add(d.data(), int(d.size()));
 }
 
-double RunningStats::stddev(int k) const {
-  return count > 1 ? std::sqrt(m2[k] / double(count - 1)) : 1.0;
-}
+double RunningStats::stddev(int k) const { return count > 1 ? std::sqrt(m2[k] / double(count - 1)) : 1.0; }
 
 template <class S>
 ShacTrainerT<S>::ShacTrainerT() = default;
@@ -43,8 +44,7 @@ Result<ShacTrainerT<S>> ShacTrainerT<S>::create(const scene::CompiledSceneT<S>& 
                          std::to_string(task.horizon) + " (the horizon)");
   for (const scene::ParamSpec& p : task.parameters)
     if (p.kind != scene::ParamKind::policy)
-      return Status::error(where + ": only policy weights can be trained by windows, not " +
-                           scene::to_string(p.kind));
+      return Status::error(where + ": only policy weights can be trained by windows, not " + scene::to_string(p.kind));
   for (const scene::LossTerm& l : task.loss)
     if (l.kind == scene::LossKind::effort || l.step >= 0)
       return Status::error(where + ": window losses need terms that read the last frame (step -1), without effort");
@@ -90,14 +90,15 @@ Result<S> ShacTrainerT<S>::window_loss(const std::vector<S>& w, std::vector<S>* 
   }
   window_rollout_->set_frame_offset(frame_);
   window_loss_.begin();
-  Status st = window_rollout_->forward(state_, {}, w.data(),
-                                       [&](int t, const StateT<S>& s) { window_loss_.observe(t, s); });
+  Status st =
+      window_rollout_->forward(state_, {}, w.data(), [&](int t, const StateT<S>& s) { window_loss_.observe(t, s); });
   if (!st) return Status::error("SHAC window at frame " + std::to_string(frame_) + ": " + st.message());
   S value = window_loss_.value({});
   if (!is_finite(value)) return Status::error("SHAC window at frame " + std::to_string(frame_) + ": loss not finite");
   if (!grad) return value;
   grad->assign(w.size(), S(0));
-  st = window_rollout_->backward(w.data(), [&](int t, StateT<S>& adj) { window_loss_.seed(t, adj); }, grad->data());
+  st = window_rollout_->backward(
+      w.data(), [&](int t, StateT<S>& adj) { window_loss_.seed(t, adj); }, grad->data());
   if (!st) return Status::error("SHAC window at frame " + std::to_string(frame_) + ": " + st.message());
   return value;
 }
@@ -142,5 +143,255 @@ template void RunningStats::add(const std::vector<float>&);
 template void RunningStats::add(const std::vector<double>&);
 template class ShacTrainerT<float>;
 template class ShacTrainerT<double>;
+
+}  // namespace adj::optim
+
+namespace adj::optim {
+
+namespace {
+
+// Box-Muller with our own uniform draws (std::normal_distribution differs between libraries)
+double gaussian(std::mt19937_64& rng) {
+  double u1 = std::max(double(rng() >> 11) * 0x1.0p-53, 1e-300), u2 = double(rng() >> 11) * 0x1.0p-53;
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+}
+
+}  // namespace
+
+template <class S>
+Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(std::unique_ptr<PolicyEnvT<S>> env,
+                                                          std::unique_ptr<PolicyEnvT<S>> eval, BatchShacOptions o) {
+  const std::string where = "SHAC";
+  if (!env || !eval) return Status::error(where + ": no environment");
+  if (o.window < 1 || o.window > env->horizon())
+    return Status::error(where + ": window " + std::to_string(o.window) + " must lie in 1.." +
+                         std::to_string(env->horizon()) + " (the horizon)");
+  if (!(o.actor_lr > 0) || !(o.critic_lr > 0) || !(o.gamma > 0 && o.gamma < 1) || !(o.lambda >= 0 && o.lambda <= 1) ||
+      o.critic_passes < 1 || o.critic_minibatches < 1 || !(o.target_alpha >= 0 && o.target_alpha < 1) || !(o.clip >= 0))
+    return Status::error(where +
+                         ": options out of range (lr > 0, gamma in (0, 1), lambda in [0, 1], "
+                         "critic passes and minibatches >= 1, target_alpha in [0, 1), clip >= 0)");
+  for (int h : o.critic_hidden)
+    if (h < 1) return Status::error(where + ": critic layers need width >= 1");
+  BatchShacTrainerT r;
+  r.options_ = o;
+  r.env_ = std::move(env);
+  r.eval_ = std::move(eval);
+  const int n = r.env_->env_count();
+  r.w_.assign(r.env_->mlp().weight_count(), S(0));
+  r.env_->mlp().init_weights(r.w_.data(), o.seed);
+  std::vector<int> sizes{r.env_->observation_size()};
+  for (int h : o.critic_hidden) sizes.push_back(h);
+  sizes.push_back(1);
+  r.critic_ = MlpT<S>(sizes, S(1), true);
+  r.critic_w_.assign(r.critic_.weight_count(), S(0));
+  r.critic_.init_weights(r.critic_w_.data(), o.seed + 0x9e3779b97f4a7c15ull);
+  r.target_w_ = r.critic_w_;
+  r.actor_opt_ = OptimizerT<S>({scene::OptimizerKind::adam, o.actor_lr, o.clip, 0}, int(r.w_.size()));
+  r.critic_opt_ = OptimizerT<S>({scene::OptimizerKind::adam, o.critic_lr, 0, 0}, int(r.critic_w_.size()));
+  r.value_scale_ = S(1.0 / (1.0 - o.gamma));
+  r.copies_.resize(std::size_t(n));
+  r.rng_.seed(o.seed ^ 0x5851f42d4c957f2dull);
+  for (int i = 0; i < n; ++i) {
+    r.rngs_.emplace_back(o.seed * 1000003ull + std::uint64_t(i));
+    r.env_->reset(i, &r.rngs_[i]);
+  }
+  return r;
+}
+
+template <class S>
+void BatchShacTrainerT<S>::normalize(const std::vector<S>& raw, std::vector<S>& obs) const {
+  obs = raw;
+  if (norm_mean_.empty()) return;
+  for (std::size_t k = 0; k < obs.size(); ++k) obs[k] = (raw[k] - norm_mean_[k]) * norm_inv_std_[k];
+}
+
+template <class S>
+Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backward) {
+  PolicyEnvT<S>& env = *env_;
+  Copy& c = copies_[i];
+  const int W = options_.window;
+  const S g = S(options_.gamma), share = S(1) / S(env.env_count() * W);
+  c.obs.resize(std::size_t(W + 1));
+  c.raw.resize(std::size_t(W + 1));
+  c.cost.resize(std::size_t(W));
+  env.clear_tape(i);
+  std::vector<S> action, d_action, d_obs, d_raw, out;
+  S value = S(0), discount = S(1);
+  for (int t = 0; t < W; ++t) {
+    env.observe(i, c.raw[t]);
+    normalize(c.raw[t], c.obs[t]);
+    env.mlp().forward(w.data(), c.obs[t], action);
+    if (options_.action_noise > 0)
+      for (S& a : action) a += S(options_.action_noise * gaussian(rngs_[i]));
+    Result<S> cost = env.step(i, action);
+    if (!cost) return cost.status();
+    c.cost[t] = cost.value();
+    value += discount * c.cost[t];
+    discount *= g;
+  }
+  env.observe(i, c.raw[W]);
+  normalize(c.raw[W], c.obs[W]);
+  critic_.forward(critic_w_.data(), c.obs[W], out);
+  value += discount * value_scale_ * out[0];
+  c.value = share * value;
+  if (!backward) return Status::ok();
+  // backward: the terminal value's input, then each frame, last first
+  c.d_w.assign(w.size(), S(0));
+  std::vector<S> scratch(critic_w_.size(), S(0));
+  critic_.backward(critic_w_.data(), c.obs[W], {share * discount * value_scale_}, scratch.data(), d_obs);
+  auto to_raw = [&](const std::vector<S>& d) {
+    d_raw = d;
+    if (!norm_inv_std_.empty())
+      for (std::size_t k = 0; k < d.size(); ++k) d_raw[k] = d[k] * norm_inv_std_[k];
+  };
+  env.begin_backward(i);
+  to_raw(d_obs);
+  env.add_observation_adjoint(i, d_raw);
+  for (int t = W - 1; t >= 0; --t) {
+    discount /= g;
+    Status st = env.backward_step(i, share * discount, d_action);
+    if (!st) return st;
+    env.mlp().backward(w.data(), c.obs[t], d_action, c.d_w.data(), d_obs);
+    to_raw(d_obs);
+    env.add_observation_adjoint(i, d_raw);
+  }
+  for (S x : c.d_w)
+    if (!is_finite(x)) return Status::error("env " + std::to_string(i) + ": the policy gradient is not finite");
+  return Status::ok();
+}
+
+template <class S>
+Status BatchShacTrainerT<S>::run_windows(const std::vector<S>& w, bool backward) {
+  const int n = env_->env_count();
+  for (int i = 0; i < n; ++i)
+    if (env_->frame(i) + options_.window > env_->horizon()) env_->reset(i, &rngs_[i]);
+  const int threads = options_.thread_count;
+#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads()) if (threads != 1)
+  for (int i = 0; i < n; ++i) copies_[i].status = run_copy(i, w, backward);
+  for (int i = 0; i < n; ++i)
+    if (!copies_[i].status)
+      return Status::error("SHAC window " + std::to_string(iteration_) + ": " + copies_[i].status.message());
+  return Status::ok();
+}
+
+template <class S>
+Result<S> BatchShacTrainerT<S>::actor_loss(const std::vector<S>& w, std::vector<S>* grad) {
+  Status st = run_windows(w, grad != nullptr);
+  for (int i = 0; i < env_->env_count(); ++i) env_->rewind(i);
+  if (!st) return st;
+  S loss = S(0);
+  for (const Copy& c : copies_) loss += c.value;
+  if (grad) {
+    grad->assign(w.size(), S(0));
+    for (const Copy& c : copies_)
+      for (std::size_t k = 0; k < w.size(); ++k) (*grad)[k] += c.d_w[k];
+  }
+  return loss;
+}
+
+template <class S>
+Result<BatchShacStats> BatchShacTrainerT<S>::step() {
+  Status st = run_windows(w_, true);
+  if (!st) return st;
+  BatchShacStats stats;
+  stats.iteration = iteration_;
+  std::vector<S> g(w_.size(), S(0));
+  double cost_sum = 0;
+  for (const Copy& c : copies_) {
+    stats.actor_loss += double(c.value);
+    for (std::size_t k = 0; k < w_.size(); ++k) g[k] += c.d_w[k];
+    for (S x : c.cost) cost_sum += double(x);
+  }
+  const int n = env_->env_count(), W = options_.window;
+  stats.mean_cost = cost_sum / double(n * W);
+  if (options_.lr_decay_windows > 0) {
+    double f = std::max(0.0, 1.0 - double(iteration_) / double(options_.lr_decay_windows));
+    actor_opt_.set_lr(options_.actor_lr * f);
+    critic_opt_.set_lr(options_.critic_lr * f);
+  }
+  stats.grad_norm = actor_opt_.step(w_, g);
+  fit_critic(stats);
+  // the window's observations join the running statistics (copy order), then episodes go on
+  for (const Copy& c : copies_)
+    for (int t = 0; t < W; ++t) stats_.add(c.raw[t]);
+  if (options_.normalize_observations && stats_.count > 1) {
+    norm_mean_.assign(stats_.mean.begin(), stats_.mean.end());
+    norm_inv_std_.resize(norm_mean_.size());
+    for (std::size_t k = 0; k < norm_mean_.size(); ++k)
+      norm_inv_std_[k] = S(1.0 / std::max(stats_.stddev(int(k)), 1e-4));
+  }
+  for (int i = 0; i < n; ++i) env_->clear_tape(i);
+  sim_steps_ += (long long)n * W * env_->substeps();
+  stats.sim_steps = sim_steps_;
+  ++iteration_;
+  return stats;
+}
+
+template <class S>
+void BatchShacTrainerT<S>::fit_critic(BatchShacStats& stats) {
+  const int W = options_.window;
+  const S g = S(options_.gamma), lam = S(options_.lambda), inv_scale = S(1) / value_scale_;
+  // TD(lambda) targets with the target critic, in critic units (mean frame cost)
+  std::vector<const std::vector<S>*> xs;
+  std::vector<S> ys, out;
+  for (const Copy& c : copies_) {
+    std::vector<S> v(std::size_t(W + 1));
+    for (int t = 1; t <= W; ++t) {
+      critic_.forward(target_w_.data(), c.obs[t], out);
+      v[t] = out[0] * value_scale_;
+    }
+    std::vector<S> target(std::size_t(W + 1));
+    target[W] = v[W];
+    for (int t = W - 1; t >= 0; --t) target[t] = c.cost[t] + g * ((S(1) - lam) * v[t + 1] + lam * target[t + 1]);
+    for (int t = 0; t < W; ++t) {
+      xs.push_back(&c.obs[t]);
+      ys.push_back(target[t] * inv_scale);
+    }
+  }
+  const int m = int(xs.size()), batches = std::min(options_.critic_minibatches, m), size = m / batches;
+  std::vector<int> order(static_cast<std::size_t>(m));
+  for (int k = 0; k < m; ++k) order[k] = k;
+  std::vector<S> grad, d_in;
+  for (int pass = 0; pass < options_.critic_passes; ++pass) {
+    for (int k = m - 1; k > 0; --k) std::swap(order[k], order[int(rng_() % std::uint64_t(k + 1))]);
+    for (int b = 0; b < batches; ++b) {
+      grad.assign(critic_w_.size(), S(0));
+      double loss = 0;
+      for (int q = b * size; q < (b + 1) * size; ++q) {
+        critic_.forward(critic_w_.data(), *xs[order[q]], out);
+        S e = out[0] - ys[order[q]];
+        loss += double(e * e) / size;
+        critic_.backward(critic_w_.data(), *xs[order[q]], {S(2) * e / S(size)}, grad.data(), d_in);
+      }
+      critic_opt_.step(critic_w_, grad);
+      stats.critic_loss = loss;
+    }
+  }
+  const S a = S(options_.target_alpha);
+  for (std::size_t k = 0; k < target_w_.size(); ++k) target_w_[k] = a * target_w_[k] + (S(1) - a) * critic_w_[k];
+}
+
+template <class S>
+Result<S> BatchShacTrainerT<S>::evaluate(const std::function<void(int t, const PolicyEnvT<S>& env)>& observe) {
+  PolicyEnvT<S>& env = *eval_;
+  env.reset(0, nullptr);
+  std::vector<S> raw, obs, action;
+  S sum = S(0);
+  for (int t = 0; t < env.horizon(); ++t) {
+    env.observe(0, raw);
+    normalize(raw, obs);
+    env.mlp().forward(w_.data(), obs, action);
+    Result<S> c = env.step(0, action);
+    if (!c) return Status::error("SHAC evaluation: " + c.status().message());
+    env.clear_tape(0);
+    sum += c.value();
+    if (observe) observe(t + 1, env);
+  }
+  return sum / S(env.horizon());
+}
+
+template class BatchShacTrainerT<float>;
+template class BatchShacTrainerT<double>;
 
 }  // namespace adj::optim

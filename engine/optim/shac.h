@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -21,24 +22,25 @@
 #include "engine/optim/optimizer.h"
 #include "engine/optim/parameters.h"
 #include "engine/optim/policy.h"
+#include "engine/optim/policy_env.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
 
 namespace adj::optim {
 
 struct ShacOptions {
-  int window = 24;                // frames per window
-  double lr = 0;                  // Adam step; 0 = the task's optimizer lr
-  double clip = 1.0;              // global gradient-norm clip (SHAC's 1.0); 0 = none
+  int window = 24;    // frames per window
+  double lr = 0;      // Adam step; 0 = the task's optimizer lr
+  double clip = 1.0;  // global gradient-norm clip (SHAC's 1.0); 0 = none
   bool normalize_observations = true;
   int thread_count = 0;
 };
 
 struct ShacWindowStats {
-  int window = 0;         // 0-based count of windows trained so far
-  int frame = 0;          // episode frame the window started at
-  double loss = 0;        // the window's loss before the step
-  double grad_norm = 0;   // before clipping
+  int window = 0;           // 0-based count of windows trained so far
+  int frame = 0;            // episode frame the window started at
+  double loss = 0;          // the window's loss before the step
+  double grad_norm = 0;     // before clipping
   long long sim_steps = 0;  // solver substeps run so far (forward; the adjoint runs as many again)
 };
 
@@ -91,6 +93,104 @@ class ShacTrainerT {
   std::vector<S> w_;
   int frame_ = 0, windows_ = 0;
   long long sim_steps_ = 0;
+};
+
+// SHAC as Xu et al. 2022 run it: a batch of environment copies (PolicyEnvT: robots, ...)
+// advances a window of `window` frames at a time under the deterministic policy; the actor
+// loss is the discounted frame costs of every copy's window plus the discounted value of
+// its last state, by a learned critic, averaged over copies and frames:
+//   J = 1/(N W) sum_i [ sum_t gamma^t c_it + gamma^W V(s_iW) ]
+// and its exact gradient (through the simulator, the policy and the critic's input; the
+// critic's weights frozen) takes one clipped Adam step. The critic (tanh MLP, linear output,
+// in units of mean frame cost: V = critic / (1 - gamma)) then fits TD(lambda) targets of the
+// window, computed with a slowly following target critic, over a few shuffled minibatch
+// passes. Observations are normalized by running statistics frozen within a window. Copies
+// whose episode is used up restart, from a randomized state when the env randomizes.
+// Deterministic for a seed at any thread count: each copy has its own random stream and its
+// own gradient slot, summed in copy order.
+//
+//   auto env = optim::RigidPolicyEnvT<double>::create(compiled, task, {.env_count = 32, .q_range = 3.14});
+//   auto eval = optim::RigidPolicyEnvT<double>::create(compiled, task);
+//   auto shac = optim::BatchShacTrainerT<double>::create(std::move(*env), std::move(*eval), {});
+//   for (int k = 0; k < 300; ++k) shac->step();                 // {actor_loss, critic_loss, ...}
+//   double cost = shac->evaluate().value();                     // mean frame cost of one episode
+struct BatchShacOptions {
+  int window = 32;  // frames per window
+  double actor_lr = 0.01, critic_lr = 0.002;
+  double clip = 1.0;  // actor global gradient-norm clip; 0 = none
+  // both learning rates fall linearly to 0 at this window count (SHAC's schedule); 0 = constant
+  int lr_decay_windows = 0;
+  double gamma = 0.99, lambda = 0.95;  // discount and TD(lambda)
+  std::vector<int> critic_hidden{64, 64};
+  int critic_passes = 8;       // passes over the window's samples
+  int critic_minibatches = 4;  // per pass
+  double target_alpha = 0.2;   // target critic <- alpha target + (1 - alpha) critic
+  bool normalize_observations = true;
+  // exploration: actions are policy + action_noise x N(0, 1) in training (reparameterized: the
+  // gradient flows through the policy's mean); evaluate() runs the mean
+  double action_noise = 0;
+  std::uint64_t seed = 0;  // policy and critic initialization, resets, noise
+  int thread_count = 0;    // copies stepped in parallel; 0 = OpenMP's default
+};
+
+struct BatchShacStats {
+  int iteration = 0;        // windows trained so far (0-based)
+  double actor_loss = 0;    // J before the step
+  double mean_cost = 0;     // mean frame cost over the window's copies and frames
+  double grad_norm = 0;     // actor gradient, before clipping
+  double critic_loss = 0;   // mean squared error of the last minibatch [mean-frame-cost units^2]
+  long long sim_steps = 0;  // solver substeps run so far (forward; the adjoint runs as many again)
+};
+
+template <class S>
+class BatchShacTrainerT {
+ public:
+  // env: the copies that train; eval: a copy for evaluate() (its copy 0 is used)
+  static Result<BatchShacTrainerT> create(std::unique_ptr<PolicyEnvT<S>> env, std::unique_ptr<PolicyEnvT<S>> eval,
+                                          BatchShacOptions options = {});
+
+  // one window on every copy, an actor step and the critic's fit
+  Result<BatchShacStats> step();
+  // J and dJ/dw at policy weights w for the next window, without stepping (gradient checks)
+  Result<S> actor_loss(const std::vector<S>& w, std::vector<S>* grad);
+  // one episode of the eval copy from the task's initial state under the policy; returns the
+  // mean frame cost (for the cartpole term: the task's loss); observe(t) after frame t
+  Result<S> evaluate(const std::function<void(int t, const PolicyEnvT<S>& env)>& observe = {});
+
+  const std::vector<S>& weights() const { return w_; }
+  void set_weights(std::vector<S> w) { w_ = std::move(w); }
+  long long sim_steps() const { return sim_steps_; }
+  const PolicyEnvT<S>& env() const { return *env_; }
+  const PolicyEnvT<S>& eval_env() const { return *eval_; }
+  // normalized observation (the running statistics frozen)
+  void normalize(const std::vector<S>& raw, std::vector<S>& obs) const;
+
+ private:
+  struct Copy {                       // one copy's window
+    std::vector<std::vector<S>> obs;  // normalized, (window + 1)
+    std::vector<std::vector<S>> raw;  // (window + 1)
+    std::vector<S> cost;              // (window)
+    std::vector<S> d_w;               // gradient of the copy's share of J
+    S value = S(0);                   // loss share of the copy
+    Status status;
+  };
+  Status run_windows(const std::vector<S>& w, bool backward);
+  Status run_copy(int i, const std::vector<S>& w, bool backward);
+  void fit_critic(BatchShacStats& stats);
+
+  BatchShacOptions options_;
+  std::unique_ptr<PolicyEnvT<S>> env_, eval_;
+  MlpT<S> critic_;
+  std::vector<S> w_, critic_w_, target_w_;
+  OptimizerT<S> actor_opt_, critic_opt_;
+  RunningStats stats_;
+  std::vector<S> norm_mean_, norm_inv_std_;
+  std::vector<Copy> copies_;
+  std::vector<std::mt19937_64> rngs_;  // per copy: resets
+  std::mt19937_64 rng_;                // critic minibatches
+  S value_scale_ = S(100);
+  long long sim_steps_ = 0;
+  int iteration_ = 0;
 };
 
 }  // namespace adj::optim

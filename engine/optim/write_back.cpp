@@ -1,5 +1,7 @@
 #include "engine/optim/write_back.h"
 
+#include <algorithm>
+
 namespace adj::optim {
 
 std::vector<std::string> write_back(const std::vector<ParamBlock>& blocks, const std::vector<float>& theta,
@@ -17,9 +19,15 @@ std::vector<std::string> write_back(const std::vector<ParamBlock>& blocks, const
     auto entry = [&](int e, int c) { return double(theta[b.offset + e * b.width + c]); };
     using K = scene::ParamKind;
     switch (b.kind) {
-      case K::contact_ke: doc.settings.contact.ke = entry(0, 0); break;
-      case K::contact_kd: doc.settings.contact.kd = entry(0, 0); break;
-      case K::contact_mu: doc.settings.contact.mu = entry(0, 0); break;
+      case K::contact_ke:
+        doc.settings.contact.ke = entry(0, 0);
+        break;
+      case K::contact_kd:
+        doc.settings.contact.kd = entry(0, 0);
+        break;
+      case K::contact_mu:
+        doc.settings.contact.mu = entry(0, 0);
+        break;
       case K::initial_position:
       case K::initial_velocity: {
         if (!obj || !range) break;
@@ -36,7 +44,8 @@ std::vector<std::string> write_back(const std::vector<ParamBlock>& blocks, const
           for (int e = 0; e < b.elements; ++e)
             for (int c = 0; c < 3; ++c) mean[c] += entry(e, c) / b.elements;
           (obj->kind == scene::ObjectKind::cloth ? obj->cloth.velocity : obj->soft.velocity) = mean;
-          notes.push_back(b.object + ": per-particle initial velocities saved as their mean (the "
+          notes.push_back(b.object +
+                          ": per-particle initial velocities saved as their mean (the "
                           "document holds one velocity per cloth or soft body)");
         } else {
           notes.push_back(b.object + ": per-particle initial positions are not part of the document");
@@ -57,6 +66,139 @@ std::vector<std::string> write_back(const std::vector<ParamBlock>& blocks, const
       default:
         notes.push_back(std::string(scene::to_string(b.kind)) + (b.object.empty() ? "" : "[" + b.object + "]") +
                         ": not part of the scene document");
+        break;
+    }
+  }
+  return notes;
+}
+
+}  // namespace adj::optim
+
+namespace adj::optim {
+
+namespace {
+
+// the body's initial coordinates (velocity: dofs), created at rest with `count` entries
+std::vector<double>& initial_of(scene::RobotObject& robot, const std::string& body, bool velocity, int count) {
+  scene::RobotInitial* in = nullptr;
+  for (auto& i : robot.initial)
+    if (i.body == body) in = &i;
+  if (!in) {
+    robot.initial.push_back({body, {}, {}});
+    in = &robot.initial.back();
+  }
+  std::vector<double>& v = velocity ? in->qd : in->q;
+  if (int(v.size()) != count) {
+    // a joint's rest coordinates: zeros, and identity quaternions (w first) for ball and free joints
+    v.assign(size_t(count), 0.0);
+    if (!velocity && count == 4) v[0] = 1.0;
+    if (!velocity && count == 7) v[3] = 1.0;
+  }
+  return v;
+}
+
+}  // namespace
+
+std::vector<std::string> write_back_robot(const std::vector<ParamBlock>& blocks, const std::vector<float>& theta,
+                                          const scene::CompiledScene& cs, scene::Scene& doc) {
+  std::vector<std::string> notes;
+  const RigidModel& m = cs.rigid;
+  using K = scene::ParamKind;
+  for (const ParamBlock& b : blocks) {
+    if (b.offset + b.count > int(theta.size())) {
+      notes.push_back("parameters do not match their blocks: nothing written");
+      break;
+    }
+    auto entry = [&](int e) { return double(theta[size_t(b.offset + e * b.width)]); };
+    if (b.kind == K::contact_ke || b.kind == K::contact_kd || b.kind == K::contact_mu) {
+      auto& c = doc.settings.robot_contact;
+      (b.kind == K::contact_ke ? c.ke : b.kind == K::contact_kd ? c.kd : c.mu) = entry(0);
+      continue;
+    }
+    if (b.kind == K::actuator_control || b.kind == K::policy) {
+      notes.push_back(std::string(scene::to_string(b.kind)) + (b.object.empty() ? "" : "[" + b.object + "]") +
+                      ": per-frame inputs and policy weights are not part of the scene document (`adjoint "
+                      "optimize --log` keeps them)");
+      continue;
+    }
+    const scene::ObjectRange* r = cs.find(b.object);
+    scene::Object* obj = nullptr;
+    for (auto& o : doc.objects)
+      if (o.name == b.object) obj = &o;
+    if (!r || !obj || obj->kind != scene::ObjectKind::robot) {
+      notes.push_back(std::string(scene::to_string(b.kind)) + "[" + b.object + "]: no such robot in the scene");
+      continue;
+    }
+    scene::RobotObject& rb = obj->robot;
+    const bool urdf = !rb.urdf.empty();
+    switch (b.kind) {
+      case K::joint_q:
+        for (int e = 0; e < b.elements; ++e) {
+          const int q = b.index[size_t(e)];
+          for (int j = r->body_begin; j < r->body_end; ++j)
+            if (m.joint_q_start[size_t(j)] == q) {
+              const int nq = m.joint_q_start[size_t(j) + 1] - q;
+              initial_of(rb, m.body_name[size_t(j)], false, nq)[0] = entry(e);
+            }
+        }
+        break;
+      case K::joint_qd:
+        for (int e = 0; e < b.elements; ++e) {
+          const int d = b.index[size_t(e)];
+          const int j = m.dof_joint[size_t(d)];
+          const int nv = m.joint_dof_start[size_t(j) + 1] - m.joint_dof_start[size_t(j)];
+          initial_of(rb, m.body_name[size_t(j)], true, nv)[size_t(d - m.joint_dof_start[size_t(j)])] = entry(e);
+        }
+        break;
+      case K::actuator_kp:
+      case K::actuator_kd: {
+        const bool kp = b.kind == K::actuator_kp;
+        // a URDF robot's default actuators come first, then its listed ones
+        const int defaults = (r->actuator_end - r->actuator_begin) - int(rb.actuators.size());
+        double sum = 0, lo = 1e300, hi = -1e300;
+        int shared = 0;
+        for (int e = 0; e < b.elements; ++e) {
+          const int local = b.index[size_t(e)] - r->actuator_begin;
+          if (local >= defaults && local - defaults < int(rb.actuators.size())) {
+            scene::RobotActuator& a = rb.actuators[size_t(local - defaults)];
+            (kp ? a.kp : a.kd) = entry(e);
+          } else if (local >= 0 && local < defaults) {
+            sum += entry(e), lo = std::min(lo, entry(e)), hi = std::max(hi, entry(e));
+            ++shared;
+          }
+        }
+        if (shared > 0) {
+          (kp ? rb.default_actuator.kp : rb.default_actuator.kd) = sum / shared;
+          if (hi > lo)
+            notes.push_back(b.object + ": the default actuators share one " + (kp ? "kp" : "kd") +
+                            "; their optimized values (" + std::to_string(lo) + " .. " + std::to_string(hi) +
+                            ") are saved as their mean");
+        }
+        break;
+      }
+      case K::body_mass:
+        if (urdf) {
+          notes.push_back(b.object + ": body masses of a URDF robot live in its file (" + rb.urdf + "); not written");
+          break;
+        }
+        for (int e = 0; e < b.elements; ++e) {
+          const int j = b.index[size_t(e)];
+          const int local = j - r->body_begin;
+          if (local < 0 || local >= int(rb.bodies.size())) continue;
+          scene::RobotBody& body = rb.bodies[size_t(local)];
+          const double old = double(m.body_mass[size_t(j)]), now = entry(e);
+          if (!(old > 0)) continue;
+          const double scale = now / old;
+          if (body.mass > 0) {  // given mass: inertia scales with it, as the optimizer scaled it
+            body.mass = now;
+            for (double& i : body.inertia) i *= scale;
+          } else {
+            for (scene::RobotShape& s : body.shapes) s.density *= scale;
+          }
+        }
+        break;
+      default:
+        notes.push_back(std::string(scene::to_string(b.kind)) + "[" + b.object + "]: not a robot parameter");
         break;
     }
   }

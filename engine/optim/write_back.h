@@ -17,4 +17,16 @@ namespace adj::optim {
 std::vector<std::string> write_back(const std::vector<ParamBlock>& blocks, const std::vector<float>& theta,
                                     const scene::CompiledScene& compiled, scene::Scene& doc);
 
+// the same for a robot task (RigidParametersT blocks):
+//   joint_q, joint_qd      -> the robot's "initial" entries (per body)
+//   actuator_kp, kd        -> listed actuators; a URDF robot's default actuators share one
+//                             default_actuator, which gets their mean (a note says so when they differ)
+//   body_mass              -> listed bodies: the given mass (and inertia, scaled with it) or, for
+//                             bodies whose mass comes from their shapes, the shapes' densities scaled
+//                             to it; URDF masses stay in the file (a note)
+//   contact_ke / kd / mu   -> settings.robot_contact
+//   actuator_control, policy: not part of the document (a note)
+std::vector<std::string> write_back_robot(const std::vector<ParamBlock>& blocks, const std::vector<float>& theta,
+                                          const scene::CompiledScene& compiled, scene::Scene& doc);
+
 }  // namespace adj::optim

@@ -2,6 +2,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <vector>
+
+#include <omp.h>
 
 #include "engine/rigid/rigid_solver.h"
 #include "engine/rigid/robots.h"
@@ -43,9 +46,53 @@ void bench(const char* name, const RigidBuilder& b, S height, int substeps, bool
     ++adj_steps;
   }
   double bwd = adj_steps / std::chrono::duration<double>(clock::now() - t0).count();
-  std::printf("%-10s %-6s dof %2d, %d substeps: %9.0f steps/s forward, %8.0f step adjoints/s (all params, %s)\n", name,
-              sizeof(S) == 4 ? "float" : "double", m.dof_count(), substeps, fwd, bwd,
-              dual ? "dual Jacobian" : "reverse");
+  std::printf(
+      "%-10s %-6s dof %2d, %d substeps: %9.0f steps/s forward, %8.0f step adjoints/s (all params, %s), "
+      "backward/forward time %.1fx\n",
+      name, sizeof(S) == 4 ? "float" : "double", m.dof_count(), substeps, fwd, bwd, dual ? "dual Jacobian" : "reverse",
+      fwd / bwd);
+}
+
+// `count` independent copies stepped together, one frame each per batch step, copies split
+// over the threads in fixed chunks (each copy has its own solver and tape, so the result
+// does not depend on the thread count); then the same with the step adjoint of every copy
+template <class S>
+void bench_batch(const char* name, const RigidBuilder& b, int count, int substeps, int threads) {
+  Result<RigidModelT<S>> r = b.finalize<S>();
+  if (!r) return;
+  const RigidModelT<S>& m = r.value();
+  std::vector<RigidStateT<S>> s(count, m.make_state()), next(count), adj(count, m.make_state()), adj_in(count);
+  std::vector<RigidControlT<S>> u(count, m.make_control()), adj_u(count, m.make_control());
+  std::vector<RigidModelGradT<S>> adj_m(count, m.make_grad());
+  std::vector<RigidSolverT<S>> solver(count, RigidSolverT<S>({.substeps = substeps, .param_grads = false}));
+  for (int i = 0; i < count; ++i) s[i].joint_q[1] = S(3.0 - 0.001 * i);
+  const S dt = S(1.0 / 60.0);
+  using clock = std::chrono::steady_clock;
+  int batches = 0;
+  auto t0 = clock::now();
+  while (std::chrono::duration<double>(clock::now() - t0).count() < 1.0) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int i = 0; i < count; ++i) {
+      u[i].act[0] = S(0.5) * S(std::sin(0.1 * batches + i));
+      (void)solver[i].step(m, s[i], next[i], u[i], dt);
+      std::swap(s[i], next[i]);
+    }
+    ++batches;
+  }
+  double fwd = double(batches) * count / std::chrono::duration<double>(clock::now() - t0).count();
+  int adj_batches = 0;
+  t0 = clock::now();
+  while (std::chrono::duration<double>(clock::now() - t0).count() < 1.0) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int i = 0; i < count; ++i)
+      (void)solver[i].step_adjoint(m, s[i], u[i], dt, adj[i], adj_in[i], adj_u[i], adj_m[i]);
+    ++adj_batches;
+  }
+  double bwd = double(adj_batches) * count / std::chrono::duration<double>(clock::now() - t0).count();
+  std::printf(
+      "%-10s %-6s x%d batch, %d threads, %d substeps: %9.0f steps/s forward, %8.0f step adjoints/s, "
+      "backward/forward time %.1fx\n",
+      name, sizeof(S) == 4 ? "float" : "double", count, threads, substeps, fwd, bwd, fwd / bwd);
 }
 
 int main() {
@@ -56,5 +103,9 @@ int main() {
   bench<double>("quadruped", rigid_quadruped(), 0.46, 8);
   bench<double>("cartpole", rigid_cartpole(), 0.0, 4, true);
   bench<double>("quadruped", rigid_quadruped(), 0.46, 8, true);
+  for (int threads : {1, 2}) {
+    bench_batch<float>("cartpole", rigid_cartpole(), 1024, 4, threads);
+    bench_batch<double>("cartpole", rigid_cartpole(), 1024, 4, threads);
+  }
   return 0;
 }

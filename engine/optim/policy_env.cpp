@@ -1,0 +1,161 @@
+#include "engine/optim/policy_env.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace adj::optim {
+
+namespace {
+
+// std::uniform_real_distribution differs between standard libraries: draw by hand
+double uniform_pm1(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-52 - 1.0; }
+
+}  // namespace
+
+template <class S>
+Result<std::unique_ptr<RigidPolicyEnvT<S>>> RigidPolicyEnvT<S>::create(const scene::CompiledSceneT<S>& cs,
+                                                                       const scene::Task& task,
+                                                                       RigidEnvOptions options) {
+  const std::string where = "task '" + task.name + "'";
+  if (!task.has_policy) return Status::error(where + ": the task has no policy to train");
+  for (const scene::ParamSpec& p : task.parameters)
+    if (p.kind != scene::ParamKind::policy)
+      return Status::error(where + ": only policy weights can be trained frame by frame, not " +
+                           scene::to_string(p.kind));
+  for (const scene::LossTerm& l : task.loss)
+    if (l.kind == scene::LossKind::effort || l.step >= 0)
+      return Status::error(where + ": frame costs need loss terms that read the last frame (step -1), without effort");
+  if (options.env_count < 1) return Status::error(where + ": env_count must be >= 1");
+  if (!(options.q_range >= 0) || !(options.qd_range >= 0))
+    return Status::error(where + ": q_range and qd_range must be >= 0");
+  if (!cs.has_robots()) return Status::error(where + ": the scene has no robots");
+  auto env = std::unique_ptr<RigidPolicyEnvT>(new RigidPolicyEnvT());
+  Result<RigidPolicyT<S>> pol = RigidPolicyT<S>::create(cs, task);
+  if (!pol) return pol.status();
+  env->policy_ = std::move(pol.value());
+  scene::Task one = task;
+  one.horizon = 1;
+  Result<RigidParametersT<S>> params = RigidParametersT<S>::create(cs, one, env->policy_.weight_count());
+  if (!params) return params.status();
+  Result<RigidLossT<S>> loss = RigidLossT<S>::create(cs, one, params.value());
+  if (!loss) return loss.status();
+  env->model_ = cs.rigid;
+  env->initial_ = cs.rigid_initial;
+  env->options_ = options;
+  env->dt_ = cs.frame_dt;
+  env->horizon_ = task.horizon;
+  env->substeps_ = cs.substeps;
+  env->copies_.resize(std::size_t(options.env_count));
+  for (Copy& c : env->copies_) {
+    c.solver = RigidSolverT<S>({.substeps = cs.substeps, .param_grads = false});
+    c.loss = loss.value();
+    c.loss.bind(&env->model_);
+    c.state = env->initial_;
+    c.grad_control = env->model_.make_control();
+    c.grad_model = env->model_.make_grad();
+  }
+  return env;
+}
+
+template <class S>
+void RigidPolicyEnvT<S>::reset(int i, std::mt19937_64* rng) {
+  Copy& c = copies_[i];
+  c.state = initial_;
+  c.frame = 0;
+  c.tape.clear();
+  if (!rng) return;
+  const RigidModelT<S>& m = model_;
+  for (int j = 0; j < m.body_count(); ++j) {
+    int type = m.joint_type[j];
+    if (type != RIGID_JOINT_REVOLUTE && type != RIGID_JOINT_PRISMATIC) continue;
+    S& q = c.state.joint_q[m.joint_q_start[j]];
+    q += S(options_.q_range * uniform_pm1(*rng));
+    q = std::clamp(q, m.joint_lower[j], m.joint_upper[j]);
+  }
+  for (int d = 0; d < m.dof_count(); ++d) c.state.joint_qd[d] += S(options_.qd_range * uniform_pm1(*rng));
+}
+
+template <class S>
+void RigidPolicyEnvT<S>::observe(int i, std::vector<S>& obs) const {
+  policy_.observe(copies_[i].frame, copies_[i].state, obs);
+}
+
+template <class S>
+Result<S> RigidPolicyEnvT<S>::step(int i, const std::vector<S>& action) {
+  Copy& c = copies_[i];
+  Frame f{c.state, model_.make_control()};
+  policy_.apply_outputs(action, f.control);
+  Status st = c.solver.step(model_, f.in, c.state, f.control, dt_);
+  if (!st)
+    return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
+  c.loss.begin();
+  c.loss.observe(0, f.in);
+  c.loss.observe(1, c.state);
+  S cost = c.loss.value({});
+  c.tape.push_back(std::move(f));
+  ++c.frame;
+  return cost;
+}
+
+template <class S>
+void RigidPolicyEnvT<S>::clear_tape(int i) {
+  copies_[i].tape.clear();
+}
+
+template <class S>
+void RigidPolicyEnvT<S>::rewind(int i) {
+  Copy& c = copies_[i];
+  if (c.tape.empty()) return;
+  c.state = c.tape.front().in;
+  c.frame -= int(c.tape.size());
+  c.tape.clear();
+}
+
+template <class S>
+void RigidPolicyEnvT<S>::begin_backward(int i) {
+  Copy& c = copies_[i];
+  c.adj.joint_q.assign(c.state.joint_q.size(), S(0));
+  c.adj.joint_qd.assign(c.state.joint_qd.size(), S(0));
+  c.back = int(c.tape.size());
+}
+
+template <class S>
+void RigidPolicyEnvT<S>::add_observation_adjoint(int i, const std::vector<S>& d_obs) {
+  Copy& c = copies_[i];
+  const bool last = c.back == int(c.tape.size());
+  policy_.observe_adjoint(last ? c.state : c.tape[c.back].in, d_obs, c.adj);
+}
+
+template <class S>
+Status RigidPolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_action) {
+  Copy& c = copies_[i];
+  if (c.back < 1) return Status::error("env " + std::to_string(i) + ": backward past the recorded frames");
+  const int k = c.back - 1;
+  const Frame& f = c.tape[k];
+  const RigidStateT<S>& out = k + 1 == int(c.tape.size()) ? c.state : c.tape[k + 1].in;
+  // the frame's cost reads (in, out): d_cost x its gradient, on out before the step adjoint
+  // and on in after it
+  auto add_seed = [&](int t, const RigidStateT<S>& s, RigidStateT<S>& adj) {
+    c.seed.joint_q.assign(s.joint_q.size(), S(0));
+    c.seed.joint_qd.assign(s.joint_qd.size(), S(0));
+    c.loss.seed(t, s, c.seed);
+    for (int q = 0; q < s.q_count(); ++q) adj.joint_q[q] += d_cost * c.seed.joint_q[q];
+    for (int d = 0; d < s.dof_count(); ++d) adj.joint_qd[d] += d_cost * c.seed.joint_qd[d];
+  };
+  if (d_cost != S(0)) add_seed(1, out, c.adj);
+  std::fill(c.grad_control.act.begin(), c.grad_control.act.end(), S(0));
+  Status st = c.solver.step_adjoint(model_, f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control, c.grad_model);
+  if (!st)
+    return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame - int(c.tape.size()) + k) +
+                         " (backward): " + st.message());
+  if (d_cost != S(0)) add_seed(0, f.in, c.adj_in);
+  policy_.output_grads(c.grad_control, d_action);
+  std::swap(c.adj, c.adj_in);
+  c.back = k;
+  return Status::ok();
+}
+
+template class RigidPolicyEnvT<float>;
+template class RigidPolicyEnvT<double>;
+
+}  // namespace adj::optim

@@ -1,0 +1,127 @@
+// PolicyEnv: a batch of independent copies of a task's world that a policy trainer (SHAC
+// windows with a critic, shac.h; PPO, ppo.h) drives one frame at a time. The trainer owns
+// the policy network (the env's mlp(), weights in the trainer) and calls, per copy:
+//
+//   reset(i, rng)             the task's initial state, or a randomized one
+//   observe(i, obs)           raw observation of the current state (before normalization)
+//   step(i, action) -> cost   one frame under the action; the frame's cost; recorded on a tape
+//   backward: begin_backward(i); add_observation_adjoint(i, d_obs) on the last state;
+//             then per recorded frame, last first: backward_step(i, d_cost, d_action) moves
+//             the adjoint to the frame's input state; add_observation_adjoint(i, d_obs) again
+//   clear_tape(i)             forget the recorded frames (the state stays: the episode goes on)
+//   rewind(i)                 undo the recorded frames (gradient checks run a window twice)
+//
+// Copies share nothing that steps mutate, so different copies may run on different threads.
+// The cost of a frame is the task's loss over a one-frame horizon read on (s_t, s_t+1), as
+// PPO's rewards are: for a distance term, the progress of the frame; for the cartpole term,
+// the cost of s_t+1. An episode's costs sum to the task's loss times the horizon for the
+// cartpole term and to the task's loss for a distance term.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/optim/mlp.h"
+#include "engine/optim/rigid_loss.h"
+#include "engine/optim/rigid_policy.h"
+#include "engine/rigid/rigid_solver.h"
+#include "engine/scene/compile.h"
+#include "engine/scene/scene.h"
+
+namespace adj::optim {
+
+template <class S>
+class PolicyEnvT {
+ public:
+  virtual ~PolicyEnvT() = default;
+
+  virtual int env_count() const = 0;
+  virtual int horizon() const = 0;   // frames per episode
+  virtual int substeps() const = 0;  // solver substeps per frame (for step counts)
+  // the policy network: observation_size -> action_size
+  virtual const MlpT<S>& mlp() const = 0;
+  int observation_size() const { return mlp().input_size(); }
+  int action_size() const { return mlp().output_size(); }
+
+  // state of copy i: the task's initial state (rng null) or a randomized one; frame 0
+  virtual void reset(int i, std::mt19937_64* rng) = 0;
+  virtual int frame(int i) const = 0;  // frames since the last reset
+  virtual void observe(int i, std::vector<S>& obs) const = 0;
+  // one frame under `action` (the policy's outputs); returns the frame's cost
+  virtual Result<S> step(int i, const std::vector<S>& action) = 0;
+  virtual void clear_tape(int i) = 0;
+  virtual int tape_size(int i) const = 0;
+  // back to the state before the first recorded frame; the tape is cleared
+  virtual void rewind(int i) = 0;
+
+  virtual void begin_backward(int i) = 0;
+  virtual void add_observation_adjoint(int i, const std::vector<S>& d_obs) = 0;
+  virtual Status backward_step(int i, S d_cost, std::vector<S>& d_action) = 0;
+};
+
+// randomized initial states (reset with an rng): every coordinate of a revolute or prismatic
+// joint moves from the task's initial value by `q_range` x uniform(-1, 1) [rad or m], and is
+// kept within the joint's limits; every dof velocity by `qd_range` x uniform(-1, 1)
+struct RigidEnvOptions {
+  int env_count = 1;
+  double q_range = 0;
+  double qd_range = 0;
+};
+
+// the robot tasks' world: RigidSolverT copies of the scene's robots, actions on the policy
+// robot's actuators (RigidPolicyT's observations and outputs)
+template <class S>
+class RigidPolicyEnvT final : public PolicyEnvT<S> {
+ public:
+  // errors: no policy, parameters other than the policy, effort terms, terms reading a step
+  static Result<std::unique_ptr<RigidPolicyEnvT>> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
+                                                         RigidEnvOptions options = {});
+
+  int env_count() const override { return int(copies_.size()); }
+  int horizon() const override { return horizon_; }
+  int substeps() const override { return substeps_; }
+  const MlpT<S>& mlp() const override { return policy_.mlp(); }
+  void reset(int i, std::mt19937_64* rng) override;
+  int frame(int i) const override { return copies_[i].frame; }
+  void observe(int i, std::vector<S>& obs) const override;
+  Result<S> step(int i, const std::vector<S>& action) override;
+  void clear_tape(int i) override;
+  int tape_size(int i) const override { return int(copies_[i].tape.size()); }
+  void rewind(int i) override;
+  void begin_backward(int i) override;
+  void add_observation_adjoint(int i, const std::vector<S>& d_obs) override;
+  Status backward_step(int i, S d_cost, std::vector<S>& d_action) override;
+
+  const RigidStateT<S>& state(int i) const { return copies_[i].state; }
+  const RigidModelT<S>& model() const { return model_; }
+  const RigidPolicyT<S>& policy() const { return policy_; }
+
+ private:
+  struct Frame {
+    RigidStateT<S> in;
+    RigidControlT<S> control;
+  };
+  struct Copy {
+    RigidStateT<S> state, adj, adj_in, seed;
+    std::vector<Frame> tape;
+    RigidSolverT<S> solver;
+    RigidLossT<S> loss;  // the one-frame loss (its observed frames are per copy)
+    RigidControlT<S> grad_control;
+    RigidModelGradT<S> grad_model;
+    int frame = 0;
+    int back = 0;  // backward: frames of the tape not yet reversed
+  };
+
+  RigidModelT<S> model_;
+  RigidStateT<S> initial_;
+  RigidPolicyT<S> policy_;
+  RigidEnvOptions options_;
+  std::vector<Copy> copies_;
+  S dt_ = S(1.0 / 60.0);
+  int horizon_ = 0, substeps_ = 1;
+};
+
+}  // namespace adj::optim
