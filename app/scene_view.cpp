@@ -19,6 +19,7 @@ const glm::vec4 k_palette[] = {
 };
 const uint32_t k_collider_color = 0xff8c8a86;  // RGBA8 (R low byte): warm grey
 const uint32_t k_target_color = 0xff4fc25a;    // green
+const uint32_t k_robot_highlight = 0xffffcc1a;  // the selected robot body: cyan, a colour no object has
 
 glm::vec3 g3(const scene::V3& v) { return {float(v[0]), float(v[1]), float(v[2])}; }
 
@@ -111,6 +112,7 @@ SceneView::SceneView(const scene::Scene& doc, const scene::CompiledScene& cs)
             break;
           case scene::ColliderKind::mesh:
             if (r.shape >= 0) {
+              collider_meshes_.push_back({collider_indices_.size(), 0, id});
               int start = m.shape_mesh_start[r.shape], count = m.shape_mesh_count[r.shape];
               for (int t = start; t < start + count; ++t) {
                 const Idx3& f = m.mesh_tris[t];
@@ -122,6 +124,7 @@ SceneView::SceneView(const scene::Scene& doc, const scene::CompiledScene& cs)
                   grow(static_lo_, static_hi_, gq, 0.0f);
                 }
               }
+              collider_meshes_.back().count = collider_indices_.size() - collider_meshes_.back().first;
             }
             break;
         }
@@ -137,6 +140,16 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
   l = render::DrawList{};
   const Model& m = cs_.model;
   const int n = state.particle_count();
+  // line index lists share one 0, 1, 2, ... array: sized once here, so that no span into it
+  // taken below is left dangling by a later growth (springs, centre-of-mass crosses, joint axes)
+  size_t indices_needed =
+      std::max(size_t(6) * size_t(cs_.rigid.body_count()), size_t(2) * size_t(robot_contacts_.contact_count()));
+  for (const ParticleObject& po : particle_objects_)
+    indices_needed = std::max(indices_needed, size_t(2) * size_t(po.spring_end - po.spring_begin));
+  if (spring_indices_.size() < indices_needed) {
+    spring_indices_.resize(indices_needed);
+    for (size_t i = 0; i < spring_indices_.size(); ++i) spring_indices_[i] = uint32_t(i);
+  }
 
   // cloth and soft-body surfaces share one position and normal array over all particles
   positions_.resize(size_t(n));
@@ -196,11 +209,12 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
     s.id = so.id;
     l.shapes.push_back(s);
   }
-  if (!collider_vertices_.empty()) {
+  for (const ColliderMesh& cm : collider_meshes_) {
     render::MeshDraw d;
     d.positions = collider_vertices_;
-    d.indices = collider_indices_;
+    d.indices = std::span<const uint32_t>(collider_indices_.data() + cm.first, cm.count);
     d.color = glm::vec4(0.55f, 0.54f, 0.52f, 1.0f);
+    d.id = cm.id;
     l.meshes.push_back(d);
   }
   l.ground.visible = ground_;
@@ -255,25 +269,95 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
     rigid_joints_.resize(size_t(rm.body_count()) * kRigidJointFloats);
     rigid_vis_shapes(rm, robot_state_, rigid_shapes_.data());
     rigid_vis_joints(rm, robot_state_, rigid_joints_.data());
-    for (auto& v : robot_instances_) v.clear();
+    for (auto& d : robot_draws_) d.instances.clear();
     const render::ShapeKind kinds[3] = {render::ShapeKind::sphere, render::ShapeKind::box, render::ShapeKind::capsule};
     for (int k = 0; k < rm.shape_count(); ++k) {
       const float* f = &rigid_shapes_[size_t(k) * kRigidShapeFloats];
       int type = int(f[10]);
       if (type < 0 || type > 2) continue;
-      uint32_t body = uint32_t(f[11]);
-      uint32_t colour = render::pack_rgba8(body % 2 ? glm::vec4(0.33f, 0.50f, 0.80f, 1) : glm::vec4(0.85f, 0.55f, 0.25f, 1));
-      robot_instances_[type].push_back({glm::vec3(f[0], f[1], f[2]), 0.0f, glm::quat(f[3], f[4], f[5], f[6]),
-                                        glm::vec3(f[7], f[8], f[9]), colour});
+      const int body = int(f[11]);
+      const uint32_t id = size_t(body) < body_object_.size() ? body_object_[size_t(body)] : 0;
+      // bodies alternate a light and a dark tone of the robot's colour, so that links read apart;
+      // the highlighted (selected) body is cyan, a colour no object has
+      glm::vec4 base = id > 0 ? k_palette[(id - 1) % std::size(k_palette)] : glm::vec4(0.85f, 0.55f, 0.25f, 1);
+      glm::vec4 c = body % 2 ? glm::vec4(glm::vec3(base) * 0.42f, 1.0f) : base;
+      auto it = std::find_if(robot_draws_.begin(), robot_draws_.end(),
+                             [&](const RobotDraw& d) { return d.id == id && d.kind == kinds[type]; });
+      if (it == robot_draws_.end()) it = robot_draws_.insert(robot_draws_.end(), RobotDraw{id, kinds[type], {}});
+      it->instances.push_back({glm::vec3(f[0], f[1], f[2]), 0.0f, glm::quat(f[3], f[4], f[5], f[6]),
+                               glm::vec3(f[7], f[8], f[9]),
+                               body == robot_highlight_ ? k_robot_highlight : render::pack_rgba8(c)});
     }
-    for (int type = 0; type < 3; ++type)
-      if (!robot_instances_[type].empty()) {
+    for (const RobotDraw& rd : robot_draws_)
+      if (!rd.instances.empty()) {
         render::ShapeDraw d;
-        d.kind = kinds[type];
-        d.instances = robot_instances_[type];
-        d.id = body_object_.empty() ? 0 : body_object_.front();
+        d.kind = rd.kind;
+        d.instances = rd.instances;
+        d.id = rd.id;
         l.shapes.push_back(d);
       }
+    // centres of mass: small crosses, read through the bodies
+    robot_coms_.clear();
+    for (int b = 0; b < rm.body_count(); ++b) {
+      const float* f = &rigid_joints_[size_t(b) * kRigidJointFloats];
+      if (!(rm.body_mass[size_t(b)] > 0)) continue;
+      const glm::vec3 c(f[6], f[7], f[8]);
+      for (int k = 0; k < 3; ++k) {
+        glm::vec3 d(0.0f);
+        d[k] = 0.035f;
+        robot_coms_.push_back(c - d);
+        robot_coms_.push_back(c + d);
+      }
+    }
+    // contacts with the ground: points and force arrows
+    const int nc = robot_contacts_.contact_count();
+    if (ov.contacts && nc > 0) {
+      rigid_contacts_.resize(size_t(nc) * kRigidContactFloats);
+      rigid_vis_contacts(robot_contacts_, rigid_contacts_.data(), nc);
+      robot_contact_points_.resize(size_t(nc));
+      robot_contact_forces_.resize(size_t(nc));
+      robot_contact_normals_.resize(size_t(nc));
+      float largest = 0.0f;
+      for (int c = 0; c < nc; ++c) {
+        const float* f = &rigid_contacts_[size_t(c) * kRigidContactFloats];
+        largest = std::max(largest, std::sqrt(f[3] * f[3] + f[4] * f[4] + f[5] * f[5]));
+        robot_contact_points_[size_t(c)] = glm::vec3(f[0], f[1], f[2]);
+        robot_contact_forces_[size_t(c)] = glm::vec3(f[3], f[4], f[5]);
+        const auto& n = robot_contacts_.normal[size_t(c)];
+        robot_contact_normals_[size_t(c)] = glm::vec3(n.x, n.y, n.z);
+      }
+      render::DiscDraw d;
+      d.positions = robot_contact_points_;
+      d.normals = robot_contact_normals_;
+      d.radius = 0.02f;
+      l.discs.push_back(d);
+      render::ArrowDraw a;
+      a.origins = robot_contact_points_;
+      a.vectors = robot_contact_forces_;
+      a.length = render::ArrowLength::log;
+      a.length_scale = ov.arrow_scale;
+      a.scale = {render::Colormap::viridis, 0.0f, largest > 0 ? largest : 1.0f};
+      a.radius = 0.006f;
+      l.arrows.push_back(a);
+      // the forces again as lines read through the bodies they push (the arrows start inside them)
+      robot_contact_lines_.clear();
+      for (int c = 0; c < nc; ++c) {
+        const glm::vec3 p = robot_contact_points_[size_t(c)], f = robot_contact_forces_[size_t(c)];
+        const float mag = glm::length(f);
+        if (!(mag > 0)) continue;
+        robot_contact_lines_.push_back(p);
+        robot_contact_lines_.push_back(p + f * (ov.arrow_scale * std::log1p(mag) / mag));
+      }
+      if (!robot_contact_lines_.empty()) {
+        render::LineDraw lines;
+        lines.positions = robot_contact_lines_;
+        lines.color = glm::vec4(0.95f, 0.25f, 0.2f, 0.9f);
+        lines.width = 3.0f;
+        lines.depth_test = false;
+        lines.indices = std::span<const uint32_t>(spring_indices_.data(), std::min(spring_indices_.size(), robot_contact_lines_.size()));
+        l.lines.push_back(lines);
+      }
+    }
     robot_axes_.clear();
     for (int b = 0; b < rm.body_count(); ++b) {
       const float* f = &rigid_joints_[size_t(b) * kRigidJointFloats];
@@ -282,6 +366,19 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
         robot_axes_.push_back(anchor - 0.08f * axis);
         robot_axes_.push_back(anchor + 0.08f * axis);
       }
+    }
+    if (!robot_coms_.empty()) {
+      render::LineDraw coms;
+      coms.positions = robot_coms_;
+      coms.color = glm::vec4(0.1f, 0.1f, 0.12f, 1.0f);
+      coms.width = 2.0f;
+      coms.depth_test = false;
+      if (spring_indices_.size() < robot_coms_.size()) {
+        spring_indices_.resize(robot_coms_.size());
+        for (size_t i = 0; i < spring_indices_.size(); ++i) spring_indices_[i] = uint32_t(i);
+      }
+      coms.indices = std::span<const uint32_t>(spring_indices_.data(), robot_coms_.size());
+      l.lines.push_back(coms);
     }
     if (!robot_axes_.empty()) {
       render::LineDraw axes;
@@ -298,9 +395,117 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
     }
   }
 
+  highlight_selection(l);
   l.bounds_lo = lo;
   l.bounds_hi = hi;
   return l;
+}
+
+namespace {
+
+const glm::vec4 k_selection_color(1.0f, 0.75f, 0.2f, 1.0f);  // sRGB, as the selected mesh's edges
+
+// the edges of a shape instance as segment pairs: box edges, three great circles of a
+// sphere, a capsule's rims and sides, a ring's rim, a plane's border
+void outline(const render::ShapeKind kind, const render::ShapeInstance& in, std::vector<glm::vec3>& out) {
+  auto at = [&](glm::vec3 local) { return in.position + in.rotation * local; };
+  auto circle = [&](glm::vec3 centre, glm::vec3 u, glm::vec3 v, float r) {
+    const int n = 32;
+    for (int i = 0; i < n; ++i) {
+      float a = 6.2831853f * float(i) / n, b = 6.2831853f * float(i + 1) / n;
+      out.push_back(at(centre + r * (std::cos(a) * u + std::sin(a) * v)));
+      out.push_back(at(centre + r * (std::cos(b) * u + std::sin(b) * v)));
+    }
+  };
+  const glm::vec3 x(1, 0, 0), y(0, 1, 0), z(0, 0, 1), s = in.size;
+  switch (kind) {
+    case render::ShapeKind::box:
+      for (int axis = 0; axis < 3; ++axis)
+        for (int i = 0; i < 4; ++i) {  // four parallel edges along each axis
+          glm::vec3 a = s, b = s;
+          int u = (axis + 1) % 3, v = (axis + 2) % 3;
+          a[u] = b[u] = (i & 1) ? s[u] : -s[u];
+          a[v] = b[v] = (i & 2) ? s[v] : -s[v];
+          a[axis] = -s[axis];
+          out.push_back(at(a));
+          out.push_back(at(b));
+        }
+      break;
+    case render::ShapeKind::sphere:
+      circle({}, x, y, s.x * 1.02f);
+      circle({}, y, z, s.x * 1.02f);
+      circle({}, z, x, s.x * 1.02f);
+      break;
+    case render::ShapeKind::capsule:
+      circle(y * s.y, z, x, s.x * 1.02f);
+      circle(-y * s.y, z, x, s.x * 1.02f);
+      for (glm::vec3 side : {x, -x, z, -z}) {
+        out.push_back(at(side * s.x * 1.02f + y * s.y));
+        out.push_back(at(side * s.x * 1.02f - y * s.y));
+      }
+      break;
+    case render::ShapeKind::ring: circle({}, z, x, s.x * 1.05f); break;
+    case render::ShapeKind::plane: {
+      glm::vec3 c[4] = {{-s.x, 0, -s.z}, {s.x, 0, -s.z}, {s.x, 0, s.z}, {-s.x, 0, s.z}};
+      for (int i = 0; i < 4; ++i) out.push_back(at(c[i])), out.push_back(at(c[(i + 1) % 4]));
+      break;
+    }
+  }
+}
+
+uint32_t tint(uint32_t rgba) {  // halfway to the selection colour
+  glm::vec4 c = render::unpack_rgba8(rgba);
+  return render::pack_rgba8(glm::vec4(glm::mix(glm::vec3(c), glm::vec3(k_selection_color), 0.5f), 1.0f));
+}
+
+}  // namespace
+
+void SceneView::highlight_selection(render::DrawList& l) {
+  if (selected_ == 0) return;
+  outline_.clear();
+  selected_instances_.clear();
+  for (const render::ShapeDraw& d : l.shapes)
+    if (d.id == selected_ && d.instances.host) selected_instances_.insert(selected_instances_.end(), d.instances.host,
+                                                                          d.instances.host + d.instances.count);
+  size_t k = 0;
+  for (render::ShapeDraw& d : l.shapes) {
+    if (d.id != selected_ || !d.instances.host) continue;
+    const size_t n = d.instances.count;
+    // a robot with a selected body: only that body is outlined, and it keeps its own colour
+    const bool body_selected = robot_highlight_ >= 0 && size_t(robot_highlight_) < body_object_.size() &&
+                               body_object_[size_t(robot_highlight_)] == d.id;
+    for (size_t i = 0; i < n; ++i) {
+      render::ShapeInstance& in = selected_instances_[k + i];
+      if (body_selected) {
+        if (in.color == k_robot_highlight) outline(d.kind, in, outline_);
+        continue;
+      }
+      outline(d.kind, in, outline_);
+      in.color = tint(in.color);
+    }
+    d.instances = std::span<const render::ShapeInstance>(selected_instances_.data() + k, n);
+    k += n;
+  }
+  for (render::MeshDraw& m : l.meshes)
+    if (m.id == selected_) {
+      m.wireframe = true;
+      m.wire_color = glm::vec4(glm::vec3(k_selection_color), 0.9f);
+    }
+  for (render::SphereDraw& sp : l.spheres)
+    if (sp.id == selected_) sp.color = glm::mix(sp.color, k_selection_color, 0.5f);
+  for (render::LineDraw& ln : l.lines)
+    if (ln.id == selected_) ln.color = glm::vec4(glm::vec3(k_selection_color), 1.0f);
+  if (outline_.empty()) return;
+  outline_indices_.resize(outline_.size());
+  for (size_t i = 0; i < outline_indices_.size(); ++i) outline_indices_[i] = uint32_t(i);
+  render::LineDraw line;
+  line.positions = outline_;
+  line.indices = outline_indices_;
+  line.color = glm::vec4(glm::vec3(k_selection_color), 1.0f);
+  line.width = 2.0f;
+  line.depth_test = false;  // the whole outline, through whatever is in front
+  line.id = selected_;
+  l.lines.push_back(line);
 }
 
 void SceneView::bounds(const State& state, glm::vec3& lo, glm::vec3& hi) const {

@@ -34,8 +34,18 @@ class SceneView {
   const render::DrawList& build(const State& state, const Contacts* contacts, const Array<vec3<float>>* field,
                                 const Overlays& overlays);
 
-  // robots: the joint state build() draws (default: the compiled initial state)
+  // the selected object (0: none): build() tints it and outlines its shapes, draws the
+  // edges of its meshes and colours its springs
+  void set_selected(render::ObjectId id) { selected_ = id; }
+
+  // robots: the joint state build() draws (default: the compiled initial state), its contacts
+  // (drawn with overlays.contacts; null: none) and a body drawn highlighted (-1: none)
   void set_robot_state(const RigidStateT<float>& state) { robot_state_ = state; }
+  void set_robot_contacts(const RigidContactsT<float>* contacts) {
+    if (contacts) robot_contacts_ = *contacts;
+    else robot_contacts_ = {};
+  }
+  void set_robot_highlight(int body) { robot_highlight_ = body; }
 
   // the scene's extent (particles of the given state, colliders, targets)
   void bounds(const State& state, glm::vec3& lo, glm::vec3& hi) const;
@@ -55,6 +65,8 @@ class SceneView {
     glm::vec4 color;
   };
 
+  void highlight_selection(render::DrawList& list);
+
   const scene::CompiledScene& cs_;
   std::vector<MeshObject> meshes_;
   std::vector<ParticleObject> particle_objects_;
@@ -66,6 +78,15 @@ class SceneView {
   std::vector<ShapeObject> shapes_;
   std::vector<glm::vec3> collider_vertices_;      // mesh colliders
   std::vector<uint32_t> collider_indices_;
+  struct ColliderMesh {  // one draw per mesh collider, so that picking names it
+    size_t first, count;  // its range of collider_indices_
+    uint32_t id;
+  };
+  std::vector<ColliderMesh> collider_meshes_;
+  render::ObjectId selected_ = 0;
+  std::vector<render::ShapeInstance> selected_instances_;  // the selection's shapes, tinted
+  std::vector<glm::vec3> outline_;                         // and outlined (segment pairs)
+  std::vector<uint32_t> outline_indices_;
   bool ground_ = false;
   float ground_height_ = 0.0f;
   glm::vec3 static_lo_{1e30f}, static_hi_{-1e30f};  // colliders and targets
@@ -73,9 +94,19 @@ class SceneView {
   // robots: shapes as instances (by render::ShapeKind), bodies' centres of mass and joint axes
   std::vector<uint32_t> body_object_;    // object id of each rigid body
   RigidStateT<float> robot_state_;
-  std::vector<float> rigid_shapes_, rigid_joints_;
-  std::vector<render::ShapeInstance> robot_instances_[3];
+  RigidContactsT<float> robot_contacts_;
+  int robot_highlight_ = -1;
+  std::vector<float> rigid_shapes_, rigid_joints_, rigid_contacts_;
+  struct RobotDraw {  // one shape kind of one robot object, so that picking names the robot
+    uint32_t id;
+    render::ShapeKind kind;
+    std::vector<render::ShapeInstance> instances;
+  };
+  std::vector<RobotDraw> robot_draws_;
   std::vector<glm::vec3> robot_axes_;
+  std::vector<glm::vec3> robot_coms_;  // centre-of-mass crosses, segment pairs
+  std::vector<glm::vec3> robot_contact_points_, robot_contact_normals_, robot_contact_forces_;
+  std::vector<glm::vec3> robot_contact_lines_;  // force segments, drawn through the bodies
 
   // per-build storage
   render::DrawList list_;

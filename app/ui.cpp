@@ -73,6 +73,8 @@ void draw_help(editor::Editor& ed) {
         {"click", "select (viewport)"},
         {"Ctrl+drag", "pull a particle with a spring (while playing)"},
         {"G, then X/Y/Z, digits", "move the selection (Enter confirms, Esc cancels)"},
+        {"R, then X/Y/Z, degrees", "rotate the selection about its centre"},
+        {"S, then a factor", "scale the selection about its centre"},
         {"drag an axis handle", "move the selection along it"},
         {"left drag", "orbit"},
         {"right / middle drag", "pan"},

@@ -118,6 +118,39 @@ void Document::replace(scene::Scene scene, const std::string& label, uint64_t me
   commit(std::move(scene), label, merge_key);
 }
 
+int Document::add_loss_term(int task, scene::LossTerm term) {
+  if (task < 0 || task >= int(scene_.tasks.size())) return -1;
+  scene::Scene s = scene_;
+  auto& loss = s.tasks[size_t(task)].loss;
+  const std::string label = std::string("Add loss term ") + scene::to_string(term.kind);
+  loss.push_back(std::move(term));
+  const int index = int(loss.size()) - 1;
+  end_merge();
+  commit(std::move(s), label, 0);
+  return index;
+}
+
+bool Document::remove_loss_term(int task, int term) {
+  if (task < 0 || task >= int(scene_.tasks.size())) return false;
+  scene::Scene s = scene_;
+  auto& loss = s.tasks[size_t(task)].loss;
+  if (term < 0 || term >= int(loss.size())) return false;
+  const std::string label = std::string("Remove loss term ") + scene::to_string(loss[size_t(term)].kind);
+  loss.erase(loss.begin() + term);
+  end_merge();
+  commit(std::move(s), label, 0);
+  return true;
+}
+
+bool Document::set_loss_term(int task, int term, scene::LossTerm value, const std::string& label, uint64_t merge_key) {
+  if (task < 0 || task >= int(scene_.tasks.size())) return false;
+  if (term < 0 || term >= int(scene_.tasks[size_t(task)].loss.size())) return false;
+  scene::Scene s = scene_;
+  s.tasks[size_t(task)].loss[size_t(term)] = std::move(value);
+  commit(std::move(s), label, merge_key);
+  return true;
+}
+
 bool Document::undo() {
   if (undo_.empty()) return false;
   Command c = std::move(undo_.back());
@@ -137,6 +170,19 @@ bool Document::redo() {
   undo_.push_back(std::move(c));
   merge_open_ = false;
   ++revision_;
+  return true;
+}
+
+bool same_simulation(const scene::Scene& a, const scene::Scene& b) {
+  if (a.settings != b.settings || a.objects.size() != b.objects.size()) return false;
+  for (size_t i = 0; i < a.objects.size(); ++i) {
+    scene::Object x = a.objects[i], y = b.objects[i];
+    if (x.kind != y.kind) return false;
+    if (x.kind == scene::ObjectKind::target) continue;  // markers that losses read; the solver never does
+    x.name.clear(), y.name.clear();
+    x.visible = y.visible = true;
+    if (!(x == y)) return false;
+  }
   return true;
 }
 

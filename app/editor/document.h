@@ -24,8 +24,8 @@ class Document {
 
   const scene::Scene& scene() const { return scene_; }
   const std::string& path() const { return path_; }     // empty: never saved
-  std::string base_dir() const;                          // resolves relative mesh paths
-  uint64_t revision() const { return revision_; }        // changes with every edit, undo, redo
+  std::string base_dir() const;                         // resolves relative mesh paths
+  uint64_t revision() const { return revision_; }       // changes with every edit, undo, redo
   bool dirty() const { return top_id() != saved_id_; }  // differs from the file on disk
   void mark_saved(const std::string& path);
 
@@ -34,10 +34,14 @@ class Document {
   void set_settings(scene::Settings settings, const std::string& label, uint64_t merge_key = 0);
   void set_task(int index, scene::Task task, const std::string& label, uint64_t merge_key = 0);
   int add_object(scene::Object object, const std::string& label);  // name made unique; returns its index
-  int duplicate_object(int index);                                   // the copy's index, after the original
-  void delete_object(int index);     // also drops task parameters and loss terms naming it
+  int duplicate_object(int index);                                 // the copy's index, after the original
+  void delete_object(int index);                           // also drops task parameters and loss terms naming it
   bool rename_object(int index, const std::string& name);  // false if taken or empty; tasks follow
   void replace(scene::Scene scene, const std::string& label, uint64_t merge_key = 0);
+  // loss terms of task `task` (Optimization panel); each one undo step unless merged
+  int add_loss_term(int task, scene::LossTerm term);  // the new term's index, or -1 (no such task)
+  bool remove_loss_term(int task, int term);          // false: no such task or term
+  bool set_loss_term(int task, int term, scene::LossTerm value, const std::string& label, uint64_t merge_key = 0);
   void end_merge() { merge_open_ = false; }
 
   bool can_undo() const { return undo_.size() > 0; }
@@ -66,6 +70,10 @@ class Document {
   uint64_t revision_ = 1;
   bool merge_open_ = false;
 };
+
+// true when a and b simulate the same: they differ only in what the solver never reads
+// (names, visibility, targets, tasks, the scene's name). Such edits keep the playback going.
+bool same_simulation(const scene::Scene& a, const scene::Scene& b);
 
 // "cloth" -> "cloth" if free, else "cloth.001", "cloth.002", ... (Blender's way)
 std::string unique_name(const scene::Scene& scene, const std::string& base);

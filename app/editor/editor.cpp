@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "app/editor/fields.h"
+#include "engine/cuda/cuda.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
 
@@ -38,7 +40,7 @@ scene::Scene starter_scene() {
 
 }  // namespace
 
-Editor::Editor() : doc(starter_scene(), "") {}
+Editor::Editor() : doc(starter_scene(), "") { cuda_available_ = cuda_available(&cuda_why_); }
 Editor::~Editor() = default;
 
 void Editor::message(Severity s, std::string text, int object, int frame) {
@@ -47,11 +49,6 @@ void Editor::message(Severity s, std::string text, int object, int frame) {
 }
 
 void Editor::start_optimization(const std::string& task, int iterations, bool record) {
-  const scene::Task* t = doc.scene().find_task(task);
-  if (t && t->has_policy && (record || recording.active()))
-    message(Severity::warning, task +
-                                   ": policy tasks are not recorded iteration by iteration yet (open-loop tasks "
-                                   "only); the video shows the simulation");
   if (record && !recording.active() && has_scene()) {
     // before the optimization starts, so that its first iteration is recorded too
     worker.set_record_rollouts(record_options.fps);
@@ -86,6 +83,7 @@ void Editor::after_load(const std::string& path) {
   timeline_frame = -1;
   task_index = 0;
   compiled_revision_ = 0;
+  restart_pending_ = true;  // a new document always restarts the simulation
   camera_fit_pending = true;
   if (!path.empty()) {
     std::erase(recent_files, path);
@@ -155,12 +153,20 @@ void Editor::sync() {
   view_.reset();
   compiled_ = std::make_unique<scene::CompiledScene>(std::move(*cs));
   view_ = std::make_unique<app::SceneView>(doc.scene(), *compiled_);
-  worker.set_scene(doc.scene(), *compiled_, doc.base_dir(), doc.revision());
-  timeline_frame = -1;
-  scrub_loaded_ = -1;
+  // an edit that simulates the same (a name, visibility, a target, a task) keeps playing
+  const bool restart = restart_pending_ || !same_simulation(synced_scene_, doc.scene());
+  restart_pending_ = false;
+  synced_scene_ = doc.scene();
+  worker.set_scene(doc.scene(), *compiled_, doc.base_dir(), doc.revision(), restart);
+  if (restart) {
+    restart_revision_ = compiled_revision_;
+    timeline_frame = -1;
+    scrub_loaded_ = -1;
+  }
   if (selected_ >= int(doc.scene().objects.size())) selected_ = -1;
   task_index = std::clamp(task_index, 0, std::max(0, int(doc.scene().tasks.size()) - 1));
-  title_ = "Adjoint - " + (doc.path().empty() ? std::string("untitled") : std::filesystem::path(doc.path()).filename().string());
+  title_ = "Adjoint - " +
+           (doc.path().empty() ? std::string("untitled") : std::filesystem::path(doc.path()).filename().string());
 }
 
 const State& Editor::display_state() {
@@ -173,7 +179,7 @@ const State& Editor::display_state() {
     }
     if (scrub_loaded_ == timeline_frame && scrub_state_.particle_count() == n) return scrub_state_;
   }
-  if (snap.generation == compiled_revision_ && snap.state.particle_count() == n) return snap.state;
+  if (snap_current() && snap.state.particle_count() == n) return snap.state;
   if (scrub_state_.particle_count() != n || scrub_loaded_ != -2) {
     scrub_state_ = compiled_->model.make_state();
     scrub_loaded_ = -2;  // the initial state, until the worker publishes this revision
@@ -182,7 +188,7 @@ const State& Editor::display_state() {
 }
 
 const Contacts* Editor::display_contacts() {
-  if (timeline_frame >= 0 || view_settings.show_optimized || snap.generation != compiled_revision_) return nullptr;
+  if (timeline_frame >= 0 || view_settings.show_optimized || !snap_current()) return nullptr;
   return &snap.contacts;
 }
 
@@ -318,10 +324,145 @@ bool Editor::apply_optimized() {
     return false;
   }
   scene::Scene s = doc.scene();
-  std::vector<std::string> notes = optim::write_back(snap.blocks, snap.theta, *compiled_, s);
+  std::vector<std::string> notes = snap.opt_robot ? optim::write_back_robot(snap.blocks, snap.theta, *compiled_, s)
+                                                  : optim::write_back(snap.blocks, snap.theta, *compiled_, s);
   doc.replace(std::move(s), "Apply optimized parameters");
   for (const std::string& n : notes) message(Severity::warning, n);
   message(Severity::info, "optimized parameters applied to the scene (Ctrl+Z undoes)");
+  return true;
+}
+
+}  // namespace adj::editor
+
+namespace adj::editor {
+
+// ---- the unsaved-changes prompt and Save As
+
+void Editor::answer_prompt(Answer answer) {
+  const Pending action = pending_;
+  const std::string path = pending_path_;
+  if (action == Pending::none) return;
+  pending_ = Pending::none;
+  switch (answer) {
+    case Answer::save:
+      if (doc.path().empty()) {  // untitled: ask for a path, then go on
+        after_save_ = action;
+        after_save_path_ = path;
+        open_save_as();
+      } else if (save("")) {
+        perform(action, path);
+      }
+      break;
+    case Answer::discard:
+      discard_recovery();
+      perform(action, path);
+      break;
+    case Answer::cancel:
+      break;
+  }
+}
+
+void Editor::open_save_as() {
+  save_dialog_ = true;
+  save_as_active_ = true;
+}
+
+bool Editor::answer_save_as(const std::string& path) {
+  save_as_active_ = false;
+  save_dialog_ = false;
+  const Pending action = std::exchange(after_save_, Pending::none);
+  const std::string then = std::exchange(after_save_path_, "");
+  if (path.empty()) {
+    if (action != Pending::none) message(Severity::info, "not saved; the scene stays open");
+    return false;
+  }
+  if (!save(path)) return false;  // the error is a message; the pending action does not run
+  if (action != Pending::none) perform(action, then);
+  return true;
+}
+
+// ---- loss terms
+
+scene::LossTerm Editor::default_loss_term() const {
+  scene::LossTerm t;
+  for (const scene::Object& o : doc.scene().objects) {
+    if (t.object.empty() && (o.kind == scene::ObjectKind::cloth || o.kind == scene::ObjectKind::soft ||
+                             o.kind == scene::ObjectKind::particles))
+      t.object = o.name;
+    if (t.target.empty() && o.kind == scene::ObjectKind::target) t.target = o.name;
+  }
+  if (t.target.empty()) t.kind = scene::LossKind::velocity;
+  return t;
+}
+
+namespace {
+
+// what the panel refuses: the errors the task runner would give later, said now
+Status check_loss_term(const scene::Scene& s, const scene::LossTerm& t) {
+  using K = scene::LossKind;
+  const std::string kind = scene::to_string(t.kind);
+  if (t.kind != K::effort) {
+    const scene::Object* o = s.find(t.object);
+    if (!o) return Status::error(kind + " term: no object named \"" + t.object + "\"");
+    if (o->kind == scene::ObjectKind::target || o->kind == scene::ObjectKind::collider)
+      return Status::error(kind + " term: \"" + t.object + "\" is a " + scene::to_string(o->kind) +
+                           ", which does not move");
+  }
+  if (t.kind == K::position || (t.kind == K::shape && !t.target.empty())) {
+    const scene::Object* g = s.find(t.target);
+    if (!g || g->kind != scene::ObjectKind::target)
+      return Status::error(kind + " term: \"" + t.target + "\" is not a target object");
+  }
+  if (!(t.weight >= 0) || !std::isfinite(t.weight)) return Status::error(kind + " term: the weight must be >= 0");
+  return Status::ok();
+}
+
+}  // namespace
+
+bool Editor::add_loss_term(const scene::LossTerm& term) {
+  if (task_index < 0 || task_index >= int(doc.scene().tasks.size())) {
+    message(Severity::warning, "add loss term: the scene has no task");
+    return false;
+  }
+  if (Status st = check_loss_term(doc.scene(), term); !st) {
+    message(Severity::warning, st.message());
+    return false;
+  }
+  return doc.add_loss_term(task_index, term) >= 0;
+}
+
+bool Editor::remove_loss_term(int index) { return doc.remove_loss_term(task_index, index); }
+
+bool Editor::set_loss_term(int index, const scene::LossTerm& term, uint64_t merge_key) {
+  if (Status st = check_loss_term(doc.scene(), term); !st) {
+    message(Severity::warning, st.message());
+    return false;
+  }
+  return doc.set_loss_term(task_index, index, term, std::string("Loss term ") + scene::to_string(term.kind), merge_key);
+}
+
+// ---- backends
+
+bool Editor::backend_available(const std::string& name, std::string* why) const {
+  if (name == "cpu") return true;
+  if (name == "cuda") {
+    if (!cuda_available_ && why) *why = cuda_why_;
+    return cuda_available_;
+  }
+  if (why) *why = "no backend named \"" + name + "\" (cpu, cuda)";
+  return false;
+}
+
+bool Editor::set_backend(const std::string& name) {
+  std::string why;
+  if (!backend_available(name, &why)) {
+    message(Severity::warning, "backend " + name + ": " + why);
+    return false;
+  }
+  scene::Settings st = doc.scene().settings;
+  st.backend = name;
+  doc.end_merge();
+  doc.set_settings(st, "Backend " + name);
   return true;
 }
 

@@ -13,6 +13,7 @@
 
 #include "app/editor/document.h"
 #include "app/editor/recording.h"
+#include "app/editor/robot_ui.h"
 #include "app/editor/worker.h"
 #include "app/scene_view.h"
 #include "render/camera.h"
@@ -63,7 +64,10 @@ class Editor {
   void sync();
   bool has_scene() const { return compiled_ != nullptr; }
   const scene::CompiledScene* compiled() const { return compiled_.get(); }
-  app::SceneView* view() { return view_.get(); }
+  app::SceneView* view() {  // with the selection set, for its highlight
+    if (view_) view_->set_selected(render::ObjectId(selected_ + 1));
+    return view_.get();
+  }
   // the state the viewport draws: the scrubbed timeline frame, the optimizer's result, or
   // the newest simulated frame
   const State& display_state();
@@ -88,8 +92,28 @@ class Editor {
   void request(Pending action, const std::string& path = "");
   bool quit_confirmed() const { return quit_confirmed_; }
   bool prompt_active() const { return pending_ != Pending::none; }  // the unsaved-changes prompt is up
-  void drop_file(const std::string& path);  // a file dropped on the window: .obj imports, else opens
-  void handle_keys();  // editor shortcuts (not while a text field has the keyboard)
+  // the prompt's buttons. Save on an untitled scene opens Save As; the pending action goes
+  // on once that has saved, and cancelling Save As keeps the scene as it is
+  enum class Answer { save, discard, cancel };
+  void answer_prompt(Answer answer);
+  bool save_as_active() const { return save_as_active_; }  // the Save As dialog is up
+  // the Save As dialog's Save (a path) or Cancel (empty); false when nothing was saved
+  bool answer_save_as(const std::string& path);
+  void open_save_as();  // File > Save As, Ctrl+Shift+S
+
+  // the loss terms of the Optimization panel's task (task_index): each one undo step; a
+  // term that names no object, or a missing target where its kind needs one, is refused
+  // with a message
+  bool add_loss_term(const scene::LossTerm& term);
+  bool remove_loss_term(int index);
+  bool set_loss_term(int index, const scene::LossTerm& term, uint64_t merge_key = 0);
+  scene::LossTerm default_loss_term() const;  // what the panel's "Add term" adds
+
+  // simulation backends: "cpu" always; "cuda" when engine cuda_available() (else `why`)
+  bool backend_available(const std::string& name, std::string* why = nullptr) const;
+  bool set_backend(const std::string& name);  // the Simulation panel's combo; one undo step
+  void drop_file(const std::string& path);    // a file dropped on the window: .obj imports, else opens
+  void handle_keys();                         // editor shortcuts (not while a text field has the keyboard)
   void frame_selection(float aspect);
   // width / height of the part of the window the side panels leave free (camera fitting)
   float free_aspect(float width, float height) const;
@@ -115,11 +139,14 @@ class Editor {
   void discard_recovery();
 
   // viewport transform tools (transform.cpp): a translate gizmo with axis handles on the
-  // selection, and Blender's grab (G, then X/Y/Z, typed numbers, Enter or click; Esc or
-  // right click cancels). Each drag or grab is one undo step. Returns true when it used
-  // the mouse this frame (the camera then leaves it alone).
+  // selection, and Blender's modal keys: G grab, R rotate, S scale, then X/Y/Z for an axis
+  // (rotate: none = the view axis; scale is uniform), typed numbers (a distance, degrees, a
+  // factor), Enter or click; Esc or right click cancels. Rotation and scale act about the
+  // selection's centre. Each drag or key operation is one undo step. Returns true when it
+  // used the mouse this frame (the camera then leaves it alone).
   bool transform_tools(float width, float height);
   bool grabbing() const { return grab_active_; }
+  enum class GrabMode { move, rotate, scale };
   // the gizmo's centre and one axis tip on screen, as drawn last frame (false when none)
   bool gizmo_handle(int axis, glm::vec2* centre, glm::vec2* tip) const;
   // MuJoCo's Ctrl+drag: a spring pulls the particle under the cursor towards it while the
@@ -151,7 +178,8 @@ class Editor {
 
   Document doc;
   Worker worker;
-  Snapshot snap;            // copied from the worker each frame
+  Snapshot snap;  // copied from the worker each frame
+  RobotUi robot;  // robots: selected body, URDF import prompt (robot_ui.h)
   PanelVisibility panels;
   ViewSettings view_settings;
   render::Camera camera;
@@ -162,7 +190,7 @@ class Editor {
   std::deque<Message> messages;
   std::vector<std::string> recent_files;
   std::string open_path_input, save_path_input, import_path_input;
-  double ui_frame_ms = 0;          // the UI's own frame time (stats)
+  double ui_frame_ms = 0;  // the UI's own frame time (stats)
   double speed = 1.0;
 
   const std::string& title() const { return title_; }
@@ -172,6 +200,12 @@ class Editor {
   std::unique_ptr<scene::CompiledScene> compiled_;
   std::unique_ptr<app::SceneView> view_;
   uint64_t compiled_revision_ = 0;
+  // the simulation: the scene last sent to the worker, the revision it last restarted at
+  // (later revisions that simulate the same go on from its frames)
+  scene::Scene synced_scene_;
+  uint64_t restart_revision_ = 0;
+  bool restart_pending_ = true;
+  bool snap_current() const { return snap.generation >= restart_revision_ && snap.generation <= compiled_revision_; }
   int selected_ = -1;
   State scrub_state_;
   int scrub_loaded_ = -1;
@@ -181,6 +215,12 @@ class Editor {
   std::string pending_path_;
   bool prompt_open_ = false;
   bool quit_confirmed_ = false;
+  bool save_as_active_ = false;
+  Pending after_save_ = Pending::none;  // continued once Save As has saved
+  std::string after_save_path_;
+  bool cuda_available_ = false;
+  std::string cuda_why_;
+  std::string last_backend_error_;
   std::string last_sim_error_, last_opt_error_;
   bool recovery_offered_ = false, recovery_prompt_ = false;
   uint64_t autosaved_revision_ = 0;
@@ -189,17 +229,22 @@ class Editor {
   // transform tools
   bool selection_center(glm::vec3* c);
   void move_selection(const glm::dvec3& delta, uint64_t merge_key);
-  int gizmo_axis_ = -1;         // axis being dragged, or -1
+  void apply_grab(bool typed, glm::vec2 centre_px, const glm::vec2* tips, float len);
+  std::string grab_label() const;  // the undo label of the operation in progress
+  int gizmo_axis_ = -1;            // axis being dragged, or -1
   int gizmo_hover_ = -1;
   bool gizmo_shown_ = false;
-  glm::vec2 gizmo_px_[4]{};     // centre, then the x, y, z tips [px]
-  float gizmo_drag_ = 0;        // accumulated world distance along the axis
+  glm::vec2 gizmo_px_[4]{};  // centre, then the x, y, z tips [px]
+  float gizmo_drag_ = 0;     // accumulated world distance along the axis
   bool grab_active_ = false;
-  int grab_axis_ = -1;          // -1: free in the view plane
-  std::string grab_typed_;      // typed distance
-  glm::vec2 grab_mouse_{0.0f};  // mouse travel since the grab began [px]
+  GrabMode grab_mode_ = GrabMode::move;
+  glm::vec3 grab_center_{0.0f};    // the selection's centre when the operation began [m]
+  glm::vec2 grab_start_px_{0.0f};  // the mouse then [px]
+  int grab_axis_ = -1;             // -1: free in the view plane
+  std::string grab_typed_;         // typed distance
+  glm::vec2 grab_mouse_{0.0f};     // mouse travel since the grab began [px]
   bool grab_moved_ = false;
-  scene::Object grab_start_;    // the selection when the grab began
+  scene::Object grab_start_;  // the selection when the grab began
   scene::Object drag_start_;
   int pull_particle_ = -1;
   glm::vec3 pull_anchor_{0.0f};  // the particle when it was grabbed: the drag plane goes through it
@@ -209,6 +254,7 @@ class Editor {
   void draw_inspector();
   void draw_simulation();
   void draw_optimization();
+  void draw_loss_terms(const scene::Task& task);
   void draw_visualization();
   void draw_stats();
   void draw_messages();

@@ -1,5 +1,7 @@
 #include "app/editor/fields.h"
 
+#include "app/editor/robot_fields.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -66,6 +68,23 @@ const Field k_collider[] = {
 const Field k_target[] = {
     {"position", FieldType::vec3, 0.01f, -k_inf, k_inf, "m", OBJ(target.position), nullptr, {}},
     {"radius", FieldType::number, 0.005f, 0, 100, "m (drawn size)", OBJ(target.radius), nullptr, {}},
+};
+
+// robots: placement; URDF robots also their import options (per-body and per-joint fields:
+// robot_fields.h)
+const Field k_robot[] = {
+    {"position", FieldType::vec3, 0.01f, -k_inf, k_inf, "m, placement of the root joint frames", OBJ(robot.position), nullptr, {}},
+    {"rotation", FieldType::vec3, 0.5f, -360, 360, "deg", OBJ(robot.rotation), nullptr, {}},
+};
+const Field k_robot_urdf[] = {
+    {"position", FieldType::vec3, 0.01f, -k_inf, k_inf, "m, placement of the root link", OBJ(robot.position), nullptr, {}},
+    {"rotation", FieldType::vec3, 0.5f, -360, 360, "deg", OBJ(robot.rotation), nullptr, {}},
+    {"file", FieldType::text, 0, 0, 0, "URDF path, relative to the scene file", OBJ(robot.urdf), nullptr, {}},
+    {"fixed_base", FieldType::boolean, 0, 0, 0, "root link welded to the world (else a free joint)", OBJ(robot.fixed_base), nullptr, {}},
+    {"default_actuators", FieldType::boolean, 0, 0, 0, "one actuator per revolute/prismatic joint", OBJ(robot.default_actuators), nullptr, {}},
+    {"actuator.gear", FieldType::number, 0.01f, -k_inf, k_inf, "default actuators: torque = gear * input", OBJ(robot.default_actuator.gear), nullptr, {}},
+    {"actuator.kp", FieldType::number, 0.0f, 0, 1e9, "default actuators: PD stiffness", OBJ(robot.default_actuator.kp), nullptr, K::actuator_kp},
+    {"actuator.kd", FieldType::number, 0.0f, 0, 1e9, "default actuators: PD damping", OBJ(robot.default_actuator.kd), nullptr, K::actuator_kd},
 };
 
 const Field k_particles[] = {
@@ -187,6 +206,14 @@ Result<Resolved> resolve(scene::Scene& s, const std::string& path) {
     return r;
   }
   r.field = match(object_fields(*o), rest, &r.component);
+  if (!r.field && o->kind == scene::ObjectKind::robot) {
+    auto rr = resolve_robot_field(*o, rest);
+    if (!rr) return Status::error(path + ": " + rr.status().message());
+    r.field = rr->field;
+    r.value = rr->value;
+    r.component = rr->component;
+    return r;
+  }
   if (!r.field) return Status::error(path + ": a " + scene::to_string(o->kind) + " has no field \"" + rest + "\"");
   r.value = r.field->get(*o);
   return r;
@@ -201,7 +228,9 @@ std::span<const Field> object_fields(const scene::Object& o) {
     case scene::ObjectKind::collider: return k_collider;
     case scene::ObjectKind::target: return k_target;
     case scene::ObjectKind::particles: return {};
-    case scene::ObjectKind::robot: return {};  // TODO(robots): joint and actuator fields in the inspector
+    case scene::ObjectKind::robot:  // per body, joint and actuator: robot_fields.h
+      if (o.robot.urdf.empty()) return k_robot;
+      return k_robot_urdf;
   }
   return {};
 }

@@ -5,19 +5,19 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <regex>
-#include <filesystem>
-#include <cctype>
 
 #include "app/editor/editor.h"
-#include "render/interop.h"
 #include "app/editor/fields.h"
 #include "engine/scene/compile.h"
+#include "render/interop.h"
 
 namespace adj::editor {
 
@@ -59,11 +59,13 @@ bool draw_field(const Field& f, void* value) {
       changed = ImGui::DragInt("##v", v, f.speed, int(f.min), int(f.max));
       break;
     }
-    case FieldType::boolean: changed = ImGui::Checkbox("##v", static_cast<bool*>(value)); break;
+    case FieldType::boolean:
+      changed = ImGui::Checkbox("##v", static_cast<bool*>(value));
+      break;
     case FieldType::vec3:
-      changed = ImGui::DragScalarN("##v", ImGuiDataType_Double, static_cast<double*>(value), 3, f.speed,
-                                   std::isfinite(f.min) ? &f.min : nullptr, std::isfinite(f.max) ? &f.max : nullptr,
-                                   "%.4g");
+      changed =
+          ImGui::DragScalarN("##v", ImGuiDataType_Double, static_cast<double*>(value), 3, f.speed,
+                             std::isfinite(f.min) ? &f.min : nullptr, std::isfinite(f.max) ? &f.max : nullptr, "%.4g");
       break;
     case FieldType::text:
       changed = input_string("##v", *static_cast<std::string*>(value), ImGuiInputTextFlags_EnterReturnsTrue);
@@ -116,19 +118,24 @@ void plot_series(const char* label, const std::vector<double>& values, bool log,
     return;
   }
   char overlay[128];
-  std::snprintf(overlay, sizeof overlay, "%s %.4g%s  [%.3g .. %.3g]", label, values.back(), log ? " (log)" : "", lo, hi);
+  std::snprintf(overlay, sizeof overlay, "%s %.4g%s  [%.3g .. %.3g]", label, values.back(), log ? " (log)" : "", lo,
+                hi);
   ImGui::PlotLines((std::string("##") + label).c_str(), v.data(), int(v.size()), 0, overlay, FLT_MAX, FLT_MAX,
                    ImVec2(ImGui::GetContentRegionAvail().x, height));
 }
 
 // the viridis map at a few stops, for the legend
 ImU32 viridis(float t) {
-  static const float c[5][3] = {{0.267f, 0.005f, 0.329f}, {0.229f, 0.322f, 0.546f}, {0.128f, 0.567f, 0.551f},
-                                {0.369f, 0.789f, 0.383f}, {0.993f, 0.906f, 0.144f}};
+  static const float c[5][3] = {{0.267f, 0.005f, 0.329f},
+                                {0.229f, 0.322f, 0.546f},
+                                {0.128f, 0.567f, 0.551f},
+                                {0.369f, 0.789f, 0.383f},
+                                {0.993f, 0.906f, 0.144f}};
   t = std::clamp(t, 0.0f, 1.0f) * 4.0f;
   int i = std::min(int(t), 3);
   float f = t - float(i);
-  return ImGui::ColorConvertFloat4ToU32(ImVec4(c[i][0] + (c[i + 1][0] - c[i][0]) * f, c[i][1] + (c[i + 1][1] - c[i][1]) * f,
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(c[i][0] + (c[i + 1][0] - c[i][0]) * f,
+                                               c[i][1] + (c[i + 1][1] - c[i][1]) * f,
                                                c[i][2] + (c[i + 1][2] - c[i][2]) * f, 1.0f));
 }
 
@@ -139,9 +146,9 @@ long resident_mb() {
   return rss * 4096 / (1024 * 1024);
 }
 
-const char* k_param_labels[] = {"initial position", "initial velocity", "control force", "spring activation",
-                                "spring rest length", "spring stiffness", "tet mu", "tet lambda",
-                                "contact ke", "contact kd", "contact mu", "policy"};
+const char* k_param_labels[] = {"initial position",   "initial velocity", "control force", "spring activation",
+                                "spring rest length", "spring stiffness", "tet mu",        "tet lambda",
+                                "contact ke",         "contact kd",       "contact mu",    "policy"};
 
 }  // namespace
 
@@ -156,7 +163,10 @@ void Editor::draw_panels(float menu_height) {
   const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoSavedSettings;
 
   // left column: outliner over inspector
-  float outliner_h = panels.inspector ? std::min(H * 0.34f, 60.0f + 22.0f * float(doc.scene().objects.size() + 1)) : H;
+  float outliner_h =
+      panels.inspector
+          ? std::min(H * 0.34f, 60.0f + 22.0f * float(doc.scene().objects.size() + 1 + robot_outliner_rows(*this)))
+          : H;
   if (panels.outliner) {
     ImGui::SetNextWindowPos(ImVec2(vp->Pos.x, top), ImGuiCond_Always);
     ImGui::SetNextWindowSize(ImVec2(left, outliner_h), ImGuiCond_Always);
@@ -207,6 +217,7 @@ void Editor::draw_panels(float menu_height) {
   draw_file_dialogs();
   draw_prompt();
   draw_recovery_prompt();
+  draw_robot_dialogs(*this);
 }
 
 void Editor::draw_recovery_prompt() {
@@ -268,7 +279,8 @@ void Editor::draw_outliner() {
       ImGui::SetKeyboardFocusHere();
       if (ImGui::InputText("##name", rename_buf, sizeof rename_buf,
                            ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll)) {
-        if (!doc.rename_object(i, rename_buf)) message(Severity::warning, std::string("rename: \"") + rename_buf + "\" is taken or empty", i);
+        if (!doc.rename_object(i, rename_buf))
+          message(Severity::warning, std::string("rename: \"") + rename_buf + "\" is taken or empty", i);
         renaming = -1;
       } else if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)) ||
                  (!ImGui::IsItemActive() && ImGui::IsMouseClicked(0) && !ImGui::IsItemHovered())) {
@@ -285,8 +297,9 @@ void Editor::draw_outliner() {
           std::snprintf(rename_buf, sizeof rename_buf, "%s", o.name.c_str());
         }
       }
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s; double-click to rename%s", scene::to_string(o.kind),
-                                                    opt ? "\n* parameters optimized by the current task" : "");
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s; double-click to rename%s", scene::to_string(o.kind),
+                          opt ? "\n* parameters optimized by the current task" : "");
       ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - 78);
       ImGui::TextDisabled("%s", scene::to_string(o.kind));
       if (opt) {
@@ -294,6 +307,7 @@ void Editor::draw_outliner() {
         ImGui::TextColored(k_opt_color, "*");
       }
     }
+    if (o.kind == scene::ObjectKind::robot) draw_robot_tree(*this, i);  // bodies by kinematic chain
     ImGui::PopID();
   }
 }
@@ -338,14 +352,16 @@ void Editor::draw_inspector() {
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.55f);
     bool has_task = task_index < int(s.tasks.size());
     for (const Field& f : object_fields(o)) {
-      bool opt = has_task && f.param &&
-                 find_param(const_cast<scene::Task&>(s.tasks[size_t(task_index)]), *f.param, o.name);
+      bool opt =
+          has_task && f.param && find_param(const_cast<scene::Task&>(s.tasks[size_t(task_index)]), *f.param, o.name);
       row_label(f.name, opt);
-      if (draw_field(f, f.get(o))) doc.set_object(index, o, "Set " + o.name + "." + f.name, merge_key(&s.objects[size_t(index)], f.name));
+      if (draw_field(f, f.get(o)))
+        doc.set_object(index, o, "Set " + o.name + "." + f.name, merge_key(&s.objects[size_t(index)], f.name));
       if (ImGui::IsItemDeactivated()) doc.end_merge();
     }
     ImGui::EndTable();
   }
+  if (o.kind == scene::ObjectKind::robot) draw_robot_inspector(*this, index);  // joints, bodies, actuators
 
   // particle systems: the particle list (first entries) and springs
   if (o.kind == scene::ObjectKind::particles) {
@@ -358,7 +374,8 @@ void Editor::draw_inspector() {
         ImGui::SameLine(40);
         ImGui::SetNextItemWidth(-FLT_MIN);
         if (ImGui::DragScalarN("##p", ImGuiDataType_Double, ps[i].position.data(), 3, 0.01f, nullptr, nullptr, "%.3f"))
-          doc.set_object(index, o, "Move particle " + std::to_string(i), merge_key(&ps, ("p" + std::to_string(i)).c_str()));
+          doc.set_object(index, o, "Move particle " + std::to_string(i),
+                         merge_key(&ps, ("p" + std::to_string(i)).c_str()));
         if (ImGui::IsItemDeactivated()) doc.end_merge();
         ImGui::PopID();
       }
@@ -380,8 +397,10 @@ void Editor::draw_inspector() {
         scene::ParamSpec* p = find_param(t, k, o.name);
         bool on = p != nullptr;
         if (ImGui::Checkbox(k_param_labels[int(k)], &on)) {
-          if (on) t.parameters.push_back({k, o.name});
-          else std::erase_if(t.parameters, [&](const scene::ParamSpec& q) { return q.kind == k && q.object == o.name; });
+          if (on)
+            t.parameters.push_back({k, o.name});
+          else
+            std::erase_if(t.parameters, [&](const scene::ParamSpec& q) { return q.kind == k && q.object == o.name; });
           doc.end_merge();
           doc.set_task(task_index, t, std::string(on ? "Optimize " : "Stop optimizing ") + scene::to_string(k));
         } else if (p) {
@@ -443,14 +462,21 @@ void Editor::draw_simulation() {
   if (ImGui::DragInt("substeps", &st.substeps, 0.2f, 1, 10000))
     doc.set_settings(st, "Set substeps", merge_key(&s.settings, "substeps"));
   if (ImGui::IsItemDeactivated()) doc.end_merge();
-  const char* backends[] = {"cpu", "cuda"};
-  int b = st.backend == "cuda" ? 1 : 0;
+  // backend: CPU always; CUDA when a device can be used, else listed greyed out with the reason
   ImGui::SetNextItemWidth(-80);
-  if (ImGui::Combo("backend", &b, backends, 2)) {
-    st.backend = backends[b];
-    doc.set_settings(st, "Backend " + st.backend);
+  if (ImGui::BeginCombo("backend", st.backend.c_str())) {
+    for (const char* name : {"cpu", "cuda"}) {
+      std::string why;
+      const bool ok = backend_available(name, &why);
+      if (ImGui::Selectable(name, st.backend == name, ok ? 0 : ImGuiSelectableFlags_Disabled)) set_backend(name);
+      if (!ok && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("CUDA is not available: %s", why.c_str());
+    }
+    ImGui::EndCombo();
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the editor simulates on the CPU; CUDA runs with `adjoint run` where built");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("the solver the simulation runs on (now: %s)%s%s", snap.backend.c_str(),
+                      snap.backend_error.empty() ? "" : "\n", snap.backend_error.c_str());
   // timeline over the recorded frames of this simulation
   int last = std::max(0, snap.recorded_frames - 1);
   int f = timeline_frame >= 0 ? timeline_frame : last;
@@ -465,11 +491,78 @@ void Editor::draw_simulation() {
 
 // ---- optimization
 
+void Editor::draw_loss_terms(const scene::Task& t) {
+  using K = scene::LossKind;
+  const scene::Scene& s = doc.scene();
+  const K kinds[] = {K::position, K::distance, K::shape, K::velocity, K::effort, K::joint, K::cartpole};
+  // objects a term can measure (what moves) and targets it can aim at
+  auto object_combo = [&](const char* id, std::string& value, bool targets) {
+    bool changed = false;
+    if (ImGui::BeginCombo(id, value.empty() ? "(none)" : value.c_str())) {
+      if (targets && ImGui::Selectable("(none)", value.empty())) value.clear(), changed = true;
+      for (const scene::Object& o : s.objects) {
+        const bool is_target = o.kind == scene::ObjectKind::target;
+        if (is_target != targets || o.kind == scene::ObjectKind::collider) continue;
+        if (ImGui::Selectable(o.name.c_str(), value == o.name)) value = o.name, changed = true;
+      }
+      ImGui::EndCombo();
+    }
+    return changed;
+  };
+  int remove = -1;
+  for (int i = 0; i < int(t.loss.size()); ++i) {
+    ImGui::PushID(i);
+    scene::LossTerm l = t.loss[size_t(i)];
+    bool changed = false;
+    uint64_t key = 0;
+    ImGui::SetNextItemWidth(86);
+    if (ImGui::BeginCombo("##kind", scene::to_string(l.kind))) {
+      for (K k : kinds)
+        if (ImGui::Selectable(scene::to_string(k), l.kind == k)) l.kind = k, changed = true;
+      ImGui::EndCombo();
+    }
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - 30);
+    changed |= object_combo("##object", l.object, false);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the object the term measures");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("x")) remove = i;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("remove this term");
+    // second row: target, step, weight
+    if (l.kind == K::position || l.kind == K::shape) {
+      ImGui::SetNextItemWidth(86);
+      changed |= object_combo("##target", l.target, true);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("target object");
+      ImGui::SameLine();
+    }
+    ImGui::SetNextItemWidth(70);
+    if (ImGui::DragInt("##step", &l.step, 0.5f, -1, std::max(t.horizon, 0), l.step < 0 ? "last frame" : "frame %d"))
+      changed = true, key = merge_key(&t, "step");
+    if (ImGui::IsItemDeactivated()) doc.end_merge();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the frame the term reads (-1: the last)");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    if (ImGui::DragScalar("##w", ImGuiDataType_Double, &l.weight, float(std::max(l.weight, 1e-3) * 0.01), nullptr,
+                          nullptr, "w %.3g"))
+      changed = true, key = merge_key(&t, "w"), l.weight = std::max(l.weight, 0.0);
+    if (ImGui::IsItemDeactivated()) doc.end_merge();
+    if (changed) {
+      if (key == 0) doc.end_merge();
+      set_loss_term(i, l, key ^ uint64_t(i));
+    }
+    ImGui::PopID();
+  }
+  if (remove >= 0) remove_loss_term(remove);
+  if (ImGui::SmallButton("+ add term")) add_loss_term(default_loss_term());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("a new term: the first moving object to the first target");
+}
+
 void Editor::draw_optimization() {
   const scene::Scene& s = doc.scene();
   if (s.tasks.empty()) {
-    ImGui::TextWrapped("This scene has no optimization task. Open a scene with one (assets/scenes/default.json) "
-                       "or add \"tasks\" to the file.");
+    ImGui::TextWrapped(
+        "This scene has no optimization task. Open a scene with one (assets/scenes/default.json) "
+        "or add \"tasks\" to the file.");
     return;
   }
   task_index = std::clamp(task_index, 0, int(s.tasks.size()) - 1);
@@ -482,20 +575,9 @@ void Editor::draw_optimization() {
   scene::Task t = s.tasks[size_t(task_index)];
   const bool running = snap.opt_phase == OptPhase::running || snap.opt_phase == OptPhase::paused;
 
-  if (ImGui::TreeNode("loss terms")) {
-    for (size_t i = 0; i < t.loss.size(); ++i) {
-      ImGui::PushID(int(i));
-      auto& l = t.loss[i];
-      ImGui::SetNextItemWidth(70);
-      if (ImGui::DragScalar("##w", ImGuiDataType_Double, &l.weight, float(std::max(l.weight, 1e-3) * 0.01), nullptr,
-                            nullptr, "%.3g"))
-        doc.set_task(task_index, t, "Loss weight", merge_key(&s.tasks[size_t(task_index)], "w"));
-      if (ImGui::IsItemDeactivated()) doc.end_merge();
-      ImGui::SameLine();
-      ImGui::Text("%s(%s%s%s)", scene::to_string(l.kind), l.object.c_str(), l.target.empty() ? "" : ", ",
-                  l.target.c_str());
-      ImGui::PopID();
-    }
+  // loss terms: kind, object, target, step, weight; add and remove (each one undo step)
+  if (ImGui::TreeNodeEx("loss terms", ImGuiTreeNodeFlags_DefaultOpen)) {
+    draw_loss_terms(t);
     ImGui::TreePop();
   }
   int kind = int(t.optimizer.kind);
@@ -562,7 +644,8 @@ void Editor::draw_optimization() {
     }
     if (snap.grad_check_rows.empty()) {
       ImGui::TextWrapped("%s", snap.grad_check_text.c_str());
-    } else if (ImGui::BeginTable("gradcheck", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit,
+    } else if (ImGui::BeginTable("gradcheck", 4,
+                                 ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit,
                                  ImVec2(0, ImGui::GetContentRegionAvail().y))) {
       ImGui::TableSetupScrollFreeze(0, 1);
       ImGui::TableSetupColumn("entry", ImGuiTableColumnFlags_WidthStretch);
@@ -597,24 +680,31 @@ void Editor::draw_visualization() {
   ImGui::Checkbox("contact points and forces", &ov.contacts);
   ImGui::Checkbox("velocity arrows", &view_settings.velocity_arrows);
   if (ImGui::Checkbox("ghost trajectories", &view_settings.ghosts)) worker.set_ghosts(view_settings.ghosts);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("centre of mass of the first loss term's object over the horizon,\nper iteration (from the next one on), coloured by loss");
-  const char* grads[] = {"none", "dL/dx0 (initial positions)", "dL/dv0 (initial velocities)", "dL/du (force, scrubbed frame)"};
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "centre of mass of the first loss term's object over the horizon,\nper iteration (from the next one on), "
+        "coloured by loss");
+  const char* grads[] = {"none", "dL/dx0 (initial positions)", "dL/dv0 (initial velocities)",
+                         "dL/du (force, scrubbed frame)"};
   ImGui::SetNextItemWidth(200);
   ImGui::Combo("gradient arrows", &view_settings.gradient, grads, 4);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the last optimizer iteration's gradient, per particle,\nfor parameters the task optimizes");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("the last optimizer iteration's gradient, per particle,\nfor parameters the task optimizes");
   ImGui::Checkbox("grid", &view_settings.grid);
   ImGui::Checkbox("shadows", &view_settings.shadows);
   ImGui::SetNextItemWidth(140);
   ImGui::SliderFloat("arrow scale", &ov.arrow_scale, 0.01f, 1.0f, "%.2f m", ImGuiSliderFlags_Logarithmic);
   // legend of the arrow colormap: |v| from 0 to the largest in view
   if (legend_max > 0) {
-    ImGui::TextDisabled("%s arrows: colour = magnitude", view_settings.gradient > 0 && !snap.grad.empty() ? "gradient" : "velocity");
+    ImGui::TextDisabled("%s arrows: colour = magnitude",
+                        view_settings.gradient > 0 && !snap.grad.empty() ? "gradient" : "velocity");
     ImVec2 p = ImGui::GetCursorScreenPos();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const int n = 32;
     const float w = 200, h = 10;
     for (int i = 0; i < n; ++i)
-      dl->AddRectFilled(ImVec2(p.x + w * float(i) / n, p.y), ImVec2(p.x + w * float(i + 1) / n, p.y + h), viridis(float(i) / (n - 1)));
+      dl->AddRectFilled(ImVec2(p.x + w * float(i) / n, p.y), ImVec2(p.x + w * float(i + 1) / n, p.y + h),
+                        viridis(float(i) / (n - 1)));
     ImGui::Dummy(ImVec2(w, h));
     ImGui::Text("0");
     char hi[32];
@@ -653,12 +743,22 @@ void Editor::report_worker_errors() {
       std::string kind = m[1];
       for (size_t i = 0; i < compiled_->objects.size(); ++i) {
         const auto& r = compiled_->objects[i];
-        int b = kind == "particle" ? r.particle_begin : kind == "tet" ? r.tet_begin : kind == "tri" ? r.tri_begin : r.spring_begin;
-        int en = kind == "particle" ? r.particle_end : kind == "tet" ? r.tet_end : kind == "tri" ? r.tri_end : r.spring_end;
+        int b = kind == "particle" ? r.particle_begin
+                : kind == "tet"    ? r.tet_begin
+                : kind == "tri"    ? r.tri_begin
+                                   : r.spring_begin;
+        int en = kind == "particle" ? r.particle_end
+                 : kind == "tet"    ? r.tet_end
+                 : kind == "tri"    ? r.tri_end
+                                    : r.spring_end;
         if (e >= b && e < en) *object = int(i);
       }
     }
   };
+  if (snap.backend_error != last_backend_error_) {
+    last_backend_error_ = snap.backend_error;
+    if (!snap.backend_error.empty()) message(Severity::warning, snap.backend_error);
+  }
   if (snap.sim_error != last_sim_error_) {
     last_sim_error_ = snap.sim_error;
     if (!snap.sim_error.empty()) {
@@ -692,13 +792,15 @@ void Editor::draw_messages() {
   }
   for (size_t i = messages.size(); i-- > 0;) {  // newest first
     const Message& m = messages[i];
-    ImVec4 c = m.severity == Severity::error ? k_error_color : m.severity == Severity::warning ? k_warning_color
-                                                                                            : ImVec4(0.8f, 0.8f, 0.8f, 1);
+    ImVec4 c = m.severity == Severity::error     ? k_error_color
+               : m.severity == Severity::warning ? k_warning_color
+                                                 : ImVec4(0.8f, 0.8f, 0.8f, 1);
     ImGui::PushID(int(i));
     ImGui::PushStyleColor(ImGuiCol_Text, c);
     if (ImGui::Selectable(m.text.c_str(), false)) activate_message(m);
     ImGui::PopStyleColor();
-    if ((m.object >= 0 || m.frame >= 0) && ImGui::IsItemHovered()) ImGui::SetTooltip("click: select the object and jump to the frame");
+    if ((m.object >= 0 || m.frame >= 0) && ImGui::IsItemHovered())
+      ImGui::SetTooltip("click: select the object and jump to the frame");
     ImGui::PopID();
   }
 }
@@ -714,11 +816,14 @@ void Editor::draw_menu_items_file(bool* quit_requested) {
     ImGui::EndMenu();
   }
   if (ImGui::MenuItem("Save", "Ctrl+S")) {
-    if (doc.path().empty()) save_dialog_ = true;
-    else save("");
+    if (doc.path().empty())
+      open_save_as();
+    else
+      save("");
   }
-  if (ImGui::MenuItem("Save As...", "Ctrl+Shift+S")) save_dialog_ = true;
+  if (ImGui::MenuItem("Save As...", "Ctrl+Shift+S")) open_save_as();
   if (ImGui::MenuItem("Import OBJ...")) import_dialog_ = true;
+  if (ImGui::MenuItem("Import URDF...")) robot.urdf_dialog = true;
   ImGui::Separator();
   if (ImGui::MenuItem("Quit", "Ctrl+Q")) *quit_requested = true;
 }
@@ -778,21 +883,59 @@ void Editor::draw_file_dialogs() {
         ImGui::CloseCurrentPopup();
       }
       ImGui::SameLine();
-      if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
+      if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+        ImGui::CloseCurrentPopup();
       ImGui::EndPopup();
     }
   };
   dialog(open_dialog_, "Open scene", open_path_input, "Open", [&](const std::string& p) { request(Pending::open, p); });
   if (save_dialog_ && save_path_input.empty()) save_path_input = doc.path();
-  dialog(save_dialog_, "Save scene as", save_path_input, "Save", [&](const std::string& p) { save(p); });
+  // Save As: saving goes on with a New/Open/Quit the unsaved-changes prompt held back
+  if (save_dialog_) save_as_active_ = true;
+  if (save_dialog_ && !ImGui::IsPopupOpen("Save scene as")) {
+    ImGui::OpenPopup("Save scene as");
+    save_dialog_ = false;
+  }
+  if (ImGui::BeginPopupModal("Save scene as", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    if (!save_as_active_) {  // a script answered
+      ImGui::CloseCurrentPopup();
+    } else {
+      ImGui::Text("Path:");
+      ImGui::SetNextItemWidth(420);
+      if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+      bool enter = input_string("##path", save_path_input, ImGuiInputTextFlags_EnterReturnsTrue);
+      if (after_save_ != Pending::none) {
+        const char* then = after_save_ == Pending::quit   ? "quits"
+                           : after_save_ == Pending::open ? "opens the file"
+                                                          : "starts a new scene";
+        ImGui::TextDisabled("then the editor %s", then);
+      }
+      if (ImGui::Button("Save") || enter) {
+        if (!save_path_input.empty()) {
+          answer_save_as(save_path_input);
+          ImGui::CloseCurrentPopup();
+        }
+      }
+      ImGui::SameLine();
+      if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
+        answer_save_as("");
+        ImGui::CloseCurrentPopup();
+      }
+    }
+    ImGui::EndPopup();
+  }
   dialog(import_dialog_, "Import OBJ", import_path_input, "Import", [&](const std::string& p) { import_obj(p); });
 }
 
 void Editor::drop_file(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  if (ext == ".obj") import_obj(path);
-  else request(Pending::open, path);
+  if (ext == ".obj")
+    import_obj(path);
+  else if (ext == ".urdf")
+    import_urdf(*this, path);
+  else
+    request(Pending::open, path);
 }
 
 void Editor::request(Pending action, const std::string& path) {
@@ -808,10 +951,17 @@ void Editor::request(Pending action, const std::string& path) {
 
 void Editor::perform(Pending action, const std::string& path) {
   switch (action) {
-    case Pending::new_scene: new_scene(); break;
-    case Pending::open: open(path); break;
-    case Pending::quit: quit_confirmed_ = true; break;
-    case Pending::none: break;
+    case Pending::new_scene:
+      new_scene();
+      break;
+    case Pending::open:
+      open(path);
+      break;
+    case Pending::quit:
+      quit_confirmed_ = true;
+      break;
+    case Pending::none:
+      break;
   }
 }
 
@@ -822,25 +972,14 @@ void Editor::draw_prompt() {
   }
   if (ImGui::BeginPopupModal("Unsaved changes", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::Text("\"%s\" has unsaved changes.", doc.path().empty() ? "untitled" : doc.path().c_str());
-    Pending action = pending_;
-    if (ImGui::Button("Save")) {
-      pending_ = Pending::none;
-      if (doc.path().empty()) save_dialog_ = true;  // TODO(editor): continue the action after Save As
-      else if (save("")) perform(action, pending_path_);
-      ImGui::CloseCurrentPopup();
-    }
+    if (ImGui::Button("Save")) answer_prompt(Answer::save);
+    if (doc.path().empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("asks for a file name, then goes on");
     ImGui::SameLine();
-    if (ImGui::Button("Discard")) {
-      pending_ = Pending::none;
-      discard_recovery();
-      perform(action, pending_path_);
-      ImGui::CloseCurrentPopup();
-    }
+    if (ImGui::Button("Discard")) answer_prompt(Answer::discard);
     ImGui::SameLine();
-    if (ImGui::Button("Cancel")) {
-      pending_ = Pending::none;
-      ImGui::CloseCurrentPopup();
-    }
+    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+      answer_prompt(Answer::cancel);
+    if (pending_ == Pending::none) ImGui::CloseCurrentPopup();  // answered (here or by a script)
     ImGui::EndPopup();
   }
 }
@@ -855,8 +994,10 @@ void Editor::handle_keys() {
   if (ctrl && pressed(GLFW_KEY_Z)) shift ? redo() : undo();
   if (ctrl && pressed(GLFW_KEY_Y)) redo();
   if (ctrl && pressed(GLFW_KEY_S)) {
-    if (shift || doc.path().empty()) save_dialog_ = true;
-    else save("");
+    if (shift || doc.path().empty())
+      open_save_as();
+    else
+      save("");
   }
   if (ctrl && pressed(GLFW_KEY_O)) open_dialog_ = true;
   if (ctrl && pressed(GLFW_KEY_N)) request(Pending::new_scene);

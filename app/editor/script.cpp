@@ -62,7 +62,7 @@ std::optional<ScriptKey> parse_key(std::string s) {
       {"space", GLFW_KEY_SPACE}, {"right", GLFW_KEY_RIGHT}, {"backspace", GLFW_KEY_BACKSPACE},
       {"delete", GLFW_KEY_DELETE}, {"home", GLFW_KEY_HOME}, {"f1", GLFW_KEY_F1}, {"f", GLFW_KEY_F},
       {"z", GLFW_KEY_Z}, {"y", GLFW_KEY_Y}, {"w", GLFW_KEY_W}, {"d", GLFW_KEY_D}, {"n", GLFW_KEY_N}, {"o", GLFW_KEY_O}, {"q", GLFW_KEY_Q}, {"p", GLFW_KEY_P}, {"s", GLFW_KEY_S},
-      {"g", GLFW_KEY_G}, {"x", GLFW_KEY_X}, {"escape", GLFW_KEY_ESCAPE}, {"enter", GLFW_KEY_ENTER},
+      {"g", GLFW_KEY_G}, {"r", GLFW_KEY_R}, {"x", GLFW_KEY_X}, {"escape", GLFW_KEY_ESCAPE}, {"enter", GLFW_KEY_ENTER},
       {"minus", GLFW_KEY_MINUS}, {"period", GLFW_KEY_PERIOD}, {"0", GLFW_KEY_0}, {"1", GLFW_KEY_1},
       {"2", GLFW_KEY_2}, {"3", GLFW_KEY_3}, {"4", GLFW_KEY_4}, {"5", GLFW_KEY_5}, {"6", GLFW_KEY_6},
       {"7", GLFW_KEY_7}, {"8", GLFW_KEY_8}, {"9", GLFW_KEY_9}};
@@ -95,6 +95,39 @@ bool* overlay_flag(Editor& e, const std::string& name) {
   if (name == "messages") return &p.messages;
   if (name == "help") return &e.show_help;
   return nullptr;
+}
+
+// a loss term's field by name (kind object target step weight), as text
+std::string loss_field(const scene::LossTerm& t, const std::string& field) {
+  if (field == "kind") return scene::to_string(t.kind);
+  if (field == "object") return t.object;
+  if (field == "target") return t.target;
+  if (field == "step") return std::to_string(t.step);
+  if (field == "weight") {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", t.weight);
+    return buf;
+  }
+  return "?";
+}
+
+Status set_loss_field(scene::LossTerm& t, const std::string& field, const std::string& value) {
+  if (field == "kind") {
+    for (int k = 0; k <= int(scene::LossKind::cartpole); ++k)
+      if (value == scene::to_string(scene::LossKind(k))) {
+        t.kind = scene::LossKind(k);
+        return Status::ok();
+      }
+    return Status::error("no loss kind \"" + value + "\"");
+  }
+  if (field == "object") return t.object = value, Status::ok();
+  if (field == "target") return t.target = value == "none" ? "" : value, Status::ok();
+  char* end = nullptr;
+  double v = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end) return Status::error(field + ": \"" + value + "\" is not a number");
+  if (field == "step") return t.step = int(v), Status::ok();
+  if (field == "weight") return t.weight = v, Status::ok();
+  return Status::error("a loss term has no field \"" + field + "\" (kind object target step weight)");
 }
 
 }  // namespace
@@ -423,6 +456,64 @@ Status Script::run(Editor& e, const Line& line) {
     if (w[1] == "ghosts") e.worker.set_ghosts(*f);
     return Status::ok();
   }
+  if (cmd == "loss-add") {  // the Optimization panel's "+ add term", then its kind, object, target
+    if (Status st = need(2); !st) return st;
+    scene::LossTerm t = e.default_loss_term();
+    if (Status st = set_loss_field(t, "kind", w[1]); !st) return st;
+    t.object = w[2];
+    if (w.size() > 3) t.target = w[3] == "none" ? "" : w[3];
+    e.add_loss_term(t);  // refused: a message, as in the panel
+    e.sync();
+    worker_wait();
+    return Status::ok();
+  }
+  if (cmd == "loss-remove" || cmd == "loss-set") {  // loss-remove I | loss-set I FIELD VALUE (the term's widgets)
+    int i = 0;
+    if (w.size() < 2 || !parse_int(w[1], &i)) return Status::error(cmd + " I ...: a term index");
+    if (cmd == "loss-remove") {
+      if (!e.remove_loss_term(i)) return Status::error("loss-remove: no term " + w[1]);
+    } else {
+      if (Status st = need(3); !st) return st;
+      const auto& tasks = e.doc.scene().tasks;
+      if (tasks.empty() || i < 0 || i >= int(tasks[size_t(e.task_index)].loss.size()))
+        return Status::error("loss-set: no term " + w[1]);
+      scene::LossTerm t = tasks[size_t(e.task_index)].loss[size_t(i)];
+      if (Status st = set_loss_field(t, w[2], w[3]); !st) return st;
+      e.doc.end_merge();
+      e.set_loss_term(i, t);  // refused: a message, as in the panel
+    }
+    e.sync();
+    worker_wait();
+    return Status::ok();
+  }
+  if (cmd == "prompt") {  // the unsaved-changes prompt's buttons: save discard cancel
+    if (Status st = need(1); !st) return st;
+    if (!e.prompt_active()) return Status::error("prompt: no unsaved-changes prompt is up");
+    if (w[1] == "save") e.answer_prompt(Editor::Answer::save);
+    else if (w[1] == "discard") e.answer_prompt(Editor::Answer::discard);
+    else if (w[1] == "cancel") e.answer_prompt(Editor::Answer::cancel);
+    else return Status::error("prompt save|discard|cancel");
+    e.sync();
+    worker_wait();
+    return Status::ok();
+  }
+  if (cmd == "save-as") {  // the Save As dialog: save-as PATH (its Save) or save-as cancel
+    if (Status st = need(1); !st) return st;
+    if (!e.save_as_active()) return Status::error("save-as: the Save As dialog is not up");
+    e.answer_save_as(w[1] == "cancel" ? "" : w[1]);
+    e.sync();
+    worker_wait();
+    return Status::ok();
+  }
+  if (cmd == "backend") {  // the Simulation panel's backend combo (a greyed-out entry fails)
+    if (Status st = need(1); !st) return st;
+    std::string why;
+    if (!e.backend_available(w[1], &why)) return Status::error("backend " + w[1] + " is disabled: " + why);
+    e.set_backend(w[1]);
+    e.sync();
+    worker_wait();
+    return Status::ok();
+  }
   if (cmd == "undo") return e.doc.undo() ? (e.sync(), worker_wait(), Status::ok()) : Status::error("nothing to undo");
   if (cmd == "redo") return e.doc.redo() ? (e.sync(), worker_wait(), Status::ok()) : Status::error("nothing to redo");
   if (cmd == "duplicate") {
@@ -562,6 +653,49 @@ Status Script::run(Editor& e, const Line& line) {
       if (wait_frame_ms_.size() < 2) return bad("no frames were measured");
       return worst < n ? Status::ok() : bad(std::to_string(worst) + " ms");
     }
+    if (what == "loss-terms") {  // terms of the Optimization panel's task
+      int n = 0;
+      if (w.size() < 3 || !parse_int(w[2], &n)) return Status::error("expect loss-terms N");
+      const auto& tasks = e.doc.scene().tasks;
+      int got = tasks.empty() ? 0 : int(tasks[size_t(e.task_index)].loss.size());
+      return got == n ? Status::ok() : bad(std::to_string(got));
+    }
+    if (what == "loss") {  // expect loss I FIELD VALUE
+      int i = 0;
+      if (w.size() < 5 || !parse_int(w[2], &i)) return Status::error("expect loss I FIELD VALUE");
+      const auto& tasks = e.doc.scene().tasks;
+      if (tasks.empty() || i < 0 || i >= int(tasks[size_t(e.task_index)].loss.size())) return bad("no term " + w[2]);
+      std::string got = loss_field(tasks[size_t(e.task_index)].loss[size_t(i)], w[3]);
+      char* end = nullptr;
+      double a = std::strtod(got.c_str(), &end);
+      bool a_num = !got.empty() && !*end;
+      double b = std::strtod(w[4].c_str(), &end);
+      bool b_num = !w[4].empty() && !*end;
+      bool same = a_num && b_num ? std::abs(a - b) <= 1e-9 * std::max({1.0, std::abs(a), std::abs(b)}) : got == w[4];
+      return same ? Status::ok() : Status::error("expected loss " + w[2] + " " + w[3] + " " + w[4] + ", got " + got);
+    }
+    if (what == "save-as") {
+      if (Status st = need(2); !st) return st;
+      std::string got = e.save_as_active() ? "true" : "false";
+      return got == w[2] ? Status::ok() : bad(got);
+    }
+    if (what == "backend" || what == "sim-backend") {  // the document's settings.backend; the solver running
+      if (Status st = need(2); !st) return st;
+      const std::string& got = what == "backend" ? e.doc.scene().settings.backend : e.snap.backend;
+      return got == w[2] ? Status::ok() : bad(got);
+    }
+    if (what == "backend-available") {  // expect backend-available NAME BOOL (prints why not)
+      if (w.size() < 4) return Status::error("expect backend-available NAME BOOL");
+      std::string why;
+      bool ok = e.backend_available(w[2], &why);
+      if (!ok) std::printf("script: backend %s disabled: %s\n", w[2].c_str(), why.c_str());
+      return (ok ? "true" : "false") == w[3] ? Status::ok() : Status::error("expected backend " + w[2] + " available " + w[3] + (ok ? "" : ": " + why));
+    }
+    if (what == "path") {  // the document's file ("untitled": none)
+      if (Status st = need(2); !st) return st;
+      std::string got = e.doc.path().empty() ? "untitled" : e.doc.path();
+      return got == w[2] ? Status::ok() : bad(got);
+    }
     if (what == "recovery-offered") {
       if (Status st = need(2); !st) return st;
       std::string got = e.recovery_offered() ? "true" : "false";
@@ -616,6 +750,15 @@ Status Script::run(Editor& e, const Line& line) {
     bool b_num = !w[2].empty() && !*end;
     if (a_num && b_num) return std::abs(a - b) <= 1e-9 * std::max({1.0, std::abs(a), std::abs(b)}) ? Status::ok() : bad(*got);
     return *got == w[2] ? Status::ok() : bad(*got);
+  }
+  if (auto r = robot_script_command(e, w)) {  // robots: robot_ui.h
+    if (r->status && r->wait == RobotScriptWait::worker) worker_wait();
+    if (r->status && r->wait == RobotScriptWait::frames) {
+      wait_ = Wait::frames;
+      wait_frames_ = 2;
+      waited_frames_ = 0;
+    }
+    return r->status;
   }
   return Status::error("unknown command \"" + cmd + "\"");
 }

@@ -17,7 +17,7 @@
 //   drop PATH (as dropping a file on the window)   gradient none|x0|v0|u (arrows)
 //   rename OLD NEW   drag-gizmo AXIS PIXELS (drag an axis handle of the selection's gizmo)
 //   ctrl-drag-object NAME DX DY (MuJoCo pull, from the object's centre, while playing)
-//   key [ctrl+][shift+]NAME (space right backspace delete home escape enter f f1 g x y z w
+//   key [ctrl+][shift+]NAME (space right backspace delete home escape enter f f1 g r x y z w
 //                            d n o q p s minus period 0-9)
 //   click X Y               (a left click in the viewport: picks)
 //   expect PATH VALUE | expect frame N | expect selected NAME|none | expect dirty BOOL
@@ -30,6 +30,14 @@
 //   record-optimization PATH N [panels]  (the Optimization panel's Start with "record": N
 //                            iterations, each rollout in turn; waits until the file is complete)
 //   expect recording BOOL   apply-optimized (the optimizer's parameters into the scene)
+//   loss-add KIND OBJECT [TARGET]   loss-remove I   loss-set I kind|object|target|step|weight VALUE
+//                            (the Optimization panel's loss terms; refused edits become messages)
+//   expect loss-terms N     expect loss I FIELD VALUE
+//   prompt save|discard|cancel (the unsaved-changes prompt's buttons)
+//   save-as PATH|cancel     (the Save As dialog)    expect save-as BOOL    expect path PATH|untitled
+//   backend NAME            (the backend combo; a disabled entry fails)
+//   expect backend NAME (the document's)   expect sim-backend NAME (the worker's solver)
+//   expect backend-available NAME BOOL
 // ${NAME} expands environment variables. # starts a comment.
 // Exit codes: 0 all done, 1 a bad script line or failed action, 4 an expectation failed.
 #include <optional>

@@ -3,6 +3,7 @@
 #include <GLFW/glfw3.h>  // key codes: ImGui 1.86 indexes keys by the GLFW backend's codes
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -22,14 +23,133 @@ scene::Object translated(scene::Object o, const glm::dvec3& d) {
     for (int k = 0; k < 3; ++k) p[size_t(k)] += d[k];
   };
   switch (o.kind) {
-    case scene::ObjectKind::cloth: add(o.cloth.position); break;
-    case scene::ObjectKind::soft: add(o.soft.position); break;
-    case scene::ObjectKind::collider: add(o.collider.position); break;
-    case scene::ObjectKind::target: add(o.target.position); break;
+    case scene::ObjectKind::cloth:
+      add(o.cloth.position);
+      break;
+    case scene::ObjectKind::soft:
+      add(o.soft.position);
+      break;
+    case scene::ObjectKind::collider:
+      add(o.collider.position);
+      break;
+    case scene::ObjectKind::target:
+      add(o.target.position);
+      break;
     case scene::ObjectKind::particles:
       for (auto& p : o.particles.particles) add(p.position);
       break;
-    case scene::ObjectKind::robot: add(o.robot.position); break;
+    case scene::ObjectKind::robot:
+      add(o.robot.position);
+      break;
+  }
+  return o;
+}
+
+// rotation R = Rz Ry Rx from XYZ Euler degrees (engine/scene/compile.cpp), and back
+glm::dmat3 euler_matrix(const scene::V3& deg) {
+  const double k = 3.14159265358979323846 / 180.0;
+  const double a = deg[0] * k, b = deg[1] * k, c = deg[2] * k;
+  glm::dmat3 rx(1, 0, 0, 0, std::cos(a), std::sin(a), 0, -std::sin(a), std::cos(a));  // columns
+  glm::dmat3 ry(std::cos(b), 0, -std::sin(b), 0, 1, 0, std::sin(b), 0, std::cos(b));
+  glm::dmat3 rz(std::cos(c), std::sin(c), 0, -std::sin(c), std::cos(c), 0, 0, 0, 1);
+  return rz * ry * rx;
+}
+
+scene::V3 matrix_euler(const glm::dmat3& m) {  // m[col][row]
+  const double k = 180.0 / 3.14159265358979323846;
+  const double s = std::clamp(-m[0][2], -1.0, 1.0);
+  double a, b = std::asin(s), c;
+  if (std::abs(s) < 0.9999999) {
+    a = std::atan2(m[1][2], m[2][2]);
+    c = std::atan2(m[0][1], m[0][0]);
+  } else {  // gimbal lock: all of the x turn goes to z
+    a = 0;
+    c = std::atan2(-m[1][0], m[1][1]);
+  }
+  auto clean = [&](double r) {  // 1e-12 noise from the trigonometry is not an edit
+    double d = r * k;
+    return std::abs(d - std::round(d)) < 1e-9 ? std::round(d) : d;
+  };
+  return {clean(a), clean(b), clean(c)};
+}
+
+glm::dvec3 d3(const scene::V3& v) { return {v[0], v[1], v[2]}; }
+scene::V3 v3(const glm::dvec3& v) { return {v.x, v.y, v.z}; }
+
+// turned by r about the point c (a placed object turns its placement: origin and axes)
+Result<scene::Object> rotated(scene::Object o, const glm::dmat3& r, const glm::dvec3& c) {
+  auto place = [&](scene::V3& p, scene::V3* rot) {
+    p = v3(c + r * (d3(p) - c));
+    if (rot) *rot = matrix_euler(r * euler_matrix(*rot));
+  };
+  switch (o.kind) {
+    case scene::ObjectKind::cloth:
+      place(o.cloth.position, &o.cloth.rotation);
+      break;
+    case scene::ObjectKind::soft:
+      if (o.soft.mesh.empty()) return Status::error(o.name + ": a soft-body grid cannot turn (a soft mesh can)");
+      place(o.soft.position, &o.soft.rotation);
+      break;
+    case scene::ObjectKind::collider:
+      if (o.collider.kind == scene::ColliderKind::plane)
+        o.collider.normal = v3(r * d3(o.collider.normal));
+      else
+        place(o.collider.position, &o.collider.rotation);
+      break;
+    case scene::ObjectKind::target:
+      place(o.target.position, nullptr);
+      for (auto& p : o.target.points) place(p, nullptr);
+      break;
+    case scene::ObjectKind::particles:
+      for (auto& p : o.particles.particles) {
+        place(p.position, nullptr);
+        p.velocity = v3(r * d3(p.velocity));
+      }
+      break;
+    case scene::ObjectKind::robot:
+      place(o.robot.position, &o.robot.rotation);
+      break;
+  }
+  return o;
+}
+
+// scaled by k about the point c: positions, sizes and mesh scales
+Result<scene::Object> scaled(scene::Object o, double k, const glm::dvec3& c) {
+  if (!(k > 1e-6) || !std::isfinite(k)) return Status::error("scale factor must be > 0");
+  auto place = [&](scene::V3& p) { p = v3(c + k * (d3(p) - c)); };
+  switch (o.kind) {
+    case scene::ObjectKind::cloth:
+      place(o.cloth.position);
+      if (o.cloth.mesh.empty())
+        o.cloth.cell *= k;
+      else
+        o.cloth.scale *= k;
+      break;
+    case scene::ObjectKind::soft:  // the same cells, bigger: the same particles
+      place(o.soft.position);
+      o.soft.cell *= k;
+      if (!o.soft.mesh.empty()) o.soft.scale *= k;
+      break;
+    case scene::ObjectKind::collider: {
+      auto& cl = o.collider;
+      place(cl.position);
+      if (cl.kind == scene::ColliderKind::mesh)
+        cl.scale *= k;
+      else if (cl.kind == scene::ColliderKind::box || cl.kind == scene::ColliderKind::capsule)
+        for (double& v : cl.size) v *= k;
+      else if (cl.kind == scene::ColliderKind::sphere)
+        cl.size[0] *= k;
+      break;
+    }
+    case scene::ObjectKind::target:
+      o.target.radius *= k;
+      for (auto& p : o.target.points) place(p);
+      break;
+    case scene::ObjectKind::particles:
+      for (auto& p : o.particles.particles) place(p.position);
+      break;
+    case scene::ObjectKind::robot:
+      return Status::error(o.name + ": a robot cannot be scaled");
   }
   return o;
 }
@@ -53,13 +173,66 @@ bool Editor::selection_center(glm::vec3* c) {
     // the initial state: what the document says, and what a move changes
     const auto& q = compiled_->model.particle_q;
     glm::vec3 sum(0.0f);
-    for (int i = r.particle_begin; i < r.particle_end; ++i) sum += glm::vec3(q[size_t(i)].x, q[size_t(i)].y, q[size_t(i)].z);
+    for (int i = r.particle_begin; i < r.particle_end; ++i)
+      sum += glm::vec3(q[size_t(i)].x, q[size_t(i)].y, q[size_t(i)].z);
     *c = sum / float(r.particle_end - r.particle_begin);
     return true;
   }
-  const scene::V3& p = o.kind == scene::ObjectKind::target ? o.target.position : o.collider.position;
+  const scene::V3& p = o.kind == scene::ObjectKind::target  ? o.target.position
+                       : o.kind == scene::ObjectKind::robot ? o.robot.position  // its root joint frames
+                                                            : o.collider.position;
   *c = glm::vec3(float(p[0]), float(p[1]), float(p[2]));
   return true;
+}
+
+std::string Editor::grab_label() const {
+  const char* what[] = {"Move ", "Rotate ", "Scale "};
+  return what[int(grab_mode_)] + grab_start_.name;
+}
+
+// rotate or scale: the typed value, or the mouse about the selection's centre on screen
+void Editor::apply_grab(bool typed, glm::vec2 c2, const glm::vec2* tips, float len) {
+  (void)tips;
+  (void)len;
+  const glm::vec2 a = grab_start_px_ - c2, b = grab_start_px_ + grab_mouse_ - c2;
+  glm::dvec3 c(grab_center_);
+  // shapes turn and scale about their own position, exactly (the centre on screen is float)
+  if (grab_start_.kind == scene::ObjectKind::collider) c = d3(grab_start_.collider.position);
+  if (grab_start_.kind == scene::ObjectKind::target) c = d3(grab_start_.target.position);
+  Result<scene::Object> out = Status::error("");
+  if (grab_mode_ == GrabMode::rotate) {
+    double deg = 0;
+    if (typed) {
+      deg = std::atof(grab_typed_.c_str());
+    } else if (glm::length(a) > 1 && glm::length(b) > 1) {  // the turn of the mouse around the centre
+      deg = double(std::atan2(a.x * b.y - a.y * b.x, glm::dot(a, b))) * 180.0 / 3.14159265358979323846;
+      deg = -deg;  // screen y points down
+    }
+    glm::dvec3 axis = grab_axis_ >= 0 ? glm::dvec3(0.0) : -glm::dvec3(camera.forward());
+    if (grab_axis_ >= 0) axis[grab_axis_] = 1.0;
+    const double t = deg * 3.14159265358979323846 / 180.0;
+    // Rodrigues: R = cos t I + sin t [axis]x + (1 - cos t) axis axis^T
+    glm::dmat3 r = glm::dmat3(std::cos(t));
+    glm::dmat3 kx(0, axis.z, -axis.y, -axis.z, 0, axis.x, axis.y, -axis.x, 0);
+    r += std::sin(t) * kx + (1.0 - std::cos(t)) * glm::outerProduct(axis, axis);
+    if (deg == 0 && !grab_moved_) return;
+    out = rotated(grab_start_, r, c);
+  } else {
+    double k = 1;
+    if (typed)
+      k = std::atof(grab_typed_.c_str());
+    else if (glm::length(a) > 1)
+      k = double(glm::length(b) / glm::length(a));
+    if (k == 1 && !grab_moved_) return;
+    out = scaled(grab_start_, k, c);
+  }
+  if (!out) {
+    if (!grab_moved_) message(Severity::warning, out.status().message());
+    grab_active_ = false;
+    return;
+  }
+  doc.set_object(selected_, *out, grab_label(), k_grab_merge);
+  grab_moved_ = true;
 }
 
 void Editor::move_selection(const glm::dvec3& delta, uint64_t key) {
@@ -100,8 +273,16 @@ bool Editor::transform_tools(float width, float height) {
   gizmo_px_[0] = c2;
   for (int a = 0; a < 3; ++a) gizmo_px_[a + 1] = tips[a];
 
-  // Blender grab: G, then X/Y/Z, digits; Enter or click confirms, Esc or right click cancels
-  if (!grab_active_ && gizmo_axis_ < 0 && !io.WantTextInput && !io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_G, false)) {
+  // Blender's G/R/S, then X/Y/Z, digits; Enter or click confirms, Esc or right click cancels
+  const bool keys_free = !grab_active_ && gizmo_axis_ < 0 && !io.WantTextInput && !io.KeyCtrl;
+  int start = -1;
+  if (keys_free && ImGui::IsKeyPressed(GLFW_KEY_G, false)) start = int(GrabMode::move);
+  if (keys_free && ImGui::IsKeyPressed(GLFW_KEY_R, false)) start = int(GrabMode::rotate);
+  if (keys_free && ImGui::IsKeyPressed(GLFW_KEY_S, false)) start = int(GrabMode::scale);
+  if (start >= 0) {
+    grab_mode_ = GrabMode(start);
+    grab_center_ = center;
+    grab_start_px_ = mouse;
     grab_active_ = true;
     grab_axis_ = -1;
     grab_typed_.clear();
@@ -122,32 +303,39 @@ bool Editor::transform_tools(float width, float height) {
     if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE, false) && !grab_typed_.empty()) grab_typed_.pop_back();
     grab_mouse_ += glm::vec2(io.MouseDelta.x, io.MouseDelta.y);
 
-    glm::dvec3 delta(0.0);
-    if (!grab_typed_.empty() && grab_typed_ != "-" && grab_typed_ != ".") {
-      double v = std::atof(grab_typed_.c_str());
-      if (grab_axis_ >= 0) delta[grab_axis_] = v;
-      else delta = glm::dvec3(camera.right()) * v;  // no axis: along the view's x
+    const bool typed = !grab_typed_.empty() && grab_typed_ != "-" && grab_typed_ != ".";
+    if (grab_mode_ != GrabMode::move) {
+      apply_grab(typed, c2, tips, len);
     } else {
-      // the mouse, in world units at the selection's depth
-      float world_per_px = 2.0f * camera.distance * std::tan(camera.fov_y * 0.5f) / height;
-      glm::vec3 d = (camera.right() * grab_mouse_.x - camera.up() * grab_mouse_.y) * world_per_px;
-      if (grab_axis_ >= 0) {
-        glm::vec2 s = tips[grab_axis_] - c2;
-        float along = glm::dot(grab_mouse_, s) / std::max(glm::dot(s, s), 1e-6f) * len;
-        d = glm::vec3(0.0f);
-        d[grab_axis_] = along;
+      glm::dvec3 delta(0.0);
+      if (typed) {
+        double v = std::atof(grab_typed_.c_str());
+        if (grab_axis_ >= 0)
+          delta[grab_axis_] = v;
+        else
+          delta = glm::dvec3(camera.right()) * v;  // no axis: along the view's x
+      } else {
+        // the mouse, in world units at the selection's depth
+        float world_per_px = 2.0f * camera.distance * std::tan(camera.fov_y * 0.5f) / height;
+        glm::vec3 d = (camera.right() * grab_mouse_.x - camera.up() * grab_mouse_.y) * world_per_px;
+        if (grab_axis_ >= 0) {
+          glm::vec2 s = tips[grab_axis_] - c2;
+          float along = glm::dot(grab_mouse_, s) / std::max(glm::dot(s, s), 1e-6f) * len;
+          d = glm::vec3(0.0f);
+          d[grab_axis_] = along;
+        }
+        delta = glm::dvec3(d);
       }
-      delta = glm::dvec3(d);
-    }
-    if (delta != glm::dvec3(0.0) || grab_moved_) {
-      move_selection(delta, k_grab_merge);
-      grab_moved_ = true;
+      if (delta != glm::dvec3(0.0) || grab_moved_) {
+        move_selection(delta, k_grab_merge);
+        grab_moved_ = true;
+      }
     }
     bool confirm = ImGui::IsKeyPressed(GLFW_KEY_ENTER, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_ENTER, false) ||
                    (!io.WantCaptureMouse && ImGui::IsMouseClicked(ImGuiMouseButton_Left));
     bool cancel = ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) || ImGui::IsMouseClicked(ImGuiMouseButton_Right);
     if (cancel) {
-      if (grab_moved_ && doc.undo_label() == "Move " + grab_start_.name) doc.undo();
+      if (grab_moved_ && doc.undo_label() == grab_label()) doc.undo();
       grab_active_ = false;
     } else if (confirm) {
       doc.end_merge();
@@ -156,14 +344,22 @@ bool Editor::transform_tools(float width, float height) {
     // what is happening, at the bottom of the view
     char buf[160];
     const char* axes[] = {"X", "Y", "Z"};
-    std::snprintf(buf, sizeof buf, "Move %s  %s%s   (X/Y/Z axis, type a distance, Enter confirms, Esc cancels)",
-                  grab_axis_ >= 0 ? axes[grab_axis_] : "free", grab_typed_.empty() ? "" : "distance ",
-                  grab_typed_.c_str());
+    const char* what[] = {"Move", "Rotate", "Scale"};
+    const char* unit[] = {"distance ", "degrees ", "factor "};
+    const char* hint[] = {"type a distance", "type degrees", "type a factor"};
+    const int m = int(grab_mode_);
+    std::snprintf(buf, sizeof buf, "%s %s  %s%s   (X/Y/Z axis, %s, Enter confirms, Esc cancels)", what[m],
+                  grab_mode_ == GrabMode::scale    ? "uniform"
+                  : grab_axis_ >= 0                ? axes[grab_axis_]
+                  : grab_mode_ == GrabMode::rotate ? "view"
+                                                   : "free",
+                  grab_typed_.empty() ? "" : unit[m], grab_typed_.c_str(), hint[m]);
     ImGui::GetBackgroundDrawList()->AddText(ImVec2(c2.x - 120, c2.y + 40), IM_COL32(255, 240, 200, 255), buf);
     if (grab_axis_ >= 0) {  // the constraint line through the selection
       glm::vec2 d = tips[grab_axis_] - c2;
-      ImGui::GetBackgroundDrawList()->AddLine(ImVec2(c2.x - d.x * 20, c2.y - d.y * 20), ImVec2(c2.x + d.x * 20, c2.y + d.y * 20),
-                                              k_axis_colors[grab_axis_], 1.5f);
+      ImGui::GetBackgroundDrawList()->AddLine(ImVec2(c2.x - d.x * 20, c2.y - d.y * 20),
+                                              ImVec2(c2.x + d.x * 20, c2.y + d.y * 20), k_axis_colors[grab_axis_],
+                                              1.5f);
     }
     return true;
   }
@@ -214,7 +410,8 @@ void Editor::start_pull(const render::DrawList& list, render::ObjectId object, u
   const scene::ObjectRange& r = compiled_->objects[object - 1];
   int particle = -1;
   for (const auto& m : list.meshes)  // a triangle of a cloth or soft-body surface: its first corner
-    if (m.id == object && m.indices.host && 3 * size_t(element) < m.indices.count) particle = int(m.indices.host[3 * element]);
+    if (m.id == object && m.indices.host && 3 * size_t(element) < m.indices.count)
+      particle = int(m.indices.host[3 * element]);
   for (const auto& sp : list.spheres)  // a particle of a particle system
     if (sp.id == object) particle = r.particle_begin + int(element);
   const State& st = display_state();

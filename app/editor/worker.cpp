@@ -6,6 +6,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine/cuda/cuda.h"
+#include "app/editor/robot_sim.h"
+#include "engine/optim/rigid_task.h"
 #include "engine/solver/solver.h"
 
 namespace adj::editor {
@@ -50,9 +53,13 @@ struct Worker::Impl {
   std::unique_ptr<scene::CompiledScene> cs;
   uint64_t generation = 0;
   std::unique_ptr<Solver> solver;
+  std::unique_ptr<CudaSolver> cuda_solver;  // settings.backend "cuda", when it could start
+  std::string backend = "cpu", backend_error;
   State cur, next;
   Control control;
   Contacts contacts;
+  RobotSim robots;                      // the rigid model, stepped beside the particles
+  std::vector<RigidState> rigid_timeline;  // frames 0.. of the robots (guarded by pub_mu)
   int frame = 0;
   bool playing = false;
   int pending_steps = 0;
@@ -65,6 +72,7 @@ struct Worker::Impl {
   double steps_per_second = 0;
 
   std::unique_ptr<optim::TaskRunner> runner;
+  std::unique_ptr<optim::RigidTaskRunner> rigid_runner;  // robot tasks, instead of `runner`
   OptPhase phase = OptPhase::idle;
   std::string opt_task, opt_error;
   int opt_target = 0;
@@ -89,6 +97,27 @@ struct Worker::Impl {
 
   bool busy() const { return pending_steps > 0 || (phase == OptPhase::running && !throttled()) || grad_check_pending; }
 
+  // the scene's settings.backend: CUDA when asked for and it starts, else the CPU with
+  // the reason in backend_error
+  void select_backend() {
+    cuda_solver.reset();
+    backend = "cpu";
+    backend_error.clear();
+    if (doc.settings.backend != "cuda") return;
+    std::string why;
+    if (!cuda_available(&why)) {
+      backend_error = "CUDA backend unavailable (" + why + "): simulating on the CPU";
+      return;
+    }
+    auto gpu = std::make_unique<CudaSolver>(SolverOptions{.substeps = cs->substeps, .thread_count = thread_count()});
+    if (Status st = gpu->upload(cs->model); !st) {
+      backend_error = "CUDA backend failed (" + st.message() + "): simulating on the CPU";
+      return;
+    }
+    cuda_solver = std::move(gpu);
+    backend = "cuda";
+  }
+
   void reset_sim() {
     playing = playing && cs;
     pending_steps = 0;
@@ -98,9 +127,12 @@ struct Worker::Impl {
     if (!cs) return;
     cur = cs->model.make_state();
     next = cs->model.make_state();
+    robots.reset(*cs);
     std::lock_guard lock(pub_mu);
     timeline.clear();
     timeline.push_back(cur);
+    rigid_timeline.clear();
+    if (robots.active()) rigid_timeline.push_back(robots.state());
   }
 
   int pull_particle = -1;
@@ -121,9 +153,17 @@ struct Worker::Impl {
   void step_sim() {
     if (!cs) return;
     apply_pull();
-    Status st = solver->step(cs->model, cur, next, control, cs->frame_dt, &contacts);
+    Status st = cuda_solver ? cuda_solver->step(cur, next, control, cs->frame_dt)
+                            : solver->step(cs->model, cur, next, control, cs->frame_dt, &contacts);
+    if (cuda_solver) contacts.clear();  // the GPU solver does not report its contacts
     if (!st) {
       sim_error = "frame " + std::to_string(frame) + ": " + st.message();
+      playing = false;
+      pending_steps = 0;
+      return;
+    }
+    if (Status rs = robots.step(*cs); !rs) {  // the particles wait for the robots
+      sim_error = "frame " + std::to_string(frame) + ": robots: " + rs.message();
       playing = false;
       pending_steps = 0;
       return;
@@ -132,7 +172,10 @@ struct Worker::Impl {
     ++frame;
     ++rate_frames;
     std::lock_guard lock(pub_mu);
-    if (timeline.size() * state_bytes(cur) < k_timeline_bytes) timeline.push_back(cur);
+    if (timeline.size() * (state_bytes(cur) + robots.state_bytes()) < k_timeline_bytes) {
+      timeline.push_back(cur);
+      if (robots.active()) rigid_timeline.push_back(robots.state());
+    }
   }
 
   void publish() {
@@ -154,7 +197,11 @@ struct Worker::Impl {
     s.recorded_frames = int(timeline.size());
     s.state = cur;
     s.contacts = contacts;
+    s.rigid_state = robots.state();
+    s.rigid_contacts = robots.contacts();
     s.sim_error = sim_error;
+    s.backend = backend;
+    s.backend_error = backend_error;
     s.opt_phase = phase;
     s.opt_task = opt_task;
     s.opt_error = opt_error;
@@ -165,7 +212,15 @@ struct Worker::Impl {
     s.grad_check_running = grad_check_pending;
     s.ghost_paths = ghost_paths;
     s.ghost_losses = ghost_losses;
-    if (runner) {
+    s.opt_robot = rigid_runner != nullptr;
+    if (rigid_runner) {
+      publish_runner(s, *rigid_runner);
+      s.step_grad_norms.clear();
+      s.has_opt_final_state = false;
+      s.has_opt_final_rigid = !rigid_runner->history().empty() && !rigid_runner->frames().empty();
+      if (s.has_opt_final_rigid) s.opt_final_rigid = rigid_runner->final_state();
+    } else if (runner) {
+      s.has_opt_final_rigid = false;
       const auto& h = runner->history();
       s.opt_iteration = int(h.size());
       s.loss.resize(h.size());
@@ -197,6 +252,28 @@ struct Worker::Impl {
       s.grad.clear();
       s.blocks.clear();
       s.has_opt_final_state = false;
+      s.has_opt_final_rigid = false;
+    }
+  }
+
+  // the optimizer's history, parameters and gradient (either runner)
+  template <class R>
+  static void publish_runner(Snapshot& s, const R& r) {
+    const auto& h = r.history();
+    s.opt_iteration = int(h.size());
+    s.loss.resize(h.size());
+    s.grad_norm.resize(h.size());
+    for (size_t i = 0; i < h.size(); ++i) {
+      s.loss[i] = h[i].loss;
+      s.grad_norm[i] = h[i].grad_norm;
+    }
+    s.opt_ms = h.empty() ? 0.0 : h.back().ms;
+    s.theta = r.theta();
+    s.grad = r.grad();
+    if (s.blocks.size() != r.parameters().blocks().size()) s.blocks = r.parameters().blocks();
+    if (s.theta_names.size() != std::min<size_t>(s.theta.size(), 64)) {
+      s.theta_names.clear();
+      for (int i = 0; i < int(std::min<size_t>(s.theta.size(), 64)); ++i) s.theta_names.push_back(r.entry_name(i));
     }
   }
 
@@ -210,7 +287,7 @@ struct Worker::Impl {
   std::atomic<int> rollouts_queued{0};
   uint64_t opt_run = 0;
 
-  bool records_rollouts() const { return record_fps > 0 && runner && !runner->policy(); }
+  bool records_rollouts() const { return record_fps > 0 && runner; }
   // the video is behind: the optimizer waits for take_rollout()
   bool throttled() const { return record_fps > 0 && rollouts_queued.load() >= Worker::k_rollout_queue; }
 
@@ -218,7 +295,6 @@ struct Worker::Impl {
   // the tracked object's path (ghosts) and, when recording, the states at the video's stride
   void replay(const std::vector<float>& theta, int iteration, double loss) {
     const bool record = records_rollouts();
-    if (runner->policy()) return;  // TODO: replay policy rollouts (closed loop); ghosts and videos skip them
     const scene::ObjectRange* r = runner->task().loss.empty() ? nullptr : cs->find(runner->task().loss[0].object);
     const bool tracked = r && r->particle_end > r->particle_begin;
     if (!record && !tracked) return;
@@ -228,21 +304,35 @@ struct Worker::Impl {
     runner->parameters().apply(theta, model, state, controls);
     Control zero = model.make_control();
     Solver solver({.substeps = cs->substeps, .thread_count = thread_count()});
+    const int horizon = runner->task().horizon;
+    // a policy task: its closed loop (the policy reads each state), every state kept
+    std::unique_ptr<optim::PolicyRolloutT<float>> closed;
+    if (const optim::PolicyT<float>* policy = runner->policy()) {
+      const optim::ParamBlock* pb = runner->parameters().policy_block();
+      if (!pb) return;
+      closed = std::make_unique<optim::PolicyRolloutT<float>>(model, *policy, horizon, cs->frame_dt, cs->substeps,
+                                                              thread_count());
+      if (!closed->forward(state, controls, theta.data() + pb->offset, [](int, const State&) {}))
+        return;  // the optimizer reports the failure
+    }
     auto com = [&](const State& st) {
       vec3<float> c{};
       for (int i = r->particle_begin; i < r->particle_end; ++i) c += st.particle_q[size_t(i)];
       return c / float(r->particle_end - r->particle_begin);
     };
-    const int horizon = runner->task().horizon;
     const int stride = std::max(1, int(std::lround(horizon / double(std::max(record_fps, 1)))));
     RecordedRollout out{opt_run, opt_task, iteration, loss, double(cs->frame_dt), {}, {}, {}};
     for (int t = 0;; ++t) {
+      if (closed) state = closed->state(t);
       if (tracked) out.path.push_back(com(state));
       if (record && (t % stride == 0 || t == horizon)) {
         out.states.push_back(state);
         out.frames.push_back(t);
       }
-      if (t == horizon) break;
+      if (t == horizon || closed) {
+        if (t == horizon) break;
+        continue;
+      }
       const Control& c = controls.empty() ? zero : controls[std::min(size_t(t), controls.size() - 1)];
       if (!solver.step(model, state, nxt, c, cs->frame_dt)) {  // the optimizer reports the failure
         if (record && out.frames.back() != t) out.states.push_back(state), out.frames.push_back(t);
@@ -266,6 +356,17 @@ struct Worker::Impl {
   }
 
   void optimize_once() {
+    if (rigid_runner) {  // TODO(robots): ghosts and videos of robot rollouts; the final state is shown
+      auto it = rigid_runner->iterate();
+      if (!it) {
+        phase = OptPhase::failed;
+        opt_error = opt_task + ", iteration " + std::to_string(rigid_runner->history().size()) + ": " +
+                    it.status().message();
+      } else if (int(rigid_runner->history().size()) >= opt_target) {
+        phase = OptPhase::finished;
+      }
+      return;
+    }
     // the rollout replayed below is at the parameters this iteration measured
     std::vector<float> theta;
     if (ghosts || records_rollouts()) theta = runner->theta();
@@ -289,6 +390,16 @@ struct Worker::Impl {
       text = "no task named \"" + grad_check_task + "\"";
     } else if (auto csd = scene::compile<double>(doc, base_dir); !csd) {
       text = csd.status().message();
+    } else if (optim::is_robot_task(*csd, *task)) {
+      auto r = optim::RigidTaskRunnerT<double>::create(*csd, *task);
+      auto rep = r ? r->check_grad(grad_check_samples, 1e-6, 0) : Result<optim::GradCheckReport>(r.status());
+      if (!rep) {
+        text = rep.status().message();
+      } else {
+        text = rep->format();
+        worst = rep->max_rel_err;
+        rows = rep->rows;
+      }
     } else if (auto r = optim::TaskRunnerT<double>::create(*csd, *task); !r) {
       text = r.status().message();
     } else if (auto rep = r->check_grad(grad_check_samples, 1e-6, 0); !rep) {
@@ -328,7 +439,7 @@ struct Worker::Impl {
         grad_check();
         publish();
       }
-      if (phase == OptPhase::running && runner && !throttled()) {
+      if (phase == OptPhase::running && (runner || rigid_runner) && !throttled()) {
         optimize_once();
         publish();
       }
@@ -364,16 +475,18 @@ Worker::~Worker() {
 }
 
 void Worker::set_scene(const scene::Scene& doc, const scene::CompiledScene& compiled, const std::string& base_dir,
-                       uint64_t generation) {
+                       uint64_t generation, bool restart) {
   auto cs = std::make_shared<scene::CompiledScene>(compiled);
-  impl_->post([im = impl_.get(), doc, cs, base_dir, generation] {
+  impl_->post([im = impl_.get(), doc, cs, base_dir, generation, restart] {
+    const bool keep = !restart && im->cs && im->cs->model.particle_count() == cs->model.particle_count();
     im->doc = doc;
     im->base_dir = base_dir;
     im->cs = std::make_unique<scene::CompiledScene>(std::move(*cs));
     im->generation = generation;
     im->solver = std::make_unique<Solver>(SolverOptions{.substeps = im->cs->substeps, .thread_count = im->thread_count()});
     im->control = im->cs->model.make_control();
-    im->reset_sim();
+    im->select_backend();
+    if (!keep) im->reset_sim();
   });
 }
 
@@ -405,6 +518,7 @@ void Worker::start_optimize(const std::string& task_name, int iterations) {
     ++im->opt_run;  // failed starts count too: a recording waiting for this run goes on
     im->opt_error.clear();
     im->runner.reset();
+    im->rigid_runner.reset();
     im->opt_task = task_name;
     const scene::Task* task = im->doc.find_task(task_name);
     if (!im->cs || !task) {
@@ -413,6 +527,21 @@ void Worker::start_optimize(const std::string& task_name, int iterations) {
       return;
     }
     im->opt_task = task->name;
+    im->ghost_paths.clear();
+    im->ghost_losses.clear();
+    im->opt_target = iterations > 0 ? iterations : task->optimizer.iterations;
+    if (optim::is_robot_task(*im->cs, *task)) {  // as `adjoint optimize` does
+      auto rr = optim::RigidTaskRunner::create(*im->cs, *task);
+      if (!rr) {
+        im->phase = OptPhase::failed;
+        im->opt_error = task->name + ": " + rr.status().message();
+        return;
+      }
+      im->rigid_runner = std::make_unique<optim::RigidTaskRunner>(std::move(*rr));
+      im->opt_generation = im->generation;
+      im->phase = im->opt_target > 0 ? OptPhase::running : OptPhase::finished;
+      return;
+    }
     auto r = optim::TaskRunner::create(*im->cs, *task, {.thread_count = im->thread_count()});
     if (!r) {
       im->phase = OptPhase::failed;
@@ -496,6 +625,13 @@ bool Worker::recorded_state(int frame, State& out) const {
   std::lock_guard lock(impl_->pub_mu);
   if (frame < 0 || frame >= int(impl_->timeline.size())) return false;
   out = impl_->timeline[size_t(frame)];
+  return true;
+}
+
+bool Worker::recorded_rigid_state(int frame, RigidState& out) const {
+  std::lock_guard lock(impl_->pub_mu);
+  if (frame < 0 || frame >= int(impl_->rigid_timeline.size())) return false;
+  out = impl_->rigid_timeline[size_t(frame)];
   return true;
 }
 

@@ -20,6 +20,7 @@
 
 #include "engine/model/model.h"
 #include "engine/optim/trainer.h"
+#include "engine/rigid/rigid_model.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
 
@@ -54,6 +55,12 @@ struct Snapshot {
   State state;               // the newest frame
   Contacts contacts;         // of the newest frame
   std::string sim_error;     // the step that failed, with its element
+  std::string backend = "cpu";  // the solver that runs the simulation: "cpu" or "cuda"
+  std::string backend_error;    // why settings.backend "cuda" runs on the CPU (empty: as asked)
+  // robots (CompiledScene::rigid), stepped beside the particles: the newest frame's joint
+  // state and its contacts and joint forces (empty when the scene has no robots)
+  RigidState rigid_state;
+  RigidContactsT<float> rigid_contacts;
   // optimization
   OptPhase opt_phase = OptPhase::idle;
   std::string opt_task;
@@ -72,6 +79,10 @@ struct Snapshot {
   std::vector<std::vector<vec3<float>>> ghost_paths;
   std::vector<float> ghost_losses;
   bool has_opt_final_state = false;
+  // robot tasks (optim::is_robot_task) run RigidTaskRunner: the end of its last rollout
+  bool opt_robot = false;
+  RigidState opt_final_rigid;
+  bool has_opt_final_rigid = false;
   std::string opt_error;
   uint64_t opt_generation = 0;           // document revision the optimizer started from
   uint64_t opt_run = 0;                  // optimizations started so far
@@ -91,9 +102,11 @@ class Worker {
   Worker& operator=(const Worker&) = delete;
 
   // a new document revision: the simulation restarts from the compiled scene's initial
-  // state; a running optimization keeps its own copy until stopped
+  // state; a running optimization keeps its own copy until stopped. restart = false (an
+  // edit that simulates the same, editor/document.h same_simulation): the frame, the
+  // playback and the timeline go on under the new revision
   void set_scene(const scene::Scene& doc, const scene::CompiledScene& compiled, const std::string& base_dir,
-                 uint64_t generation);
+                 uint64_t generation, bool restart = true);
   void play(bool on);
   void step(int frames);       // as fast as possible, then pause
   void reset();
@@ -123,6 +136,8 @@ class Worker {
   void snapshot(Snapshot& out) const;
   // a recorded frame of the simulation for the timeline (false if not recorded)
   bool recorded_state(int frame, State& out) const;
+  // the robots' joint state at a recorded frame (false if not recorded or no robots)
+  bool recorded_rigid_state(int frame, RigidState& out) const;
   // true when nothing is queued, no steps are pending and no optimization is running
   bool idle() const;
 

@@ -25,7 +25,7 @@ void random_edit(Document& d, std::mt19937& rng) {
   std::uniform_real_distribution<double> u(-2, 2);
   int n = int(s.objects.size());
   int i = n > 0 ? int(rng() % unsigned(n)) : -1;
-  switch (rng() % 9) {
+  switch (rng() % 11) {
     case 0:
       if (i >= 0) {
         scene::Object o = s.objects[size_t(i)];
@@ -72,6 +72,25 @@ void random_edit(Document& d, std::mt19937& rng) {
       break;
     }
     case 8: if (d.can_undo() && rng() % 2) d.undo(); break;  // undo in the middle, then edit on
+    case 9:  // loss terms: add one, or retarget / remove one
+      if (!s.tasks.empty()) {
+        const auto& loss = s.tasks[0].loss;
+        scene::LossTerm t;
+        t.kind = scene::LossKind::velocity;
+        t.object = i >= 0 ? s.objects[size_t(i)].name : "";
+        t.step = int(rng() % 30);
+        if (loss.empty() || rng() % 2) d.add_loss_term(0, t);
+        else d.remove_loss_term(0, int(rng() % loss.size()));
+      }
+      break;
+    case 10:
+      if (!s.tasks.empty() && !s.tasks[0].loss.empty()) {
+        scene::LossTerm t = s.tasks[0].loss[0];
+        t.weight = std::abs(u(rng));
+        t.step = int(rng() % 10) - 1;
+        d.set_loss_term(0, 0, t, "loss", 77);  // a drag: merged
+      }
+      break;
   }
 }
 
@@ -152,6 +171,59 @@ TEST_CASE("rename and delete keep the tasks' references right", "[editor][docume
   d.undo();
   d.undo();
   CHECK(d.scene().tasks[0].parameters[0].object == obj);
+}
+
+TEST_CASE("loss terms: add, set (merged drags), remove; each undoes exactly", "[editor][document]") {
+  const scene::Scene original = load("cloth_throw.json");
+  REQUIRE_FALSE(original.tasks.empty());
+  Document d(original, "x.json");
+  const size_t n = original.tasks[0].loss.size();
+  scene::LossTerm t;
+  t.kind = scene::LossKind::velocity;
+  t.object = original.objects.back().name;
+  CHECK(d.add_loss_term(0, t) == int(n));
+  CHECK(d.add_loss_term(5, t) == -1);  // no such task: nothing recorded
+  CHECK(d.undo_count() == 1);
+  for (double w : {0.5, 0.25, 0.125}) {  // one drag of the weight
+    t.weight = w;
+    CHECK(d.set_loss_term(0, int(n), t, "weight", 42));
+  }
+  d.end_merge();
+  CHECK(d.undo_count() == 2);
+  CHECK(d.scene().tasks[0].loss[n].weight == 0.125);
+  CHECK_FALSE(d.set_loss_term(0, int(n) + 1, t, "weight"));
+  CHECK(d.remove_loss_term(0, int(n)));
+  CHECK_FALSE(d.remove_loss_term(0, int(n)));
+  CHECK(d.scene().tasks[0].loss.size() == n);
+  CHECK(d.undo());
+  CHECK(d.scene().tasks[0].loss[n].weight == 0.125);
+  CHECK(d.undo());
+  CHECK(d.scene().tasks[0].loss[n].weight == 1.0);
+  CHECK(d.undo());
+  CHECK(d.scene() == original);
+}
+
+TEST_CASE("same_simulation: names, visibility, targets and tasks do not change what is simulated", "[editor][document]") {
+  const scene::Scene a = load("cloth_throw.json");
+  scene::Scene b = a;
+  b.name = "other";
+  b.tasks.clear();
+  for (auto& o : b.objects) {
+    o.name += "_x";
+    o.visible = false;
+    if (o.kind == scene::ObjectKind::target) o.target.position[0] += 1;
+  }
+  CHECK(same_simulation(a, b));
+  scene::Scene c = a;
+  c.settings.contact.ke *= 2;
+  CHECK_FALSE(same_simulation(a, c));
+  scene::Scene e = a;
+  for (auto& o : e.objects)
+    if (o.kind == scene::ObjectKind::cloth) o.cloth.position[1] += 0.1;
+  CHECK_FALSE(same_simulation(a, e));
+  scene::Scene f = a;
+  f.objects.pop_back();
+  CHECK_FALSE(same_simulation(a, f));
 }
 
 TEST_CASE("duplicate names the copy like Blender", "[editor][document]") {

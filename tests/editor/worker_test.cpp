@@ -6,6 +6,9 @@
 #include <thread>
 
 #include "app/editor/worker.h"
+#include "engine/cuda/cuda.h"
+#include "engine/optim/rigid_parameters.h"
+#include "engine/optim/write_back.h"
 #include "engine/scene/scene_json.h"
 
 using namespace adj;
@@ -155,4 +158,276 @@ TEST_CASE("worker: recorded rollouts, one per iteration, and the optimizer waits
   w.start_optimize(doc->tasks.at(0).name, 1);
   REQUIRE(wait_idle(w));
   CHECK(w.rollouts_queued() == 0);
+}
+
+TEST_CASE("worker: a policy task's rollouts are recorded per iteration too (closed loop)", "[editor][worker]") {
+  auto doc = scene::load_scene(std::string(ADJ_SCENES) + "/walker.json");
+  REQUIRE(doc.is_ok());
+  scene::Task& task = doc->tasks.at(0);
+  REQUIRE(task.has_policy);
+  task.horizon = 40;  // short: 40 frames at 60 fps, stride 1
+  auto cs = scene::compile<float>(*doc, ADJ_SCENES);
+  REQUIRE(cs.is_ok());
+  Worker w;
+  w.set_scene(*doc, *cs, ADJ_SCENES, 1);
+  w.set_record_rollouts(60);
+  w.start_optimize(task.name, 2);
+  std::vector<RecordedRollout> got;
+  auto t0 = std::chrono::steady_clock::now();
+  for (RecordedRollout r; got.size() < 2 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(300);)
+    if (w.take_rollout(r))
+      got.push_back(std::move(r));
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  REQUIRE(wait_idle(w));
+  Snapshot s;
+  w.snapshot(s);
+  REQUIRE(got.size() == 2);
+  REQUIRE(s.loss.size() == 2);
+  for (int i = 0; i < 2; ++i) {
+    CHECK(got[size_t(i)].iteration == i);
+    CHECK(got[size_t(i)].loss == s.loss[size_t(i)]);
+    REQUIRE(got[size_t(i)].states.size() == 41);
+    CHECK(got[size_t(i)].frames.back() == 40);
+  }
+  // the last replay is the optimizer's last rollout (same parameters, same policy): its end
+  // state is the one the optimizer reports, to rounding
+  REQUIRE(s.has_opt_final_state);
+  const State& a = got[1].states.back();
+  REQUIRE(a.particle_count() == s.opt_final_state.particle_count());
+  double worst = 0;
+  for (int p = 0; p < a.particle_count(); ++p)
+    for (int k = 0; k < 3; ++k)
+      worst = std::max(worst, double(std::abs(a.particle_q[size_t(p)][k] - s.opt_final_state.particle_q[size_t(p)][k])));
+  CHECK(worst < 1e-5);
+  // the policy moved the walker: the replayed end differs from the start
+  CHECK(a.particle_q[0].x != got[1].states.front().particle_q[0].x);
+}
+
+TEST_CASE("worker: settings.backend cuda runs on the GPU where it can, else on the CPU with the reason", "[editor][worker]") {
+  auto doc = scene::load_scene(std::string(ADJ_SCENES) + "/default.json");
+  REQUIRE(doc.is_ok());
+  auto cs = scene::compile<float>(*doc, ADJ_SCENES);
+  REQUIRE(cs.is_ok());
+  Worker cpu, gpu;
+  cpu.set_scene(*doc, *cs, ADJ_SCENES, 1);
+  doc->settings.backend = "cuda";
+  gpu.set_scene(*doc, *cs, ADJ_SCENES, 1);
+  cpu.step(10);
+  gpu.step(10);
+  REQUIRE(wait_idle(cpu));
+  REQUIRE(wait_idle(gpu));
+  Snapshot a, b;
+  cpu.snapshot(a);
+  gpu.snapshot(b);
+  CHECK(a.backend == "cpu");
+  CHECK(a.backend_error.empty());
+  std::string why;
+  if (cuda_available(&why)) {
+    CHECK(b.backend == "cuda");
+    CHECK(b.backend_error.empty());
+  } else {  // this machine: the reason, and the simulation still runs
+    CHECK(b.backend == "cpu");
+    CHECK(b.backend_error.find(why) != std::string::npos);
+  }
+  REQUIRE(b.sim_error.empty());
+  CHECK(b.frame == 10);
+  // the same kernels: the GPU matches the CPU to rounding
+  double worst = 0;
+  for (int p = 0; p < a.state.particle_count(); ++p)
+    for (int k = 0; k < 3; ++k)
+      worst = std::max(worst, double(std::abs(a.state.particle_q[size_t(p)][k] - b.state.particle_q[size_t(p)][k])));
+  CHECK(worst < 1e-4);
+}
+
+// ---- edits that simulate the same keep the frame; physics edits restart (Editor::sync)
+
+TEST_CASE("worker: set_scene without restart keeps the frame and the timeline", "[editor][worker]") {
+  auto doc = scene::load_scene(std::string(ADJ_SCENES) + "/default.json");
+  REQUIRE(doc.is_ok());
+  auto cs = scene::compile<float>(*doc, ADJ_SCENES);
+  REQUIRE(cs.is_ok());
+  Worker w;
+  w.set_scene(*doc, *cs, ADJ_SCENES, 1);
+  w.step(8);
+  REQUIRE(wait_idle(w));
+  Snapshot s;
+  w.snapshot(s);
+  REQUIRE(s.frame == 8);
+  const float y8 = s.state.particle_q[0].y;
+  w.set_scene(*doc, *cs, ADJ_SCENES, 2, false);  // e.g. a rename
+  REQUIRE(wait_idle(w));
+  w.snapshot(s);
+  CHECK(s.generation == 2);
+  CHECK(s.frame == 8);
+  CHECK(s.recorded_frames == 9);
+  CHECK(s.state.particle_q[0].y == y8);
+  w.set_scene(*doc, *cs, ADJ_SCENES, 3);  // a physics edit
+  REQUIRE(wait_idle(w));
+  w.snapshot(s);
+  CHECK(s.frame == 0);
+  CHECK(s.recorded_frames == 1);
+}
+
+// ---- robots (engine/rigid) in the worker: stepped beside the particles, optimized by the
+// rigid task runner as `adjoint optimize` does
+
+namespace {
+
+scene::Scene arm_scene() {
+  auto doc = scene::load_scene(std::string(ADJ_SCENES) + "/robot_arm_reach.json");
+  REQUIRE(doc.is_ok());
+  return *doc;
+}
+
+}  // namespace
+
+TEST_CASE("worker: a posed robot arm is stepped beside a falling particle", "[editor][worker][robots]") {
+  scene::Scene doc = arm_scene();
+  // joint0 posed at 1 rad (the PD actuators hold the initial pose while playing; gravity sags it)
+  doc.objects[0].robot.initial.push_back({"link0", {1.0}, {}});
+  scene::Object ball;
+  ball.name = "ball";
+  ball.kind = scene::ObjectKind::particles;
+  ball.particles.particles.push_back({{2, 2, 0}, {0, 0, 0}, 1.0, 0.05});
+  doc.objects.push_back(ball);
+  auto cs = scene::compile<float>(doc, ADJ_SCENES);
+  REQUIRE(cs.is_ok());
+  REQUIRE(cs->has_robots());
+  REQUIRE(cs->has_particles());
+  Worker w;
+  w.set_scene(doc, *cs, ADJ_SCENES, 3);
+  w.step(30);
+  REQUIRE(wait_idle(w));
+  Snapshot s;
+  w.snapshot(s);
+  INFO(s.sim_error);
+  CHECK(s.sim_error.empty());
+  CHECK(s.frame == 30);
+  REQUIRE(s.rigid_state.joint_q.size() == 3);
+  // the particle fell freely: y = 2 - g t^2 / 2 at t = 0.5 s (semi-implicit Euler, 1% slack)
+  CHECK(s.state.particle_q[0].y == Approx(2.0 - 0.5 * 9.81 * 0.25).epsilon(0.03));
+  // the arm sagged below its 1 rad pose under gravity (PD kp 50 cannot hold 3 links level)
+  CHECK(s.rigid_state.joint_q[0] < 0.97f);
+  CHECK(s.rigid_state.joint_q[0] > 0.0f);
+  RigidState r0;
+  REQUIRE(w.recorded_rigid_state(0, r0));
+  CHECK(r0.joint_q[0] == 1.0f);  // frame 0 is the posed initial state
+  RigidState r30;
+  REQUIRE(w.recorded_rigid_state(30, r30));
+  CHECK(r30.joint_q[0] == s.rigid_state.joint_q[0]);
+  CHECK(s.recorded_frames == 31);
+  // deterministic: the same scene steps to the same bits
+  Worker w2;
+  w2.set_scene(doc, *cs, ADJ_SCENES, 3);
+  w2.step(30);
+  REQUIRE(wait_idle(w2));
+  Snapshot s2;
+  w2.snapshot(s2);
+  CHECK(s2.rigid_state.joint_q[0] == s.rigid_state.joint_q[0]);
+  CHECK(s2.rigid_state.joint_q[2] == s.rigid_state.joint_q[2]);
+  w.reset();
+  REQUIRE(wait_idle(w));
+  w.snapshot(s);
+  CHECK(s.rigid_state.joint_q[0] == 1.0f);
+}
+
+TEST_CASE("worker: a robot falling on the ground publishes its contacts", "[editor][worker][robots]") {
+  auto doc = scene::load_scene(std::string(ADJ_SCENES) + "/robot_walker.json");
+  REQUIRE(doc.is_ok());
+  auto cs = scene::compile<float>(*doc, ADJ_SCENES);
+  REQUIRE(cs.is_ok());
+  Worker w;
+  w.set_scene(*doc, *cs, ADJ_SCENES, 1);
+  w.step(60);
+  REQUIRE(wait_idle(w));
+  Snapshot s;
+  w.snapshot(s);
+  INFO(s.sim_error);
+  CHECK(s.sim_error.empty());
+  REQUIRE(s.rigid_contacts.contact_count() > 0);
+  // after a second the walker stands on the ground: the contact forces carry its weight
+  double fy = 0, mass = 0;
+  for (int c = 0; c < s.rigid_contacts.contact_count(); ++c) fy += s.rigid_contacts.force[size_t(c)].y;
+  for (int b = 0; b < cs->rigid.body_count(); ++b) mass += cs->rigid.body_mass[size_t(b)];
+  CHECK(fy == Approx(mass * 9.81).epsilon(0.25));
+}
+
+TEST_CASE("worker: a robot task optimizes with the rigid runner", "[editor][worker][robots]") {
+  scene::Scene doc = arm_scene();
+  auto cs = scene::compile<float>(doc, ADJ_SCENES);
+  REQUIRE(cs.is_ok());
+  Worker w;
+  w.set_scene(doc, *cs, ADJ_SCENES, 5);
+  w.start_optimize("reach", 4);
+  REQUIRE(wait_idle(w, 600));
+  Snapshot s;
+  w.snapshot(s);
+  INFO(s.opt_error);
+  CHECK(s.opt_phase == OptPhase::finished);
+  CHECK(s.opt_robot);
+  REQUIRE(s.loss.size() == 4);
+  CHECK(s.loss.back() < s.loss.front());
+  CHECK(s.has_opt_final_rigid);
+  CHECK(s.opt_final_rigid.joint_q.size() == 3);
+  CHECK_FALSE(s.has_opt_final_state);
+  REQUIRE_FALSE(s.blocks.empty());
+  CHECK(s.blocks[0].kind == scene::ParamKind::actuator_control);
+  CHECK(s.theta.size() == size_t(60 * 3));
+  // the same task's gradient against central differences in double precision
+  w.check_gradient("reach", 6);
+  REQUIRE(wait_idle(w, 600));
+  w.snapshot(s);
+  INFO(s.grad_check_text);
+  CHECK(s.grad_check_max_rel_err >= 0);
+  CHECK(s.grad_check_max_rel_err < 1e-3);
+}
+
+TEST_CASE("write_back_robot: optimized robot parameters round-trip through the document", "[editor][robots]") {
+  auto doc = scene::load_scene(std::string(ADJ_SCENES) + "/robot_walker.json");
+  REQUIRE(doc.is_ok());
+  scene::Task task = doc->tasks.at(0);
+  task.parameters.clear();
+  using K = scene::ParamKind;
+  for (K k : {K::joint_q, K::joint_qd, K::actuator_kp, K::actuator_kd, K::body_mass}) task.parameters.push_back({k, "walker"});
+  task.parameters.push_back({K::contact_ke, ""});
+  auto cs = scene::compile<float>(*doc, ADJ_SCENES);
+  REQUIRE(cs.is_ok());
+  auto params = optim::RigidParametersT<float>::create(*cs, task);
+  REQUIRE(params.is_ok());
+  std::vector<float> theta = params->initial(*cs);
+  for (size_t i = 0; i < theta.size(); ++i) theta[i] = theta[i] * 1.25f + 0.01f * float(i % 7);  // all change
+  scene::Scene edited = *doc;
+  std::vector<std::string> notes = optim::write_back_robot(params->blocks(), theta, *cs, edited);
+  CHECK(notes.empty());
+  // the document now compiles to exactly these parameters
+  auto cs2 = scene::compile<float>(edited, ADJ_SCENES);
+  REQUIRE(cs2.is_ok());
+  std::vector<float> back = params->initial(*cs2);
+  REQUIRE(back.size() == theta.size());
+  for (size_t i = 0; i < theta.size(); ++i) {
+    INFO(params->entry_name(int(i)));
+    CHECK(back[i] == Approx(theta[i]).epsilon(1e-5).margin(1e-6));
+  }
+  // and survives saving: the JSON holds it
+  auto reread = scene::parse_scene(scene::to_json(edited), "round trip");
+  REQUIRE(reread.is_ok());
+  CHECK(*reread == edited);
+}
+
+TEST_CASE("write_back_robot: a URDF robot's default actuators share their mean gain", "[editor][robots]") {
+  scene::Scene doc = arm_scene();
+  scene::Task task = doc.tasks.at(0);
+  task.parameters = {{scene::ParamKind::actuator_kp, "arm"}, {scene::ParamKind::actuator_control, "arm"}};
+  auto cs = scene::compile<float>(doc, ADJ_SCENES);
+  REQUIRE(cs.is_ok());
+  auto params = optim::RigidParametersT<float>::create(*cs, task);
+  REQUIRE(params.is_ok());
+  std::vector<float> theta = params->initial(*cs);
+  theta[0] = 60, theta[1] = 70, theta[2] = 80;  // the three kp
+  std::vector<std::string> notes = optim::write_back_robot(params->blocks(), theta, *cs, doc);
+  CHECK(doc.objects[0].robot.default_actuator.kp == Approx(70.0));
+  REQUIRE(notes.size() == 2);
+  CHECK(notes[0].find("mean") != std::string::npos);
+  CHECK(notes[1].find("actuator_control") != std::string::npos);
 }

@@ -1,0 +1,601 @@
+#include "app/editor/robot_ui.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "app/editor/editor.h"
+#include "app/editor/fields.h"
+#include "app/editor/robot_fields.h"
+#include "engine/rigid/rigid_vis.h"
+#include "engine/rigid/urdf.h"
+#include "engine/scene/compile.h"
+
+namespace adj::editor {
+
+namespace {
+
+constexpr double k_pi = 3.14159265358979323846;
+
+const char* joint_type_name(int type) {
+  switch (type) {
+    case RIGID_JOINT_REVOLUTE:
+      return "revolute";
+    case RIGID_JOINT_PRISMATIC:
+      return "prismatic";
+    case RIGID_JOINT_BALL:
+      return "ball";
+    case RIGID_JOINT_FREE:
+      return "free";
+    case RIGID_JOINT_FIXED:
+      return "fixed";
+  }
+  return "?";
+}
+
+const char* actuator_type_name(int type) {
+  return type == RIGID_ACTUATOR_PD ? "pd" : type == RIGID_ACTUATOR_THRUST ? "thrust" : "torque";
+}
+
+// the compiled range of a robot object, or null
+const scene::ObjectRange* robot_range(const Editor& e, int object) {
+  const scene::CompiledScene* cs = e.compiled();
+  if (!cs || object < 0 || object >= int(cs->objects.size()) || object >= int(e.doc.scene().objects.size()))
+    return nullptr;
+  const scene::ObjectRange& r = cs->objects[size_t(object)];
+  if (r.kind != scene::ObjectKind::robot || r.body_end > cs->rigid.body_count()) return nullptr;
+  return &r;
+}
+
+// a body of the robot by name (global rigid index), or -1
+int find_body(const Editor& e, int object, const std::string& name) {
+  const scene::ObjectRange* r = robot_range(e, object);
+  if (!r) return -1;
+  for (int b = r->body_begin; b < r->body_end; ++b)
+    if (e.compiled()->rigid.body_name[size_t(b)] == name) return b;
+  return -1;
+}
+
+int find_object(const Editor& e, const std::string& name) {
+  const auto& objs = e.doc.scene().objects;
+  for (size_t i = 0; i < objs.size(); ++i)
+    if (objs[i].name == name) return int(i);
+  return -1;
+}
+
+// the URDF joint attaching each link of a URDF robot (listed robots: the body names)
+const std::vector<std::string>* urdf_joint_names(Editor& e, const scene::Object& o) {
+  if (o.robot.urdf.empty()) return nullptr;
+  namespace fs = std::filesystem;
+  fs::path p(o.robot.urdf);
+  std::string full =
+      p.is_absolute() || e.doc.base_dir().empty() ? o.robot.urdf : (fs::path(e.doc.base_dir()) / p).string();
+  auto it = e.robot.urdf_joints.find(full);
+  if (it == e.robot.urdf_joints.end()) {
+    RigidBuilder b;
+    auto imp = rigid_import_urdf(full, b, {});
+    it = e.robot.urdf_joints.emplace(full, imp ? imp->joints : std::vector<std::string>{}).first;
+  }
+  return &it->second;
+}
+
+uint64_t merge_key(const char* what, int object, int item) {
+  return (uint64_t(ImGui::GetID(what)) << 20) ^ (uint64_t(object) << 12) ^ uint64_t(item) ^ 0x5bd1e995ull;
+}
+
+// one field's value widget; true while it changed
+bool draw_value(const Field& f, void* value) {
+  ImGui::SetNextItemWidth(-FLT_MIN);
+  ImGui::PushID(f.name);
+  bool changed = false;
+  const double* lo = std::isfinite(f.min) ? &f.min : nullptr;
+  const double* hi = std::isfinite(f.max) ? &f.max : nullptr;
+  switch (f.type) {
+    case FieldType::number: {
+      double* v = static_cast<double*>(value);
+      float speed = f.speed > 0 ? f.speed : float(std::max(std::abs(*v), 1e-3) * 0.005);
+      changed = ImGui::DragScalar("##v", ImGuiDataType_Double, v, speed, lo, hi, "%.5g");
+      break;
+    }
+    case FieldType::integer:
+      changed = ImGui::DragInt("##v", static_cast<int*>(value), f.speed, int(f.min), int(f.max));
+      break;
+    case FieldType::boolean:
+      changed = ImGui::Checkbox("##v", static_cast<bool*>(value));
+      break;
+    case FieldType::vec3: {
+      double* v = static_cast<double*>(value);
+      float speed =
+          f.speed > 0 ? f.speed : float(std::max({std::abs(v[0]), std::abs(v[1]), std::abs(v[2]), 1e-4}) * 0.005);
+      changed = ImGui::DragScalarN("##v", ImGuiDataType_Double, v, 3, speed, lo, hi, "%.4g");
+      break;
+    }
+    case FieldType::text:
+      ImGui::TextUnformatted(static_cast<std::string*>(value)->c_str());
+      break;
+  }
+  if (f.unit[0] && ImGui::IsItemHovered()) ImGui::SetTooltip("%s [%s]\nCtrl+click to type a value", f.name, f.unit);
+  ImGui::PopID();
+  return changed;
+}
+
+void label_cell(const char* name) {
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(name);
+  ImGui::TableSetColumnIndex(1);
+}
+
+void read_only(const char* name, const char* fmt, double v) {
+  label_cell(name);
+  ImGui::TextDisabled(fmt, v);
+}
+
+// slider range of a joint: its limits, else a turn either way (revolute) or a metre
+void slider_range(const RigidModel& m, int b, double* lo, double* hi) {
+  *lo = double(m.joint_lower[size_t(b)]);
+  *hi = double(m.joint_upper[size_t(b)]);
+  if (!std::isfinite(*lo) || !std::isfinite(*hi) || !(*lo < *hi)) {
+    const double span = m.joint_type[size_t(b)] == RIGID_JOINT_REVOLUTE ? k_pi : 1.0;
+    *lo = -span;
+    *hi = span;
+  }
+}
+
+}  // namespace
+
+// ---- what the viewport draws
+
+const RigidState& robot_display_state(Editor& e) {
+  const scene::CompiledScene* cs = e.compiled();
+  if (!cs) return e.robot.scrub;
+  const size_t n = cs->rigid_initial.joint_q.size();
+  const Snapshot& s = e.snap;
+  // the optimized result of this very document (a pose edited since is shown as edited)
+  if (e.view_settings.show_optimized && s.has_opt_final_rigid && s.opt_final_rigid.joint_q.size() == n &&
+      s.opt_generation == e.doc.revision())
+    return s.opt_final_rigid;
+  if (e.timeline_frame >= 0) {
+    if (e.robot.scrub_frame != e.timeline_frame || e.robot.scrub.joint_q.size() != n) {
+      e.robot.scrub_frame = -1;
+      if (e.worker.recorded_rigid_state(e.timeline_frame, e.robot.scrub)) e.robot.scrub_frame = e.timeline_frame;
+    }
+    if (e.robot.scrub_frame == e.timeline_frame && e.robot.scrub.joint_q.size() == n) return e.robot.scrub;
+  } else {
+    e.robot.scrub_frame = -1;  // the next scrub reads the worker's timeline again
+  }
+  if (s.generation == e.doc.revision() && s.rigid_state.joint_q.size() == n) return s.rigid_state;
+  return cs->rigid_initial;
+}
+
+const RigidContactsT<float>* robot_display_contacts(Editor& e) {
+  const Snapshot& s = e.snap;
+  if (e.timeline_frame >= 0 || s.generation != e.doc.revision()) return nullptr;
+  if (e.view_settings.show_optimized && s.has_opt_final_rigid && s.opt_generation == e.doc.revision()) return nullptr;
+  return &s.rigid_contacts;
+}
+
+void robot_prepare_view(Editor& e) {
+  if (!e.view() || !e.compiled() || !e.compiled()->has_robots()) return;
+  e.view()->set_robot_state(robot_display_state(e));
+  e.view()->set_robot_contacts(robot_display_contacts(e));
+  e.view()->set_robot_highlight(robot_selected_body(e));
+}
+
+// ---- selection
+
+int robot_selected_body(const Editor& e) {
+  if (e.robot.body < 0 || e.robot.body_object != e.selected()) return -1;
+  const scene::ObjectRange* r = robot_range(e, e.selected());
+  return r && e.robot.body >= r->body_begin && e.robot.body < r->body_end ? e.robot.body : -1;
+}
+
+void robot_select_body(Editor& e, int object, int body) {
+  e.select(object);
+  e.robot.body_object = object;
+  e.robot.body = body;
+}
+
+// ---- outliner
+
+void draw_robot_tree(Editor& e, int object) {
+  const scene::ObjectRange* r = robot_range(e, object);
+  if (!r) return;
+  const RigidModel& m = e.compiled()->rigid;
+  const scene::Object& o = e.doc.scene().objects[size_t(object)];
+  const std::vector<std::string>* joints = urdf_joint_names(e, o);
+  const int selected = robot_selected_body(e);
+  ImGui::Indent(26.0f);
+  auto draw = [&](auto&& self, int b) -> void {
+    bool leaf = true;
+    for (int c = b + 1; c < r->body_end; ++c) leaf = leaf && m.joint_parent[size_t(c)] != b;
+    ImGuiTreeNodeFlags flags =
+        ImGuiTreeNodeFlags_OpenOnArrow | ImGuiTreeNodeFlags_DefaultOpen | ImGuiTreeNodeFlags_SpanAvailWidth;
+    if (leaf) flags |= ImGuiTreeNodeFlags_Leaf | ImGuiTreeNodeFlags_NoTreePushOnOpen;
+    if (b == selected) flags |= ImGuiTreeNodeFlags_Selected;
+    const int local = b - r->body_begin;
+    const std::string jn = joints && size_t(local) < joints->size() ? (*joints)[size_t(local)] : std::string();
+    const int type = m.joint_type[size_t(b)];
+    bool open = ImGui::TreeNodeEx(reinterpret_cast<void*>(intptr_t(b)), flags, "%s", m.body_name[size_t(b)].c_str());
+    if (ImGui::IsItemClicked() && !ImGui::IsItemToggledOpen()) robot_select_body(e, object, b);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "body \"%s\", %.3g kg\njoint %s%s%s to %s", m.body_name[size_t(b)].c_str(), double(m.body_mass[size_t(b)]),
+          jn.empty() ? "" : "\"", jn.c_str(), jn.empty() ? "" : "\" ",
+          m.joint_parent[size_t(b)] < 0 ? "the world" : m.body_name[size_t(m.joint_parent[size_t(b)])].c_str());
+    ImGui::SameLine();
+    if (jn.empty())
+      ImGui::TextDisabled("%s", joint_type_name(type));
+    else
+      ImGui::TextDisabled("%s %s", joint_type_name(type), jn.c_str());
+    if (open && !leaf) {
+      for (int c = b + 1; c < r->body_end; ++c)
+        if (m.joint_parent[size_t(c)] == b) self(self, c);
+      ImGui::TreePop();
+    }
+  };
+  for (int b = r->body_begin; b < r->body_end; ++b) {
+    const int p = m.joint_parent[size_t(b)];
+    if (p < r->body_begin || p >= r->body_end) draw(draw, b);  // a root of this robot
+  }
+  ImGui::Unindent(26.0f);
+}
+
+int robot_outliner_rows(const Editor& e) {
+  int rows = 0;
+  for (int i = 0; i < int(e.doc.scene().objects.size()); ++i)
+    if (const scene::ObjectRange* r = robot_range(e, i)) rows += r->body_end - r->body_begin;
+  return rows;
+}
+
+// ---- inspector
+
+Status robot_set_joint(Editor& e, int object, const std::string& body, double value, uint64_t key) {
+  const auto& objs = e.doc.scene().objects;
+  if (object < 0 || object >= int(objs.size()) || objs[size_t(object)].kind != scene::ObjectKind::robot)
+    return Status::error("set-joint: not a robot");
+  scene::Object o = objs[size_t(object)];
+  if (const scene::ObjectRange* r = robot_range(e, object)) {
+    int b = find_body(e, object, body);
+    if (b < 0) return Status::error(o.name + ": no body named \"" + body + "\"");
+    int type = e.compiled()->rigid.joint_type[size_t(b)];
+    if (type != RIGID_JOINT_REVOLUTE && type != RIGID_JOINT_PRISMATIC)
+      return Status::error(o.name + "." + body + ": a " + joint_type_name(type) + " joint has no slider");
+    (void)r;
+  }
+  auto ref = resolve_robot_field(o, "q." + body);
+  if (!ref) return Status::error(o.name + ": " + ref.status().message());
+  *static_cast<double*>(ref->value) = value;
+  e.doc.set_object(object, o, "Pose " + o.name + "." + body, key);
+  return Status::ok();
+}
+
+void draw_robot_inspector(Editor& e, int index) {
+  const scene::ObjectRange* r = robot_range(e, index);
+  if (!r) {
+    ImGui::TextDisabled("the robot is not compiled (see Messages)");
+    return;
+  }
+  const RigidModel& m = e.compiled()->rigid;
+  const scene::Object o = e.doc.scene().objects[size_t(index)];  // a copy: edits replace the scene
+  const bool urdf = !o.robot.urdf.empty();
+  const std::vector<std::string>* joints = urdf_joint_names(e, o);
+  const ImGuiTableFlags tf = ImGuiTableFlags_SizingStretchProp;
+  auto table = [&](const char* id) {
+    if (!ImGui::BeginTable(id, 2, tf)) return false;
+    ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch, 0.45f);
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.55f);
+    return true;
+  };
+
+  // joint sliders: the initial pose, each drag one undo step
+  if (ImGui::CollapsingHeader("Joints (initial pose)", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (table("joints")) {
+      for (int b = r->body_begin; b < r->body_end; ++b) {
+        const int type = m.joint_type[size_t(b)];
+        const std::string& name = m.body_name[size_t(b)];
+        const int local = b - r->body_begin;
+        std::string label = joints && size_t(local) < joints->size() && !(*joints)[size_t(local)].empty()
+                                ? (*joints)[size_t(local)]
+                                : name;
+        ImGui::PushID(b);
+        label_cell(label.c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s joint of body \"%s\"", joint_type_name(type), name.c_str());
+        if (type == RIGID_JOINT_REVOLUTE || type == RIGID_JOINT_PRISMATIC) {
+          scene::Object copy = o;
+          const std::vector<double>* q = robot_initial(copy.robot, name, false, false, 1);
+          double v = q && !q->empty() ? (*q)[0] : 0.0, lo = 0, hi = 0;
+          slider_range(m, b, &lo, &hi);
+          ImGui::SetNextItemWidth(-FLT_MIN);
+          if (ImGui::SliderScalar("##q", ImGuiDataType_Double, &v, &lo, &hi,
+                                  type == RIGID_JOINT_REVOLUTE ? "%.3f rad" : "%.3f m"))
+            (void)robot_set_joint(e, index, name, v, merge_key("q", index, b));
+          if (ImGui::IsItemDeactivated()) e.doc.end_merge();
+          if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("initial %s of \"%s\" within its limits [%.3g, %.3g]\nCtrl+click to type a value",
+                              type == RIGID_JOINT_REVOLUTE ? "angle" : "offset", label.c_str(), lo, hi);
+        } else {
+          ImGui::TextDisabled("%s", joint_type_name(type));
+        }
+        ImGui::PopID();
+      }
+      ImGui::EndTable();
+    }
+  }
+
+  // bodies: joint, limits, damping, armature, mass and inertia (listed robots edit them; a
+  // URDF robot's come from its file)
+  if (ImGui::CollapsingHeader("Bodies")) {
+    if (urdf) ImGui::TextDisabled("from %s (edit the file)", o.robot.urdf.c_str());
+    for (int b = r->body_begin; b < r->body_end; ++b) {
+      const int local = b - r->body_begin;
+      ImGui::PushID(b);
+      ImGuiTreeNodeFlags flags = b == robot_selected_body(e) ? ImGuiTreeNodeFlags_Selected : 0;
+      bool open = ImGui::TreeNodeEx("##body", flags, "%s (%s)", m.body_name[size_t(b)].c_str(),
+                                    joint_type_name(m.joint_type[size_t(b)]));
+      if (ImGui::IsItemClicked() && !ImGui::IsItemToggledOpen()) robot_select_body(e, index, b);
+      if (open) {
+        if (!urdf && local < int(o.robot.bodies.size())) {
+          scene::Object copy = o;
+          scene::RobotBody& body = copy.robot.bodies[size_t(local)];
+          if (table("body")) {
+            for (const Field& f : robot_body_fields()) {
+              label_cell(f.name);
+              if (draw_value(f, robot_body_value(body, f)))
+                e.doc.set_object(index, copy, "Set " + o.name + "." + body.name + "." + f.name,
+                                 merge_key(f.name, index, b));
+              if (ImGui::IsItemDeactivated()) e.doc.end_merge();
+            }
+            for (size_t k = 0; k < body.shapes.size(); ++k) {
+              ImGui::PushID(int(k));
+              std::string n = "shape " + std::to_string(k) + " " + scene::to_string(body.shapes[k].kind) + " density";
+              label_cell(n.c_str());
+              const Field density{"density", FieldType::number, 1.0f, 0, 1e6, "kg/m^3 (mass from the shape's volume)",
+                                  nullptr,   nullptr,           {}};
+              if (draw_value(density, &body.shapes[k].density))
+                e.doc.set_object(index, copy, "Set " + o.name + "." + body.name + " density",
+                                 merge_key("density", index, b * 64 + int(k)));
+              if (ImGui::IsItemDeactivated()) e.doc.end_merge();
+              ImGui::PopID();
+            }
+            ImGui::EndTable();
+          }
+        }
+        // the compiled values (what the simulation uses)
+        if (table("compiled")) {
+          read_only("mass", "%.4g kg", double(m.body_mass[size_t(b)]));
+          const auto& I = m.body_inertia[size_t(b)];
+          label_cell("inertia");
+          ImGui::TextDisabled("%.3g %.3g %.3g", double(I.m[0][0]), double(I.m[1][1]), double(I.m[2][2]));
+          if (m.joint_type[size_t(b)] == RIGID_JOINT_REVOLUTE || m.joint_type[size_t(b)] == RIGID_JOINT_PRISMATIC) {
+            const int d = m.joint_dof_start[size_t(b)];
+            label_cell("limits");
+            ImGui::TextDisabled("%.3g .. %.3g", double(m.joint_lower[size_t(b)]), double(m.joint_upper[size_t(b)]));
+            read_only("damping", "%.4g", double(m.dof_damping[size_t(d)]));
+            if (m.dof_armature[size_t(d)] != 0) read_only("armature", "%.4g", double(m.dof_armature[size_t(d)]));
+          }
+          ImGui::EndTable();
+        }
+        ImGui::TreePop();
+      }
+      ImGui::PopID();
+    }
+  }
+
+  // actuators: kind, gains, targets
+  if (ImGui::CollapsingHeader("Actuators", ImGuiTreeNodeFlags_DefaultOpen)) {
+    const char* kinds[] = {"torque", "pd", "thrust"};
+    if (urdf) {
+      scene::Object copy = o;
+      int k = int(copy.robot.default_actuator.kind);
+      ImGui::SetNextItemWidth(120);
+      if (ImGui::Combo("default kind", &k, kinds, 2)) {
+        copy.robot.default_actuator.kind = scene::RobotActuatorKind(k);
+        e.doc.end_merge();
+        e.doc.set_object(index, copy, "Actuator kind of " + o.name);
+      }
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("of the default actuators (one per revolute/prismatic joint);\ntheir gains are above");
+    }
+    const int listed_begin = r->actuator_end - int(o.robot.actuators.size());
+    for (int a = r->actuator_begin; a < r->actuator_end; ++a) {
+      ImGui::PushID(a + 100000);
+      const int dof = m.actuator_dof[size_t(a)];
+      const int joint = m.dof_joint[size_t(dof)];
+      const int type = m.actuator_type[size_t(a)];
+      ImGui::Text("%d %s on %s", a - r->actuator_begin, actuator_type_name(type), m.body_name[size_t(joint)].c_str());
+      if (type == RIGID_ACTUATOR_PD) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("kp %.3g kd %.3g", double(m.actuator_kp[size_t(a)]), double(m.actuator_kd[size_t(a)]));
+      } else {
+        ImGui::SameLine();
+        ImGui::TextDisabled("gear %.3g", double(m.actuator_gear[size_t(a)]));
+      }
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(type == RIGID_ACTUATOR_PD
+                              ? "target: the joint's initial coordinate while the editor plays (holds the pose);\n"
+                                "per-frame targets when a task optimizes actuator_control"
+                              : "input: zero while the editor plays; per-frame inputs when a task optimizes "
+                                "actuator_control");
+      const int li = a - listed_begin;
+      if (li >= 0 && li < int(o.robot.actuators.size())) {
+        scene::Object copy = o;
+        scene::RobotActuator& act = copy.robot.actuators[size_t(li)];
+        int k = int(act.kind);
+        ImGui::SetNextItemWidth(120);
+        if (ImGui::Combo("kind", &k, kinds, 3)) {
+          act.kind = scene::RobotActuatorKind(k);
+          e.doc.end_merge();
+          e.doc.set_object(index, copy, "Actuator kind of " + o.name);
+        }
+        if (table("actuator")) {
+          for (const Field& f : robot_actuator_fields()) {
+            label_cell(f.name);
+            if (draw_value(f, robot_actuator_value(act, f)))
+              e.doc.set_object(index, copy, "Set " + o.name + ".actuators[" + std::to_string(li) + "]." + f.name,
+                               merge_key(f.name, index, 1000 + li));
+            if (ImGui::IsItemDeactivated()) e.doc.end_merge();
+          }
+          ImGui::EndTable();
+        }
+      }
+      ImGui::PopID();
+    }
+    if (r->actuator_end == r->actuator_begin) ImGui::TextDisabled("no actuators");
+  }
+}
+
+// ---- URDF import
+
+bool import_urdf(Editor& e, const std::string& path) {
+  namespace fs = std::filesystem;
+  scene::Object o;
+  o.name = fs::path(path).stem().string();
+  o.kind = scene::ObjectKind::robot;
+  std::error_code ec;
+  fs::path rel = e.doc.path().empty() ? fs::path() : fs::relative(fs::absolute(path), e.doc.base_dir(), ec);
+  o.robot.urdf = rel.empty() || ec ? fs::absolute(path).string() : rel.string();
+  o.robot.default_actuator.kind = scene::RobotActuatorKind::pd;  // posable: they hold the pose
+  o.robot.default_actuator.kp = 50;
+  o.robot.default_actuator.kd = 5;
+  scene::Scene trial = e.doc.scene();
+  trial.objects.push_back(o);
+  auto cs = scene::compile<float>(trial, e.doc.base_dir());
+  if (!cs) {
+    e.message(Severity::error, "import URDF: " + cs.status().message());  // names the file and the element
+    return false;
+  }
+  // lift it so that its lowest joint, centre of mass or shape clears the ground by 5 cm
+  const scene::ObjectRange& r = cs->objects.back();
+  const RigidModel& m = cs->rigid;
+  std::vector<float> joints(size_t(m.body_count()) * kRigidJointFloats),
+      shapes(size_t(m.shape_count()) * kRigidShapeFloats);
+  rigid_vis_joints(m, cs->rigid_initial, joints.data());
+  rigid_vis_shapes(m, cs->rigid_initial, shapes.data());
+  float low = 1e30f;
+  for (int b = r.body_begin; b < r.body_end; ++b)
+    low = std::min({low, joints[size_t(b) * kRigidJointFloats + 1], joints[size_t(b) * kRigidJointFloats + 7]});
+  for (int k = 0; k < m.shape_count(); ++k) {
+    const float* f = &shapes[size_t(k) * kRigidShapeFloats];
+    if (int(f[11]) < r.body_begin || int(f[11]) >= r.body_end) continue;
+    low = std::min(low, f[1] - std::sqrt(f[7] * f[7] + f[8] * f[8] + f[9] * f[9]));
+  }
+  if (low < 1e29f && low < 0.05f) o.robot.position[1] = 0.05 - double(low);
+  int index = e.doc.add_object(o, "Import " + path);
+  e.select(index);
+  e.message(Severity::info, "imported " + path + " as robot \"" + e.doc.scene().objects[size_t(index)].name + "\" (" +
+                                std::to_string(r.body_end - r.body_begin) + " bodies)");
+  return true;
+}
+
+void draw_robot_dialogs(Editor& e) {
+  if (e.robot.urdf_dialog) {
+    ImGui::OpenPopup("Import URDF");
+    e.robot.urdf_dialog = false;
+  }
+  if (ImGui::BeginPopupModal("Import URDF", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::Text("URDF file:");
+    ImGui::SetNextItemWidth(420);
+    if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%s", e.robot.urdf_path_input.c_str());
+    bool enter = ImGui::InputText("##path", buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue);
+    e.robot.urdf_path_input = buf;
+    if (ImGui::Button("Import") || enter) {
+      import_urdf(e, e.robot.urdf_path_input);
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+}
+
+// ---- script commands
+
+std::optional<RobotScriptResult> robot_script_command(Editor& e, const std::vector<std::string>& w) {
+  const std::string& cmd = w[0];
+  auto parse = [](const std::string& s, double* v) {
+    char* end = nullptr;
+    *v = std::strtod(s.c_str(), &end);
+    return !s.empty() && !*end;
+  };
+  auto compare = [](double a, const std::string& op, double b) {
+    const bool same = std::abs(a - b) <= 1e-6;
+    return op == "<" ? a < b : op == ">" ? a > b : op == "=" ? same : op == "!=" ? !same : false;
+  };
+  if (cmd == "set-joint") {  // one drag of the slider: a few steps, one undo step
+    double v = 0;
+    if (w.size() < 4 || !parse(w[3], &v)) return RobotScriptResult{Status::error("set-joint ROBOT BODY VALUE")};
+    int object = find_object(e, w[1]);
+    if (object < 0) return RobotScriptResult{Status::error("set-joint: no object named \"" + w[1] + "\"")};
+    scene::Object o = e.doc.scene().objects[size_t(object)];
+    double from = 0;
+    if (o.kind == scene::ObjectKind::robot)
+      if (const std::vector<double>* q = robot_initial(o.robot, w[2], false, false, 1); q && !q->empty())
+        from = (*q)[0];
+    e.doc.end_merge();
+    const uint64_t key = 0x6a09e667f3bcc908ull ^ uint64_t(object);
+    for (int i = 1; i <= 4; ++i)
+      if (Status st = robot_set_joint(e, object, w[2], from + (v - from) * i / 4.0, key); !st)
+        return RobotScriptResult{st};
+    e.doc.end_merge();
+    e.sync();
+    return RobotScriptResult{Status::ok(), RobotScriptWait::worker};
+  }
+  if (cmd == "select-body") {
+    if (w.size() < 3) return RobotScriptResult{Status::error("select-body ROBOT BODY")};
+    int object = find_object(e, w[1]);
+    int b = find_body(e, object, w[2]);
+    if (b < 0) return RobotScriptResult{Status::error("select-body: no body \"" + w[2] + "\" in \"" + w[1] + "\"")};
+    robot_select_body(e, object, b);
+    return RobotScriptResult{Status::ok(), RobotScriptWait::frames};
+  }
+  if (cmd == "import-urdf") {
+    if (w.size() < 2) return RobotScriptResult{Status::error("import-urdf PATH")};
+    import_urdf(e, w[1]);  // a bad file becomes a message, as from the menu
+    e.sync();
+    return RobotScriptResult{Status::ok(), RobotScriptWait::worker};
+  }
+  if (cmd == "expect-joint") {
+    double v = 0;
+    if (w.size() < 5 || !parse(w[4], &v))
+      return RobotScriptResult{Status::error("expect-joint ROBOT BODY <|>|=|!= VALUE")};
+    int object = find_object(e, w[1]);
+    int b = find_body(e, object, w[2]);
+    if (b < 0) return RobotScriptResult{Status::error("expect-joint: no body \"" + w[2] + "\" in \"" + w[1] + "\"")};
+    const RigidState& s = robot_display_state(e);
+    const size_t q = size_t(e.compiled()->rigid.joint_q_start[size_t(b)]);
+    if (q >= s.joint_q.size()) return RobotScriptResult{Status::error("expect-joint: the joint has no coordinate")};
+    const double got = double(s.joint_q[q]);
+    std::printf("script: %s.%s q = %.6g\n", w[1].c_str(), w[2].c_str(), got);
+    if (compare(got, w[3], v)) return RobotScriptResult{Status::ok()};
+    return RobotScriptResult{
+        Status::error("expected " + w[1] + "." + w[2] + " q " + w[3] + " " + w[4] + ", got " + std::to_string(got))};
+  }
+  if (cmd == "expect-contacts") {
+    double n = 0;
+    if (w.size() < 3 || !parse(w[2], &n)) return RobotScriptResult{Status::error("expect-contacts <|>|= N")};
+    const RigidContactsT<float>* c = robot_display_contacts(e);
+    const int got = c ? c->contact_count() : 0;
+    if (compare(got, w[1], n)) return RobotScriptResult{Status::ok()};
+    return RobotScriptResult{
+        Status::error("expected robot contacts " + w[1] + " " + w[2] + ", got " + std::to_string(got))};
+  }
+  if (cmd == "expect-body") {
+    if (w.size() < 2) return RobotScriptResult{Status::error("expect-body NAME|none")};
+    int b = robot_selected_body(e);
+    std::string got = b < 0 ? "none" : e.compiled()->rigid.body_name[size_t(b)];
+    if (got == w[1]) return RobotScriptResult{Status::ok()};
+    return RobotScriptResult{Status::error("expected body " + w[1] + " selected, got " + got)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace adj::editor

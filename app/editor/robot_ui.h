@@ -1,0 +1,76 @@
+#pragma once
+// Robots in the editor: what the viewport draws of them (the simulated, scrubbed or
+// optimized joint state, contacts, the highlighted body), the outliner's tree of bodies by
+// kinematic chain, the inspector's joint sliders and body/joint/actuator fields, URDF import
+// (File > Import URDF, or a .urdf dropped on the window) and the script commands for all of
+// it. The Editor holds one RobotUi; panels.cpp, script.cpp and viewer.cpp call in here.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/rigid/rigid_model.h"
+
+namespace adj::editor {
+
+class Editor;
+
+struct RobotUi {
+  int body_object = -1;  // object whose body is selected (the highlight follows the object selection)
+  int body = -1;         // selected body, index in CompiledScene::rigid, or -1
+  bool urdf_dialog = false;
+  std::string urdf_path_input;
+  // the drawn state: a scrubbed timeline frame, cached
+  RigidState scrub;
+  int scrub_frame = -1;
+  // URDF joint names by file (the compiled model keeps link names only)
+  std::map<std::string, std::vector<std::string>> urdf_joints;
+};
+
+// the robots' joint state the viewport shows: the optimizer's final state ("show optimized
+// result"), the scrubbed timeline frame, the newest simulated frame, or the compiled initial
+// state until the worker has published this revision
+const RigidState& robot_display_state(Editor& e);
+// its contacts (null when not the newest frame)
+const RigidContactsT<float>* robot_display_contacts(Editor& e);
+// hands the view the robot state, contacts and highlighted body (viewer, before build())
+void robot_prepare_view(Editor& e);
+
+// the selected body of the selected robot (-1: none); selecting one also selects its robot
+int robot_selected_body(const Editor& e);
+void robot_select_body(Editor& e, int object, int body);
+
+// outliner: the robot's bodies as a tree by kinematic chain (after the robot's own row)
+void draw_robot_tree(Editor& e, int object);
+// rows the trees add to the outliner (its height)
+int robot_outliner_rows(const Editor& e);
+// inspector: joint sliders, bodies, actuators of the selected robot (after its fields)
+void draw_robot_inspector(Editor& e, int object);
+// File > Import URDF: the path prompt
+void draw_robot_dialogs(Editor& e);
+
+// a robot object referencing the URDF (relative to the scene file when it has one), placed
+// above the ground and selected; errors name the file and the URDF element, the scene stays
+bool import_urdf(Editor& e, const std::string& path);
+
+// the initial coordinate of `body`'s joint (a revolute/prismatic joint), as the slider sets
+// it: merge_key 0 = its own undo step. Errors name the robot and body.
+Status robot_set_joint(Editor& e, int object, const std::string& body, double value, uint64_t merge_key = 0);
+
+// script commands (script.h):
+//   set-joint ROBOT BODY VALUE       as one drag of the joint's slider (waits for the worker)
+//   select-body ROBOT BODY           as clicking the body in the outliner
+//   import-urdf PATH                 File > Import URDF (waits for the worker)
+//   expect-joint ROBOT BODY OP VALUE the drawn state's joint coordinate, OP one of < > = !=
+//                                    (= and != within 1e-6)
+//   expect-contacts OP N             drawn robot contacts compared with N
+//   expect-body NAME|none            the selected body
+enum class RobotScriptWait { none, frames, worker };
+struct RobotScriptResult {
+  Status status;
+  RobotScriptWait wait = RobotScriptWait::none;
+};
+std::optional<RobotScriptResult> robot_script_command(Editor& e, const std::vector<std::string>& words);
+
+}  // namespace adj::editor
