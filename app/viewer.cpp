@@ -405,12 +405,6 @@ int run_viewer(const ViewerOptions& opt) {
         std::erase_if(l.spheres, [&](const render::SphereDraw& d) { return hidden(d.id); });
         std::erase_if(l.lines, [&](const render::LineDraw& d) { return hidden(d.id); });
         std::erase_if(l.shapes, [&](const render::ShapeDraw& d) { return hidden(d.id); });
-        // the selection: its edges drawn over it
-        for (auto& m : l.meshes)
-          if (ed.selected() >= 0 && m.id == render::ObjectId(ed.selected() + 1)) {
-            m.wireframe = true;
-            m.wire_color = glm::vec4(1.0f, 0.75f, 0.2f, 0.9f);
-          }
         // ghost trajectories of earlier iterations, coloured by their loss
         ghosts.clear();
         if (rollout) {

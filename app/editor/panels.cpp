@@ -15,7 +15,10 @@
 #include <regex>
 
 #include "app/editor/editor.h"
+
+#include "engine/rigid/rigid_vis.h"
 #include "app/editor/fields.h"
+#include "engine/rigid/rigid_vis.h"
 #include "engine/scene/compile.h"
 #include "render/interop.h"
 
@@ -1033,6 +1036,19 @@ void Editor::frame_selection(float aspect) {
     glm::vec3 p(st.particle_q[size_t(i)].x, st.particle_q[size_t(i)].y, st.particle_q[size_t(i)].z);
     lo = glm::min(lo, p);
     hi = glm::max(hi, p);
+  }
+  if (o.kind == scene::ObjectKind::robot && r.body_end > r.body_begin) {  // robots: their bodies' centres
+    const RigidState& rs = robot_display_state(*this);
+    std::vector<float> joints(size_t(compiled_->rigid.body_count()) * kRigidJointFloats);
+    if (rs.joint_q.size() == compiled_->rigid_initial.joint_q.size()) {
+      rigid_vis_joints(compiled_->rigid, rs, joints.data());
+      for (int b = r.body_begin; b < r.body_end; ++b) {
+        const float* f = &joints[size_t(b) * kRigidJointFloats];
+        glm::vec3 com(f[6], f[7], f[8]);
+        lo = glm::min(lo, com - glm::vec3(0.15f));
+        hi = glm::max(hi, com + glm::vec3(0.15f));
+      }
+    }
   }
   if (lo.x > hi.x) {  // colliders and targets: their position and size
     const scene::V3& p = o.kind == scene::ObjectKind::target ? o.target.position : o.collider.position;
