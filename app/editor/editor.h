@@ -116,6 +116,9 @@ class Editor {
   void handle_keys();                         // editor shortcuts (not while a text field has the keyboard)
   void frame_selection(float aspect);
   // width / height of the part of the window the side panels leave free (camera fitting)
+  // the Optimize toggle of the inspector: parameter kind k of an object in the current task
+  // (one undo step); false when nothing changed (no task, already so)
+  bool set_optimized(int object, scene::ParamKind k, bool on);
   float free_aspect(float width, float height) const;
   // the columns [x0, x1) of the window that the side panels leave free (they cover the rest)
   std::pair<float, float> free_columns(float width) const;

@@ -111,6 +111,7 @@ const K k_opt_particles[] = {K::initial_position, K::initial_velocity, K::contro
                              K::spring_activation, K::spring_rest, K::spring_ke};
 const K k_opt_cloth[] = {K::initial_position, K::initial_velocity, K::control_force};
 const K k_opt_soft[] = {K::initial_position, K::initial_velocity, K::control_force, K::tet_mu, K::tet_lambda};
+const K k_opt_robot[] = {K::joint_q, K::joint_qd, K::actuator_control, K::actuator_kp, K::actuator_kd, K::body_mass};
 
 const Field* find_field(std::span<const Field> fields, const std::string& name) {
   for (const Field& f : fields)
@@ -242,6 +243,7 @@ std::span<const scene::ParamKind> optimizable(scene::ObjectKind kind) {
     case scene::ObjectKind::particles: return k_opt_particles;
     case scene::ObjectKind::cloth: return k_opt_cloth;
     case scene::ObjectKind::soft: return k_opt_soft;
+    case scene::ObjectKind::robot: return k_opt_robot;
     default: return {};
   }
 }

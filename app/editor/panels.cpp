@@ -151,7 +151,10 @@ long resident_mb() {
 
 const char* k_param_labels[] = {"initial position",   "initial velocity", "control force", "spring activation",
                                 "spring rest length", "spring stiffness", "tet mu",        "tet lambda",
-                                "contact ke",         "contact kd",       "contact mu",    "policy"};
+                                "contact ke",         "contact kd",       "contact mu",    "policy",
+                                "tet activation",     "initial joint angles", "initial joint velocities",
+                                "actuator inputs (per frame)", "PD stiffness kp", "PD damping kd", "body masses"};
+static_assert(std::size(k_param_labels) == size_t(scene::ParamKind::body_mass) + 1, "a label for every ParamKind");
 
 }  // namespace
 
@@ -400,12 +403,7 @@ void Editor::draw_inspector() {
         scene::ParamSpec* p = find_param(t, k, o.name);
         bool on = p != nullptr;
         if (ImGui::Checkbox(k_param_labels[int(k)], &on)) {
-          if (on)
-            t.parameters.push_back({k, o.name});
-          else
-            std::erase_if(t.parameters, [&](const scene::ParamSpec& q) { return q.kind == k && q.object == o.name; });
-          doc.end_merge();
-          doc.set_task(task_index, t, std::string(on ? "Optimize " : "Stop optimizing ") + scene::to_string(k));
+          set_optimized(index, k, on);
         } else if (p) {
           double b[2] = {p->lower, p->upper};
           ImGui::SetNextItemWidth(-FLT_MIN);
@@ -421,6 +419,21 @@ void Editor::draw_inspector() {
       }
     }
   }
+}
+
+bool Editor::set_optimized(int object, scene::ParamKind k, bool on) {
+  const scene::Scene& s = doc.scene();
+  if (s.tasks.empty() || object < 0 || object >= int(s.objects.size())) return false;
+  const std::string& name = s.objects[size_t(object)].name;
+  scene::Task t = s.tasks[size_t(task_index)];
+  if ((find_param(t, k, name) != nullptr) == on) return false;  // already so
+  if (on)
+    t.parameters.push_back({k, name});
+  else
+    std::erase_if(t.parameters, [&](const scene::ParamSpec& q) { return q.kind == k && q.object == name; });
+  doc.end_merge();
+  doc.set_task(task_index, t, std::string(on ? "Optimize " : "Stop optimizing ") + scene::to_string(k));
+  return true;
 }
 
 // ---- simulation

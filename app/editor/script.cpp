@@ -442,6 +442,18 @@ Status Script::run(Editor& e, const Line& line) {
       }
     return Status::error("gradient: none, x0, v0 or u");
   }
+  if (cmd == "optimize-param") {  // optimize-param OBJECT KIND on|off: the inspector's Optimize toggle
+    if (w.size() < 4 || (w[3] != "on" && w[3] != "off")) return Status::error("optimize-param OBJECT KIND on|off");
+    int i = find_object(w[1]);
+    if (i < 0) return Status::error("no object named \"" + w[1] + "\"");
+    const auto kinds = optimizable(e.doc.scene().objects[size_t(i)].kind);
+    auto k = std::find_if(kinds.begin(), kinds.end(), [&](scene::ParamKind q) { return w[2] == scene::to_string(q); });
+    if (k == kinds.end()) return Status::error("optimize-param: \"" + w[1] + "\" has no optimizable \"" + w[2] + "\"");
+    if (!e.set_optimized(i, *k, w[3] == "on")) return Status::error("optimize-param: nothing changed (no task, or already " + w[3] + ")");
+    e.sync();
+    worker_wait();
+    return Status::ok();
+  }
   if (cmd == "rename") {
     if (Status st = need(2); !st) return st;
     int i = find_object(w[1]);
@@ -652,6 +664,13 @@ Status Script::run(Editor& e, const Line& line) {
       for (size_t i = 1; i < wait_frame_ms_.size(); ++i) worst = std::max(worst, wait_frame_ms_[i]);
       if (wait_frame_ms_.size() < 2) return bad("no frames were measured");
       return worst < n ? Status::ok() : bad(std::to_string(worst) + " ms");
+    }
+    if (what == "parameters") {  // parameter entries of the Optimization panel's task
+      int n = 0;
+      if (w.size() < 3 || !parse_int(w[2], &n)) return Status::error("expect parameters N");
+      const auto& tasks = e.doc.scene().tasks;
+      int got = tasks.empty() ? 0 : int(tasks[size_t(e.task_index)].parameters.size());
+      return got == n ? Status::ok() : bad(std::to_string(got));
     }
     if (what == "loss-terms") {  // terms of the Optimization panel's task
       int n = 0;

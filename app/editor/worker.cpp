@@ -233,8 +233,9 @@ struct Worker::Impl {
       s.step_grad_norms = runner->step_grad_norms();
       s.theta = runner->theta();
       s.grad = runner->grad();
-      if (s.blocks.size() != runner->parameters().blocks().size()) s.blocks = runner->parameters().blocks();
-      if (s.theta_names.size() != std::min<size_t>(s.theta.size(), 64)) {
+      const bool new_blocks = !same_blocks(s.blocks, runner->parameters().blocks());
+      if (new_blocks) s.blocks = runner->parameters().blocks();
+      if (new_blocks || s.theta_names.size() != std::min<size_t>(s.theta.size(), 64)) {
         s.theta_names.clear();
         for (int i = 0; i < int(std::min<size_t>(s.theta.size(), 64)); ++i) s.theta_names.push_back(runner->entry_name(i));
       }
@@ -256,6 +257,14 @@ struct Worker::Impl {
     }
   }
 
+  // whether two optimizations publish the same parameter blocks (same entries, same elements)
+  static bool same_blocks(const std::vector<optim::ParamBlock>& a, const std::vector<optim::ParamBlock>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const optim::ParamBlock& x, const optim::ParamBlock& y) {
+      return x.kind == y.kind && x.object == y.object && x.offset == y.offset && x.count == y.count &&
+             x.elements == y.elements && x.index == y.index;
+    });
+  }
+
   // the optimizer's history, parameters and gradient (either runner)
   template <class R>
   static void publish_runner(Snapshot& s, const R& r) {
@@ -270,8 +279,9 @@ struct Worker::Impl {
     s.opt_ms = h.empty() ? 0.0 : h.back().ms;
     s.theta = r.theta();
     s.grad = r.grad();
-    if (s.blocks.size() != r.parameters().blocks().size()) s.blocks = r.parameters().blocks();
-    if (s.theta_names.size() != std::min<size_t>(s.theta.size(), 64)) {
+    const bool new_blocks = !same_blocks(s.blocks, r.parameters().blocks());
+    if (new_blocks) s.blocks = r.parameters().blocks();
+    if (new_blocks || s.theta_names.size() != std::min<size_t>(s.theta.size(), 64)) {
       s.theta_names.clear();
       for (int i = 0; i < int(std::min<size_t>(s.theta.size(), 64)); ++i) s.theta_names.push_back(r.entry_name(i));
     }

@@ -135,11 +135,11 @@ std::vector<std::string> write_back_robot(const std::vector<ParamBlock>& blocks,
       case K::joint_q:
         for (int e = 0; e < b.elements; ++e) {
           const int q = b.index[size_t(e)];
-          for (int j = r->body_begin; j < r->body_end; ++j)
-            if (m.joint_q_start[size_t(j)] == q) {
-              const int nq = m.joint_q_start[size_t(j) + 1] - q;
-              initial_of(rb, m.body_name[size_t(j)], false, nq)[0] = entry(e);
-            }
+          for (int j = r->body_begin; j < r->body_end; ++j) {
+            // a fixed joint has no coordinates: its start is the next joint's
+            const int nq = m.joint_q_start[size_t(j) + 1] - m.joint_q_start[size_t(j)];
+            if (nq > 0 && m.joint_q_start[size_t(j)] == q) initial_of(rb, m.body_name[size_t(j)], false, nq)[0] = entry(e);
+          }
         }
         break;
       case K::joint_qd:
