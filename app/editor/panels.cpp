@@ -544,6 +544,35 @@ void Editor::draw_loss_terms(const scene::Task& t) {
     ImGui::SameLine();
     if (ImGui::SmallButton("x")) remove = i;
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("remove this term");
+    // robots: the body a position, distance or joint term reads, a joint term's target value,
+    // a distance term's direction
+    const scene::ObjectRange* rr = compiled_ ? compiled_->find(l.object) : nullptr;
+    if (rr && rr->kind == scene::ObjectKind::robot && (l.kind == K::position || l.kind == K::distance || l.kind == K::joint)) {
+      ImGui::SetNextItemWidth(120);
+      if (ImGui::BeginCombo("##body", l.body.empty() ? "(body)" : l.body.c_str())) {
+        for (int b = rr->body_begin; b < rr->body_end; ++b) {
+          const std::string& name = compiled_->rigid.body_name[size_t(b)];
+          if (ImGui::Selectable(name.c_str(), l.body == name)) l.body = name, changed = true;
+        }
+        ImGui::EndCombo();
+      }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("the robot's body (its joint, for a joint term)");
+      if (l.kind == K::joint) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(-FLT_MIN);
+        if (ImGui::DragScalar("##value", ImGuiDataType_Double, &l.value, 0.01f, nullptr, nullptr, "target %.3f"))
+          changed = true, key = merge_key(&t, "value");
+        if (ImGui::IsItemDeactivated()) doc.end_merge();
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("the joint coordinate to reach [rad or m]");
+      } else if (l.kind == K::distance) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(-FLT_MIN);
+        if (ImGui::DragScalarN("##axis", ImGuiDataType_Double, l.axis.data(), 3, 0.01f, nullptr, nullptr, "%.2f"))
+          changed = true, key = merge_key(&t, "axis");
+        if (ImGui::IsItemDeactivated()) doc.end_merge();
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("the direction the body should travel along");
+      }
+    }
     // second row: target, step, weight
     if (l.kind == K::position || l.kind == K::shape) {
       ImGui::SetNextItemWidth(86);

@@ -103,11 +103,10 @@ std::string loss_field(const scene::LossTerm& t, const std::string& field) {
   if (field == "object") return t.object;
   if (field == "target") return t.target;
   if (field == "step") return std::to_string(t.step);
-  if (field == "weight") {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", t.weight);
-    return buf;
-  }
+  if (field == "body") return t.body;
+  char buf[32];
+  if (field == "weight") return std::snprintf(buf, sizeof buf, "%.17g", t.weight), buf;
+  if (field == "value") return std::snprintf(buf, sizeof buf, "%.17g", t.value), buf;
   return "?";
 }
 
@@ -122,12 +121,15 @@ Status set_loss_field(scene::LossTerm& t, const std::string& field, const std::s
   }
   if (field == "object") return t.object = value, Status::ok();
   if (field == "target") return t.target = value == "none" ? "" : value, Status::ok();
+  if (field == "body") return t.body = value, Status::ok();
   char* end = nullptr;
   double v = std::strtod(value.c_str(), &end);
   if (value.empty() || *end) return Status::error(field + ": \"" + value + "\" is not a number");
   if (field == "step") return t.step = int(v), Status::ok();
   if (field == "weight") return t.weight = v, Status::ok();
-  return Status::error("a loss term has no field \"" + field + "\" (kind object target step weight)");
+  if (field == "value") return t.value = v, Status::ok();
+  if (field == "axis.x" || field == "axis.y" || field == "axis.z") return t.axis[size_t(field[5] - 'x')] = v, Status::ok();
+  return Status::error("a loss term has no field \"" + field + "\" (kind object target body step weight value axis.x/y/z)");
 }
 
 }  // namespace
