@@ -667,6 +667,12 @@ Status Script::run(Editor& e, const Line& line) {
       if (wait_frame_ms_.size() < 2) return bad("no frames were measured");
       return worst < n ? Status::ok() : bad(std::to_string(worst) + " ms");
     }
+    if (what == "ghosts") {  // ghost trajectories drawn (one per iteration, the newest few)
+      int n = 0;
+      if (w.size() < 3 || !parse_int(w[2], &n)) return Status::error("expect ghosts N");
+      int got = int(e.snap.ghost_paths.size());
+      return got == n ? Status::ok() : bad(std::to_string(got));
+    }
     if (what == "parameters") {  // parameter entries of the Optimization panel's task
       int n = 0;
       if (w.size() < 3 || !parse_int(w[2], &n)) return Status::error("expect parameters N");

@@ -9,6 +9,7 @@
 #include "engine/cuda/cuda.h"
 #include "app/editor/robot_sim.h"
 #include "engine/optim/rigid_task.h"
+#include "engine/rigid/rigid_vis.h"
 #include "engine/solver/solver.h"
 
 namespace adj::editor {
@@ -350,14 +351,7 @@ struct Worker::Impl {
       }
       std::swap(state, nxt);
     }
-    if (ghosts && tracked) {
-      ghost_paths.push_back(out.path);
-      ghost_losses.push_back(float(loss));
-      if (ghost_paths.size() > Worker::k_ghosts) {
-        ghost_paths.erase(ghost_paths.begin());
-        ghost_losses.erase(ghost_losses.begin());
-      }
-    }
+    if (ghosts && tracked) add_ghost(out.path, loss);
     if (record) {
       std::lock_guard lock(pub_mu);
       rollouts.push_back(std::move(out));
@@ -365,16 +359,50 @@ struct Worker::Impl {
     }
   }
 
+  void add_ghost(std::vector<vec3<float>> path, double loss) {
+    ghost_paths.push_back(std::move(path));
+    ghost_losses.push_back(float(loss));
+    if (ghost_paths.size() > Worker::k_ghosts) {
+      ghost_paths.erase(ghost_paths.begin());
+      ghost_losses.erase(ghost_losses.begin());
+    }
+  }
+
+  // a robot task's ghost: the path of the body its first robot loss term reads (else the
+  // robot's base) through the rollout the iteration measured (the runner keeps its frames)
+  void robot_ghost(double loss) {
+    const RigidModel& m = rigid_runner->model();
+    int body = -1;
+    for (const scene::LossTerm& l : rigid_runner->task().loss) {
+      const scene::ObjectRange* r = cs->find(l.object);
+      if (!r || r->kind != scene::ObjectKind::robot || r->body_end <= r->body_begin) continue;
+      body = r->body_begin;
+      for (int b = r->body_begin; b < r->body_end; ++b)
+        if (m.body_name[size_t(b)] == l.body) body = b;
+      break;
+    }
+    if (body < 0) return;
+    std::vector<float> joints(size_t(m.body_count()) * kRigidJointFloats);
+    std::vector<vec3<float>> path;
+    for (const RigidState& st : rigid_runner->frames()) {
+      rigid_vis_joints(m, st, joints.data());
+      const float* f = &joints[size_t(body) * kRigidJointFloats];
+      path.push_back({f[6], f[7], f[8]});  // the body's centre of mass
+    }
+    if (!path.empty()) add_ghost(std::move(path), loss);
+  }
+
   void optimize_once() {
-    if (rigid_runner) {  // TODO(robots): ghosts and videos of robot rollouts; the final state is shown
+    if (rigid_runner) {  // TODO(robots): videos of robot rollouts ("record an optimization" draws particles only)
       auto it = rigid_runner->iterate();
       if (!it) {
         phase = OptPhase::failed;
         opt_error = opt_task + ", iteration " + std::to_string(rigid_runner->history().size()) + ": " +
                     it.status().message();
-      } else if (int(rigid_runner->history().size()) >= opt_target) {
-        phase = OptPhase::finished;
+        return;
       }
+      if (ghosts) robot_ghost(it->loss);
+      if (int(rigid_runner->history().size()) >= opt_target) phase = OptPhase::finished;
       return;
     }
     // the rollout replayed below is at the parameters this iteration measured
