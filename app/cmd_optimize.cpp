@@ -16,6 +16,7 @@
 #include "engine/optim/write_back.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
+#include "engine/scene/scene_paths.h"
 
 namespace adj::app {
 
@@ -63,13 +64,17 @@ bool write_text_atomic(const std::string& path, const std::string& text) {
 
 namespace {
 
-// a robot task: the rigid-body runner, the same lines, log and Ctrl+C (no video or write-back yet)
+// a robot task: the rigid-body runner, the same lines, video, log, write-back and Ctrl+C
 int run_optimize_robot(const OptimizeOptions& o, const scene::Scene& doc, const scene::CompiledScene& cs,
                        const scene::Task& task) {
   auto runner = optim::RigidTaskRunnerT<float>::create(cs, task);
   if (!runner) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), runner.status().message().c_str()), 1;
-  if (!o.record.empty()) std::printf("note: --record is not available for robot tasks yet; no video is written\n");
-  if (!o.save_scene.empty()) std::printf("note: --save-scene is not available for robot tasks yet; see the log\n");
+  std::unique_ptr<OptimizeVideo> video;
+  if (!o.record.empty()) {
+    auto v = OptimizeVideo::open(doc, cs, task, {o.record, o.record_width, o.record_height, o.record_fps});
+    if (!v) return std::fprintf(stderr, "%s\n", v.status().message().c_str()), 1;
+    video = std::move(*v);
+  }
   const int iterations = o.iterations >= 0 ? o.iterations : task.optimizer.iterations;
   std::printf("%s / %s (robot): %zu parameters, horizon %d frames x %d substeps, %s lr %g, %d iterations\n",
               doc.name.c_str(), task.name.c_str(), runner->theta().size(), task.horizon, cs.substeps,
@@ -86,6 +91,14 @@ int run_optimize_robot(const OptimizeOptions& o, const scene::Scene& doc, const 
       break;
     }
     std::printf("%6d %14.8g %14.6g %10.1f\n", it->iteration, it->loss, it->grad_norm, it->ms);
+    // the runner keeps the rollout this iteration measured
+    if (video && (done % o.record_every == 0 || done + 1 == iterations)) {
+      if (Status st = video->add_robot_iteration(*runner, it->iteration, it->loss); !st) {
+        failure = st;
+        ++done;
+        break;
+      }
+    }
   }
   std::signal(SIGINT, previous);
   bool interrupted = g_interrupted != 0;
@@ -94,6 +107,27 @@ int run_optimize_robot(const OptimizeOptions& o, const scene::Scene& doc, const 
   if (final_loss) std::printf("final loss %.8g after %d iterations\n", double(*final_loss), done);
   if (!failure.is_ok()) std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), failure.message().c_str());
   int rc = !failure.is_ok() ? 1 : interrupted ? 130 : 0;
+  if (video) {
+    if (Status st = video->close(); !st) {
+      std::fprintf(stderr, "%s\n", st.message().c_str());
+      rc = 1;
+    } else {
+      std::printf("video of %d iterations (%d frames) written to %s\n", done, video->frames(), o.record.c_str());
+    }
+  }
+  if (!o.save_scene.empty()) {
+    scene::Scene out = doc;
+    for (const std::string& n : optim::write_back_robot(runner->parameters().blocks(), runner->theta(), cs, out))
+      std::printf("note: %s (the log has every value)\n", n.c_str());
+    scene::rebase_paths(out, std::filesystem::path(o.scene_path).parent_path().string(),
+                        std::filesystem::path(o.save_scene).parent_path().string());
+    if (Status st = scene::save_scene(out, o.save_scene); !st) {
+      std::fprintf(stderr, "%s\n", st.message().c_str());
+      rc = 1;
+    } else {
+      std::printf("optimized scene written to %s\n", o.save_scene.c_str());
+    }
+  }
   if (!o.log.empty()) {
     nlohmann::json j;
     j["scene"] = doc.name;
@@ -212,6 +246,8 @@ int run_optimize(const OptimizeOptions& o) {
   if (!o.save_scene.empty()) {
     for (const std::string& n : optim::write_back(runner->parameters().blocks(), runner->theta(), *cs, doc))
       std::printf("note: %s (the log has every value)\n", n.c_str());
+    scene::rebase_paths(doc, std::filesystem::path(o.scene_path).parent_path().string(),
+                        std::filesystem::path(o.save_scene).parent_path().string());
     Status st = scene::save_scene(doc, o.save_scene);
     if (!st) {
       std::fprintf(stderr, "%s\n", st.message().c_str());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/robot_path.h"
 #include "engine/solver/solver.h"
 #include "render/line_builder.h"
 
@@ -51,6 +52,7 @@ Result<std::unique_ptr<OptimizeVideo>> OptimizeVideo::open(const scene::Scene& d
       v->tracked_end_ = r->particle_end;
       break;
     }
+  v->tracked_body_ = tracked_robot_body(cs, task);
   try {
     v->gpu_ = std::make_unique<Offscreen>(o.width, o.height, o.validation, /*with_ui=*/true);
   } catch (const std::exception& e) {
@@ -104,33 +106,11 @@ Status OptimizeVideo::add_iteration(const optim::TaskRunnerT<float>& runner, con
   }
 
   Overlays ov;
-  render::LineBuilder ghosts;
   for (int t = 0; t <= horizon; ++t) {
     if (t % options_.stride == 0 || t == horizon) {
-      // ghosts: earlier iterations (oldest first) and this one so far
-      ghosts.clear();
-      std::vector<render::GhostTrajectory> g;
-      for (size_t k = 0; k < trajectories_.size(); ++k) g.push_back({trajectories_[k], losses_[k]});
-      float lo = *std::min_element(losses_.begin(), losses_.end());
-      float hi = *std::max_element(losses_.begin(), losses_.end());
-      render::add_ghost_trajectories(ghosts, g, {render::Colormap::viridis, lo, hi > lo ? hi : lo + 1.0f});
-      render::DrawList list = view_->build(state, nullptr, nullptr, ov);
-      if (!ghosts.positions.empty()) list.lines.push_back(ghosts.draw(3.0f));
-
-      const double time = t * double(cs_->frame_dt);
-      gpu_->frame(list, camera_, [&] {
-        // caption bar and the loss plot inset
-        ImGui::SetNextWindowPos(ImVec2(10, 10));
-        ImGui::SetNextWindowBgAlpha(0.55f);
-        ImGui::Begin("##caption", nullptr,
-                     ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs);
-        ImGui::Text("%s   iteration %d   loss %.5g   t = %.2f s", task_name_.c_str(), iteration, loss, time);
-        std::vector<float> logs;
-        for (float l : losses_) logs.push_back(std::log10(std::max(l, 1e-30f)));
-        ImGui::PlotLines("##loss", logs.data(), int(logs.size()), 0, "log10 loss", FLT_MAX, FLT_MAX, ImVec2(200, 50));
-        ImGui::End();
-      });
-      if (Status st = push_ready(); !st) return st;
+      if (Status st = render_frame(view_->build(state, nullptr, nullptr, ov), iteration, loss, t * double(cs_->frame_dt));
+          !st)
+        return st;
     }
     if (t == horizon) break;
     const Control& c = controls.empty() ? zero : controls[size_t(t) < controls.size() ? t : controls.size() - 1];
@@ -139,6 +119,70 @@ Status OptimizeVideo::add_iteration(const optim::TaskRunnerT<float>& runner, con
                            st.message());
     std::swap(state, next);
     path.push_back(centre_of_mass(model, state, tracked_begin_, tracked_end_));
+  }
+  return Status::ok();
+}
+
+Status OptimizeVideo::render_frame(render::DrawList list, int iteration, double loss, double time) {
+  // ghosts: earlier iterations (oldest first) and this one so far
+  render::LineBuilder ghosts;
+  std::vector<render::GhostTrajectory> g;
+  for (size_t k = 0; k < trajectories_.size(); ++k) g.push_back({trajectories_[k], losses_[k]});
+  float lo = *std::min_element(losses_.begin(), losses_.end());
+  float hi = *std::max_element(losses_.begin(), losses_.end());
+  render::add_ghost_trajectories(ghosts, g, {render::Colormap::viridis, lo, hi > lo ? hi : lo + 1.0f});
+  if (!ghosts.positions.empty()) list.lines.push_back(ghosts.draw(3.0f));
+  gpu_->frame(list, camera_, [&] {
+    // caption bar and the loss plot inset
+    ImGui::SetNextWindowPos(ImVec2(10, 10));
+    ImGui::SetNextWindowBgAlpha(0.55f);
+    ImGui::Begin("##caption", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs);
+    ImGui::Text("%s   iteration %d   loss %.5g   t = %.2f s", task_name_.c_str(), iteration, loss, time);
+    std::vector<float> logs;
+    for (float l : losses_) logs.push_back(std::log10(std::max(l, 1e-30f)));
+    ImGui::PlotLines("##loss", logs.data(), int(logs.size()), 0, "log10 loss", FLT_MAX, FLT_MAX, ImVec2(200, 50));
+    ImGui::End();
+  });
+  return push_ready();
+}
+
+Status OptimizeVideo::add_robot_iteration(const optim::RigidTaskRunnerT<float>& runner, int iteration, double loss) {
+  const std::vector<RigidStateT<float>>& frames = runner.frames();
+  if (frames.empty()) return Status::error("iteration " + std::to_string(iteration) + ": no rollout to record");
+  const RigidModelT<float>& model = runner.model();
+  losses_.push_back(float(loss));
+  trajectories_.emplace_back();
+  std::vector<glm::vec3>& path = trajectories_.back();
+  const std::vector<vec3<float>> com = robot_com_path(model, frames, tracked_body_);
+
+  // the first iteration frames the camera: the robots through the rollout, and the targets
+  if (trajectories_.size() == 1) {
+    const State particles = cs_->model.make_state();
+    glm::vec3 lo(1e30f), hi(-1e30f);
+    for (size_t t = 0; t < frames.size(); t += std::max<size_t>(1, frames.size() / 8)) {
+      glm::vec3 a, b;
+      view_->set_robot_state(frames[t]);
+      view_->bounds(particles, a, b);
+      lo = glm::min(lo, a);
+      hi = glm::max(hi, b);
+    }
+    camera_.yaw = 0.5f;
+    camera_.pitch = 0.35f;
+    camera_.fit(lo, hi, gpu_->aspect());
+  }
+
+  // particles are not stepped by robot tasks: they stay at their initial state
+  const State particles = cs_->model.make_state();
+  const int horizon = int(frames.size()) - 1;
+  Overlays ov;
+  for (int t = 0; t <= horizon; ++t) {
+    if (size_t(t) < com.size()) path.emplace_back(com[size_t(t)].x, com[size_t(t)].y, com[size_t(t)].z);
+    if (t % options_.stride != 0 && t != horizon) continue;
+    view_->set_robot_state(frames[size_t(t)]);
+    if (Status st = render_frame(view_->build(particles, nullptr, nullptr, ov), iteration, loss, t * double(cs_->frame_dt));
+        !st)
+      return st;
   }
   return Status::ok();
 }

@@ -8,6 +8,7 @@
 #include "app/offscreen.h"
 #include "app/recorder.h"
 #include "app/scene_view.h"
+#include "engine/optim/rigid_task.h"
 #include "engine/optim/trainer.h"
 
 namespace adj::app {
@@ -27,6 +28,8 @@ class OptimizeVideo {
   // render the rollout at parameters theta (whose loss is `loss`) of the runner's task
   Status add_iteration(const optim::TaskRunnerT<float>& runner, const std::vector<float>& theta, int iteration,
                        double loss);
+  // a robot task's iteration: the rollout the runner's last iterate() measured (its frames)
+  Status add_robot_iteration(const optim::RigidTaskRunnerT<float>& runner, int iteration, double loss);
   Status close();
   int frames() const { return recorder_->frames_written(); }
   int validation_errors() const { return gpu_->validation_errors(); }
@@ -34,11 +37,14 @@ class OptimizeVideo {
  private:
   OptimizeVideo() = default;
   Status push_ready();
+  // one video frame of the rollout: the list with the ghosts so far, the caption and loss inset
+  Status render_frame(render::DrawList list, int iteration, double loss, double time);
 
   OptimizeVideoOptions options_;
   const scene::CompiledScene* cs_ = nullptr;
   std::string task_name_;
   int tracked_begin_ = 0, tracked_end_ = 0;  // the particles whose centre of mass is traced
+  int tracked_body_ = -1;                     // robot tasks: the body whose centre of mass is
   std::unique_ptr<Offscreen> gpu_;
   std::unique_ptr<Recorder> recorder_;
   std::unique_ptr<SceneView> view_;

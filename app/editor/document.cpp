@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <utility>
 
+#include "engine/scene/scene_paths.h"
+
 namespace adj::editor {
 
 Document::Document(scene::Scene scene, std::string path) : scene_(std::move(scene)), path_(std::move(path)) {}
@@ -12,6 +14,16 @@ Document::Document(scene::Scene scene, std::string path) : scene_(std::move(scen
 std::string Document::base_dir() const {
   if (path_.empty()) return std::filesystem::current_path().string();
   return std::filesystem::path(path_).parent_path().string();
+}
+
+void Document::rebase_paths(const std::string& dir) {
+  const std::string from = base_dir();
+  scene::rebase_paths(scene_, from, dir);
+  for (auto* stack : {&undo_, &redo_})
+    for (Command& c : *stack) {
+      scene::rebase_paths(c.before, from, dir);
+      scene::rebase_paths(c.after, from, dir);
+    }
 }
 
 void Document::mark_saved(const std::string& path) {

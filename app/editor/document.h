@@ -28,6 +28,9 @@ class Document {
   uint64_t revision() const { return revision_; }       // changes with every edit, undo, redo
   bool dirty() const { return top_id() != saved_id_; }  // differs from the file on disk
   void mark_saved(const std::string& path);
+  // file references (meshes, URDFs) in the scene and its whole history made relative to
+  // `dir` instead of base_dir() (Save As into another directory); not an edit
+  void rebase_paths(const std::string& dir);
 
   // edits; each is one undo step unless merged. No-ops (same value) record nothing.
   void set_object(int index, scene::Object object, const std::string& label, uint64_t merge_key = 0);

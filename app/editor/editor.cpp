@@ -1,7 +1,5 @@
 #include "app/editor/editor.h"
 
-#include "engine/optim/write_back.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -12,8 +10,10 @@
 
 #include "app/editor/fields.h"
 #include "engine/cuda/cuda.h"
+#include "engine/optim/write_back.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
+#include "engine/scene/scene_paths.h"
 
 namespace adj::editor {
 
@@ -101,11 +101,16 @@ bool Editor::save(const std::string& path_in) {
     message(Severity::error, "save: the scene has no file yet; use File > Save As");
     return false;
   }
-  Status st = scene::save_scene(doc.scene(), path);
+  // saved elsewhere: the file references follow (relative to the new file)
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  scene::Scene out = doc.scene();
+  scene::rebase_paths(out, doc.base_dir(), dir);
+  Status st = scene::save_scene(out, path);
   if (!st) {
     message(Severity::error, st.message());
     return false;
   }
+  doc.rebase_paths(dir);
   doc.mark_saved(path);
   discard_recovery();
   std::erase(recent_files, path);

@@ -8,8 +8,8 @@
 
 #include "engine/cuda/cuda.h"
 #include "app/editor/robot_sim.h"
+#include "app/robot_path.h"
 #include "engine/optim/rigid_task.h"
-#include "engine/rigid/rigid_vis.h"
 #include "engine/solver/solver.h"
 
 namespace adj::editor {
@@ -371,24 +371,8 @@ struct Worker::Impl {
   // a robot task's ghost: the path of the body its first robot loss term reads (else the
   // robot's base) through the rollout the iteration measured (the runner keeps its frames)
   void robot_ghost(double loss) {
-    const RigidModel& m = rigid_runner->model();
-    int body = -1;
-    for (const scene::LossTerm& l : rigid_runner->task().loss) {
-      const scene::ObjectRange* r = cs->find(l.object);
-      if (!r || r->kind != scene::ObjectKind::robot || r->body_end <= r->body_begin) continue;
-      body = r->body_begin;
-      for (int b = r->body_begin; b < r->body_end; ++b)
-        if (m.body_name[size_t(b)] == l.body) body = b;
-      break;
-    }
-    if (body < 0) return;
-    std::vector<float> joints(size_t(m.body_count()) * kRigidJointFloats);
-    std::vector<vec3<float>> path;
-    for (const RigidState& st : rigid_runner->frames()) {
-      rigid_vis_joints(m, st, joints.data());
-      const float* f = &joints[size_t(body) * kRigidJointFloats];
-      path.push_back({f[6], f[7], f[8]});  // the body's centre of mass
-    }
+    const int body = app::tracked_robot_body(*cs, rigid_runner->task());
+    std::vector<vec3<float>> path = app::robot_com_path(rigid_runner->model(), rigid_runner->frames(), body);
     if (!path.empty()) add_ghost(std::move(path), loss);
   }
 

@@ -1,0 +1,40 @@
+#pragma once
+// Robots in an optimization's pictures (ghost trajectories, videos): which body a task
+// follows, and that body's path through a rollout. Engine types only: the editor's worker
+// (no GPU) and the CLI's video share it.
+#include <string>
+#include <vector>
+
+#include "engine/core/math.h"
+#include "engine/rigid/rigid_vis.h"
+#include "engine/scene/compile.h"
+
+namespace adj::app {
+
+// the body the task's first robot loss term reads (else that robot's base); -1: no robot term
+inline int tracked_robot_body(const scene::CompiledScene& cs, const scene::Task& task) {
+  for (const scene::LossTerm& l : task.loss) {
+    const scene::ObjectRange* r = cs.find(l.object);
+    if (!r || r->kind != scene::ObjectKind::robot || r->body_end <= r->body_begin) continue;
+    for (int b = r->body_begin; b < r->body_end; ++b)
+      if (cs.rigid.body_name[size_t(b)] == l.body) return b;
+    return r->body_begin;
+  }
+  return -1;
+}
+
+// that body's centre of mass [m] in each state (empty for body -1)
+inline std::vector<vec3<float>> robot_com_path(const RigidModelT<float>& model,
+                                               const std::vector<RigidStateT<float>>& states, int body) {
+  std::vector<vec3<float>> path;
+  if (body < 0 || body >= model.body_count()) return path;
+  std::vector<float> joints(size_t(model.body_count()) * kRigidJointFloats);
+  for (const RigidStateT<float>& st : states) {
+    rigid_vis_joints(model, st, joints.data());
+    const float* f = &joints[size_t(body) * kRigidJointFloats];
+    path.push_back({f[6], f[7], f[8]});
+  }
+  return path;
+}
+
+}  // namespace adj::app
