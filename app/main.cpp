@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "app/cmd_bench.h"
+#include "app/cmd_bench_gpu.h"
 #include "app/cmd_optimize.h"
 #include "app/cmd_render.h"
 #include "app/cmd_run.h"
@@ -148,6 +149,14 @@ int main(int argc, char** argv) {
   bench_render_cmd->add_option("--frames", bench_render.frames, "Timed frames per case")
       ->check(CLI::Range(1, 1000))->capture_default_str();
   bench_render_cmd->add_flag("--quick", bench_render.quick, "Small cases only (a smoke run)");
+  adj::app::BenchGpuOptions bench_gpu;
+  CLI::App* bench_gpu_cmd = bench_cmd->add_subcommand(
+      "gpu", "CUDA: forward steps/s, backward/forward, sim+render frame time interop vs staging (77: no GPU)");
+  bench_gpu_cmd->add_option("--steps", bench_gpu.steps, "Rollout steps")->check(CLI::Range(1, 10000))->capture_default_str();
+  bench_gpu_cmd->add_option("--frames", bench_gpu.frames, "Timed frames per render case")
+      ->check(CLI::Range(1, 100000))->capture_default_str();
+  bench_gpu_cmd->add_flag("--quick", bench_gpu.quick, "Small cases only (a smoke run)");
+  bench_gpu_cmd->add_flag("--validation", bench_gpu.validation, "Vulkan validation on; any error fails");
   adj::app::BenchSampleOptions bench_sample;
   bench_sample.scene_path = ADJ_SOURCE_DIR "/assets/scenes/walker.json";
   CLI::App* bench_sample_cmd =
@@ -197,6 +206,7 @@ int main(int argc, char** argv) {
     return adj::app::run_render(ren);
   }
   if (*bench_render_cmd) return adj::app::run_bench_render(bench_render);
+  if (*bench_gpu_cmd) return adj::app::run_bench_gpu(bench_gpu);
   if (*bench_sample_cmd) return adj::app::run_bench_sample_efficiency(bench_sample);
   if (*opt_cmd) {
     if (!parse_size(rec_size, &opt.record_width, &opt.record_height)) {

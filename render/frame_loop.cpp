@@ -126,7 +126,42 @@ void FrameLoop::end_frame(bool capture) {
     si.signalSemaphoreCount = 1;
     si.pSignalSemaphores = &finished;
   }
+  // interop timelines beside the binary semaphores (whose values are ignored)
+  std::vector<VkSemaphore> waits, signals;
+  std::vector<VkPipelineStageFlags> stages;
+  std::vector<uint64_t> wait_values, signal_values;
+  VkTimelineSemaphoreSubmitInfo ti{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+  if (!timeline_waits_.empty() || !timeline_signals_.empty()) {
+    if (swapchain_) {
+      waits.push_back(s.acquired);
+      stages.push_back(wait_stage);
+      wait_values.push_back(0);
+      signals.push_back(finished);
+      signal_values.push_back(0);
+    }
+    for (const TimelineOp& w : timeline_waits_) {
+      waits.push_back(w.semaphore);
+      stages.push_back(w.stage);
+      wait_values.push_back(w.value);
+    }
+    for (const TimelineOp& g : timeline_signals_) {
+      signals.push_back(g.semaphore);
+      signal_values.push_back(g.value);
+    }
+    si.waitSemaphoreCount = uint32_t(waits.size());
+    si.pWaitSemaphores = waits.data();
+    si.pWaitDstStageMask = stages.data();
+    si.signalSemaphoreCount = uint32_t(signals.size());
+    si.pSignalSemaphores = signals.data();
+    ti.waitSemaphoreValueCount = uint32_t(wait_values.size());
+    ti.pWaitSemaphoreValues = wait_values.data();
+    ti.signalSemaphoreValueCount = uint32_t(signal_values.size());
+    ti.pSignalSemaphoreValues = signal_values.data();
+    si.pNext = &ti;
+  }
   ADJ_VK(vkQueueSubmit(ctx_.queue(), 1, &si, s.fence));
+  timeline_waits_.clear();
+  timeline_signals_.clear();
 
   if (swapchain_) {
     VkSwapchainKHR sc = swapchain_->handle();
@@ -185,6 +220,14 @@ std::optional<Capture> FrameLoop::take_capture() {
   Capture c = std::move(ready_.back());
   ready_.clear();
   return c;
+}
+
+void FrameLoop::add_timeline_wait(VkSemaphore timeline, uint64_t value, VkPipelineStageFlags stage) {
+  timeline_waits_.push_back({timeline, value, stage});
+}
+
+void FrameLoop::add_timeline_signal(VkSemaphore timeline, uint64_t value) {
+  timeline_signals_.push_back({timeline, value, 0});
 }
 
 }  // namespace adj::render

@@ -53,6 +53,12 @@ class FrameLoop {
   // wait for every capture still in flight (end of a recording); then pop_capture() them
   void finish_captures();
 
+  // interop (render/interop.h): the next end_frame's submit also waits for `timeline` to
+  // reach `value` before `stage` (CUDA has written the buffers) and sets another value when
+  // done (Vulkan has read them); both apply to one submit only
+  void add_timeline_wait(VkSemaphore timeline, uint64_t value, VkPipelineStageFlags stage);
+  void add_timeline_signal(VkSemaphore timeline, uint64_t value);
+
   uint64_t frame_index() const { return frame_; }
   void wait_idle();
 
@@ -78,6 +84,12 @@ class FrameLoop {
   uint32_t image_index_ = 0;
   bool out_of_date_ = false;
   std::deque<Capture> ready_;  // finished captures, oldest first
+  struct TimelineOp {
+    VkSemaphore semaphore;
+    uint64_t value;
+    VkPipelineStageFlags stage;
+  };
+  std::vector<TimelineOp> timeline_waits_, timeline_signals_;  // for the next submit
 };
 
 }  // namespace adj::render

@@ -19,7 +19,7 @@ start=$(date +%s)
 say "gpu-check: $(head -n 12 "$out/nvidia-smi.txt" | grep -m1 -E 'H[0-9]+|A[0-9]+|RTX|Tesla' || echo 'GPU: see nvidia-smi.txt')"
 
 # build (skipped when a carried build is present and up to date enough to run)
-if [[ ! -x "$dir/bin/adjoint_cuda_parity_test" ]]; then
+if [[ ! -x "$dir/bin/adjoint_cuda_rollout_test" || ! -x "$dir/bin/adjoint" ]]; then
   if ! command -v cmake >/dev/null; then
     say "gpu-check: no cmake here and no carried $dir: build it on the CPU machine and carry it"
     exit 1
@@ -31,13 +31,19 @@ if [[ ! -x "$dir/bin/adjoint_cuda_parity_test" ]]; then
 fi
 say "gpu-check: build ready after $(( $(date +%s) - start )) s"
 
+# a carried build: name any shared library this machine lacks (the CUDA runtime is static)
+for b in adjoint adjoint_cuda_rollout_test; do
+  missing=$(ldd "$dir/bin/$b" 2>/dev/null | grep "not found" || true)
+  [[ -z "$missing" ]] || say "gpu-check: $b: missing libraries: $missing"
+done
+
 # what the program sees
 "$dir/bin/adjoint" info > "$out/info.txt" 2>&1 || true
 cat "$out/info.txt" >> "$summary"
 
 # every GPU test: CPU/CUDA parity, interop (each exits 77 = skipped without a device)
 rc=0
-for t in adjoint_cuda_parity_test adjoint_cuda_interop_test; do
+for t in adjoint_cuda_rollout_test adjoint_cuda_parity_test adjoint_vis_cuda_test adjoint_cuda_interop_test; do
   [[ -x "$dir/bin/$t" ]] || { say "gpu-check: $t: not built"; rc=1; continue; }
   timeout 300 "$dir/bin/$t" > "$out/$t.log" 2>&1
   r=$?
@@ -48,12 +54,23 @@ for t in adjoint_cuda_parity_test adjoint_cuda_interop_test; do
   esac
 done
 
-# GPU benchmarks: engine (cloth and free particles on CUDA) and the renderer on this GPU
-if [[ -x "$dir/bin/adjoint_engine_bench" ]]; then
-  timeout 240 "$dir/bin/adjoint_engine_bench" --benchmark_filter='Cuda|cuda' \
-    > "$out/engine-bench-cuda.txt" 2>&1 || say "gpu-check: engine benchmark failed or timed out"
+# the CPU side of the share paths, on whatever Vulkan device is here
+if [[ -x "$dir/bin/adjoint_gpu_view_tests" ]]; then
+  timeout 120 "$dir/bin/adjoint_gpu_view_tests" > "$out/gpu_view_tests.log" 2>&1 &&
+    say "gpu-check: adjoint_gpu_view_tests: passed" ||
+    { say "gpu-check: adjoint_gpu_view_tests: FAILED, see gpu_view_tests.log"; rc=1; }
 fi
-timeout 120 "$dir/bin/adjoint" bench render --frames 5 > "$out/render-bench.txt" 2>&1 ||
+
+# GPU benchmarks: the CUDA backend (engine table, sim+render interop vs staging) with the
+# validation layer on for the render cases, then the renderer alone on this GPU
+timeout 300 "$dir/bin/adjoint" bench gpu --validation > "$out/bench-gpu.txt" 2>&1
+r=$?
+case $r in
+  0) say "gpu-check: bench gpu: done (bench-gpu.txt)"; cat "$out/bench-gpu.txt" >> "$summary" ;;
+  77) say "gpu-check: bench gpu: SKIPPED (no CUDA device?)"; rc=1 ;;
+  *) say "gpu-check: bench gpu: FAILED ($r), see bench-gpu.txt"; tail -20 "$out/bench-gpu.txt"; rc=1 ;;
+esac
+timeout 90 "$dir/bin/adjoint" bench render --frames 5 > "$out/render-bench.txt" 2>&1 ||
   say "gpu-check: render benchmark failed (Vulkan on this machine?)"
 
 say "gpu-check: done in $(( $(date +%s) - start )) s; logs in $out"

@@ -764,7 +764,9 @@ void Editor::draw_visualization() {
 void Editor::draw_stats() {
   ImGui::Text("UI frame     %.1f ms (%.0f fps)", ui_frame_ms, ui_frame_ms > 0 ? 1000.0 / ui_frame_ms : 0.0);
   ImGui::Text("simulation   %.0f frames/s", snap.steps_per_second);
-  ImGui::Text("data path    %s", render::to_string(render::SharePath::cpu_mapped));
+  // the worker keeps host states (CudaSolver downloads each step): CUDA is the staging path
+  ImGui::Text("data path    %s", render::to_string(snap.backend == "cuda" ? render::SharePath::cuda_staging
+                                                                           : render::SharePath::cpu_mapped));
   if (compiled_) {
     const Model& m = compiled_->model;
     ImGui::Text("particles    %d", m.particle_count());

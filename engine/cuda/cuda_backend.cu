@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/cuda/cuda.h"
+#include "engine/cuda/device.cuh"
 #include "engine/solver/kernels.h"
 #include "engine/solver/model_view.h"
 
@@ -16,8 +17,8 @@ bool cuda_available(std::string* reason) {
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
     if (reason)
-      *reason = std::string("cudaGetDeviceCount failed: ") + cudaGetErrorString(err) + " (" +
-                std::to_string(int(err)) + ")";
+      *reason =
+          std::string("cudaGetDeviceCount failed: ") + cudaGetErrorString(err) + " (" + std::to_string(int(err)) + ")";
     cudaGetLastError();  // clear the sticky error
     return false;
   }
@@ -29,89 +30,13 @@ bool cuda_available(std::string* reason) {
   return true;
 }
 
-namespace {
-
-template <class F>
-__global__ void functor_kernel(F f, int n) {
-  int i = int(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < n) f(i);
-}
-
-// launches each functor over [0, n); the first CUDA error is kept
-struct CudaExec {
-  cudaError_t* error;
-  template <class F>
-  void launch(int n, const F& f) const {
-    if (n <= 0 || *error != cudaSuccess) return;
-    functor_kernel<<<(n + 127) / 128, 128>>>(f, n);
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) *error = e;
-  }
-};
-
-// a device array (RAII)
-template <class T>
-class DeviceArray {
- public:
-  DeviceArray() = default;
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  DeviceArray(DeviceArray&& o) noexcept : ptr_(o.ptr_), n_(o.n_) {
-    o.ptr_ = nullptr;
-    o.n_ = 0;
-  }
-  ~DeviceArray() {
-    if (ptr_) cudaFree(ptr_);
-  }
-  cudaError_t resize(std::size_t n) {
-    if (n == n_) return cudaSuccess;
-    if (ptr_) cudaFree(ptr_);
-    ptr_ = nullptr;
-    n_ = n;
-    return n ? cudaMalloc(&ptr_, n * sizeof(T)) : cudaSuccess;
-  }
-  cudaError_t upload(const std::vector<T>& a) {
-    cudaError_t e = resize(a.size());
-    if (e != cudaSuccess || a.empty()) return e;
-    return cudaMemcpy(ptr_, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice);
-  }
-  cudaError_t download(std::vector<T>& a) const {
-    a.resize(n_);
-    if (!n_) return cudaSuccess;
-    return cudaMemcpy(a.data(), ptr_, n_ * sizeof(T), cudaMemcpyDeviceToHost);
-  }
-  cudaError_t zero() { return n_ ? cudaMemset(ptr_, 0, n_ * sizeof(T)) : cudaSuccess; }
-  T* get() const { return ptr_; }
-  std::size_t size() const { return n_; }
-
- private:
-  T* ptr_ = nullptr;
-  std::size_t n_ = 0;
-};
-
-template <class S>
-struct DeviceState {
-  DeviceArray<vec3<S>> q, qd;
-};
-
-}  // namespace
+using namespace cuda_detail;
 
 template <class S>
 struct CudaSolverT<S>::Impl {
   cudaError_t error = cudaSuccess;
   const ModelT<S>* host = nullptr;  // for the grid build and messages
-  ModelView<S> view{};
-  // model arrays
-  DeviceArray<vec3<S>> particle_q, shape_pos, shape_size, mesh_vertices;
-  DeviceArray<S> particle_mass, particle_radius, spring_ke, spring_kd, spring_rest, tri_area, tri_ke, tri_ka, tri_kd,
-      edge_rest, edge_ke, edge_kd, tet_volume, tet_mu, tet_lambda, tet_kd;
-  DeviceArray<Idx2> spring_indices;
-  DeviceArray<Idx3> tri_indices, mesh_tris;
-  DeviceArray<Idx4> edge_indices, tet_indices;
-  DeviceArray<mat22<S>> tri_pose;
-  DeviceArray<mat33<S>> tet_pose, shape_rot;
-  DeviceArray<int> shape_type, shape_mesh_start, shape_mesh_count, incidence_start, incidence_slot, exclude_start,
-      exclude_list;
+  DeviceModel<S> model;
   // per-call data
   std::vector<DeviceState<S>> sub;
   std::vector<DeviceArray<vec3<S>>> f_total_sub;  // total force of each recomputed substep
@@ -119,15 +44,8 @@ struct CudaSolverT<S>::Impl {
   DeviceArray<vec3<S>> f_slot, f_total, adj_f, adj_q_slot, adj_qd_slot, dummy_q, dummy_qd, control_f, adj_control_f;
   DeviceArray<S> spring_act, tet_act, adj_spring_act, adj_tet_act, adj_mass, adj_spring_ke, adj_spring_kd,
       adj_spring_rest, adj_tet_mu, adj_tet_lambda, adj_contact;
-  // hash grid (built on the host from downloaded positions)
-  // TODO(cuda): build the grid on the device (sort by cell); the host build is correct but
-  // costs a position download per substep when particle contact is on
-  int table_size = 0;
-  std::vector<int> h_start, h_sorted, h_fill;
-  std::vector<Idx3> h_cell;
-  std::vector<vec3<S>> h_q;
-  DeviceArray<int> cell_start, sorted;
-  DeviceArray<Idx3> cell;
+  DeviceGrid<S> grid_;  // built on the device each substep when particle contact is on
+  cudaStream_t stream = nullptr;
 
   template <class T>
   const T* up(DeviceArray<T>& d, const std::vector<T>& a) {
@@ -140,23 +58,11 @@ struct CudaSolverT<S>::Impl {
   }
 
   GridView grid(const vec3<S>* q_device) {
-    int n = host->particle_count();
-    if (host->particle_contact) {
-      h_q.resize(n);
-      check(cudaMemcpy(h_q.data(), q_device, n * sizeof(vec3<S>), cudaMemcpyDeviceToHost));
-      build_hash_grid(h_q.data(), n, host->grid_cell, table_size, h_start.data(), h_sorted.data(), h_cell.data(),
-                      h_fill.data());
-      up(cell_start, h_start);
-      up(sorted, h_sorted);
-      up(cell, h_cell);
-    }
-    return {table_size, cell_start.get(), sorted.get(), cell.get()};
+    if (host->particle_contact) grid_.build(CudaExec{&error, stream}, q_device, host->particle_count());
+    return grid_.view();
   }
 
-  void alloc_state(DeviceState<S>& s, int n) {
-    check(s.q.resize(n));
-    check(s.qd.resize(n));
-  }
+  void alloc_state(DeviceState<S>& s, int n) { check(s.alloc(n)); }
 };
 
 template <class S>
@@ -166,11 +72,6 @@ CudaSolverT<S>::CudaSolverT(SolverOptions options) : options_(options), impl_(st
 template <class S>
 CudaSolverT<S>::~CudaSolverT() = default;
 
-static Status cuda_status(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return Status::ok();
-  return Status::error(std::string("CUDA backend, ") + what + ": " + cudaGetErrorString(e));
-}
-
 template <class S>
 Status CudaSolverT<S>::upload(const ModelT<S>& m) {
   std::string reason;
@@ -178,43 +79,7 @@ Status CudaSolverT<S>::upload(const ModelT<S>& m) {
   Impl& d = *impl_;
   d.error = cudaSuccess;
   d.host = &m;
-  ModelView<S> v = make_view(m);
-  v.particle_q = d.up(d.particle_q, m.particle_q);
-  v.particle_mass = d.up(d.particle_mass, m.particle_mass);
-  v.particle_radius = d.up(d.particle_radius, m.particle_radius);
-  v.spring_indices = d.up(d.spring_indices, m.spring_indices);
-  v.spring_ke = d.up(d.spring_ke, m.spring_ke);
-  v.spring_kd = d.up(d.spring_kd, m.spring_kd);
-  v.spring_rest = d.up(d.spring_rest, m.spring_rest);
-  v.tri_indices = d.up(d.tri_indices, m.tri_indices);
-  v.tri_pose = d.up(d.tri_pose, m.tri_pose);
-  v.tri_area = d.up(d.tri_area, m.tri_area);
-  v.tri_ke = d.up(d.tri_ke, m.tri_ke);
-  v.tri_ka = d.up(d.tri_ka, m.tri_ka);
-  v.tri_kd = d.up(d.tri_kd, m.tri_kd);
-  v.edge_indices = d.up(d.edge_indices, m.edge_indices);
-  v.edge_rest_angle = d.up(d.edge_rest, m.edge_rest_angle);
-  v.edge_ke = d.up(d.edge_ke, m.edge_ke);
-  v.edge_kd = d.up(d.edge_kd, m.edge_kd);
-  v.tet_indices = d.up(d.tet_indices, m.tet_indices);
-  v.tet_pose = d.up(d.tet_pose, m.tet_pose);
-  v.tet_volume = d.up(d.tet_volume, m.tet_volume);
-  v.tet_mu = d.up(d.tet_mu, m.tet_mu);
-  v.tet_lambda = d.up(d.tet_lambda, m.tet_lambda);
-  v.tet_kd = d.up(d.tet_kd, m.tet_kd);
-  v.shape_type = d.up(d.shape_type, m.shape_type);
-  v.shape_pos = d.up(d.shape_pos, m.shape_pos);
-  v.shape_rot = d.up(d.shape_rot, m.shape_rot);
-  v.shape_size = d.up(d.shape_size, m.shape_size);
-  v.shape_mesh_start = d.up(d.shape_mesh_start, m.shape_mesh_start);
-  v.shape_mesh_count = d.up(d.shape_mesh_count, m.shape_mesh_count);
-  v.mesh_vertices = d.up(d.mesh_vertices, m.mesh_vertices);
-  v.mesh_tris = d.up(d.mesh_tris, m.mesh_tris);
-  v.incidence_start = d.up(d.incidence_start, m.incidence_start);
-  v.incidence_slot = d.up(d.incidence_slot, m.incidence_slot);
-  v.exclude_start = d.up(d.exclude_start, m.exclude_start);
-  v.exclude_list = d.up(d.exclude_list, m.exclude_list);
-  d.view = v;
+  d.check(d.model.upload(m));
   int n = m.particle_count();
   d.sub.resize(options_.substeps + 1);
   for (auto& s : d.sub) d.alloc_state(s, n);
@@ -227,21 +92,14 @@ Status CudaSolverT<S>::upload(const ModelT<S>& m) {
   for (DeviceArray<vec3<S>>* a : {&d.f_total, &d.adj_f, &d.dummy_q, &d.dummy_qd, &d.control_f, &d.adj_control_f})
     d.check(a->resize(n));
   d.check(d.adj_contact.resize(3 * n));
-  d.table_size = grid_table_size(n);
-  d.h_start.assign(d.table_size + 1, 0);
-  d.h_fill.assign(d.table_size, 0);
-  d.h_sorted.assign(n, 0);
-  d.h_cell.assign(n, Idx3{0, 0, 0});
-  d.up(d.cell_start, d.h_start);
-  d.up(d.sorted, d.h_sorted);
-  d.up(d.cell, d.h_cell);
+  d.check(d.grid_.alloc(n, m.grid_cell));
   return cuda_status(d.error, "model upload");
 }
 
 template <class S, class Impl>
 static KernelArgs<S> device_args(Impl& d, const ControlT<S>& c, S h) {
   KernelArgs<S> a{};
-  a.m = d.view;
+  a.m = d.model.view;
   a.dt = h;
   a.control_f = c.particle_f.empty() ? nullptr : d.up(d.control_f, c.particle_f);
   a.spring_act = d.up(d.spring_act, c.spring_act);
@@ -284,7 +142,7 @@ static void add_into(std::vector<S>& dst, const std::vector<S>& src) {
 
 template <class S>
 Status CudaSolverT<S>::step_adjoint(const StateT<S>& in, const ControlT<S>& control, S dt, const StateT<S>& adj_out,
-                                   StateT<S>& adj_in, ControlT<S>& adj_control, ModelGradT<S>& adj_model) {
+                                    StateT<S>& adj_in, ControlT<S>& adj_control, ModelGradT<S>& adj_model) {
   Impl& d = *impl_;
   if (!d.host) return Status::error("CUDA backend: upload() a model first");
   const ModelT<S>& m = *d.host;
