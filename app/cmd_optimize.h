@@ -16,6 +16,8 @@ struct OptimizeOptions {
   uint32_t record_width = 1280, record_height = 720;
   int record_fps = 60;
   int record_every = 1;      // record every k-th iteration (and the last)
+  int receding_window = 0;   // > 0: receding-horizon control with plans of this many frames
+  int receding_execute = 1;  // frames of each plan applied before replanning
 };
 
 struct CheckGradOptions {
@@ -30,6 +32,9 @@ struct CheckGradOptions {
 
 // exit codes: 0 ok, 1 error (message printed), 130 stopped by Ctrl+C (log still written)
 int run_optimize(const OptimizeOptions& options);
+// receding_window > 0: the task flown by receding-horizon control (iterations: Adam steps
+// per plan, default 8); exit codes as run_optimize
+int run_receding_horizon(const OptimizeOptions& options);
 // exit codes: 0 within tolerance, 1 error, 4 above tolerance
 int run_check_grad(const CheckGradOptions& options);
 

@@ -111,6 +111,12 @@ int main(int argc, char** argv) {
   opt_cmd->add_option("--fps", opt.record_fps, "Video frame rate")->check(CLI::Range(1, 240))->capture_default_str();
   opt_cmd->add_option("--record-every", opt.record_every, "Record every k-th iteration (and the last)")
       ->check(CLI::PositiveNumber)->capture_default_str();
+  opt_cmd->add_option("--receding-horizon", opt.receding_window,
+                      "Robot tasks: fly the task by receding-horizon control with plans of W frames "
+                      "(--iterations: Adam steps per plan, default 8)")
+      ->check(CLI::Range(1, 100000));
+  opt_cmd->add_option("--execute", opt.receding_execute, "With --receding-horizon: frames applied per plan")
+      ->check(CLI::Range(1, 100000))->capture_default_str();
 
   adj::app::CheckGradOptions cg;
   CLI::App* cg_cmd = app.add_subcommand("check-grad", "Compare a task's gradient with central differences");
@@ -213,7 +219,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "adjoint: --record-size %s: expected WxH between 16x16 and 16384x16384\n", rec_size.c_str());
       return 2;
     }
-    return adj::app::run_optimize(opt);
+    return opt.receding_window > 0 ? adj::app::run_receding_horizon(opt) : adj::app::run_optimize(opt);
   }
   if (*cg_cmd) return adj::app::run_check_grad(cg);
   if (!parse_size(size, &v.width, &v.height)) {
