@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "engine/rigid/rigid_dynamics.h"
+#include "engine/rigid/rigid_adjoint.h"
 
 namespace adj::optim {
 
@@ -28,6 +28,45 @@ vec3<S> rigid_body_com(const RigidModelT<S>& m, const std::vector<S>& q, int bod
     for (int k = lo; k < std::min(nq, lo + N); ++k) (*jac)[k] = {cd.x.d[k - lo], cd.y.d[k - lo], cd.z.d[k - lo]};
   }
   return c;
+}
+
+template <class S>
+RigidBodyProbe<S> rigid_body_probe(const RigidModelT<S>& m, const std::vector<S>& q, const std::vector<S>& qd,
+                                   int body) {
+  rigid::Work<S> w;
+  w.resize(m.body_count(), m.q_count(), m.dof_count());
+  rigid::kinematics(m, rigid::lift_params<S>(m), q.data(), qd.data(), w);
+  RigidBodyProbe<S> r;
+  r.R = w.R[body];
+  r.c = w.p[body] + w.R[body] * m.body_com[body];
+  r.vc = w.v[body].v + cross(w.v[body].w, r.c);
+  return r;
+}
+
+template <class S>
+void rigid_body_probe_adjoint(const RigidModelT<S>& m, const std::vector<S>& q, const std::vector<S>& qd, int body,
+                              const RigidBodyProbe<S>& adj, std::vector<S>& adj_q, std::vector<S>& adj_qd) {
+  const int nb = m.body_count(), nv = m.dof_count();
+  rigid::Work<S> w;
+  w.resize(nb, m.q_count(), nv);
+  const rigid::Params<S> par = rigid::lift_params<S>(m);
+  rigid::kinematics(m, par, q.data(), qd.data(), w);
+  rigid::AdjWork<S> g;
+  g.reset(nb, nv);
+  rigid::Params<S> adj_par;
+  adj_par.body_mass.assign(std::size_t(nb), S(0));
+  // vc = v.v + v.w x c, c = p + R com
+  const rigid::svec<S>& v = w.v[body];
+  const vec3<S> c = w.p[body] + w.R[body] * m.body_com[body];
+  g.v[body].v += adj.vc;
+  g.v[body].w += cross(c, adj.vc);
+  const vec3<S> gc = adj.c + cross(adj.vc, v.w);
+  g.p[body] += gc;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) g.R[body].m[i][j] += adj.R.m[i][j] + gc[i] * m.body_com[body][j];
+  // the body and its ancestors, leaves to root (parents come before children)
+  for (int i = body; i >= 0; --i)
+    rigid::body_kinematics_adjoint(m, par, q.data(), qd.data(), w, i, adj_q.data(), adj_qd.data(), adj_par, g);
 }
 
 template <class S>
@@ -93,6 +132,19 @@ Result<RigidLossT<S>> RigidLossT<S>::create(const scene::CompiledSceneT<S>& cs, 
           return Status::error(lw + ": \"" + l.object + "\" needs a prismatic (cart) and a revolute (pole) joint");
         if (t.frame < 1) return Status::error(lw + ": step must be >= 1 (the cost runs over frames 1..step)");
         break;
+      case LossKind::height:
+      case LossKind::upright:
+      case LossKind::speed: {
+        if (Status s = find_body(t.body); !s) return s;
+        if (t.frame < 1) return Status::error(lw + ": step must be >= 1 (the cost runs over frames 1..step)");
+        t.value = S(l.value);
+        if (l.kind != LossKind::height) {
+          double n = std::sqrt(l.axis[0] * l.axis[0] + l.axis[1] * l.axis[1] + l.axis[2] * l.axis[2]);
+          if (!(n > 0)) return Status::error(lw + ": axis is zero");
+          t.axis = {S(l.axis[0] / n), S(l.axis[1] / n), S(l.axis[2] / n)};
+        }
+        break;
+      }
       case LossKind::effort:
         for (const ParamBlock& b : params.blocks())
           if (b.kind == scene::ParamKind::actuator_control && (l.object.empty() || b.object == l.object))
@@ -100,13 +152,43 @@ Result<RigidLossT<S>> RigidLossT<S>::create(const scene::CompiledSceneT<S>& cs, 
         if (t.blocks.empty()) return Status::error(lw + ": no actuator_control parameters to measure");
         break;
       default:
-        return Status::error(lw + ": not defined for robots (position, distance, joint, effort, cartpole are)");
+        return Status::error(lw +
+                             ": not defined for robots (position, distance, joint, effort, cartpole, height, upright, "
+                             "speed are)");
     }
     loss.terms_.push_back(t);
   }
   if (loss.terms_.empty()) return Status::error(where + ": no loss terms");
   loss.model_ = &cs.rigid;
   return loss;
+}
+
+template <class S>
+S RigidLossT<S>::running_cost(const Term& t, const std::vector<S>& q, const std::vector<S>& qd,
+                              RigidBodyProbe<S>* grad) const {
+  const RigidBodyProbe<S> p = rigid_body_probe(*model_, q, qd, t.body);
+  if (grad) *grad = RigidBodyProbe<S>{};
+  switch (t.kind) {
+    case LossKind::height: {
+      const S d = t.value - p.c.y;
+      if (!(d > S(0))) return S(0);
+      if (grad) grad->c.y = S(-2) * d;
+      return d * d;
+    }
+    case LossKind::upright: {
+      // 1 - (R a).y = 1 - sum_j R[1][j] a_j
+      if (grad)
+        for (int j = 0; j < 3; ++j) grad->R.m[1][j] = -t.axis[j];
+      return S(1) - (p.R * t.axis).y;
+    }
+    case LossKind::speed: {
+      const S d = dot(p.vc, t.axis) - t.value;
+      if (grad) grad->vc = t.axis * (S(2) * d);
+      return d * d;
+    }
+    default:
+      return S(0);
+  }
 }
 
 template <class S>
@@ -157,6 +239,12 @@ S RigidLossT<S>::value(const std::vector<S>& theta) {
         for (auto [a, b] : t.blocks)
           for (int i = a; i < b; ++i) v += theta[i] * theta[i];
         break;
+      case LossKind::height:
+      case LossKind::upright:
+      case LossKind::speed:
+        for (int f = 1; f <= t.frame; ++f) v += running_cost(t, q_[f], qd_[f], nullptr);
+        v /= S(t.frame);
+        break;
       default:
         break;
     }
@@ -187,6 +275,20 @@ void RigidLossT<S>::seed(int f, const RigidStateT<S>& s, RigidStateT<S>& adj) co
       case LossKind::joint:
         if (f == t.frame) adj.joint_q[t.body] += t.weight * S(2) * (s.joint_q[t.body] - t.value);
         break;
+      case LossKind::height:
+      case LossKind::upright:
+      case LossKind::speed:
+        if (f >= 1 && f <= t.frame) {
+          RigidBodyProbe<S> g;
+          running_cost(t, s.joint_q, s.joint_qd, &g);
+          const S c = t.weight / S(t.frame);
+          g.c = g.c * c;
+          g.vc = g.vc * c;
+          for (auto& row : g.R.m)
+            for (S& x : row) x *= c;
+          rigid_body_probe_adjoint(*model_, s.joint_q, s.joint_qd, t.body, g, adj.joint_q, adj.joint_qd);
+        }
+        break;
       case LossKind::cartpole:
         if (f >= 1 && f <= t.frame) {
           S c = t.weight / S(t.frame);
@@ -212,6 +314,15 @@ void RigidLossT<S>::add_effort(const std::vector<S>& theta, std::vector<S>& grad
 
 template class RigidLossT<float>;
 template class RigidLossT<double>;
+template RigidBodyProbe<float> rigid_body_probe(const RigidModelT<float>&, const std::vector<float>&,
+                                                const std::vector<float>&, int);
+template RigidBodyProbe<double> rigid_body_probe(const RigidModelT<double>&, const std::vector<double>&,
+                                                 const std::vector<double>&, int);
+template void rigid_body_probe_adjoint(const RigidModelT<float>&, const std::vector<float>&, const std::vector<float>&,
+                                       int, const RigidBodyProbe<float>&, std::vector<float>&, std::vector<float>&);
+template void rigid_body_probe_adjoint(const RigidModelT<double>&, const std::vector<double>&,
+                                       const std::vector<double>&, int, const RigidBodyProbe<double>&,
+                                       std::vector<double>&, std::vector<double>&);
 template vec3<float> rigid_body_com<float>(const RigidModelT<float>&, const std::vector<float>&, int,
                                            std::vector<vec3<float>>*);
 template vec3<double> rigid_body_com<double>(const RigidModelT<double>&, const std::vector<double>&, int,

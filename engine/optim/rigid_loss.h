@@ -8,6 +8,12 @@
 //   cartpole: 1/F sum_{t=1..F} 2(1 - cos theta_t) + 0.1 thetadot_t^2 + 0.05 x_t^2 + 0.1 xdot_t^2,
 //             F = step; x: the robot's first prismatic joint, theta: its first revolute
 //             (SHAC's reward with theta^2 made smooth and periodic: 2(1 - cos) ~ theta^2)
+//   running costs of a walker, 1/F sum_{t=1..F} of a cost of body b (F = step):
+//   height:   max(0, value - c_b(t).y)^2 (the com below `value` [m])
+//   upright:  1 - dot(R_b(t) axis, +y) (axis: unit, body frame)
+//   speed:    (dot(v_b(t), axis) - value)^2, v_b: com velocity (axis: unit, world)
+//   their gradients with respect to (q, qd) come from the hand-written reverse kinematics
+//   (engine/rigid/rigid_adjoint.h) seeded with the adjoints of c_b, R_b and v_b
 #pragma once
 
 #include <string>
@@ -21,6 +27,20 @@ namespace adj::optim {
 // world centre of mass of `body` and, when jac is given, d com / d q (q_count rows)
 template <class S>
 vec3<S> rigid_body_com(const RigidModelT<S>& m, const std::vector<S>& q, int body, std::vector<vec3<S>>* jac);
+
+// what the running costs read of one body at (q, qd): com c [m], axes R, com velocity vc [m/s]
+template <class S>
+struct RigidBodyProbe {
+  vec3<S> c, vc;
+  mat33<S> R;
+};
+template <class S>
+RigidBodyProbe<S> rigid_body_probe(const RigidModelT<S>& m, const std::vector<S>& q, const std::vector<S>& qd,
+                                   int body);
+// adj_q += d <adj, probe> / d q, adj_qd likewise (adj.c, adj.R, adj.vc: adjoints of the probe)
+template <class S>
+void rigid_body_probe_adjoint(const RigidModelT<S>& m, const std::vector<S>& q, const std::vector<S>& qd, int body,
+                              const RigidBodyProbe<S>& adj, std::vector<S>& adj_q, std::vector<S>& adj_qd);
 
 template <class S>
 class RigidLossT {
@@ -47,14 +67,17 @@ class RigidLossT {
     scene::LossKind kind = scene::LossKind::position;
     S weight = S(1);
     int frame = 0;
-    int body = -1;           // position, distance: body; joint: its coordinate in q
+    int body = -1;             // position, distance, height, upright, speed: body; joint: its coordinate in q
     int x = -1, theta = -1;    // cartpole: coordinates in q
     int xd = -1, thetad = -1;  // cartpole: dofs in qd
-    vec3<S> target, axis;
+    vec3<S> target, axis;      // axis: unit (distance, speed: world; upright: body frame)
     S value = S(0);
     std::vector<std::pair<int, int>> blocks;
     std::string label;
   };
+
+  // a running cost (height, upright, speed) of one frame; grad: its adjoints of the body probe
+  S running_cost(const Term& t, const std::vector<S>& q, const std::vector<S>& qd, RigidBodyProbe<S>* grad) const;
 
   const RigidModelT<S>* model_ = nullptr;  // the runner's (parameters applied); set by bind()
   std::vector<Term> terms_;

@@ -87,11 +87,173 @@ inline void body_force_adjoint(const sinertia<S>& I, const svec<S>& a, const sve
   inertia_apply_adjoint(I, v, adj_h, adj_I, adj_v);
 }
 
-// vector-Jacobian product of one body's kinematics (N = its input count), adds the adjoints
-// of the parent's pose and velocity, the joint's coordinates and the mass
-template <class S, int N>
+// <a, b> of two matrices (sum of the elementwise products)
+template <class S>
+inline S mat_inner(const mat33<S>& a, const mat33<S>& b) {
+  S r = S(0);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r += a.m[i][j] * b.m[i][j];
+  return r;
+}
+
+template <class S>
+inline void mat_add(mat33<S>& a, const mat33<S>& b) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) a.m[i][j] += b.m[i][j];
+}
+
+// adjoint of the rotation X = qmat(q) of a (not necessarily unit) quaternion: adds
+// <adj_X, dX/dq> to adj_q (4), by dual numbers through qmat itself
+template <class S>
+inline void qmat_adjoint(const S* q, const mat33<S>& adj_X, S* adj_q) {
+  using D = Dual<S, 4>;
+  mat33<D> X = qmat(quat<D>(D::var(q[0], 0), D::var(q[1], 1), D::var(q[2], 2), D::var(q[3], 3)));
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 4; ++k) adj_q[k] += adj_X.m[i][j] * X.m[i][j].d[k];
+}
+
+// adjoint of y = a x b: adds to adj_a and adj_b
+template <class S>
+inline void cross_adjoint(const vec3<S>& a, const vec3<S>& b, const vec3<S>& adj_y, vec3<S>& adj_a, vec3<S>& adj_b) {
+  adj_a += cross(b, adj_y);
+  adj_b += cross(adj_y, a);
+}
+
+// the reverse of body_kinematics (rigid_dynamics.h), written by hand: given the adjoints of
+// body i's pose, motion subspace columns, inertia and velocity (g.R[i], g.p[i], g.S_, g.I[i],
+// g.v[i]), adds the adjoints of the parent's pose and velocity, the joint's coordinates and
+// velocities and the mass. only the normalized quaternion's rotation matrix (4 inputs) goes
+// through dual numbers. body_kinematics_adjoint_dual below is the reference it is tested against.
+template <class S>
 void body_kinematics_adjoint(const RigidModelT<S>& m, const Params<S>& par, const S* q, const S* qd, const Work<S>& w,
                              int i, S* adj_q, S* adj_qd, Params<S>& adj_par, AdjWork<S>& g) {
+  const int pi = m.joint_parent[i], qs = m.joint_q_start[i], ds = m.joint_dof_start[i];
+  const int type = m.joint_type[i], ndj = rigid_joint_dof_count(type);
+  const mat33<S> Rp = pi < 0 ? mat33<S>::identity() : w.R[pi];
+  const vec3<S> pp = pi < 0 ? vec3<S>() : w.p[pi];
+  const mat33<S>& Jr = m.joint_rot[i];
+  const vec3<S>& jp = m.joint_pos[i];
+  const vec3<S>& ax = m.joint_axis[i];
+  const mat33<S>& R = w.R[i];
+  const vec3<S>& p = w.p[i];
+  const mat33<S> RJ = Rp * Jr;
+  const vec3<S> pJ = pp + Rp * jp;
+  mat33<S> gR = g.R[i];
+  vec3<S> gp = g.p[i];
+  svec<S> gS[6];
+  for (int k = 0; k < ndj; ++k) gS[k] = g.S_[ds + k];
+  const svec<S> gv = g.v[i];
+  // v = vp + sum_k S_k qd_k
+  if (pi >= 0) g.v[pi] += gv;
+  for (int k = 0; k < ndj; ++k) {
+    gS[k] += gv * qd[ds + k];
+    adj_qd[ds + k] += sdot(w.S[ds + k], gv);
+  }
+  // I = make_inertia(mass, c, Iw): A = Iw - mass [c]x^2, B = mass [c]x
+  const sinertia<S>& gI = g.I[i];
+  const S mass = par.body_mass[i], m0 = m.body_mass[i];
+  const S scale = m0 > S(0) ? mass / m0 : S(0);
+  const vec3<S> c = p + R * m.body_com[i];
+  const mat33<S> cx = skew(c), cxx = cx * cx;
+  S gmass = gI.m + mat_inner(gI.B, cx) - mat_inner(gI.A, cxx);
+  mat33<S> gcx, gcxx;
+  for (int r = 0; r < 3; ++r)
+    for (int k = 0; k < 3; ++k) {
+      gcx.m[r][k] = mass * gI.B.m[r][k];
+      gcxx.m[r][k] = -mass * gI.A.m[r][k];
+    }
+  mat_add(gcx, gcxx * transpose(cx));
+  mat_add(gcx, transpose(cx) * gcxx);
+  const vec3<S> gc(gcx.m[2][1] - gcx.m[1][2], gcx.m[0][2] - gcx.m[2][0], gcx.m[1][0] - gcx.m[0][1]);
+  // c = p + R com
+  gp += gc;
+  add_outer(gR, gc, m.body_com[i]);
+  // Iw = scale R Ib R^T
+  const mat33<S>& Ib = m.body_inertia[i];
+  const mat33<S> RIb = R * Ib;
+  gmass += m0 > S(0) ? mat_inner(gI.A, RIb * transpose(R)) / m0 : S(0);
+  mat33<S> gP = gI.A;
+  for (auto& row : gP.m)
+    for (S& x : row) x *= scale;
+  mat_add(gR, gP * R * transpose(Ib));
+  mat_add(gR, transpose(gP) * RIb);
+  adj_par.body_mass[i] += gmass;
+  // the joint: motion subspace, pose
+  mat33<S> gRJ;
+  vec3<S> gpJ;
+  switch (type) {
+    case RIGID_JOINT_REVOLUTE: {
+      const vec3<S> a = RJ * ax;
+      vec3<S> ga = gS[0].w;
+      cross_adjoint(pJ, a, gS[0].v, gpJ, ga);
+      add_outer(gRJ, ga, ax);
+      // R = RJ X(q), X = axis_angle(ax, q): dX/dq = s a a^T - s 1 + c [a]x
+      const S qa = q[qs], cs = rcos(qa), sn = rsin(qa);
+      const mat33<S> X = axis_angle(ax, qa);
+      mat_add(gRJ, gR * transpose(X));
+      const mat33<S> gX = transpose(RJ) * gR;
+      mat33<S> dX = skew(ax);
+      for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k) dX.m[r][k] = sn * ax[r] * ax[k] - (r == k ? sn : S(0)) + cs * dX.m[r][k];
+      adj_q[qs] += mat_inner(gX, dX);
+      gpJ += gp;
+      break;
+    }
+    case RIGID_JOINT_PRISMATIC: {
+      const vec3<S> a = RJ * ax;
+      vec3<S> ga = gS[0].v;
+      gpJ += gp;
+      ga += gp * q[qs];
+      adj_q[qs] += dot(gp, a);
+      mat_add(gRJ, gR);
+      add_outer(gRJ, ga, ax);
+      break;
+    }
+    case RIGID_JOINT_BALL:
+    case RIGID_JOINT_FREE: {
+      const bool is_free = type == RIGID_JOINT_FREE;
+      const int qr = is_free ? 3 : 0;  // first quaternion coordinate
+      // S columns of the rotation (ball: through pJ; free: translations, then through p)
+      for (int k = 0; k < 3; ++k) {
+        const vec3<S> col = R.col(k);
+        const svec<S>& gA = is_free ? gS[3 + k] : gS[k];
+        vec3<S> gcol = gA.w;
+        if (is_free) gcol += gS[k].v;
+        cross_adjoint(is_free ? p : pJ, col, gA.v, is_free ? gp : gpJ, gcol);
+        for (int r = 0; r < 3; ++r) gR.m[r][k] += gcol[r];
+      }
+      // p = pJ (+ RJ t for the free joint)
+      gpJ += gp;
+      if (is_free) {
+        const vec3<S> t(q[qs], q[qs + 1], q[qs + 2]);
+        add_outer(gRJ, gp, t);
+        const vec3<S> gt = transpose(RJ) * gp;
+        for (int k = 0; k < 3; ++k) adj_q[qs + k] += gt[k];
+      }
+      // R = RJ qmat(quaternion)
+      const mat33<S> X = qmat(q4(q + qs + qr));
+      mat_add(gRJ, gR * transpose(X));
+      qmat_adjoint(q + qs + qr, transpose(RJ) * gR, adj_q + qs + qr);
+      break;
+    }
+    default:
+      mat_add(gRJ, gR);
+      gpJ += gp;
+  }
+  // RJ = Rp Jr, pJ = pp + Rp jp
+  if (pi >= 0) {
+    mat_add(g.R[pi], gRJ * transpose(Jr));
+    add_outer(g.R[pi], gpJ, jp);
+    g.p[pi] += gpJ;
+  }
+}
+
+// the dual-number reference of body_kinematics_adjoint (the same sums, by dual numbers of
+// width N through body_kinematics itself; N = its input count)
+template <class S, int N>
+void body_kinematics_adjoint_dual(const RigidModelT<S>& m, const Params<S>& par, const S* q, const S* qd,
+                                  const Work<S>& w, int i, S* adj_q, S* adj_qd, Params<S>& adj_par, AdjWork<S>& g) {
   using D = Dual<S, N>;
   const int pi = m.joint_parent[i], qs = m.joint_q_start[i], ds = m.joint_dof_start[i];
   const int nqj = rigid_joint_q_count(m.joint_type[i]), ndj = rigid_joint_dof_count(m.joint_type[i]);
@@ -257,23 +419,8 @@ void substep_adjoint(const RigidModelT<S>& m, const Params<S>& par, const S* q, 
   // contact: ground, static colliders and shape pairs
   contact_forces_adjoint(m, par.contact_ke, par.contact_kd, par.contact_mu, w.R, w.p, w.v, g.fext, g.R, g.p, g.v,
                          adj_par.contact_ke, adj_par.contact_kd, adj_par.contact_mu);
-  // kinematics, leaves to root (dual width by joint type: inputs are the parent's pose and
-  // velocity (18), the joint's coordinates and velocities, and the mass)
-  for (int i = nb - 1; i >= 0; --i) {
-    switch (m.joint_type[i]) {
-      case RIGID_JOINT_FREE:
-        body_kinematics_adjoint<S, 32>(m, par, q, qd, w, i, adj_q, adj_qd, adj_par, g);
-        break;
-      case RIGID_JOINT_BALL:
-        body_kinematics_adjoint<S, 26>(m, par, q, qd, w, i, adj_q, adj_qd, adj_par, g);
-        break;
-      case RIGID_JOINT_FIXED:
-        body_kinematics_adjoint<S, 19>(m, par, q, qd, w, i, adj_q, adj_qd, adj_par, g);
-        break;
-      default:
-        body_kinematics_adjoint<S, 21>(m, par, q, qd, w, i, adj_q, adj_qd, adj_par, g);
-    }
-  }
+  // kinematics, leaves to root
+  for (int i = nb - 1; i >= 0; --i) body_kinematics_adjoint(m, par, q, qd, w, i, adj_q, adj_qd, adj_par, g);
 }
 
 }  // namespace adj::rigid

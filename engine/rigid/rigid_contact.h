@@ -125,6 +125,68 @@ bool point_contact(const RigidModelT<S>& m, int s, const vec3<S>& pt, S r, const
   return true;
 }
 
+// the reverse of contact_force (engine/forces/contact.h) by hand: given adj_f, adds to the
+// adjoints of c, vrel, ke, kd and mu (nothing where the force is zero: apart, or pulling)
+template <class S>
+inline void contact_force_adjoint(S c, const vec3<S>& n, const vec3<S>& vrel, S ke, S kd, S kf, S mu, S eps,
+                                  const vec3<S>& adj_f, S& adj_c, vec3<S>& adj_vrel, S& adj_ke, S& adj_kd, S& adj_mu) {
+  if (!(c < 0)) return;
+  const S vn = dot(n, vrel), lambda = -ke * c - kd * vn;
+  if (!(lambda > 0)) return;
+  S adj_lambda = dot(n, adj_f), adj_vn = S(0);
+  if (kf > S(0) && mu > S(0)) {
+    // f -= vt k, k = kf mul / denom, denom = sqrt(kf^2 (vt.vt + eps^2) + mul^2), mul = mu lambda
+    const vec3<S> vt = vrel - n * vn;
+    const S mul = mu * lambda;
+    const S denom = std::sqrt(kf * kf * (dot(vt, vt) + eps * eps) + mul * mul);
+    const S k = kf * mul / denom;
+    vec3<S> adj_vt = adj_f * (-k);
+    const S adj_k = -dot(vt, adj_f);
+    S adj_mul = adj_k * kf / denom;
+    const S adj_denom = -adj_k * k / denom;
+    const S adj_Q = adj_denom / (S(2) * denom);
+    adj_vt += vt * (S(2) * kf * kf * adj_Q);
+    adj_mul += S(2) * mul * adj_Q;
+    adj_mu += adj_mul * lambda;
+    adj_lambda += adj_mul * mu;
+    adj_vrel += adj_vt;
+    adj_vn -= dot(n, adj_vt);
+  }
+  adj_ke -= c * adj_lambda;
+  adj_kd -= vn * adj_lambda;
+  adj_c -= ke * adj_lambda;
+  adj_vn -= kd * adj_lambda;
+  adj_vrel += n * adj_vn;
+}
+
+// the reverse of point_contact by hand (a point that touches): given the adjoint of the
+// spatial force on the body, adds to the adjoints of the body pose and velocity and of ke, kd, mu
+template <class S>
+void point_contact_adjoint(const RigidModelT<S>& m, int s, const vec3<S>& pt, S r, const mat33<S>& R, const vec3<S>& p,
+                           const svec<S>& v, S ke, S kd, S mu, const svec<S>& adj_fs, mat33<S>& adj_R, vec3<S>& adj_p,
+                           svec<S>& adj_v, S& adj_ke, S& adj_kd, S& adj_mu) {
+  const vec3<S> n(S(0), S(1), S(0));
+  const vec3<S> xl = m.shape_pos[s] + m.shape_rot[s] * pt;
+  const vec3<S> x = p + R * xl, xc = x - n * r;
+  const vec3<S> vel = v.v + cross(v.w, xc);
+  const S c = x.y - r;
+  const vec3<S> f = contact_force(c, n, vel, ke, kd, m.contact_kf, mu, m.contact_eps);
+  // fs = (xc x f, f)
+  const vec3<S> adj_f = adj_fs.v + cross(adj_fs.w, xc);
+  vec3<S> adj_xc = cross(f, adj_fs.w), adj_vel;
+  S adj_c = S(0);
+  contact_force_adjoint(c, n, vel, ke, kd, m.contact_kf, mu, m.contact_eps, adj_f, adj_c, adj_vel, adj_ke, adj_kd,
+                        adj_mu);
+  // vel = v.v + v.w x xc; c = x.y - r; xc = x - n r; x = p + R xl
+  adj_v.v += adj_vel;
+  adj_v.w += cross(xc, adj_vel);
+  adj_xc += cross(adj_vel, v.w);
+  adj_xc.y += adj_c;
+  adj_p += adj_xc;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) adj_R.m[i][j] += adj_xc[i] * xl[j];
+}
+
 // a shape placed in the world, as engine/forces/contact.h's ShapeRef: code 0 plane (size:
 // unit normal), 1 sphere, 2 box, 3 capsule; v: its body's spatial velocity (null: static)
 template <class T>
@@ -342,8 +404,9 @@ void contact_forces(const RigidModelT<S>& m, const T& ke, const T& kd, const T& 
 }
 
 // the reverse of contact_forces: given adj_fext, adds to the adjoints of the body poses and
-// velocities and of ke, kd, mu. each touching feature is found on plain values first, then
-// its vector-Jacobian product is taken from dual numbers through the same kernel
+// velocities and of ke, kd, mu. each touching feature is found on plain values first; ground
+// points (the common case: feet) are reversed by hand (point_contact_adjoint), colliders and
+// shape pairs take their vector-Jacobian product from dual numbers through the same kernel
 template <class S>
 void contact_forces_adjoint(const RigidModelT<S>& m, S ke, S kd, S mu, const std::vector<mat33<S>>& R,
                             const std::vector<vec3<S>>& p, const std::vector<svec<S>>& v,
@@ -379,11 +442,8 @@ void contact_forces_adjoint(const RigidModelT<S>& m, S ke, S kd, S mu, const std
       int count = shape_points(m.shape_type[s], m.shape_size[s], pts, r);
       for (int k = 0; k < count; ++k) {
         if (!point_contact(m, s, pts[k], r, R[b], p[b], v[b], ke, kd, mu, fs, xc, f)) continue;
-        one_body(b, [&](const auto& Rd, const auto& pd, const auto& vd, const auto& ked, const auto& kdd,
-                        const auto& mud, auto& fsd) {
-          vec3<D1> xcd, fd;
-          point_contact(m, s, pts[k], r, Rd, pd, vd, ked, kdd, mud, fsd, xcd, fd);
-        });
+        point_contact_adjoint(m, s, pts[k], r, R[b], p[b], v[b], ke, kd, mu, adj_fext[b], adj_R[b], adj_p[b], adj_v[b],
+                              adj_ke, adj_kd, adj_mu);
       }
     }
   }

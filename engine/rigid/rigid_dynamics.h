@@ -48,6 +48,10 @@ struct Work {
   std::vector<T> M, L;            // mass matrix and its Cholesky factor, (dof_count^2)
   std::vector<T> tau, bias, qdd;  // (dof_count)
   std::vector<T> q0, qd0;         // substep ping buffers
+  // external forces added to fext after contact and thrust, e.g. particles pushing on the
+  // bodies (engine/rigid/coupling.h); (body_count) or empty = none. the reverse pass leaves
+  // dL/d fext in AdjWork::fext, which is also dL/d fext_extra
+  std::vector<svec<T>> fext_extra;
   void resize(int nb, int nq, int nv) {
     R.resize(nb);
     p.resize(nb);
@@ -339,6 +343,7 @@ bool substep(const RigidModelT<S>& m, const Params<T>& par, const T* q, const T*
   kinematics(m, par, q, qd, w);
   contact(m, par, w, record);
   thrust(m, act, w);
+  for (std::size_t i = 0; i < w.fext_extra.size(); ++i) w.fext[i] += w.fext_extra[i];
   joint_forces(m, par, q, qd, act, w);
   rnea(m, qd, static_cast<const T*>(nullptr), w, w.bias.data());
   crba(m, w);

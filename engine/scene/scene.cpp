@@ -73,6 +73,9 @@ const char* to_string(LossKind k) {
     case LossKind::effort: return "effort";
     case LossKind::joint: return "joint";
     case LossKind::cartpole: return "cartpole";
+    case LossKind::height: return "height";
+    case LossKind::upright: return "upright";
+    case LossKind::speed: return "speed";
   }
   return "?";
 }

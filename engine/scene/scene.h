@@ -285,6 +285,10 @@ enum class LossKind {
   joint,      // (q_body(step) - value)^2: the body's joint coordinate against a value
   cartpole,   // SHAC's swing-up cost, mean over frames 1..step: 2(1 - cos theta) + 0.1 thetadot^2
               // + 0.05 x^2 + 0.1 xdot^2 (x: the robot's first prismatic joint, theta: its first revolute)
+  // robots, running costs: the mean over frames 1..step of a cost on the robot's `body`
+  height,     // max(0, value - com height)^2: the body's centre of mass below `value` [m] is penalized
+  upright,    // 1 - (R_body axis) . up: the body-frame `axis` (unit) tilted away from world +y
+  speed,      // (com velocity . axis - value)^2: forward speed along the world `axis` against `value` [m/s]
 };
 
 struct LossTerm {
@@ -292,10 +296,10 @@ struct LossTerm {
   std::string object;   // object the term measures
   std::string target;   // target object's name (position, shape)
   int step = -1;        // frame the term reads; -1 = the last
-  V3 axis{1, 0, 0};     // distance direction
+  V3 axis{1, 0, 0};     // distance, speed: world direction; upright: the body-frame axis that points up
   double weight = 1.0;
   std::string body;     // robots: the body the term reads
-  double value = 0.0;   // joint: the target coordinate [rad or m]
+  double value = 0.0;   // joint: the target coordinate [rad or m]; height: min height [m]; speed: [m/s]
 
   bool operator==(const LossTerm&) const = default;
 };

@@ -1,5 +1,6 @@
 // scene files -> Scene: every error with the file and the JSON path
 #include <cerrno>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -277,7 +278,8 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       if (!r.is_object((*a)[i], lp)) continue;
       Fields lf{(*a)[i], lp, {}};
       LossTerm l;
-      int k = r.choice(lf, "kind", {"position", "distance", "shape", "velocity", "effort", "joint", "cartpole"}, true);
+      int k = r.choice(lf, "kind", {"position", "distance", "shape", "velocity", "effort", "joint", "cartpole", "height", "upright", "speed"},
+                       true);
       if (k >= 0) l.kind = static_cast<LossKind>(k);
       r.string(lf, "object", l.object);
       r.string(lf, "target", l.target);
@@ -372,11 +374,15 @@ void check_references(Reader& r, const Scene& s) {
       }
       const Object* lo = kind_of(l.object);
       bool robot = lo && lo->kind == ObjectKind::robot;
-      bool needs_body =
-          l.kind == LossKind::joint || (robot && (l.kind == LossKind::position || l.kind == LossKind::distance));
+      bool robot_only = l.kind == LossKind::joint || l.kind == LossKind::cartpole || l.kind == LossKind::height ||
+                        l.kind == LossKind::upright || l.kind == LossKind::speed;
+      bool needs_body = (robot_only && l.kind != LossKind::cartpole) ||
+                        (robot && (l.kind == LossKind::position || l.kind == LossKind::distance));
       if (needs_body && l.body.empty()) r.error(lp + ".body", "missing: which body of the robot does this term read?");
-      if ((l.kind == LossKind::joint || l.kind == LossKind::cartpole) && lo && !robot)
-        r.error(lp + ".object", "\"" + l.object + "\" is not a robot");
+      if (robot_only && lo && !robot) r.error(lp + ".object", "\"" + l.object + "\" is not a robot");
+      if ((l.kind == LossKind::upright || l.kind == LossKind::speed) &&
+          std::abs(l.axis[0]) + std::abs(l.axis[1]) + std::abs(l.axis[2]) < 1e-12)
+        r.error(lp + ".axis", "must not be zero");
       if (robot && (l.kind == LossKind::shape || l.kind == LossKind::velocity))
         r.error(lp + ".kind", std::string(to_string(l.kind)) + " is not defined for robots");
       if (l.step > t.horizon) r.error(lp + ".step", "is past the task's horizon (" + std::to_string(t.horizon) + ")");

@@ -130,7 +130,8 @@ ojson write_task(const Task& t) {
     lj["axis"] = v3(l.axis);
     lj["weight"] = l.weight;
     if (!l.body.empty()) lj["body"] = l.body;
-    if (l.value != 0.0 || l.kind == LossKind::joint) lj["value"] = l.value;
+    if (l.value != 0.0 || l.kind == LossKind::joint || l.kind == LossKind::height || l.kind == LossKind::speed)
+      lj["value"] = l.value;
     ls.push_back(lj);
   }
   j["loss"] = ls;

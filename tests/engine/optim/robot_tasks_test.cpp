@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "engine/optim/rigid_task.h"
 #include "engine/optim/trainer.h"
@@ -68,6 +70,25 @@ std::vector<IterationStats> iterate(RigidTaskRunnerT<float>& r, int n) {
   return h;
 }
 
+// what the walker's frames show: torso com travel along x [m], the lowest torso com height
+// [m] and the least torso up-alignment (R y).y over every frame
+struct WalkStats {
+  double distance = 0, min_height = 1e9, min_up = 1e9;
+};
+template <class S>
+WalkStats walk_stats(const RigidTaskRunnerT<S>& r) {
+  WalkStats w;
+  const auto& fr = r.frames();
+  for (const auto& f : fr) {
+    RigidBodyProbe<S> p = rigid_body_probe<S>(r.model(), f.joint_q, f.joint_qd, 0);
+    w.min_height = std::min(w.min_height, double(p.c.y));
+    w.min_up = std::min(w.min_up, double(p.R.m[1][1]));
+  }
+  w.distance = double(rigid_body_com<S>(r.model(), fr.back().joint_q, 0, nullptr).x -
+                      rigid_body_com<S>(r.model(), fr.front().joint_q, 0, nullptr).x);
+  return w;
+}
+
 }  // namespace
 
 TEST_CASE("robot task: 3-link arm reach (URDF, PD targets): loss falls 100x in 40 iterations; FD in double",
@@ -97,11 +118,12 @@ TEST_CASE("robot task: cartpole swing-up (SHAC cost, dt 1/60 x 4, 240 frames): l
   CHECK(best < 0.92 * h.front().loss);
 }
 
-TEST_CASE("robot task: quadruped walker (free base, ground contact): travels > 0.3 m in 15 iterations; FD in double",
+TEST_CASE("robot task: quadruped dive (open loop, free base, ground contact): travels > 0.3 m in 15 iterations; FD",
           "[optim][robot]") {
   scene::Scene s = load("robot_walker.json");
-  check_grad(s, s.tasks[0], 12, 12, 1e-5);
-  RigidTaskRunnerT<float> r = runner<float>(s, s.tasks[0]);
+  REQUIRE(s.tasks.size() == 2);
+  check_grad(s, s.tasks[1], 12, 12, 1e-5);
+  RigidTaskRunnerT<float> r = runner<float>(s, s.tasks[1]);
   auto h = iterate(r, 15);
   double last = double(r.evaluate(r.theta()).value());
   INFO("first " << h.front().loss << " last " << last);
@@ -143,7 +165,7 @@ TEST_CASE(
 TEST_CASE("robot task: every parameter kind (joint q/qd, PD gains, masses, contact) against FD in double",
           "[optim][robot]") {
   scene::Scene s = load("robot_walker.json");
-  scene::Task task = s.tasks[0];
+  scene::Task task = s.tasks[1];
   task.parameters.clear();
   for (scene::ParamKind k : {scene::ParamKind::joint_q, scene::ParamKind::joint_qd, scene::ParamKind::actuator_control,
                              scene::ParamKind::actuator_kp, scene::ParamKind::actuator_kd, scene::ParamKind::body_mass})
@@ -192,4 +214,125 @@ TEST_CASE("robot task: errors name the task and the entry; the particle runner r
   auto ok = RigidTaskRunnerT<float>::create(cs.value(), s.tasks[0]);
   REQUIRE(ok.is_ok());
   CHECK(ok->entry_name(3 * 2 + 1) == "actuator_control[arm][t=2][link1]");
+}
+
+TEST_CASE(
+    "robot task: the quadruped walks: its phase-clock MLP policy, trained by BPTT over 2 s, moves the torso > 1 m "
+    "with its com above 0.38 m and upright in every frame; policy gradients against FD in double",
+    "[optim][robot][walker]") {
+  scene::Scene s = load("robot_walker.json");
+  const scene::Task& task = s.tasks[0];
+  REQUIRE(task.has_policy);
+  // (entries near 1e-6 carry FD noise of ~1e-11 absolute: rel 1e-4)
+  check_grad(s, task, 20, 16, 1e-4);
+  // BPTT through 120 contact-rich frames is not monotone (a step can tip the walker over):
+  // keep the best policy seen, as a trainer with early stopping does
+  RigidTaskRunnerT<float> r = runner<float>(s, task);
+  std::vector<float> best_theta = r.theta();
+  double best = 1e30;
+  for (int i = 0; i < task.optimizer.iterations; ++i) {
+    std::vector<float> th = r.theta();
+    auto it = r.iterate();
+    REQUIRE(it.is_ok());
+    if (it->loss < best) best = it->loss, best_theta = th;
+  }
+  double last = double(r.evaluate(r.theta()).value());
+  if (last < best) best = last, best_theta = r.theta();
+  REQUIRE(r.evaluate(best_theta).is_ok());
+  WalkStats w = walk_stats(r);
+  INFO("best loss " << best << ": torso travels " << w.distance << " m in " << task.horizon
+                    << " frames, lowest com height " << w.min_height << " m, least up alignment " << w.min_up);
+  CHECK(w.distance > 1.0);     // measured 1.78 m (seed 1, 60 iterations)
+  CHECK(w.min_height > 0.38);  // measured 0.437 m (standing: 0.447 m)
+  CHECK(w.min_up > 0.9);       // measured 0.993
+}
+
+TEST_CASE("robot task: walker running costs (height, upright, speed) against FD in double", "[optim][robot][walker]") {
+  scene::Scene s = load("robot_walker.json");
+  scene::Task task = s.tasks[0];
+  task.has_policy = false;
+  task.parameters = {{.kind = scene::ParamKind::joint_q, .object = "walker"},
+                     {.kind = scene::ParamKind::joint_qd, .object = "walker"},
+                     {.kind = scene::ParamKind::actuator_control, .object = "walker"}};
+  // every term active: the torso below 0.6 m, tilted (a pitched axis), slower than 0.5 m/s
+  task.loss = {{.kind = scene::LossKind::height, .object = "walker", .weight = 2, .body = "torso", .value = 0.6},
+               {.kind = scene::LossKind::upright, .object = "walker", .axis = {0.3, 1, 0.2}, .body = "torso"},
+               {.kind = scene::LossKind::speed, .object = "walker", .axis = {1, 0, 0.1}, .body = "torso", .value = 0.5},
+               {.kind = scene::LossKind::speed, .object = "walker", .step = 5, .axis = {0, 1, 0}, .body = "leg2_shin"}};
+  check_grad(s, task, 10, 0, 1e-5);
+  // each term is on (not a zero that any gradient matches)
+  task.horizon = 10;
+  RigidTaskRunnerT<double> r = runner<double>(s, task);
+  perturb(r, 0.05);
+  REQUIRE(r.evaluate(r.theta()).is_ok());
+  for (int k = 0; k < 4; ++k) {
+    INFO(r.loss().term_name(k) << " = " << r.term_values()[k]);
+    CHECK(r.term_values()[k] > 1e-4);
+  }
+  // height: (0.6 - com y)^2 averaged over frames 1..10, by hand from the frames
+  double h = 0;
+  for (int f = 1; f <= 10; ++f) {
+    double d = 0.6 - rigid_body_com<double>(r.model(), r.frames()[f].joint_q, 0, nullptr).y;
+    h += d > 0 ? d * d : 0;
+  }
+  CHECK(r.term_values()[0] == Approx(2 * h / 10).epsilon(1e-12));
+}
+
+TEST_CASE("robot task: walker loss kinds are read, written and checked with JSON paths", "[optim][robot][walker]") {
+  scene::Scene s = load("robot_walker.json");
+  scene::Task& t = s.tasks[0];
+  t.loss = {{.kind = scene::LossKind::height, .object = "walker", .body = "torso", .value = 0.3},
+            {.kind = scene::LossKind::upright, .object = "walker", .axis = {0, 1, 0}, .body = "torso"},
+            {.kind = scene::LossKind::speed, .object = "walker", .axis = {1, 0, 0}, .body = "torso", .value = 0.4}};
+  auto again = scene::parse_scene(scene::to_json(s), "walker.json");
+  INFO(again.status().message());
+  REQUIRE(again.is_ok());
+  CHECK(again->tasks[0].loss == t.loss);
+  // bad terms name the file and the path
+  struct Bad {
+    scene::LossTerm term;
+    std::string message;
+  };
+  for (const Bad& b :
+       {Bad{{.kind = scene::LossKind::height, .object = "walker", .value = 0.3}, "loss[0].body"},
+        Bad{{.kind = scene::LossKind::upright, .object = "walker", .axis = {0, 0, 0}, .body = "torso"}, "loss[0].axis"},
+        Bad{{.kind = scene::LossKind::speed, .object = "ground", .body = "torso"}, "loss[0].object"}}) {
+    scene::Scene bad = s;
+    bad.tasks[0].loss = {b.term};
+    auto r = scene::parse_scene(scene::to_json(bad), "walker.json");
+    REQUIRE(!r.is_ok());
+    INFO(r.status().message());
+    CHECK(r.status().message().find("walker.json") != std::string::npos);
+    CHECK(r.status().message().find(b.message) != std::string::npos);
+  }
+  // an unknown body is the runner's error, with the task and the term
+  t.loss[1].body = "head";
+  auto cs = scene::compile<float>(s, kScenes);
+  REQUIRE(cs.is_ok());
+  auto r = RigidTaskRunnerT<float>::create(cs.value(), t);
+  REQUIRE(!r.is_ok());
+  CHECK(r.status().message() == "task 'walk': loss[1] (upright): robot \"walker\" has no body \"head\"");
+}
+
+// ADJ_WALKER_SCENE=file ADJ_WALKER_ITERS=n: trains task 0 of a walker scene and prints the gait
+TEST_CASE("robot walker: training experiment", "[.experiment]") {
+  const char* file = std::getenv("ADJ_WALKER_SCENE");
+  auto sc = scene::load_scene(file ? std::string(file) : kScenes + "/robot_walker.json");
+  REQUIRE(sc.is_ok());
+  scene::Scene s = sc.value();
+  const char* iters = std::getenv("ADJ_WALKER_ITERS");
+  const int n = iters ? std::atoi(iters) : s.tasks[0].optimizer.iterations;
+  RigidTaskRunnerT<float> r = runner<float>(s, s.tasks[0]);
+  for (int i = 0; i <= n; ++i) {
+    if (i % 10 == 0 || i == n) {
+      double loss = double(r.evaluate(r.theta()).value());
+      WalkStats w = walk_stats(r);
+      std::printf("iter %3d loss %8.4f  x %6.3f m  min height %5.3f m  min up %5.3f  terms", i, loss, w.distance,
+                  w.min_height, w.min_up);
+      for (double v : r.term_values()) std::printf(" %.4f", v);
+      std::printf("\n");
+      std::fflush(stdout);
+    }
+    if (i < n) REQUIRE(r.iterate().is_ok());
+  }
 }

@@ -2,6 +2,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include <omp.h>
@@ -11,8 +13,17 @@
 
 using namespace adj;
 
+// the benchmark's label ("quadruped float reverse", "cartpole double x1024 2 threads"):
+// a command-line argument runs only the benchmarks whose label contains it
+static const char* g_filter = nullptr;
+static bool selected(std::string label) { return !g_filter || label.find(g_filter) != std::string::npos; }
+
 template <class S>
 void bench(const char* name, const RigidBuilder& b, S height, int substeps, bool dual = false) {
+  std::string label = name;
+  label += sizeof(S) == 4 ? " float" : " double";
+  label += dual ? " dual" : " reverse";
+  if (!selected(label)) return;
   Result<RigidModelT<S>> r = b.finalize<S>();
   if (!r) {
     std::printf("%s: %s\n", name, r.status().message().c_str());
@@ -58,6 +69,14 @@ void bench(const char* name, const RigidBuilder& b, S height, int substeps, bool
 // does not depend on the thread count); then the same with the step adjoint of every copy
 template <class S>
 void bench_batch(const char* name, const RigidBuilder& b, int count, int substeps, int threads) {
+  std::string label = name;
+  label += sizeof(S) == 4 ? " float" : " double";
+  label += " x";
+  label += std::to_string(count);
+  label += " ";
+  label += std::to_string(threads);
+  label += " threads";
+  if (!selected(label)) return;
   Result<RigidModelT<S>> r = b.finalize<S>();
   if (!r) return;
   const RigidModelT<S>& m = r.value();
@@ -95,7 +114,8 @@ void bench_batch(const char* name, const RigidBuilder& b, int count, int substep
       name, sizeof(S) == 4 ? "float" : "double", count, threads, substeps, fwd, bwd, fwd / bwd);
 }
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1) g_filter = argv[1];
   bench<float>("cartpole", rigid_cartpole(), 0.0f, 4);
   bench<double>("cartpole", rigid_cartpole(), 0.0, 4);
   bench<float>("arm3", rigid_arm3(), 0.0f, 4);
