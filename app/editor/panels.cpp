@@ -510,7 +510,8 @@ void Editor::draw_simulation() {
 void Editor::draw_loss_terms(const scene::Task& t) {
   using K = scene::LossKind;
   const scene::Scene& s = doc.scene();
-  const K kinds[] = {K::position, K::distance, K::shape, K::velocity, K::effort, K::joint, K::cartpole};
+  const K kinds[] = {K::position, K::distance, K::shape,    K::velocity, K::effort,
+                     K::joint,    K::cartpole, K::height,   K::upright,  K::speed};
   // objects a term can measure (what moves) and targets it can aim at
   auto object_combo = [&](const char* id, std::string& value, bool targets) {
     bool changed = false;
@@ -544,10 +545,12 @@ void Editor::draw_loss_terms(const scene::Task& t) {
     ImGui::SameLine();
     if (ImGui::SmallButton("x")) remove = i;
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("remove this term");
-    // robots: the body a position, distance or joint term reads, a joint term's target value,
-    // a distance term's direction
+    // robots: the body a term reads, its value (joint coordinate, height, speed) and its axis
+    // (distance and speed: world direction; upright: the body-frame axis that points up)
     const scene::ObjectRange* rr = compiled_ ? compiled_->find(l.object) : nullptr;
-    if (rr && rr->kind == scene::ObjectKind::robot && (l.kind == K::position || l.kind == K::distance || l.kind == K::joint)) {
+    const bool body_term = l.kind == K::position || l.kind == K::distance || l.kind == K::joint ||
+                           l.kind == K::height || l.kind == K::upright || l.kind == K::speed;
+    if (rr && rr->kind == scene::ObjectKind::robot && body_term) {
       ImGui::SetNextItemWidth(120);
       if (ImGui::BeginCombo("##body", l.body.empty() ? "(body)" : l.body.c_str())) {
         for (int b = rr->body_begin; b < rr->body_end; ++b) {
@@ -557,20 +560,26 @@ void Editor::draw_loss_terms(const scene::Task& t) {
         ImGui::EndCombo();
       }
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("the robot's body (its joint, for a joint term)");
-      if (l.kind == K::joint) {
+      if (l.kind == K::joint || l.kind == K::height || l.kind == K::speed) {
         ImGui::SameLine();
         ImGui::SetNextItemWidth(-FLT_MIN);
         if (ImGui::DragScalar("##value", ImGuiDataType_Double, &l.value, 0.01f, nullptr, nullptr, "target %.3f"))
           changed = true, key = merge_key(&t, "value");
         if (ImGui::IsItemDeactivated()) doc.end_merge();
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("the joint coordinate to reach [rad or m]");
-      } else if (l.kind == K::distance) {
-        ImGui::SameLine();
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip(l.kind == K::joint    ? "the joint coordinate to reach [rad or m]"
+                            : l.kind == K::height ? "the lowest centre-of-mass height not penalized [m]"
+                                                  : "the speed to hold along the axis [m/s]");
+      }
+      if (l.kind == K::distance || l.kind == K::upright || l.kind == K::speed) {
+        if (l.kind != K::speed) ImGui::SameLine();  // speed: its axis on a row of its own
         ImGui::SetNextItemWidth(-FLT_MIN);
         if (ImGui::DragScalarN("##axis", ImGuiDataType_Double, l.axis.data(), 3, 0.01f, nullptr, nullptr, "%.2f"))
           changed = true, key = merge_key(&t, "axis");
         if (ImGui::IsItemDeactivated()) doc.end_merge();
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("the direction the body should travel along");
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip(l.kind == K::upright ? "the body-frame axis that should point up"
+                                                 : "the world direction the body should travel along");
       }
     }
     // second row: target, step, weight

@@ -112,7 +112,7 @@ std::string loss_field(const scene::LossTerm& t, const std::string& field) {
 
 Status set_loss_field(scene::LossTerm& t, const std::string& field, const std::string& value) {
   if (field == "kind") {
-    for (int k = 0; k <= int(scene::LossKind::cartpole); ++k)
+    for (int k = 0; k <= int(scene::LossKind::speed); ++k)
       if (value == scene::to_string(scene::LossKind(k))) {
         t.kind = scene::LossKind(k);
         return Status::ok();
