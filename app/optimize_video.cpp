@@ -156,10 +156,11 @@ Status OptimizeVideo::add_robot_iteration(const optim::RigidTaskRunnerT<float>& 
   std::vector<glm::vec3>& path = trajectories_.back();
   const std::vector<vec3<float>> com = robot_com_path(model, frames, tracked_body_);
 
-  // the first iteration frames the camera: the robots through the rollout, and the targets
-  if (trajectories_.size() == 1) {
+  // the camera frames the robots through every rollout so far (and the targets): it moves
+  // only between iterations, and only when a rollout went further than the ones before
+  {
     const State particles = cs_->model.make_state();
-    glm::vec3 lo(1e30f), hi(-1e30f);
+    glm::vec3 lo = robot_lo_, hi = robot_hi_;
     for (size_t t = 0; t < frames.size(); t += std::max<size_t>(1, frames.size() / 8)) {
       glm::vec3 a, b;
       view_->set_robot_state(frames[t]);
@@ -167,9 +168,16 @@ Status OptimizeVideo::add_robot_iteration(const optim::RigidTaskRunnerT<float>& 
       lo = glm::min(lo, a);
       hi = glm::max(hi, b);
     }
-    camera_.yaw = 0.5f;
-    camera_.pitch = 0.35f;
-    camera_.fit(lo, hi, gpu_->aspect());
+    view_->set_robot_state(frames.back());
+    glm::vec3 a, b;
+    view_->bounds(particles, a, b);
+    lo = glm::min(lo, a), hi = glm::max(hi, b);
+    if (trajectories_.size() == 1 || glm::any(glm::lessThan(lo, robot_lo_)) || glm::any(glm::greaterThan(hi, robot_hi_))) {
+      robot_lo_ = lo, robot_hi_ = hi;
+      camera_.yaw = 0.5f;
+      camera_.pitch = 0.35f;
+      camera_.fit(lo, hi, gpu_->aspect());
+    }
   }
 
   // particles are not stepped by robot tasks: they stay at their initial state

@@ -45,6 +45,7 @@ class OptimizeVideo {
   std::string task_name_;
   int tracked_begin_ = 0, tracked_end_ = 0;  // the particles whose centre of mass is traced
   int tracked_body_ = -1;                     // robot tasks: the body whose centre of mass is
+  glm::vec3 robot_lo_{1e30f}, robot_hi_{-1e30f};  // robot tasks: what the camera frames so far
   std::unique_ptr<Offscreen> gpu_;
   std::unique_ptr<Recorder> recorder_;
   std::unique_ptr<SceneView> view_;
