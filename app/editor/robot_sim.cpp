@@ -17,6 +17,7 @@ RigidControl robot_hold_control(const RigidModel& m, const RigidState& initial) 
 
 void RobotSim::clear() {
   solver_.reset();
+  coupled_.reset();
   cur_ = next_ = {};
   control_ = {};
   contacts_ = {};
@@ -25,6 +26,7 @@ void RobotSim::clear() {
 void RobotSim::reset(const scene::CompiledScene& cs) {
   if (!cs.has_robots()) return clear();
   solver_ = std::make_unique<RigidSolver>(RigidSolverOptions{.substeps = cs.substeps});
+  coupled_.reset();
   cur_ = next_ = cs.rigid_initial;
   control_ = robot_hold_control(cs.rigid, cs.rigid_initial);
   contacts_ = {};
@@ -35,6 +37,22 @@ Status RobotSim::step(const scene::CompiledScene& cs) {
   if (!solver_) return Status::ok();
   if (Status st = solver_->step(cs.rigid, cur_, next_, control_, cs.frame_dt); !st) return st;
   std::swap(cur_, next_);
+  return rigid_contacts(cs.rigid, cur_, control_, contacts_);
+}
+
+Status RobotSim::step_coupled(const scene::CompiledScene& cs, const State& particles, State& particles_next,
+                              const Control& particle_control, int thread_count) {
+  if (!solver_) return Status::error("no robots to couple");
+  if (!coupled_)
+    coupled_ = std::make_unique<CoupledSolverT<float>>(
+        CoupledSolverOptions{.substeps = cs.substeps, .thread_count = thread_count});
+  in_.particles = particles;
+  in_.rigid = cur_;
+  coupled_control_.particles = particle_control;
+  coupled_control_.rigid = control_;
+  if (Status st = coupled_->step(cs.model, cs.rigid, in_, out_, coupled_control_, cs.frame_dt); !st) return st;
+  std::swap(particles_next, out_.particles);
+  std::swap(cur_, out_.rigid);
   return rigid_contacts(cs.rigid, cur_, control_, contacts_);
 }
 

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "engine/core/status.h"
+#include "engine/rigid/coupled_rollout.h"
 #include "engine/rigid/rigid_solver.h"
 #include "engine/scene/compile.h"
 
@@ -27,12 +28,19 @@ class RobotSim {
   bool active() const { return solver_ != nullptr; }
   // one frame (cs.frame_dt in cs.substeps substeps); on failure the state stays
   Status step(const scene::CompiledScene& cs);
+  // one frame of robots and particles together, with two-way body-particle contact
+  // (engine/rigid/coupled_rollout.h): particles -> particles_next under particle_control
+  Status step_coupled(const scene::CompiledScene& cs, const State& particles, State& particles_next,
+                      const Control& particle_control, int thread_count);
   const RigidState& state() const { return cur_; }
   const RigidContactsT<float>& contacts() const { return contacts_; }  // of state()
   size_t state_bytes() const { return (cur_.joint_q.size() + cur_.joint_qd.size()) * sizeof(float); }
 
  private:
   std::unique_ptr<RigidSolver> solver_;
+  std::unique_ptr<CoupledSolverT<float>> coupled_;
+  CoupledStateT<float> in_, out_;
+  CoupledControlT<float> coupled_control_;
   RigidState cur_, next_;
   RigidControl control_;
   RigidContactsT<float> contacts_;

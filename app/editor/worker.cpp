@@ -9,6 +9,7 @@
 #include "engine/cuda/cuda.h"
 #include "app/editor/robot_sim.h"
 #include "app/robot_path.h"
+#include "engine/optim/coupled_task.h"
 #include "engine/optim/rigid_task.h"
 #include "engine/solver/solver.h"
 
@@ -154,20 +155,33 @@ struct Worker::Impl {
   void step_sim() {
     if (!cs) return;
     apply_pull();
-    Status st = cuda_solver ? cuda_solver->step(cur, next, control, cs->frame_dt)
-                            : solver->step(cs->model, cur, next, control, cs->frame_dt, &contacts);
-    if (cuda_solver) contacts.clear();  // the GPU solver does not report its contacts
-    if (!st) {
-      sim_error = "frame " + std::to_string(frame) + ": " + st.message();
-      playing = false;
-      pending_steps = 0;
-      return;
-    }
-    if (Status rs = robots.step(*cs); !rs) {  // the particles wait for the robots
-      sim_error = "frame " + std::to_string(frame) + ": robots: " + rs.message();
-      playing = false;
-      pending_steps = 0;
-      return;
+    if (robots.active() && cs->has_particles() && !cuda_solver) {
+      // robots and particles touch each other: one coupled step (its particle-ground
+      // contacts are not reported; body contacts are)
+      contacts.clear();
+      if (Status st = robots.step_coupled(*cs, cur, next, control, thread_count()); !st) {
+        sim_error = "frame " + std::to_string(frame) + ": " + st.message();
+        playing = false;
+        pending_steps = 0;
+        return;
+      }
+    } else {
+      Status st = cuda_solver ? cuda_solver->step(cur, next, control, cs->frame_dt)
+                              : solver->step(cs->model, cur, next, control, cs->frame_dt, &contacts);
+      if (cuda_solver) contacts.clear();  // the GPU solver does not report its contacts
+      if (!st) {
+        sim_error = "frame " + std::to_string(frame) + ": " + st.message();
+        playing = false;
+        pending_steps = 0;
+        return;
+      }
+      // the robots beside the particles (the GPU solver has no coupling)
+      if (Status rs = robots.step(*cs); !rs) {  // the particles wait for the robots
+        sim_error = "frame " + std::to_string(frame) + ": robots: " + rs.message();
+        playing = false;
+        pending_steps = 0;
+        return;
+      }
     }
     std::swap(cur, next);
     ++frame;
@@ -412,6 +426,16 @@ struct Worker::Impl {
       text = "no task named \"" + grad_check_task + "\"";
     } else if (auto csd = scene::compile<double>(doc, base_dir); !csd) {
       text = csd.status().message();
+    } else if (optim::is_coupled_task(*csd, *task)) {
+      auto r = optim::CoupledTaskRunnerT<double>::create(*csd, *task);
+      auto rep = r ? r->check_grad(grad_check_samples, 1e-6, 0) : Result<optim::GradCheckReport>(r.status());
+      if (!rep) {
+        text = rep.status().message();
+      } else {
+        text = rep->format();
+        worst = rep->max_rel_err;
+        rows = rep->rows;
+      }
     } else if (optim::is_robot_task(*csd, *task)) {
       auto r = optim::RigidTaskRunnerT<double>::create(*csd, *task);
       auto rep = r ? r->check_grad(grad_check_samples, 1e-6, 0) : Result<optim::GradCheckReport>(r.status());
@@ -552,6 +576,14 @@ void Worker::start_optimize(const std::string& task_name, int iterations) {
     im->ghost_paths.clear();
     im->ghost_losses.clear();
     im->opt_target = iterations > 0 ? iterations : task->optimizer.iterations;
+    if (optim::is_coupled_task(*im->cs, *task)) {
+      // TODO(editor): the coupled runner (engine/optim/coupled_task.h) in the worker; until then
+      // the command line optimizes these tasks
+      im->phase = OptPhase::failed;
+      im->opt_error = task->name + ": robots and particles act on each other in this task; the editor's "
+                      "optimizer does not run coupled tasks yet (use `adjoint optimize` on the file)";
+      return;
+    }
     if (optim::is_robot_task(*im->cs, *task)) {  // as `adjoint optimize` does
       auto rr = optim::RigidTaskRunner::create(*im->cs, *task);
       if (!rr) {

@@ -332,6 +332,52 @@ TEST_CASE("worker: a posed robot arm is stepped beside a falling particle", "[ed
   CHECK(s.rigid_state.joint_q[0] == 1.0f);
 }
 
+TEST_CASE("worker: particles land on a robot's body (robots and particles are stepped coupled)",
+          "[editor][worker][robots]") {
+  // a fixed 0.2 m box with its top at y = 0.5, and a particle dropped onto it from y = 1
+  scene::Scene doc;
+  doc.settings.substeps = 8;
+  doc.settings.contact.kd = 5.0;  // a damped landing: at rest within the 3 s stepped
+  scene::Object box;
+  box.name = "pedestal";
+  box.kind = scene::ObjectKind::robot;
+  box.robot.position = {0, 0.4, 0};
+  scene::RobotBody b;
+  b.name = "block";
+  b.joint = scene::RobotJointKind::fixed;
+  scene::RobotShape shape;
+  shape.kind = scene::RobotShapeKind::box;
+  shape.size = {0.1, 0.1, 0.1};
+  shape.density = 500;
+  b.shapes.push_back(shape);
+  box.robot.bodies.push_back(b);
+  doc.objects.push_back(box);
+  scene::Object ground;
+  ground.name = "ground";
+  ground.kind = scene::ObjectKind::collider;
+  doc.objects.push_back(ground);
+  scene::Object drop;
+  drop.name = "drop";
+  drop.kind = scene::ObjectKind::particles;
+  drop.particles.particles.push_back({{0.02, 1.0, 0.01}, {0, 0, 0}, 0.05, 0.03});
+  doc.objects.push_back(drop);
+  auto cs = scene::compile<float>(doc, ADJ_SCENES);
+  INFO(cs.status().message());
+  REQUIRE(cs.is_ok());
+  REQUIRE(cs->has_robots());
+  Worker w;
+  w.set_scene(doc, *cs, ADJ_SCENES, 1);
+  w.step(180);
+  REQUIRE(wait_idle(w));
+  Snapshot s;
+  w.snapshot(s);
+  INFO(s.sim_error);
+  REQUIRE(s.sim_error.empty());
+  // resting on the block's top (0.5 + its radius, a few mm of penalty sink), not on the ground
+  CHECK(s.state.particle_q[0].y == Approx(0.53).margin(0.015));
+  CHECK(std::abs(s.state.particle_qd[0].y) < 0.05f);
+}
+
 TEST_CASE("worker: a robot falling on the ground publishes its contacts", "[editor][worker][robots]") {
   auto doc = scene::load_scene(std::string(ADJ_SCENES) + "/robot_walker.json");
   REQUIRE(doc.is_ok());
