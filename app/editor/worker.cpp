@@ -426,26 +426,20 @@ struct Worker::Impl {
       text = "no task named \"" + grad_check_task + "\"";
     } else if (auto csd = scene::compile<double>(doc, base_dir); !csd) {
       text = csd.status().message();
-    } else if (optim::is_coupled_task(*csd, *task)) {
-      auto r = optim::CoupledTaskRunnerT<double>::create(*csd, *task);
-      auto rep = r ? r->check_grad(grad_check_samples, 1e-6, 0) : Result<optim::GradCheckReport>(r.status());
-      if (!rep) {
-        text = rep.status().message();
-      } else {
-        text = rep->format();
-        worst = rep->max_rel_err;
-        rows = rep->rows;
-      }
     } else if (optim::is_robot_task(*csd, *task)) {
-      auto r = optim::RigidTaskRunnerT<double>::create(*csd, *task);
-      auto rep = r ? r->check_grad(grad_check_samples, 1e-6, 0) : Result<optim::GradCheckReport>(r.status());
-      if (!rep) {
-        text = rep.status().message();
-      } else {
-        text = rep->format();
-        worst = rep->max_rel_err;
-        rows = rep->rows;
-      }
+      // robots alone, or robots and particles acting on each other
+      auto report = [&](auto&& r) {
+        auto rep = r ? r->check_grad(grad_check_samples, 1e-6, 0) : Result<optim::GradCheckReport>(r.status());
+        if (!rep) {
+          text = rep.status().message();
+        } else {
+          text = rep->format();
+          worst = rep->max_rel_err;
+          rows = rep->rows;
+        }
+      };
+      if (optim::is_coupled_task(*csd, *task)) report(optim::CoupledTaskRunnerT<double>::create(*csd, *task));
+      else report(optim::RigidTaskRunnerT<double>::create(*csd, *task));
     } else if (auto r = optim::TaskRunnerT<double>::create(*csd, *task); !r) {
       text = r.status().message();
     } else if (auto rep = r->check_grad(grad_check_samples, 1e-6, 0); !rep) {

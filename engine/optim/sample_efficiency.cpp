@@ -37,6 +37,30 @@ std::string row_line(const SampleEfficiencyRow& r) {
 }
 
 // robot tasks: progress = -(mean frame cost); target = -target_cost
+// PPO until its evaluation reaches the target progress or the step budget is spent
+Result<SampleEfficiencyRow> ppo_row(PpoTrainer& ppo, std::uint64_t seed, long long max_steps, double target) {
+  SampleEfficiencyRow r;
+  r.method = "PPO";
+  r.seed = seed;
+  r.best_progress = -1e300;
+  auto t0 = Clock::now();
+  while (ppo.sim_steps() < max_steps) {
+    Result<PpoIteration> it = ppo.iterate();
+    if (!it) return Status::error("sample efficiency, PPO seed " + std::to_string(seed) + ": " + it.status().message());
+    Result<double> l = ppo.evaluate();
+    if (!l) break;
+    r.best_progress = std::max(r.best_progress, -l.value());
+    if (-l.value() >= target) {
+      r.steps_to_target = ppo.sim_steps();
+      r.seconds_to_target = seconds_since(t0);
+      break;
+    }
+  }
+  r.steps_run = ppo.sim_steps();
+  r.seconds_run = seconds_since(t0);
+  return r;
+}
+
 Result<SampleEfficiencyTable> run_rigid(const scene::Scene& sc, const scene::Task& found,
                                         const scene::CompiledSceneT<double>& cs, const SampleEfficiencyOptions& opt,
                                         const std::function<void(const std::string&)>& progress) {
@@ -130,27 +154,9 @@ Result<SampleEfficiencyTable> run_rigid(const scene::Scene& sc, const scene::Tas
     po.seed = seed;
     auto ppo = PpoTrainer::create(std::move(env.value()), std::move(eval.value()), seed, po);
     if (!ppo) return ppo.status();
-    SampleEfficiencyRow r;
-    r.method = "PPO";
-    r.seed = seed;
-    r.best_progress = -1e300;
-    auto t0 = Clock::now();
-    while (ppo->sim_steps() < opt.ppo_max_steps) {
-      Result<PpoIteration> it = ppo->iterate();
-      if (!it)
-        return Status::error("sample efficiency, PPO seed " + std::to_string(seed) + ": " + it.status().message());
-      Result<double> l = ppo->evaluate();
-      if (!l) break;
-      r.best_progress = std::max(r.best_progress, -l.value());
-      if (-l.value() >= table.target) {
-        r.steps_to_target = ppo->sim_steps();
-        r.seconds_to_target = seconds_since(t0);
-        break;
-      }
-    }
-    r.steps_run = ppo->sim_steps();
-    r.seconds_run = seconds_since(t0);
-    report(r);
+    auto r = ppo_row(*ppo, seed, opt.ppo_max_steps, table.target);
+    if (!r) return r.status();
+    report(*r);
   }
   return table;
 }
@@ -301,27 +307,9 @@ Result<SampleEfficiencyTable> run_sample_efficiency(const scene::Scene& sc, cons
     po.seed = seed;
     Result<PpoTrainer> ppo = PpoTrainer::create(*cs, task, po);
     if (!ppo) return ppo.status();
-    SampleEfficiencyRow r;
-    r.method = "PPO";
-    r.seed = seed;
-    r.best_progress = -1e300;
-    auto t0 = Clock::now();
-    while (ppo->sim_steps() < opt.ppo_max_steps) {
-      Result<PpoIteration> it = ppo->iterate();
-      if (!it)
-        return Status::error("sample efficiency, PPO seed " + std::to_string(seed) + ": " + it.status().message());
-      Result<double> l = ppo->evaluate();
-      if (!l) break;
-      r.best_progress = std::max(r.best_progress, -l.value());
-      if (-l.value() >= table.target) {
-        r.steps_to_target = ppo->sim_steps();
-        r.seconds_to_target = seconds_since(t0);
-        break;
-      }
-    }
-    r.steps_run = ppo->sim_steps();
-    r.seconds_run = seconds_since(t0);
-    report(r);
+    auto r = ppo_row(*ppo, seed, opt.ppo_max_steps, table.target);
+    if (!r) return r.status();
+    report(*r);
   }
   return table;
 }
