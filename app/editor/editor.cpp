@@ -329,8 +329,18 @@ bool Editor::apply_optimized() {
     return false;
   }
   scene::Scene s = doc.scene();
-  std::vector<std::string> notes = snap.opt_robot ? optim::write_back_robot(snap.blocks, snap.theta, *compiled_, s)
-                                                  : optim::write_back(snap.blocks, snap.theta, *compiled_, s);
+  std::vector<std::string> notes;
+  if (snap.opt_coupled) {  // robot entries to the robots, particle entries to the particles
+    using K = scene::ParamKind;
+    std::vector<optim::ParamBlock> robot, particles;  // contact ke/kd/mu: the particle contact (as the runner)
+    for (const optim::ParamBlock& b : snap.blocks)
+      (b.kind >= K::joint_q && b.kind <= K::body_mass ? robot : particles).push_back(b);
+    notes = optim::write_back_robot(robot, snap.theta, *compiled_, s);
+    for (std::string& n : optim::write_back(particles, snap.theta, *compiled_, s)) notes.push_back(std::move(n));
+  } else {
+    notes = snap.opt_robot ? optim::write_back_robot(snap.blocks, snap.theta, *compiled_, s)
+                           : optim::write_back(snap.blocks, snap.theta, *compiled_, s);
+  }
   doc.replace(std::move(s), "Apply optimized parameters");
   for (const std::string& n : notes) message(Severity::warning, n);
   message(Severity::info, "optimized parameters applied to the scene (Ctrl+Z undoes)");

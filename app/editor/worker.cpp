@@ -75,6 +75,7 @@ struct Worker::Impl {
 
   std::unique_ptr<optim::TaskRunner> runner;
   std::unique_ptr<optim::RigidTaskRunner> rigid_runner;  // robot tasks, instead of `runner`
+  std::unique_ptr<optim::CoupledTaskRunner> coupled_runner;  // robots and particles acting on each other
   OptPhase phase = OptPhase::idle;
   std::string opt_task, opt_error;
   int opt_target = 0;
@@ -227,9 +228,19 @@ struct Worker::Impl {
     s.grad_check_running = grad_check_pending;
     s.ghost_paths = ghost_paths;
     s.ghost_losses = ghost_losses;
-    s.opt_robot = rigid_runner != nullptr;
-    if (rigid_runner) {
-      publish_runner(s, *rigid_runner);
+    s.opt_robot = rigid_runner != nullptr || coupled_runner != nullptr;
+    s.opt_coupled = coupled_runner != nullptr;
+    if (coupled_runner) {
+      publish_runner(s, *coupled_runner, coupled_runner->blocks());
+      s.step_grad_norms.clear();
+      const bool done = !coupled_runner->history().empty() && !coupled_runner->frames().empty();
+      s.has_opt_final_rigid = s.has_opt_final_state = done;
+      if (done) {
+        s.opt_final_rigid = coupled_runner->frames().back().rigid;
+        s.opt_final_state = coupled_runner->frames().back().particles;
+      }
+    } else if (rigid_runner) {
+      publish_runner(s, *rigid_runner, rigid_runner->parameters().blocks());
       s.step_grad_norms.clear();
       s.has_opt_final_state = false;
       s.has_opt_final_rigid = !rigid_runner->history().empty() && !rigid_runner->frames().empty();
@@ -282,7 +293,7 @@ struct Worker::Impl {
 
   // the optimizer's history, parameters and gradient (either runner)
   template <class R>
-  static void publish_runner(Snapshot& s, const R& r) {
+  static void publish_runner(Snapshot& s, const R& r, const std::vector<optim::ParamBlock>& blocks) {
     const auto& h = r.history();
     s.opt_iteration = int(h.size());
     s.loss.resize(h.size());
@@ -294,8 +305,8 @@ struct Worker::Impl {
     s.opt_ms = h.empty() ? 0.0 : h.back().ms;
     s.theta = r.theta();
     s.grad = r.grad();
-    const bool new_blocks = !same_blocks(s.blocks, r.parameters().blocks());
-    if (new_blocks) s.blocks = r.parameters().blocks();
+    const bool new_blocks = !same_blocks(s.blocks, blocks);
+    if (new_blocks) s.blocks = blocks;
     if (new_blocks || s.theta_names.size() != std::min<size_t>(s.theta.size(), 64)) {
       s.theta_names.clear();
       for (int i = 0; i < int(std::min<size_t>(s.theta.size(), 64)); ++i) s.theta_names.push_back(r.entry_name(i));
@@ -390,7 +401,44 @@ struct Worker::Impl {
     if (!path.empty()) add_ghost(std::move(path), loss);
   }
 
+  // a coupled task's ghost: the tracked robot body's path, else the first loss term's particles'
+  void coupled_ghost(double loss) {
+    const auto& frames = coupled_runner->frames();
+    std::vector<vec3<float>> path;
+    const int body = app::tracked_robot_body(*cs, coupled_runner->task());
+    const scene::ObjectRange* r = nullptr;
+    for (const scene::LossTerm& l : coupled_runner->task().loss)
+      if (const scene::ObjectRange* o = cs->find(l.object); o && o->particle_end > o->particle_begin) {
+        r = o;
+        break;
+      }
+    if (r) {  // the measured object's centre (the soft ball pushed to its goal)
+      for (const CoupledStateT<float>& f : frames) {
+        vec3<float> c{};
+        for (int i = r->particle_begin; i < r->particle_end; ++i) c += f.particles.particle_q[size_t(i)];
+        path.push_back(c / float(r->particle_end - r->particle_begin));
+      }
+    } else if (body >= 0) {
+      std::vector<RigidState> rigid;
+      for (const CoupledStateT<float>& f : frames) rigid.push_back(f.rigid);
+      path = app::robot_com_path(cs->rigid, rigid, body);
+    }
+    if (!path.empty()) add_ghost(std::move(path), loss);
+  }
+
   void optimize_once() {
+    if (coupled_runner) {
+      auto it = coupled_runner->iterate();
+      if (!it) {
+        phase = OptPhase::failed;
+        opt_error = opt_task + ", iteration " + std::to_string(coupled_runner->history().size()) + ": " +
+                    it.status().message();
+        return;
+      }
+      if (ghosts) coupled_ghost(it->loss);
+      if (int(coupled_runner->history().size()) >= opt_target) phase = OptPhase::finished;
+      return;
+    }
     if (rigid_runner) {  // TODO(robots): videos of robot rollouts ("record an optimization" draws particles only)
       auto it = rigid_runner->iterate();
       if (!it) {
@@ -479,7 +527,7 @@ struct Worker::Impl {
         grad_check();
         publish();
       }
-      if (phase == OptPhase::running && (runner || rigid_runner) && !throttled()) {
+      if (phase == OptPhase::running && (runner || rigid_runner || coupled_runner) && !throttled()) {
         optimize_once();
         publish();
       }
@@ -559,6 +607,7 @@ void Worker::start_optimize(const std::string& task_name, int iterations) {
     im->opt_error.clear();
     im->runner.reset();
     im->rigid_runner.reset();
+    im->coupled_runner.reset();
     im->opt_task = task_name;
     const scene::Task* task = im->doc.find_task(task_name);
     if (!im->cs || !task) {
@@ -570,12 +619,16 @@ void Worker::start_optimize(const std::string& task_name, int iterations) {
     im->ghost_paths.clear();
     im->ghost_losses.clear();
     im->opt_target = iterations > 0 ? iterations : task->optimizer.iterations;
-    if (optim::is_coupled_task(*im->cs, *task)) {
-      // TODO(editor): the coupled runner (engine/optim/coupled_task.h) in the worker; until then
-      // the command line optimizes these tasks
-      im->phase = OptPhase::failed;
-      im->opt_error = task->name + ": robots and particles act on each other in this task; the editor's "
-                      "optimizer does not run coupled tasks yet (use `adjoint optimize` on the file)";
+    if (optim::is_coupled_task(*im->cs, *task)) {  // robots and particles acting on each other
+      auto cr = optim::CoupledTaskRunner::create(*im->cs, *task, im->thread_count());
+      if (!cr) {
+        im->phase = OptPhase::failed;
+        im->opt_error = task->name + ": " + cr.status().message();
+        return;
+      }
+      im->coupled_runner = std::make_unique<optim::CoupledTaskRunner>(std::move(*cr));
+      im->opt_generation = im->generation;
+      im->phase = im->opt_target > 0 ? OptPhase::running : OptPhase::finished;
       return;
     }
     if (optim::is_robot_task(*im->cs, *task)) {  // as `adjoint optimize` does

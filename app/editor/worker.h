@@ -80,7 +80,8 @@ struct Snapshot {
   std::vector<float> ghost_losses;
   bool has_opt_final_state = false;
   // robot tasks (optim::is_robot_task) run RigidTaskRunner: the end of its last rollout
-  bool opt_robot = false;
+  bool opt_robot = false;                // a robot task (rigid or coupled runner)
+  bool opt_coupled = false;              // robots and particles acting on each other
   RigidState opt_final_rigid;
   bool has_opt_final_rigid = false;
   std::string opt_error;
