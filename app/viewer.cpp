@@ -394,6 +394,10 @@ int run_viewer(const ViewerOptions& opt) {
         const Array<vec3<float>>* field = rollout ? nullptr : ed.arrow_field(st);
         ov.vectors = field != nullptr;
         editor::robot_prepare_view(ed);  // robots: their drawn joint state, contacts, selected body
+        if (rollout && rollout->rigid_state()) {  // an optimization's video: its robots, bare
+          ed.view()->set_robot_state(*rollout->rigid_state());
+          ed.view()->set_robot_contacts(nullptr);
+        }
         list = &ed.view()->build(st, rollout ? nullptr : ed.display_contacts(), field, ov);
         auto& l = const_cast<render::DrawList&>(*list);  // the view's own list, adjusted for the view toggles
         l.ground.visible = l.ground.visible && ed.view_settings.grid;

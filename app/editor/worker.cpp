@@ -323,7 +323,7 @@ struct Worker::Impl {
   std::atomic<int> rollouts_queued{0};
   uint64_t opt_run = 0;
 
-  bool records_rollouts() const { return record_fps > 0 && runner; }
+  bool records_rollouts() const { return record_fps > 0 && (runner || rigid_runner || coupled_runner); }
   // the video is behind: the optimizer waits for take_rollout()
   bool throttled() const { return record_fps > 0 && rollouts_queued.load() >= Worker::k_rollout_queue; }
 
@@ -357,7 +357,7 @@ struct Worker::Impl {
       return c / float(r->particle_end - r->particle_begin);
     };
     const int stride = std::max(1, int(std::lround(horizon / double(std::max(record_fps, 1)))));
-    RecordedRollout out{opt_run, opt_task, iteration, loss, double(cs->frame_dt), {}, {}, {}};
+    RecordedRollout out{opt_run, opt_task, iteration, loss, double(cs->frame_dt), {}, {}, {}, {}};
     for (int t = 0;; ++t) {
       if (closed) state = closed->state(t);
       if (tracked) out.path.push_back(com(state));
@@ -393,16 +393,37 @@ struct Worker::Impl {
     }
   }
 
-  // a robot task's ghost: the path of the body its first robot loss term reads (else the
-  // robot's base) through the rollout the iteration measured (the runner keeps its frames)
-  void robot_ghost(double loss) {
+  // a robot task's ghost path: the body its first robot loss term reads (else the robot's
+  // base) through the rollout the iteration measured (the runner keeps its frames)
+  std::vector<vec3<float>> robot_path() const {
     const int body = app::tracked_robot_body(*cs, rigid_runner->task());
-    std::vector<vec3<float>> path = app::robot_com_path(rigid_runner->model(), rigid_runner->frames(), body);
-    if (!path.empty()) add_ghost(std::move(path), loss);
+    return app::robot_com_path(rigid_runner->model(), rigid_runner->frames(), body);
   }
 
-  // a coupled task's ghost: the tracked robot body's path, else the first loss term's particles'
-  void coupled_ghost(double loss) {
+  // a robot task's rollout for the video: the frames the runner measured at the video's
+  // stride (particles: the coupled runner's, else the scene's initial particles), with the
+  // ghost path as it was traced
+  template <class Frames, class Rigid, class Particles>
+  void record_robot_rollout(const Frames& frames, const Rigid& rigid_of, const Particles& particles_of,
+                            std::vector<vec3<float>> path, int iteration, double loss) {
+    if (!records_rollouts() || frames.empty()) return;
+    const int horizon = int(frames.size()) - 1;
+    const int stride = std::max(1, int(std::lround(horizon / double(std::max(record_fps, 1)))));
+    RecordedRollout out{opt_run, opt_task, iteration, loss, double(cs->frame_dt), {}, {}, {}, {}};
+    for (int t = 0; t <= horizon; ++t)
+      if (t % stride == 0 || t == horizon) {
+        out.states.push_back(particles_of(frames[size_t(t)]));
+        out.rigid_states.push_back(rigid_of(frames[size_t(t)]));
+        out.frames.push_back(t);
+      }
+    out.path = std::move(path);
+    std::lock_guard lock(pub_mu);
+    rollouts.push_back(std::move(out));
+    ++rollouts_queued;
+  }
+
+  // a coupled task's ghost path: the first loss term's particles' centre, else the tracked body
+  std::vector<vec3<float>> coupled_path() const {
     const auto& frames = coupled_runner->frames();
     std::vector<vec3<float>> path;
     const int body = app::tracked_robot_body(*cs, coupled_runner->task());
@@ -423,7 +444,7 @@ struct Worker::Impl {
       for (const CoupledStateT<float>& f : frames) rigid.push_back(f.rigid);
       path = app::robot_com_path(cs->rigid, rigid, body);
     }
-    if (!path.empty()) add_ghost(std::move(path), loss);
+    return path;
   }
 
   void optimize_once() {
@@ -435,11 +456,15 @@ struct Worker::Impl {
                     it.status().message();
         return;
       }
-      if (ghosts) coupled_ghost(it->loss);
+      std::vector<vec3<float>> path = ghosts || records_rollouts() ? coupled_path() : std::vector<vec3<float>>{};
+      if (ghosts && !path.empty()) add_ghost(path, it->loss);
+      record_robot_rollout(
+          coupled_runner->frames(), [](const CoupledStateT<float>& f) { return f.rigid; },
+          [](const CoupledStateT<float>& f) { return f.particles; }, std::move(path), it->iteration, it->loss);
       if (int(coupled_runner->history().size()) >= opt_target) phase = OptPhase::finished;
       return;
     }
-    if (rigid_runner) {  // TODO(robots): videos of robot rollouts ("record an optimization" draws particles only)
+    if (rigid_runner) {
       auto it = rigid_runner->iterate();
       if (!it) {
         phase = OptPhase::failed;
@@ -447,7 +472,12 @@ struct Worker::Impl {
                     it.status().message();
         return;
       }
-      if (ghosts) robot_ghost(it->loss);
+      std::vector<vec3<float>> path = ghosts || records_rollouts() ? robot_path() : std::vector<vec3<float>>{};
+      if (ghosts && !path.empty()) add_ghost(path, it->loss);
+      const State particles = cs->model.make_state();  // robot tasks do not step particles
+      record_robot_rollout(
+          rigid_runner->frames(), [](const RigidState& r) { return r; },
+          [&](const RigidState&) { return particles; }, std::move(path), it->iteration, it->loss);
       if (int(rigid_runner->history().size()) >= opt_target) phase = OptPhase::finished;
       return;
     }

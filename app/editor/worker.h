@@ -38,6 +38,7 @@ struct RecordedRollout {
   double loss = 0;                // at the parameters of this rollout
   double frame_dt = 0;            // [s]
   std::vector<State> states;      // at the stride, the last frame included (frames.size())
+  std::vector<RigidState> rigid_states;  // robot tasks: the robots at the same frames (else empty)
   std::vector<int> frames;        // simulation frame of each state, 0..horizon
   std::vector<vec3<float>> path;  // the first loss term's object's centre of mass, every frame
                                   // (empty when it has no particles)
