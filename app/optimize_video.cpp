@@ -140,8 +140,11 @@ Status OptimizeVideo::render_frame(render::DrawList list, int iteration, double 
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs);
     ImGui::Text("%s   iteration %d   loss %.5g   t = %.2f s", task_name_.c_str(), iteration, loss, time);
     std::vector<float> logs;
-    for (float l : losses_) logs.push_back(std::log10(std::max(l, 1e-30f)));
-    ImGui::PlotLines("##loss", logs.data(), int(logs.size()), 0, "log10 loss", FLT_MAX, FLT_MAX, ImVec2(200, 50));
+    // log scale while every loss is positive (a walked distance's negative loss is drawn as it is)
+    const bool log = *std::min_element(losses_.begin(), losses_.end()) > 0;
+    for (float l : losses_) logs.push_back(log ? std::log10(l) : l);
+    ImGui::PlotLines("##loss", logs.data(), int(logs.size()), 0, log ? "log10 loss" : "loss", FLT_MAX, FLT_MAX,
+                     ImVec2(200, 50));
     ImGui::End();
   });
   return push_ready();

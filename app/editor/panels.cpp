@@ -105,17 +105,18 @@ bool object_optimized(const scene::Scene& s, int task_index, const std::string& 
   return false;
 }
 
-// a plot of a series; log: log10 of the values, labelled with the decades
+// a plot of a series; log: log10 of the values when they are all positive (a loss that goes
+// negative, a distance walked, is drawn as it is)
 void plot_series(const char* label, const std::vector<double>& values, bool log, float height) {
   std::vector<float> v;
   v.reserve(values.size());
   double lo = DBL_MAX, hi = -DBL_MAX;
   for (double x : values) {
-    double y = log ? std::log10(std::max(std::abs(x), 1e-30)) : x;
-    v.push_back(float(y));
     lo = std::min(lo, x);
     hi = std::max(hi, x);
   }
+  log = log && lo > 0;
+  for (double x : values) v.push_back(float(log ? std::log10(x) : x));
   if (values.empty()) {
     ImGui::TextDisabled("%s: no data yet", label);
     return;
