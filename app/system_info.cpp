@@ -18,8 +18,7 @@ AboutInfo make_about_info(const render::DeviceInfo& device, bool validation) {
   a.driver = device.driver;
   a.vulkan_api = device.api_version;
   a.cuda = cuda_status();
-  // TODO(GPU issue): the editor simulates on the CPU; the CUDA paths (interop, staging) are
-  // not wired into the app yet, so this is the one path in use
+  // the editor replaces it each frame with the path in use (Editor::data_path)
   a.data_path = render::to_string(render::SharePath::cpu_mapped);
   a.validation = validation;
   return a;

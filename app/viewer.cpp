@@ -334,6 +334,7 @@ int run_viewer(const ViewerOptions& opt) {
         else if (ed.recording.caption())
           draw_caption(ed);
       } else {
+        about.data_path = ed.data_path();
         draw_ui(ui, about, ed);
         // with the panels: the optimizer's caption at the bottom right of the viewport, over
         // the messages (panels.cpp: the right column is 26% wide, the messages 78 px high)

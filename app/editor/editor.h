@@ -119,6 +119,8 @@ class Editor {
   // the Optimize toggle of the inspector: parameter kind k of an object in the current task
   // (one undo step); false when nothing changed (no task, already so)
   bool set_optimized(int object, scene::ParamKind k, bool on);
+  // how simulation results reach the renderer now (render/interop.h SharePath), for Stats and About
+  const char* data_path() const;
   float free_aspect(float width, float height) const;
   // the columns [x0, x1) of the window that the side panels leave free (they cover the rest)
   std::pair<float, float> free_columns(float width) const;

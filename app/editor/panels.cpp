@@ -422,6 +422,11 @@ void Editor::draw_inspector() {
   }
 }
 
+const char* Editor::data_path() const {
+  // the worker keeps host states (CudaSolver downloads each step): CUDA is the staging path
+  return render::to_string(snap.backend == "cuda" ? render::SharePath::cuda_staging : render::SharePath::cpu_mapped);
+}
+
 bool Editor::set_optimized(int object, scene::ParamKind k, bool on) {
   const scene::Scene& s = doc.scene();
   if (s.tasks.empty() || object < 0 || object >= int(s.objects.size())) return false;
@@ -774,9 +779,7 @@ void Editor::draw_visualization() {
 void Editor::draw_stats() {
   ImGui::Text("UI frame     %.1f ms (%.0f fps)", ui_frame_ms, ui_frame_ms > 0 ? 1000.0 / ui_frame_ms : 0.0);
   ImGui::Text("simulation   %.0f frames/s", snap.steps_per_second);
-  // the worker keeps host states (CudaSolver downloads each step): CUDA is the staging path
-  ImGui::Text("data path    %s", render::to_string(snap.backend == "cuda" ? render::SharePath::cuda_staging
-                                                                           : render::SharePath::cpu_mapped));
+  ImGui::Text("data path    %s", data_path());
   if (compiled_) {
     const Model& m = compiled_->model;
     ImGui::Text("particles    %d", m.particle_count());

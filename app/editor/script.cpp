@@ -667,6 +667,13 @@ Status Script::run(Editor& e, const Line& line) {
       if (wait_frame_ms_.size() < 2) return bad("no frames were measured");
       return worst < n ? Status::ok() : bad(std::to_string(worst) + " ms");
     }
+    if (what == "data-path") {  // Stats and About: how results reach the renderer ("cpu", "staging", "interop")
+      if (Status st = need(2); !st) return st;
+      const std::string got = e.data_path();
+      const bool same = (w[2] == "cpu" && got.starts_with("CPU")) || (w[2] == "staging" && got.find("staging") != std::string::npos) ||
+                        (w[2] == "interop" && got.find("interop") != std::string::npos);
+      return same ? Status::ok() : bad(got);
+    }
     if (what == "ghosts") {  // ghost trajectories drawn (one per iteration, the newest few)
       int n = 0;
       if (w.size() < 3 || !parse_int(w[2], &n)) return Status::error("expect ghosts N");
