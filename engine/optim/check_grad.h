@@ -1,10 +1,12 @@
-// The gradient check both task runners share (TaskRunnerT, RigidTaskRunnerT): central
-// differences on chosen entries of theta against the analytic gradient. Entries: all when
+// What the task runners (TaskRunnerT, RigidTaskRunnerT, CoupledTaskRunnerT) share: one
+// optimizer iteration (iterate_step) and the gradient check, central differences on chosen
+// entries of theta against the analytic gradient. Entries: all when
 // samples <= 0 or >= size; else one per block (when samples allow), then uniformly at random
 // with the seed. The step scales with the entry (contact_ke ~ 1e4 next to velocities ~ 1).
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -17,6 +19,27 @@
 #include "engine/optim/trainer.h"
 
 namespace adj::optim {
+
+// one iteration: the loss and gradient at theta, an optimizer step, the bounds; grad keeps
+// the gradient, history the iteration's numbers
+template <class S, class Evaluate, class Clamp>
+Result<IterationStats> iterate_step(std::vector<S>& theta, std::vector<S>& grad, OptimizerT<S>& optimizer,
+                                    std::vector<IterationStats>& history, const Evaluate& evaluate,
+                                    const Clamp& clamp) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<S> g;
+  IterationStats it;
+  it.iteration = int(history.size());
+  Result<S> loss = evaluate(theta, &g);
+  if (!loss) return Status::error(loss.status().message() + " (iteration " + std::to_string(it.iteration) + ")");
+  grad = g;
+  it.loss = double(loss.value());
+  it.grad_norm = optimizer.step(theta, g);
+  clamp(theta);
+  it.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  history.push_back(it);
+  return it;
+}
 
 // evaluate(x, grad or null) -> Result<S>; entry_name(i) -> std::string
 template <class S, class Evaluate, class EntryName>

@@ -198,19 +198,9 @@ Result<S> TaskRunnerT<S>::evaluate_policy(const std::vector<S>& theta, std::vect
 
 template <class S>
 Result<IterationStats> TaskRunnerT<S>::iterate() {
-  auto t0 = std::chrono::steady_clock::now();
-  std::vector<S> g;
-  Result<S> loss = evaluate(theta_, &g);
-  IterationStats it;
-  it.iteration = int(history_.size());
-  if (!loss) return Status::error(loss.status().message() + " (iteration " + std::to_string(it.iteration) + ")");
-  grad_ = g;
-  it.loss = double(loss.value());
-  it.grad_norm = optimizer_.step(theta_, g);
-  params_.clamp(theta_);
-  it.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  history_.push_back(it);
-  return it;
+  return iterate_step(
+      theta_, grad_, optimizer_, history_, [&](const std::vector<S>& x, std::vector<S>* g) { return evaluate(x, g); },
+      [&](std::vector<S>& x) { params_.clamp(x); });
 }
 
 template <class S>
