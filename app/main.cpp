@@ -117,6 +117,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000));
   opt_cmd->add_option("--execute", opt.receding_execute, "With --receding-horizon: frames applied per plan")
       ->check(CLI::Range(1, 100000))->capture_default_str();
+  opt_cmd->add_flag("--shac", opt.shac,
+                    "Robot policy tasks: train by SHAC (windows of 32 frames, a critic; --iterations: windows)");
+  opt_cmd->add_option("--envs", opt.shac_envs, "With --shac: copies of the world per window")
+      ->check(CLI::Range(1, 4096))->capture_default_str();
+  opt_cmd->add_option("--seed", opt.seed, "With --shac: the seed (default: the task's)")->check(CLI::NonNegativeNumber);
 
   adj::app::CheckGradOptions cg;
   CLI::App* cg_cmd = app.add_subcommand("check-grad", "Compare a task's gradient with central differences");
@@ -219,6 +224,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "adjoint: --record-size %s: expected WxH between 16x16 and 16384x16384\n", rec_size.c_str());
       return 2;
     }
+    if (opt.shac) return adj::app::run_shac(opt);
     return opt.receding_window > 0 ? adj::app::run_receding_horizon(opt) : adj::app::run_optimize(opt);
   }
   if (*cg_cmd) return adj::app::run_check_grad(cg);
