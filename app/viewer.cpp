@@ -481,6 +481,9 @@ int run_viewer(const ViewerOptions& opt) {
         auto hit = scene_renderer.pick(*list, ed.camera, target.extent(), uint32_t(click->first), uint32_t(click->second));
         int index = hit && hit->object > 0 ? int(hit->object) - 1 : -1;
         ed.select(index < int(ed.doc.scene().objects.size()) ? index : -1);
+        if (ed.selected() >= 0 && ed.doc.scene().objects[size_t(ed.selected())].kind == scene::ObjectKind::robot)
+          editor::robot_pick_body(ed, ed.selected(), {float(click->first), float(click->second)},
+                                  {float(target.extent().width), float(target.extent().height)});
       }
       if (pull_click && list) {  // Ctrl+click: grab the particle under the cursor
         auto hit = scene_renderer.pick(*list, ed.camera, target.extent(), uint32_t(pull_click->first),

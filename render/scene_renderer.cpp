@@ -548,6 +548,9 @@ std::optional<PickResult> SceneRenderer::pick(const DrawList& list, const Camera
   std::vector<Cmd> cmds;
   ensure_quad_indices(list);
   build(list, s.arena, cmds);
+  // items without an id (overlays: centre-of-mass crosses, ghosts, arrows) are not pickable
+  // and must not hide what is under them
+  std::erase_if(cmds, [](const Cmd& c) { return c.push.flags.y == 0; });
   bind_upload(s);
   write_frame(s.ubo.mapped, list, camera, extent);
   ctx_.run_once([&](VkCommandBuffer cmd) {

@@ -2,6 +2,8 @@
 
 #include <imgui.h>
 
+#include <glm/gtc/quaternion.hpp>
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -200,6 +202,51 @@ void robot_select_body(Editor& e, int object, int body) {
   e.select(object);
   e.robot.body_object = object;
   e.robot.body = body;
+}
+
+void robot_pick_body(Editor& e, int object, glm::vec2 px, glm::vec2 view) {
+  const scene::ObjectRange* r = robot_range(e, object);
+  if (!r) return;
+  const scene::CompiledScene& cs = *e.compiled();
+  const RigidModel& m = cs.rigid;
+  std::vector<float> shapes(size_t(m.shape_count()) * kRigidShapeFloats);
+  rigid_vis_shapes(m, robot_display_state(e), shapes.data());
+  // screen distance from the click to a point, and to a segment (a capsule's axis)
+  auto to_point = [&](glm::vec3 w) {
+    glm::vec3 p = e.camera.project(w, view);
+    return glm::length(glm::vec2(p) - px);
+  };
+  auto to_segment = [&](glm::vec3 a, glm::vec3 b) {
+    glm::vec2 pa = glm::vec2(e.camera.project(a, view)), pb = glm::vec2(e.camera.project(b, view));
+    glm::vec2 d = pb - pa;
+    float t = glm::dot(d, d) > 0 ? std::clamp(glm::dot(px - pa, d) / glm::dot(d, d), 0.0f, 1.0f) : 0.0f;
+    return glm::length(pa + t * d - px);
+  };
+  int best = -1;
+  float best_d = 1e30f;
+  for (int k = 0; k < m.shape_count(); ++k) {
+    const float* f = &shapes[size_t(k) * kRigidShapeFloats];
+    const int body = int(f[11]);
+    if (body < r->body_begin || body >= r->body_end) continue;
+    const glm::vec3 c(f[0], f[1], f[2]);
+    float d = to_point(c);
+    if (int(f[10]) == RIGID_SHAPE_CAPSULE) {  // along local y, half length f[8]
+      const glm::vec3 axis = glm::quat(f[3], f[4], f[5], f[6]) * glm::vec3(0, f[8], 0);
+      d = to_segment(c - axis, c + axis);
+    }
+    if (d < best_d) best_d = d, best = body;
+  }
+  if (best >= 0) robot_select_body(e, object, best);
+}
+
+std::optional<glm::vec3> robot_body_centre(Editor& e, int object, const std::string& body) {
+  const int b = find_body(e, object, body);
+  if (b < 0) return std::nullopt;
+  const RigidModel& m = e.compiled()->rigid;
+  std::vector<float> joints(size_t(m.body_count()) * kRigidJointFloats);
+  rigid_vis_joints(m, robot_display_state(e), joints.data());
+  const float* f = &joints[size_t(b) * kRigidJointFloats];
+  return glm::vec3(f[6], f[7], f[8]);
 }
 
 // ---- outliner

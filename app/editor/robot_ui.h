@@ -4,6 +4,8 @@
 // kinematic chain, the inspector's joint sliders and body/joint/actuator fields, URDF import
 // (File > Import URDF, or a .urdf dropped on the window) and the script commands for all of
 // it. The Editor holds one RobotUi; panels.cpp, script.cpp and viewer.cpp call in here.
+#include <glm/glm.hpp>
+
 #include <map>
 #include <optional>
 #include <string>
@@ -72,5 +74,11 @@ struct RobotScriptResult {
   RobotScriptWait wait = RobotScriptWait::none;
 };
 std::optional<RobotScriptResult> robot_script_command(Editor& e, const std::vector<std::string>& words);
+
+// a click at `px` [pixels of a `view`-sized viewport] that picked robot `object`: the body
+// whose shapes (sphere centres, capsule axes, box centres) come nearest on screen, selected
+void robot_pick_body(Editor& e, int object, glm::vec2 px, glm::vec2 view);
+// where a body's centre of mass is drawn now (world), for script clicks; nullopt: no such body
+std::optional<glm::vec3> robot_body_centre(Editor& e, int object, const std::string& body);
 
 }  // namespace adj::editor

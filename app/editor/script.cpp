@@ -302,6 +302,20 @@ Status Script::run(Editor& e, const Line& line) {
     worker_wait();
     return Status::ok();
   }
+  if (cmd == "click-body") {  // click-body ROBOT BODY: click where the body's centre of mass is drawn
+    if (Status st = need(2); !st) return st;
+    int i = find_object(w[1]);
+    if (i < 0 || !e.compiled()) return Status::error("no object named \"" + w[1] + "\"");
+    auto c = robot_body_centre(e, i, w[2]);
+    if (!c) return Status::error("click-body: no body \"" + w[2] + "\" in \"" + w[1] + "\"");
+    const ImVec2 size = ImGui::GetIO().DisplaySize;
+    glm::vec3 px = e.camera.project(*c, glm::vec2(size.x, size.y));
+    click_ = {int(px.x), int(px.y)};
+    wait_ = Wait::frames;
+    wait_frames_ = 2;
+    waited_frames_ = 0;
+    return Status::ok();
+  }
   if (cmd == "click-object") {  // click where the object's centre is on screen
     if (Status st = need(1); !st) return st;
     int i = find_object(w[1]);
