@@ -5,6 +5,9 @@
 //       no pixel of the region differs by more than 5
 //   png_probe colour A.png X0 Y0 X1 Y1 R G B TOL MIN_FRACTION
 //       at least MIN_FRACTION of the region's pixels are within TOL of (R, G, B)
+//   png_probe no-colour A.png X0 Y0 X1 Y1 R G B TOL MAX_FRACTION
+//       at most MAX_FRACTION of them are (a colour that must be absent; a missing or
+//       unreadable image fails, as in every mode)
 #include <stb_image.h>
 
 #include <cstdio>
@@ -58,7 +61,7 @@ int main(int argc, char** argv) {
     if (mode == "same") return largest <= 5 ? 0 : 1;
     return frac >= std::atof(argv[8]) ? 0 : 1;
   }
-  if (mode == "colour" && argc == 12) {
+  if ((mode == "colour" || mode == "no-colour") && argc == 12) {
     Image a;
     if (!a.load(argv[2])) return 1;
     int x0 = std::atoi(argv[3]), y0 = std::atoi(argv[4]), x1 = std::min(std::atoi(argv[5]), a.w),
@@ -74,6 +77,7 @@ int main(int argc, char** argv) {
       }
     double frac = total ? double(hit) / double(total) : 0.0;
     std::printf("png_probe: %ld of %ld pixels near (%d,%d,%d) (%.4f)\n", hit, total, want[0], want[1], want[2], frac);
+    if (mode == "no-colour") return frac <= std::atof(argv[11]) ? 0 : 1;
     return frac >= std::atof(argv[11]) ? 0 : 1;
   }
   std::fprintf(stderr, "png_probe: bad arguments (see png_probe.cpp)\n");
