@@ -104,4 +104,19 @@ Result<GradCheckReport> check_grad_entries(const std::vector<S>& theta, const st
   return rep;
 }
 
+// a runner's check_grad: the entries checked, then the runner's gradient left at theta
+// (the check evaluates elsewhere)
+template <class S, class Evaluate, class Name>
+Result<GradCheckReport> check_grad_at(const std::vector<S>& theta, std::vector<S>& grad,
+                                      const std::vector<ParamBlock>& blocks, int samples, double eps,
+                                      std::uint64_t seed, const Evaluate& evaluate, const Name& name) {
+  auto rep = check_grad_entries<S>(theta, blocks, samples, eps, seed, evaluate, name);
+  if (!rep) return rep;
+  std::vector<S> g;
+  Result<S> again = evaluate(theta, &g);
+  if (!again) return again.status();
+  grad = std::move(g);
+  return rep;
+}
+
 }  // namespace adj::optim

@@ -171,15 +171,9 @@ Result<IterationStats> CoupledTaskRunnerT<S>::iterate() {
 
 template <class S>
 Result<GradCheckReport> CoupledTaskRunnerT<S>::check_grad(int samples, double eps, std::uint64_t seed) {
-  auto rep = check_grad_entries<S>(
-      theta_, blocks_, samples, eps, seed, [&](const std::vector<S>& x, std::vector<S>* g) { return evaluate(x, g); },
-      [&](int i) { return entry_name(i); });
-  if (!rep) return rep;
-  std::vector<S> g;
-  Result<S> again = evaluate(theta_, &g);
-  if (!again) return again.status();
-  grad_ = g;
-  return rep;
+  return check_grad_at(
+      theta_, grad_, blocks_, samples, eps, seed,
+      [&](const std::vector<S>& x, std::vector<S>* g) { return evaluate(x, g); }, [&](int i) { return entry_name(i); });
 }
 
 template class CoupledTaskRunnerT<float>;
