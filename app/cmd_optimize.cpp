@@ -66,6 +66,25 @@ bool write_text_atomic(const std::string& path, const std::string& text) {
 
 namespace {
 
+// the end of a run, either runner: how it stopped, the final loss, the video closed; the exit code
+template <class S>
+int finish_run(const OptimizeOptions& o, int done, const Status& failure, bool interrupted, const Result<S>& final_loss,
+               OptimizeVideo* video) {
+  if (interrupted) std::printf("stopped by Ctrl+C after %d iterations\n", done);
+  if (final_loss) std::printf("final loss %.8g after %d iterations\n", double(final_loss.value()), done);
+  if (!failure.is_ok()) std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), failure.message().c_str());
+  int rc = !failure.is_ok() ? 1 : interrupted ? 130 : 0;
+  if (video) {
+    if (Status st = video->close(); !st) {
+      std::fprintf(stderr, "%s\n", st.message().c_str());
+      rc = 1;
+    } else {
+      std::printf("video of %d iterations (%d frames) written to %s\n", done, video->frames(), o.record.c_str());
+    }
+  }
+  return rc;
+}
+
 // a robot task: the rigid-body runner (robots and particles together: the coupled runner), the
 // same lines, log and Ctrl+C; video and write-back for rigid-only tasks
 template <class Runner>
@@ -111,20 +130,9 @@ int run_optimize_robot_with(const OptimizeOptions& o, const scene::Scene& doc, c
     }
   }
   std::signal(SIGINT, previous);
-  bool interrupted = g_interrupted != 0;
-  if (interrupted) std::printf("stopped by Ctrl+C after %d iterations\n", done);
+  const bool interrupted = g_interrupted != 0;
   auto final_loss = runner->evaluate(runner->theta());
-  if (final_loss) std::printf("final loss %.8g after %d iterations\n", double(*final_loss), done);
-  if (!failure.is_ok()) std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), failure.message().c_str());
-  int rc = !failure.is_ok() ? 1 : interrupted ? 130 : 0;
-  if (video) {
-    if (Status st = video->close(); !st) {
-      std::fprintf(stderr, "%s\n", st.message().c_str());
-      rc = 1;
-    } else {
-      std::printf("video of %d iterations (%d frames) written to %s\n", done, video->frames(), o.record.c_str());
-    }
-  }
+  int rc = finish_run(o, done, failure, interrupted, final_loss, video.get());
   if constexpr (rigid_only) {
     if (!o.save_scene.empty()) {
       scene::Scene out = doc;
@@ -222,23 +230,9 @@ int run_optimize(const OptimizeOptions& o) {
   }
   std::signal(SIGINT, previous);
   if (tty) std::printf("\r\033[K");
-  bool interrupted = g_interrupted != 0;
-  if (interrupted) std::printf("stopped by Ctrl+C after %d iterations\n", done);
-
-  // the loss at the final parameters
-  auto final_loss = runner->evaluate(runner->theta());
-  if (final_loss) std::printf("final loss %.8g after %d iterations\n", double(*final_loss), done);
-  if (!failure.is_ok()) std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), failure.message().c_str());
-
-  int rc = !failure.is_ok() ? 1 : interrupted ? 130 : 0;
-  if (video) {
-    if (Status st = video->close(); !st) {
-      std::fprintf(stderr, "%s\n", st.message().c_str());
-      rc = 1;
-    } else {
-      std::printf("video of %d iterations (%d frames) written to %s\n", done, video->frames(), o.record.c_str());
-    }
-  }
+  const bool interrupted = g_interrupted != 0;
+  auto final_loss = runner->evaluate(runner->theta());  // the loss at the final parameters
+  int rc = finish_run(o, done, failure, interrupted, final_loss, video.get());
   if (!o.log.empty()) {
     nlohmann::json j;
     j["scene"] = doc.name;
