@@ -447,38 +447,34 @@ struct Worker::Impl {
     return path;
   }
 
+  // one iteration of a robot task (rigid or coupled runner): its ghost path and, when
+  // recording, its rollout from the runner's frames
+  template <class Runner, class Path, class Rigid, class Particles>
+  void robot_iteration(Runner& r, const Path& path_of, const Rigid& rigid_of, const Particles& particles_of) {
+    auto it = r.iterate();
+    if (!it) {
+      phase = OptPhase::failed;
+      opt_error = opt_task + ", iteration " + std::to_string(r.history().size()) + ": " + it.status().message();
+      return;
+    }
+    std::vector<vec3<float>> path = ghosts || records_rollouts() ? path_of() : std::vector<vec3<float>>{};
+    if (ghosts && !path.empty()) add_ghost(path, it->loss);
+    record_robot_rollout(r.frames(), rigid_of, particles_of, std::move(path), it->iteration, it->loss);
+    if (int(r.history().size()) >= opt_target) phase = OptPhase::finished;
+  }
+
   void optimize_once() {
     if (coupled_runner) {
-      auto it = coupled_runner->iterate();
-      if (!it) {
-        phase = OptPhase::failed;
-        opt_error = opt_task + ", iteration " + std::to_string(coupled_runner->history().size()) + ": " +
-                    it.status().message();
-        return;
-      }
-      std::vector<vec3<float>> path = ghosts || records_rollouts() ? coupled_path() : std::vector<vec3<float>>{};
-      if (ghosts && !path.empty()) add_ghost(path, it->loss);
-      record_robot_rollout(
-          coupled_runner->frames(), [](const CoupledStateT<float>& f) { return f.rigid; },
-          [](const CoupledStateT<float>& f) { return f.particles; }, std::move(path), it->iteration, it->loss);
-      if (int(coupled_runner->history().size()) >= opt_target) phase = OptPhase::finished;
+      robot_iteration(
+          *coupled_runner, [&] { return coupled_path(); }, [](const CoupledStateT<float>& f) { return f.rigid; },
+          [](const CoupledStateT<float>& f) { return f.particles; });
       return;
     }
     if (rigid_runner) {
-      auto it = rigid_runner->iterate();
-      if (!it) {
-        phase = OptPhase::failed;
-        opt_error = opt_task + ", iteration " + std::to_string(rigid_runner->history().size()) + ": " +
-                    it.status().message();
-        return;
-      }
-      std::vector<vec3<float>> path = ghosts || records_rollouts() ? robot_path() : std::vector<vec3<float>>{};
-      if (ghosts && !path.empty()) add_ghost(path, it->loss);
       const State particles = cs->model.make_state();  // robot tasks do not step particles
-      record_robot_rollout(
-          rigid_runner->frames(), [](const RigidState& r) { return r; },
-          [&](const RigidState&) { return particles; }, std::move(path), it->iteration, it->loss);
-      if (int(rigid_runner->history().size()) >= opt_target) phase = OptPhase::finished;
+      robot_iteration(
+          *rigid_runner, [&] { return robot_path(); }, [](const RigidState& r) { return r; },
+          [&](const RigidState&) { return particles; });
       return;
     }
     // the rollout replayed below is at the parameters this iteration measured
