@@ -5,18 +5,24 @@
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <sstream>
 
 #include <glm/glm.hpp>
 #include <glm/gtc/constants.hpp>
 
+#include "app/gpu_view.h"
 #include "app/image_io.h"
 #include "app/offscreen.h"
 #include "app/recorder.h"
 #include "app/scene_view.h"
+#include "engine/cuda/cuda.h"
+#include "engine/cuda/cuda_rollout.h"
 #include "engine/scene/scene_json.h"
 #include "engine/optim/trainer.h"
 #include "engine/rigid/rigid_solver.h"
+#include "render/context.h"
+#include "render/interop.h"
 #include "render/line_builder.h"
 #include "engine/solver/solver.h"
 #include "render/vk_check.h"
@@ -84,6 +90,17 @@ int run_render(const RenderOptions& opt) {
     if (!notice.empty()) std::printf("note: %s\n", notice.c_str());
   }
 
+  const bool cuda = o.backend == "cuda";
+  if (cuda && (o.data_path == "host" || o.data_path == "mapped"))
+    return std::fprintf(stderr, "adjoint render: --data-path %s needs --backend cpu\n", o.data_path.c_str()), 1;
+  if (!cuda && (o.data_path == "staging" || o.data_path == "interop"))
+    return std::fprintf(stderr, "adjoint render: --data-path %s needs --backend cuda\n", o.data_path.c_str()), 1;
+  if (cuda) {
+    std::string why;
+    if (!cuda_available(&why))
+      return std::fprintf(stderr, "adjoint render: --backend cuda: no CUDA device (%s)\n", why.c_str()), 1;
+  }
+
   auto doc = scene::load_scene(o.scene_path);
   if (!doc) return std::fprintf(stderr, "%s\n", doc.status().message().c_str()), 1;
   auto cs = scene::compile<float>(*doc, std::filesystem::path(o.scene_path).parent_path().string());
@@ -104,15 +121,40 @@ int run_render(const RenderOptions& opt) {
   RigidStateT<float> ra = cs->rigid_initial, rb = cs->rigid_initial;
   RigidControlT<float> rigid_control = cs->rigid.make_control();
   int sim_frame = 0;
+  // CUDA: the particles live on the device (state 0 of a one-step rollout, restarted from
+  // its end after each step); the host state `a` is downloaded only when something drawn
+  // from it needs it (springs, overlays, trails)
+  std::unique_ptr<CudaRollout> device_sim;
+  bool host_state_needed = !cuda;
+  if (cuda) {
+    bool springs = false;
+    for (const scene::ObjectRange& r : cs->objects) springs |= r.spring_end > r.spring_begin;
+    host_state_needed = springs || o.contacts || o.velocities || o.gradients || o.ghosts;
+    device_sim = std::make_unique<CudaRollout>(
+        CudaRolloutOptions<float>{.steps = 1, .dt = cs->frame_dt, .substeps = cs->substeps, .graphs = true,
+                                  .backward = false});
+    Status st = device_sim->upload(model);
+    if (st) st = device_sim->set_initial(a);
+    if (!st) return std::fprintf(stderr, "%s: CUDA: %s\n", o.scene_path.c_str(), st.message().c_str()), 1;
+  }
+  auto cuda_step = [&]() -> Status {
+    Status st = device_sim->forward();
+    if (st) st = device_sim->restart_from_final();
+    if (st && host_state_needed) {
+      st = device_sim->synchronize();
+      if (st) st = device_sim->download_state(0, a);
+    }
+    return st;
+  };
   auto advance = [&](int steps) -> bool {
     for (int k = 0; k < steps; ++k, ++sim_frame) {
-      Status st = solver.step(model, a, b, control, cs->frame_dt, &contacts);
+      Status st = cuda ? cuda_step() : solver.step(model, a, b, control, cs->frame_dt, &contacts);
       if (st && cs->has_robots()) st = rigid_solver.step(cs->rigid, ra, rb, rigid_control, cs->frame_dt);
       if (!st) {
         std::fprintf(stderr, "%s: frame %d: %s\n", o.scene_path.c_str(), sim_frame, st.message().c_str());
         return false;
       }
-      std::swap(a, b);
+      if (!cuda) std::swap(a, b);
       if (cs->has_robots()) std::swap(ra, rb);
     }
     return true;
@@ -121,6 +163,33 @@ int run_render(const RenderOptions& opt) {
   try {
     Offscreen gpu(o.width, o.height, o.validation, /*with_ui=*/false);
     SceneView view(*doc, *cs);
+
+    // the data path, and the shared buffers the particles are drawn from (none: host arrays)
+    std::unique_ptr<GpuView> shared;
+    vis::Surface surface = view.surface();
+    if (o.data_path != "host") {
+      render::SharePath path = render::SharePath::cpu_mapped;
+      std::string why;
+      if (cuda) {
+        path = choose_share_path(share_caps(gpu.context(), true), &why);
+        if (o.data_path == "staging") {
+          path = render::SharePath::cuda_staging;
+          why.clear();
+        }
+        if (o.data_path == "interop" && path != render::SharePath::cuda_interop)
+          return std::fprintf(stderr, "adjoint render: --data-path interop: %s\n", why.c_str()), 1;
+      }
+      shared = std::make_unique<GpuView>(gpu.context(), path);
+      if (!shared->note().empty()) why = shared->note();
+      if (o.data_path == "interop" && shared->path() != render::SharePath::cuda_interop)
+        return std::fprintf(stderr, "adjoint render: --data-path interop: %s\n", why.c_str()), 1;
+      shared->set_layout(model, 0, view.has_particle_spheres() ? model.particle_count() : 0,
+                         surface.indices.empty() ? nullptr : &surface);
+      std::printf("data path: %s%s%s\n", render::to_string(shared->path()), why.empty() ? "" : " (",
+                  why.empty() ? "" : (why + ")").c_str());
+    } else {
+      std::printf("data path: host arrays\n");
+    }
     Overlays ov;
     ov.contacts = o.contacts;
     ov.vectors = o.velocities || o.gradients;
@@ -170,10 +239,19 @@ int run_render(const RenderOptions& opt) {
       }
     };
 
-    auto draw = [&](const render::Camera& camera) {
+    render::DrawList list;
+    auto build = [&](uint64_t frame) -> const render::DrawList& {
       if (o.contacts) compute_contacts(model, a, contacts);
       if (cs->has_robots()) view.set_robot_state(ra);
-      render::DrawList list = view.build(a, &contacts, o.gradients ? &gradient_field : &a.particle_qd, ov);
+      if (shared) {
+        if (cuda)
+          shared->write_device(device_sim->device_positions(0), device_sim->stream(), gpu.loop());
+        else
+          shared->write(a, frame);
+        DeviceParticles dp{shared->spheres(frame), shared->positions(frame), shared->normals(frame)};
+        view.set_device_particles(&dp);
+      }
+      list = view.build(a, &contacts, o.gradients ? &gradient_field : &a.particle_qd, ov);
       if (o.ghosts) {
         add_trail_points();
         trail_lines.clear();
@@ -188,8 +266,9 @@ int run_render(const RenderOptions& opt) {
         }
         if (!trail_lines.positions.empty()) list.lines.push_back(trail_lines.draw(3.0f));
       }
-      gpu.frame(list, camera);
+      return list;
     };
+    auto draw = [&](const render::Camera& camera) { gpu.frame(build, camera); };
     // the camera the user asked for, or one that frames the scene
     auto camera_for = [&](const State& st) {
       render::Camera c = view.fit_camera(st, gpu.aspect());

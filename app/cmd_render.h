@@ -23,6 +23,13 @@ struct RenderOptions {
   // empty = frame the scene
   std::vector<double> camera;
   std::string ffmpeg = "ffmpeg";
+  std::string backend = "cpu";  // cpu | cuda: who simulates the particles (robots: the CPU)
+  // how the particle arrays reach the renderer (render/interop.h, app/gpu_view.h): auto (cpu:
+  // mapped; cuda: interop when the devices allow it, else staging), host (the renderer copies
+  // host arrays; cpu only), mapped (engine/vis writes into mapped Vulkan buffers; cpu only),
+  // staging (device -> host -> mapped buffers; cuda only), interop (CUDA writes into imported
+  // Vulkan buffers; cuda only)
+  std::string data_path = "auto";
 };
 
 // "contacts,velocities,gradients,ghosts,wireframe" -> the flags; false with a message

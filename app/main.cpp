@@ -151,6 +151,14 @@ int main(int argc, char** argv) {
   ren_cmd->add_flag("--contacts", ren.contacts, "Overlay contact points and forces");
   ren_cmd->add_flag("--velocities", ren.velocities, "Overlay velocity arrows");
   ren_cmd->add_flag("--wireframe", ren.wireframe, "Overlay mesh edges");
+  ren_cmd->add_option("--backend", ren.backend, "Particle simulation: cpu or cuda (robots: cpu)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  ren_cmd
+      ->add_option("--data-path", ren.data_path,
+                   "How particles reach the renderer: auto, host, mapped (cpu), staging, interop (cuda)")
+      ->check(CLI::IsMember({"auto", "host", "mapped", "staging", "interop"}))
+      ->capture_default_str();
   ren_cmd->add_flag("--validation", ren.validation, "Vulkan validation layer on; any error fails (exit 3)");
 
   CLI::App* bench_cmd = app.add_subcommand("bench", "Benchmarks, printed as tables");

@@ -57,6 +57,11 @@ Offscreen::~Offscreen() {
 }
 
 void Offscreen::frame(const render::DrawList& list, const render::Camera& camera, const std::function<void()>& ui) {
+  frame([&](uint64_t) -> const render::DrawList& { return list; }, camera, ui);
+}
+
+void Offscreen::frame(const std::function<const render::DrawList&(uint64_t frame)>& list_for,
+                      const render::Camera& camera, const std::function<void()>& ui) {
   Impl& m = *impl_;
   if (m.imgui) {
     ImGui::SetCurrentContext(m.imgui_context);
@@ -69,6 +74,7 @@ void Offscreen::frame(const render::DrawList& list, const render::Camera& camera
   const float top[3] = {0.36f, 0.45f, 0.56f}, bottom[3] = {0.80f, 0.83f, 0.86f};
   const float clear[4] = {0, 0, 0, 1};
   VkCommandBuffer cmd = m.loop->begin_frame();
+  const render::DrawList& list = list_for(m.loop->frame_index());
   m.scene->prepare(cmd, list, camera, m.loop->frame_index());
   m.target->begin(cmd, clear);
   m.background->draw(cmd, top, bottom);
@@ -81,6 +87,8 @@ void Offscreen::frame(const render::DrawList& list, const render::Camera& camera
 bool Offscreen::pop_capture(render::Capture& out) { return impl_->loop->pop_capture(out); }
 void Offscreen::finish_captures() { impl_->loop->finish_captures(); }
 std::optional<render::Capture> Offscreen::take_capture() { return impl_->loop->take_capture(); }
+render::Context& Offscreen::context() { return impl_->ctx; }
+render::FrameLoop& Offscreen::loop() { return *impl_->loop; }
 int Offscreen::validation_errors() const { return impl_->ctx.validation_errors(); }
 float Offscreen::aspect() const {
   VkExtent2D e = impl_->target->extent();

@@ -10,6 +10,10 @@
 #include "render/draw_list.h"
 #include "render/frame_loop.h"
 
+namespace adj::render {
+class Context;
+}
+
 namespace adj::app {
 
 class Offscreen {
@@ -20,6 +24,13 @@ class Offscreen {
 
   // one frame: the scene, then whatever `ui` draws with ImGui (with_ui only); captured
   void frame(const render::DrawList& list, const render::Camera& camera, const std::function<void()>& ui = {});
+  // the same, with the list built once the frame's slot is free (after FrameLoop::begin_frame):
+  // a list over per-frame buffers (app/gpu_view.h) fills them in `list_for(frame_index)`
+  void frame(const std::function<const render::DrawList&(uint64_t frame)>& list_for, const render::Camera& camera,
+             const std::function<void()>& ui = {});
+
+  render::Context& context();
+  render::FrameLoop& loop();
 
   bool pop_capture(render::Capture& out);     // finished frames, in order, never waiting
   void finish_captures();                     // wait for the frames in flight

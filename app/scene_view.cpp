@@ -134,6 +134,18 @@ SceneView::SceneView(const scene::Scene& doc, const scene::CompiledScene& cs)
   }
 }
 
+vis::Surface SceneView::surface() const {
+  std::vector<const vis::Surface*> parts;
+  for (const MeshObject& mo : meshes_) parts.push_back(&mo.surface);
+  return vis::merge_surfaces(parts);
+}
+
+bool SceneView::has_particle_spheres() const {
+  for (const ParticleObject& po : particle_objects_)
+    if (po.end > po.begin) return true;
+  return false;
+}
+
 const render::DrawList& SceneView::build(const State& state, const Contacts* contacts,
                                          const Array<vec3<float>>* field, const Overlays& ov) {
   render::DrawList& l = list_;
@@ -152,14 +164,21 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
   }
 
   // cloth and soft-body surfaces share one position and normal array over all particles
-  positions_.resize(size_t(n));
-  normals_.assign(size_t(n), glm::vec3(0, 1, 0));
-  vis::write_positions(state, 0, n, floats(positions_));
+  if (!use_device_) {
+    positions_.resize(size_t(n));
+    normals_.assign(size_t(n), glm::vec3(0, 1, 0));
+    vis::write_positions(state, 0, n, floats(positions_));
+  }
   for (const MeshObject& mo : meshes_) {
-    vis::write_normals(state, mo.surface, floats(normals_));
     render::MeshDraw d;
-    d.positions = positions_;
-    d.normals = normals_;
+    if (use_device_) {
+      d.positions = device_.positions;
+      d.normals = device_.normals;
+    } else {
+      vis::write_normals(state, mo.surface, floats(normals_));
+      d.positions = positions_;
+      d.normals = normals_;
+    }
     d.indices = mo.surface.indices;
     d.color = mo.color;
     if (mo.two_sided) d.back_color = glm::vec4(glm::vec3(mo.color) * 0.55f, 1.0f);
@@ -174,10 +193,15 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
   for (size_t k = 0; k < particle_objects_.size(); ++k) {
     const ParticleObject& po = particle_objects_[k];
     if (ov.particles && po.end > po.begin) {
-      spheres_[k].resize(size_t(po.end - po.begin));
-      vis::write_spheres(m, state, po.begin, po.end, floats(spheres_[k]));
       render::SphereDraw s;
-      s.spheres = spheres_[k];
+      if (use_device_) {
+        s.spheres = render::ArrayRef<glm::vec4>::device(device_.spheres.buffer, size_t(po.end - po.begin),
+                                                         device_.spheres.offset + size_t(po.begin) * sizeof(glm::vec4));
+      } else {
+        spheres_[k].resize(size_t(po.end - po.begin));
+        vis::write_spheres(m, state, po.begin, po.end, floats(spheres_[k]));
+        s.spheres = spheres_[k];
+      }
       s.color = po.color;
       s.id = po.id;
       l.spheres.push_back(s);

@@ -26,6 +26,15 @@ struct Overlays {
   float arrow_scale = 0.1f;   // [m per unit] (log length reference = 1 unit)
 };
 
+// particle arrays that already live in Vulkan buffers (app/gpu_view.h: CPU-mapped, staging
+// or CUDA interop), over all particles of the model; build() draws surfaces and particle
+// spheres from them instead of from the state
+struct DeviceParticles {
+  render::ArrayRef<glm::vec4> spheres;    // x, y, z, radius, (particle_count)
+  render::ArrayRef<glm::vec3> positions;  // (particle_count)
+  render::ArrayRef<glm::vec3> normals;    // (particle_count), of the particles surface() touches
+};
+
 class SceneView {
  public:
   SceneView(const scene::Scene& doc, const scene::CompiledScene& compiled);
@@ -33,6 +42,17 @@ class SceneView {
   // field: a per-particle vector (gradient, velocity) drawn as arrows when overlays.vectors
   const render::DrawList& build(const State& state, const Contacts* contacts, const Array<vec3<float>>* field,
                                 const Overlays& overlays);
+
+  // draw surfaces and particle spheres from device arrays (null: from the state); the rest
+  // (springs, overlays, bounds) still reads the state given to build()
+  void set_device_particles(const DeviceParticles* d) {
+    if (d) device_ = *d;
+    use_device_ = d != nullptr;
+  }
+  // every cloth and soft-body surface as one (for GpuView::set_layout); whether any object
+  // draws particle spheres
+  vis::Surface surface() const;
+  bool has_particle_spheres() const;
 
   // the selected object (0: none): build() tints it and outlines its shapes, draws the
   // edges of its meshes and colours its springs
@@ -107,6 +127,9 @@ class SceneView {
   std::vector<glm::vec3> robot_coms_;  // centre-of-mass crosses, segment pairs
   std::vector<glm::vec3> robot_contact_points_, robot_contact_normals_, robot_contact_forces_;
   std::vector<glm::vec3> robot_contact_lines_;  // force segments, drawn through the bodies
+
+  DeviceParticles device_;
+  bool use_device_ = false;
 
   // per-build storage
   render::DrawList list_;

@@ -1,7 +1,6 @@
 #include "app/system_info.h"
 
 #include "engine/cuda/cuda.h"
-#include "render/interop.h"
 
 namespace adj::app {
 
@@ -19,7 +18,7 @@ AboutInfo make_about_info(const render::DeviceInfo& device, bool validation) {
   a.vulkan_api = device.api_version;
   a.cuda = cuda_status();
   // the editor replaces it each frame with the path in use (Editor::data_path)
-  a.data_path = render::to_string(render::SharePath::cpu_mapped);
+  a.data_path = "CPU backend, host arrays copied into the renderer's buffers";
   a.validation = validation;
   return a;
 }

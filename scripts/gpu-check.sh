@@ -61,6 +61,20 @@ if [[ -x "$dir/bin/adjoint_gpu_view_tests" ]]; then
     { say "gpu-check: adjoint_gpu_view_tests: FAILED, see gpu_view_tests.log"; rc=1; }
 fi
 
+# `adjoint render --backend cuda`: staging and interop draw the same pixels, CUDA's first
+# frame is the CPU's (tests/app/data_paths.sh; the images stay in OUTDIR)
+for scene in cloth_throw walker; do
+  mkdir -p "$out/data_paths_$scene"
+  timeout 120 sh "$root/tests/app/data_paths.sh" cuda "$dir/bin/adjoint" "$dir/bin/png_probe" \
+    "$root/assets/scenes/$scene.json" "$out/data_paths_$scene" > "$out/data_paths_$scene.log" 2>&1
+  r=$?
+  case $r in
+    0) say "gpu-check: render data paths ($scene): passed" ;;
+    77) say "gpu-check: render data paths ($scene): SKIPPED (no CUDA device?)"; rc=1 ;;
+    *) say "gpu-check: render data paths ($scene): FAILED ($r), see data_paths_$scene.log"; rc=1 ;;
+  esac
+done
+
 # GPU benchmarks: the CUDA backend (engine table, sim+render interop vs staging) with the
 # validation layer on for the render cases, then the renderer alone on this GPU
 timeout 300 "$dir/bin/adjoint" bench gpu --validation > "$out/bench-gpu.txt" 2>&1

@@ -20,7 +20,6 @@
 #include "app/editor/fields.h"
 #include "engine/rigid/rigid_vis.h"
 #include "engine/scene/compile.h"
-#include "render/interop.h"
 
 namespace adj::editor {
 
@@ -423,8 +422,11 @@ void Editor::draw_inspector() {
 }
 
 const char* Editor::data_path() const {
-  // the worker keeps host states (CudaSolver downloads each step): CUDA is the staging path
-  return render::to_string(snap.backend == "cuda" ? render::SharePath::cuda_staging : render::SharePath::cpu_mapped);
+  // the worker keeps host states (CudaSolver downloads each step) and the scene view draws
+  // host arrays, which the renderer copies into its buffers. The mapped and interop paths
+  // (app/gpu_view.h) are used by `adjoint render` (--data-path), not by the editor yet.
+  return snap.backend == "cuda" ? "CUDA backend, staging copy through the host (states downloaded each step)"
+                                : "CPU backend, host arrays copied into the renderer's buffers";
 }
 
 bool Editor::set_optimized(int object, scene::ParamKind k, bool on) {

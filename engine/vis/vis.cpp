@@ -39,6 +39,14 @@ void build_incidence(Surface& s) {
 
 }  // namespace
 
+Surface merge_surfaces(const std::vector<const Surface*>& parts) {
+  Surface s;
+  for (const Surface* p : parts)
+    if (p) s.indices.insert(s.indices.end(), p->indices.begin(), p->indices.end());
+  build_incidence(s);
+  return s;
+}
+
 template <class S>
 Surface extract_surface(const ModelT<S>& model, int tri_begin, int tri_end, int tet_begin, int tet_end) {
   Surface s;

@@ -28,6 +28,10 @@ struct Surface {
 template <class S>
 Surface extract_surface(const ModelT<S>& model, int tri_begin, int tri_end, int tet_begin, int tet_end);
 
+// surfaces over disjoint particle sets as one (their triangles in the given order), so that
+// one position and one normal array serve them all (app/gpu_view.h)
+Surface merge_surfaces(const std::vector<const Surface*>& parts);
+
 // positions of particles [begin, end) -> out[3 * (i - begin) + c]
 template <class S>
 void write_positions(const StateT<S>& state, int begin, int end, float* out);
