@@ -55,7 +55,7 @@ void Editor::start_optimization(const std::string& task, int iterations, bool re
     record_optimization_pending = true;
     record_toggle_requested = true;
   }
-  worker.start_optimize(task, iterations);
+  worker.start_optimize(task, iterations, opt_method);
   view_settings.show_optimized = true;
 }
 

@@ -192,6 +192,7 @@ class Editor {
   int timeline_frame = -1;         // scrubbed frame, -1: follow the newest
   int task_index = 0;              // optimization panel's task
   int opt_iterations = 0;          // 0: the task's own count
+  OptMethod opt_method;            // robot policy tasks: BPTT or SHAC (the panel's method combo)
   std::deque<Message> messages;
   std::vector<std::string> recent_files;
   std::string open_path_input, save_path_input, import_path_input;

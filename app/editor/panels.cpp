@@ -661,6 +661,31 @@ void Editor::draw_optimization() {
     doc.set_task(task_index, t, "Iterations", merge_key(&s.tasks[size_t(task_index)], "it"));
   if (ImGui::IsItemDeactivated()) doc.end_merge();
 
+  // a robot policy: trained by the full-horizon gradient or by SHAC (windows, copies, critic)
+  if (t.has_policy && std::any_of(s.objects.begin(), s.objects.end(),
+                                  [](const scene::Object& o) { return o.kind == scene::ObjectKind::robot; })) {
+    int method = opt_method.shac ? 1 : 0;
+    const char* methods[] = {"BPTT", "SHAC"};
+    ImGui::BeginDisabled(running);
+    ImGui::SetNextItemWidth(80);
+    ImGui::Combo("##method", &method, methods, 2);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("BPTT: the gradient through the whole horizon (as adjoint optimize)\n"
+                        "SHAC: short windows over many randomized copies, a critic for each window's end\n"
+                        "(as adjoint optimize --shac); each iteration is one window, its loss the policy's episode");
+    opt_method.shac = method == 1;
+    if (opt_method.shac) {
+      ImGui::SameLine();
+      ImGui::SetNextItemWidth(110);
+      ImGui::DragInt("##copies", &opt_method.envs, 0.5f, 1, 1024, "%d copies");
+      ImGui::SameLine();
+      int seed = int(opt_method.seed);
+      ImGui::SetNextItemWidth(-FLT_MIN);
+      if (ImGui::DragInt("##seed", &seed, 0.2f, 0, 1 << 30, "seed %d")) opt_method.seed = std::uint64_t(seed);
+    }
+    ImGui::EndDisabled();
+  }
+
   // start / pause / stop
   if (!running) {
     if (ImGui::Button("Start", ImVec2(70, 0))) start_optimization(t.name, opt_iterations, record_optimization);
@@ -681,7 +706,7 @@ void Editor::draw_optimization() {
   ImGui::Checkbox("show optimized result", &view_settings.show_optimized);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the viewport shows the end of the optimizer's last rollout");
   ImGui::SameLine();
-  ImGui::BeginDisabled(snap.theta.empty() || snap.opt_phase == OptPhase::running ||
+  ImGui::BeginDisabled(snap.theta.empty() || snap.opt_shac || snap.opt_phase == OptPhase::running ||
                        snap.opt_generation != doc.revision());
   if (ImGui::Button("Apply to scene")) apply_optimized();
   ImGui::EndDisabled();

@@ -436,9 +436,25 @@ Status Script::run(Editor& e, const Line& line) {
     int n = 0;
     if (w.size() < 2 || !parse_int(w[1], &n)) return Status::error("optimize N [TASK]");
     const auto& tasks = e.doc.scene().tasks;
-    std::string task = w.size() > 2 ? w[2] : (tasks.empty() ? "" : tasks[size_t(e.task_index)].name);
+    std::string task = tasks.empty() ? "" : tasks[size_t(e.task_index)].name;
+    if (w.size() > 2) {  // the task's name may have spaces
+      task = w[2];
+      for (size_t i = 3; i < w.size(); ++i) (task += ' ') += w[i];
+      for (size_t i = 0; i < tasks.size(); ++i)  // the panel shows the task it optimizes
+        if (tasks[i].name == task) e.task_index = int(i);
+    }
     e.start_optimization(task, n, false);
     worker_wait();
+    return Status::ok();
+  }
+  if (cmd == "optimize-method") {  // optimize-method bptt|shac [COPIES [SEED]]: the panel's method combo
+    if (w.size() < 2 || (w[1] != "bptt" && w[1] != "shac")) return Status::error("optimize-method bptt|shac [COPIES [SEED]]");
+    e.opt_method.shac = w[1] == "shac";
+    int n = 0;
+    if (w.size() > 2 && (!parse_int(w[2], &n) || n < 1)) return Status::error("optimize-method: COPIES must be >= 1");
+    if (w.size() > 2) e.opt_method.envs = n;
+    if (w.size() > 3 && (!parse_int(w[3], &n) || n < 0)) return Status::error("optimize-method: SEED must be >= 0");
+    if (w.size() > 3) e.opt_method.seed = std::uint64_t(n);
     return Status::ok();
   }
   if (cmd == "check-grad") {

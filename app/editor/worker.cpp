@@ -8,6 +8,7 @@
 
 #include "engine/cuda/cuda.h"
 #include "app/editor/robot_sim.h"
+#include "app/editor/shac_run.h"
 #include "app/robot_path.h"
 #include "engine/optim/coupled_task.h"
 #include "engine/optim/rigid_task.h"
@@ -76,6 +77,7 @@ struct Worker::Impl {
   std::unique_ptr<optim::TaskRunner> runner;
   std::unique_ptr<optim::RigidTaskRunner> rigid_runner;  // robot tasks, instead of `runner`
   std::unique_ptr<optim::CoupledTaskRunner> coupled_runner;  // robots and particles acting on each other
+  std::unique_ptr<ShacRun> shac_runner;  // robot policy tasks with OptMethod::shac
   OptPhase phase = OptPhase::idle;
   std::string opt_task, opt_error;
   int opt_target = 0;
@@ -228,7 +230,8 @@ struct Worker::Impl {
     s.grad_check_running = grad_check_pending;
     s.ghost_paths = ghost_paths;
     s.ghost_losses = ghost_losses;
-    s.opt_robot = rigid_runner != nullptr || coupled_runner != nullptr;
+    s.opt_robot = rigid_runner != nullptr || coupled_runner != nullptr || shac_runner != nullptr;
+    s.opt_shac = shac_runner != nullptr;
     s.opt_coupled = coupled_runner != nullptr;
     if (coupled_runner) {
       publish_runner(s, *coupled_runner, coupled_runner->blocks());
@@ -239,6 +242,12 @@ struct Worker::Impl {
         s.opt_final_rigid = coupled_runner->frames().back().rigid;
         s.opt_final_state = coupled_runner->frames().back().particles;
       }
+    } else if (shac_runner) {
+      publish_runner(s, *shac_runner, {});
+      s.step_grad_norms.clear();
+      s.has_opt_final_state = false;
+      s.has_opt_final_rigid = !shac_runner->frames().empty();
+      if (s.has_opt_final_rigid) s.opt_final_rigid = shac_runner->final_state();
     } else if (rigid_runner) {
       publish_runner(s, *rigid_runner, rigid_runner->parameters().blocks());
       s.step_grad_norms.clear();
@@ -323,7 +332,8 @@ struct Worker::Impl {
   std::atomic<int> rollouts_queued{0};
   uint64_t opt_run = 0;
 
-  bool records_rollouts() const { return record_fps > 0 && (runner || rigid_runner || coupled_runner); }
+  bool optimizing() const { return runner || rigid_runner || coupled_runner || shac_runner; }
+  bool records_rollouts() const { return record_fps > 0 && optimizing(); }
   // the video is behind: the optimizer waits for take_rollout()
   bool throttled() const { return record_fps > 0 && rollouts_queued.load() >= Worker::k_rollout_queue; }
 
@@ -395,9 +405,9 @@ struct Worker::Impl {
 
   // a robot task's ghost path: the body its first robot loss term reads (else the robot's
   // base) through the rollout the iteration measured (the runner keeps its frames)
-  std::vector<vec3<float>> robot_path() const {
-    const int body = app::tracked_robot_body(*cs, rigid_runner->task());
-    return app::robot_com_path(rigid_runner->model(), rigid_runner->frames(), body);
+  template <class Runner>
+  std::vector<vec3<float>> robot_path(const Runner& r, const RigidModel& model) const {
+    return app::robot_com_path(model, r.frames(), app::tracked_robot_body(*cs, r.task()));
   }
 
   // a robot task's rollout for the video: the frames the runner measured at the video's
@@ -470,11 +480,15 @@ struct Worker::Impl {
           [](const CoupledStateT<float>& f) { return f.particles; });
       return;
     }
-    if (rigid_runner) {
+    if (rigid_runner || shac_runner) {
       const State particles = cs->model.make_state();  // robot tasks do not step particles
-      robot_iteration(
-          *rigid_runner, [&] { return robot_path(); }, [](const RigidState& r) { return r; },
-          [&](const RigidState&) { return particles; });
+      auto same = [](const RigidState& r) { return r; };
+      auto initial = [&](const RigidState&) { return particles; };
+      if (shac_runner)
+        robot_iteration(*shac_runner, [&] { return robot_path(*shac_runner, cs->rigid); }, same, initial);
+      else
+        robot_iteration(
+            *rigid_runner, [&] { return robot_path(*rigid_runner, rigid_runner->model()); }, same, initial);
       return;
     }
     // the rollout replayed below is at the parameters this iteration measured
@@ -553,7 +567,7 @@ struct Worker::Impl {
         grad_check();
         publish();
       }
-      if (phase == OptPhase::running && (runner || rigid_runner || coupled_runner) && !throttled()) {
+      if (phase == OptPhase::running && optimizing() && !throttled()) {
         optimize_once();
         publish();
       }
@@ -627,13 +641,14 @@ void Worker::set_speed(double speed) {
   impl_->post([im = impl_.get(), speed] { im->speed = speed; });
 }
 
-void Worker::start_optimize(const std::string& task_name, int iterations) {
-  impl_->post([im = impl_.get(), task_name, iterations] {
+void Worker::start_optimize(const std::string& task_name, int iterations, const OptMethod& method) {
+  impl_->post([im = impl_.get(), task_name, iterations, method] {
     ++im->opt_run;  // failed starts count too: a recording waiting for this run goes on
     im->opt_error.clear();
     im->runner.reset();
     im->rigid_runner.reset();
     im->coupled_runner.reset();
+    im->shac_runner.reset();
     im->opt_task = task_name;
     const scene::Task* task = im->doc.find_task(task_name);
     if (!im->cs || !task) {
@@ -645,6 +660,20 @@ void Worker::start_optimize(const std::string& task_name, int iterations) {
     im->ghost_paths.clear();
     im->ghost_losses.clear();
     im->opt_target = iterations > 0 ? iterations : task->optimizer.iterations;
+    if (method.shac && optim::shac_applies(*im->cs, *task)) {  // windows over many copies, a critic
+      auto trainer = optim::make_shac_trainer(
+          *im->cs, *task,
+          {.envs = method.envs, .windows = im->opt_target, .seed = method.seed, .thread_count = im->thread_count()});
+      if (!trainer) {
+        im->phase = OptPhase::failed;
+        im->opt_error = trainer.status().message();
+        return;
+      }
+      im->shac_runner = std::make_unique<ShacRun>(std::move(*trainer), *task);
+      im->opt_generation = im->generation;
+      im->phase = im->opt_target > 0 ? OptPhase::running : OptPhase::finished;
+      return;
+    }
     if (optim::is_coupled_task(*im->cs, *task)) {  // robots and particles acting on each other
       auto cr = optim::CoupledTaskRunner::create(*im->cs, *task, im->thread_count());
       if (!cr) {

@@ -83,6 +83,7 @@ struct Snapshot {
   // robot tasks (optim::is_robot_task) run RigidTaskRunner: the end of its last rollout
   bool opt_robot = false;                // a robot task (rigid or coupled runner)
   bool opt_coupled = false;              // robots and particles acting on each other
+  bool opt_shac = false;                 // a robot policy trained by SHAC (app/editor/shac_run.h)
   RigidState opt_final_rigid;
   bool has_opt_final_rigid = false;
   std::string opt_error;
@@ -94,6 +95,15 @@ struct Snapshot {
   std::string grad_check_text;           // the table as text, or the error
   std::vector<optim::GradCheckRow> grad_check_rows;
   double grad_check_max_rel_err = -1;
+};
+
+// how start_optimize trains a robot policy task: the task runner's full-horizon gradient
+// (BPTT, as `adjoint optimize`) or SHAC (as `adjoint optimize --shac`: windows over `envs`
+// randomized copies and a critic); other tasks always use their runner
+struct OptMethod {
+  bool shac = false;
+  int envs = 64;
+  std::uint64_t seed = 0;
 };
 
 class Worker {
@@ -128,7 +138,7 @@ class Worker {
   bool take_rollout(RecordedRollout& out);
   int rollouts_queued() const;
   // optimization of the task (by name) for `iterations` (<= 0: the task's own count)
-  void start_optimize(const std::string& task, int iterations);
+  void start_optimize(const std::string& task, int iterations, const OptMethod& method = {});
   void pause_optimize(bool paused);
   void stop_optimize();
   // analytic vs central differences in double precision, `samples` entries

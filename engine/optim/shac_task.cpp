@@ -1,0 +1,36 @@
+#include "engine/optim/shac_task.h"
+
+#include <memory>
+
+#include "engine/optim/policy_env.h"
+#include "engine/optim/rigid_parameters.h"
+
+namespace adj::optim {
+
+bool shac_applies(const scene::CompiledScene& cs, const scene::Task& task) {
+  return task.has_policy && is_robot_task(cs, task);
+}
+
+Result<BatchShacTrainerT<float>> make_shac_trainer(const scene::CompiledScene& cs, const scene::Task& task,
+                                                   const ShacTaskSettings& settings) {
+  if (!shac_applies(cs, task))
+    return Status::error("task '" + task.name + "': SHAC trains a robot task's policy; the task has " +
+                         (task.has_policy ? "no robot" : "no policy"));
+  // copies start from random joint angles and rates around the task's start
+  auto env = RigidPolicyEnvT<float>::create(cs, task, {.env_count = settings.envs, .q_range = 3.14159, .qd_range = 0.5});
+  if (!env) return Status::error("task '" + task.name + "': " + env.status().message());
+  auto eval = RigidPolicyEnvT<float>::create(cs, task);
+  if (!eval) return Status::error("task '" + task.name + "': " + eval.status().message());
+  BatchShacOptions so;
+  so.action_noise = 0.3;
+  so.critic_hidden = {32, 32};
+  so.critic_passes = 4;
+  so.lr_decay_windows = settings.windows;
+  so.seed = settings.seed;
+  so.thread_count = settings.thread_count;
+  auto shac = BatchShacTrainerT<float>::create(std::move(*env), std::move(*eval), so);
+  if (!shac) return Status::error("task '" + task.name + "': " + shac.status().message());
+  return shac;
+}
+
+}  // namespace adj::optim
