@@ -43,7 +43,8 @@ cat "$out/info.txt" >> "$summary"
 
 # every GPU test: CPU/CUDA parity, interop (each exits 77 = skipped without a device)
 rc=0
-for t in adjoint_cuda_rollout_test adjoint_cuda_parity_test adjoint_vis_cuda_test adjoint_cuda_interop_test; do
+for t in adjoint_cuda_rollout_test adjoint_cuda_parity_test adjoint_vis_cuda_test adjoint_cuda_interop_test \
+    adjoint_rigid_cuda_test; do
   [[ -x "$dir/bin/$t" ]] || { say "gpu-check: $t: not built"; rc=1; continue; }
   timeout 300 "$dir/bin/$t" > "$out/$t.log" 2>&1
   r=$?
@@ -84,6 +85,12 @@ case $r in
   77) say "gpu-check: bench gpu: SKIPPED (no CUDA device?)"; rc=1 ;;
   *) say "gpu-check: bench gpu: FAILED ($r), see bench-gpu.txt"; tail -20 "$out/bench-gpu.txt"; rc=1 ;;
 esac
+# the rigid batch on the GPU (one thread per environment): cartpole x1024, walker x1024
+if [[ -x "$dir/bin/adjoint_rigid_bench" ]]; then
+  timeout 120 "$dir/bin/adjoint_rigid_bench" cuda > "$out/bench-rigid-cuda.txt" 2>&1 ||
+    say "gpu-check: rigid CUDA bench failed, see bench-rigid-cuda.txt"
+  cat "$out/bench-rigid-cuda.txt" >> "$summary"
+fi
 timeout 90 "$dir/bin/adjoint" bench render --frames 5 > "$out/render-bench.txt" 2>&1 ||
   say "gpu-check: render benchmark failed (Vulkan on this machine?)"
 

@@ -93,5 +93,11 @@ struct TriMesh {
 };
 template <class S>
 Result<TriMesh<S>> load_obj(const std::string& path);
+// STL, binary or ASCII (engine/model/mesh_io.cpp); every triangle has its own 3 vertices
+template <class S>
+Result<TriMesh<S>> load_stl(const std::string& path);
+// OBJ or STL by the extension (case-insensitive)
+template <class S>
+Result<TriMesh<S>> load_mesh(const std::string& path);
 
 }  // namespace adj

@@ -1,5 +1,13 @@
 #include <tiny_obj_loader.h>
 
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
 #include "engine/model/builder.h"
 
 namespace adj {
@@ -37,5 +45,67 @@ Result<TriMesh<S>> load_obj(const std::string& path) {
 
 template Result<TriMesh<float>> load_obj<float>(const std::string&);
 template Result<TriMesh<double>> load_obj<double>(const std::string&);
+
+// STL: binary (80-byte header, triangle count, 50 bytes a triangle) when the size says so,
+// else ASCII ("facet ... outer loop vertex x y z x3 endloop endfacet"). each triangle has its
+// own three vertices (STL shares none); users that need a closed mesh weld them
+template <class S>
+Result<TriMesh<S>> load_stl(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::error("cannot read mesh '" + path + "': no such file or not readable");
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  TriMesh<S> mesh;
+  auto add = [&](const double* v) {
+    const int base = int(mesh.vertices.size());
+    for (int k = 0; k < 3; ++k) mesh.vertices.push_back({S(v[3 * k]), S(v[3 * k + 1]), S(v[3 * k + 2])});
+    mesh.tris.push_back({base, base + 1, base + 2});
+  };
+  std::uint32_t count = 0;
+  if (bytes.size() >= 84) std::memcpy(&count, bytes.data() + 80, 4);
+  if (bytes.size() >= 84 && bytes.size() == 84 + 50 * std::size_t(count)) {
+    for (std::uint32_t t = 0; t < count; ++t) {
+      float f[9];
+      std::memcpy(f, bytes.data() + 84 + 50 * std::size_t(t) + 12, sizeof f);
+      double v[9];
+      for (int k = 0; k < 9; ++k) v[k] = f[k];
+      add(v);
+    }
+  } else {
+    std::istringstream ss(bytes);
+    std::string word;
+    if (!(ss >> word) || word != "solid")
+      return Status::error("mesh '" + path + "' is neither binary STL (size does not match its triangle count) " +
+                           "nor ASCII STL (does not start with 'solid')");
+    double v[9];
+    int n = 0;
+    while (ss >> word) {
+      if (word != "vertex") continue;
+      if (!(ss >> v[3 * n] >> v[3 * n + 1] >> v[3 * n + 2]))
+        return Status::error("mesh '" + path + "': ASCII STL vertex " +
+                             std::to_string(3 * mesh.tris.size() + std::size_t(n)) + " is not three numbers");
+      if (++n == 3) add(v), n = 0;
+    }
+    if (n != 0) return Status::error("mesh '" + path + "': ASCII STL ends inside a facet");
+  }
+  if (mesh.tris.empty()) return Status::error("mesh '" + path + "' has no triangles");
+  for (const auto& p : mesh.vertices)
+    if (!is_finite(p.x) || !is_finite(p.y) || !is_finite(p.z))
+      return Status::error("mesh '" + path + "' has a non-finite vertex");
+  return mesh;
+}
+
+template <class S>
+Result<TriMesh<S>> load_mesh(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == ".stl") return load_stl<S>(path);
+  if (ext == ".obj") return load_obj<S>(path);
+  return Status::error("mesh '" + path + "': unknown format '" + ext + "' (OBJ and STL are read)");
+}
+
+template Result<TriMesh<float>> load_stl<float>(const std::string&);
+template Result<TriMesh<double>> load_stl<double>(const std::string&);
+template Result<TriMesh<float>> load_mesh<float>(const std::string&);
+template Result<TriMesh<double>> load_mesh<double>(const std::string&);
 
 }  // namespace adj

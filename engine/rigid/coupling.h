@@ -1,6 +1,7 @@
 // two-way coupling of rigid bodies and particles (cloth, soft bodies, free particles): every
-// body shape (sphere, box, capsule) against every particle, the particle taken as a sphere of
-// its radius. each touching pair is rigid_contact.h's shape_contact between that sphere and
+// body shape (sphere, box, capsule, mesh) against every particle, the particle taken as a
+// sphere of its radius (a mesh: the particle's centre against the signed distance of the
+// mesh's convex hull, engine/rigid/rigid_mesh.h; concave parts are not seen). each touching pair is rigid_contact.h's shape_contact between that sphere and
 // the placed body shape (the shape's signed distance, the penalty normal force and smoothed
 // friction of engine/forces/contact.h); the particle gets f, the body -f at the contact point
 // (midway between the surfaces), as a spatial force that reaches the joints through RNEA like
@@ -52,6 +53,15 @@ template <class T, class S>
 bool particle_body_contact(const RigidModelT<S>& m, int s, const mat33<T>& R, const vec3<T>& p, const svec<T>& v,
                            const vec3<T>& x, const vec3<T>& xv, S r, const T& ke, const T& kd, const T& mu, S kf, S eps,
                            vec3<T>& xc, vec3<T>& n, vec3<T>& f) {
+  if (m.shape_type[s] == RIGID_SHAPE_MESH) {  // the particle's centre against the mesh's convex hull
+    const PlacedShape<T> B = body_shape(m, s, R, p, v);
+    const T d = mesh_hull_distance(m, s, B.ref.rot, B.ref.pos, x, r, n) - T(r);
+    if (!(value(d) < 0)) return false;
+    xc = x - n * (T(r) + d * T(0.5));
+    const vec3<T> vrel = xv - (v.v + cross(v.w, xc));
+    f = contact_force(d, n, vrel, ke, kd, kf, mu, eps);
+    return true;
+  }
   const svec<T> pv{vec3<T>(), xv};
   const PlacedShape<T> particle{
       {RIGID_SHAPE_SPHERE + 1, x, mat33<T>::identity(), vec3<T>(T(r), T(0), T(0)), nullptr, nullptr, 0, 0}, &pv};

@@ -41,16 +41,54 @@ struct AdjWork {
   }
 };
 
+// AdjWork's fields as spans carved from an arena (one environment's slice on a device)
 template <class S>
-inline void add_outer(mat33<S>& M, const vec3<S>& a, const vec3<S>& b, S s = S(1)) {
+struct AdjWorkView {
+  Span<mat33<S>> R;
+  Span<vec3<S>> p;
+  Span<svec<S>> v, a, F;
+  Span<svec<S>> fext;
+  Span<sinertia<S>> I, Ic;
+  Span<svec<S>> S_;
+  Span<S> lambda, qd_new, adj_v_new;
+  ADJ_HD void carve(ArenaCursor& arena, int nb, int nv) {
+    R = arena.take<mat33<S>>(nb);
+    p = arena.take<vec3<S>>(nb);
+    v = arena.take<svec<S>>(nb);
+    a = arena.take<svec<S>>(nb);
+    F = arena.take<svec<S>>(nb);
+    fext = arena.take<svec<S>>(nb);
+    I = arena.take<sinertia<S>>(nb);
+    Ic = arena.take<sinertia<S>>(nb);
+    S_ = arena.take<svec<S>>(nv);
+    lambda = arena.take<S>(nv);
+    qd_new = arena.take<S>(nv);
+    adj_v_new = arena.take<S>(nv);
+  }
+  ADJ_HD void reset(int nb, int nv) {
+    for (int i = 0; i < nb; ++i) {
+      R[i] = mat33<S>();
+      p[i] = vec3<S>();
+      v[i] = a[i] = F[i] = fext[i] = svec<S>{};
+      I[i] = Ic[i] = sinertia<S>();
+    }
+    for (int d = 0; d < nv; ++d) {
+      S_[d] = svec<S>{};
+      lambda[d] = qd_new[d] = adj_v_new[d] = S(0);
+    }
+  }
+};
+
+template <class S>
+ADJ_HD inline void add_outer(mat33<S>& M, const vec3<S>& a, const vec3<S>& b, S s = S(1)) {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) M.m[i][j] += s * a[i] * b[j];
 }
 
 // adjoint of F = I s: adds to adj_I and adj_s
 template <class S>
-inline void inertia_apply_adjoint(const sinertia<S>& I, const svec<S>& s, const svec<S>& adj_F, sinertia<S>& adj_I,
-                                  svec<S>& adj_s) {
+ADJ_HD inline void inertia_apply_adjoint(const sinertia<S>& I, const svec<S>& s, const svec<S>& adj_F,
+                                         sinertia<S>& adj_I, svec<S>& adj_s) {
   add_outer(adj_I.A, adj_F.w, s.w);
   add_outer(adj_I.B, adj_F.w, s.v);
   add_outer(adj_I.B, s.w, adj_F.v);
@@ -61,7 +99,8 @@ inline void inertia_apply_adjoint(const sinertia<S>& I, const svec<S>& s, const 
 
 // adjoint of c = crm(x, y)
 template <class S>
-inline void crm_adjoint(const svec<S>& x, const svec<S>& y, const svec<S>& adj_c, svec<S>& adj_x, svec<S>& adj_y) {
+ADJ_HD inline void crm_adjoint(const svec<S>& x, const svec<S>& y, const svec<S>& adj_c, svec<S>& adj_x,
+                               svec<S>& adj_y) {
   adj_x.w += cross(y.w, adj_c.w) + cross(y.v, adj_c.v);
   adj_x.v += cross(y.w, adj_c.v);
   adj_y.w += cross(adj_c.w, x.w) + cross(adj_c.v, x.v);
@@ -70,14 +109,14 @@ inline void crm_adjoint(const svec<S>& x, const svec<S>& y, const svec<S>& adj_c
 
 // d ramp'/d d (the C1 ramp's second derivative)
 template <class S>
-inline S ramp_curvature(S d, S eps) {
+ADJ_HD inline S ramp_curvature(S d, S eps) {
   return d > 0 && d < eps ? S(1) / eps : S(0);
 }
 
 // adjoint of f = I a + v x* (I v): adds to adj_I, adj_a, adj_v
 template <class S>
-inline void body_force_adjoint(const sinertia<S>& I, const svec<S>& a, const svec<S>& v, const svec<S>& adj_f,
-                               sinertia<S>& adj_I, svec<S>& adj_a, svec<S>& adj_v) {
+ADJ_HD inline void body_force_adjoint(const sinertia<S>& I, const svec<S>& a, const svec<S>& v, const svec<S>& adj_f,
+                                      sinertia<S>& adj_I, svec<S>& adj_a, svec<S>& adj_v) {
   inertia_apply_adjoint(I, a, adj_f, adj_I, adj_a);
   svec<S> h = I * v, adj_h{};
   adj_v.w += cross(h.w, adj_f.w) + cross(h.v, adj_f.v);
@@ -89,7 +128,7 @@ inline void body_force_adjoint(const sinertia<S>& I, const svec<S>& a, const sve
 
 // <a, b> of two matrices (sum of the elementwise products)
 template <class S>
-inline S mat_inner(const mat33<S>& a, const mat33<S>& b) {
+ADJ_HD inline S mat_inner(const mat33<S>& a, const mat33<S>& b) {
   S r = S(0);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) r += a.m[i][j] * b.m[i][j];
@@ -97,7 +136,7 @@ inline S mat_inner(const mat33<S>& a, const mat33<S>& b) {
 }
 
 template <class S>
-inline void mat_add(mat33<S>& a, const mat33<S>& b) {
+ADJ_HD inline void mat_add(mat33<S>& a, const mat33<S>& b) {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) a.m[i][j] += b.m[i][j];
 }
@@ -105,7 +144,7 @@ inline void mat_add(mat33<S>& a, const mat33<S>& b) {
 // adjoint of the rotation X = qmat(q) of a (not necessarily unit) quaternion: adds
 // <adj_X, dX/dq> to adj_q (4), by dual numbers through qmat itself
 template <class S>
-inline void qmat_adjoint(const S* q, const mat33<S>& adj_X, S* adj_q) {
+ADJ_HD inline void qmat_adjoint(const S* q, const mat33<S>& adj_X, S* adj_q) {
   using D = Dual<S, 4>;
   mat33<D> X = qmat(quat<D>(D::var(q[0], 0), D::var(q[1], 1), D::var(q[2], 2), D::var(q[3], 3)));
   for (int i = 0; i < 3; ++i)
@@ -115,7 +154,8 @@ inline void qmat_adjoint(const S* q, const mat33<S>& adj_X, S* adj_q) {
 
 // adjoint of y = a x b: adds to adj_a and adj_b
 template <class S>
-inline void cross_adjoint(const vec3<S>& a, const vec3<S>& b, const vec3<S>& adj_y, vec3<S>& adj_a, vec3<S>& adj_b) {
+ADJ_HD inline void cross_adjoint(const vec3<S>& a, const vec3<S>& b, const vec3<S>& adj_y, vec3<S>& adj_a,
+                                 vec3<S>& adj_b) {
   adj_a += cross(b, adj_y);
   adj_b += cross(adj_y, a);
 }
@@ -125,9 +165,9 @@ inline void cross_adjoint(const vec3<S>& a, const vec3<S>& b, const vec3<S>& adj
 // g.v[i]), adds the adjoints of the parent's pose and velocity, the joint's coordinates and
 // velocities and the mass. only the normalized quaternion's rotation matrix (4 inputs) goes
 // through dual numbers. body_kinematics_adjoint_dual below is the reference it is tested against.
-template <class S>
-void body_kinematics_adjoint(const RigidModelT<S>& m, const Params<S>& par, const S* q, const S* qd, const Work<S>& w,
-                             int i, S* adj_q, S* adj_qd, Params<S>& adj_par, AdjWork<S>& g) {
+template <class S, class M, class P, class W, class PA, class G>
+ADJ_HD void body_kinematics_adjoint(const M& m, const P& par, const S* q, const S* qd, const W& w, int i, S* adj_q,
+                                    S* adj_qd, PA& adj_par, G& g) {
   const int pi = m.joint_parent[i], qs = m.joint_q_start[i], ds = m.joint_dof_start[i];
   const int type = m.joint_type[i], ndj = rigid_joint_dof_count(type);
   const mat33<S> Rp = pi < 0 ? mat33<S>::identity() : w.R[pi];
@@ -251,9 +291,9 @@ void body_kinematics_adjoint(const RigidModelT<S>& m, const Params<S>& par, cons
 
 // the dual-number reference of body_kinematics_adjoint (the same sums, by dual numbers of
 // width N through body_kinematics itself; N = its input count)
-template <class S, int N>
-void body_kinematics_adjoint_dual(const RigidModelT<S>& m, const Params<S>& par, const S* q, const S* qd,
-                                  const Work<S>& w, int i, S* adj_q, S* adj_qd, Params<S>& adj_par, AdjWork<S>& g) {
+template <class S, int N, class M, class P, class W, class PA, class G>
+ADJ_HD void body_kinematics_adjoint_dual(const M& m, const P& par, const S* q, const S* qd, const W& w, int i, S* adj_q,
+                                         S* adj_qd, PA& adj_par, G& g) {
   using D = Dual<S, N>;
   const int pi = m.joint_parent[i], qs = m.joint_q_start[i], ds = m.joint_dof_start[i];
   const int nqj = rigid_joint_q_count(m.joint_type[i]), ndj = rigid_joint_dof_count(m.joint_type[i]);
@@ -295,10 +335,10 @@ void body_kinematics_adjoint_dual(const RigidModelT<S>& m, const Params<S>& par,
 
 // the substep q, qd -> q_out, qd_out (forward scratch w, left by substep()) run backwards:
 // given adj_q_out and adj_qd_out, writes adj_q, adj_qd and adds to adj_act and adj_par
-template <class S>
-void substep_adjoint(const RigidModelT<S>& m, const Params<S>& par, const S* q, const S* qd, const S* act, S h,
-                     const Work<S>& w, const S* adj_q_out, const S* adj_qd_out, S* adj_q, S* adj_qd, S* adj_act,
-                     Params<S>& adj_par, AdjWork<S>& g) {
+template <class S, class M, class P, class W, class PA, class G>
+ADJ_HD void substep_adjoint(const M& m, const P& par, const S* q, const S* qd, const S* act, S h, const W& w,
+                            const S* adj_q_out, const S* adj_qd_out, S* adj_q, S* adj_qd, S* adj_act, PA& adj_par,
+                            G& g) {
   const int nb = m.body_count(), nv = m.dof_count(), nq = m.q_count();
   g.reset(nb, nv);
   for (int i = 0; i < nq; ++i) adj_q[i] = S(0);
@@ -417,8 +457,9 @@ void substep_adjoint(const RigidModelT<S>& m, const Params<S>& par, const S* q, 
     }
   }
   // contact: ground, static colliders and shape pairs
-  contact_forces_adjoint(m, par.contact_ke, par.contact_kd, par.contact_mu, w.R, w.p, w.v, g.fext, g.R, g.p, g.v,
-                         adj_par.contact_ke, adj_par.contact_kd, adj_par.contact_mu);
+  contact_forces_adjoint(m, par.contact_ke, par.contact_kd, par.contact_mu, w.R.data(), w.p.data(), w.v.data(),
+                         g.fext.data(), g.R.data(), g.p.data(), g.v.data(), adj_par.contact_ke, adj_par.contact_kd,
+                         adj_par.contact_mu);
   // kinematics, leaves to root
   for (int i = nb - 1; i >= 0; --i) body_kinematics_adjoint(m, par, q, qd, w, i, adj_q, adj_qd, adj_par, g);
 }

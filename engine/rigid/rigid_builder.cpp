@@ -66,14 +66,40 @@ void RigidBuilder::set_mass(int body, double mass, const vec3<double>& com, cons
 int RigidBuilder::add_shape(int body, const RigidShapeDesc& shape) {
   shapes_.push_back(shape);
   shape_body_.push_back(body);
+  meshes_.emplace_back();
+  vec3<double> mesh_com;  // mesh shapes: centre of mass in the shape frame
+  if (shape.type == RIGID_SHAPE_MESH) {
+    std::string who = "rigid builder: shape " + std::to_string(shapes_.size() - 1);
+    if (body >= 0 && body < body_count()) who += " of body " + bodies_[std::size_t(body)].name;
+    if (!shape.mesh_name.empty()) who += " (mesh " + shape.mesh_name + ")";
+    auto g = rigid_mesh_geometry(shape.mesh_vertices, shape.mesh_tris, shape.scale, who);
+    if (!g) {
+      if (error_.empty()) error_ = g.status().message();
+      return int(shapes_.size()) - 1;
+    }
+    meshes_.back() = std::move(g.value());
+    shapes_.back().mesh_vertices.clear();  // kept welded and scaled in meshes_
+    shapes_.back().mesh_tris.clear();
+  }
   if (shape.density > 0 && body >= 0 && body < body_count()) {
     // parallel axis theorem, accumulated about the body origin
     double m;
     mat33<double> Ic;
-    rigid_shape_mass(shape, m, Ic);
+    if (shape.type == RIGID_SHAPE_MESH) {
+      const RigidMeshGeometry& g = meshes_.back();
+      std::string who =
+          "rigid builder: shape " + std::to_string(shapes_.size() - 1) + " of body " + bodies_[std::size_t(body)].name;
+      if (!shape.mesh_name.empty()) who += " (mesh " + shape.mesh_name + ")";
+      if (Status st = rigid_mesh_mass(g.vertices, g.tris, shape.density, m, mesh_com, Ic, who); !st) {
+        if (error_.empty()) error_ = st.message();
+        return int(shapes_.size()) - 1;
+      }
+    } else {
+      rigid_shape_mass(shape, m, Ic);
+    }
     mat33<double> R = rigid::qmat(shape.rot);
     mat33<double> Iw = R * Ic * transpose(R);
-    const vec3<double>& c = shape.pos;
+    const vec3<double> c = shape.pos + R * mesh_com;
     Body& b = bodies_[std::size_t(body)];
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j)
@@ -153,10 +179,28 @@ Result<RigidModelT<S>> RigidBuilder::finalize() const {
     m.shape_type.push_back(sh.type);
     m.shape_pos.push_back(to<S>(sh.pos));
     m.shape_rot.push_back(to<S>(rigid::qmat(sh.rot)));
-    m.shape_size.push_back(to<S>(sh.size));
     m.shape_group.push_back(sh.group);
     m.shape_mask.push_back(sh.mask);
+    // mesh geometry: triangles index the whole mesh_vertex array, hull faces the hull_vertex one
+    const RigidMeshGeometry& g = meshes_[s];
+    m.shape_size.push_back(sh.type == RIGID_SHAPE_MESH ? vec3<S>(S(g.bound), S(0), S(0)) : to<S>(sh.size));
+    m.shape_mesh_tri_start.push_back(int(m.mesh_tri.size()));
+    m.shape_hull_vertex_start.push_back(int(m.hull_vertex.size()));
+    m.shape_hull_tri_start.push_back(int(m.hull_tri.size()));
+    const int v0 = int(m.mesh_vertex.size()), h0 = int(m.hull_vertex.size());
+    for (const auto& p : g.vertices) m.mesh_vertex.push_back(to<S>(p));
+    for (const Idx3& t : g.tris) m.mesh_tri.push_back({v0 + t.i, v0 + t.j, v0 + t.k});
+    for (const auto& p : g.hull_vertices) m.hull_vertex.push_back(to<S>(p));
+    for (std::size_t f = 0; f < g.hull_tris.size(); ++f) {
+      const Idx3& t = g.hull_tris[f];
+      m.hull_tri.push_back({h0 + t.i, h0 + t.j, h0 + t.k});
+      m.hull_normal.push_back(to<S>(g.hull_normals[f]));
+      m.hull_offset.push_back(S(g.hull_offsets[f]));
+    }
   }
+  m.shape_mesh_tri_start.push_back(int(m.mesh_tri.size()));
+  m.shape_hull_vertex_start.push_back(int(m.hull_vertex.size()));
+  m.shape_hull_tri_start.push_back(int(m.hull_tri.size()));
   for (std::size_t c = 0; c < colliders.size(); ++c) {
     const RigidColliderDesc& cd = colliders[c];
     std::string who = "rigid builder: collider " + std::to_string(c);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "engine/rigid/rigid_mesh.h"
 #include "engine/rigid/rigid_model.h"
 
 namespace adj {
@@ -39,9 +40,17 @@ struct RigidShapeDesc {
   RigidShapeType type = RIGID_SHAPE_SPHERE;
   vec3<double> pos{};                // in the body frame [m]
   rigid::quat<double> rot{};         // axes in the body frame
-  vec3<double> size{0.1, 0.1, 0.1};  // sphere (r), box half-extents, capsule (r, half-height along y) [m]
+  vec3<double> size{0.1, 0.1, 0.1};  // sphere (r), box half-extents, capsule (r, half-height along y) [m];
+                                     // mesh: unused (the model's shape_size is the mesh's bound)
   double density = 0;                // [kg/m^3]; > 0 adds the shape's mass and inertia to its body
+                                     // (meshes: the solid a closed mesh bounds; an open mesh is an error)
   int group = 1, mask = -1;          // body-body contact filter (RigidModelT::shape_group/shape_mask)
+  // mesh shapes: vertices [m] (before the scale) and counter-clockwise triangles in the shape
+  // frame, the per-axis scale, and a name for messages (the file)
+  std::vector<vec3<double>> mesh_vertices{};
+  std::vector<Idx3> mesh_tris{};
+  vec3<double> scale{1, 1, 1};
+  std::string mesh_name{};
 };
 
 // a static collider that body shapes touch (engine/forces/contact.h's ShapeRef types)
@@ -69,6 +78,8 @@ class RigidBuilder {
   // given mass [kg], centre of mass [m] and inertia about it [kg m^2] (body frame); replaces
   // what shapes contributed. calls on a missing body are reported by finalize()
   void set_mass(int body, double mass, const vec3<double>& com, const mat33<double>& inertia);
+  // mesh shapes are prepared here (welded, scaled, hull; mass when dense); their errors, naming
+  // the shape, its body and mesh_name, are reported by finalize()
   int add_shape(int body, const RigidShapeDesc& shape);
   int add_actuator(int body, const RigidActuatorDesc& actuator);
 
@@ -99,13 +110,15 @@ class RigidBuilder {
   };
   std::vector<Body> bodies_;
   std::vector<RigidShapeDesc> shapes_;
+  std::vector<RigidMeshGeometry> meshes_;  // per shape; prepared by add_shape for mesh shapes
   std::vector<int> shape_body_;
   std::vector<RigidActuatorDesc> actuators_;
   std::vector<int> actuator_body_;
   std::string error_;  // the first bad call, reported by finalize()
 };
 
-// mass [kg] and inertia about the centre [kg m^2] (shape axes) of a solid shape
+// mass [kg] and inertia about the centre [kg m^2] (shape axes) of a solid primitive shape
+// (mesh shapes: rigid_mesh_mass, whose centre of mass is not the shape origin)
 void rigid_shape_mass(const RigidShapeDesc& shape, double& mass, mat33<double>& inertia);
 
 }  // namespace adj

@@ -12,16 +12,16 @@ template <class S, int N>
 struct Seeder {
   using D = Dual<S, N>;
   int k = 0;
-  D operator()(S x) { return D::var(x, k++); }
-  vec3<D> vec(const vec3<S>& a) { return {(*this)(a.x), (*this)(a.y), (*this)(a.z)}; }
-  mat33<D> mat(const mat33<S>& a) {
+  ADJ_HD D operator()(S x) { return D::var(x, k++); }
+  ADJ_HD vec3<D> vec(const vec3<S>& a) { return {(*this)(a.x), (*this)(a.y), (*this)(a.z)}; }
+  ADJ_HD mat33<D> mat(const mat33<S>& a) {
     mat33<D> r;
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) r.m[i][j] = (*this)(a.m[i][j]);
     return r;
   }
-  svec<D> sv(const svec<S>& a) { return {vec(a.w), vec(a.v)}; }
-  sinertia<D> in(const sinertia<S>& a) {
+  ADJ_HD svec<D> sv(const svec<S>& a) { return {vec(a.w), vec(a.v)}; }
+  ADJ_HD sinertia<D> in(const sinertia<S>& a) {
     sinertia<D> r;
     r.A = mat(a.A);
     r.B = mat(a.B);
@@ -32,40 +32,40 @@ struct Seeder {
 template <class S, int N>
 struct Contract {
   S g[N] = {};
-  void add(const Dual<S, N>& y, S adj) {
+  ADJ_HD void add(const Dual<S, N>& y, S adj) {
     for (int k = 0; k < N; ++k) g[k] += adj * y.d[k];
   }
-  void add(const vec3<Dual<S, N>>& y, const vec3<S>& adj) {
+  ADJ_HD void add(const vec3<Dual<S, N>>& y, const vec3<S>& adj) {
     for (int i = 0; i < 3; ++i) add(y[i], adj[i]);
   }
-  void add(const mat33<Dual<S, N>>& y, const mat33<S>& adj) {
+  ADJ_HD void add(const mat33<Dual<S, N>>& y, const mat33<S>& adj) {
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) add(y.m[i][j], adj.m[i][j]);
   }
-  void add(const svec<Dual<S, N>>& y, const svec<S>& adj) {
+  ADJ_HD void add(const svec<Dual<S, N>>& y, const svec<S>& adj) {
     add(y.w, adj.w);
     add(y.v, adj.v);
   }
-  void add(const sinertia<Dual<S, N>>& y, const sinertia<S>& adj) {
+  ADJ_HD void add(const sinertia<Dual<S, N>>& y, const sinertia<S>& adj) {
     add(y.A, adj.A);
     add(y.B, adj.B);
     add(y.m, adj.m);
   }
   // reads the gradient back in seeding order
   int k = 0;
-  S take() { return g[k++]; }
-  void take(vec3<S>& a) {
+  ADJ_HD S take() { return g[k++]; }
+  ADJ_HD void take(vec3<S>& a) {
     for (int i = 0; i < 3; ++i) a[i] += take();
   }
-  void take(mat33<S>& a) {
+  ADJ_HD void take(mat33<S>& a) {
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) a.m[i][j] += take();
   }
-  void take(svec<S>& a) {
+  ADJ_HD void take(svec<S>& a) {
     take(a.w);
     take(a.v);
   }
-  void take(sinertia<S>& a) {
+  ADJ_HD void take(sinertia<S>& a) {
     take(a.A);
     take(a.B);
     a.m += take();

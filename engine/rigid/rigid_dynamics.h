@@ -3,6 +3,9 @@
 //   kinematics (poses, motion subspaces, velocities) -> contact -> joint forces (actuators,
 //   damping, limits) -> bias forces by RNEA -> mass matrix by CRBA -> Cholesky solve ->
 //   semi-implicit Euler in joint space (quaternions by the exp map, renormalized)
+// and generic over the model (RigidModelT, or RigidViewT's spans on a device: rigid_view.h), the
+// scratch (Work, or WorkView over an arena) and the parameters (Params, or ParamsT over spans);
+// every stage is ADJ_HD, so one source runs on the host and in the CUDA batch (rigid_batch.h)
 #pragma once
 
 #include <algorithm>
@@ -11,16 +14,20 @@
 
 #include "engine/rigid/rigid_contact.h"
 #include "engine/rigid/rigid_model.h"
+#include "engine/rigid/rigid_view.h"
 
 namespace adj::rigid {
 
 // the differentiable parameters, lifted to T; packed order: body_mass, actuator_kp,
-// actuator_kd, contact_ke, contact_kd, contact_mu
-template <class T>
-struct Params {
-  std::vector<T> body_mass, actuator_kp, actuator_kd;
+// actuator_kd, contact_ke, contact_kd, contact_mu. V: std::vector on the host, Span over an
+// arena or the model's arrays on a device (rigid_batch.h)
+template <class T, class V = std::vector<T>>
+struct ParamsT {
+  V body_mass, actuator_kp, actuator_kd;
   T contact_ke = T(0), contact_kd = T(0), contact_mu = T(0);
 };
+template <class T>
+using Params = ParamsT<T>;
 
 template <class T, class S>
 inline Params<T> lift_params(const RigidModelT<S>& m) {
@@ -72,21 +79,57 @@ struct Work {
   }
 };
 
+// Work's fields as spans carved from an arena (one environment's slice on a device); the
+// same names, so the stages run on either (fext_extra is left empty: no coupling on devices)
 template <class T>
-inline vec3<T> q3(const T* q) {
+struct WorkView {
+  Span<mat33<T>> R;
+  Span<vec3<T>> p;
+  Span<svec<T>> S;
+  Span<svec<T>> v, a;
+  Span<svec<T>> f;
+  Span<svec<T>> fext;
+  Span<sinertia<T>> I;
+  Span<sinertia<T>> Ic;
+  Span<T> M, L;
+  Span<T> tau, bias, qdd;
+  Span<T> q0, qd0;
+  Span<svec<T>> fext_extra;
+  ADJ_HD void carve(ArenaCursor& arena, int nb, int nq, int nv) {
+    R = arena.take<mat33<T>>(nb);
+    p = arena.take<vec3<T>>(nb);
+    v = arena.take<svec<T>>(nb);
+    a = arena.take<svec<T>>(nb);
+    f = arena.take<svec<T>>(nb);
+    fext = arena.take<svec<T>>(nb);
+    I = arena.take<sinertia<T>>(nb);
+    Ic = arena.take<sinertia<T>>(nb);
+    S = arena.take<svec<T>>(nv);
+    M = arena.take<T>(nv * nv);
+    L = arena.take<T>(nv * nv);
+    tau = arena.take<T>(nv);
+    bias = arena.take<T>(nv);
+    qdd = arena.take<T>(nv);
+    q0 = arena.take<T>(nq);
+    qd0 = arena.take<T>(nv);
+  }
+};
+
+template <class T>
+ADJ_HD inline vec3<T> q3(const T* q) {
   return {q[0], q[1], q[2]};
 }
 template <class T>
-inline quat<T> q4(const T* q) {
+ADJ_HD inline quat<T> q4(const T* q) {
   return {q[0], q[1], q[2], q[3]};
 }
 
 // pose, motion subspace columns (S, one per dof), spatial inertia and velocity of body i from
 // its parent's pose and velocity (identity and zero for the world)
-template <class T, class S>
-void body_kinematics(const RigidModelT<S>& m, int i, const mat33<T>& Rp, const vec3<T>& pp, const svec<T>& vp,
-                     const T* qj, const T* qdj, const T& mass, mat33<T>& R, vec3<T>& p, svec<T>* Sj, sinertia<T>& I,
-                     svec<T>& v) {
+template <class T, class M>
+ADJ_HD void body_kinematics(const M& m, int i, const mat33<T>& Rp, const vec3<T>& pp, const svec<T>& vp, const T* qj,
+                            const T* qdj, const T& mass, mat33<T>& R, vec3<T>& p, svec<T>* Sj, sinertia<T>& I,
+                            svec<T>& v) {
   mat33<T> RJ = Rp * lift<T>(m.joint_rot[i]);
   vec3<T> pJ = pp + Rp * lift<T>(m.joint_pos[i]);
   vec3<T> ax = lift<T>(m.joint_axis[i]);
@@ -119,6 +162,7 @@ void body_kinematics(const RigidModelT<S>& m, int i, const mat33<T>& Rp, const v
       p = pJ;
   }
   // inertia scales with the mass parameter (fixed geometry)
+  using S = model_scalar_t<M>;
   S m0 = m.body_mass[i];
   T scale = m0 > S(0) ? mass / T(m0) : T(0);
   mat33<T> Iw = R * lift<T>(m.body_inertia[i]) * transpose(R);
@@ -131,8 +175,8 @@ void body_kinematics(const RigidModelT<S>& m, int i, const mat33<T>& Rp, const v
 }
 
 // body poses, motion subspaces, body spatial inertias and velocities, root to leaves
-template <class T, class S>
-void kinematics(const RigidModelT<S>& m, const Params<T>& par, const T* q, const T* qd, Work<T>& w) {
+template <class T, class M, class P, class W>
+ADJ_HD void kinematics(const M& m, const P& par, const T* q, const T* qd, W& w) {
   for (int i = 0; i < m.body_count(); ++i) {
     int pi = m.joint_parent[i];
     int d0 = m.joint_dof_start[i];
@@ -144,28 +188,30 @@ void kinematics(const RigidModelT<S>& m, const Params<T>& par, const T* q, const
 
 // every contact force (ground, static colliders, other bodies) summed per body into fext
 // (engine/rigid/rigid_contact.h; J^T f reaches the joints through RNEA's backward sweep)
-template <class T, class S>
-void contact(const RigidModelT<S>& m, const Params<T>& par, Work<T>& w, RigidContactsT<S>* record) {
-  contact_forces(m, par.contact_ke, par.contact_kd, par.contact_mu, w.R, w.p, w.v, w.fext, record);
+template <class M, class P, class W, class Rec>
+ADJ_HD void contact(const M& m, const P& par, W& w, Rec* record) {
+  contact_forces(m, par.contact_ke, par.contact_kd, par.contact_mu, w.R.data(), w.p.data(), w.v.data(), w.fext.data(),
+                 record);
 }
 
 // C1 ramp of the limit penalty and its slope
 template <class T, class S>
-inline T ramp(T d, S eps) {
+ADJ_HD inline T ramp(T d, S eps) {
   if (!(value(d) > 0)) return T(0);
   if (value(d) < eps) return d * d / T(2 * eps);
   return d - T(eps / 2);
 }
 template <class T, class S>
-inline T ramp_slope(T d, S eps) {
+ADJ_HD inline T ramp_slope(T d, S eps) {
   if (!(value(d) > 0)) return T(0);
   if (value(d) < eps) return d / T(eps);
   return T(1);
 }
 
 // generalized forces of actuators, joint damping and limits (smooth penalties)
-template <class T, class S>
-void joint_forces(const RigidModelT<S>& m, const Params<T>& par, const T* q, const T* qd, const T* act, Work<T>& w) {
+template <class T, class M, class P, class W>
+ADJ_HD void joint_forces(const M& m, const P& par, const T* q, const T* qd, const T* act, W& w) {
+  using S = model_scalar_t<M>;
   for (int d = 0; d < m.dof_count(); ++d) w.tau[d] = -T(m.dof_damping[d]) * qd[d];
   for (int j = 0; j < m.body_count(); ++j) {
     int t = m.joint_type[j];
@@ -192,16 +238,16 @@ void joint_forces(const RigidModelT<S>& m, const Params<T>& par, const T* q, con
 }
 
 // spatial force (world, about the origin) of thrust actuator k on its body at pose (R, p)
-template <class T, class S>
-inline svec<T> thrust_force(const RigidModelT<S>& m, int k, const mat33<T>& R, const vec3<T>& p, const T& act) {
+template <class T, class M>
+ADJ_HD inline svec<T> thrust_force(const M& m, int k, const mat33<T>& R, const vec3<T>& p, const T& act) {
   vec3<T> x = p + R * lift<T>(m.actuator_pos[k]);
   vec3<T> f = R * (lift<T>(m.actuator_axis[k]) * (T(m.actuator_gear[k]) * act));
   return svec<T>{cross(x, f), f};
 }
 
 // thrust actuators' forces into fext (after contact(), which clears it)
-template <class T, class S>
-void thrust(const RigidModelT<S>& m, const T* act, Work<T>& w) {
+template <class T, class M, class W>
+ADJ_HD void thrust(const M& m, const T* act, W& w) {
   for (int k = 0; k < m.actuator_count(); ++k) {
     if (m.actuator_type[k] != RIGID_ACTUATOR_THRUST) continue;
     int b = m.dof_joint[m.actuator_dof[k]];
@@ -211,14 +257,14 @@ void thrust(const RigidModelT<S>& m, const T* act, Work<T>& w) {
 
 // the force a body needs for acceleration a at velocity v: I a + v x* I v
 template <class T>
-inline svec<T> body_force(const sinertia<T>& I, const svec<T>& a, const svec<T>& v) {
+ADJ_HD inline svec<T> body_force(const sinertia<T>& I, const svec<T>& a, const svec<T>& v) {
   return I * a + crf(v, I * v);
 }
 
 // recursive Newton-Euler (world frame): out = M qdd + c(q, qd) - J^T fext, qdd = nullptr
 // for the bias forces; leaves the force across every joint in w.f
-template <class T, class S>
-void rnea(const RigidModelT<S>& m, const T* qd, const T* qdd, Work<T>& w, T* out) {
+template <class T, class M, class W>
+ADJ_HD void rnea(const M& m, const T* qd, const T* qdd, W& w, T* out) {
   const svec<T> a0{vec3<T>(), -lift<T>(m.gravity)};  // gravity as a base acceleration
   for (int i = 0; i < m.body_count(); ++i) {
     int pi = m.joint_parent[i];
@@ -239,10 +285,11 @@ void rnea(const RigidModelT<S>& m, const T* qd, const T* qdd, Work<T>& w, T* out
 }
 
 // composite rigid body algorithm: the joint-space mass matrix (row-major, dof_count^2)
-template <class T, class S>
-void crba(const RigidModelT<S>& m, Work<T>& w) {
+template <class M, class W>
+ADJ_HD void crba(const M& m, W& w) {
+  using T = std::remove_reference_t<decltype(w.M[0])>;
   const int nv = m.dof_count();
-  std::fill(w.M.begin(), w.M.end(), T(0));
+  for (int k = 0; k < nv * nv; ++k) w.M[k] = T(0);
   for (int i = 0; i < m.body_count(); ++i) w.Ic[i] = w.I[i];
   for (int i = m.body_count() - 1; i >= 0; --i)
     if (m.joint_parent[i] >= 0) w.Ic[m.joint_parent[i]] += w.Ic[i];
@@ -262,8 +309,9 @@ void crba(const RigidModelT<S>& m, Work<T>& w) {
 }
 
 // dense Cholesky M = L L^T; false if M is not positive definite
-template <class T>
-bool cholesky(const std::vector<T>& M, std::vector<T>& L, int n) {
+template <class VM, class VL>
+ADJ_HD bool cholesky(const VM& M, VL& L, int n) {
+  using T = std::remove_cv_t<std::remove_reference_t<decltype(L[0])>>;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j <= i; ++j) {
       T s = M[std::size_t(i) * n + j];
@@ -279,8 +327,8 @@ bool cholesky(const std::vector<T>& M, std::vector<T>& L, int n) {
 }
 
 // x = (L L^T)^-1 b (x may alias b)
-template <class T>
-void cholesky_solve(const std::vector<T>& L, int n, const T* b, T* x) {
+template <class T, class VL>
+ADJ_HD void cholesky_solve(const VL& L, int n, const T* b, T* x) {
   for (int i = 0; i < n; ++i) {
     T s = b[i];
     for (int k = 0; k < i; ++k) s -= L[std::size_t(i) * n + k] * x[k];
@@ -296,7 +344,7 @@ void cholesky_solve(const std::vector<T>& L, int n, const T* b, T* x) {
 // one joint's coordinates advanced with its new velocities (quaternions by the exp map,
 // renormalized)
 template <class T>
-void integrate_joint(int type, const T* qj, const T* v, T h, T* qo) {
+ADJ_HD void integrate_joint(int type, const T* qj, const T* v, T h, T* qo) {
   switch (type) {
     case RIGID_JOINT_REVOLUTE:
     case RIGID_JOINT_PRISMATIC:
@@ -328,22 +376,22 @@ void integrate_joint(int type, const T* qj, const T* v, T h, T* qo) {
   }
 }
 
-template <class T, class S>
-void integrate_positions(const RigidModelT<S>& m, const T* q, const T* qd, S h, T* q_out) {
+template <class T, class M, class S>
+ADJ_HD void integrate_positions(const M& m, const T* q, const T* qd, S h, T* q_out) {
   for (int j = 0; j < m.body_count(); ++j)
     integrate_joint(m.joint_type[j], q + m.joint_q_start[j], qd + m.joint_dof_start[j], T(h),
                     q_out + m.joint_q_start[j]);
 }
 
 // one substep of length h: q, qd -> q_out, qd_out; false if the mass matrix is singular
-template <class T, class S>
-bool substep(const RigidModelT<S>& m, const Params<T>& par, const T* q, const T* qd, const T* act, S h, T* q_out,
-             T* qd_out, Work<T>& w, RigidContactsT<S>* record) {
+template <class T, class M, class P, class S, class W, class Rec>
+ADJ_HD bool substep(const M& m, const P& par, const T* q, const T* qd, const T* act, S h, T* q_out, T* qd_out, W& w,
+                    Rec* record) {
   const int nv = m.dof_count();
   kinematics(m, par, q, qd, w);
   contact(m, par, w, record);
   thrust(m, act, w);
-  for (std::size_t i = 0; i < w.fext_extra.size(); ++i) w.fext[i] += w.fext_extra[i];
+  for (int i = 0; i < int(w.fext_extra.size()); ++i) w.fext[i] += w.fext_extra[i];
   joint_forces(m, par, q, qd, act, w);
   rnea(m, qd, static_cast<const T*>(nullptr), w, w.bias.data());
   crba(m, w);
@@ -356,19 +404,19 @@ bool substep(const RigidModelT<S>& m, const Params<T>& par, const T* q, const T*
 }
 
 // a step of dt in `substeps` substeps; false (with the substep) if a mass matrix is singular
-template <class T, class S>
-bool step(const RigidModelT<S>& m, const Params<T>& par, const T* q, const T* qd, const T* act, S dt, int substeps,
-          T* q_out, T* qd_out, Work<T>& w, RigidContactsT<S>* record = nullptr) {
+template <class T, class M, class P, class S, class W, class Rec = RigidContactsT<model_scalar_t<M>>>
+ADJ_HD bool step(const M& m, const P& par, const T* q, const T* qd, const T* act, S dt, int substeps, T* q_out,
+                 T* qd_out, W& w, Rec* record = nullptr) {
   const int nq = m.q_count(), nv = m.dof_count();
   const S h = dt / S(substeps);
-  std::copy(q, q + nq, w.q0.begin());
-  std::copy(qd, qd + nv, w.qd0.begin());
+  for (int i = 0; i < nq; ++i) w.q0[i] = q[i];
+  for (int i = 0; i < nv; ++i) w.qd0[i] = qd[i];
   for (int s = 0; s < substeps; ++s) {
-    RigidContactsT<S>* rec = s + 1 == substeps ? record : nullptr;
+    Rec* rec = s + 1 == substeps ? record : nullptr;
     if (!substep(m, par, w.q0.data(), w.qd0.data(), act, h, q_out, qd_out, w, rec)) return false;
     if (s + 1 < substeps) {
-      std::copy(q_out, q_out + nq, w.q0.begin());
-      std::copy(qd_out, qd_out + nv, w.qd0.begin());
+      for (int i = 0; i < nq; ++i) w.q0[i] = q_out[i];
+      for (int i = 0; i < nv; ++i) w.qd0[i] = qd_out[i];
     }
   }
   return true;

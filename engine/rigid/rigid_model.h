@@ -30,16 +30,17 @@ enum RigidJointType {
   RIGID_JOINT_FREE,
   RIGID_JOINT_FIXED
 };
-enum RigidShapeType { RIGID_SHAPE_SPHERE, RIGID_SHAPE_BOX, RIGID_SHAPE_CAPSULE };
+// mesh: a triangle mesh in the shape frame (mesh_* arrays below; engine/rigid/rigid_mesh.h)
+enum RigidShapeType { RIGID_SHAPE_SPHERE, RIGID_SHAPE_BOX, RIGID_SHAPE_CAPSULE, RIGID_SHAPE_MESH };
 // torque: gear * act on the dof; pd: kp (act - q) - kd qd; thrust: a force gear * act along
 // a body-fixed axis at a body-fixed point of the body (rotors; the dof only names the body)
 enum RigidActuatorType { RIGID_ACTUATOR_TORQUE, RIGID_ACTUATOR_PD, RIGID_ACTUATOR_THRUST };
 
 // coordinates and degrees of freedom of a joint type
-inline int rigid_joint_q_count(int type) {
+ADJ_HD inline int rigid_joint_q_count(int type) {
   return type == RIGID_JOINT_FREE ? 7 : type == RIGID_JOINT_BALL ? 4 : type == RIGID_JOINT_FIXED ? 0 : 1;
 }
-inline int rigid_joint_dof_count(int type) {
+ADJ_HD inline int rigid_joint_dof_count(int type) {
   return type == RIGID_JOINT_FREE ? 6 : type == RIGID_JOINT_BALL ? 3 : type == RIGID_JOINT_FIXED ? 0 : 1;
 }
 
@@ -114,11 +115,24 @@ struct RigidModelT {
   Array<int> shape_type;      // RigidShapeType, (shape_count)
   Array<vec3<S>> shape_pos;   // in the body frame [m], (shape_count)
   Array<mat33<S>> shape_rot;  // axes in the body frame, (shape_count)
-  Array<vec3<S>> shape_size;  // sphere (r), box half-extents, capsule (r, half-height along y) [m]
+  Array<vec3<S>> shape_size;  // sphere (r), box half-extents, capsule (r, half-height along y),
+                              // mesh (bounding radius about the shape origin, 0, 0) [m]
   // body-body contact filter: shapes a and b touch if (group_a & mask_b) and (group_b & mask_a)
   // (MuJoCo's contype/conaffinity); empty = group 1, mask all
   Array<int> shape_group;  // (shape_count)
   Array<int> shape_mask;   // (shape_count)
+  // triangle meshes of mesh shapes, in the shape frame with the scale applied; the contact
+  // geometry is their convex hull, at most kRigidMeshHullCap vertices (engine/rigid/rigid_mesh.h).
+  // shapes of other types have empty ranges; a model without mesh shapes may leave all empty
+  Array<vec3<S>> mesh_vertex;          // [m], (mesh_vertex_count)
+  Array<Idx3> mesh_tri;                // indices into mesh_vertex, counter-clockwise seen from outside
+  Array<int> shape_mesh_tri_start;     // first triangle of each shape in mesh_tri, (shape_count + 1)
+  Array<vec3<S>> hull_vertex;          // hull vertices = contact samples of radius 0 [m]
+  Array<Idx3> hull_tri;                // hull faces, indices into hull_vertex, outward
+  Array<vec3<S>> hull_normal;          // unit outward normal of each hull face, (hull_tri_count)
+  Array<S> hull_offset;                // plane offset: dot(hull_normal, x) = hull_offset on the face [m]
+  Array<int> shape_hull_vertex_start;  // first hull vertex of each shape, (shape_count + 1)
+  Array<int> shape_hull_tri_start;     // first hull face of each shape, (shape_count + 1)
 
   // actuators on one dof each
   Array<int> actuator_dof;       // (actuator_count)

@@ -11,42 +11,42 @@
 namespace adj::rigid {
 
 // sin/cos with one name for float, double and Dual (math.h has no trig for Dual)
-inline float rsin(float x) { return std::sin(x); }
-inline double rsin(double x) { return std::sin(x); }
-inline float rcos(float x) { return std::cos(x); }
-inline double rcos(double x) { return std::cos(x); }
+ADJ_HD inline float rsin(float x) { return ::sinf(x); }
+ADJ_HD inline double rsin(double x) { return ::sin(x); }
+ADJ_HD inline float rcos(float x) { return ::cosf(x); }
+ADJ_HD inline double rcos(double x) { return ::cos(x); }
 template <class S, int N>
-inline Dual<S, N> rsin(const Dual<S, N>& a) {
-  return a.chain(std::sin(a.v), std::cos(a.v));
+ADJ_HD inline Dual<S, N> rsin(const Dual<S, N>& a) {
+  return a.chain(rsin(a.v), rcos(a.v));
 }
 template <class S, int N>
-inline Dual<S, N> rcos(const Dual<S, N>& a) {
-  return a.chain(std::cos(a.v), -std::sin(a.v));
+ADJ_HD inline Dual<S, N> rcos(const Dual<S, N>& a) {
+  return a.chain(rcos(a.v), -rsin(a.v));
 }
 
 // unit quaternion (w, x, y, z): rotation of a child frame relative to its parent
 template <class T>
 struct quat {
   T w, x, y, z;
-  quat() : w(1), x(0), y(0), z(0) {}
-  quat(T w_, T x_, T y_, T z_) : w(w_), x(x_), y(y_), z(z_) {}
+  ADJ_HD quat() : w(1), x(0), y(0), z(0) {}
+  ADJ_HD quat(T w_, T x_, T y_, T z_) : w(w_), x(x_), y(y_), z(z_) {}
 };
 
 template <class T>
-inline quat<T> qmul(const quat<T>& a, const quat<T>& b) {
+ADJ_HD inline quat<T> qmul(const quat<T>& a, const quat<T>& b) {
   return {a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z, a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
           a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x, a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
 }
 
 template <class T>
-inline quat<T> qnormalize(const quat<T>& q) {
+ADJ_HD inline quat<T> qnormalize(const quat<T>& q) {
   T inv = T(1) / sqrt_(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
   return {q.w * inv, q.x * inv, q.y * inv, q.z * inv};
 }
 
 // rotation matrix of a quaternion (normalized first, so any nonzero 4-vector is a rotation)
 template <class T>
-inline mat33<T> qmat(const quat<T>& q0) {
+ADJ_HD inline mat33<T> qmat(const quat<T>& q0) {
   quat<T> q = qnormalize(q0);
   T xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
   T xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
@@ -66,7 +66,7 @@ inline mat33<T> qmat(const quat<T>& q0) {
 
 // exp map of a rotation vector w*h (angle |w| h about w); Taylor series near zero
 template <class T>
-inline quat<T> qexp(const vec3<T>& w, T h) {
+ADJ_HD inline quat<T> qexp(const vec3<T>& w, T h) {
   vec3<T> a = w * (h * T(0.5));
   T th2 = dot(a, a);
   T c, s;  // cos(th), sin(th)/th
@@ -83,7 +83,7 @@ inline quat<T> qexp(const vec3<T>& w, T h) {
 
 // rotation by angle about a unit axis
 template <class T>
-inline mat33<T> axis_angle(const vec3<T>& a, T angle) {
+ADJ_HD inline mat33<T> axis_angle(const vec3<T>& a, T angle) {
   T c = rcos(angle), s = rsin(angle), t = T(1) - c;
   mat33<T> r;
   r.m[0][0] = t * a.x * a.x + c;
@@ -103,15 +103,15 @@ inline mat33<T> axis_angle(const vec3<T>& a, T angle) {
 template <class T>
 struct svec {
   vec3<T> w, v;
-  friend svec operator+(const svec& a, const svec& b) { return {a.w + b.w, a.v + b.v}; }
-  friend svec operator-(const svec& a, const svec& b) { return {a.w - b.w, a.v - b.v}; }
-  friend svec operator*(const svec& a, const T& s) { return {a.w * s, a.v * s}; }
-  svec& operator+=(const svec& b) {
+  ADJ_HD friend svec operator+(const svec& a, const svec& b) { return {a.w + b.w, a.v + b.v}; }
+  ADJ_HD friend svec operator-(const svec& a, const svec& b) { return {a.w - b.w, a.v - b.v}; }
+  ADJ_HD friend svec operator*(const svec& a, const T& s) { return {a.w * s, a.v * s}; }
+  ADJ_HD svec& operator+=(const svec& b) {
     w += b.w;
     v += b.v;
     return *this;
   }
-  svec& operator-=(const svec& b) {
+  ADJ_HD svec& operator-=(const svec& b) {
     w -= b.w;
     v -= b.v;
     return *this;
@@ -120,22 +120,22 @@ struct svec {
 
 // motion . force (power)
 template <class T>
-inline T sdot(const svec<T>& m, const svec<T>& f) {
+ADJ_HD inline T sdot(const svec<T>& m, const svec<T>& f) {
   return dot(m.w, f.w) + dot(m.v, f.v);
 }
 // motion x motion
 template <class T>
-inline svec<T> crm(const svec<T>& a, const svec<T>& b) {
+ADJ_HD inline svec<T> crm(const svec<T>& a, const svec<T>& b) {
   return {cross(a.w, b.w), cross(a.w, b.v) + cross(a.v, b.w)};
 }
 // motion x* force
 template <class T>
-inline svec<T> crf(const svec<T>& a, const svec<T>& f) {
+ADJ_HD inline svec<T> crf(const svec<T>& a, const svec<T>& f) {
   return {cross(a.w, f.w) + cross(a.v, f.v), cross(a.w, f.v)};
 }
 // motion of a rotation axis a (unit, world) through point p
 template <class T>
-inline svec<T> axis_motion(const vec3<T>& a, const vec3<T>& p) {
+ADJ_HD inline svec<T> axis_motion(const vec3<T>& a, const vec3<T>& p) {
   return {a, cross(p, a)};
 }
 
@@ -144,8 +144,8 @@ template <class T>
 struct sinertia {
   mat33<T> A, B;
   T m = T(0);
-  svec<T> operator*(const svec<T>& x) const { return {A * x.w + B * x.v, transpose(B) * x.w + x.v * m}; }
-  sinertia& operator+=(const sinertia& o) {
+  ADJ_HD svec<T> operator*(const svec<T>& x) const { return {A * x.w + B * x.v, transpose(B) * x.w + x.v * m}; }
+  ADJ_HD sinertia& operator+=(const sinertia& o) {
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) {
         A.m[i][j] = A.m[i][j] + o.A.m[i][j];
@@ -157,7 +157,7 @@ struct sinertia {
 };
 
 template <class T>
-inline mat33<T> skew(const vec3<T>& c) {
+ADJ_HD inline mat33<T> skew(const vec3<T>& c) {
   mat33<T> r;
   r.m[0][1] = -c.z;
   r.m[0][2] = c.y;
@@ -170,7 +170,7 @@ inline mat33<T> skew(const vec3<T>& c) {
 
 // body of mass m with centre of mass c (world) and inertia Ic about it (world axes)
 template <class T>
-inline sinertia<T> make_inertia(T m, const vec3<T>& c, const mat33<T>& Ic) {
+ADJ_HD inline sinertia<T> make_inertia(T m, const vec3<T>& c, const mat33<T>& Ic) {
   sinertia<T> r;
   mat33<T> cx = skew(c), cxx = cx * cx;
   for (int i = 0; i < 3; ++i)

@@ -2,10 +2,13 @@
 
 #include <urdf_parser/urdf_parser.h>
 
+#include "engine/model/builder.h"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 namespace adj {
 
@@ -41,6 +44,47 @@ bool shape_of(const urdf::Geometry& g, const urdf::Pose& origin, RigidShapeDesc&
     default:
       return false;
   }
+}
+
+namespace fs = std::filesystem;
+
+// a mesh filename as a path: package://pkg/rest is looked up as <dir>/pkg/rest and
+// <dir>/rest for the URDF's directory and each of its parents in turn (the package is the
+// folder that holds the URDF's folder, or one above); file:///abs is /abs; anything else is
+// relative to the URDF's directory. empty when a package file is found nowhere
+std::string resolve_mesh(const std::string& name, const fs::path& dir, std::string& tried) {
+  const std::string pkg = "package://", file = "file://";
+  if (name.rfind(file, 0) == 0) return name.substr(file.size());
+  if (name.rfind(pkg, 0) != 0) return fs::path(name).is_absolute() ? name : (dir / name).string();
+  const fs::path rel(name.substr(pkg.size()));
+  fs::path rest;
+  for (auto it = std::next(rel.begin()); it != rel.end(); ++it) rest /= *it;
+  std::error_code ec;
+  fs::path d = fs::absolute(dir.empty() ? fs::path(".") : dir, ec).lexically_normal();
+  for (;;) {
+    for (const fs::path& c : {d / rel, d / rest}) {
+      if (!rest.empty() && fs::is_regular_file(c, ec)) return c.string();
+      tried += tried.empty() ? "" : ", ";
+      tried += c.string();
+    }
+    if (!d.has_parent_path() || d.parent_path() == d) return {};
+    d = d.parent_path();
+  }
+}
+
+// a URDF mesh as a mesh shape: the file read (OBJ or STL) with its scale; errors name `who`
+Status mesh_shape_of(const urdf::Mesh& g, const fs::path& dir, const std::string& who, RigidShapeDesc& s) {
+  std::string tried;
+  std::string path = resolve_mesh(g.filename, dir, tried);
+  if (path.empty()) return Status::error(who + ": mesh \"" + g.filename + "\" not found (looked for " + tried + ")");
+  auto mesh = load_mesh<double>(path);
+  if (!mesh) return Status::error(who + ": " + mesh.status().message());
+  s.type = RIGID_SHAPE_MESH;
+  s.mesh_vertices.assign(mesh->vertices.begin(), mesh->vertices.end());
+  s.mesh_tris.assign(mesh->tris.begin(), mesh->tris.end());
+  s.scale = v(g.scale);
+  s.mesh_name = path;
+  return Status::ok();
 }
 
 }  // namespace
@@ -125,19 +169,29 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
       b.set_mass(body, 0, {}, mat33<double>{});
     }
 
-    // collision geometry, else the visual geometry
-    std::vector<std::pair<const urdf::Geometry*, urdf::Pose>> geoms;
-    for (const auto& c : link->collision_array)
-      if (c && c->geometry) geoms.push_back({c->geometry.get(), c->origin});
+    // collision geometry, else the visual geometry (named for messages)
+    std::vector<std::tuple<const urdf::Geometry*, urdf::Pose, std::string>> geoms;
+    for (size_t i = 0; i < link->collision_array.size(); ++i)
+      if (const auto& c = link->collision_array[i]; c && c->geometry)
+        geoms.push_back({c->geometry.get(), c->origin, "collision " + std::to_string(i)});
     if (geoms.empty())
-      for (const auto& vis : link->visual_array)
-        if (vis && vis->geometry) geoms.push_back({vis->geometry.get(), vis->origin});
-    for (const auto& [g, origin] : geoms) {
+      for (size_t i = 0; i < link->visual_array.size(); ++i)
+        if (const auto& vis = link->visual_array[i]; vis && vis->geometry)
+          geoms.push_back({vis->geometry.get(), vis->origin, "visual " + std::to_string(i)});
+    for (const auto& [g, origin, what] : geoms) {
       RigidShapeDesc s;
-      if (shape_of(*g, origin, s))
+      if (shape_of(*g, origin, s)) {
         b.add_shape(body, s);
-      else
-        out.warnings.push_back(who + ": mesh geometry skipped (no mesh contact)");
+      } else if (g->type == urdf::Geometry::MESH) {
+        std::string gwho = who;
+        gwho += ", ";
+        gwho += what;
+        s.pos = v(origin.position);
+        s.rot = q(origin.rotation);
+        if (Status st = mesh_shape_of(static_cast<const urdf::Mesh&>(*g), fs::path(source).parent_path(), gwho, s); !st)
+          return st;
+        b.add_shape(body, s);
+      }
     }
 
     if (opt.default_actuators && (jd.type == RIGID_JOINT_REVOLUTE || jd.type == RIGID_JOINT_PRISMATIC))

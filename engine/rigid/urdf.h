@@ -4,7 +4,11 @@
 //   floating -> free; planar -> an error naming the joint.
 // inertial -> mass, com and inertia; collision geometry (or the visual one when a link has
 // no collision) -> shapes: box, sphere, cylinder -> capsule of the same radius and overall
-// length (axis z turned to the capsule's y), mesh -> skipped with a warning. limits and
+// length (axis z turned to the capsule's y), mesh -> a mesh shape (OBJ or STL, with its scale;
+// engine/rigid/rigid_mesh.h; its mass comes from <inertial>, so it need not be closed).
+// visual geometry is used only by links without collision geometry. mesh filenames:
+// package://pkg/rest is looked up as <dir>/pkg/rest, then <dir>/rest, for the URDF's directory
+// and each parent in turn; file:///abs is absolute; others are relative to the URDF. limits and
 // dynamics damping come across; the root link hangs from the world by a fixed joint or,
 // with fixed_base = false, a free joint at the placement.
 #pragma once
@@ -32,12 +36,13 @@ struct UrdfImport {
   std::vector<std::string> links;     // their names
   std::vector<std::string> joints;    // the URDF joint attaching each ("" for the root)
   std::vector<int> actuators;         // builder actuator indices added
-  std::vector<std::string> warnings;  // what was skipped (mesh geometry), naming the link
+  std::vector<std::string> warnings;  // what was ignored (mimic joints), naming the element
 };
 
-// errors name the file and the link or joint
+// errors name the file and the link (and its collision/visual element and mesh file) or joint
 Result<UrdfImport> rigid_import_urdf(const std::string& path, RigidBuilder& builder, const UrdfOptions& options = {});
-// the same from URDF text; `source` names it in messages
+// the same from URDF text; `source` names it in messages, and its directory is where relative
+// mesh filenames start
 Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::string& source, RigidBuilder& builder,
                                             const UrdfOptions& options = {});
 

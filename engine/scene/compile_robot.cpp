@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <map>
 
+#include "engine/model/builder.h"
 #include "engine/rigid/urdf.h"
 #include "engine/scene/compile.h"
 
@@ -34,7 +35,14 @@ RigidActuatorDesc actuator_desc(const RobotActuator& a) {
 }
 
 // the bodies of a "robot" object; names -> builder indices
-Status add_listed(const RobotObject& rb, const std::string& where, RigidBuilder& b, std::map<std::string, int>& index) {
+// a scene-relative file as a path
+std::string scene_file(const std::string& file, const std::string& base_dir) {
+  std::filesystem::path path(file);
+  return path.is_absolute() || base_dir.empty() ? file : (std::filesystem::path(base_dir) / path).string();
+}
+
+Status add_listed(const RobotObject& rb, const std::string& where, const std::string& base_dir, RigidBuilder& b,
+                  std::map<std::string, int>& index) {
   rigid::quat<double> place = euler_quat(rb.rotation);
   mat33<double> place_m = rigid::qmat(place);
   for (size_t i = 0; i < rb.bodies.size(); ++i) {
@@ -59,14 +67,31 @@ Status add_listed(const RobotObject& rb, const std::string& where, RigidBuilder&
     }
     int k = b.add_body(body.name, j);
     index[body.name] = k;
-    for (const RobotShape& s : body.shapes)
-      b.add_shape(k, {.type = RigidShapeType(int(s.kind)),
-                      .pos = d3(s.position),
-                      .rot = euler_quat(s.rotation),
-                      .size = d3(s.size),
-                      .density = s.density,
-                      .group = s.group,
-                      .mask = s.mask});
+    for (size_t si = 0; si < body.shapes.size(); ++si) {
+      const RobotShape& s = body.shapes[si];
+      RigidShapeDesc sd{.type = RigidShapeType(int(s.kind)),
+                        .pos = d3(s.position),
+                        .rot = euler_quat(s.rotation),
+                        .size = d3(s.size),
+                        .density = s.density,
+                        .group = s.group,
+                        .mask = s.mask};
+      if (s.kind == RobotShapeKind::mesh) {
+        // read here; the builder's errors (open mesh with a density, flat) name it as mesh_name
+        std::string sw = bw;
+        sw += ".shapes[" + std::to_string(si) + "]";
+        const std::string full = scene_file(s.file, base_dir);
+        auto mesh = load_mesh<double>(full);
+        if (!mesh) return Status::error(sw + ".file: " + mesh.status().message());
+        sd.mesh_vertices.assign(mesh->vertices.begin(), mesh->vertices.end());
+        sd.mesh_tris.assign(mesh->tris.begin(), mesh->tris.end());
+        sd.scale = d3(s.scale);
+        sd.mesh_name = full;
+        sd.mesh_name += ", ";
+        sd.mesh_name += sw;
+      }
+      b.add_shape(k, sd);
+    }
     if (body.mass > 0) {
       mat33<double> I;
       for (int c = 0; c < 3; ++c) I.m[c][c] = body.inertia[c];
@@ -148,7 +173,7 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
     const std::string where = "objects[" + std::to_string(oi) + "] (\"" + o.name + "\")";
     Placed p{oi, {}, b.body_count(), 0, actuators, 0};
     if (rb.urdf.empty()) {
-      if (Status s = add_listed(rb, where, b, p.index); !s) return s;
+      if (Status s = add_listed(rb, where, base_dir, b, p.index); !s) return s;
     } else {
       UrdfOptions opt;
       opt.position = d3(rb.position);

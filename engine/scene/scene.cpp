@@ -94,7 +94,7 @@ const char* to_string(RobotJointKind k) {
 }
 
 const char* to_string(RobotShapeKind k) {
-  static const char* names[] = {"sphere", "box", "capsule"};
+  static const char* names[] = {"sphere", "box", "capsule", "mesh"};
   return names[int(k)];
 }
 

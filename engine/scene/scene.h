@@ -151,7 +151,7 @@ struct Target {
 };
 
 enum class RobotJointKind { revolute, prismatic, ball, free, fixed };
-enum class RobotShapeKind { sphere, box, capsule };
+enum class RobotShapeKind { sphere, box, capsule, mesh };
 enum class RobotActuatorKind { torque, pd, thrust };
 
 // a collision shape of a robot body (with a density it also gives the body mass)
@@ -160,6 +160,8 @@ struct RobotShape {
   V3 position{0, 0, 0};   // in the body frame [m]
   V3 rotation{0, 0, 0};   // XYZ Euler angles in the body frame [deg]
   V3 size{0.1, 0.1, 0.1}; // sphere (r), box half extents, capsule (r, half height along y) [m]
+  std::string file;       // mesh: OBJ or STL, relative to the scene file (engine/rigid/rigid_mesh.h)
+  V3 scale{1, 1, 1};      // mesh: per-axis scale of its vertices
   double density = 0;     // [kg/m^3]; 0 = no mass
   int group = 1;          // body-body contact filter: shapes a, b touch if (group_a & mask_b) and
   int mask = -1;          // (group_b & mask_a); -1 = every bit

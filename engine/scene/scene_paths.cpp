@@ -27,6 +27,8 @@ void rebase_paths(Scene& scene, const std::string& from_dir, const std::string& 
     rebase(o.soft.mesh, from, to);
     rebase(o.collider.mesh, from, to);
     rebase(o.robot.urdf, from, to);
+    for (RobotBody& b : o.robot.bodies)
+      for (RobotShape& s : b.shapes) rebase(s.file, from, to);
   }
 }
 

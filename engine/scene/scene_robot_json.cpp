@@ -2,7 +2,8 @@
 //   {"type": "robot", "name": "arm", "position": [...], "rotation": [...],
 //    "bodies": [{"name", "parent", "joint", "position", "rotation", "axis", "lower", "upper",
 //                "limit_ke", "limit_kd", "damping", "armature", "mass", "com", "inertia",
-//                "shapes": [{"type", "position", "rotation", "size", "density", "group", "mask"}]}],
+//                "shapes": [{"type", "position", "rotation", "size", "density", "group", "mask",
+//                            mesh: "file" (OBJ or STL, relative to the scene), "scale"}]}],
 //    "actuators": [{"body", "type": "torque"|"pd"|"thrust", "dof", "gear", "kp", "kd",
 //                   thrust: "position", "axis" (body frame)}],
 //    "initial": [{"body", "q": [...], "qd": [...]}]}
@@ -47,15 +48,22 @@ void read_actuator_fields(Reader& r, Fields& f, RobotActuator& a) {
 void read_shape(Reader& r, const json& j, const std::string& path, RobotShape& s) {
   if (!r.is_object(j, path)) return;
   Fields f{j, path, {}};
-  int k = r.choice(f, "type", {"sphere", "box", "capsule"}, true);
+  int k = r.choice(f, "type", {"sphere", "box", "capsule", "mesh"}, true);
   if (k >= 0) s.kind = RobotShapeKind(k);
   r.vec3(f, "position", s.position);
   r.vec3(f, "rotation", s.rotation);
-  r.vec3(f, "size", s.size, true);
+  const bool mesh = s.kind == RobotShapeKind::mesh;
+  r.vec3(f, "size", s.size, !mesh);
+  if (mesh) {
+    r.string(f, "file", s.file, true);
+    if (f.j.contains("file") && s.file.empty()) r.error(Reader::join(path, "file"), "must not be empty");
+    r.vec3(f, "scale", s.scale);
+    if (!(s.scale[0] > 0 && s.scale[1] > 0 && s.scale[2] > 0)) r.error(Reader::join(path, "scale"), "must be positive");
+  }
   r.number(f, "density", s.density, 0);
   r.integer(f, "group", s.group, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
   r.integer(f, "mask", s.mask, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
-  for (int c = 0; c < (s.kind == RobotShapeKind::box ? 3 : s.kind == RobotShapeKind::capsule ? 2 : 1); ++c)
+  for (int c = 0; c < (mesh ? 0 : s.kind == RobotShapeKind::box ? 3 : s.kind == RobotShapeKind::capsule ? 2 : 1); ++c)
     if (s.size[c] <= 0) r.error(Reader::join(path, "size"), "sizes must be positive");
   r.finish(f);
 }
@@ -96,6 +104,10 @@ ojson write_shape(const RobotShape& s) {
           {"rotation", v3(s.rotation)},
           {"size", v3(s.size)},
           {"density", s.density}};
+  if (s.kind == RobotShapeKind::mesh) {
+    j["file"] = s.file;
+    j["scale"] = v3(s.scale);
+  }
   if (s.group != 1 || s.mask != -1) {  // the contact filter, when not the default
     j["group"] = s.group;
     j["mask"] = s.mask;

@@ -7,6 +7,7 @@
 
 #include "engine/model/builder.h"
 #include "engine/rigid/coupled_rollout.h"
+#include "mesh_test_util.h"
 #include "rigid_test_util.h"
 
 using namespace adj;
@@ -224,11 +225,18 @@ TEST_CASE("coupling: step adjoint, a sphere pressing particles, against central 
   CHECK(touching == 4);
 }
 
-TEST_CASE("coupling: step adjoint, a box sliding on a cloth patch, against central differences", "[rigid][coupling]") {
+// a box (the primitive, or the same box as a triangle mesh) sliding on a cloth patch: the
+// coupled step's adjoint against central differences; returns the touching pairs
+static int box_on_cloth(bool mesh) {
   RigidBuilder rb;
   rb.ground = false;
   int box = rb.add_body("box", {.type = RIGID_JOINT_FREE});
-  rb.add_shape(box, {.type = RIGID_SHAPE_BOX, .size = {0.06, 0.03, 0.05}, .density = 400});
+  if (mesh) {
+    TestMesh bm = box_mesh({0.06, 0.03, 0.05});
+    rb.add_shape(box, {.type = RIGID_SHAPE_MESH, .density = 400, .mesh_vertices = bm.v, .mesh_tris = bm.t});
+  } else {
+    rb.add_shape(box, {.type = RIGID_SHAPE_BOX, .size = {0.06, 0.03, 0.05}, .density = 400});
+  }
   RigidModelT<D> rm = finalize(rb);
   ModelBuilderT<D> pb;
   // a 4 x 4 cell patch (cell 0.05) lying in the xz plane at y = 0.015, 5 mm into the ground
@@ -253,8 +261,19 @@ TEST_CASE("coupling: step adjoint, a box sliding on a cloth patch, against centr
   const D qd[6] = {0.5, -0.05, 0.1, 0.2, 0.3, -0.4};
   for (int k = 0; k < 6; ++k) in.rigid.joint_qd[k] = qd[k];
   CoupledControlT<D> ctl{pm.make_control(), rm.make_control()};
-  int touching = check_step(pm, rm, in, ctl, 1.0 / 240, 2, 11);
+  return check_step(pm, rm, in, ctl, 1.0 / 240, 2, 11);
+}
+
+TEST_CASE("coupling: step adjoint, a box sliding on a cloth patch, against central differences", "[rigid][coupling]") {
+  CHECK(box_on_cloth(false) >= 4);
+}
+
+TEST_CASE("coupling: step adjoint, a mesh box sliding on a cloth patch, against central differences",
+          "[rigid][coupling][mesh]") {
+  // the same contacts as the box primitive: the particles meet the mesh's hull (the box)
+  const int touching = box_on_cloth(true);
   CHECK(touching >= 4);
+  CHECK(touching == box_on_cloth(false));
 }
 
 TEST_CASE("coupling: rollout gradients (controls, initial robot and particle states) and determinism",

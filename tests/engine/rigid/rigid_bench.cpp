@@ -8,6 +8,8 @@
 
 #include <omp.h>
 
+#include "engine/cuda/cuda.h"
+#include "engine/cuda/rigid_cuda.h"
 #include "engine/rigid/rigid_solver.h"
 #include "engine/rigid/robots.h"
 
@@ -114,6 +116,64 @@ void bench_batch(const char* name, const RigidBuilder& b, int count, int substep
       name, sizeof(S) == 4 ? "float" : "double", count, threads, substeps, fwd, bwd, fwd / bwd);
 }
 
+// `count` copies stepped together on the GPU (engine/cuda/rigid_cuda.h: one thread per copy),
+// host copies of the packed states per call included; skipped without a CUDA device
+template <class S>
+void bench_cuda(const char* name, const RigidBuilder& b, S height, int count, int substeps) {
+  std::string label = name;
+  label += sizeof(S) == 4 ? " float" : " double";
+  label += " x";
+  label += std::to_string(count);
+  label += " cuda";
+  if (!selected(label)) return;
+  std::string reason;
+  if (!cuda_available(&reason)) {
+    std::printf("%-10s %-6s x%d cuda: skipped (%s)\n", name, sizeof(S) == 4 ? "float" : "double", count,
+                reason.c_str());
+    return;
+  }
+  Result<RigidModelT<S>> r = b.finalize<S>();
+  if (!r) return;
+  const RigidModelT<S>& m = r.value();
+  const int nv = m.dof_count(), na = m.actuator_count();
+  RigidStateT<S> s0 = m.make_state();
+  if (m.joint_type[0] == RIGID_JOINT_FREE) s0.joint_q[1] = height;
+  std::vector<S> q, qd(std::size_t(count) * nv, S(0)), act(std::size_t(count) * na, S(0)), q1, qd1;
+  for (int i = 0; i < count; ++i) q.insert(q.end(), s0.joint_q.begin(), s0.joint_q.end());
+  RigidBatchCudaT<S> gpu;
+  Status st = gpu.upload(m, count, substeps);
+  if (!st) {
+    std::printf("%s cuda: %s\n", name, st.message().c_str());
+    return;
+  }
+  const S dt = S(1.0 / 60.0);
+  using clock = std::chrono::steady_clock;
+  int batches = 0;
+  auto t0 = clock::now();
+  while (std::chrono::duration<double>(clock::now() - t0).count() < 1.0) {
+    for (int i = 0; i < count * na; ++i) act[i] = S(0.5) * S(std::sin(0.1 * batches + i));
+    if (!(st = gpu.step(q, qd, act, dt, q1, qd1))) break;
+    std::swap(q, q1);
+    std::swap(qd, qd1);
+    ++batches;
+  }
+  double fwd = double(batches) * count / std::chrono::duration<double>(clock::now() - t0).count();
+  std::vector<S> aq_out(q.size(), S(0)), aqd_out(qd.size(), S(1)), aq, aqd, aact;
+  RigidModelGradT<S> g = m.make_grad();
+  int adj_batches = 0;
+  t0 = clock::now();
+  while (st && std::chrono::duration<double>(clock::now() - t0).count() < 1.0) {
+    if (!(st = gpu.step_adjoint(q, qd, act, dt, aq_out, aqd_out, aq, aqd, aact, g))) break;
+    ++adj_batches;
+  }
+  double bwd = double(adj_batches) * count / std::chrono::duration<double>(clock::now() - t0).count();
+  if (!st) std::printf("%s cuda: %s\n", name, st.message().c_str());
+  std::printf(
+      "%-10s %-6s x%d batch, cuda, %d substeps: %9.0f steps/s forward, %8.0f step adjoints/s, "
+      "backward/forward time %.1fx (%zu MB on the device)\n",
+      name, sizeof(S) == 4 ? "float" : "double", count, substeps, fwd, bwd, fwd / bwd, gpu.device_bytes() >> 20);
+}
+
 int main(int argc, char** argv) {
   if (argc > 1) g_filter = argv[1];
   bench<float>("cartpole", rigid_cartpole(), 0.0f, 4);
@@ -127,5 +187,7 @@ int main(int argc, char** argv) {
     bench_batch<float>("cartpole", rigid_cartpole(), 1024, 4, threads);
     bench_batch<double>("cartpole", rigid_cartpole(), 1024, 4, threads);
   }
+  bench_cuda<float>("cartpole", rigid_cartpole(), 0.0f, 1024, 4);
+  bench_cuda<float>("quadruped", rigid_quadruped(), 0.46f, 1024, 8);
   return 0;
 }

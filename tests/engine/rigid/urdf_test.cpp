@@ -1,8 +1,11 @@
 // URDF import (engine/rigid/urdf.h) against the same robots built in C++, and the drawing
 // arrays of engine/rigid/rigid_vis.h
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <random>
 
+#include "engine/model/builder.h"
 #include "engine/rigid/rigid_vis.h"
 #include "engine/rigid/urdf.h"
 #include "rigid_test_util.h"
@@ -128,10 +131,10 @@ TEST_CASE("urdf: errors name the file and the joint or link", "[rigid][urdf]") {
   const std::string mesh = R"(<robot name="r"><link name="m"><collision><geometry>
     <mesh filename="x.obj"/></geometry></collision></link></robot>)";
   RigidBuilder b2;
-  auto w = rigid_import_urdf_string(mesh, "mesh.urdf", b2);
-  REQUIRE(w.is_ok());
-  REQUIRE(w->warnings.size() == 1);
-  CHECK(w->warnings[0].find("link \"m\"") != std::string::npos);
+  auto w = rigid_import_urdf_string(mesh, "mesh.urdf", b2);  // meshes are read now: x.obj is missing
+  REQUIRE(!w.is_ok());
+  CHECK(w.status().message().find("link \"m\"") != std::string::npos);
+  CHECK(w.status().message().find("x.obj") != std::string::npos);
 }
 
 TEST_CASE("rigid_vis: shape transforms follow the bodies; joint axes and contacts as floats", "[rigid][vis]") {
@@ -166,4 +169,145 @@ TEST_CASE("rigid_vis: shape transforms follow the bodies; joint axes and contact
     CHECK(cf[i * kRigidContactFloats + 4] == float(c.force[i].y));
     CHECK(cf[i * kRigidContactFloats + 4] > 0.0f);
   }
+}
+
+TEST_CASE("urdf: mesh links (binary STL by package://, OBJ with a scale) become mesh shapes with their inertial",
+          "[rigid][urdf][mesh]") {
+  UrdfImport imp;
+  UrdfOptions opt;
+  opt.position = {0, 0.05, 0};
+  RigidModelT<double> m = import("mesh_paddle.urdf", opt, &imp);
+  REQUIRE(imp.links == std::vector<std::string>{"base", "paddle", "knob"});
+  CHECK(imp.warnings.empty());
+  REQUIRE(m.shape_count() == 3);
+  CHECK(m.shape_type[0] == RIGID_SHAPE_BOX);
+  CHECK(m.shape_type[1] == RIGID_SHAPE_MESH);
+  CHECK(m.shape_type[2] == RIGID_SHAPE_MESH);
+  // the paddle: 12 triangles, 8 welded corners, hull = the box
+  CHECK(m.shape_mesh_tri_start[2] - m.shape_mesh_tri_start[1] == 12);
+  CHECK(m.shape_hull_vertex_start[2] - m.shape_hull_vertex_start[1] == 8);
+  for (int h = m.shape_hull_vertex_start[1]; h < m.shape_hull_vertex_start[2]; ++h) {
+    const vec3<double>& p = m.hull_vertex[h];
+    CHECK((std::fabs(p.x) < 1e-7 || std::fabs(p.x - 0.3) < 1e-7));
+    CHECK(std::fabs(std::fabs(p.y) - 0.02) < 1e-7);
+    CHECK(std::fabs(std::fabs(p.z) - 0.03) < 1e-7);
+  }
+  // the knob: an octahedron scaled by (0.04, 0.03, 0.04)
+  CHECK(m.shape_hull_vertex_start[3] - m.shape_hull_vertex_start[2] == 6);
+  CHECK(std::fabs(m.shape_size[2].x - 0.04) < 1e-12);
+  // the paddle's URDF inertial is the mass property of its closed STL at 1000 kg/m^3
+  double mass;
+  vec3<double> com;
+  mat33<double> I;
+  std::vector<vec3<double>> v(m.mesh_vertex.begin(), m.mesh_vertex.end());
+  std::vector<Idx3> t(m.mesh_tri.begin() + m.shape_mesh_tri_start[1], m.mesh_tri.begin() + m.shape_mesh_tri_start[2]);
+  REQUIRE(rigid_mesh_mass(v, t, 1000, mass, com, I, "paddle").is_ok());
+  CHECK(std::fabs(m.body_mass[1] - 0.72) < 1e-12);
+  CHECK(std::fabs(mass - 0.72) < 1e-6);
+  CHECK(length(m.body_com[1] - com) < 1e-7);
+  for (int i = 0; i < 3; ++i) CHECK(std::fabs(m.body_inertia[1].m[i][i] - I.m[i][i]) < 1e-6 * I.m[i][i] + 1e-9);
+}
+
+TEST_CASE("urdf: a mesh robot steps under gravity and poses; its mesh shapes follow the joint", "[rigid][urdf][mesh]") {
+  RigidBuilder b;
+  UrdfOptions opt;
+  opt.position = {0, 0.05, 0};
+  opt.actuator = {.type = RIGID_ACTUATOR_PD, .kp = 20, .kd = 1};
+  REQUIRE(rigid_import_urdf(kRobots + "/mesh_paddle.urdf", b, opt).is_ok());
+  RigidModelT<double> m = test::finalize(b);
+  REQUIRE(m.dof_count() == 1);
+  // posed by hand: the knob sits at the hinge + R_z(0.7) (0.3, 0, 0)
+  RigidStateT<double> s = m.make_state();
+  s.joint_q[0] = 0.7;
+  std::vector<float> f(size_t(m.shape_count()) * kRigidShapeFloats);
+  rigid_vis_shapes(m, s, f.data());
+  const float* knob = &f[2 * kRigidShapeFloats];
+  CHECK(std::fabs(knob[0] - 0.3 * std::cos(0.7)) < 1e-6);
+  CHECK(std::fabs(knob[1] - (0.15 + 0.3 * std::sin(0.7))) < 1e-6);
+  CHECK(int(knob[10]) == RIGID_SHAPE_MESH);
+  // stepped: the PD actuator holds the paddle at its target against gravity
+  RigidSolverT<double> solver({.substeps = 4});
+  RigidControlT<double> u = m.make_control();
+  u.act[0] = 0.5;
+  RigidStateT<double> next;
+  s = m.make_state();
+  for (int k = 0; k < 180; ++k) {
+    REQUIRE(solver.step(m, s, next, u, 1.0 / 60.0).is_ok());
+    s = next;
+  }
+  // gravity torque on the paddle at 0.5 rad: m g (0.15 cos 0.5); the PD settles below target by it / kp
+  const double sag = 0.72 * 9.81 * 0.15 * std::cos(0.5) / 20;
+  INFO("angle " << s.joint_q[0] << ", expected about " << 0.5 - sag);
+  CHECK(std::fabs(s.joint_q[0] - (0.5 - sag)) < 0.01);
+}
+
+TEST_CASE("urdf: mesh errors name the link, the geometry element and the file", "[rigid][urdf][mesh]") {
+  auto urdf_with = [](const std::string& filename) {
+    return "<robot name=\"r\"><link name=\"base\"/><joint name=\"j\" type=\"revolute\"><parent link=\"base\"/>"
+           "<child link=\"arm\"/><axis xyz=\"0 0 1\"/><limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>"
+           "</joint><link name=\"arm\"><collision><geometry><mesh filename=\"" +
+           filename + "\"/></geometry></collision></link></robot>";
+  };
+  const std::string src = kRobots + "/inline.urdf";
+  {
+    RigidBuilder b;
+    auto r = rigid_import_urdf_string(urdf_with("meshes/missing.obj"), src, b);
+    REQUIRE_FALSE(r.is_ok());
+    INFO(r.status().message());
+    CHECK(r.status().message().find("link \"arm\", collision 0") != std::string::npos);
+    CHECK(r.status().message().find("missing.obj") != std::string::npos);
+  }
+  {
+    RigidBuilder b;
+    auto r = rigid_import_urdf_string(urdf_with("package://nowhere/meshes/gone.stl"), src, b);
+    REQUIRE_FALSE(r.is_ok());
+    INFO(r.status().message());
+    CHECK(r.status().message().find("link \"arm\", collision 0") != std::string::npos);
+    CHECK(r.status().message().find("not found") != std::string::npos);
+    CHECK(r.status().message().find("gone.stl") != std::string::npos);
+  }
+  {
+    RigidBuilder b;
+    auto r = rigid_import_urdf_string(urdf_with("meshes/knob.dae"), src, b);
+    REQUIRE_FALSE(r.is_ok());
+    CHECK(r.status().message().find("unknown format") != std::string::npos);
+  }
+}
+
+TEST_CASE("mesh files: ASCII and binary STL read the same triangles; bad STL is an error naming the file",
+          "[rigid][mesh][stl]") {
+  auto bin = load_stl<double>(kRobots + "/meshes/paddle.stl");
+  REQUIRE(bin.is_ok());
+  REQUIRE(bin->tris.size() == 12);
+  REQUIRE(bin->vertices.size() == 36);
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  const std::string ascii = dir + "/adj_mesh_ascii_test.stl";
+  {
+    std::ofstream out(ascii);
+    out << "solid paddle\n";
+    out.precision(17);
+    for (size_t t = 0; t < bin->tris.size(); ++t) {
+      out << " facet normal 0 0 0\n  outer loop\n";
+      for (int k = 0; k < 3; ++k) {
+        const vec3<double>& p = bin->vertices[3 * t + size_t(k)];
+        out << "   vertex " << p.x << " " << p.y << " " << p.z << "\n";
+      }
+      out << "  endloop\n endfacet\n";
+    }
+    out << "endsolid paddle\n";
+  }
+  auto asc = load_mesh<double>(ascii);
+  REQUIRE(asc.is_ok());
+  REQUIRE(asc->vertices.size() == bin->vertices.size());
+  for (size_t i = 0; i < asc->vertices.size(); ++i) CHECK(length(asc->vertices[i] - bin->vertices[i]) < 1e-12);
+  const std::string bad = dir + "/adj_mesh_bad_test.stl";
+  {
+    std::ofstream out(bad);
+    out << "solid x\n facet normal 0 0 1\n outer loop\n vertex 0 0 0\n vertex 1 0\n";
+  }
+  auto r = load_mesh<double>(bad);
+  REQUIRE_FALSE(r.is_ok());
+  CHECK(r.status().message().find("adj_mesh_bad_test.stl") != std::string::npos);
+  std::filesystem::remove(ascii);
+  std::filesystem::remove(bad);
 }
