@@ -1,5 +1,6 @@
 #include "app/scene_view.h"
 
+#include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/quaternion.hpp>
 
 #include <algorithm>
@@ -131,6 +132,19 @@ SceneView::SceneView(const scene::Scene& doc, const scene::CompiledScene& cs)
         break;
       }
     }
+  }
+  // robots' triangle-mesh shapes: one vertex array, each shape's triangles (drawn per shape)
+  const RigidModelT<float>& rm = cs.rigid;
+  for (const vec3<float>& v : rm.mesh_vertex) robot_mesh_vertices_.emplace_back(v.x, v.y, v.z);
+  for (int k = 0; k < rm.shape_count(); ++k) {
+    if (rm.shape_type[size_t(k)] != RIGID_SHAPE_MESH || size_t(k + 1) >= rm.shape_mesh_tri_start.size()) continue;
+    RobotMesh mesh{k, robot_mesh_indices_.size(), 0};
+    for (int t = rm.shape_mesh_tri_start[size_t(k)]; t < rm.shape_mesh_tri_start[size_t(k + 1)]; ++t) {
+      const Idx3& tri = rm.mesh_tri[size_t(t)];
+      robot_mesh_indices_.insert(robot_mesh_indices_.end(), {uint32_t(tri.i), uint32_t(tri.j), uint32_t(tri.k)});
+    }
+    mesh.count = robot_mesh_indices_.size() - mesh.first;
+    if (mesh.count > 0) robot_meshes_.push_back(mesh);
   }
 }
 
@@ -320,6 +334,23 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
         d.id = rd.id;
         l.shapes.push_back(d);
       }
+    // triangle-mesh shapes: their triangles in the shape frame, placed by the shape's pose,
+    // flat shaded (as they are imported: STL and OBJ parts rarely carry usable normals)
+    for (const RobotMesh& rmesh : robot_meshes_) {
+      const float* f = &rigid_shapes_[size_t(rmesh.shape) * kRigidShapeFloats];
+      const int body = int(f[11]);
+      const uint32_t id = size_t(body) < body_object_.size() ? body_object_[size_t(body)] : 0;
+      glm::vec4 base = id > 0 ? k_palette[(id - 1) % std::size(k_palette)] : glm::vec4(0.85f, 0.55f, 0.25f, 1);
+      render::MeshDraw d;
+      d.positions = robot_mesh_vertices_;
+      d.indices = std::span<const uint32_t>(robot_mesh_indices_.data() + rmesh.first, rmesh.count);
+      d.transform = glm::translate(glm::mat4(1.0f), glm::vec3(f[0], f[1], f[2])) *
+                    glm::mat4_cast(glm::quat(f[3], f[4], f[5], f[6]));
+      d.color = body == robot_highlight_ ? glm::vec4(0x1a / 255.0f, 0xcc / 255.0f, 1.0f, 1.0f)  // k_robot_highlight
+                                         : (body % 2 ? glm::vec4(glm::vec3(base) * 0.42f, 1.0f) : base);
+      d.id = id;
+      l.meshes.push_back(d);
+    }
     // centres of mass: small crosses, read through the bodies
     robot_coms_.clear();
     for (int b = 0; b < rm.body_count(); ++b) {

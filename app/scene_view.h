@@ -123,6 +123,13 @@ class SceneView {
     std::vector<render::ShapeInstance> instances;
   };
   std::vector<RobotDraw> robot_draws_;
+  struct RobotMesh {  // a triangle-mesh shape: its range of robot_mesh_indices_
+    int shape;
+    size_t first, count;
+  };
+  std::vector<RobotMesh> robot_meshes_;
+  std::vector<glm::vec3> robot_mesh_vertices_;  // every mesh shape's vertices, shape frame [m]
+  std::vector<uint32_t> robot_mesh_indices_;
   std::vector<glm::vec3> robot_axes_;
   std::vector<glm::vec3> robot_coms_;  // centre-of-mass crosses, segment pairs
   std::vector<glm::vec3> robot_contact_points_, robot_contact_normals_, robot_contact_forces_;
