@@ -22,7 +22,7 @@ struct BenchSampleOptions {
   long long ppo_max_steps = 3'000'000;
   int bptt_iterations = 100;
   int shac_window = 32;      // 0 skips SHAC
-  double target_cost = 2.0;  // robot tasks (cartpole): mean frame cost to reach
+  double target_cost = 3.0;  // robot tasks (cartpole): mean frame cost to reach
 };
 
 int run_bench_sample_efficiency(const BenchSampleOptions& options);

@@ -5,9 +5,24 @@
 
 namespace adj::optim {
 
+namespace {
+
 template <class S>
-MlpT<S>::MlpT(std::vector<int> sizes, S output_scale, bool linear_output)
-    : sizes_(std::move(sizes)), output_scale_(output_scale), linear_(linear_output) {
+S hidden_act(MlpActivation a, S x) {
+  return a == MlpActivation::tanh ? std::tanh(x) : x > S(0) ? x : std::expm1(x);
+}
+
+// the activation's derivative from its value y
+template <class S>
+S hidden_slope(MlpActivation a, S y) {
+  return a == MlpActivation::tanh ? S(1) - y * y : y > S(0) ? S(1) : y + S(1);
+}
+
+}  // namespace
+
+template <class S>
+MlpT<S>::MlpT(std::vector<int> sizes, S output_scale, bool linear_output, MlpActivation hidden)
+    : sizes_(std::move(sizes)), output_scale_(output_scale), linear_(linear_output), act_(hidden) {
   for (std::size_t l = 0; l + 1 < sizes_.size(); ++l) {
     w_offset_.push_back(weight_count_);
     weight_count_ += (sizes_[l] + 1) * sizes_[l + 1];
@@ -58,7 +73,7 @@ void MlpT<S>::forward(const S* w, const std::vector<S>& in, std::vector<S>& out)
     for (int r = 0; r < n; ++r) {
       S sum = W[ni * n + r];
       for (int c = 0; c < ni; ++c) sum += W[r * ni + c] * a[c];
-      z[r] = l < L - 1 ? std::tanh(sum) : linear_ ? sum : std::tanh(sum) * output_scale_;
+      z[r] = l < L - 1 ? hidden_act(act_, sum) : linear_ ? sum : std::tanh(sum) * output_scale_;
     }
     a.swap(z);
   }
@@ -80,7 +95,7 @@ void MlpT<S>::backward(const S* w, const std::vector<S>& in, const std::vector<S
     for (int r = 0; r < n; ++r) {
       S sum = W[ni * n + r];
       for (int c = 0; c < ni; ++c) sum += W[r * ni + c] * act[l][c];
-      act[l + 1][r] = linear_ && l == L - 1 ? sum : std::tanh(sum);
+      act[l + 1][r] = l < L - 1 ? hidden_act(act_, sum) : linear_ ? sum : std::tanh(sum);
     }
   }
   // backward, last layer first
@@ -91,8 +106,10 @@ void MlpT<S>::backward(const S* w, const std::vector<S>& in, const std::vector<S
     S* dW = d_w + w_offset_[l];
     S scale = l == L - 1 ? output_scale_ : S(1);
     dz.assign(n, S(0));
-    for (int r = 0; r < n; ++r)
-      dz[r] = linear_ && l == L - 1 ? da[r] : da[r] * scale * (S(1) - act[l + 1][r] * act[l + 1][r]);
+    for (int r = 0; r < n; ++r) {
+      const S y = act[l + 1][r];
+      dz[r] = l < L - 1 ? da[r] * hidden_slope(act_, y) : linear_ ? da[r] : da[r] * scale * (S(1) - y * y);
+    }
     std::vector<S> prev(ni, S(0));
     for (int r = 0; r < n; ++r) {
       dW[ni * n + r] += dz[r];

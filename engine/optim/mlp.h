@@ -1,6 +1,7 @@
 // The multilayer perceptron behind both policies (particle robots: policy.h, rigid robots:
-// rigid_policy.h) and of the critics (SHAC's value function, PPO's value network): tanh on
-// every hidden layer; the output layer is output_scale * tanh(z), or linear (critics);
+// rigid_policy.h) and of the critics (SHAC's value function, PPO's value network): tanh (or
+// ELU, as SHAC's networks) on every hidden layer; the output layer is output_scale * tanh(z),
+// or linear (critics);
 // forward and a hand-written backward. Weights live in one flat array the optimizer owns; layer l holds its
 // (out x in) matrix row-major, then its out biases.
 #pragma once
@@ -11,17 +12,21 @@
 
 namespace adj::optim {
 
+// hidden-layer activation: tanh, or ELU (x > 0 ? x : exp(x) - 1)
+enum class MlpActivation { tanh, elu };
+
 template <class S>
 class MlpT {
  public:
   MlpT() = default;
   // sizes: input, hidden..., output (each >= 1); linear_output: out = z (no tanh, no scale)
-  MlpT(std::vector<int> sizes, S output_scale, bool linear_output = false);
+  MlpT(std::vector<int> sizes, S output_scale, bool linear_output = false, MlpActivation hidden = MlpActivation::tanh);
 
   int input_size() const { return sizes_.front(); }
   int output_size() const { return sizes_.back(); }
   int weight_count() const { return weight_count_; }
   const std::vector<int>& layer_sizes() const { return sizes_; }
+  MlpActivation activation() const { return act_; }
 
   // "W1[r][c]" (layer 1, output r, input c) or "b1[r]"
   std::string weight_name(int k) const;
@@ -38,6 +43,7 @@ class MlpT {
   int weight_count_ = 0;
   S output_scale_ = S(1);
   bool linear_ = false;
+  MlpActivation act_ = MlpActivation::tanh;
 };
 
 }  // namespace adj::optim

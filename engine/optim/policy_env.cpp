@@ -29,8 +29,12 @@ Result<std::unique_ptr<RigidPolicyEnvT<S>>> RigidPolicyEnvT<S>::create(const sce
   if (!(options.q_range >= 0) || !(options.qd_range >= 0))
     return Status::error(where + ": q_range and qd_range must be >= 0");
   if (!cs.has_robots()) return Status::error(where + ": the scene has no robots");
+  for (int h : options.hidden)
+    if (h < 1) return Status::error(where + ": policy layers need width >= 1");
   auto env = std::unique_ptr<RigidPolicyEnvT>(new RigidPolicyEnvT());
-  Result<RigidPolicyT<S>> pol = RigidPolicyT<S>::create(cs, task);
+  scene::Task net_task = task;
+  if (!options.hidden.empty()) net_task.policy.hidden = options.hidden;
+  Result<RigidPolicyT<S>> pol = RigidPolicyT<S>::create(cs, net_task, options.activation);
   if (!pol) return pol.status();
   env->policy_ = std::move(pol.value());
   scene::Task one = task;

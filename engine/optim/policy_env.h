@@ -65,10 +65,14 @@ class PolicyEnvT {
 // randomized initial states (reset with an rng): every coordinate of a revolute or prismatic
 // joint moves from the task's initial value by `q_range` x uniform(-1, 1) [rad or m], and is
 // kept within the joint's limits; every dof velocity by `qd_range` x uniform(-1, 1)
+// The policy network is the task's (PolicySpec), unless `hidden` names other hidden layers;
+// `activation` is their activation (SHAC's networks: ELU).
 struct RigidEnvOptions {
   int env_count = 1;
   double q_range = 0;
   double qd_range = 0;
+  std::vector<int> hidden;  // empty: the task's policy.hidden
+  MlpActivation activation = MlpActivation::tanh;
 };
 
 // the robot tasks' world: RigidSolverT copies of the scene's robots, actions on the policy

@@ -6,7 +6,8 @@
 namespace adj::optim {
 
 template <class S>
-Result<RigidPolicyT<S>> RigidPolicyT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task) {
+Result<RigidPolicyT<S>> RigidPolicyT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
+                                                MlpActivation hidden) {
   RigidPolicyT p;
   const std::string where = "task '" + task.name + "': policy";
   for (const scene::ParamSpec& ps : task.parameters)
@@ -39,7 +40,7 @@ Result<RigidPolicyT<S>> RigidPolicyT<S>::create(const scene::CompiledSceneT<S>& 
   std::vector<int> sizes{inputs};
   for (int h : task.policy.hidden) sizes.push_back(h);
   sizes.push_back(r->actuator_end - r->actuator_begin);
-  p.mlp_ = MlpT<S>(std::move(sizes), S(task.policy.output_scale));
+  p.mlp_ = MlpT<S>(std::move(sizes), S(task.policy.output_scale), false, hidden);
   p.actuator_begin_ = r->actuator_begin;
   p.phases_ = task.policy.phases;
   p.phase_period_ = S(task.policy.phase_period);

@@ -23,7 +23,9 @@ template <class S>
 class RigidPolicyT {
  public:
   // the robot: the policy ParamSpec's object, else the first robot in the scene
-  static Result<RigidPolicyT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task);
+  // hidden: the hidden layers' activation (the scene's policies: tanh)
+  static Result<RigidPolicyT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
+                                     MlpActivation hidden = MlpActivation::tanh);
 
   int input_size() const { return mlp_.input_size(); }
   int output_size() const { return mlp_.output_size(); }

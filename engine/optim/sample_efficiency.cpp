@@ -62,7 +62,8 @@ Result<SampleEfficiencyRow> ppo_row(PpoTrainer& ppo, std::uint64_t seed, long lo
 }
 
 Result<SampleEfficiencyTable> run_rigid(const scene::Scene& sc, const scene::Task& found,
-                                        const scene::CompiledSceneT<double>& cs, const SampleEfficiencyOptions& opt,
+                                        const scene::CompiledSceneT<double>& cs, const std::string& base_dir,
+                                        const SampleEfficiencyOptions& opt,
                                         const std::function<void(const std::string&)>& progress) {
   SampleEfficiencyTable table;
   table.scene = sc.name;
@@ -102,23 +103,23 @@ Result<SampleEfficiencyTable> run_rigid(const scene::Scene& sc, const scene::Tas
     r.seconds_run = seconds_since(t0);
     report(r);
   }
-  // SHAC with a critic, evaluated every 4 windows
+  // SHAC with a critic, evaluated every 4 windows; in float, as the swing-up test and
+  // `adjoint optimize --shac` run it (training is chaotic: float and double runs differ)
   if (opt.shac_window > 0) {
+    Result<scene::CompiledSceneT<float>> csf = scene::compile<float>(sc, base_dir);
+    if (!csf) return csf.status();
     for (std::uint64_t seed : opt.seeds) {
       scene::Task task = found;
       task.seed = seed;
-      auto env = RigidPolicyEnvT<double>::create(cs, task, randomized);
+      auto env = RigidPolicyEnvT<float>::create(*csf, task, randomized);
       if (!env) return env.status();
-      auto eval = RigidPolicyEnvT<double>::create(cs, task);
+      auto eval = RigidPolicyEnvT<float>::create(*csf, task);
       if (!eval) return eval.status();
-      BatchShacOptions so;
+      BatchShacOptions so;  // the defaults: the swing-up test's settings
       so.window = opt.shac_window;
-      so.action_noise = 0.3;
-      so.critic_hidden = {32, 32};
-      so.critic_passes = 4;
       so.lr_decay_windows = opt.rigid_shac_windows;
       so.seed = seed;
-      auto shac = BatchShacTrainerT<double>::create(std::move(env.value()), std::move(eval.value()), so);
+      auto shac = BatchShacTrainerT<float>::create(std::move(env.value()), std::move(eval.value()), so);
       if (!shac) return shac.status();
       SampleEfficiencyRow r;
       r.method = "SHAC";
@@ -128,10 +129,10 @@ Result<SampleEfficiencyTable> run_rigid(const scene::Scene& sc, const scene::Tas
       for (int k = 0; k < opt.rigid_shac_windows; ++k) {
         if (!shac->step()) break;
         if (k % 4 != 3) continue;
-        Result<double> l = shac->evaluate();
+        Result<float> l = shac->evaluate();
         if (!l) break;
-        r.best_progress = std::max(r.best_progress, -l.value());
-        if (-l.value() >= table.target) {
+        r.best_progress = std::max(r.best_progress, -double(l.value()));
+        if (-double(l.value()) >= table.target) {
           r.steps_to_target = 2 * shac->sim_steps();
           r.seconds_to_target = seconds_since(t0);
           break;
@@ -209,7 +210,7 @@ Result<SampleEfficiencyTable> run_sample_efficiency(const scene::Scene& sc, cons
     return Status::error("sample efficiency: needs at least one seed and one BPTT iteration");
   Result<scene::CompiledSceneT<double>> cs = scene::compile<double>(sc, base_dir);
   if (!cs) return cs.status();
-  if (is_robot_task(cs.value(), *found)) return run_rigid(sc, *found, cs.value(), opt, progress);
+  if (is_robot_task(cs.value(), *found)) return run_rigid(sc, *found, cs.value(), base_dir, opt, progress);
   SampleEfficiencyTable table;
   table.scene = sc.name;
   table.task = found->name;

@@ -167,10 +167,13 @@ Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(std::unique_ptr<Policy
     return Status::error(where + ": window " + std::to_string(o.window) + " must lie in 1.." +
                          std::to_string(env->horizon()) + " (the horizon)");
   if (!(o.actor_lr > 0) || !(o.critic_lr > 0) || !(o.gamma > 0 && o.gamma < 1) || !(o.lambda >= 0 && o.lambda <= 1) ||
-      o.critic_passes < 1 || o.critic_minibatches < 1 || !(o.target_alpha >= 0 && o.target_alpha < 1) || !(o.clip >= 0))
+      o.critic_passes < 1 || o.critic_minibatches < 1 || !(o.target_alpha >= 0 && o.target_alpha < 1) ||
+      !(o.clip >= 0) || !(o.critic_clip >= 0) || !(o.beta1 >= 0 && o.beta1 < 1) || !(o.beta2 >= 0 && o.beta2 < 1) ||
+      !(o.lr_end >= 0))
     return Status::error(where +
                          ": options out of range (lr > 0, gamma in (0, 1), lambda in [0, 1], "
-                         "critic passes and minibatches >= 1, target_alpha in [0, 1), clip >= 0)");
+                         "critic passes and minibatches >= 1, target_alpha, beta1, beta2 in [0, 1), clip, "
+                         "critic_clip, lr_end >= 0)");
   for (int h : o.critic_hidden)
     if (h < 1) return Status::error(where + ": critic layers need width >= 1");
   BatchShacTrainerT r;
@@ -183,12 +186,14 @@ Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(std::unique_ptr<Policy
   std::vector<int> sizes{r.env_->observation_size()};
   for (int h : o.critic_hidden) sizes.push_back(h);
   sizes.push_back(1);
-  r.critic_ = MlpT<S>(sizes, S(1), true);
+  r.critic_ = MlpT<S>(sizes, S(1), true, o.critic_activation);
   r.critic_w_.assign(r.critic_.weight_count(), S(0));
   r.critic_.init_weights(r.critic_w_.data(), o.seed + 0x9e3779b97f4a7c15ull);
   r.target_w_ = r.critic_w_;
-  r.actor_opt_ = OptimizerT<S>({scene::OptimizerKind::adam, o.actor_lr, o.clip, 0}, int(r.w_.size()));
-  r.critic_opt_ = OptimizerT<S>({scene::OptimizerKind::adam, o.critic_lr, 0, 0}, int(r.critic_w_.size()));
+  r.actor_opt_.lr = o.actor_lr;
+  r.actor_opt_.clip = o.clip;
+  r.critic_opt_.lr = o.critic_lr;
+  r.critic_opt_.clip = o.critic_clip;
   r.value_scale_ = S(1.0 / (1.0 - o.gamma));
   r.copies_.resize(std::size_t(n));
   r.rng_.seed(o.seed ^ 0x5851f42d4c957f2dull);
@@ -197,6 +202,22 @@ Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(std::unique_ptr<Policy
     r.env_->reset(i, &r.rngs_[i]);
   }
   return r;
+}
+
+template <class S>
+double BatchShacTrainerT<S>::Adam::step(const BatchShacOptions& o, std::vector<S>& w, const std::vector<S>& g) {
+  if (m.empty()) m.assign(w.size(), 0.0), v.assign(w.size(), 0.0);
+  const double norm = global_norm(g);
+  const double f = clip > 0 && norm > clip ? clip / norm : 1.0;
+  ++t;
+  const double c1 = 1.0 - std::pow(o.beta1, t), c2 = 1.0 - std::pow(o.beta2, t);
+  for (std::size_t k = 0; k < w.size(); ++k) {
+    const double gk = double(g[k]) * f;
+    m[k] = o.beta1 * m[k] + (1.0 - o.beta1) * gk;
+    v[k] = o.beta2 * v[k] + (1.0 - o.beta2) * gk * gk;
+    w[k] -= S(lr * (m[k] / c1) / (std::sqrt(v[k] / c2) + 1e-8));
+  }
+  return norm;
 }
 
 template <class S>
@@ -232,14 +253,16 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
   }
   env.observe(i, c.raw[W]);
   normalize(c.raw[W], c.obs[W]);
-  critic_.forward(critic_w_.data(), c.obs[W], out);
+  const std::vector<S>& vw = options_.actor_target_critic ? target_w_ : critic_w_;
+  critic_.forward(vw.data(), c.obs[W], out);
+  c.end_value = out[0];
   value += discount * value_scale_ * out[0];
   c.value = share * value;
   if (!backward) return Status::ok();
   // backward: the terminal value's input, then each frame, last first
   c.d_w.assign(w.size(), S(0));
   std::vector<S> scratch(critic_w_.size(), S(0));
-  critic_.backward(critic_w_.data(), c.obs[W], {share * discount * value_scale_}, scratch.data(), d_obs);
+  critic_.backward(vw.data(), c.obs[W], {share * discount * value_scale_}, scratch.data(), d_obs);
   auto to_raw = [&](const std::vector<S>& d) {
     d_raw = d;
     if (!norm_inv_std_.empty())
@@ -300,17 +323,20 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
   double cost_sum = 0;
   for (const Copy& c : copies_) {
     stats.actor_loss += double(c.value);
+    stats.end_value += double(c.end_value) / double(env_->env_count());
     for (std::size_t k = 0; k < w_.size(); ++k) g[k] += c.d_w[k];
     for (S x : c.cost) cost_sum += double(x);
   }
   const int n = env_->env_count(), W = options_.window;
   stats.mean_cost = cost_sum / double(n * W);
+  stats.value_share = std::pow(options_.gamma, W) * double(value_scale_) * stats.end_value / double(W) /
+                      std::max(std::abs(stats.actor_loss), 1e-30);
   if (options_.lr_decay_windows > 0) {
     double f = std::max(0.0, 1.0 - double(iteration_) / double(options_.lr_decay_windows));
-    actor_opt_.set_lr(options_.actor_lr * f);
-    critic_opt_.set_lr(options_.critic_lr * f);
+    actor_opt_.lr = options_.lr_end + (options_.actor_lr - options_.lr_end) * f;
+    critic_opt_.lr = options_.lr_end + (options_.critic_lr - options_.lr_end) * f;
   }
-  stats.grad_norm = actor_opt_.step(w_, g);
+  stats.grad_norm = actor_opt_.step(options_, w_, g);
   fit_critic(stats);
   // the window's observations join the running statistics (copy order), then episodes go on
   for (const Copy& c : copies_)
@@ -364,7 +390,7 @@ void BatchShacTrainerT<S>::fit_critic(BatchShacStats& stats) {
         loss += double(e * e) / size;
         critic_.backward(critic_w_.data(), *xs[order[q]], {S(2) * e / S(size)}, grad.data(), d_in);
       }
-      critic_opt_.step(critic_w_, grad);
+      critic_opt_.step(options_, critic_w_, grad);
       stats.critic_loss = loss;
     }
   }

@@ -104,31 +104,45 @@ class ShacTrainerT {
 // critic's weights frozen) takes one clipped Adam step. The critic (tanh MLP, linear output,
 // in units of mean frame cost: V = critic / (1 - gamma)) then fits TD(lambda) targets of the
 // window, computed with a slowly following target critic, over a few shuffled minibatch
-// passes. Observations are normalized by running statistics frozen within a window. Copies
-// whose episode is used up restart, from a randomized state when the env randomizes.
-// Deterministic for a seed at any thread count: each copy has its own random stream and its
-// own gradient slot, summed in copy order.
+// passes. As in SHAC's code, the actor's terminal values come from the target critic and
+// both Adams use betas (0.7, 0.95): with Kingma & Ba's (0.9, 0.999) and the online critic,
+// the cartpole swing-up collapsed to hanging still for seeds 1 and 2 (the defaults below swing
+// up and hold seeds 0-9, test). Observations are normalized by running statistics frozen within a
+// window. Copies whose episode is used up restart, from a randomized state when the env
+// randomizes. Deterministic for a seed at any thread count: each copy has its own random
+// stream and its own gradient slot, summed in copy order.
 //
 //   auto env = optim::RigidPolicyEnvT<double>::create(compiled, task, {.env_count = 32, .q_range = 3.14});
 //   auto eval = optim::RigidPolicyEnvT<double>::create(compiled, task);
 //   auto shac = optim::BatchShacTrainerT<double>::create(std::move(*env), std::move(*eval), {});
 //   for (int k = 0; k < 300; ++k) shac->step();                 // {actor_loss, critic_loss, ...}
 //   double cost = shac->evaluate().value();                     // mean frame cost of one episode
+// defaults: the cartpole swing-up's (robot_cartpole.json, 32 copies, 300 windows)
 struct BatchShacOptions {
   int window = 32;  // frames per window
-  double actor_lr = 0.01, critic_lr = 0.002;
-  double clip = 1.0;  // actor global gradient-norm clip; 0 = none
-  // both learning rates fall linearly to 0 at this window count (SHAC's schedule); 0 = constant
+  double actor_lr = 0.01, critic_lr = 0.001;
+  double clip = 1.0;                 // actor global gradient-norm clip; 0 = none
+  double critic_clip = 0;            // critic global gradient-norm clip per minibatch; 0 = none
+  double beta1 = 0.7, beta2 = 0.95;  // Adam's moment decays, both networks (SHAC's)
+  // both learning rates fall linearly from their value towards lr_end at this window count
+  // (SHAC's schedule: 1e-5 at the last epoch); 0 = constant
   int lr_decay_windows = 0;
+  double lr_end = 0;
   double gamma = 0.99, lambda = 0.95;  // discount and TD(lambda)
-  std::vector<int> critic_hidden{64, 64};
-  int critic_passes = 8;       // passes over the window's samples
+  std::vector<int> critic_hidden{32, 32};
+  MlpActivation critic_activation = MlpActivation::tanh;
+  int critic_passes = 4;       // passes over the window's samples
   int critic_minibatches = 4;  // per pass
-  double target_alpha = 0.2;   // target critic <- alpha target + (1 - alpha) critic
+  // target critic <- alpha target + (1 - alpha) critic (SHAC's cartpole: 0.2; with 0.2 here
+  // seeds 7 and 9 of 10 collapsed to hanging still, with 0.5 none did)
+  double target_alpha = 0.5;
+  // the actor's terminal values from the target critic (SHAC) or from the critic just fitted
+  bool actor_target_critic = true;
   bool normalize_observations = true;
   // exploration: actions are policy + action_noise x N(0, 1) in training (reparameterized: the
-  // gradient flows through the policy's mean); evaluate() runs the mean
-  double action_noise = 0;
+  // gradient flows through the policy's mean); evaluate() runs the mean. With noise, each
+  // actor_loss() call draws new noise (gradient checks: 0)
+  double action_noise = 0.3;
   std::uint64_t seed = 0;  // policy and critic initialization, resets, noise
   int thread_count = 0;    // copies stepped in parallel; 0 = OpenMP's default
 };
@@ -139,6 +153,8 @@ struct BatchShacStats {
   double mean_cost = 0;     // mean frame cost over the window's copies and frames
   double grad_norm = 0;     // actor gradient, before clipping
   double critic_loss = 0;   // mean squared error of the last minibatch [mean-frame-cost units^2]
+  double end_value = 0;     // mean critic value at the windows' ends [mean-frame-cost units]
+  double value_share = 0;   // the terminal values' share of actor_loss
   long long sim_steps = 0;  // solver substeps run so far (forward; the adjoint runs as many again)
 };
 
@@ -172,6 +188,7 @@ class BatchShacTrainerT {
     std::vector<S> cost;              // (window)
     std::vector<S> d_w;               // gradient of the copy's share of J
     S value = S(0);                   // loss share of the copy
+    S end_value = S(0);               // critic output at the window's end
     Status status;
   };
   Status run_windows(const std::vector<S>& w, bool backward);
@@ -182,7 +199,13 @@ class BatchShacTrainerT {
   std::unique_ptr<PolicyEnvT<S>> env_, eval_;
   MlpT<S> critic_;
   std::vector<S> w_, critic_w_, target_w_;
-  OptimizerT<S> actor_opt_, critic_opt_;
+  struct Adam {  // Adam with configurable moment decays; moments in double
+    double lr = 0, clip = 0;
+    std::vector<double> m, v;
+    int t = 0;
+    double step(const BatchShacOptions& o, std::vector<S>& w, const std::vector<S>& g);  // |g| before clipping
+  };
+  Adam actor_opt_, critic_opt_;
   RunningStats stats_;
   std::vector<S> norm_mean_, norm_inv_std_;
   std::vector<Copy> copies_;

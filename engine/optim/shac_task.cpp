@@ -21,10 +21,7 @@ Result<BatchShacTrainerT<float>> make_shac_trainer(const scene::CompiledScene& c
   if (!env) return Status::error("task '" + task.name + "': " + env.status().message());
   auto eval = RigidPolicyEnvT<float>::create(cs, task);
   if (!eval) return Status::error("task '" + task.name + "': " + eval.status().message());
-  BatchShacOptions so;
-  so.action_noise = 0.3;
-  so.critic_hidden = {32, 32};
-  so.critic_passes = 4;
+  BatchShacOptions so;  // the defaults: the cartpole swing-up's settings (seeds 0-9 swing up)
   so.lr_decay_windows = settings.windows;
   so.seed = settings.seed;
   so.thread_count = settings.thread_count;

@@ -11,8 +11,8 @@
 namespace adj::optim {
 
 struct ShacTaskSettings {
-  int envs = 64;             // randomized copies trained together
-  int windows = 250;         // windows the learning rates decay over
+  int envs = 32;             // randomized copies trained together
+  int windows = 300;         // windows the learning rates decay over
   std::uint64_t seed = 0;    // policy and critic initialization, resets, noise
   int thread_count = 0;      // 0: OpenMP's default
 };

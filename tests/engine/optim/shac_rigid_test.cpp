@@ -47,51 +47,87 @@ struct Cartpole {
 
 }  // namespace
 
-TEST_CASE("shac critic: swing-up experiment", "[.experiment]") {
-  Cartpole<float> cp;
-  auto env = [](const char* n, double d) {
-    const char* v = std::getenv(n);
-    return v ? std::atof(v) : d;
-  };
+namespace {
+
+double env_or(const char* n, double d) {
+  const char* v = std::getenv(n);
+  return v ? std::atof(v) : d;
+}
+
+// the experiment harness: settings from environment variables (DOUBLE=1: in double)
+template <class S>
+void swing_up_experiment() {
+  Cartpole<S> cp;
+  auto env = env_or;
   RigidEnvOptions eo{.env_count = int(env("ENVS", 32)), .q_range = env("QR", 3.14159), .qd_range = env("QDR", 0.5)};
-  BatchShacOptions so;
+  if (env("AH", 0) > 0) eo.hidden = {int(env("AH", 0)), int(env("AH", 0))};
+  if (env("AELU", 0) > 0) eo.activation = MlpActivation::elu;
+  BatchShacOptions so;  // the defaults unless a variable says otherwise
   so.thread_count = 2;
-  so.window = int(env("WIN", 32));
-  so.actor_lr = env("ALR", 0.01);
-  so.critic_lr = env("CLR", 0.002);
-  so.action_noise = env("NOISE", 0);
-  so.critic_passes = int(env("PASSES", 4));
-  so.critic_hidden = {int(env("CH", 32)), int(env("CH", 32))};
-  so.gamma = env("GAMMA", 0.99);
+  so.window = int(env("WIN", so.window));
+  so.actor_lr = env("ALR", so.actor_lr);
+  so.critic_lr = env("CLR", so.critic_lr);
+  so.action_noise = env("NOISE", so.action_noise);
+  so.critic_passes = int(env("PASSES", so.critic_passes));
+  so.critic_hidden = {int(env("CH", so.critic_hidden[0])), int(env("CH", so.critic_hidden[1]))};
+  so.gamma = env("GAMMA", so.gamma);
   const int iters = int(env("ITERS", 300));
-  so.lr_decay_windows = int(env("DECAY", 0));
+  so.lr_decay_windows = int(env("DECAY", iters));
+  so.lr_end = env("LREND", so.lr_end);
+  so.beta1 = env("B1", so.beta1);
+  so.beta2 = env("B2", so.beta2);
+  so.critic_clip = env("CCLIP", so.critic_clip);
+  so.target_alpha = env("TALPHA", so.target_alpha);
+  so.critic_minibatches = int(env("MB", so.critic_minibatches));
+  so.actor_target_critic = env("TGT", 1) > 0;
+  if (env("CELU", 0) > 0) so.critic_activation = MlpActivation::elu;
   so.seed = std::uint64_t(env("SEED", 0));
-  RigidPolicyEnvT<float>* eval = nullptr;
+  RigidPolicyEnvT<S>* eval = nullptr;
   auto shac = cp.trainer(eo, so, &eval);
   auto t0 = std::chrono::steady_clock::now();
-  for (int k = 0; k <= iters; ++k) {
+  for (int k = 0; k < iters; ++k) {
     auto st = ok(shac.step());
-    if (k % 20 == 0) {
-      std::vector<float> th;
-      float cost = ok(shac.evaluate([&](int, const PolicyEnvT<float>&) { th.push_back(eval->state(0).joint_q[1]); }));
+    if (env("VERBOSE", 0) > 0 && k % 5 == 0)
+      std::printf("%4d cost %.3f actor %.3f critic %.4f end-value %.3f share %.2f |g| %.3f\n", k, st.mean_cost,
+                  st.actor_loss, st.critic_loss, st.end_value, st.value_share, st.grad_norm);
+    if (k % 20 == 19) {
+      std::vector<S> th;
+      S cost = ok(shac.evaluate([&](int, const PolicyEnvT<S>&) { th.push_back(eval->state(0).joint_q[1]); }));
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      float worst = 0;
-      for (int t = 180; t < 240; ++t) worst = std::max(worst, std::abs(std::remainder(th[t - 1], 6.2831853f)));
+      S worst = 0;
+      for (int t = 180; t < 240; ++t) worst = std::max(worst, std::abs(std::remainder(th[t - 1], S(6.2831853))));
       std::printf(
           "%4d %7.2fs steps %9lld cost %.3f actor %.3f critic %.4f |g| %.3f  eval %.3f  last-60 max|theta| %.3f\n", k,
-          secs, st.sim_steps, st.mean_cost, st.actor_loss, st.critic_loss, st.grad_norm, cost, worst);
+          secs, st.sim_steps, st.mean_cost, st.actor_loss, st.critic_loss, st.grad_norm, double(cost), double(worst));
     }
   }
 }
 
+}  // namespace
+
+TEST_CASE("shac critic: swing-up experiment", "[.experiment]") {
+  if (env_or("DOUBLE", 0) > 0)
+    swing_up_experiment<double>();
+  else
+    swing_up_experiment<float>();
+}
+
 TEST_CASE("shac critic: actor gradient vs FD, mid-episode, normalized, critic trained", "[optim][shac][fd]") {
-  // four copies from randomized states, three windows in (normalizer and critic in use)
+  // four copies from randomized states, three windows in (normalizer, critic and target
+  // critic in use); tanh networks, and ELU ones (actor and critic, SHAC's)
+  const bool elu = GENERATE(false, true);
+  INFO((elu ? "ELU" : "tanh") << " hidden layers");
   Cartpole<double> cp;
   BatchShacOptions so;
   so.window = 8;
   so.critic_hidden = {16};
+  so.action_noise = 0;  // actor_loss must be a function of w alone
   so.seed = 3;
-  auto shac = cp.trainer({.env_count = 4, .q_range = 3.0, .qd_range = 0.5}, so);
+  if (elu) so.critic_activation = MlpActivation::elu;
+  RigidEnvOptions eo{.env_count = 4, .q_range = 3.0, .qd_range = 0.5};
+  if (elu) eo.activation = MlpActivation::elu;
+  auto shac = cp.trainer(eo, so);
+  REQUIRE(shac.env().mlp().activation() == eo.activation);
   for (int k = 0; k < 3; ++k) ok(shac.step());
   std::vector<double> w = shac.weights(), g;
   ok(shac.actor_loss(w, &g));
@@ -138,6 +174,16 @@ TEST_CASE("shac critic: errors", "[optim][shac]") {
   auto r = BatchShacTrainerT<double>::create(std::move(env), std::move(eval), so);
   REQUIRE(!r.is_ok());
   CHECK_THAT(r.status().message(), Catch::Contains("window 500 must lie in 1..240"));
+  so.window = 32;
+  so.beta1 = 1.0;
+  env = ok(RigidPolicyEnvT<double>::create(cp.cs, cp.task));
+  eval = ok(RigidPolicyEnvT<double>::create(cp.cs, cp.task));
+  r = BatchShacTrainerT<double>::create(std::move(env), std::move(eval), so);
+  REQUIRE(!r.is_ok());
+  CHECK_THAT(r.status().message(), Catch::Contains("beta1, beta2 in [0, 1)"));
+  auto bad = RigidPolicyEnvT<double>::create(cp.cs, cp.task, {.hidden = {8, 0}});
+  REQUIRE(!bad.is_ok());
+  CHECK_THAT(bad.status().message(), Catch::Contains("policy layers need width >= 1"));
   scene::Task t = cp.task;
   t.has_policy = false;
   auto e = RigidPolicyEnvT<double>::create(cp.cs, t);
@@ -148,35 +194,50 @@ TEST_CASE("shac critic: errors", "[optim][shac]") {
   CHECK_THAT(e.status().message(), Catch::Contains("env_count must be >= 1"));
 }
 
-TEST_CASE("shac critic: the cartpole swings up and holds", "[optim][shac][cartpole]") {
-  // robot_cartpole.json "swing up (policy)": pole starts at 3.0 rad (0 = upright), 240 frames.
-  // 32 copies from uniform random angles, windows of 32 frames, 250 windows (~1M frames).
-  // measured (float, seed 0, 2 threads, ~20 s): mean frame cost 4.07 -> 1.61; |theta| <= 0.024
-  // rad over the last 60 frames (1 s). Asserted with margin: cost < 2.5, |theta| < 0.25 rad.
-  // NOT robust across seeds yet: seeds 1 and 2 with these settings end at cost ~4.0 (the policy
-  // collapses to doing nothing), and so did seed 1 in double over 400 windows (the benchmark).
+namespace {
+
+// robot_cartpole.json "swing up (policy)": the pole starts at 3.0 rad (0 = upright), 240
+// frames. SHAC with BatchShacOptions' defaults (Adam betas 0.7/0.95, the target critic (alpha
+// 0.5) for the terminal values, critic 32x32 lr 0.001, noise 0.3), 32 copies from uniform
+// random angles, windows of 32 frames, 300 windows (1.2M frames), float, 2 threads. Measured
+// eval (mean frame cost from the initial state; hanging still = 4.0) / max |theta| over the
+// last 60 frames (1 s) [rad], seeds 0..9: 2.23/0.14, 2.88/0.15, 2.21/0.08, 2.31/0.10,
+// 2.37/0.12, 2.26/0.04, 2.15/0.07, 1.95/0.05, 1.78/0.05, 1.54/0.04 (with Adam's 0.9/0.999,
+// the online critic and alpha 0.2, seeds 1 and 2 ended at 4.0: hanging still). Asserted: cost
+// < 3.0 (the swing-up's own frames cost ~1.5 of it) and |theta| < 0.25 rad.
+void check_swing_up(std::uint64_t seed) {
   Cartpole<float> cp;
   BatchShacOptions so;
-  so.action_noise = 0.3;
-  so.critic_hidden = {32, 32};
-  so.critic_passes = 4;
-  so.lr_decay_windows = 250;
+  so.lr_decay_windows = 300;
   so.thread_count = 2;
+  so.seed = seed;
   RigidPolicyEnvT<float>* eval = nullptr;
   auto shac = cp.trainer({.env_count = 32, .q_range = 3.14159, .qd_range = 0.5}, so, &eval);
   std::vector<float> theta;
   auto watch = [&](int, const PolicyEnvT<float>&) { theta.push_back(eval->state(0).joint_q[1]); };
   const float before = ok(shac.evaluate(watch));
-  for (int k = 0; k < 250; ++k) ok(shac.step());
+  for (int k = 0; k < 300; ++k) ok(shac.step());
   theta.clear();
   const float after = ok(shac.evaluate(watch));
   REQUIRE(theta.size() == 240);
   float worst = 0;
   for (int t = 180; t < 240; ++t) worst = std::max(worst, std::abs(std::remainder(theta[t], 6.2831853f)));
-  INFO("mean frame cost " << before << " -> " << after << ", max |theta| over the last 60 frames " << worst
-                          << " rad, sim steps " << shac.sim_steps());
+  INFO("seed " << seed << ": mean frame cost " << before << " -> " << after << ", max |theta| over the last 60 frames "
+               << worst << " rad, sim steps " << shac.sim_steps());
   CHECK(before > 3.9);
-  CHECK(after < 2.5);
+  CHECK(after < 3.0);
   CHECK(worst < 0.25);
-  CHECK(shac.sim_steps() == 250LL * 32 * 32 * 4);
+  CHECK(shac.sim_steps() == 300LL * 32 * 32 * 4);
+}
+
+}  // namespace
+
+TEST_CASE("shac critic: the cartpole swings up and holds, seeds 0-2", "[optim][shac][cartpole]") {
+  for (std::uint64_t seed : {0, 1, 2}) check_swing_up(seed);
+}
+
+// seeds 3 and 4 pass too (measured above); not in the regular suite to keep it short (each
+// seed ~7 s of CPU on 2 threads)
+TEST_CASE("shac critic: the cartpole swings up and holds, seeds 3-4", "[.slow][shac][cartpole]") {
+  for (std::uint64_t seed : {3, 4}) check_swing_up(seed);
 }
