@@ -102,7 +102,7 @@ struct Snapshot {
 // randomized copies and a critic); other tasks always use their runner
 struct OptMethod {
   bool shac = false;
-  int envs = 64;
+  int envs = 32;
   std::uint64_t seed = 0;
 };
 
