@@ -90,6 +90,22 @@ struct RigidBatchCudaT<S>::Impl {
       return Status::error("rigid CUDA batch: packed q/qd/act sizes do not match env_count x the model's counts");
     return Status::ok();
   }
+  // a step or adjoint kernel with the inputs both read: the model, the step, the uploaded q,
+  // qd and act, the flags and the scratch
+  template <class K>
+  K kernel(S dt) const {
+    K k;
+    k.m = view;
+    k.substeps = substeps;
+    k.dt = dt;
+    k.q = q;
+    k.qd = qd;
+    k.act = act;
+    k.ok = ok;
+    k.arena = arena;
+    k.stride = stride;
+    return k;
+  }
   // the per-thread stack the adjoint kernel needs (its dual numbers live in local memory)
   template <class K>
   void stack_for(const K&) {
@@ -155,18 +171,9 @@ Status RigidBatchCudaT<S>::step(const std::vector<S>& q, const std::vector<S>& q
   if (!(st = d.put(d.q, q, "upload q")) || !(st = d.put(d.qd, qd, "upload qd")) ||
       !(st = d.put(d.act, act, "upload act")))
     return st;
-  rigid::BatchStepKernel<S> k;
-  k.m = d.view;
-  k.substeps = d.substeps;
-  k.dt = dt;
-  k.q = d.q;
-  k.qd = d.qd;
-  k.act = d.act;
+  auto k = d.template kernel<rigid::BatchStepKernel<S>>(dt);
   k.q_out = d.q_out;
   k.qd_out = d.qd_out;
-  k.ok = d.ok;
-  k.arena = d.arena;
-  k.stride = d.stride;
   rigid_env_kernel<<<(d.env_count + kBlock - 1) / kBlock, kBlock>>>(k, d.env_count);
   st = rigid_cuda_status(cudaGetLastError(), "step launch");
   if (!st) return st;
@@ -193,22 +200,13 @@ Status RigidBatchCudaT<S>::step_adjoint(const std::vector<S>& q, const std::vect
       !(st = d.put(d.act, act, "upload act")) || !(st = d.put(d.adj_q_out, adj_q_out, "upload adj q")) ||
       !(st = d.put(d.adj_qd_out, adj_qd_out, "upload adj qd")))
     return st;
-  rigid::BatchAdjointKernel<S> k;
-  k.m = d.view;
-  k.substeps = d.substeps;
-  k.dt = dt;
-  k.q = d.q;
-  k.qd = d.qd;
-  k.act = d.act;
+  auto k = d.template kernel<rigid::BatchAdjointKernel<S>>(dt);
   k.adj_q_out = d.adj_q_out;
   k.adj_qd_out = d.adj_qd_out;
   k.adj_q = d.adj_q;
   k.adj_qd = d.adj_qd;
   k.adj_act = d.adj_act;
   k.adj_param = d.adj_param;
-  k.ok = d.ok;
-  k.arena = d.arena;
-  k.stride = d.stride;
   rigid_env_kernel<<<(d.env_count + kBlock - 1) / kBlock, kBlock>>>(k, d.env_count);
   st = rigid_cuda_status(cudaGetLastError(), "step_adjoint launch");
   if (!st) return st;

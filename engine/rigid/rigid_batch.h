@@ -238,18 +238,9 @@ class RigidBatchHostT {
     if (!st) return st;
     q_out.resize(q.size());
     qd_out.resize(qd.size());
-    rigid::BatchStepKernel<S> k;
-    k.m = view_;
-    k.substeps = substeps_;
-    k.dt = dt;
-    k.q = q.data();
-    k.qd = qd.data();
-    k.act = act.data();
+    auto k = kernel<rigid::BatchStepKernel<S>>(q, qd, act, dt);
     k.q_out = q_out.data();
     k.qd_out = qd_out.data();
-    k.ok = ok_.data();
-    k.arena = reinterpret_cast<char*>(arena_.data());
-    k.stride = stride_;
     for (int e = 0; e < env_count_; ++e) k(e);
     return rigid::batch_check_ok(ok_, "rigid batch step");
   }
@@ -267,22 +258,13 @@ class RigidBatchHostT {
     adj_qd.resize(qd.size());
     adj_act.resize(act.size());
     param_.resize(std::size_t(env_count_) * model_.param_count());
-    rigid::BatchAdjointKernel<S> k;
-    k.m = view_;
-    k.substeps = substeps_;
-    k.dt = dt;
-    k.q = q.data();
-    k.qd = qd.data();
-    k.act = act.data();
+    auto k = kernel<rigid::BatchAdjointKernel<S>>(q, qd, act, dt);
     k.adj_q_out = adj_q_out.data();
     k.adj_qd_out = adj_qd_out.data();
     k.adj_q = adj_q.data();
     k.adj_qd = adj_qd.data();
     k.adj_act = adj_act.data();
     k.adj_param = param_.data();
-    k.ok = ok_.data();
-    k.arena = reinterpret_cast<char*>(arena_.data());
-    k.stride = stride_;
     for (int e = 0; e < env_count_; ++e) k(e);
     st = rigid::batch_check_ok(ok_, "rigid batch step_adjoint");
     if (!st) return st;
@@ -291,6 +273,22 @@ class RigidBatchHostT {
   }
 
  private:
+  // a step or adjoint kernel with the inputs both read: the model, the step, the packed q, qd
+  // and act, the flags and the scratch
+  template <class K>
+  K kernel(const std::vector<S>& q, const std::vector<S>& qd, const std::vector<S>& act, S dt) {
+    K k;
+    k.m = view_;
+    k.substeps = substeps_;
+    k.dt = dt;
+    k.q = q.data();
+    k.qd = qd.data();
+    k.act = act.data();
+    k.ok = ok_.data();
+    k.arena = reinterpret_cast<char*>(arena_.data());
+    k.stride = stride_;
+    return k;
+  }
   Status check(const std::vector<S>& q, const std::vector<S>& qd, const std::vector<S>& act) const {
     const std::size_t n = std::size_t(env_count_);
     if (q.size() != n * model_.q_count() || qd.size() != n * model_.dof_count() ||

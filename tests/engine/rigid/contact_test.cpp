@@ -4,7 +4,7 @@
 // dropping scenes; filters
 #include <cmath>
 
-#include "rigid_test_util.h"
+#include "step_check.h"
 
 using namespace adj;
 using namespace adj::test;
@@ -12,38 +12,6 @@ using namespace adj::test;
 namespace {
 
 using Q = rigid::quat<double>;
-
-Q axis_quat(vec3<double> a, double angle) {
-  a = a / length(a);
-  double s = std::sin(angle / 2);
-  return {std::cos(angle / 2), a.x * s, a.y * s, a.z * s};
-}
-
-// two free bodies with one shape each (density 500), no ground
-RigidBuilder two_bodies(const RigidShapeDesc& a, const RigidShapeDesc& b) {
-  RigidBuilder bld;
-  bld.ground = false;
-  bld.contact_ke = 2e3;
-  bld.contact_kd = 20;
-  bld.contact_kf = 50;
-  bld.contact_mu = 0.6;
-  int A = bld.add_body("a", {.type = RIGID_JOINT_FREE});
-  RigidShapeDesc sa = a;
-  sa.density = 500;
-  bld.add_shape(A, sa);
-  int B = bld.add_body("b", {.type = RIGID_JOINT_FREE});
-  RigidShapeDesc sb = b;
-  sb.density = 500;
-  bld.add_shape(B, sb);
-  return bld;
-}
-
-// free body `body` at position x with orientation r
-void place(const RigidModelT<double>& m, RigidStateT<double>& s, int body, const vec3<double>& x, const Q& r) {
-  int at = m.joint_q_start[body];
-  double v[7] = {x.x, x.y, x.z, r.w, r.x, r.y, r.z};
-  for (int k = 0; k < 7; ++k) s.joint_q[at + k] = v[k];
-}
 
 // one configuration of a pair: the shapes, body b's pose, and the expected total normal force
 // on b at rest (ke x summed depth; < 0 = not checked)
@@ -107,91 +75,6 @@ RigidModelT<double> pair_model(const PairCase& pc, RigidStateT<double>& s) {
   return m;
 }
 
-// the step as a function of (q, qd, masses, ke, kd, mu), the columns of step_jacobian without
-// actuators
-std::vector<double> step_of(const RigidModelT<double>& m0, const std::vector<double>& x, double dt, int substeps) {
-  RigidModelT<double> m = m0;
-  RigidStateT<double> in = m.make_state(), out;
-  std::size_t k = 0;
-  for (double& v : in.joint_q) v = x[k++];
-  for (double& v : in.joint_qd) v = x[k++];
-  for (int b = 0; b < m.body_count(); ++b) {
-    double sc = x[k++] / m.body_mass[b];
-    m.body_mass[b] *= sc;
-    for (auto& row : m.body_inertia[b].m)
-      for (double& v : row) v *= sc;
-  }
-  m.contact_ke = x[k++];
-  m.contact_kd = x[k++];
-  m.contact_mu = x[k++];
-  RigidSolverT<double> solver({.substeps = substeps});
-  REQUIRE(solver.step(m, in, out, m.make_control(), dt).is_ok());
-  std::vector<double> y = out.joint_q;
-  y.insert(y.end(), out.joint_qd.begin(), out.joint_qd.end());
-  return y;
-}
-
-// dual Jacobian vs central differences; reverse adjoint vs J^T adj_out (no actuators)
-void check_step_gradients(const RigidModelT<double>& m, const RigidStateT<double>& s) {
-  REQUIRE(m.actuator_count() == 0);
-  const double dt = 1.0 / 240.0;
-  const int substeps = 2;
-  RigidControlT<double> u = m.make_control();
-  RigidSolverT<double> solver({.substeps = substeps});
-  std::vector<double> J;
-  REQUIRE(solver.step_jacobian(m, s, u, dt, J).is_ok());
-  std::vector<double> x = s.joint_q;
-  x.insert(x.end(), s.joint_qd.begin(), s.joint_qd.end());
-  x.insert(x.end(), m.body_mass.begin(), m.body_mass.end());
-  for (double v : {m.contact_ke, m.contact_kd, m.contact_mu}) x.push_back(v);
-  const int n_in = int(x.size()), n_out = m.q_count() + m.dof_count();
-  REQUIRE(int(J.size()) == n_in * n_out);
-  double worst = 0;
-  for (int i = 0; i < n_in; ++i) {
-    double eps = 1e-6 * std::max(1.0, std::fabs(x[i]));
-    std::vector<double> xp = x, xm = x;
-    xp[i] += eps;
-    xm[i] -= eps;
-    std::vector<double> yp = step_of(m, xp, dt, substeps), ym = step_of(m, xm, dt, substeps);
-    for (int o = 0; o < n_out; ++o) {
-      double fd = (yp[o] - ym[o]) / (2 * eps), ad = J[std::size_t(o) * n_in + i];
-      worst = std::max(worst, std::fabs(ad - fd) / (1e-6 + 1e-4 * std::fabs(fd)));
-      INFO("d out " << o << " / d in " << i << ": AD " << ad << " FD " << fd);
-      CHECK(std::fabs(ad - fd) <= 1e-6 + 1e-4 * std::fabs(fd));
-    }
-  }
-  // the reverse pass is J^T adj_out
-  std::mt19937 rng(5);
-  RigidStateT<double> adj_out = random_state(m, rng, 1.0, 1.0), adj_in;
-  RigidControlT<double> adj_u = m.make_control();
-  RigidModelGradT<double> adj_m = m.make_grad();
-  REQUIRE(solver.step_adjoint(m, s, u, dt, adj_out, adj_in, adj_u, adj_m).is_ok());
-  std::vector<double> ao = adj_out.joint_q;
-  ao.insert(ao.end(), adj_out.joint_qd.begin(), adj_out.joint_qd.end());
-  const int na = m.actuator_count(), nb = m.body_count(), nq = m.q_count(), nv = m.dof_count();
-  // step_jacobian's columns: q, qd, act, mass, kp, kd, contact ke, kd, mu
-  auto col = [&](int i) {
-    double g = 0;
-    for (int o = 0; o < n_out; ++o) g += ao[o] * J[std::size_t(o) * n_in + i];
-    return g;
-  };
-  std::vector<double> want, got;
-  for (int i = 0; i < nq; ++i) want.push_back(col(i)), got.push_back(adj_in.joint_q[i]);
-  for (int i = 0; i < nv; ++i) want.push_back(col(nq + i)), got.push_back(adj_in.joint_qd[i]);
-  for (int b = 0; b < nb; ++b) want.push_back(col(nq + nv + na + b)), got.push_back(adj_m.body_mass[b]);
-  const int pc = nq + nv + na + nb + 2 * na;
-  want.push_back(col(pc)), got.push_back(adj_m.contact_ke);
-  want.push_back(col(pc + 1)), got.push_back(adj_m.contact_kd);
-  want.push_back(col(pc + 2)), got.push_back(adj_m.contact_mu);
-  double scale = 0;
-  for (double v : want) scale = std::max(scale, std::fabs(v));
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    INFO("input " << i << ": reverse " << got[i] << ", J^T adj_out " << want[i]);
-    CHECK(std::fabs(got[i] - want[i]) <= 1e-11 * scale);
-  }
-  CHECK(adj_m.contact_ke != 0.0);  // the contact was in the step
-}
-
 }  // namespace
 
 TEST_CASE("body contact: each pair type's force is ke x depth along the normal, equal and opposite",
@@ -247,7 +130,7 @@ TEST_CASE("body contact: step Jacobian and reverse adjoint per pair type match c
     RigidModelT<double> m = pair_model(pc, s);
     // sliding and spinning: damping and smoothed friction in play
     for (double& v : s.joint_qd) v = 0.5 * u(rng);
-    check_step_gradients(m, s);
+    check_step_gradients(m, s, m.make_control());
   }
 }
 
@@ -307,7 +190,7 @@ TEST_CASE("static colliders: every body shape against a plane, sphere, box and c
         CHECK(c.other_body[k] == -1);
         CHECK(c.force[k].y > 0);  // pushed up
       }
-      check_step_gradients(m, s);
+      check_step_gradients(m, s, m.make_control());
     }
 }
 

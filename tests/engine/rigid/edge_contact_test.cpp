@@ -5,7 +5,7 @@
 // differences in double, and the upper box resting on the crossing
 #include <cmath>
 
-#include "rigid_test_util.h"
+#include "step_check.h"
 
 using namespace adj;
 using namespace adj::test;
@@ -17,12 +17,6 @@ using Q = rigid::quat<double>;
 constexpr double kPi = 3.14159265358979323846;
 const double kHalfDiag = 0.1 * std::sqrt(2.0);  // centre to edge of a 0.2 x 0.2 cross-section
 const double kApex = 0.3 + kHalfDiag;           // height of the lower box's top edge
-
-Q axis_quat(vec3<double> a, double angle) {
-  a = a / length(a);
-  double s = std::sin(angle / 2);
-  return {std::cos(angle / 2), a.x * s, a.y * s, a.z * s};
-}
 
 RigidModelT<double> crossed_boxes() {
   RigidBuilder b;
@@ -44,28 +38,6 @@ RigidStateT<double> crossed_state(const RigidModelT<double>& m, double depth) {
   const double q[7] = {0, kApex + kHalfDiag - depth, 0, r.w, r.x, r.y, r.z};
   for (int k = 0; k < 7; ++k) s.joint_q[k] = q[k];
   return s;
-}
-
-std::vector<double> step_of(const RigidModelT<double>& m, const std::vector<double>& x, double dt, int substeps) {
-  RigidModelT<double> mm = m;
-  RigidStateT<double> s = m.make_state(), out;
-  const int nq = m.q_count(), nv = m.dof_count(), nb = m.body_count();
-  s.joint_q.assign(x.begin(), x.begin() + nq);
-  s.joint_qd.assign(x.begin() + nq, x.begin() + nq + nv);
-  for (int i = 0; i < nb; ++i) {  // the inertia scales with the mass (RigidModelGradT::body_mass)
-    const double sc = x[std::size_t(nq + nv + i)] / mm.body_mass[i];
-    mm.body_mass[i] *= sc;
-    for (auto& row : mm.body_inertia[i].m)
-      for (double& v : row) v *= sc;
-  }
-  mm.contact_ke = x[std::size_t(nq + nv + nb)];
-  mm.contact_kd = x[std::size_t(nq + nv + nb + 1)];
-  mm.contact_mu = x[std::size_t(nq + nv + nb + 2)];
-  RigidSolverT<double> solver({.substeps = substeps});
-  REQUIRE(solver.step(mm, s, out, mm.make_control(), dt).is_ok());
-  std::vector<double> y = out.joint_q;
-  y.insert(y.end(), out.joint_qd.begin(), out.joint_qd.end());
-  return y;
 }
 
 }  // namespace
@@ -115,51 +87,9 @@ TEST_CASE("box-box edge-edge: the step's dual Jacobian matches central differenc
     RigidContactsT<double> c;
     REQUIRE(rigid_contacts(m, s, m.make_control(), c).is_ok());
     REQUIRE(c.contact_count() == 1);
-    const double dt = 1.0 / 240.0;
-    const int substeps = 2;
-    RigidSolverT<double> solver({.substeps = substeps});
-    std::vector<double> J;
-    RigidControlT<double> u = m.make_control();
-    REQUIRE(solver.step_jacobian(m, s, u, dt, J).is_ok());
-    std::vector<double> x = s.joint_q;
-    x.insert(x.end(), s.joint_qd.begin(), s.joint_qd.end());
-    x.insert(x.end(), m.body_mass.begin(), m.body_mass.end());
-    for (double p : {m.contact_ke, m.contact_kd, m.contact_mu}) x.push_back(p);
-    const int n_in = int(x.size()), n_out = m.q_count() + m.dof_count();
-    REQUIRE(int(J.size()) == n_in * n_out);
-    for (int i = 0; i < n_in; ++i) {
-      const double eps = 1e-6 * std::max(1.0, std::fabs(x[i]));
-      std::vector<double> xp = x, xm = x;
-      xp[i] += eps;
-      xm[i] -= eps;
-      std::vector<double> yp = step_of(m, xp, dt, substeps), ym = step_of(m, xm, dt, substeps);
-      for (int o = 0; o < n_out; ++o) {
-        const double fd = (yp[o] - ym[o]) / (2 * eps), ad = J[std::size_t(o) * n_in + i];
-        INFO("d out " << o << " / d in " << i << ": AD " << ad << " FD " << fd);
-        CHECK(std::fabs(ad - fd) <= 1e-6 + 1e-4 * std::fabs(fd));
-      }
-    }
-    // the reverse pass is J^T adj_out (q, qd and the contact parameters)
-    std::mt19937 rng(11);
-    RigidStateT<double> adj_out = random_state(m, rng, 1.0, 1.0), adj_in;
-    RigidControlT<double> adj_u = m.make_control();
-    RigidModelGradT<double> adj_m = m.make_grad();
-    REQUIRE(solver.step_adjoint(m, s, u, dt, adj_out, adj_in, adj_u, adj_m).is_ok());
-    std::vector<double> ao = adj_out.joint_q;
-    ao.insert(ao.end(), adj_out.joint_qd.begin(), adj_out.joint_qd.end());
-    auto col = [&](int i) {
-      double g = 0;
-      for (int o = 0; o < n_out; ++o) g += ao[o] * J[std::size_t(o) * n_in + i];
-      return g;
-    };
-    const int nq = m.q_count(), nv = m.dof_count(), nb = m.body_count();
-    for (int i = 0; i < nq; ++i) CHECK(std::fabs(adj_in.joint_q[i] - col(i)) <= 1e-9 + 1e-7 * std::fabs(col(i)));
-    for (int i = 0; i < nv; ++i)
-      CHECK(std::fabs(adj_in.joint_qd[i] - col(nq + i)) <= 1e-9 + 1e-7 * std::fabs(col(nq + i)));
-    const double ke = col(nq + nv + nb), kd = col(nq + nv + nb + 1);
-    CHECK(std::fabs(adj_m.contact_ke - ke) <= 1e-12 + 1e-7 * std::fabs(ke));
-    CHECK(std::fabs(adj_m.contact_kd - kd) <= 1e-12 + 1e-7 * std::fabs(kd));
-    CHECK(ke != 0.0);  // the contact is in the gradient
+    // the reverse pass against J^T adj_out to 1e-12 + 1e-7 relative, per input
+    check_step_gradients(m, s, m.make_control(),
+                         {.rev_abs = 1e-12, .rev_rel = 1e-7, .rev_of_largest = 0, .adj_seed = 11});
   }
 }
 

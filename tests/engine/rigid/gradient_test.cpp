@@ -5,53 +5,10 @@
 #include <functional>
 
 #include "engine/grad/fd_check.h"
-#include "rigid_test_util.h"
+#include "step_check.h"
 
 using namespace adj;
 using namespace adj::test;
-
-namespace {
-
-// the step as a function of the packed inputs (q, qd, act, params), as step_jacobian orders them
-std::vector<double> step_packed(const RigidModelT<double>& m0, const std::vector<double>& x, double dt, int substeps) {
-  RigidModelT<double> m = m0;
-  RigidStateT<double> in = m.make_state(), out;
-  RigidControlT<double> u = m.make_control();
-  std::size_t k = 0;
-  for (double& v : in.joint_q) v = x[k++];
-  for (double& v : in.joint_qd) v = x[k++];
-  for (double& v : u.act) v = x[k++];
-  // a changed mass scales the inertia with it, as the step does
-  for (int b = 0; b < m.body_count(); ++b) {
-    double s = x[k++] / m.body_mass[b];
-    m.body_mass[b] *= s;
-    for (auto& row : m.body_inertia[b].m)
-      for (double& v : row) v *= s;
-  }
-  for (double& v : m.actuator_kp) v = x[k++];
-  for (double& v : m.actuator_kd) v = x[k++];
-  m.contact_ke = x[k++];
-  m.contact_kd = x[k++];
-  m.contact_mu = x[k++];
-  RigidSolverT<double> solver({.substeps = substeps});
-  REQUIRE(solver.step(m, in, out, u, dt).is_ok());
-  std::vector<double> y = out.joint_q;
-  y.insert(y.end(), out.joint_qd.begin(), out.joint_qd.end());
-  return y;
-}
-
-std::vector<double> pack(const RigidModelT<double>& m, const RigidStateT<double>& s, const RigidControlT<double>& u) {
-  std::vector<double> x = s.joint_q;
-  x.insert(x.end(), s.joint_qd.begin(), s.joint_qd.end());
-  x.insert(x.end(), u.act.begin(), u.act.end());
-  x.insert(x.end(), m.body_mass.begin(), m.body_mass.end());
-  x.insert(x.end(), m.actuator_kp.begin(), m.actuator_kp.end());
-  x.insert(x.end(), m.actuator_kd.begin(), m.actuator_kd.end());
-  for (double v : {m.contact_ke, m.contact_kd, m.contact_mu}) x.push_back(v);
-  return x;
-}
-
-}  // namespace
 
 TEST_CASE("step jacobian: dual numbers match central differences, and the reverse adjoint is J^T adj_out",
           "[rigid][grad]") {
@@ -69,59 +26,16 @@ TEST_CASE("step jacobian: dual numbers match central differences, and the revers
     RigidContactsT<double> c;
     REQUIRE(rigid_contacts(m, s, u, c).is_ok());
     INFO("trial " << trial << ", " << c.contact_count() << " contacts");
-    RigidSolverT<double> solver({.substeps = substeps});
-    std::vector<double> J;
-    REQUIRE(solver.step_jacobian(m, s, u, dt, J).is_ok());
-    std::vector<double> x = pack(m, s, u);
-    const int n_in = int(x.size()), n_out = m.q_count() + m.dof_count();
-    REQUIRE(int(J.size()) == n_in * n_out);
-    // column by column, eps relative to the input's scale
-    for (int i = 0; i < n_in; ++i) {
-      double eps = 1e-5 * std::max(1.0, std::fabs(x[i]));
-      std::vector<double> xp = x, xm = x;
-      xp[i] += eps;
-      xm[i] -= eps;
-      std::vector<double> yp = step_packed(m, xp, dt, substeps), ym = step_packed(m, xm, dt, substeps);
-      for (int o = 0; o < n_out; ++o) {
-        double fd = (yp[o] - ym[o]) / (2 * eps), ad = J[std::size_t(o) * n_in + i];
-        INFO("d out " << o << " / d in " << i << ": AD " << ad << " FD " << fd);
-        CHECK(std::fabs(ad - fd) <= 1e-5 + 1e-4 * std::fabs(fd));
-      }
-    }
-    // step_adjoint is J^T adj_out
-    RigidStateT<double> adj_out = random_state(m, rng, 1.0, 1.0), adj_in;
-    RigidControlT<double> adj_u = m.make_control();
-    RigidModelGradT<double> adj_m = m.make_grad();
-    REQUIRE(solver.step_adjoint(m, s, u, dt, adj_out, adj_in, adj_u, adj_m).is_ok());
-    std::vector<double> ao = adj_out.joint_q;
-    ao.insert(ao.end(), adj_out.joint_qd.begin(), adj_out.joint_qd.end());
-    std::vector<double> g(std::size_t(n_in), 0.0);
-    for (int o = 0; o < n_out; ++o)
-      for (int i = 0; i < n_in; ++i) g[i] += ao[o] * J[std::size_t(o) * n_in + i];
-    std::vector<double> got = pack(m, adj_in, adj_u);
-    std::size_t k = std::size_t(m.q_count() + m.dof_count() + m.actuator_count());
-    for (int b = 0; b < m.body_count(); ++b) got[k++] = adj_m.body_mass[b];
-    for (int a = 0; a < m.actuator_count(); ++a) got[k++] = adj_m.actuator_kp[a];
-    for (int a = 0; a < m.actuator_count(); ++a) got[k++] = adj_m.actuator_kd[a];
-    got[k++] = adj_m.contact_ke;
-    got[k++] = adj_m.contact_kd;
-    got[k++] = adj_m.contact_mu;
-    double scale = 0;
-    for (double v : g) scale = std::max(scale, std::fabs(v));
-    for (int i = 0; i < n_in; ++i) {
-      INFO("input " << i << ": reverse " << got[i] << ", J^T adj_out " << g[i] << ", scale " << scale);
-      CHECK(std::fabs(got[i] - g[i]) <= 1e-12 * scale);
-    }
-    // and the dual-number path of step_adjoint agrees with the reverse pass
-    RigidSolverT<double> dual({.substeps = substeps, .dual_adjoint = true});
-    RigidStateT<double> adj_in2;
-    RigidControlT<double> adj_u2 = m.make_control();
-    RigidModelGradT<double> adj_m2 = m.make_grad();
-    REQUIRE(dual.step_adjoint(m, s, u, dt, adj_out, adj_in2, adj_u2, adj_m2).is_ok());
-    for (int i = 0; i < m.dof_count(); ++i) CHECK(std::fabs(adj_in2.joint_qd[i] - adj_in.joint_qd[i]) <= 1e-12 * scale);
-    for (int b = 0; b < m.body_count(); ++b)
-      CHECK(std::fabs(adj_m2.body_mass[b] - adj_m.body_mass[b]) <= 1e-12 * scale);
-    CHECK(std::fabs(adj_m2.contact_mu - adj_m.contact_mu) <= 1e-12 * scale);
+    // central differences with eps 1e-5; the reverse pass and the dual-number adjoint to 1e-12
+    // of the largest entry of J^T adj_out
+    check_step_gradients(m, s, u,
+                         {.dt = dt,
+                          .substeps = substeps,
+                          .fd_eps = 1e-5,
+                          .fd_abs = 1e-5,
+                          .fd_rel = 1e-4,
+                          .rev_of_largest = 1e-12,
+                          .adj_rng = &rng});
   }
 }
 

@@ -1,4 +1,5 @@
 // shared by the rigid tests: a tree with every joint type, random states, small helpers
+// (a two-body pair, axis-angle quaternions, a free body's pose)
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -67,6 +68,41 @@ inline RigidStateT<double> random_state(const RigidModelT<double>& m, std::mt199
     }
   }
   return s;
+}
+
+// two free bodies with one shape each (density 500), no ground; contact ke 2e3, kd 20, kf 50,
+// mu 0.6
+inline RigidBuilder two_bodies(const RigidShapeDesc& a, const RigidShapeDesc& b) {
+  RigidBuilder bld;
+  bld.ground = false;
+  bld.contact_ke = 2e3;
+  bld.contact_kd = 20;
+  bld.contact_kf = 50;
+  bld.contact_mu = 0.6;
+  int A = bld.add_body("a", {.type = RIGID_JOINT_FREE});
+  RigidShapeDesc sa = a;
+  sa.density = 500;
+  bld.add_shape(A, sa);
+  int B = bld.add_body("b", {.type = RIGID_JOINT_FREE});
+  RigidShapeDesc sb = b;
+  sb.density = 500;
+  bld.add_shape(B, sb);
+  return bld;
+}
+
+// the rotation by `angle` [rad] about the axis a (any length)
+inline rigid::quat<double> axis_quat(vec3<double> a, double angle) {
+  a = a / length(a);
+  double s = std::sin(angle / 2);
+  return {std::cos(angle / 2), a.x * s, a.y * s, a.z * s};
+}
+
+// free body `body` at position x with orientation r
+inline void place(const RigidModelT<double>& m, RigidStateT<double>& s, int body, const vec3<double>& x,
+                  const rigid::quat<double>& r) {
+  int at = m.joint_q_start[body];
+  double v[7] = {x.x, x.y, x.z, r.w, r.x, r.y, r.z};
+  for (int k = 0; k < 7; ++k) s.joint_q[at + k] = v[k];
 }
 
 inline RigidModelT<double> finalize(const RigidBuilder& b) {
