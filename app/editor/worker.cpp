@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <type_traits>
 
 #include "engine/cuda/cuda.h"
 #include "app/editor/robot_sim.h"
@@ -660,56 +661,34 @@ void Worker::start_optimize(const std::string& task_name, int iterations, const 
     im->ghost_paths.clear();
     im->ghost_losses.clear();
     im->opt_target = iterations > 0 ? iterations : task->optimizer.iterations;
+    // `made` (a Result), wrapped by `wrap` into the runner that `slot` holds; or the failure
+    auto start = [&](auto made, auto& slot, const std::string& prefix, auto wrap) {
+      if (!made) {
+        im->phase = OptPhase::failed;
+        im->opt_error = prefix + made.status().message();
+        return;
+      }
+      slot = wrap(std::move(*made));
+      im->opt_generation = im->generation;
+      im->phase = im->opt_target > 0 ? OptPhase::running : OptPhase::finished;
+    };
+    auto own = [](auto&& r) { return std::make_unique<std::decay_t<decltype(r)>>(std::move(r)); };
+    const std::string who = task->name + ": ";
     if (method.shac && optim::shac_applies(*im->cs, *task)) {  // windows over many copies, a critic
-      auto trainer = optim::make_shac_trainer(
-          *im->cs, *task,
-          {.envs = method.envs, .windows = im->opt_target, .seed = method.seed, .thread_count = im->thread_count()});
-      if (!trainer) {
-        im->phase = OptPhase::failed;
-        im->opt_error = trainer.status().message();
-        return;
-      }
-      im->shac_runner = std::make_unique<ShacRun>(std::move(*trainer), *task);
-      im->opt_generation = im->generation;
-      im->phase = im->opt_target > 0 ? OptPhase::running : OptPhase::finished;
-      return;
+      start(optim::make_shac_trainer(*im->cs, *task,
+                                     {.envs = method.envs,
+                                      .windows = im->opt_target,
+                                      .seed = method.seed,
+                                      .thread_count = im->thread_count()}),
+            im->shac_runner, "",  // the trainer's messages name the task
+            [&](optim::BatchShacTrainerT<float>&& t) { return std::make_unique<ShacRun>(std::move(t), *task); });
+    } else if (optim::is_coupled_task(*im->cs, *task)) {  // robots and particles acting on each other
+      start(optim::CoupledTaskRunner::create(*im->cs, *task, im->thread_count()), im->coupled_runner, who, own);
+    } else if (optim::is_robot_task(*im->cs, *task)) {  // as `adjoint optimize` does
+      start(optim::RigidTaskRunner::create(*im->cs, *task), im->rigid_runner, who, own);
+    } else {
+      start(optim::TaskRunner::create(*im->cs, *task, {.thread_count = im->thread_count()}), im->runner, who, own);
     }
-    if (optim::is_coupled_task(*im->cs, *task)) {  // robots and particles acting on each other
-      auto cr = optim::CoupledTaskRunner::create(*im->cs, *task, im->thread_count());
-      if (!cr) {
-        im->phase = OptPhase::failed;
-        im->opt_error = task->name + ": " + cr.status().message();
-        return;
-      }
-      im->coupled_runner = std::make_unique<optim::CoupledTaskRunner>(std::move(*cr));
-      im->opt_generation = im->generation;
-      im->phase = im->opt_target > 0 ? OptPhase::running : OptPhase::finished;
-      return;
-    }
-    if (optim::is_robot_task(*im->cs, *task)) {  // as `adjoint optimize` does
-      auto rr = optim::RigidTaskRunner::create(*im->cs, *task);
-      if (!rr) {
-        im->phase = OptPhase::failed;
-        im->opt_error = task->name + ": " + rr.status().message();
-        return;
-      }
-      im->rigid_runner = std::make_unique<optim::RigidTaskRunner>(std::move(*rr));
-      im->opt_generation = im->generation;
-      im->phase = im->opt_target > 0 ? OptPhase::running : OptPhase::finished;
-      return;
-    }
-    auto r = optim::TaskRunner::create(*im->cs, *task, {.thread_count = im->thread_count()});
-    if (!r) {
-      im->phase = OptPhase::failed;
-      im->opt_error = task->name + ": " + r.status().message();
-      return;
-    }
-    im->runner = std::make_unique<optim::TaskRunner>(std::move(*r));
-    im->ghost_paths.clear();
-    im->ghost_losses.clear();
-    im->opt_target = iterations > 0 ? iterations : task->optimizer.iterations;
-    im->opt_generation = im->generation;
-    im->phase = im->opt_target > 0 ? OptPhase::running : OptPhase::finished;
   });
 }
 
