@@ -1,4 +1,5 @@
 #include "app/cmd_optimize.h"
+#include "app/scene_task.h"
 
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -29,16 +30,6 @@ volatile std::sig_atomic_t g_interrupted = 0;  // signal handlers can only reach
 void on_sigint(int) {
   g_interrupted = 1;
   std::signal(SIGINT, SIG_DFL);
-}
-
-template <class S>
-Result<scene::CompiledSceneT<S>> load_and_compile(const std::string& path, scene::Scene* doc_out) {
-  auto doc = scene::load_scene(path);
-  if (!doc) return doc.status();
-  auto cs = scene::compile<S>(*doc, std::filesystem::path(path).parent_path().string());
-  if (!cs) return Status::error(path + ": " + cs.status().message());
-  if (doc_out) *doc_out = std::move(*doc);
-  return cs;
 }
 
 void progress_bar(int done, int total, double loss) {
@@ -180,14 +171,11 @@ int run_optimize_robot(const OptimizeOptions& o, const scene::Scene& doc, const 
 }  // namespace
 
 int run_optimize(const OptimizeOptions& o) {
-  scene::Scene doc;
-  auto cs = load_and_compile<float>(o.scene_path, &doc);
-  if (!cs) return std::fprintf(stderr, "%s\n", cs.status().message().c_str()), 1;
-  const scene::Task* task = doc.find_task(o.task);
-  if (!task)
-    return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(),
-                        o.task.empty() ? "the scene has no task" : ("no task named \"" + o.task + "\"").c_str()),
-           1;
+  auto loaded = load_scene_task<float>(o.scene_path, o.task);
+  if (!loaded) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 1;
+  scene::Scene& doc = loaded->doc;  // the optimized parameters are written into it
+  const scene::CompiledScene* cs = &loaded->cs;
+  const scene::Task* task = &loaded->task;
   if (optim::is_robot_task(*cs, *task)) return run_optimize_robot(o, doc, *cs, *task);
   auto runner = optim::TaskRunnerT<float>::create(*cs, *task, {.thread_count = o.threads});
   if (!runner) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), runner.status().message().c_str()), 1;
@@ -276,11 +264,11 @@ int run_optimize(const OptimizeOptions& o) {
 }
 
 int run_check_grad(const CheckGradOptions& o) {
-  scene::Scene doc;
-  auto cs = load_and_compile<double>(o.scene_path, &doc);
-  if (!cs) return std::fprintf(stderr, "%s\n", cs.status().message().c_str()), 1;
-  const scene::Task* task = doc.find_task(o.task);
-  if (!task) return std::fprintf(stderr, "%s: no such task\n", o.scene_path.c_str()), 1;
+  auto loaded = load_scene_task<double>(o.scene_path, o.task);
+  if (!loaded) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 1;
+  const scene::Scene& doc = loaded->doc;
+  const scene::CompiledSceneT<double>* cs = &loaded->cs;
+  const scene::Task* task = &loaded->task;
   Result<optim::GradCheckReport> report = Status::error("no runner");
   if (optim::is_coupled_task(*cs, *task)) {
     auto runner = optim::CoupledTaskRunnerT<double>::create(*cs, *task, o.threads);

@@ -3,24 +3,21 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 
 #include "app/cmd_optimize.h"
+#include "app/scene_task.h"
 #include "engine/optim/receding_horizon.h"
 #include "engine/optim/rigid_task.h"
-#include "engine/scene/compile.h"
-#include "engine/scene/scene_json.h"
 
 namespace adj::app {
 
 int run_receding_horizon(const OptimizeOptions& o) {
-  auto doc = scene::load_scene(o.scene_path);
-  if (!doc) return std::fprintf(stderr, "%s\n", doc.status().message().c_str()), 1;
-  auto cs = scene::compile<float>(*doc, std::filesystem::path(o.scene_path).parent_path().string());
-  if (!cs) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), cs.status().message().c_str()), 1;
-  const scene::Task* task = doc->find_task(o.task);
-  if (!task) return std::fprintf(stderr, "%s: no such task\n", o.scene_path.c_str()), 1;
+  auto loaded = load_scene_task<float>(o.scene_path, o.task);
+  if (!loaded) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 1;
+  const scene::Scene* doc = &loaded->doc;
+  const scene::CompiledScene* cs = &loaded->cs;
+  const scene::Task* task = &loaded->task;
   if (!optim::is_robot_task(*cs, *task))
     return std::fprintf(stderr, "%s: --receding-horizon plans robot actuator inputs; task '%s' has no robot\n",
                         o.scene_path.c_str(), task->name.c_str()),
