@@ -160,6 +160,34 @@ bool SceneView::has_particle_spheres() const {
   return false;
 }
 
+namespace {
+
+struct ContactMarkStyle {
+  float disc_radius, arrow_radius;
+  float largest_force;  // the colour scale's top [N]
+  float arrow_scale;    // Overlays::arrow_scale
+};
+
+// contact points as discs on their normals and forces as log-length arrows (viridis by size)
+void add_contact_marks(render::DrawList& l, const std::vector<glm::vec3>& points, const std::vector<glm::vec3>& normals,
+                       const std::vector<glm::vec3>& forces, const ContactMarkStyle& st) {
+  render::DiscDraw d;
+  d.positions = points;
+  d.normals = normals;
+  d.radius = st.disc_radius;
+  l.discs.push_back(d);
+  render::ArrowDraw a;
+  a.origins = points;
+  a.vectors = forces;
+  a.length = render::ArrowLength::log;
+  a.length_scale = st.arrow_scale;
+  a.scale = {render::Colormap::viridis, 0.0f, st.largest_force};
+  a.radius = st.arrow_radius;
+  l.arrows.push_back(a);
+}
+
+}  // namespace
+
 const render::DrawList& SceneView::build(const State& state, const Contacts* contacts,
                                          const Array<vec3<float>>* field, const Overlays& ov) {
   render::DrawList& l = list_;
@@ -268,19 +296,7 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
     contact_normals_.resize(c);
     contact_forces_.resize(c);
     vis::write_contacts(*contacts, floats(contact_points_), floats(contact_normals_), floats(contact_forces_));
-    render::DiscDraw d;
-    d.positions = contact_points_;
-    d.normals = contact_normals_;
-    d.radius = 0.015f;
-    l.discs.push_back(d);
-    render::ArrowDraw a;
-    a.origins = contact_points_;
-    a.vectors = contact_forces_;
-    a.length = render::ArrowLength::log;
-    a.length_scale = ov.arrow_scale;
-    a.scale = {render::Colormap::viridis, 0.0f, 1.0f};
-    a.radius = 0.004f;
-    l.arrows.push_back(a);
+    add_contact_marks(l, contact_points_, contact_normals_, contact_forces_, {0.015f, 0.004f, 1.0f, ov.arrow_scale});
   }
   if (ov.vectors && field && int(field->size()) == n && n > 0) {
     arrow_origins_.resize(size_t(n));
@@ -381,19 +397,8 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
         const auto& n = robot_contacts_.normal[size_t(c)];
         robot_contact_normals_[size_t(c)] = glm::vec3(n.x, n.y, n.z);
       }
-      render::DiscDraw d;
-      d.positions = robot_contact_points_;
-      d.normals = robot_contact_normals_;
-      d.radius = 0.02f;
-      l.discs.push_back(d);
-      render::ArrowDraw a;
-      a.origins = robot_contact_points_;
-      a.vectors = robot_contact_forces_;
-      a.length = render::ArrowLength::log;
-      a.length_scale = ov.arrow_scale;
-      a.scale = {render::Colormap::viridis, 0.0f, largest > 0 ? largest : 1.0f};
-      a.radius = 0.006f;
-      l.arrows.push_back(a);
+      add_contact_marks(l, robot_contact_points_, robot_contact_normals_, robot_contact_forces_,
+                        {0.02f, 0.006f, largest > 0 ? largest : 1.0f, ov.arrow_scale});
       // the forces again as lines read through the bodies they push (the arrows start inside them)
       robot_contact_lines_.clear();
       for (int c = 0; c < nc; ++c) {
