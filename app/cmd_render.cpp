@@ -20,7 +20,6 @@
 #include "engine/cuda/cuda_rollout.h"
 #include "engine/scene/scene_json.h"
 #include "engine/optim/trainer.h"
-#include "engine/rigid/rigid_solver.h"
 #include "render/context.h"
 #include "render/interop.h"
 #include "render/line_builder.h"
@@ -110,22 +109,22 @@ int run_render(const RenderOptions& opt) {
   const Model& model = cs->model;
   Solver solver({.substeps = cs->substeps});
   State a = model.make_state(), b = model.make_state();
-  Control control = model.make_control();
+  Control control = model.make_hold_control();  // PD actuators hold the initial pose
   Contacts contacts;
   int per_frame = still ? 1 : std::max(1, int(std::lround(1.0 / (o.fps * double(cs->frame_dt)))));
   if (!still && std::abs(per_frame * double(cs->frame_dt) * o.fps - 1.0) > 1e-3)
     std::printf("note: the scene's dt %.5g s does not divide 1/%d s; each video frame advances %d steps (%.4g s)\n",
                 double(cs->frame_dt), o.fps, per_frame, per_frame * double(cs->frame_dt));
-  // robots, when the scene has them: the rigid solver with zero actuator inputs
-  RigidSolverT<float> rigid_solver({.substeps = cs->substeps});
-  RigidStateT<float> ra = cs->rigid_initial, rb = cs->rigid_initial;
-  RigidControlT<float> rigid_control = cs->rigid.make_control();
   int sim_frame = 0;
   // CUDA: the particles live on the device (state 0 of a one-step rollout, restarted from
   // its end after each step); the host state `a` is downloaded only when something drawn
   // from it needs it (springs, overlays, trails)
   std::unique_ptr<CudaRollout> device_sim;
   bool host_state_needed = !cuda;
+  if (cuda && cs->has_robots())  // one physics: never particles on the GPU and bodies beside them
+    return std::fprintf(stderr, "%s: --backend cuda: the CUDA backend does not step articulated bodies yet\n",
+                        o.scene_path.c_str()),
+           1;
   if (cuda) {
     bool springs = false;
     for (const scene::ObjectRange& r : cs->objects) springs |= r.spring_end > r.spring_begin;
@@ -149,13 +148,11 @@ int run_render(const RenderOptions& opt) {
   auto advance = [&](int steps) -> bool {
     for (int k = 0; k < steps; ++k, ++sim_frame) {
       Status st = cuda ? cuda_step() : solver.step(model, a, b, control, cs->frame_dt, &contacts);
-      if (st && cs->has_robots()) st = rigid_solver.step(cs->rigid, ra, rb, rigid_control, cs->frame_dt);
       if (!st) {
         std::fprintf(stderr, "%s: frame %d: %s\n", o.scene_path.c_str(), sim_frame, st.message().c_str());
         return false;
       }
       if (!cuda) std::swap(a, b);
-      if (cs->has_robots()) std::swap(ra, rb);
     }
     return true;
   };
@@ -242,7 +239,7 @@ int run_render(const RenderOptions& opt) {
     render::DrawList list;
     auto build = [&](uint64_t frame) -> const render::DrawList& {
       if (o.contacts) compute_contacts(model, a, contacts);
-      if (cs->has_robots()) view.set_robot_state(ra);
+      if (cs->has_robots()) view.set_robot_state(a);
       if (shared) {
         if (cuda)
           shared->write_device(device_sim->device_positions(0), device_sim->stream(), gpu.loop());

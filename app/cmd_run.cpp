@@ -9,7 +9,6 @@
 
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
-#include "engine/rigid/rigid_solver.h"
 #include "engine/solver/solver.h"
 
 namespace adj::app {
@@ -37,34 +36,28 @@ int run_rollout(const RunOptions& o) {
     return 1;
   }
   const Model& model = compiled->model;
+  // the one solver: particles, bodies and their contact; PD actuators hold the initial pose
   Solver solver({.substeps = compiled->substeps, .thread_count = o.threads});
   State a = model.make_state(), b = model.make_state();
-  Control control = model.make_control();
+  Control control = model.make_hold_control();
 
   nlohmann::json frames = nlohmann::json::array();
   auto record = [&](int t, const State& s) {
     if (o.out.empty() || t % o.every != 0) return;
-    frames.push_back({{"frame", t},
-                      {"time", t * compiled->frame_dt},
-                      {"positions", vec_array(s.particle_q)},
-                      {"velocities", vec_array(s.particle_qd)}});
+    nlohmann::json f = {{"frame", t},
+                        {"time", t * compiled->frame_dt},
+                        {"positions", vec_array(s.particle_q)},
+                        {"velocities", vec_array(s.particle_qd)}};
+    if (compiled->has_robots()) {
+      f["joint_q"] = s.joint_q;
+      f["joint_qd"] = s.joint_qd;
+    }
+    frames.push_back(std::move(f));
   };
-
-  // robots step beside the particles (zero actuator inputs)
-  RigidSolverT<float> rigid_solver({.substeps = compiled->substeps});
-  RigidStateT<float> ra = compiled->rigid_initial, rb = compiled->rigid_initial;
-  RigidControlT<float> rigid_control = compiled->rigid.make_control();
 
   auto t0 = std::chrono::steady_clock::now();
   record(0, a);
   for (int t = 0; t < o.frames; ++t) {
-    if (compiled->has_robots()) {
-      if (Status st = rigid_solver.step(compiled->rigid, ra, rb, rigid_control, compiled->frame_dt); !st) {
-        std::fprintf(stderr, "%s: frame %d: %s\n", o.scene_path.c_str(), t, st.message().c_str());
-        return 1;
-      }
-      std::swap(ra, rb);
-    }
     Status st = solver.step(model, a, b, control, compiled->frame_dt);
     if (!st) {
       std::fprintf(stderr, "%s: frame %d: %s\n", o.scene_path.c_str(), t, st.message().c_str());
@@ -90,9 +83,9 @@ int run_rollout(const RunOptions& o) {
               secs > 0 ? o.frames * compiled->substeps / secs : 0.0, com.x, com.y, com.z);
 
   if (compiled->has_robots()) {
-    std::printf("robots: %d bodies; joint coordinates at the end:", compiled->rigid.body_count());
-    for (size_t i = 0; i < ra.joint_q.size() && i < 12; ++i) std::printf(" %.4f", double(ra.joint_q[i]));
-    std::printf("%s\n", ra.joint_q.size() > 12 ? " ..." : "");
+    std::printf("robots: %d bodies; joint coordinates at the end:", compiled->model.rigid.body_count());
+    for (size_t i = 0; i < a.joint_q.size() && i < 12; ++i) std::printf(" %.4f", double(a.joint_q[i]));
+    std::printf("%s\n", a.joint_q.size() > 12 ? " ..." : "");
   }
   if (!o.out.empty()) {
     nlohmann::json j = {{"scene", doc->name}, {"dt", compiled->frame_dt}, {"substeps", compiled->substeps},

@@ -151,7 +151,7 @@ Status OptimizeVideo::render_frame(render::DrawList list, int iteration, double 
 }
 
 Status OptimizeVideo::add_robot_iteration(const optim::RigidTaskRunnerT<float>& runner, int iteration, double loss) {
-  const std::vector<RigidStateT<float>>& frames = runner.frames();
+  const std::vector<StateT<float>>& frames = runner.frames();
   if (frames.empty()) return Status::error("iteration " + std::to_string(iteration) + ": no rollout to record");
   const RigidModelT<float>& model = runner.model();
   losses_.push_back(float(loss));

@@ -17,7 +17,7 @@ inline int tracked_robot_body(const scene::CompiledScene& cs, const scene::Task&
     const scene::ObjectRange* r = cs.find(l.object);
     if (!r || r->kind != scene::ObjectKind::robot || r->body_end <= r->body_begin) continue;
     for (int b = r->body_begin; b < r->body_end; ++b)
-      if (cs.rigid.body_name[size_t(b)] == l.body) return b;
+      if (cs.model.rigid.body_name[size_t(b)] == l.body) return b;
     return r->body_begin;
   }
   return -1;
@@ -25,11 +25,11 @@ inline int tracked_robot_body(const scene::CompiledScene& cs, const scene::Task&
 
 // that body's centre of mass [m] in each state (empty for body -1)
 inline std::vector<vec3<float>> robot_com_path(const RigidModelT<float>& model,
-                                               const std::vector<RigidStateT<float>>& states, int body) {
+                                               const std::vector<StateT<float>>& states, int body) {
   std::vector<vec3<float>> path;
   if (body < 0 || body >= model.body_count()) return path;
   std::vector<float> joints(size_t(model.body_count()) * kRigidJointFloats);
-  for (const RigidStateT<float>& st : states) {
+  for (const StateT<float>& st : states) {
     rigid_vis_joints(model, st, joints.data());
     const float* f = &joints[size_t(body) * kRigidJointFloats];
     path.push_back({f[6], f[7], f[8]});

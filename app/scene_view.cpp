@@ -59,7 +59,7 @@ void grow(glm::vec3& lo, glm::vec3& hi, glm::vec3 p, float r) {
 }  // namespace
 
 SceneView::SceneView(const scene::Scene& doc, const scene::CompiledScene& cs)
-    : cs_(cs), robot_state_(cs.rigid_initial) {
+    : cs_(cs), robot_state_(cs.model.make_state()) {
   const Model& m = cs.model;
   for (size_t oi = 0; oi < cs.objects.size() && oi < doc.objects.size(); ++oi) {
     const scene::ObjectRange& r = cs.objects[oi];
@@ -134,7 +134,7 @@ SceneView::SceneView(const scene::Scene& doc, const scene::CompiledScene& cs)
     }
   }
   // robots' triangle-mesh shapes: one vertex array, each shape's triangles (drawn per shape)
-  const RigidModelT<float>& rm = cs.rigid;
+  const RigidModelT<float>& rm = cs.model.rigid;
   for (const vec3<float>& v : rm.mesh_vertex) robot_mesh_vertices_.emplace_back(v.x, v.y, v.z);
   for (int k = 0; k < rm.shape_count(); ++k) {
     if (rm.shape_type[size_t(k)] != RIGID_SHAPE_MESH || size_t(k + 1) >= rm.shape_mesh_tri_start.size()) continue;
@@ -197,7 +197,7 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
   // line index lists share one 0, 1, 2, ... array: sized once here, so that no span into it
   // taken below is left dangling by a later growth (springs, centre-of-mass crosses, joint axes)
   size_t indices_needed =
-      std::max(size_t(6) * size_t(cs_.rigid.body_count()), size_t(2) * size_t(robot_contacts_.contact_count()));
+      std::max(size_t(6) * size_t(cs_.model.rigid.body_count()), size_t(2) * size_t(robot_contacts_.contact_count()));
   for (const ParticleObject& po : particle_objects_)
     indices_needed = std::max(indices_needed, size_t(2) * size_t(po.spring_end - po.spring_begin));
   if (spring_indices_.size() < indices_needed) {
@@ -317,8 +317,8 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
   }
 
   // robots: body shapes (sphere, box, capsule), centres of mass, joint axes
-  const RigidModelT<float>& rm = cs_.rigid;
-  if (cs_.has_robots() && robot_state_.joint_q.size() == cs_.rigid_initial.joint_q.size()) {
+  const RigidModelT<float>& rm = cs_.model.rigid;
+  if (cs_.has_robots() && robot_state_.joint_q.size() == cs_.model.joint_q.size()) {
     rigid_shapes_.resize(size_t(rm.shape_count()) * kRigidShapeFloats);
     rigid_joints_.resize(size_t(rm.body_count()) * kRigidJointFloats);
     rigid_vis_shapes(rm, robot_state_, rigid_shapes_.data());
@@ -577,10 +577,10 @@ void SceneView::bounds(const State& state, glm::vec3& lo, glm::vec3& hi) const {
     hi = glm::max(hi, glm::vec3(phi[0], phi[1], phi[2]));
   }
   // robots: their bodies' centres of mass, with room for the limbs
-  if (cs_.has_robots() && robot_state_.joint_q.size() == cs_.rigid_initial.joint_q.size()) {
-    std::vector<float> joints(size_t(cs_.rigid.body_count()) * kRigidJointFloats);
-    rigid_vis_joints(cs_.rigid, robot_state_, joints.data());
-    for (int b = 0; b < cs_.rigid.body_count(); ++b) {
+  if (cs_.has_robots() && robot_state_.joint_q.size() == cs_.model.joint_q.size()) {
+    std::vector<float> joints(size_t(cs_.model.rigid.body_count()) * kRigidJointFloats);
+    rigid_vis_joints(cs_.model.rigid, robot_state_, joints.data());
+    for (int b = 0; b < cs_.model.rigid.body_count(); ++b) {
       const float* f = &joints[size_t(b) * kRigidJointFloats];
       for (int k : {0, 6}) {  // joint anchor and centre of mass
         lo = glm::min(lo, glm::vec3(f[k], f[k + 1], f[k + 2]) - glm::vec3(0.2f));

@@ -60,7 +60,7 @@ class SceneView {
 
   // robots: the joint state build() draws (default: the compiled initial state), its contacts
   // (drawn with overlays.contacts; null: none) and a body drawn highlighted (-1: none)
-  void set_robot_state(const RigidStateT<float>& state) { robot_state_ = state; }
+  void set_robot_state(const StateT<float>& state) { robot_state_ = state; }
   void set_robot_contacts(const RigidContactsT<float>* contacts) {
     if (contacts) robot_contacts_ = *contacts;
     else robot_contacts_ = {};
@@ -113,7 +113,7 @@ class SceneView {
 
   // robots: shapes as instances (by render::ShapeKind), bodies' centres of mass and joint axes
   std::vector<uint32_t> body_object_;    // object id of each rigid body
-  RigidStateT<float> robot_state_;
+  StateT<float> robot_state_;
   RigidContactsT<float> robot_contacts_;
   int robot_highlight_ = -1;
   std::vector<float> rigid_shapes_, rigid_joints_, rigid_contacts_;

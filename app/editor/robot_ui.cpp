@@ -50,7 +50,7 @@ const scene::ObjectRange* robot_range(const Editor& e, int object) {
   if (!cs || object < 0 || object >= int(cs->objects.size()) || object >= int(e.doc.scene().objects.size()))
     return nullptr;
   const scene::ObjectRange& r = cs->objects[size_t(object)];
-  if (r.kind != scene::ObjectKind::robot || r.body_end > cs->rigid.body_count()) return nullptr;
+  if (r.kind != scene::ObjectKind::robot || r.body_end > cs->model.rigid.body_count()) return nullptr;
   return &r;
 }
 
@@ -59,7 +59,7 @@ int find_body(const Editor& e, int object, const std::string& name) {
   const scene::ObjectRange* r = robot_range(e, object);
   if (!r) return -1;
   for (int b = r->body_begin; b < r->body_end; ++b)
-    if (e.compiled()->rigid.body_name[size_t(b)] == name) return b;
+    if (e.compiled()->model.rigid.body_name[size_t(b)] == name) return b;
   return -1;
 }
 
@@ -154,10 +154,10 @@ void slider_range(const RigidModel& m, int b, double* lo, double* hi) {
 
 // ---- what the viewport draws
 
-const RigidState& robot_display_state(Editor& e) {
+const State& robot_display_state(Editor& e) {
   const scene::CompiledScene* cs = e.compiled();
   if (!cs) return e.robot.scrub;
-  const size_t n = cs->rigid_initial.joint_q.size();
+  const size_t n = cs->model.joint_q.size();
   const Snapshot& s = e.snap;
   // the optimized result of this very document (a pose edited since is shown as edited)
   if (e.view_settings.show_optimized && s.has_opt_final_rigid && s.opt_final_rigid.joint_q.size() == n &&
@@ -173,7 +173,9 @@ const RigidState& robot_display_state(Editor& e) {
     e.robot.scrub_frame = -1;  // the next scrub reads the worker's timeline again
   }
   if (s.generation == e.doc.revision() && s.rigid_state.joint_q.size() == n) return s.rigid_state;
-  return cs->rigid_initial;
+  e.robot.rest.joint_q = cs->model.joint_q;  // the compiled initial pose
+  e.robot.rest.joint_qd = cs->model.joint_qd;
+  return e.robot.rest;
 }
 
 const RigidContactsT<float>* robot_display_contacts(Editor& e) {
@@ -208,7 +210,7 @@ void robot_pick_body(Editor& e, int object, glm::vec2 px, glm::vec2 view) {
   const scene::ObjectRange* r = robot_range(e, object);
   if (!r) return;
   const scene::CompiledScene& cs = *e.compiled();
-  const RigidModel& m = cs.rigid;
+  const RigidModel& m = cs.model.rigid;
   std::vector<float> shapes(size_t(m.shape_count()) * kRigidShapeFloats);
   rigid_vis_shapes(m, robot_display_state(e), shapes.data());
   // screen distance from the click to a point, and to a segment (a capsule's axis)
@@ -242,7 +244,7 @@ void robot_pick_body(Editor& e, int object, glm::vec2 px, glm::vec2 view) {
 std::optional<glm::vec3> robot_body_centre(Editor& e, int object, const std::string& body) {
   const int b = find_body(e, object, body);
   if (b < 0) return std::nullopt;
-  const RigidModel& m = e.compiled()->rigid;
+  const RigidModel& m = e.compiled()->model.rigid;
   std::vector<float> joints(size_t(m.body_count()) * kRigidJointFloats);
   rigid_vis_joints(m, robot_display_state(e), joints.data());
   const float* f = &joints[size_t(b) * kRigidJointFloats];
@@ -254,7 +256,7 @@ std::optional<glm::vec3> robot_body_centre(Editor& e, int object, const std::str
 void draw_robot_tree(Editor& e, int object) {
   const scene::ObjectRange* r = robot_range(e, object);
   if (!r) return;
-  const RigidModel& m = e.compiled()->rigid;
+  const RigidModel& m = e.compiled()->model.rigid;
   const scene::Object& o = e.doc.scene().objects[size_t(object)];
   const std::vector<std::string>* joints = urdf_joint_names(e, o);
   const int selected = robot_selected_body(e);
@@ -311,7 +313,7 @@ Status robot_set_joint(Editor& e, int object, const std::string& body, double va
   if (const scene::ObjectRange* r = robot_range(e, object)) {
     int b = find_body(e, object, body);
     if (b < 0) return Status::error(o.name + ": no body named \"" + body + "\"");
-    int type = e.compiled()->rigid.joint_type[size_t(b)];
+    int type = e.compiled()->model.rigid.joint_type[size_t(b)];
     if (type != RIGID_JOINT_REVOLUTE && type != RIGID_JOINT_PRISMATIC)
       return Status::error(o.name + "." + body + ": a " + joint_type_name(type) + " joint has no slider");
     (void)r;
@@ -329,7 +331,7 @@ void draw_robot_inspector(Editor& e, int index) {
     ImGui::TextDisabled("the robot is not compiled (see Messages)");
     return;
   }
-  const RigidModel& m = e.compiled()->rigid;
+  const RigidModel& m = e.compiled()->model.rigid;
   const scene::Object o = e.doc.scene().objects[size_t(index)];  // a copy: edits replace the scene
   const bool urdf = !o.robot.urdf.empty();
   const std::vector<std::string>* joints = urdf_joint_names(e, o);
@@ -520,11 +522,11 @@ bool import_urdf(Editor& e, const std::string& path) {
   }
   // lift it so that its lowest joint, centre of mass or shape clears the ground by 5 cm
   const scene::ObjectRange& r = cs->objects.back();
-  const RigidModel& m = cs->rigid;
+  const RigidModel& m = cs->model.rigid;
   std::vector<float> joints(size_t(m.body_count()) * kRigidJointFloats),
       shapes(size_t(m.shape_count()) * kRigidShapeFloats);
-  rigid_vis_joints(m, cs->rigid_initial, joints.data());
-  rigid_vis_shapes(m, cs->rigid_initial, shapes.data());
+  rigid_vis_joints(m, cs->model.make_state(), joints.data());
+  rigid_vis_shapes(m, cs->model.make_state(), shapes.data());
   float low = 1e30f;
   for (int b = r.body_begin; b < r.body_end; ++b)
     low = std::min({low, joints[size_t(b) * kRigidJointFloats + 1], joints[size_t(b) * kRigidJointFloats + 7]});
@@ -617,8 +619,8 @@ std::optional<RobotScriptResult> robot_script_command(Editor& e, const std::vect
     int object = find_object(e, w[1]);
     int b = find_body(e, object, w[2]);
     if (b < 0) return RobotScriptResult{Status::error("expect-joint: no body \"" + w[2] + "\" in \"" + w[1] + "\"")};
-    const RigidState& s = robot_display_state(e);
-    const size_t q = size_t(e.compiled()->rigid.joint_q_start[size_t(b)]);
+    const State& s = robot_display_state(e);
+    const size_t q = size_t(e.compiled()->model.rigid.joint_q_start[size_t(b)]);
     if (q >= s.joint_q.size()) return RobotScriptResult{Status::error("expect-joint: the joint has no coordinate")};
     const double got = double(s.joint_q[q]);
     std::printf("script: %s.%s q = %.6g\n", w[1].c_str(), w[2].c_str(), got);
@@ -638,7 +640,7 @@ std::optional<RobotScriptResult> robot_script_command(Editor& e, const std::vect
   if (cmd == "expect-body") {
     if (w.size() < 2) return RobotScriptResult{Status::error("expect-body NAME|none")};
     int b = robot_selected_body(e);
-    std::string got = b < 0 ? "none" : e.compiled()->rigid.body_name[size_t(b)];
+    std::string got = b < 0 ? "none" : e.compiled()->model.rigid.body_name[size_t(b)];
     if (got == w[1]) return RobotScriptResult{Status::ok()};
     return RobotScriptResult{Status::error("expected body " + w[1] + " selected, got " + got)};
   }

@@ -24,7 +24,8 @@ struct RobotUi {
   bool urdf_dialog = false;
   std::string urdf_path_input;
   // the drawn state: a scrubbed timeline frame, cached
-  RigidState scrub;
+  State scrub;
+  State rest;  // the compiled initial joint state, when nothing newer is at hand
   int scrub_frame = -1;
   // URDF joint names by file (the compiled model keeps link names only)
   std::map<std::string, std::vector<std::string>> urdf_joints;
@@ -33,7 +34,7 @@ struct RobotUi {
 // the robots' joint state the viewport shows: the optimizer's final state ("show optimized
 // result"), the scrubbed timeline frame, the newest simulated frame, or the compiled initial
 // state until the worker has published this revision
-const RigidState& robot_display_state(Editor& e);
+const State& robot_display_state(Editor& e);
 // its contacts (null when not the newest frame)
 const RigidContactsT<float>* robot_display_contacts(Editor& e);
 // hands the view the robot state, contacts and highlighted body (viewer, before build())

@@ -22,7 +22,7 @@ class RolloutVideo {
   // the frame to show (showing() only)
   const State& state() const { return rollout_.states[frame_]; }
   // robot tasks: the robots at that frame (null for particle tasks)
-  const RigidState* rigid_state() const {
+  const State* rigid_state() const {
     return frame_ < rollout_.rigid_states.size() ? &rollout_.rigid_states[frame_] : nullptr;
   }
   // the frame was captured: the next one

@@ -16,7 +16,7 @@ ShacRun::ShacRun(optim::BatchShacTrainerT<float> trainer, scene::Task task)
 Result<optim::IterationStats> ShacRun::iterate() {
   const auto t0 = std::chrono::steady_clock::now();
   // the policy as it is, from the task's start: the loss before this window's step
-  std::vector<RigidState> frames{initial_};
+  std::vector<State> frames{initial_};
   auto cost = trainer_.evaluate([&](int, const optim::PolicyEnvT<float>& env) {
     frames.push_back(static_cast<const optim::RigidPolicyEnvT<float>&>(env).state(0));
   });

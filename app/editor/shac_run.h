@@ -19,8 +19,8 @@ class ShacRun {
 
   Result<optim::IterationStats> iterate();
   const std::vector<optim::IterationStats>& history() const { return history_; }
-  const std::vector<RigidState>& frames() const { return frames_; }  // the last episode, t = 0..horizon
-  const RigidState& final_state() const { return frames_.back(); }
+  const std::vector<State>& frames() const { return frames_; }  // the last episode, t = 0..horizon
+  const State& final_state() const { return frames_.back(); }
   const std::vector<float>& theta() const { return trainer_.weights(); }  // the policy's weights
   const std::vector<float>& grad() const { return grad_; }                // (not kept: empty)
   std::string entry_name(int i) const { return "policy[" + std::to_string(i) + "]"; }
@@ -31,8 +31,8 @@ class ShacRun {
   optim::BatchShacTrainerT<float> trainer_;
   scene::Task task_;
   std::vector<optim::IterationStats> history_;
-  RigidState initial_;
-  std::vector<RigidState> frames_;
+  State initial_;
+  std::vector<State> frames_;
   std::vector<float> grad_;
   optim::BatchShacStats last_;
 };

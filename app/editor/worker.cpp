@@ -8,7 +8,6 @@
 #include <type_traits>
 
 #include "engine/cuda/cuda.h"
-#include "app/editor/robot_sim.h"
 #include "app/editor/shac_run.h"
 #include "app/robot_path.h"
 #include "engine/optim/coupled_task.h"
@@ -34,7 +33,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr size_t k_timeline_bytes = 256u << 20;  // recorded frames for the timeline, at most
 
-size_t state_bytes(const State& s) { return std::max<size_t>(1, s.particle_q.size() * sizeof(s.particle_q[0]) * 2); }
+size_t state_bytes(const State& s) { return std::max<size_t>(1, s.bytes()); }
 
 }  // namespace
 
@@ -62,8 +61,6 @@ struct Worker::Impl {
   State cur, next;
   Control control;
   Contacts contacts;
-  RobotSim robots;                      // the rigid model, stepped beside the particles
-  std::vector<RigidState> rigid_timeline;  // frames 0.. of the robots (guarded by pub_mu)
   int frame = 0;
   bool playing = false;
   int pending_steps = 0;
@@ -110,6 +107,10 @@ struct Worker::Impl {
     backend = "cpu";
     backend_error.clear();
     if (doc.settings.backend != "cuda") return;
+    if (cs->has_robots()) {  // one physics: never particles on the GPU with bodies beside them
+      backend_error = "the CUDA backend does not step articulated bodies yet: simulating on the CPU";
+      return;
+    }
     std::string why;
     if (!cuda_available(&why)) {
       backend_error = "CUDA backend unavailable (" + why + "): simulating on the CPU";
@@ -133,12 +134,12 @@ struct Worker::Impl {
     if (!cs) return;
     cur = cs->model.make_state();
     next = cs->model.make_state();
-    robots.reset(*cs);
+    // PD actuators hold the initial pose (the pose set with the inspector's joint sliders)
+    control = cs->model.make_hold_control();
+    if (cs->has_robots()) (void)rigid_contacts(cs->model.rigid, cur, control, contacts.bodies);
     std::lock_guard lock(pub_mu);
     timeline.clear();
     timeline.push_back(cur);
-    rigid_timeline.clear();
-    if (robots.active()) rigid_timeline.push_back(robots.state());
   }
 
   int pull_particle = -1;
@@ -159,42 +160,23 @@ struct Worker::Impl {
   void step_sim() {
     if (!cs) return;
     apply_pull();
-    if (robots.active() && cs->has_particles() && !cuda_solver) {
-      // robots and particles touch each other: one coupled step (its particle-ground
-      // contacts are not reported; body contacts are)
-      contacts.clear();
-      if (Status st = robots.step_coupled(*cs, cur, next, control, thread_count()); !st) {
-        sim_error = "frame " + std::to_string(frame) + ": " + st.message();
-        playing = false;
-        pending_steps = 0;
-        return;
-      }
-    } else {
-      Status st = cuda_solver ? cuda_solver->step(cur, next, control, cs->frame_dt)
-                              : solver->step(cs->model, cur, next, control, cs->frame_dt, &contacts);
-      if (cuda_solver) contacts.clear();  // the GPU solver does not report its contacts
-      if (!st) {
-        sim_error = "frame " + std::to_string(frame) + ": " + st.message();
-        playing = false;
-        pending_steps = 0;
-        return;
-      }
-      // the robots beside the particles (the GPU solver has no coupling)
-      if (Status rs = robots.step(*cs); !rs) {  // the particles wait for the robots
-        sim_error = "frame " + std::to_string(frame) + ": robots: " + rs.message();
-        playing = false;
-        pending_steps = 0;
-        return;
-      }
+    // the one solver: particles, bodies and their contact in one step
+    Status st = cuda_solver ? cuda_solver->step(cur, next, control, cs->frame_dt)
+                            : solver->step(cs->model, cur, next, control, cs->frame_dt, &contacts);
+    if (cuda_solver) contacts.clear();  // the GPU solver does not report its contacts
+    if (!st) {
+      sim_error = "frame " + std::to_string(frame) + ": " + st.message();
+      playing = false;
+      pending_steps = 0;
+      return;
     }
     std::swap(cur, next);
+    // the body contacts of the new state (the step reports its input's)
+    if (cs->has_robots() && !cuda_solver) (void)rigid_contacts(cs->model.rigid, cur, control, contacts.bodies);
     ++frame;
     ++rate_frames;
     std::lock_guard lock(pub_mu);
-    if (timeline.size() * (state_bytes(cur) + robots.state_bytes()) < k_timeline_bytes) {
-      timeline.push_back(cur);
-      if (robots.active()) rigid_timeline.push_back(robots.state());
-    }
+    if (timeline.size() * state_bytes(cur) < k_timeline_bytes) timeline.push_back(cur);
   }
 
   void publish() {
@@ -216,8 +198,9 @@ struct Worker::Impl {
     s.recorded_frames = int(timeline.size());
     s.state = cur;
     s.contacts = contacts;
-    s.rigid_state = robots.state();
-    s.rigid_contacts = robots.contacts();
+    s.rigid_state.joint_q = cur.joint_q;
+    s.rigid_state.joint_qd = cur.joint_qd;
+    s.rigid_contacts = contacts.bodies;
     s.sim_error = sim_error;
     s.backend = backend;
     s.backend_error = backend_error;
@@ -240,8 +223,8 @@ struct Worker::Impl {
       const bool done = !coupled_runner->history().empty() && !coupled_runner->frames().empty();
       s.has_opt_final_rigid = s.has_opt_final_state = done;
       if (done) {
-        s.opt_final_rigid = coupled_runner->frames().back().rigid;
-        s.opt_final_state = coupled_runner->frames().back().particles;
+        s.opt_final_rigid = coupled_runner->frames().back();
+        s.opt_final_state = coupled_runner->frames().back();
       }
     } else if (shac_runner) {
       publish_runner(s, *shac_runner, {});
@@ -445,15 +428,13 @@ struct Worker::Impl {
         break;
       }
     if (r) {  // the measured object's centre (the soft ball pushed to its goal)
-      for (const CoupledStateT<float>& f : frames) {
+      for (const State& f : frames) {
         vec3<float> c{};
-        for (int i = r->particle_begin; i < r->particle_end; ++i) c += f.particles.particle_q[size_t(i)];
+        for (int i = r->particle_begin; i < r->particle_end; ++i) c += f.particle_q[size_t(i)];
         path.push_back(c / float(r->particle_end - r->particle_begin));
       }
     } else if (body >= 0) {
-      std::vector<RigidState> rigid;
-      for (const CoupledStateT<float>& f : frames) rigid.push_back(f.rigid);
-      path = app::robot_com_path(cs->rigid, rigid, body);
+      path = app::robot_com_path(cs->model.rigid, frames, body);
     }
     return path;
   }
@@ -477,16 +458,16 @@ struct Worker::Impl {
   void optimize_once() {
     if (coupled_runner) {
       robot_iteration(
-          *coupled_runner, [&] { return coupled_path(); }, [](const CoupledStateT<float>& f) { return f.rigid; },
-          [](const CoupledStateT<float>& f) { return f.particles; });
+          *coupled_runner, [&] { return coupled_path(); }, [](const State& f) { return f; },
+          [](const State& f) { return f; });
       return;
     }
     if (rigid_runner || shac_runner) {
       const State particles = cs->model.make_state();  // robot tasks do not step particles
-      auto same = [](const RigidState& r) { return r; };
-      auto initial = [&](const RigidState&) { return particles; };
+      auto same = [](const State& r) { return r; };
+      auto initial = [&](const State&) { return particles; };
       if (shac_runner)
-        robot_iteration(*shac_runner, [&] { return robot_path(*shac_runner, cs->rigid); }, same, initial);
+        robot_iteration(*shac_runner, [&] { return robot_path(*shac_runner, cs->model.rigid); }, same, initial);
       else
         robot_iteration(
             *rigid_runner, [&] { return robot_path(*rigid_runner, rigid_runner->model()); }, same, initial);
@@ -607,13 +588,15 @@ void Worker::set_scene(const scene::Scene& doc, const scene::CompiledScene& comp
                        uint64_t generation, bool restart) {
   auto cs = std::make_shared<scene::CompiledScene>(compiled);
   impl_->post([im = impl_.get(), doc, cs, base_dir, generation, restart] {
-    const bool keep = !restart && im->cs && im->cs->model.particle_count() == cs->model.particle_count();
+    const bool keep = !restart && im->cs && im->cs->model.particle_count() == cs->model.particle_count() &&
+                      im->cs->model.rigid.q_count() == cs->model.rigid.q_count() &&
+                      im->cs->model.rigid.dof_count() == cs->model.rigid.dof_count();
     im->doc = doc;
     im->base_dir = base_dir;
     im->cs = std::make_unique<scene::CompiledScene>(std::move(*cs));
     im->generation = generation;
     im->solver = std::make_unique<Solver>(SolverOptions{.substeps = im->cs->substeps, .thread_count = im->thread_count()});
-    im->control = im->cs->model.make_control();
+    im->control = im->cs->model.make_hold_control();
     im->select_backend();
     if (!keep) im->reset_sim();
   });
@@ -763,10 +746,11 @@ bool Worker::recorded_state(int frame, State& out) const {
   return true;
 }
 
-bool Worker::recorded_rigid_state(int frame, RigidState& out) const {
+bool Worker::recorded_rigid_state(int frame, State& out) const {
   std::lock_guard lock(impl_->pub_mu);
-  if (frame < 0 || frame >= int(impl_->rigid_timeline.size())) return false;
-  out = impl_->rigid_timeline[size_t(frame)];
+  if (frame < 0 || frame >= int(impl_->timeline.size()) || impl_->timeline[size_t(frame)].joint_q.empty()) return false;
+  out.joint_q = impl_->timeline[size_t(frame)].joint_q;
+  out.joint_qd = impl_->timeline[size_t(frame)].joint_qd;
   return true;
 }
 

@@ -8,7 +8,7 @@ namespace adj {
 
 template <class S>
 RolloutT<S>::RolloutT(const ModelT<S>& model, RolloutOptions<S> options)
-    : model_(&model), options_(options), solver_(SolverOptions{options.substeps, options.thread_count, true}) {
+    : model_(&model), options_(options), solver_(SolverOptions{options.substeps, options.thread_count, true, options.body_param_grads}) {
   options_.steps = std::max(1, options_.steps);
   k_ = options_.checkpoint_every > 0 ? options_.checkpoint_every
                                      : int(std::ceil(std::sqrt(double(options_.steps))));
@@ -34,12 +34,13 @@ Status RolloutT<S>::forward(const StateT<S>& initial, const std::vector<ControlT
   forward_done_ = false;
   failed_step_ = -1;
   peak_bytes_ = 0;
-  if (initial.particle_count() != model_->particle_count())
+  if (initial.particle_count() != model_->particle_count() || initial.q_count() != model_->rigid.q_count() ||
+      initial.dof_count() != model_->rigid.dof_count())
     return Status::error("rollout: initial state does not match the model");
   if (!controls.empty() && controls.size() != 1 && int(controls.size()) != T)
     return Status::error("rollout: expected 0, 1 or " + std::to_string(T) + " controls, got " +
                          std::to_string(controls.size()));
-  Status st = check_state_finite(initial, "initial state");
+  Status st = check_state_finite(*model_, initial, "initial state");
   if (!st) {
     failed_step_ = 0;
     return Status::error("rollout forward, step 0: " + st.message());
@@ -72,6 +73,8 @@ static S state_norm(const StateT<S>& s) {
   double sum = 0;
   for (const auto& v : s.particle_q) sum += double(dot(v, v));
   for (const auto& v : s.particle_qd) sum += double(dot(v, v));
+  for (S v : s.joint_q) sum += double(v) * double(v);
+  for (S v : s.joint_qd) sum += double(v) * double(v);
   return S(std::sqrt(sum));
 }
 
@@ -93,7 +96,7 @@ Status RolloutT<S>::backward(const Seed& seed) {
   StateT<S> adj = m.make_state(), adj_prev;
   adj.zero();
   if (seed) seed(T, final_, adj);
-  Status st = check_state_finite(adj, "loss gradient");
+  Status st = check_state_finite(m, adj, "loss gradient");
   if (!st) {
     failed_step_ = T;
     return Status::error("rollout backward, step " + std::to_string(T) + ": " + st.message());
@@ -120,7 +123,7 @@ Status RolloutT<S>::backward(const Seed& seed) {
       }
       std::swap(adj, adj_prev);
       if (seed) seed(t, segment[t - a], adj);
-      st = check_state_finite(adj, "loss gradient");
+      st = check_state_finite(m, adj, "loss gradient");
       if (!st) {
         failed_step_ = t;
         return Status::error("rollout backward, step " + std::to_string(t) + ": " + st.message());

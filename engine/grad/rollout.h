@@ -1,6 +1,8 @@
-// Rollout: runs T steps, keeps checkpoints every K steps (K = 1 keeps all states) and runs
-// the backward pass, recomputing each segment from its checkpoint. Returns gradients with
-// respect to the initial state, every per-step Control and the model parameters.
+// Rollout: runs T steps of the one solver (particles, bodies, or both), keeps checkpoints
+// every K steps (K = 1 keeps all states) and runs the backward pass, recomputing each segment
+// from its checkpoint. Returns gradients with respect to the initial state, every per-step
+// Control and the model parameters. A non-finite state or adjoint stops a pass with a message
+// naming the step and the element (particle, or joint and body) and sets failed_step().
 #pragma once
 
 #include <cstddef>
@@ -22,6 +24,7 @@ struct RolloutOptions {
   int thread_count = 0;        // OpenMP threads, 0 = default
   bool control_grads = true;   // keep dL/dControl for every step (T controls of memory)
   bool record_contacts = false;  // keep the contacts of every step (for drawing)
+  bool body_param_grads = true;  // also dL/d body parameters (SolverOptions::body_param_grads)
 };
 
 template <class S>

@@ -1,12 +1,16 @@
-// Model (static topology and parameters), State (what changes each step), Control (the
-// inputs of a step), ModelGrad (gradients of model parameters) and Contacts (for drawing).
-// Structure of arrays; every array lists its meaning, unit and length.
+// Model (static topology and parameters of one world: particles, elements, colliders and the
+// articulated bodies), ModelGrad (gradients of model parameters) and Contacts (for drawing);
+// State and Control in engine/model/state.h. Structure of arrays; every array lists its
+// meaning, unit and length. A scene without robots has an empty `rigid` part; one without
+// particles has empty particle arrays: a stage with nothing to do costs nothing.
 #pragma once
 
 #include <cstddef>
 
 #include "engine/core/array.h"
 #include "engine/core/math.h"
+#include "engine/model/state.h"
+#include "engine/rigid/rigid_model.h"
 
 namespace adj {
 
@@ -20,25 +24,6 @@ enum ShapeType : int {
 };
 
 template <class S>
-struct StateT {
-  Array<vec3<S>> particle_q;   // positions [m], (particle_count)
-  Array<vec3<S>> particle_qd;  // velocities [m/s], (particle_count)
-
-  int particle_count() const { return int(particle_q.size()); }
-  std::size_t bytes() const { return (particle_q.size() + particle_qd.size()) * sizeof(vec3<S>); }
-  void zero();
-};
-
-template <class S>
-struct ControlT {
-  Array<vec3<S>> particle_f;  // external forces [N], (particle_count)
-  Array<S> spring_act;        // actuation: rest length scaled by (1 + act), (spring_count)
-  Array<S> tet_act;           // muscle activation added to the volume term, (tet_count)
-
-  void zero();
-};
-
-template <class S>
 struct ModelGradT {
   Array<S> particle_mass;  // dL/dmass, (particle_count)
   Array<S> spring_ke;      // dL/dke, (spring_count)
@@ -49,6 +34,7 @@ struct ModelGradT {
   S contact_ke = 0;        // dL/dcontact stiffness
   S contact_kd = 0;        // dL/dcontact damping
   S contact_mu = 0;        // dL/dfriction coefficient
+  RigidModelGradT<S> rigid;  // the articulated bodies' parameters (masses, gains, their contact)
 
   void zero();
 };
@@ -61,6 +47,10 @@ struct ContactsT {
   Array<vec3<S>> force;   // force on the particle [N], (contact_count)
   Array<int> particle;    // particle index, (contact_count)
   Array<int> other;       // shape index, or -1 - particle index for particle pairs, (contact_count)
+  // the articulated bodies' contacts and joint forces (against the ground, colliders and each
+  // other), and the body-particle contacts; empty without robots
+  RigidContactsT<S> bodies;
+  rigid::CouplingContactsT<S> body_particle;
 
   int contact_count() const { return int(point.size()); }
   void clear();
@@ -132,7 +122,14 @@ struct ModelT {
   Array<int> exclude_start;    // (particle_count + 1)
   Array<int> exclude_list;     // particle indices
 
+  // articulated bodies: joints, bodies, body shapes, actuators and their contact parameters
+  // (engine/rigid/rigid_model.h), with the initial joint state; empty without robots
+  RigidModelT<S> rigid;
+  Array<S> joint_q;            // initial generalized positions, (rigid.q_count())
+  Array<S> joint_qd;           // initial generalized velocities, (rigid.dof_count())
+
   int particle_count() const { return int(particle_q.size()); }
+  int body_count() const { return rigid.body_count(); }
   int spring_count() const { return int(spring_indices.size()); }
   int tri_count() const { return int(tri_indices.size()); }
   int edge_count() const { return int(edge_indices.size()); }
@@ -145,14 +142,15 @@ struct ModelT {
   int tet_slot() const { return edge_slot() + 4 * edge_count(); }
   int slot_count() const { return tet_slot() + 4 * tet_count(); }
 
-  StateT<S> make_state() const;      // initial positions and velocities
+  StateT<S> make_state() const;      // initial positions and velocities (particles and joints)
   ControlT<S> make_control() const;  // zero inputs
+  // inputs that hold the initial pose: PD targets at the initial revolute/prismatic joint
+  // coordinates, everything else zero (what `adjoint run`, `render` and the editor play with)
+  ControlT<S> make_hold_control() const;
   ModelGradT<S> make_grad() const;   // zero gradients
 };
 
 using Model = ModelT<float>;
-using State = StateT<float>;
-using Control = ControlT<float>;
 using ModelGrad = ModelGradT<float>;
 using Contacts = ContactsT<float>;
 

@@ -55,18 +55,16 @@ Result<CoupledTaskRunnerT<S>> CoupledTaskRunnerT<S>::create(const scene::Compile
     r.blocks_.push_back(b);
   }
   r.optimizer_ = OptimizerT<S>(os, r.rparams_.size() + r.pparams_.size());
-  r.rbase_ = cs.rigid;
-  r.rmodel_ = std::make_unique<RigidModelT<S>>(cs.rigid);
-  r.pmodel_ = std::make_unique<ModelT<S>>(cs.model);
-  if (r.rloss_) r.rloss_->bind(r.rmodel_.get());
-  r.rinitial_base_ = cs.rigid_initial;
-  CoupledRolloutOptions<S> ro;
+  r.rbase_ = cs.model.rigid;
+  r.model_ = std::make_unique<ModelT<S>>(cs.model);
+  if (r.rloss_) r.rloss_->bind(&r.model_->rigid);
+  RolloutOptions<S> ro;
   ro.steps = task.horizon;
   ro.dt = cs.frame_dt;
   ro.substeps = cs.substeps;
   ro.checkpoint_every = task.checkpoint_every;
   ro.thread_count = thread_count;
-  r.rollout_ = std::make_unique<CoupledRolloutT<S>>(*r.pmodel_, *r.rmodel_, ro);
+  r.rollout_ = std::make_unique<RolloutT<S>>(*r.model_, ro);
   std::vector<S> tr = r.rparams_.initial(cs), tp = r.pparams_.initial(cs);
   r.theta_ = tr;
   r.theta_.insert(r.theta_.end(), tp.begin(), tp.end());
@@ -109,26 +107,26 @@ Result<S> CoupledTaskRunnerT<S>::evaluate(const std::vector<S>& theta, std::vect
   std::vector<S> tr, tp;
   split(theta, tr, tp);
   // both sides' parameters into the models, the initial states and the controls
-  initial_.rigid = rinitial_base_;
-  std::vector<RigidControlT<S>> rc;
-  rparams_.apply(tr, rbase_, *rmodel_, initial_.rigid, rc);
+  // (the particle side first: it starts from the model's initial state, joints included)
   std::vector<ControlT<S>> pc;
-  pparams_.apply(tp, *pmodel_, initial_.particles, pc);
+  pparams_.apply(tp, *model_, initial_, pc);
+  std::vector<ControlT<S>> rc;
+  rparams_.apply(tr, rbase_, model_->rigid, initial_, rc);
   const int T = task_.horizon;
   controls_.clear();
   if (!rc.empty() || !pc.empty()) {
-    controls_.assign(std::size_t(T), CoupledControlT<S>{pmodel_->make_control(), rmodel_->make_control()});
+    controls_.assign(std::size_t(T), model_->make_control());
     for (int t = 0; t < T; ++t) {
-      if (!rc.empty()) controls_[t].rigid = rc[std::size_t(t)];
-      if (!pc.empty()) controls_[t].particles = pc[std::size_t(t)];
+      if (!pc.empty()) controls_[t] = pc[std::size_t(t)];
+      if (!rc.empty()) controls_[t].joint_act = rc[std::size_t(t)].joint_act;
     }
   }
   if (rloss_) rloss_->begin();
   if (ploss_) ploss_->begin();
-  frames_.assign(std::size_t(T + 1), CoupledStateT<S>{});
-  Status st = rollout_->forward(initial_, controls_, [&](int t, const CoupledStateT<S>& s) {
-    if (rloss_) rloss_->observe(t, s.rigid);
-    if (ploss_) ploss_->observe(t, s.particles);
+  frames_.assign(std::size_t(T + 1), StateT<S>{});
+  Status st = rollout_->forward(initial_, controls_, [&](int t, const StateT<S>& s) {
+    if (rloss_) rloss_->observe(t, s);
+    if (ploss_) ploss_->observe(t, s);
     frames_[std::size_t(t)] = s;
   });
   if (!st) return Status::error(where + st.message());
@@ -137,21 +135,15 @@ Result<S> CoupledTaskRunnerT<S>::evaluate(const std::vector<S>& theta, std::vect
   if (ploss_) value += ploss_->value(tp);
   if (!std::isfinite(double(value))) return Status::error(where + "the loss is not finite");
   if (!grad) return value;
-  st = rollout_->backward([&](int t, const CoupledStateT<S>& s, CoupledStateT<S>& adj) {
-    if (rloss_) rloss_->seed(t, s.rigid, adj.rigid);
-    if (ploss_) ploss_->seed(t, adj.particles);
+  st = rollout_->backward([&](int t, const StateT<S>& s, StateT<S>& adj) {
+    if (rloss_) rloss_->seed(t, s, adj);
+    if (ploss_) ploss_->seed(t, adj);
   });
   if (!st) return Status::error(where + st.message());
-  std::vector<RigidControlT<S>> grc;
-  std::vector<ControlT<S>> gpc;
-  for (const CoupledControlT<S>& g : rollout_->grad_controls()) {
-    grc.push_back(g.rigid);
-    gpc.push_back(g.particles);
-  }
   std::vector<S> gr, gp;
-  const CoupledStateT<S>& gi = rollout_->grad_initial();
-  rparams_.gather(gi.rigid, grc, rollout_->grad_model().rigid, gr);
-  pparams_.gather(gi.particles, gpc, rollout_->grad_model().particles, gp);
+  const StateT<S>& gi = rollout_->grad_initial();
+  rparams_.gather(gi, rollout_->grad_controls(), rollout_->grad_model().rigid, gr);
+  pparams_.gather(gi, rollout_->grad_controls(), rollout_->grad_model(), gp);
   if (rloss_) rloss_->add_effort(tr, gr);
   if (ploss_) ploss_->add_effort(tp, gp);
   grad->assign(gr.begin(), gr.end());

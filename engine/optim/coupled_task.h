@@ -1,5 +1,5 @@
 // CoupledTaskRunner: a task on a scene with robots AND particles (cloth, soft bodies, particle
-// objects), stepped together with two-way contact (engine/rigid/coupled_rollout.h), with the
+// objects), stepped together with two-way contact by the one solver (engine/solver/solver.h), with the
 // TaskRunner API (evaluate / iterate / check_grad). theta = the robot parameters
 // (RigidParametersT: actuator_control, joint_q/qd, gains, masses, contact_*) followed by the
 // particle parameters (ParametersT: initial_position/velocity, control_force, ...); the loss
@@ -27,7 +27,7 @@
 #include "engine/optim/rigid_loss.h"
 #include "engine/optim/rigid_parameters.h"
 #include "engine/optim/trainer.h"
-#include "engine/rigid/coupled_rollout.h"
+#include "engine/grad/rollout.h"
 
 namespace adj::optim {
 
@@ -54,7 +54,7 @@ class CoupledTaskRunnerT {
   void set_theta(std::vector<S> theta);
   const std::vector<S>& grad() const { return grad_; }
   // the states of the last evaluate(), t = 0..horizon
-  const std::vector<CoupledStateT<S>>& frames() const { return frames_; }
+  const std::vector<StateT<S>>& frames() const { return frames_; }
   const std::vector<IterationStats>& history() const { return history_; }
   // every block of theta (the particle blocks' offsets moved past the robot ones)
   const std::vector<ParamBlock>& blocks() const { return blocks_; }
@@ -73,14 +73,12 @@ class CoupledTaskRunnerT {
   OptimizerT<S> optimizer_;
   std::vector<ParamBlock> blocks_;
   RigidModelT<S> rbase_;
-  std::unique_ptr<RigidModelT<S>> rmodel_;
-  std::unique_ptr<ModelT<S>> pmodel_;
-  std::unique_ptr<CoupledRolloutT<S>> rollout_;
-  RigidStateT<S> rinitial_base_;
-  CoupledStateT<S> initial_;
-  std::vector<CoupledControlT<S>> controls_;
+  std::unique_ptr<ModelT<S>> model_;  // the scene's model with theta applied
+  std::unique_ptr<RolloutT<S>> rollout_;
+  StateT<S> initial_;
+  std::vector<ControlT<S>> controls_;
   std::vector<S> theta_, grad_;
-  std::vector<CoupledStateT<S>> frames_;
+  std::vector<StateT<S>> frames_;
   std::vector<IterationStats> history_;
 };
 

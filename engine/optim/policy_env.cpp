@@ -43,8 +43,8 @@ Result<std::unique_ptr<RigidPolicyEnvT<S>>> RigidPolicyEnvT<S>::create(const sce
   if (!params) return params.status();
   Result<RigidLossT<S>> loss = RigidLossT<S>::create(cs, one, params.value());
   if (!loss) return loss.status();
-  env->model_ = cs.rigid;
-  env->initial_ = cs.rigid_initial;
+  env->model_ = cs.model.rigid;
+  env->initial_ = cs.model.make_state();
   env->options_ = options;
   env->dt_ = cs.frame_dt;
   env->horizon_ = task.horizon;
@@ -136,10 +136,10 @@ Status RigidPolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_acti
   if (c.back < 1) return Status::error("env " + std::to_string(i) + ": backward past the recorded frames");
   const int k = c.back - 1;
   const Frame& f = c.tape[k];
-  const RigidStateT<S>& out = k + 1 == int(c.tape.size()) ? c.state : c.tape[k + 1].in;
+  const StateT<S>& out = k + 1 == int(c.tape.size()) ? c.state : c.tape[k + 1].in;
   // the frame's cost reads (in, out): d_cost x its gradient, on out before the step adjoint
   // and on in after it
-  auto add_seed = [&](int t, const RigidStateT<S>& s, RigidStateT<S>& adj) {
+  auto add_seed = [&](int t, const StateT<S>& s, StateT<S>& adj) {
     c.seed.joint_q.assign(s.joint_q.size(), S(0));
     c.seed.joint_qd.assign(s.joint_qd.size(), S(0));
     c.loss.seed(t, s, c.seed);
@@ -147,7 +147,7 @@ Status RigidPolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_acti
     for (int d = 0; d < s.dof_count(); ++d) adj.joint_qd[d] += d_cost * c.seed.joint_qd[d];
   };
   if (d_cost != S(0)) add_seed(1, out, c.adj);
-  std::fill(c.grad_control.act.begin(), c.grad_control.act.end(), S(0));
+  std::fill(c.grad_control.joint_act.begin(), c.grad_control.joint_act.end(), S(0));
   Status st = c.solver.step_adjoint(model_, f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control, c.grad_model);
   if (!st)
     return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame - int(c.tape.size()) + k) +

@@ -99,28 +99,28 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
   void add_observation_adjoint(int i, const std::vector<S>& d_obs) override;
   Status backward_step(int i, S d_cost, std::vector<S>& d_action) override;
 
-  const RigidStateT<S>& state(int i) const { return copies_[i].state; }
+  const StateT<S>& state(int i) const { return copies_[i].state; }
   const RigidModelT<S>& model() const { return model_; }
   const RigidPolicyT<S>& policy() const { return policy_; }
 
  private:
   struct Frame {
-    RigidStateT<S> in;
-    RigidControlT<S> control;
+    StateT<S> in;
+    ControlT<S> control;
   };
   struct Copy {
-    RigidStateT<S> state, adj, adj_in, seed;
+    StateT<S> state, adj, adj_in, seed;
     std::vector<Frame> tape;
     RigidSolverT<S> solver;
     RigidLossT<S> loss;  // the one-frame loss (its observed frames are per copy)
-    RigidControlT<S> grad_control;
+    ControlT<S> grad_control;
     RigidModelGradT<S> grad_model;
     int frame = 0;
     int back = 0;  // backward: frames of the tape not yet reversed
   };
 
   RigidModelT<S> model_;
-  RigidStateT<S> initial_;
+  StateT<S> initial_;
   RigidPolicyT<S> policy_;
   RigidEnvOptions options_;
   std::vector<Copy> copies_;

@@ -95,7 +95,7 @@ scene::Task RecedingHorizonT<S>::window_task(int frame) const {
 
 template <class S>
 Result<RecedingHorizonReport<S>> RecedingHorizonT<S>::run(
-    const std::function<void(int frame, RigidStateT<S>& state)>& disturb) {
+    const std::function<void(int frame, StateT<S>& state)>& disturb) {
   const auto t0 = std::chrono::steady_clock::now();
   const scene::CompiledSceneT<S>& cs = *cs_;
   const int T = task_.horizon;
@@ -106,13 +106,13 @@ Result<RecedingHorizonReport<S>> RecedingHorizonT<S>::run(
   if (!full_params) return full_params.status();
   auto full_loss = RigidLossT<S>::create(cs, task_, *full_params);
   if (!full_loss) return full_loss.status();
-  full_loss->bind(&cs.rigid);
+  full_loss->bind(&cs.model.rigid);
   const std::vector<const ParamBlock*> full_blocks = input_blocks(full_params->blocks());
 
   RecedingHorizonReport<S> report;
   report.theta = full_params->initial(cs);
   RigidSolverT<S> solver({.substeps = cs.substeps});
-  RigidStateT<S> state = cs.rigid_initial, next = state;
+  StateT<S> state = cs.model.make_state(), next = state;
   report.states.push_back(state);
 
   scene::CompiledSceneT<S> sub = cs;  // the plans start from the real state
@@ -120,10 +120,11 @@ Result<RecedingHorizonReport<S>> RecedingHorizonT<S>::run(
   std::vector<ParamBlock> plan_blocks;
   int shift = 0;                      // frames of that plan applied since
   RigidModelT<S> plan_model;
-  RigidStateT<S> plan_initial;
-  std::vector<RigidControlT<S>> controls;
+  StateT<S> plan_initial;
+  std::vector<ControlT<S>> controls;
   for (int f = 0; f < T;) {
-    sub.rigid_initial = state;
+    sub.model.joint_q = state.joint_q;
+    sub.model.joint_qd = state.joint_qd;
     auto runner = RigidTaskRunnerT<S>::create(sub, window_task(f));
     if (!runner) return Status::error(where + ", frame " + std::to_string(f) + ": " + runner.status().message());
     const std::vector<const ParamBlock*> blocks = input_blocks(runner->parameters().blocks());
@@ -138,14 +139,14 @@ Result<RecedingHorizonReport<S>> RecedingHorizonT<S>::run(
         return Status::error(where + ", frame " + std::to_string(f) + ": " + it.status().message());
 
     // apply the plan's first frames to the real system (apply() edits a copy of the model)
-    plan_model = cs.rigid;
+    plan_model = cs.model.rigid;
     plan_initial = state;
-    runner->parameters().apply(runner->theta(), cs.rigid, plan_model, plan_initial, controls);
+    runner->parameters().apply(runner->theta(), cs.model.rigid, plan_model, plan_initial, controls);
     const int n = std::min(options_.execute, T - f);
     for (int e = 0; e < n; ++e) {
       if (disturb) disturb(f + e, state);
-      const RigidControlT<S>& c = controls[std::min(size_t(e), controls.size() - 1)];
-      if (Status st = solver.step(cs.rigid, state, next, c, cs.frame_dt); !st)
+      const ControlT<S>& c = controls[std::min(size_t(e), controls.size() - 1)];
+      if (Status st = solver.step(cs.model.rigid, state, next, c, cs.frame_dt); !st)
         return Status::error(where + ", frame " + std::to_string(f + e) + ": " + st.message());
       std::swap(state, next);
       report.states.push_back(state);

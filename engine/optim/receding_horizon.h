@@ -7,7 +7,7 @@
 // still ahead counts, at the window's end (the robot heads for the next waypoint).
 //
 //   auto mpc = optim::RecedingHorizonT<float>::create(cs, task, {.window = 30, .iterations = 8});
-//   auto report = mpc->run([](int frame, RigidState& s) { /* optional disturbance */ });
+//   auto report = mpc->run([](int frame, State& s) { /* optional disturbance */ });
 //   report->loss;    // the whole task's loss on the trajectory that was really flown
 //
 // Needs actuator_control parameters (the plan); other parameter kinds are not re-planned.
@@ -30,7 +30,7 @@ struct RecedingHorizonOptions {
 
 template <class S>
 struct RecedingHorizonReport {
-  std::vector<RigidStateT<S>> states;  // the real trajectory, frames 0..horizon
+  std::vector<StateT<S>> states;  // the real trajectory, frames 0..horizon
   std::vector<S> theta;                // the inputs applied, as the whole task's parameters
   double loss = 0;                     // the whole task's loss on that trajectory
   int replans = 0;
@@ -46,7 +46,7 @@ class RecedingHorizonT {
 
   // the whole horizon; disturb (optional) may change the real state before each frame is
   // stepped (a push, a gust): the plans only ever see the state as it is
-  Result<RecedingHorizonReport<S>> run(const std::function<void(int frame, RigidStateT<S>& state)>& disturb = {});
+  Result<RecedingHorizonReport<S>> run(const std::function<void(int frame, StateT<S>& state)>& disturb = {});
 
   const RecedingHorizonOptions& options() const { return options_; }
 

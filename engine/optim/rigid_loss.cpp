@@ -73,7 +73,7 @@ template <class S>
 Result<RigidLossT<S>> RigidLossT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
                                             const RigidParametersT<S>& params) {
   RigidLossT loss;
-  const RigidModelT<S>& m = cs.rigid;
+  const RigidModelT<S>& m = cs.model.rigid;
   const std::string where = "task '" + task.name + "'";
   for (size_t i = 0; i < task.loss.size(); ++i) {
     const scene::LossTerm& l = task.loss[i];
@@ -159,7 +159,7 @@ Result<RigidLossT<S>> RigidLossT<S>::create(const scene::CompiledSceneT<S>& cs, 
     loss.terms_.push_back(t);
   }
   if (loss.terms_.empty()) return Status::error(where + ": no loss terms");
-  loss.model_ = &cs.rigid;
+  loss.model_ = &cs.model.rigid;
   return loss;
 }
 
@@ -198,7 +198,7 @@ void RigidLossT<S>::begin() {
 }
 
 template <class S>
-void RigidLossT<S>::observe(int t, const RigidStateT<S>& s) {
+void RigidLossT<S>::observe(int t, const StateT<S>& s) {
   if (int(q_.size()) <= t) q_.resize(t + 1), qd_.resize(t + 1);
   q_[t] = s.joint_q;
   qd_[t] = s.joint_qd;
@@ -255,7 +255,7 @@ S RigidLossT<S>::value(const std::vector<S>& theta) {
 }
 
 template <class S>
-void RigidLossT<S>::seed(int f, const RigidStateT<S>& s, RigidStateT<S>& adj) const {
+void RigidLossT<S>::seed(int f, const StateT<S>& s, StateT<S>& adj) const {
   std::vector<vec3<S>> jac;
   for (const Term& t : terms_) {
     switch (t.kind) {

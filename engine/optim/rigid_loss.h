@@ -50,12 +50,12 @@ class RigidLossT {
                                    const RigidParametersT<S>& params);
 
   void begin();
-  void observe(int t, const RigidStateT<S>& state);
+  void observe(int t, const StateT<S>& state);
   S value(const std::vector<S>& theta);
   const std::vector<S>& term_values() const { return term_values_; }
-  void seed(int t, const RigidStateT<S>& state, RigidStateT<S>& adj) const;
+  void seed(int t, const StateT<S>& state, StateT<S>& adj) const;
   void add_effort(const std::vector<S>& theta, std::vector<S>& grad) const;
-  // the model the terms evaluate kinematics on (create() binds cs.rigid; the runner binds its
+  // the model the terms evaluate kinematics on (create() binds cs.model.rigid; the runner binds its
   // copy with theta applied, so body masses and placements match the rollout)
   void bind(const RigidModelT<S>* model) { model_ = model; }
 

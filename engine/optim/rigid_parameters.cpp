@@ -26,7 +26,7 @@ Result<RigidParametersT<S>> RigidParametersT<S>::create(const scene::CompiledSce
                                                         int policy_size) {
   RigidParametersT p;
   p.horizon_ = task.horizon;
-  const RigidModelT<S>& m = cs.rigid;
+  const RigidModelT<S>& m = cs.model.rigid;
   const std::string where = "task '" + task.name + "'";
   for (size_t i = 0; i < task.parameters.size(); ++i) {
     const scene::ParamSpec& spec = task.parameters[i];
@@ -130,16 +130,16 @@ Result<RigidParametersT<S>> RigidParametersT<S>::create(const scene::CompiledSce
 template <class S>
 std::vector<S> RigidParametersT<S>::initial(const scene::CompiledSceneT<S>& cs) const {
   std::vector<S> theta(size_, S(0));
-  const RigidModelT<S>& m = cs.rigid;
+  const RigidModelT<S>& m = cs.model.rigid;
   for (const ParamBlock& b : blocks_)
     for (int e = 0; e < b.elements && b.kind != ParamKind::policy; ++e) {
       S v = S(0);
       switch (b.kind) {
         case ParamKind::joint_q:
-          v = cs.rigid_initial.joint_q[b.index[e]];
+          v = cs.model.joint_q[b.index[e]];
           break;
         case ParamKind::joint_qd:
-          v = cs.rigid_initial.joint_qd[b.index[e]];
+          v = cs.model.joint_qd[b.index[e]];
           break;
         case ParamKind::actuator_kp:
           v = m.actuator_kp[b.index[e]];
@@ -171,7 +171,7 @@ std::vector<S> RigidParametersT<S>::initial(const scene::CompiledSceneT<S>& cs) 
     for (int e = 0; e < b.elements; ++e) {
       int a = b.index[e];
       if (m.actuator_type[a] != RIGID_ACTUATOR_PD) continue;
-      S q = cs.rigid_initial.joint_q[m.joint_q_start[m.dof_joint[m.actuator_dof[a]]]];
+      S q = cs.model.joint_q[m.joint_q_start[m.dof_joint[m.actuator_dof[a]]]];
       for (int t = 0; t < b.steps; ++t) theta[b.offset + t * b.elements + e] = q;
     }
   }
@@ -187,7 +187,7 @@ void RigidParametersT<S>::clamp(std::vector<S>& theta) const {
 
 template <class S>
 void RigidParametersT<S>::apply(const std::vector<S>& theta, const RigidModelT<S>& base, RigidModelT<S>& m,
-                                RigidStateT<S>& init, std::vector<RigidControlT<S>>& controls) const {
+                                StateT<S>& init, std::vector<ControlT<S>>& controls) const {
   assert(int(theta.size()) == size_ && "theta does not match the parameters");
   if (has_controls_) controls.assign(horizon_, m.make_control());
   for (const ParamBlock& b : blocks_)
@@ -203,7 +203,7 @@ void RigidParametersT<S>::apply(const std::vector<S>& theta, const RigidModelT<S
             init.joint_qd[i] = v;
             break;
           case ParamKind::actuator_control:
-            controls[t].act[i] = v;
+            controls[t].joint_act[i] = v;
             break;
           case ParamKind::actuator_kp:
             m.actuator_kp[i] = v;
@@ -235,7 +235,7 @@ void RigidParametersT<S>::apply(const std::vector<S>& theta, const RigidModelT<S
 }
 
 template <class S>
-void RigidParametersT<S>::gather(const RigidStateT<S>& gi, const std::vector<RigidControlT<S>>& gc,
+void RigidParametersT<S>::gather(const StateT<S>& gi, const std::vector<ControlT<S>>& gc,
                                  const RigidModelGradT<S>& gm, std::vector<S>& grad) const {
   grad.assign(size_, S(0));
   for (const ParamBlock& b : blocks_)
@@ -251,7 +251,7 @@ void RigidParametersT<S>::gather(const RigidStateT<S>& gi, const std::vector<Rig
             g = gi.joint_qd[i];
             break;
           case ParamKind::actuator_control:
-            g = t < int(gc.size()) ? gc[t].act[i] : S(0);
+            g = t < int(gc.size()) ? gc[t].joint_act[i] : S(0);
             break;
           case ParamKind::actuator_kp:
             g = gm.actuator_kp[i];

@@ -46,10 +46,10 @@ class RigidParametersT {
   void clamp(std::vector<S>& theta) const;
   // write theta into `model` (base: the compiled model, for the inertia scale), the initial
   // state and `horizon` controls (left empty without actuator_control blocks)
-  void apply(const std::vector<S>& theta, const RigidModelT<S>& base, RigidModelT<S>& model, RigidStateT<S>& initial,
-             std::vector<RigidControlT<S>>& controls) const;
+  void apply(const std::vector<S>& theta, const RigidModelT<S>& base, RigidModelT<S>& model, StateT<S>& initial,
+             std::vector<ControlT<S>>& controls) const;
   // dLoss/dtheta from the rollout's gradients (grad resized and overwritten)
-  void gather(const RigidStateT<S>& grad_initial, const std::vector<RigidControlT<S>>& grad_controls,
+  void gather(const StateT<S>& grad_initial, const std::vector<ControlT<S>>& grad_controls,
               const RigidModelGradT<S>& grad_model, std::vector<S>& grad) const;
 
   const ParamBlock& block_of(int i) const;

@@ -26,7 +26,7 @@ Result<RigidPolicyT<S>> RigidPolicyT<S>::create(const scene::CompiledSceneT<S>& 
   p.robot_ = r->name;
   if (r->actuator_end <= r->actuator_begin)
     return Status::error(where + ": robot \"" + r->name + "\" has no actuators");
-  const RigidModelT<S>& m = cs.rigid;
+  const RigidModelT<S>& m = cs.model.rigid;
   for (int j = r->body_begin; j < r->body_end; ++j) {
     int q0 = m.joint_q_start[j], nq = m.joint_q_start[j + 1] - q0;
     if (m.joint_type[j] == RIGID_JOINT_REVOLUTE)
@@ -51,7 +51,7 @@ Result<RigidPolicyT<S>> RigidPolicyT<S>::create(const scene::CompiledSceneT<S>& 
 
 
 template <class S>
-void RigidPolicyT<S>::observe(int t, const RigidStateT<S>& s, std::vector<S>& obs) const {
+void RigidPolicyT<S>::observe(int t, const StateT<S>& s, std::vector<S>& obs) const {
   obs.clear();
   for (const Obs& o : obs_) {
     if (o.kind == 0) {
@@ -67,7 +67,7 @@ void RigidPolicyT<S>::observe(int t, const RigidStateT<S>& s, std::vector<S>& ob
 }
 
 template <class S>
-void RigidPolicyT<S>::observe_adjoint(const RigidStateT<S>& s, const std::vector<S>& d, RigidStateT<S>& adj) const {
+void RigidPolicyT<S>::observe_adjoint(const StateT<S>& s, const std::vector<S>& d, StateT<S>& adj) const {
   size_t i = 0;
   for (const Obs& o : obs_) {
     if (o.kind == 0) {
@@ -83,14 +83,14 @@ void RigidPolicyT<S>::observe_adjoint(const RigidStateT<S>& s, const std::vector
 
 
 template <class S>
-void RigidPolicyT<S>::apply_outputs(const std::vector<S>& out, RigidControlT<S>& control) const {
-  for (size_t k = 0; k < out.size(); ++k) control.act[actuator_begin_ + int(k)] += out[k];
+void RigidPolicyT<S>::apply_outputs(const std::vector<S>& out, ControlT<S>& control) const {
+  for (size_t k = 0; k < out.size(); ++k) control.joint_act[actuator_begin_ + int(k)] += out[k];
 }
 
 template <class S>
-void RigidPolicyT<S>::output_grads(const RigidControlT<S>& gc, std::vector<S>& d_out) const {
+void RigidPolicyT<S>::output_grads(const ControlT<S>& gc, std::vector<S>& d_out) const {
   d_out.resize(size_t(output_size()));
-  for (int k = 0; k < output_size(); ++k) d_out[k] = gc.act[actuator_begin_ + k];
+  for (int k = 0; k < output_size(); ++k) d_out[k] = gc.joint_act[actuator_begin_ + k];
 }
 
 template class RigidPolicyT<float>;

@@ -35,18 +35,18 @@ class RigidPolicyT {
   std::string weight_name(int k) const { return mlp_.weight_name(k); }
   void init_weights(S* w, std::uint64_t seed) const { mlp_.init_weights(w, seed); }
 
-  void observe(int t, const RigidStateT<S>& s, std::vector<S>& obs) const;
+  void observe(int t, const StateT<S>& s, std::vector<S>& obs) const;
   // adj += d <d_obs, obs(t, s)> / d s
-  void observe_adjoint(const RigidStateT<S>& s, const std::vector<S>& d_obs, RigidStateT<S>& adj) const;
+  void observe_adjoint(const StateT<S>& s, const std::vector<S>& d_obs, StateT<S>& adj) const;
   void forward(const S* w, const std::vector<S>& obs, std::vector<S>& out) const { mlp_.forward(w, obs, out); }
   // d_w += dL/dw, d_obs = dL/d obs, given d_out
   void backward(const S* w, const std::vector<S>& obs, const std::vector<S>& d_out, S* d_w,
                 std::vector<S>& d_obs) const {
     mlp_.backward(w, obs, d_out, d_w, d_obs);
   }
-  // control.act of the robot's actuators += out; d_out = those entries of a control gradient
-  void apply_outputs(const std::vector<S>& out, RigidControlT<S>& control) const;
-  void output_grads(const RigidControlT<S>& grad_control, std::vector<S>& d_out) const;
+  // control.joint_act of the robot's actuators += out; d_out = those entries of a control gradient
+  void apply_outputs(const std::vector<S>& out, ControlT<S>& control) const;
+  void output_grads(const ControlT<S>& grad_control, std::vector<S>& d_out) const;
 
  private:
   struct Obs {

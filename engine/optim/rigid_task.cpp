@@ -33,17 +33,17 @@ Result<RigidTaskRunnerT<S>> RigidTaskRunnerT<S>::create(const scene::CompiledSce
   if (!loss) return loss.status();
   r.loss_ = std::move(loss.value());
   r.optimizer_ = OptimizerT<S>(os, r.params_.size());
-  r.base_ = cs.rigid;
-  r.model_ = std::make_unique<RigidModelT<S>>(cs.rigid);
-  r.loss_.bind(r.model_.get());
-  RigidRolloutOptions<S> ro;
+  r.base_ = cs.model.rigid;
+  r.model_ = std::make_unique<ModelT<S>>(cs.model);
+  r.loss_.bind(&r.model_->rigid);
+  RolloutOptions<S> ro;
   ro.steps = task.horizon;
   ro.dt = cs.frame_dt;
   ro.substeps = cs.substeps;
   ro.checkpoint_every = task.checkpoint_every;
-  ro.param_grads = r.params_.has_model_params();
-  r.rollout_ = std::make_unique<RigidRolloutT<S>>(*r.model_, ro);
-  r.initial_base_ = cs.rigid_initial;
+  ro.body_param_grads = r.params_.has_model_params();
+  r.rollout_ = std::make_unique<RolloutT<S>>(*r.model_, ro);
+  r.initial_base_ = cs.model.make_state();
   r.cs_dt_ = cs.frame_dt;
   r.solver_ = RigidSolverT<S>({.substeps = cs.substeps, .param_grads = r.params_.has_model_params()});
   r.theta_ = r.params_.initial(cs);
@@ -69,10 +69,10 @@ Result<S> RigidTaskRunnerT<S>::evaluate(const std::vector<S>& theta, std::vector
   if (policy_) return evaluate_policy(theta, grad);
   const std::string where = "task '" + task_.name + "': ";
   initial_ = initial_base_;
-  params_.apply(theta, base_, *model_, initial_, controls_);
+  params_.apply(theta, base_, model_->rigid, initial_, controls_);
   loss_.begin();
-  frames_.assign(task_.horizon + 1, RigidStateT<S>{});
-  Status st = rollout_->forward(initial_, controls_, [&](int t, const RigidStateT<S>& s) {
+  frames_.assign(task_.horizon + 1, StateT<S>{});
+  Status st = rollout_->forward(initial_, controls_, [&](int t, const StateT<S>& s) {
     loss_.observe(t, s);
     frames_[t] = s;
   });
@@ -80,9 +80,9 @@ Result<S> RigidTaskRunnerT<S>::evaluate(const std::vector<S>& theta, std::vector
   S value = loss_.value(theta);
   if (!std::isfinite(double(value))) return Status::error(where + "the loss is not finite");
   if (!grad) return value;
-  st = rollout_->backward([&](int t, const RigidStateT<S>& s, RigidStateT<S>& adj) { loss_.seed(t, s, adj); });
+  st = rollout_->backward([&](int t, const StateT<S>& s, StateT<S>& adj) { loss_.seed(t, s, adj); });
   if (!st) return Status::error(where + st.message());
-  params_.gather(rollout_->grad_initial(), rollout_->grad_controls(), rollout_->grad_model(), *grad);
+  params_.gather(rollout_->grad_initial(), rollout_->grad_controls(), rollout_->grad_model().rigid, *grad);
   loss_.add_effort(theta, *grad);
   for (int i = 0; i < int(grad->size()); ++i)
     if (!std::isfinite(double((*grad)[i])))
@@ -97,12 +97,12 @@ Result<S> RigidTaskRunnerT<S>::evaluate_policy(const std::vector<S>& theta, std:
   const S* w = theta.data() + pb.offset;
   const int T = task_.horizon;
   initial_ = initial_base_;
-  params_.apply(theta, base_, *model_, initial_, controls_);
-  std::vector<RigidControlT<S>> applied(T, model_->make_control());
+  params_.apply(theta, base_, model_->rigid, initial_, controls_);
+  std::vector<ControlT<S>> applied(T, model_->make_control());
   std::vector<std::vector<S>> obs(T);
   std::vector<S> out;
   loss_.begin();
-  frames_.assign(T + 1, RigidStateT<S>{});
+  frames_.assign(T + 1, StateT<S>{});
   frames_[0] = initial_;
   for (int t = 0; t < T; ++t) {
     loss_.observe(t, frames_[t]);
@@ -110,7 +110,7 @@ Result<S> RigidTaskRunnerT<S>::evaluate_policy(const std::vector<S>& theta, std:
     policy_->observe(t, frames_[t], obs[t]);
     policy_->forward(w, obs[t], out);
     policy_->apply_outputs(out, applied[t]);
-    Status st = solver_.step(*model_, frames_[t], frames_[t + 1], applied[t], cs_dt_);
+    Status st = solver_.step(model_->rigid, frames_[t], frames_[t + 1], applied[t], cs_dt_);
     if (!st) return Status::error(where + "frame " + std::to_string(t) + ": " + st.message());
   }
   loss_.observe(T, frames_[T]);
@@ -118,15 +118,15 @@ Result<S> RigidTaskRunnerT<S>::evaluate_policy(const std::vector<S>& theta, std:
   if (!std::isfinite(double(value))) return Status::error(where + "the loss is not finite");
   if (!grad) return value;
   // backward: adj_t = loss seed + (step t)^T adj_{t+1} + policy's observation of state t
-  RigidStateT<S> adj{std::vector<S>(frames_[T].joint_q.size(), S(0)), std::vector<S>(frames_[T].joint_qd.size(), S(0))};
-  RigidStateT<S> adj_in;
+  StateT<S> adj = zero_like(frames_[T]);
+  StateT<S> adj_in;
   loss_.seed(T, frames_[T], adj);
-  std::vector<RigidControlT<S>> grad_controls(T, model_->make_control());
-  RigidModelGradT<S> grad_model = model_->make_grad();
+  std::vector<ControlT<S>> grad_controls(T, model_->make_control());
+  RigidModelGradT<S> grad_model = model_->rigid.make_grad();
   std::vector<S> d_w(pb.count, S(0)), d_out, d_obs;
   for (int t = T - 1; t >= 0; --t) {
     Status st =
-        solver_.step_adjoint(*model_, frames_[t], applied[t], cs_dt_, adj, adj_in, grad_controls[t], grad_model);
+        solver_.step_adjoint(model_->rigid, frames_[t], applied[t], cs_dt_, adj, adj_in, grad_controls[t], grad_model);
     if (!st) return Status::error(where + "frame " + std::to_string(t) + " (backward): " + st.message());
     policy_->output_grads(grad_controls[t], d_out);
     policy_->backward(w, obs[t], d_out, d_w.data(), d_obs);

@@ -1,6 +1,6 @@
 // RigidTaskRunner: a robot task made into something to optimize, with the TaskRunner API
 // (evaluate / iterate / check_grad). It runs the scene's robots (CompiledScene::rigid)
-// through RigidRolloutT (checkpointed, exact reverse-mode gradients), or, when the task has
+// through the one Rollout (checkpointed, exact reverse-mode gradients), or, when the task has
 // a policy, a closed loop of RigidSolver steps with an MLP (rigid_policy.h) that keeps every
 // state; the particle model is not stepped. Pick it by scene content:
 //
@@ -25,7 +25,8 @@
 #include "engine/optim/rigid_parameters.h"
 #include "engine/optim/rigid_policy.h"
 #include "engine/optim/trainer.h"
-#include "engine/rigid/rigid_rollout.h"
+#include "engine/grad/rollout.h"
+#include "engine/rigid/rigid_solver.h"
 
 namespace adj::optim {
 
@@ -46,13 +47,13 @@ class RigidTaskRunnerT {
   const std::vector<S>& grad() const { return grad_; }
   const std::vector<S>& term_values() const { return loss_.term_values(); }
   // the states of the last evaluate(), t = 0..horizon
-  const std::vector<RigidStateT<S>>& frames() const { return frames_; }
-  const RigidStateT<S>& final_state() const { return frames_.back(); }
+  const std::vector<StateT<S>>& frames() const { return frames_; }
+  const StateT<S>& final_state() const { return frames_.back(); }
   const std::vector<IterationStats>& history() const { return history_; }
   const RigidParametersT<S>& parameters() const { return params_; }
   const RigidLossT<S>& loss() const { return loss_; }
   const scene::Task& task() const { return task_; }
-  const RigidModelT<S>& model() const { return *model_; }  // with the last theta applied
+  const RigidModelT<S>& model() const { return model_->rigid; }  // with the last theta applied
   const RigidPolicyT<S>* policy() const { return policy_ ? policy_.get() : nullptr; }
 
  private:
@@ -64,15 +65,15 @@ class RigidTaskRunnerT {
   RigidLossT<S> loss_;
   OptimizerT<S> optimizer_;
   RigidModelT<S> base_;
-  std::unique_ptr<RigidModelT<S>> model_;
-  std::unique_ptr<RigidRolloutT<S>> rollout_;
+  std::unique_ptr<ModelT<S>> model_;  // the scene's model (no particles), bodies with theta applied
+  std::unique_ptr<RolloutT<S>> rollout_;
   std::unique_ptr<RigidPolicyT<S>> policy_;
   RigidSolverT<S> solver_;
   S cs_dt_ = S(1.0 / 60.0);
-  RigidStateT<S> initial_base_, initial_;
-  std::vector<RigidControlT<S>> controls_;
+  StateT<S> initial_base_, initial_;
+  std::vector<ControlT<S>> controls_;
   std::vector<S> theta_, grad_;
-  std::vector<RigidStateT<S>> frames_;
+  std::vector<StateT<S>> frames_;
   std::vector<IterationStats> history_;
 };
 

@@ -34,18 +34,6 @@ inline CouplingParams<S> coupling_params(const ModelT<S>& pm) {
   return {pm.contact_ke, pm.contact_kd, pm.contact_kf, pm.contact_mu, pm.contact_eps};
 }
 
-// contacts between bodies and particles of one state, for drawing and tests
-template <class S>
-struct CouplingContactsT {
-  Array<vec3<S>> point;   // contact point [m], (contact_count)
-  Array<vec3<S>> normal;  // unit normal out of the body shape, toward the particle, (contact_count)
-  Array<vec3<S>> force;   // force on the particle [N] (the body feels -force), (contact_count)
-  Array<int> particle;    // (contact_count)
-  Array<int> body;        // (contact_count)
-  Array<int> shape;       // (contact_count)
-  int contact_count() const { return int(point.size()); }
-};
-
 // body shape s (its body at R, p with spatial velocity v) against a particle at x with
 // velocity xv and radius r: the force on the particle, the contact point and the normal out
 // of the shape; false when they do not touch

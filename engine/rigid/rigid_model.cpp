@@ -3,8 +3,8 @@
 namespace adj {
 
 template <class S>
-RigidStateT<S> RigidModelT<S>::make_state() const {
-  RigidStateT<S> s;
+StateT<S> RigidModelT<S>::make_state() const {
+  StateT<S> s;
   s.joint_q.assign(std::size_t(q_count()), S(0));
   s.joint_qd.assign(std::size_t(dof_count()), S(0));
   for (int j = 0; j < body_count(); ++j) {

@@ -1,5 +1,5 @@
 // articulated rigid bodies in generalized coordinates: RigidModel (tree of bodies and
-// joints, shapes, actuators, contact parameters), RigidState (q, qd), RigidControl
+// joints, shapes, actuators, contact parameters), State (joint_q, joint_qd), Control
 // (actuator inputs), RigidModelGrad (gradients of the differentiable parameters) and the
 // contacts and joint reaction forces of a state, for drawing.
 //
@@ -19,6 +19,7 @@
 #include "engine/core/array.h"
 #include "engine/core/math.h"
 #include "engine/forces/contact.h"
+#include "engine/model/state.h"
 #include "engine/rigid/spatial.h"
 
 namespace adj {
@@ -43,19 +44,6 @@ ADJ_HD inline int rigid_joint_q_count(int type) {
 ADJ_HD inline int rigid_joint_dof_count(int type) {
   return type == RIGID_JOINT_FREE ? 6 : type == RIGID_JOINT_BALL ? 3 : type == RIGID_JOINT_FIXED ? 0 : 1;
 }
-
-template <class S>
-struct RigidStateT {
-  Array<S> joint_q;   // generalized positions (joint_q_count), per joint type above
-  Array<S> joint_qd;  // generalized velocities (joint_dof_count)
-  int q_count() const { return int(joint_q.size()); }
-  int dof_count() const { return int(joint_qd.size()); }
-};
-
-template <class S>
-struct RigidControlT {
-  Array<S> act;  // torque [N m or N] or thrust [N] per gear, or PD target [rad or m], (actuator_count)
-};
 
 // gradients of the differentiable parameters (the same names as in RigidModelT)
 template <class S>
@@ -86,6 +74,21 @@ struct RigidContactsT {
   int contact_count() const { return int(point.size()); }
 };
 
+namespace rigid {
+// contacts between bodies and particles of one state, for drawing and tests
+template <class S>
+struct CouplingContactsT {
+  Array<vec3<S>> point;   // contact point [m], (contact_count)
+  Array<vec3<S>> normal;  // unit normal out of the body shape, toward the particle, (contact_count)
+  Array<vec3<S>> force;   // force on the particle [N] (the body feels -force), (contact_count)
+  Array<int> particle;    // (contact_count)
+  Array<int> body;        // (contact_count)
+  Array<int> shape;       // (contact_count)
+  int contact_count() const { return int(point.size()); }
+};
+
+}  // namespace rigid
+
 template <class S>
 struct RigidModelT {
   // bodies
@@ -100,8 +103,8 @@ struct RigidModelT {
   Array<vec3<S>> joint_pos;           // joint frame origin in the parent body frame [m], (body_count)
   Array<mat33<S>> joint_rot;          // joint frame axes in the parent body frame, (body_count)
   Array<vec3<S>> joint_axis;          // unit axis in the joint frame (revolute/prismatic), (body_count)
-  Array<int> joint_q_start;           // first coordinate in RigidState::joint_q, (body_count + 1)
-  Array<int> joint_dof_start;         // first dof in RigidState::joint_qd, (body_count + 1)
+  Array<int> joint_q_start;           // first coordinate in State::joint_q, (body_count + 1)
+  Array<int> joint_dof_start;         // first dof in State::joint_qd, (body_count + 1)
   Array<S> joint_lower, joint_upper;  // limits [rad or m] (revolute/prismatic), (body_count)
   Array<S> joint_limit_ke;            // limit penalty stiffness [N m/rad or N/m], (body_count)
   Array<S> joint_limit_kd;            // limit penalty damping [N m s/rad or N s/m], (body_count)
@@ -171,15 +174,18 @@ struct RigidModelT {
   int param_count() const { return body_count() + 2 * actuator_count() + 3; }
 
   // a state at the rest configuration (zero angles, identity quaternions)
-  RigidStateT<S> make_state() const;
-  RigidControlT<S> make_control() const { return {Array<S>(actuator_dof.size(), S(0))}; }
+  // (joint arrays only; ModelT::make_state gives the whole world's)
+  StateT<S> make_state() const;
+  ControlT<S> make_control() const {
+    ControlT<S> c;
+    c.joint_act.assign(actuator_dof.size(), S(0));
+    return c;
+  }
   RigidModelGradT<S> make_grad() const;
   // "joint 3 (knee)" for messages
   std::string joint_label(int joint) const;
 };
 
 using RigidModel = RigidModelT<float>;
-using RigidState = RigidStateT<float>;
-using RigidControl = RigidControlT<float>;
 
 }  // namespace adj

@@ -15,7 +15,7 @@ int owner(const Array<int>& start, int i) {
 }
 
 template <class S>
-Status shape_check(const RigidModelT<S>& m, const RigidStateT<S>& s, const char* what) {
+Status shape_check(const RigidModelT<S>& m, const StateT<S>& s, const char* what) {
   if (s.q_count() != m.q_count() || s.dof_count() != m.dof_count())
     return Status::error(std::string("rigid: ") + what + " has " + std::to_string(s.q_count()) + " coordinates and " +
                          std::to_string(s.dof_count()) + " dofs, the model " + std::to_string(m.q_count()) + " and " +
@@ -34,7 +34,7 @@ Status singular(const RigidModelT<S>& m) {
 }  // namespace
 
 template <class S>
-Status rigid_check_finite(const RigidModelT<S>& m, const RigidStateT<S>& s, const char* what) {
+Status rigid_check_finite(const RigidModelT<S>& m, const StateT<S>& s, const char* what) {
   for (int i = 0; i < s.q_count(); ++i)
     if (!is_finite(s.joint_q[i]))
       return Status::error(std::string(what) + ": joint_q[" + std::to_string(i) + "] is not finite, " +
@@ -47,17 +47,17 @@ Status rigid_check_finite(const RigidModelT<S>& m, const RigidStateT<S>& s, cons
 }
 
 template <class S>
-Status RigidSolverT<S>::step(const RigidModelT<S>& m, const RigidStateT<S>& in, RigidStateT<S>& out,
-                             const RigidControlT<S>& control, S dt, RigidContactsT<S>* contacts) {
+Status RigidSolverT<S>::step(const RigidModelT<S>& m, const StateT<S>& in, StateT<S>& out,
+                             const ControlT<S>& control, S dt, RigidContactsT<S>* contacts) {
   Status st = shape_check(m, in, "input state");
   if (!st) return st;
-  if (int(control.act.size()) != m.actuator_count())
+  if (int(control.joint_act.size()) != m.actuator_count())
     return Status::error("rigid: control does not match the actuators");
   rigid::Params<S> par = rigid::lift_params<S>(m);
   work_.resize(m.body_count(), m.q_count(), m.dof_count());
   out.joint_q.resize(in.joint_q.size());
   out.joint_qd.resize(in.joint_qd.size());
-  if (!rigid::step(m, par, in.joint_q.data(), in.joint_qd.data(), control.act.data(), dt,
+  if (!rigid::step(m, par, in.joint_q.data(), in.joint_qd.data(), control.joint_act.data(), dt,
                    std::max(1, options_.substeps), out.joint_q.data(), out.joint_qd.data(), work_))
     return singular(m);
   if (contacts) {
@@ -69,7 +69,7 @@ Status RigidSolverT<S>::step(const RigidModelT<S>& m, const RigidStateT<S>& in, 
 }
 
 template <class S>
-Status RigidSolverT<S>::dual_chunk(const RigidModelT<S>& m, const RigidStateT<S>& in, const RigidControlT<S>& control,
+Status RigidSolverT<S>::dual_chunk(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control,
                                    S dt, int chunk, std::vector<D>& out) {
   const int nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count();
   const int lo = chunk * kChunk;
@@ -82,7 +82,7 @@ Status RigidSolverT<S>::dual_chunk(const RigidModelT<S>& m, const RigidStateT<S>
   std::vector<D> q(nq), qd(nv), act(na);
   for (int i = 0; i < nq; ++i) q[i] = seed(in.joint_q[i]);
   for (int i = 0; i < nv; ++i) qd[i] = seed(in.joint_qd[i]);
-  for (int i = 0; i < na; ++i) act[i] = seed(control.act[i]);
+  for (int i = 0; i < na; ++i) act[i] = seed(control.joint_act[i]);
   rigid::Params<D> par;
   for (S v : m.body_mass) par.body_mass.push_back(seed(v));
   for (S v : m.actuator_kp) par.actuator_kp.push_back(seed(v));
@@ -99,16 +99,16 @@ Status RigidSolverT<S>::dual_chunk(const RigidModelT<S>& m, const RigidStateT<S>
 }
 
 template <class S>
-Status RigidSolverT<S>::step_adjoint(const RigidModelT<S>& m, const RigidStateT<S>& in, const RigidControlT<S>& control,
-                                     S dt, const RigidStateT<S>& adj_out, RigidStateT<S>& adj_in,
-                                     RigidControlT<S>& adj_control, RigidModelGradT<S>& adj_model) {
+Status RigidSolverT<S>::step_adjoint(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control,
+                                     S dt, const StateT<S>& adj_out, StateT<S>& adj_in,
+                                     ControlT<S>& adj_control, RigidModelGradT<S>& adj_model) {
   Status st = shape_check(m, in, "input state");
   if (!st) return st;
   st = shape_check(m, adj_out, "adjoint of the output state");
   if (!st) return st;
   const int nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count(), nb = m.body_count();
-  if (int(control.act.size()) != na) return Status::error("rigid: control does not match the actuators");
-  adj_control.act.resize(std::size_t(na), S(0));
+  if (int(control.joint_act.size()) != na) return Status::error("rigid: control does not match the actuators");
+  adj_control.joint_act.resize(std::size_t(na), S(0));
   if (int(adj_model.body_mass.size()) != nb || int(adj_model.actuator_kp.size()) != na) adj_model = m.make_grad();
   if (!options_.dual_adjoint) return reverse_adjoint(m, in, control, dt, adj_out, adj_in, adj_control, adj_model);
   const int n_in = nq + nv + na + (options_.param_grads ? m.param_count() : 0);
@@ -129,7 +129,7 @@ Status RigidSolverT<S>::step_adjoint(const RigidModelT<S>& m, const RigidStateT<
   adj_in.joint_q.assign(g.begin(), g.begin() + nq);
   adj_in.joint_qd.assign(g.begin() + nq, g.begin() + nq + nv);
   k = nq + nv;
-  for (int i = 0; i < na; ++i) adj_control.act[i] += g[k++];
+  for (int i = 0; i < na; ++i) adj_control.joint_act[i] += g[k++];
   if (options_.param_grads) {
     for (int i = 0; i < nb; ++i) adj_model.body_mass[i] += g[k++];
     for (int i = 0; i < na; ++i) adj_model.actuator_kp[i] += g[k++];
@@ -143,9 +143,9 @@ Status RigidSolverT<S>::step_adjoint(const RigidModelT<S>& m, const RigidStateT<
 }
 
 template <class S>
-Status RigidSolverT<S>::reverse_adjoint(const RigidModelT<S>& m, const RigidStateT<S>& in,
-                                        const RigidControlT<S>& control, S dt, const RigidStateT<S>& adj_out,
-                                        RigidStateT<S>& adj_in, RigidControlT<S>& adj_control,
+Status RigidSolverT<S>::reverse_adjoint(const RigidModelT<S>& m, const StateT<S>& in,
+                                        const ControlT<S>& control, S dt, const StateT<S>& adj_out,
+                                        StateT<S>& adj_in, ControlT<S>& adj_control,
                                         RigidModelGradT<S>& adj_model) {
   const int nq = m.q_count(), nv = m.dof_count(), nb = m.body_count(), na = m.actuator_count();
   const int substeps = std::max(1, options_.substeps);
@@ -159,7 +159,7 @@ Status RigidSolverT<S>::reverse_adjoint(const RigidModelT<S>& m, const RigidStat
   tape_qd_[0] = in.joint_qd;
   for (int s = 0; s < substeps; ++s) {
     tape_[s].resize(nb, nq, nv);
-    if (!rigid::substep(m, par, tape_q_[s].data(), tape_qd_[s].data(), control.act.data(), h, tape_q_[s + 1].data(),
+    if (!rigid::substep(m, par, tape_q_[s].data(), tape_qd_[s].data(), control.joint_act.data(), h, tape_q_[s + 1].data(),
                         tape_qd_[s + 1].data(), tape_[s], static_cast<RigidContactsT<S>*>(nullptr)))
       return singular(m);
   }
@@ -171,8 +171,8 @@ Status RigidSolverT<S>::reverse_adjoint(const RigidModelT<S>& m, const RigidStat
   std::vector<S> aq = adj_out.joint_q, aqd = adj_out.joint_qd, aq_prev(static_cast<std::size_t>(nq)),
                  aqd_prev(static_cast<std::size_t>(nv));
   for (int s = substeps - 1; s >= 0; --s) {
-    rigid::substep_adjoint(m, par, tape_q_[s].data(), tape_qd_[s].data(), control.act.data(), h, tape_[s], aq.data(),
-                           aqd.data(), aq_prev.data(), aqd_prev.data(), adj_control.act.data(), adj_par, adj_work_);
+    rigid::substep_adjoint(m, par, tape_q_[s].data(), tape_qd_[s].data(), control.joint_act.data(), h, tape_[s], aq.data(),
+                           aqd.data(), aq_prev.data(), aqd_prev.data(), adj_control.joint_act.data(), adj_par, adj_work_);
     std::swap(aq, aq_prev);
     std::swap(aqd, aqd_prev);
   }
@@ -193,8 +193,8 @@ Status RigidSolverT<S>::reverse_adjoint(const RigidModelT<S>& m, const RigidStat
 }
 
 template <class S>
-Status RigidSolverT<S>::step_jacobian(const RigidModelT<S>& m, const RigidStateT<S>& in,
-                                      const RigidControlT<S>& control, S dt, std::vector<S>& J) {
+Status RigidSolverT<S>::step_jacobian(const RigidModelT<S>& m, const StateT<S>& in,
+                                      const ControlT<S>& control, S dt, std::vector<S>& J) {
   const int nq = m.q_count(), nv = m.dof_count();
   const int n_in = nq + nv + m.actuator_count() + m.param_count(), n_out = nq + nv;
   J.assign(std::size_t(n_in) * n_out, S(0));
@@ -209,9 +209,9 @@ Status RigidSolverT<S>::step_jacobian(const RigidModelT<S>& m, const RigidStateT
 }
 
 template <class S>
-Status rigid_step_adjoint(const RigidModelT<S>& m, const RigidStateT<S>& in, const RigidControlT<S>& control, S dt,
-                          int substeps, const RigidStateT<S>& adj_out, RigidStateT<S>& adj_in,
-                          RigidControlT<S>& adj_control, RigidModelGradT<S>& adj_model) {
+Status rigid_step_adjoint(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
+                          int substeps, const StateT<S>& adj_out, StateT<S>& adj_in,
+                          ControlT<S>& adj_control, RigidModelGradT<S>& adj_model) {
   RigidSolverOptions o;
   o.substeps = substeps;
   RigidSolverT<S> solver(o);
@@ -219,7 +219,7 @@ Status rigid_step_adjoint(const RigidModelT<S>& m, const RigidStateT<S>& in, con
 }
 
 template <class S>
-Status rigid_contacts(const RigidModelT<S>& m, const RigidStateT<S>& s, const RigidControlT<S>& control,
+Status rigid_contacts(const RigidModelT<S>& m, const StateT<S>& s, const ControlT<S>& control,
                       RigidContactsT<S>& out) {
   Status st = shape_check(m, s, "state");
   if (!st) return st;
@@ -230,8 +230,8 @@ Status rigid_contacts(const RigidModelT<S>& m, const RigidStateT<S>& s, const Ri
   out = RigidContactsT<S>();
   rigid::kinematics(m, par, s.joint_q.data(), s.joint_qd.data(), w);
   rigid::contact(m, par, w, &out);
-  rigid::thrust(m, control.act.data(), w);
-  rigid::joint_forces(m, par, s.joint_q.data(), s.joint_qd.data(), control.act.data(), w);
+  rigid::thrust(m, control.joint_act.data(), w);
+  rigid::joint_forces(m, par, s.joint_q.data(), s.joint_qd.data(), control.joint_act.data(), w);
   rigid::rnea(m, s.joint_qd.data(), static_cast<const S*>(nullptr), w, w.bias.data());
   rigid::crba(m, w);
   if (!rigid::cholesky(w.M, w.L, nv)) return singular(m);
@@ -248,7 +248,7 @@ Status rigid_contacts(const RigidModelT<S>& m, const RigidStateT<S>& s, const Ri
 }
 
 template <class S>
-void rigid_forward_kinematics(const RigidModelT<S>& m, const RigidStateT<S>& s, std::vector<vec3<S>>& pos,
+void rigid_forward_kinematics(const RigidModelT<S>& m, const StateT<S>& s, std::vector<vec3<S>>& pos,
                               std::vector<mat33<S>>& rot) {
   rigid::Params<S> par = rigid::lift_params<S>(m);
   rigid::Work<S> w;
@@ -259,7 +259,7 @@ void rigid_forward_kinematics(const RigidModelT<S>& m, const RigidStateT<S>& s, 
 }
 
 template <class S>
-std::vector<S> rigid_mass_matrix(const RigidModelT<S>& m, const RigidStateT<S>& s) {
+std::vector<S> rigid_mass_matrix(const RigidModelT<S>& m, const StateT<S>& s) {
   rigid::Params<S> par = rigid::lift_params<S>(m);
   rigid::Work<S> w;
   w.resize(m.body_count(), m.q_count(), m.dof_count());
@@ -269,7 +269,7 @@ std::vector<S> rigid_mass_matrix(const RigidModelT<S>& m, const RigidStateT<S>& 
 }
 
 template <class S>
-std::vector<S> rigid_inverse_dynamics(const RigidModelT<S>& m, const RigidStateT<S>& s, const std::vector<S>& qdd) {
+std::vector<S> rigid_inverse_dynamics(const RigidModelT<S>& m, const StateT<S>& s, const std::vector<S>& qdd) {
   rigid::Params<S> par = rigid::lift_params<S>(m);
   rigid::Work<S> w;
   w.resize(m.body_count(), m.q_count(), m.dof_count());
@@ -281,16 +281,16 @@ std::vector<S> rigid_inverse_dynamics(const RigidModelT<S>& m, const RigidStateT
 }
 
 template <class S>
-Result<std::vector<S>> rigid_forward_dynamics(const RigidModelT<S>& m, const RigidStateT<S>& s,
-                                              const RigidControlT<S>& control) {
+Result<std::vector<S>> rigid_forward_dynamics(const RigidModelT<S>& m, const StateT<S>& s,
+                                              const ControlT<S>& control) {
   const int nv = m.dof_count();
   rigid::Params<S> par = rigid::lift_params<S>(m);
   rigid::Work<S> w;
   w.resize(m.body_count(), m.q_count(), nv);
   rigid::kinematics(m, par, s.joint_q.data(), s.joint_qd.data(), w);
   rigid::contact(m, par, w, static_cast<RigidContactsT<S>*>(nullptr));
-  rigid::thrust(m, control.act.data(), w);
-  rigid::joint_forces(m, par, s.joint_q.data(), s.joint_qd.data(), control.act.data(), w);
+  rigid::thrust(m, control.joint_act.data(), w);
+  rigid::joint_forces(m, par, s.joint_q.data(), s.joint_qd.data(), control.joint_act.data(), w);
   rigid::rnea(m, s.joint_qd.data(), static_cast<const S*>(nullptr), w, w.bias.data());
   rigid::crba(m, w);
   if (!rigid::cholesky(w.M, w.L, nv)) return singular(m);
@@ -301,7 +301,7 @@ Result<std::vector<S>> rigid_forward_dynamics(const RigidModelT<S>& m, const Rig
 }
 
 template <class S>
-S rigid_energy(const RigidModelT<S>& m, const RigidStateT<S>& s) {
+S rigid_energy(const RigidModelT<S>& m, const StateT<S>& s) {
   rigid::Params<S> par = rigid::lift_params<S>(m);
   rigid::Work<S> w;
   w.resize(m.body_count(), m.q_count(), m.dof_count());
@@ -317,18 +317,18 @@ S rigid_energy(const RigidModelT<S>& m, const RigidStateT<S>& s) {
 
 #define ADJ_RIGID_INSTANTIATE(S)                                                                                       \
   template class RigidSolverT<S>;                                                                                      \
-  template Status rigid_step_adjoint(const RigidModelT<S>&, const RigidStateT<S>&, const RigidControlT<S>&, S, int,    \
-                                     const RigidStateT<S>&, RigidStateT<S>&, RigidControlT<S>&, RigidModelGradT<S>&);  \
-  template Status rigid_contacts(const RigidModelT<S>&, const RigidStateT<S>&, const RigidControlT<S>&,                \
+  template Status rigid_step_adjoint(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&, S, int,    \
+                                     const StateT<S>&, StateT<S>&, ControlT<S>&, RigidModelGradT<S>&);  \
+  template Status rigid_contacts(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&,                \
                                  RigidContactsT<S>&);                                                                  \
-  template void rigid_forward_kinematics(const RigidModelT<S>&, const RigidStateT<S>&, std::vector<vec3<S>>&,          \
+  template void rigid_forward_kinematics(const RigidModelT<S>&, const StateT<S>&, std::vector<vec3<S>>&,          \
                                          std::vector<mat33<S>>&);                                                      \
-  template std::vector<S> rigid_mass_matrix(const RigidModelT<S>&, const RigidStateT<S>&);                             \
-  template std::vector<S> rigid_inverse_dynamics(const RigidModelT<S>&, const RigidStateT<S>&, const std::vector<S>&); \
-  template Result<std::vector<S>> rigid_forward_dynamics(const RigidModelT<S>&, const RigidStateT<S>&,                 \
-                                                         const RigidControlT<S>&);                                     \
-  template S rigid_energy(const RigidModelT<S>&, const RigidStateT<S>&);                                               \
-  template Status rigid_check_finite(const RigidModelT<S>&, const RigidStateT<S>&, const char*);
+  template std::vector<S> rigid_mass_matrix(const RigidModelT<S>&, const StateT<S>&);                             \
+  template std::vector<S> rigid_inverse_dynamics(const RigidModelT<S>&, const StateT<S>&, const std::vector<S>&); \
+  template Result<std::vector<S>> rigid_forward_dynamics(const RigidModelT<S>&, const StateT<S>&,                 \
+                                                         const ControlT<S>&);                                     \
+  template S rigid_energy(const RigidModelT<S>&, const StateT<S>&);                                               \
+  template Status rigid_check_finite(const RigidModelT<S>&, const StateT<S>&, const char*);
 
 ADJ_RIGID_INSTANTIATE(float)
 ADJ_RIGID_INSTANTIATE(double)

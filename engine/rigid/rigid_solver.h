@@ -36,29 +36,29 @@ class RigidSolverT {
 
   // advance by dt (options.substeps substeps); optionally the contacts and joint forces of
   // the input state (for drawing)
-  Status step(const RigidModelT<S>& model, const RigidStateT<S>& in, RigidStateT<S>& out,
-              const RigidControlT<S>& control, S dt, RigidContactsT<S>* contacts = nullptr);
+  Status step(const RigidModelT<S>& model, const StateT<S>& in, StateT<S>& out,
+              const ControlT<S>& control, S dt, RigidContactsT<S>* contacts = nullptr);
 
   // given adj_out = dL/d out, write adj_in = dL/d in and accumulate dL/d control and dL/d
   // params into adj_control and adj_model (from make_control / make_grad)
-  Status step_adjoint(const RigidModelT<S>& model, const RigidStateT<S>& in, const RigidControlT<S>& control, S dt,
-                      const RigidStateT<S>& adj_out, RigidStateT<S>& adj_in, RigidControlT<S>& adj_control,
+  Status step_adjoint(const RigidModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
+                      const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
                       RigidModelGradT<S>& adj_model);
 
   // the full step Jacobian d(q_out, qd_out) / d(q, qd, act, params), row-major
   // ((q_count + dof_count) x (q_count + dof_count + actuator_count + param_count))
-  Status step_jacobian(const RigidModelT<S>& model, const RigidStateT<S>& in, const RigidControlT<S>& control, S dt,
+  Status step_jacobian(const RigidModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
                        std::vector<S>& jacobian);
 
   const RigidSolverOptions& options() const { return options_; }
 
  private:
   // runs chunk c of the inputs on duals; out holds (q_out, qd_out)
-  Status dual_chunk(const RigidModelT<S>& model, const RigidStateT<S>& in, const RigidControlT<S>& control, S dt,
+  Status dual_chunk(const RigidModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
                     int chunk, std::vector<D>& out);
 
-  Status reverse_adjoint(const RigidModelT<S>& model, const RigidStateT<S>& in, const RigidControlT<S>& control, S dt,
-                         const RigidStateT<S>& adj_out, RigidStateT<S>& adj_in, RigidControlT<S>& adj_control,
+  Status reverse_adjoint(const RigidModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
+                         const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
                          RigidModelGradT<S>& adj_model);
 
   RigidSolverOptions options_;
@@ -73,40 +73,40 @@ using RigidSolver = RigidSolverT<float>;
 
 // the free-function form of step_adjoint (a solver with `substeps`)
 template <class S>
-Status rigid_step_adjoint(const RigidModelT<S>& model, const RigidStateT<S>& in, const RigidControlT<S>& control, S dt,
-                          int substeps, const RigidStateT<S>& adj_out, RigidStateT<S>& adj_in,
-                          RigidControlT<S>& adj_control, RigidModelGradT<S>& adj_model);
+Status rigid_step_adjoint(const RigidModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
+                          int substeps, const StateT<S>& adj_out, StateT<S>& adj_in,
+                          ControlT<S>& adj_control, RigidModelGradT<S>& adj_model);
 
 // contacts and joint reaction forces of a state under a control, for drawing
 template <class S>
-Status rigid_contacts(const RigidModelT<S>& model, const RigidStateT<S>& state, const RigidControlT<S>& control,
+Status rigid_contacts(const RigidModelT<S>& model, const StateT<S>& state, const ControlT<S>& control,
                       RigidContactsT<S>& out);
 
 // body poses of a state: origin [m] and axes, world, (body_count)
 template <class S>
-void rigid_forward_kinematics(const RigidModelT<S>& model, const RigidStateT<S>& state, std::vector<vec3<S>>& pos,
+void rigid_forward_kinematics(const RigidModelT<S>& model, const StateT<S>& state, std::vector<vec3<S>>& pos,
                               std::vector<mat33<S>>& rot);
 
 // joint-space mass matrix (row-major, dof_count^2), by CRBA
 template <class S>
-std::vector<S> rigid_mass_matrix(const RigidModelT<S>& model, const RigidStateT<S>& state);
+std::vector<S> rigid_mass_matrix(const RigidModelT<S>& model, const StateT<S>& state);
 
 // inverse dynamics by RNEA: M qdd + c(q, qd) - J^T f_contact, (dof_count)
 template <class S>
-std::vector<S> rigid_inverse_dynamics(const RigidModelT<S>& model, const RigidStateT<S>& state,
+std::vector<S> rigid_inverse_dynamics(const RigidModelT<S>& model, const StateT<S>& state,
                                       const std::vector<S>& qdd);
 
 // forward dynamics: qdd under the control (actuators, damping, limits, contact)
 template <class S>
-Result<std::vector<S>> rigid_forward_dynamics(const RigidModelT<S>& model, const RigidStateT<S>& state,
-                                              const RigidControlT<S>& control);
+Result<std::vector<S>> rigid_forward_dynamics(const RigidModelT<S>& model, const StateT<S>& state,
+                                              const ControlT<S>& control);
 
 // kinetic and potential energy [J]
 template <class S>
-S rigid_energy(const RigidModelT<S>& model, const RigidStateT<S>& state);
+S rigid_energy(const RigidModelT<S>& model, const StateT<S>& state);
 
 // the first non-finite coordinate of a state, named by joint and body
 template <class S>
-Status rigid_check_finite(const RigidModelT<S>& model, const RigidStateT<S>& state, const char* what);
+Status rigid_check_finite(const RigidModelT<S>& model, const StateT<S>& state, const char* what);
 
 }  // namespace adj

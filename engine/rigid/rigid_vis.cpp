@@ -29,7 +29,7 @@ rigid::quat<S> rigid_mat_to_quat(const mat33<S>& R) {
 }
 
 template <class S>
-void rigid_vis_shapes(const RigidModelT<S>& model, const RigidStateT<S>& state, float* out) {
+void rigid_vis_shapes(const RigidModelT<S>& model, const StateT<S>& state, float* out) {
   std::vector<vec3<S>> pos;
   std::vector<mat33<S>> rot;
   rigid_forward_kinematics(model, state, pos, rot);
@@ -56,7 +56,7 @@ void rigid_vis_shapes(const RigidModelT<S>& model, const RigidStateT<S>& state, 
 }
 
 template <class S>
-void rigid_vis_joints(const RigidModelT<S>& model, const RigidStateT<S>& state, float* out) {
+void rigid_vis_joints(const RigidModelT<S>& model, const StateT<S>& state, float* out) {
   std::vector<vec3<S>> pos;
   std::vector<mat33<S>> rot;
   rigid_forward_kinematics(model, state, pos, rot);
@@ -85,8 +85,8 @@ int rigid_vis_contacts(const RigidContactsT<S>& c, float* out, int capacity) {
 
 #define ADJ_RIGID_VIS(S)                                                                   \
   template rigid::quat<S> rigid_mat_to_quat<S>(const mat33<S>&);                           \
-  template void rigid_vis_shapes<S>(const RigidModelT<S>&, const RigidStateT<S>&, float*); \
-  template void rigid_vis_joints<S>(const RigidModelT<S>&, const RigidStateT<S>&, float*); \
+  template void rigid_vis_shapes<S>(const RigidModelT<S>&, const StateT<S>&, float*); \
+  template void rigid_vis_joints<S>(const RigidModelT<S>&, const StateT<S>&, float*); \
   template int rigid_vis_contacts<S>(const RigidContactsT<S>&, float*, int);
 ADJ_RIGID_VIS(float)
 ADJ_RIGID_VIS(double)

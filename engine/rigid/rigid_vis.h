@@ -18,10 +18,10 @@ inline constexpr int kRigidContactFloats = 6;
 
 // out: model.shape_count() * kRigidShapeFloats floats
 template <class S>
-void rigid_vis_shapes(const RigidModelT<S>& model, const RigidStateT<S>& state, float* out);
+void rigid_vis_shapes(const RigidModelT<S>& model, const StateT<S>& state, float* out);
 // out: model.body_count() * kRigidJointFloats floats
 template <class S>
-void rigid_vis_joints(const RigidModelT<S>& model, const RigidStateT<S>& state, float* out);
+void rigid_vis_joints(const RigidModelT<S>& model, const StateT<S>& state, float* out);
 // writes min(contact_count, capacity) contacts; returns how many
 template <class S>
 int rigid_vis_contacts(const RigidContactsT<S>& contacts, float* out, int capacity);

@@ -1,5 +1,6 @@
 #include "engine/scene/compile.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -191,12 +192,15 @@ Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_di
     out.objects.push_back(r);
   }
 
+  // a scene of robots only has no particles to finalize
+  const bool robots = std::any_of(scene.objects.begin(), scene.objects.end(),
+                                  [](const Object& o) { return o.kind == ObjectKind::robot; });
+  if (b.particle_count() > 0 || !robots) {
+    auto model = b.finalize();
+    if (!model) return Status::error("scene \"" + scene.name + "\": " + model.status().message());
+    out.model = std::move(model.value());
+  }
   if (Status s = compile_robots(scene, base_dir, out); !s) return s;
-  // a scene of robots only has no particle model
-  if (b.particle_count() == 0 && out.has_robots()) return out;
-  auto model = b.finalize();
-  if (!model) return Status::error("scene \"" + scene.name + "\": " + model.status().message());
-  out.model = std::move(model.value());
   return out;
 }
 

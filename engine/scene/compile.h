@@ -38,17 +38,15 @@ struct CompileLimits {
 
 template <class S>
 struct CompiledSceneT {
-  ModelT<S> model;
+  ModelT<S> model;  // the one Model of the scene
   std::vector<ObjectRange> objects;     // one per scene object, in document order
   std::vector<int> actuated_springs;    // model spring indices whose rest length is actuated
   std::vector<int> actuated_tets;       // model tet indices of actuated soft objects
   S frame_dt = S(1.0 / 60.0);           // settings.dt
   int substeps = 1;                     // settings.substeps
-  // robots: every robot object in one rigid model (bodies in document order), their initial
-  // joint states; a scene of robots only leaves `model` empty (no particles)
-  RigidModelT<S> rigid;
-  RigidStateT<S> rigid_initial;
-  bool has_robots() const { return rigid.body_count() > 0; }
+  // the one world: particles, elements, colliders and (model.rigid) every robot object's
+  // bodies in document order, with their initial joint states (model.joint_q, joint_qd)
+  bool has_robots() const { return model.body_count() > 0; }
   bool has_particles() const { return model.particle_count() > 0; }
 
   const ObjectRange* find(const std::string& name) const;
@@ -57,7 +55,7 @@ struct CompiledSceneT {
 using CompiledScene = CompiledSceneT<float>;
 
 // base_dir resolves relative mesh paths (the scene file's folder); errors name the object
-// robot objects -> out.rigid, out.rigid_initial and the robot ranges of out.objects (called
+// robot objects -> out.model.rigid, out.model.joint_q/joint_qd and the robot ranges of out.objects (called
 // by compile() after the particle objects; engine/scene/compile_robot.cpp)
 template <class S>
 Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledSceneT<S>& out);

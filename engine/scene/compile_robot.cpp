@@ -207,9 +207,11 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
   // (RigidModel::self_collision off); the shapes' group/mask filters exclude pairs
   auto model = b.finalize<S>();
   if (!model) return Status::error("scene \"" + scene.name + "\": robots: " + model.status().message());
-  out.rigid = std::move(model.value());
-  const RigidModelT<S>& m = out.rigid;
-  out.rigid_initial = m.make_state();
+  out.model.rigid = std::move(model.value());
+  const RigidModelT<S>& m = out.model.rigid;
+  StateT<S> rest = m.make_state();
+  out.model.joint_q = std::move(rest.joint_q);
+  out.model.joint_qd = std::move(rest.joint_qd);
 
   for (const Placed& p : placed) {
     const Object& o = scene.objects[p.object];
@@ -230,8 +232,8 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
         return Status::error(iw + ".q: the joint of \"" + in.body + "\" has " + std::to_string(nq) + " coordinates");
       if (!in.qd.empty() && int(in.qd.size()) != nv)
         return Status::error(iw + ".qd: the joint of \"" + in.body + "\" has " + std::to_string(nv) + " dofs");
-      for (int k = 0; k < int(in.q.size()); ++k) out.rigid_initial.joint_q[m.joint_q_start[j] + k] = S(in.q[k]);
-      for (int k = 0; k < int(in.qd.size()); ++k) out.rigid_initial.joint_qd[m.joint_dof_start[j] + k] = S(in.qd[k]);
+      for (int k = 0; k < int(in.q.size()); ++k) out.model.joint_q[m.joint_q_start[j] + k] = S(in.q[k]);
+      for (int k = 0; k < int(in.qd.size()); ++k) out.model.joint_qd[m.joint_dof_start[j] + k] = S(in.qd[k]);
     }
   }
   return Status::ok();

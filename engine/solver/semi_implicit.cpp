@@ -4,6 +4,7 @@
 #include "engine/core/parallel.h"
 #include "engine/solver/kernels.h"
 #include "engine/solver/model_view.h"
+#include "engine/rigid/rigid_solver.h"
 #include "engine/solver/solver.h"
 
 namespace adj {
@@ -83,7 +84,12 @@ struct SolverT<S>::Scratch {
 };
 
 template <class S>
-SolverT<S>::SolverT(SolverOptions options) : options_(options), scratch_(std::make_unique<Scratch>()) {
+void SolverT<S>::ScratchDelete::operator()(Scratch* p) const {
+  delete p;
+}
+
+template <class S>
+SolverT<S>::SolverT(SolverOptions options) : options_(options), scratch_(new Scratch) {
   options_.substeps = std::max(1, options_.substeps);
 }
 template <class S>
@@ -114,6 +120,13 @@ Status check_state_finite(const StateT<S>& s, const char* what) {
 }
 
 template <class S>
+Status check_state_finite(const ModelT<S>& model, const StateT<S>& s, const char* what) {
+  Status st = check_state_finite(s, what);
+  if (st && model.body_count() > 0) st = rigid_check_finite(model.rigid, s, what);
+  return st;
+}
+
+template <class S>
 static KernelArgs<S> base_args(const ModelT<S>& model, const ControlT<S>& control, S h) {
   KernelArgs<S> a{};
   a.m = make_view(model);
@@ -132,30 +145,30 @@ static bool control_ok(const ModelT<S>& m, const ControlT<S>& c) {
 }
 
 template <class S>
-Status SolverT<S>::step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt,
-                        ContactsT<S>* contacts) {
+Status SolverT<S>::particle_step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out,
+                                 const ControlT<S>& control, S dt, int substeps, ContactsT<S>* contacts) {
   int n = model.particle_count();
   if (in.particle_count() != n) return Status::error("step: state does not match the model");
   if (&in == &out) return Status::error("step: states are never updated in place (in and out are the same)");
   if (!control_ok(model, control)) return Status::error("step: control does not match the model");
   Scratch& sc = *scratch_;
-  sc.resize(model, options_.substeps);
+  sc.resize(model, substeps);
   out.particle_q.resize(n);
   out.particle_qd.resize(n);
-  S h = dt / S(options_.substeps);
+  S h = dt / S(substeps);
   CpuExec exec{options_.thread_count};
   KernelArgs<S> a = base_args(model, control, h);
   a.f_slot = sc.f_slot.data();
   a.f_total = sc.f_total.data();
   const StateT<S>* cur = &in;
-  for (int k = 0; k < options_.substeps; ++k) {
-    StateT<S>& next = (k + 1 == options_.substeps) ? out : sc.sub[k + 1];
+  for (int k = 0; k < substeps; ++k) {
+    StateT<S>& next = (k + 1 == substeps) ? out : sc.sub[k + 1];
     a.q = cur->particle_q.data();
     a.qd = cur->particle_qd.data();
     a.q_out = next.particle_q.data();
     a.qd_out = next.particle_qd.data();
     a.grid = sc.grid(model, a.q);
-    if (contacts && k + 1 == options_.substeps) compute_contacts(model, *cur, *contacts);
+    if (contacts && k + 1 == substeps) compute_contacts(model, *cur, *contacts);
     substep_forward(exec, a);
     if (options_.check_finite) {
       Status st = check_state_finite(next, "state");
@@ -175,9 +188,9 @@ Status SolverT<S>::step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& 
 }
 
 template <class S>
-Status SolverT<S>::step_adjoint(const ModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
-                                const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
-                                ModelGradT<S>& adj_model) {
+Status SolverT<S>::particle_adjoint(const ModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
+                                    int substeps, const StateT<S>& adj_out, StateT<S>& adj_in,
+                                    ControlT<S>& adj_control, ModelGradT<S>& adj_model) {
   int n = model.particle_count();
   if (in.particle_count() != n || adj_out.particle_count() != n)
     return Status::error("step_adjoint: state does not match the model");
@@ -187,8 +200,8 @@ Status SolverT<S>::step_adjoint(const ModelT<S>& model, const StateT<S>& in, con
     return Status::error("step_adjoint: adj_model must come from model.make_grad()");
   if (!control_ok(model, control)) return Status::error("step_adjoint: control does not match the model");
   Scratch& sc = *scratch_;
-  sc.resize(model, options_.substeps);
-  S h = dt / S(options_.substeps);
+  sc.resize(model, substeps);
+  S h = dt / S(substeps);
   CpuExec exec{options_.thread_count};
   KernelArgs<S> a = base_args(model, control, h);
   a.f_slot = sc.f_slot.data();
@@ -196,7 +209,7 @@ Status SolverT<S>::step_adjoint(const ModelT<S>& model, const StateT<S>& in, con
   // recompute the substep states, keeping each substep's total force
   sc.sub[0].particle_q = in.particle_q;
   sc.sub[0].particle_qd = in.particle_qd;
-  for (int k = 0; k < options_.substeps; ++k) {
+  for (int k = 0; k < substeps; ++k) {
     a.q = sc.sub[k].particle_q.data();
     a.qd = sc.sub[k].particle_qd.data();
     a.q_out = sc.sub[k + 1].particle_q.data();
@@ -226,7 +239,7 @@ Status SolverT<S>::step_adjoint(const ModelT<S>& model, const StateT<S>& in, con
   a.adj_tet_lambda = data_or_null(adj_model.tet_lambda);
   a.adj_contact = sc.adj_contact.data();
   const StateT<S>* upstream = &adj_out;
-  for (int k = options_.substeps - 1; k >= 0; --k) {
+  for (int k = substeps - 1; k >= 0; --k) {
     StateT<S>& target = (k == 0) ? adj_in : ((k % 2) ? sc.adj_a : sc.adj_b);
     target.particle_q.resize(n);
     target.particle_qd.resize(n);
@@ -318,5 +331,7 @@ template void compute_contacts(const ModelT<float>&, const StateT<float>&, Conta
 template void compute_contacts(const ModelT<double>&, const StateT<double>&, ContactsT<double>&);
 template Status check_state_finite(const StateT<float>&, const char*);
 template Status check_state_finite(const StateT<double>&, const char*);
+template Status check_state_finite(const ModelT<float>&, const StateT<float>&, const char*);
+template Status check_state_finite(const ModelT<double>&, const StateT<double>&, const char*);
 
 }  // namespace adj

@@ -1,6 +1,14 @@
-// semi-implicit Euler with substeps on the CPU (OpenMP). States are never updated in place:
-// step() reads `in` and writes `out`; step_adjoint() recomputes the substeps from `in`
-// (the same contacts, deterministically) and runs them backwards.
+// The one solver of the world: semi-implicit Euler with substeps on the CPU (OpenMP).
+// step() reads `in` and writes `out` (states are never updated in place) and runs the stages
+// that the Model holds, in one fixed order per substep:
+//   body kinematics -> body-particle contact forces -> particle forces and integration (with
+//   particle-shape and particle-particle contact) -> articulation dynamics (contact, joints,
+//   actuators, the equal and opposite body-particle forces) and integration
+// A model without bodies runs the particle stages only (engine/solver/semi_implicit.cpp); one
+// without particles the articulation only (engine/rigid/rigid_solver.h); both read the same
+// input state (explicit coupling), so the pair forces cancel exactly (engine/solver/coupled.cpp).
+// step_adjoint() recomputes the substeps from `in` (the same contacts, deterministically) and
+// runs them backwards.
 #pragma once
 
 #include <memory>
@@ -12,8 +20,9 @@ namespace adj {
 
 struct SolverOptions {
   int substeps = 1;          // substeps per step (contacts found in each)
-  int thread_count = 0;      // OpenMP threads, 0 = default
+  int thread_count = 0;      // OpenMP threads of the particle stages, 0 = default
   bool check_finite = true;  // report the first non-finite state/adjoint with its element
+  bool body_param_grads = true;  // step_adjoint: also dL/d body parameters (rigid dual path)
 };
 
 template <class S>
@@ -24,7 +33,8 @@ class SolverT {
   SolverT(SolverT&&) noexcept;
   SolverT& operator=(SolverT&&) noexcept;
 
-  // advance by dt (split into options.substeps); contacts (optional) of the last substep
+  // advance by dt (split into options.substeps); contacts (optional): the particles' of the
+  // last substep, the bodies' and the body-particle contacts (of the last substep's input)
   Status step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt,
               ContactsT<S>* contacts = nullptr);
 
@@ -39,9 +49,32 @@ class SolverT {
   std::size_t scratch_bytes() const;
 
  private:
-  struct Scratch;
+  struct Scratch;  // particle stages (semi_implicit.cpp)
+  struct Bodies;   // articulation and coupling (coupled.cpp)
+  struct ScratchDelete {
+    void operator()(Scratch* p) const;
+  };
+  struct BodiesDelete {
+    void operator()(Bodies* p) const;
+  };
+  // the particle stages alone, `substeps` substeps of dt / substeps
+  Status particle_step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt,
+                       int substeps, ContactsT<S>* contacts);
+  Status particle_adjoint(const ModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt, int substeps,
+                          const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
+                          ModelGradT<S>& adj_model);
+  // particles and bodies together, options.substeps coupled substeps
+  Status coupled_step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt,
+                      ContactsT<S>* contacts);
+  Status coupled_substep(const ModelT<S>& model, const ControlT<S>& control, S h, int k, ContactsT<S>* contacts);
+  Status coupled_adjoint(const ModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
+                         const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
+                         ModelGradT<S>& adj_model);
+  Bodies& bodies();
+
   SolverOptions options_;
-  std::unique_ptr<Scratch> scratch_;
+  std::unique_ptr<Scratch, ScratchDelete> scratch_;
+  std::unique_ptr<Bodies, BodiesDelete> bodies_;
 };
 
 using Solver = SolverT<float>;
@@ -50,8 +83,11 @@ using Solver = SolverT<float>;
 template <class S>
 void compute_contacts(const ModelT<S>& model, const StateT<S>& state, ContactsT<S>& contacts);
 
-// check a state for the first non-finite value; message names particle and quantity
+// the first non-finite value of a state: particle position/velocity (by index), joint
+// coordinate (by joint and body, when the model is given)
 template <class S>
 Status check_state_finite(const StateT<S>& s, const char* what);
+template <class S>
+Status check_state_finite(const ModelT<S>& model, const StateT<S>& s, const char* what);
 
 }  // namespace adj

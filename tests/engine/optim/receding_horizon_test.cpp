@@ -40,15 +40,15 @@ Drone drone() {
 }
 
 // the drone's distance to the last waypoint at the end of a trajectory
-float miss(const Drone& d, const RigidState& end) {
-  std::vector<float> joints(size_t(d.cs.rigid.body_count()) * kRigidJointFloats);
-  rigid_vis_joints(d.cs.rigid, end, joints.data());
+float miss(const Drone& d, const State& end) {
+  std::vector<float> joints(size_t(d.cs.model.rigid.body_count()) * kRigidJointFloats);
+  rigid_vis_joints(d.cs.model.rigid, end, joints.data());
   vec3<float> p{joints[6], joints[7], joints[8]};
   return length(p - d.wp2);
 }
 
 // a gust at frame 40: 1.5 m/s sideways, which no plan made before it knew of
-void gust(int frame, RigidState& s) {
+void gust(int frame, State& s) {
   if (frame == 40) s.joint_qd[2] += 1.5f;  // free joint: linear (body frame), then angular velocity
 }
 
@@ -90,13 +90,13 @@ TEST_CASE("receding horizon: the drone flies the waypoints from short plans, and
   // a gust: the open-loop plan, replayed blind, misses the last waypoint by far more than
   // the receding-horizon controller, which sees the push and corrects for it
   RigidSolver solver({.substeps = d.cs.substeps});
-  RigidModel m = d.cs.rigid;
-  RigidState init = d.cs.rigid_initial, s = d.cs.rigid_initial, nxt = s;
-  std::vector<RigidControl> controls;
-  open->parameters().apply(open->theta(), d.cs.rigid, m, init, controls);
+  RigidModel m = d.cs.model.rigid;
+  State init = d.cs.model.make_state(), s = d.cs.model.make_state(), nxt = s;
+  std::vector<Control> controls;
+  open->parameters().apply(open->theta(), d.cs.model.rigid, m, init, controls);
   for (int t = 0; t < d.task.horizon; ++t) {
     gust(t, s);
-    REQUIRE(solver.step(d.cs.rigid, s, nxt, controls[size_t(t)], d.cs.frame_dt));
+    REQUIRE(solver.step(d.cs.model.rigid, s, nxt, controls[size_t(t)], d.cs.frame_dt));
     std::swap(s, nxt);
   }
   const float open_miss = miss(d, s);

@@ -63,7 +63,7 @@ TEST_CASE("robot push soft: the arm pushes the soft ball toward the target, loss
   CHECK(last < first / 50);  // measured: 0.146 -> 6.5e-4
   // the ball moved toward the goal (x 0.5 -> 0.9)
   double cx = 0;
-  const auto& ball = r.frames().back().particles.particle_q;
+  const auto& ball = r.frames().back().particle_q;
   for (const auto& x : ball) cx += x.x / double(ball.size());
   CHECK(cx > 0.85);
 }

@@ -65,7 +65,7 @@ TEST_CASE("robot push: the arm pushes the box toward the target, loss falls 10x 
   CHECK(std::fabs(pos[box].y - 0.1f) < 0.005f);
   CHECK(rot[box].m[1][1] > 0.99f);
   int touching = 0;
-  for (const RigidStateT<float>& f : r.frames()) {
+  for (const StateT<float>& f : r.frames()) {
     RigidContactsT<float> c;
     REQUIRE(rigid_contacts(m, f, m.make_control(), c).is_ok());
     for (int k = 0; k < c.contact_count(); ++k)
@@ -126,7 +126,7 @@ TEST_CASE("robot scenes: colliders and shape filters reach the rigid model; a bo
   auto cs = scene::compile<double>(s.value(), "");
   INFO(cs.status().message());
   REQUIRE(cs.is_ok());
-  const RigidModelT<double>& m = cs->rigid;
+  const RigidModelT<double>& m = cs->model.rigid;
   CHECK_FALSE(m.ground);  // a ground above 0 is a plane collider
   REQUIRE(m.collider_count() == 2);
   CHECK(m.collider_type[0] == 0);
@@ -136,7 +136,7 @@ TEST_CASE("robot scenes: colliders and shape filters reach the rigid model; a bo
   CHECK(m.shape_mask[0] == 5);
   // the crate drops 0.2 m onto the raised ground and rests there
   RigidSolverT<double> solver({.substeps = 8});
-  RigidStateT<double> st = cs->rigid_initial, next;
+  StateT<double> st = cs->model.make_state(), next;
   for (int t = 0; t < 120; ++t) {
     REQUIRE(solver.step(m, st, next, m.make_control(), 1.0 / 60.0).is_ok());
     st = next;

@@ -68,7 +68,7 @@ TEST_CASE("reverse kernels: hand-written body kinematics adjoint equals the dual
   const int nb = m.body_count(), nv = m.dof_count(), nq = m.q_count();
   std::mt19937 rng(5);
   for (int trial = 0; trial < 4; ++trial) {
-    RigidStateT<double> s = random_state(m, rng, 0.8, 1.5);
+    StateT<double> s = random_state(m, rng, 0.8, 1.5);
     rigid::Params<double> par = rigid::lift_params<double>(m);
     for (double& x : par.body_mass) x *= 1.0 + 0.3 * rnd<double>(rng);
     rigid::Work<double> w;

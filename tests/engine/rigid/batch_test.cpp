@@ -61,7 +61,7 @@ void check_scene(const Scene& sc, int env_count, int steps) {
   std::uniform_real_distribution<double> u(-1, 1);
   std::vector<S> q(std::size_t(env_count) * nq), qd(std::size_t(env_count) * nv), act(std::size_t(env_count) * na);
   for (int e = 0; e < env_count; ++e) {
-    RigidStateT<S> s = m.make_state();
+    StateT<S> s = m.make_state();
     if (m.joint_type[0] == RIGID_JOINT_FREE) s.joint_q[1] = S(sc.height);
     for (int i = 0; i < nq; ++i) q[std::size_t(e) * nq + i] = s.joint_q[i];
     for (int j = 0; j < m.body_count(); ++j)  // small angles on the 1-dof joints
@@ -86,12 +86,12 @@ void check_scene(const Scene& sc, int env_count, int steps) {
     RigidModelGradT<S> grad_batch = m.make_grad(), grad_ref = m.make_grad();
     REQUIRE(batch.step_adjoint(q, qd, act, dt, aq_out, aqd_out, aq, aqd, aact, grad_batch).is_ok());
     for (int e = 0; e < env_count; ++e) {
-      RigidStateT<S> in, out, adj_out, adj_in;
-      RigidControlT<S> c, adj_c = m.make_control();
+      StateT<S> in, out, adj_out, adj_in;
+      ControlT<S> c, adj_c = m.make_control();
       RigidModelGradT<S> adj_m = m.make_grad();
       in.joint_q.assign(q.begin() + e * nq, q.begin() + (e + 1) * nq);
       in.joint_qd.assign(qd.begin() + e * nv, qd.begin() + (e + 1) * nv);
-      c.act.assign(act.begin() + e * na, act.begin() + (e + 1) * na);
+      c.joint_act.assign(act.begin() + e * na, act.begin() + (e + 1) * na);
       RigidContactsT<S> contacts;
       REQUIRE(solver[e].step(m, in, out, c, dt, &contacts).is_ok());
       if (contacts.contact_count() > 0) ++touching;
@@ -102,7 +102,7 @@ void check_scene(const Scene& sc, int env_count, int steps) {
       REQUIRE(solver[e].step_adjoint(m, in, c, dt, adj_out, adj_in, adj_c, adj_m).is_ok());
       for (int i = 0; i < nq; ++i) REQUIRE(adj_in.joint_q[i] == aq[std::size_t(e) * nq + i]);
       for (int i = 0; i < nv; ++i) REQUIRE(adj_in.joint_qd[i] == aqd[std::size_t(e) * nv + i]);
-      for (int i = 0; i < na; ++i) REQUIRE(adj_c.act[i] == aact[std::size_t(e) * na + i]);
+      for (int i = 0; i < na; ++i) REQUIRE(adj_c.joint_act[i] == aact[std::size_t(e) * na + i]);
       // the batch sums the environments' parameter gradients in environment order
       for (int i = 0; i < m.body_count(); ++i) grad_ref.body_mass[i] += adj_m.body_mass[i];
       for (int i = 0; i < na; ++i) {

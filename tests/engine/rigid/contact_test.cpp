@@ -66,7 +66,7 @@ std::vector<PairCase> pair_cases() {
   return c;
 }
 
-RigidModelT<double> pair_model(const PairCase& pc, RigidStateT<double>& s) {
+RigidModelT<double> pair_model(const PairCase& pc, StateT<double>& s) {
   RigidModelT<double> m = finalize(two_bodies(pc.a, pc.b));
   s = m.make_state();
   mat33<double> Ra = rigid::qmat(pc.ra);
@@ -81,7 +81,7 @@ TEST_CASE("body contact: each pair type's force is ke x depth along the normal, 
           "[rigid][contact][pair]") {
   for (const PairCase& pc : pair_cases()) {
     INFO(pc.name);
-    RigidStateT<double> s;
+    StateT<double> s;
     RigidModelT<double> m = pair_model(pc, s);
     m.gravity = {0, 0, 0};
     RigidContactsT<double> c;
@@ -126,7 +126,7 @@ TEST_CASE("body contact: step Jacobian and reverse adjoint per pair type match c
   std::uniform_real_distribution<double> u(-1, 1);
   for (const PairCase& pc : pair_cases()) {
     INFO(pc.name);
-    RigidStateT<double> s;
+    StateT<double> s;
     RigidModelT<double> m = pair_model(pc, s);
     // sliding and spinning: damping and smoothed friction in play
     for (double& v : s.joint_qd) v = 0.5 * u(rng);
@@ -178,7 +178,7 @@ TEST_CASE("static colliders: every body shape against a plane, sphere, box and c
       }
       b.colliders.push_back(cd);
       RigidModelT<double> m = finalize(b);
-      RigidStateT<double> s = m.make_state();
+      StateT<double> s = m.make_state();
       double half = st == 0 ? 0.1 : st == 1 ? 0.06 : 0.05;
       place(m, s, 0, {0.0, top + half - 0.01, 0.0}, axis_quat({0.2, 1, 0.1}, 0.15));
       for (double& v : s.joint_qd) v = 0.3 * u(rng);
@@ -201,14 +201,14 @@ TEST_CASE("body contact: a box resting on another box on the ground stays put fo
   int upper = b.add_body("upper", {.type = RIGID_JOINT_FREE});
   b.add_shape(upper, {.type = RIGID_SHAPE_BOX, .size = {0.1, 0.1, 0.1}, .density = 500});
   RigidModelT<double> m = finalize(b);
-  RigidStateT<double> s = m.make_state(), next;
+  StateT<double> s = m.make_state(), next;
   // resting depths: the lower box carries both weights on 4 corners, the upper its own
   const double g = 9.81, ml = m.body_mass[0], mu_ = m.body_mass[1];
   const double d_lower = (ml + mu_) * g / (4 * m.contact_ke), d_upper = mu_ * g / (4 * m.contact_ke);
   place(m, s, 0, {0, 0.1 - d_lower, 0}, Q());
   place(m, s, 1, {0.05, 0.3 - d_lower - d_upper, -0.03}, axis_quat({0, 1, 0}, 0.3));
   RigidSolverT<double> solver({.substeps = 8});
-  RigidControlT<double> u = m.make_control();
+  ControlT<double> u = m.make_control();
   for (int t = 0; t < 180; ++t) {
     REQUIRE(solver.step(m, s, next, u, 1.0 / 60.0).is_ok());
     s = next;
@@ -241,10 +241,10 @@ TEST_CASE("body contact: a sphere dropped on a box bounces, then rests on it", "
   int ball = b.add_body("ball", {.type = RIGID_JOINT_FREE});
   b.add_shape(ball, {.type = RIGID_SHAPE_SPHERE, .size = {0.1, 0, 0}, .density = 300});
   RigidModelT<double> m = finalize(b);
-  RigidStateT<double> s = m.make_state(), next;
+  StateT<double> s = m.make_state(), next;
   place(m, s, 1, {0.05, 0.8, 0}, Q());
   RigidSolverT<double> solver({.substeps = 8});
-  RigidControlT<double> u = m.make_control();
+  ControlT<double> u = m.make_control();
   double lowest = 1e9;
   bool bounced = false, fell = false;
   for (int t = 0; t < 240; ++t) {

@@ -6,7 +6,9 @@
 #include <random>
 
 #include "engine/model/builder.h"
-#include "engine/rigid/coupled_rollout.h"
+#include "engine/grad/rollout.h"
+#include "engine/rigid/coupling.h"
+#include "engine/solver/solver.h"
 #include "mesh_test_util.h"
 #include "rigid_test_util.h"
 
@@ -24,11 +26,17 @@ ModelT<D> finalize_particles(const ModelBuilderT<D>& b) {
   return r.value();
 }
 
+// the world of a particle model and a rigid model
+ModelT<D> world_of(ModelT<D> pm, const RigidModelT<D>& rm) {
+  pm.rigid = rm;
+  return pm;
+}
+
 // a free sphere (r 0.1, density 500) over a square of 4 particles joined by springs
 struct SpherePress {
   RigidModelT<D> rm;
   ModelT<D> pm;
-  CoupledStateT<D> state;
+  StateT<D> state;
 };
 
 SpherePress sphere_press(bool gravity, D mu) {
@@ -58,93 +66,93 @@ SpherePress sphere_press(bool gravity, D mu) {
     c.pm.gravity = vec3<D>();
     c.rm.gravity = vec3<D>();
   }
-  c.state.particles = c.pm.make_state();
-  c.state.rigid = c.rm.make_state();
+  c.pm.rigid = c.rm;
+  c.state = c.pm.make_state();
   // the sphere's centre 0.09 above the particle plane: every particle (r 0.03) overlaps it
   const D q[7] = {0.01, 0.09, 0.005, 1, 0, 0, 0};
-  for (int k = 0; k < 7; ++k) c.state.rigid.joint_q[k] = q[k];
+  for (int k = 0; k < 7; ++k) c.state.joint_q[k] = q[k];
   const D qd[6] = {0.2, -0.4, 0.1, 0.3, -0.2, 0.5};  // body-frame linear, then angular velocity
-  for (int k = 0; k < 6; ++k) c.state.rigid.joint_qd[k] = qd[k];
+  for (int k = 0; k < 6; ++k) c.state.joint_qd[k] = qd[k];
   return c;
 }
 
 // world linear momentum of the particles and of a free body whose com is its origin
-vec3<D> momentum(const RigidModelT<D>& rm, const ModelT<D>& pm, const CoupledStateT<D>& s) {
+vec3<D> momentum(const RigidModelT<D>& rm, const ModelT<D>& pm, const StateT<D>& s) {
   vec3<D> P;
-  for (int i = 0; i < pm.particle_count(); ++i) P += s.particles.particle_qd[i] * pm.particle_mass[i];
+  for (int i = 0; i < pm.particle_count(); ++i) P += s.particle_qd[i] * pm.particle_mass[i];
   std::vector<vec3<D>> pos;
   std::vector<mat33<D>> rot;
-  rigid_forward_kinematics(rm, s.rigid, pos, rot);
-  vec3<D> v(s.rigid.joint_qd[0], s.rigid.joint_qd[1], s.rigid.joint_qd[2]);
+  rigid_forward_kinematics(rm, s, pos, rot);
+  vec3<D> v(s.joint_qd[0], s.joint_qd[1], s.joint_qd[2]);
   return P + rot[0] * v * rm.body_mass[0];
 }
 
 // a fixed random linear functional of a coupled state
 struct Probe {
   std::vector<D> w;
-  D operator()(const CoupledStateT<D>& s) const {
+  D operator()(const StateT<D>& s) const {
     D l = 0;
     std::size_t k = 0;
-    for (auto& x : s.particles.particle_q) l += w[k] * x.x + w[k + 1] * x.y + w[k + 2] * x.z, k += 3;
-    for (auto& x : s.particles.particle_qd) l += w[k] * x.x + w[k + 1] * x.y + w[k + 2] * x.z, k += 3;
-    for (D x : s.rigid.joint_q) l += w[k++] * x;
-    for (D x : s.rigid.joint_qd) l += w[k++] * x;
+    for (auto& x : s.particle_q) l += w[k] * x.x + w[k + 1] * x.y + w[k + 2] * x.z, k += 3;
+    for (auto& x : s.particle_qd) l += w[k] * x.x + w[k + 1] * x.y + w[k + 2] * x.z, k += 3;
+    for (D x : s.joint_q) l += w[k++] * x;
+    for (D x : s.joint_qd) l += w[k++] * x;
     return l;
   }
-  CoupledStateT<D> adjoint(const CoupledStateT<D>& like) const {
-    CoupledStateT<D> a = coupled_zero_like(like);
+  StateT<D> adjoint(const StateT<D>& like) const {
+    StateT<D> a = zero_like(like);
     std::size_t k = 0;
-    for (auto& x : a.particles.particle_q) x = {w[k], w[k + 1], w[k + 2]}, k += 3;
-    for (auto& x : a.particles.particle_qd) x = {w[k], w[k + 1], w[k + 2]}, k += 3;
-    for (D& x : a.rigid.joint_q) x = w[k++];
-    for (D& x : a.rigid.joint_qd) x = w[k++];
+    for (auto& x : a.particle_q) x = {w[k], w[k + 1], w[k + 2]}, k += 3;
+    for (auto& x : a.particle_qd) x = {w[k], w[k + 1], w[k + 2]}, k += 3;
+    for (D& x : a.joint_q) x = w[k++];
+    for (D& x : a.joint_qd) x = w[k++];
     return a;
   }
 };
 
-Probe make_probe(const CoupledStateT<D>& like, unsigned seed) {
+Probe make_probe(const StateT<D>& like, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<D> u(-1, 1);
   Probe p;
-  p.w.resize(std::size_t(6 * like.particles.particle_count()) + like.rigid.joint_q.size() + like.rigid.joint_qd.size());
+  p.w.resize(std::size_t(6 * like.particle_count()) + like.joint_q.size() + like.joint_qd.size());
   for (D& x : p.w) x = u(rng);
   return p;
 }
 
 // every entry of a coupled state, in the probe's order (for perturbing)
-std::vector<D*> entries(CoupledStateT<D>& s) {
+std::vector<D*> entries(StateT<D>& s) {
   std::vector<D*> e;
-  for (auto& x : s.particles.particle_q) e.insert(e.end(), {&x.x, &x.y, &x.z});
-  for (auto& x : s.particles.particle_qd) e.insert(e.end(), {&x.x, &x.y, &x.z});
-  for (D& x : s.rigid.joint_q) e.push_back(&x);
-  for (D& x : s.rigid.joint_qd) e.push_back(&x);
+  for (auto& x : s.particle_q) e.insert(e.end(), {&x.x, &x.y, &x.z});
+  for (auto& x : s.particle_qd) e.insert(e.end(), {&x.x, &x.y, &x.z});
+  for (D& x : s.joint_q) e.push_back(&x);
+  for (D& x : s.joint_qd) e.push_back(&x);
   return e;
 }
 
 // the step's adjoint w.r.t. every input entry and the particle contact ke against central
 // differences of a random functional of the output; returns the number of touching pairs
-int check_step(const ModelT<D>& pm, const RigidModelT<D>& rm, const CoupledStateT<D>& in, const CoupledControlT<D>& ctl,
+int check_step(const ModelT<D>& pm, const RigidModelT<D>& rm, const StateT<D>& in, const ControlT<D>& ctl,
                D dt, int substeps, unsigned seed) {
-  CoupledSolverT<D> solver({.substeps = substeps});
-  CoupledStateT<D> out;
-  rigid::CouplingContactsT<D> contacts;
-  REQUIRE(solver.step(pm, rm, in, out, ctl, dt, &contacts).is_ok());
+  SolverT<D> solver({.substeps = substeps});
+  StateT<D> out;
+  ContactsT<D> contacts;
+  REQUIRE(solver.step(world_of(pm, rm), in, out, ctl, dt, &contacts).is_ok());
   Probe probe = make_probe(out, seed);
-  CoupledStateT<D> adj_in;
-  CoupledControlT<D> adj_ctl;
-  adj_ctl.rigid = rm.make_control();
-  CoupledModelGradT<D> adj_model;
-  Status st = solver.step_adjoint(pm, rm, in, ctl, dt, probe.adjoint(out), adj_in, adj_ctl, adj_model);
+  StateT<D> adj_in;
+  ControlT<D> adj_ctl;
+  adj_ctl.joint_act.assign(std::size_t(rm.actuator_count()), D(0));
+  ModelGradT<D> adj_model;
+  Status st = solver.step_adjoint(world_of(pm, rm), in, ctl, dt, probe.adjoint(out), adj_in, adj_ctl, adj_model);
   INFO(st.message());
   REQUIRE(st.is_ok());
-  auto loss = [&](const CoupledStateT<D>& s, const ModelT<D>& m) {
-    CoupledSolverT<D> sv({.substeps = substeps});
-    CoupledStateT<D> o;
-    REQUIRE(sv.step(m, rm, s, o, ctl, dt).is_ok());
+  auto loss = [&](const StateT<D>& s, const ModelT<D>& m) {
+    SolverT<D> sv({.substeps = substeps});
+    StateT<D> o;
+    REQUIRE(sv.step(world_of(m, rm), s, o, ctl, dt).is_ok());
     return probe(o);
   };
   const D eps = 1e-6;
-  CoupledStateT<D> x = in, g = adj_in;
+  StateT<D> x = in, g = adj_in;
   std::vector<D*> xe = entries(x), ge = entries(g);
   D max_fd = 0;
   std::vector<std::pair<D, D>> rows;
@@ -165,13 +173,13 @@ int check_step(const ModelT<D>& pm, const RigidModelT<D>& rm, const CoupledState
     D lp = loss(in, m);
     m.contact_ke = pm.contact_ke - h;
     D lm = loss(in, m);
-    rows.push_back({adj_model.particles.contact_ke, (lp - lm) / (2 * h)});
+    rows.push_back({adj_model.contact_ke, (lp - lm) / (2 * h)});
   }
   for (std::size_t k = 0; k < rows.size(); ++k) {
     INFO("entry " << k << ": adjoint " << rows[k].first << ", central difference " << rows[k].second);
     CHECK(std::fabs(rows[k].first - rows[k].second) <= 1e-6 * max_fd + 1e-4 * std::fabs(rows[k].second));
   }
-  return contacts.contact_count();
+  return contacts.body_particle.contact_count();
 }
 
 }  // namespace
@@ -180,14 +188,14 @@ TEST_CASE("coupling: pair forces are equal and opposite; momentum is conserved",
   SpherePress c = sphere_press(/*gravity=*/false, /*mu=*/0.5);
   std::vector<vec3<D>> pos;
   std::vector<mat33<D>> rot;
-  rigid_forward_kinematics(c.rm, c.state.rigid, pos, rot);
+  rigid_forward_kinematics(c.rm, c.state, pos, rot);
   rigid::Work<D> w;
   w.resize(c.rm.body_count(), c.rm.q_count(), c.rm.dof_count());
-  rigid::kinematics(c.rm, rigid::lift_params<D>(c.rm), c.state.rigid.joint_q.data(), c.state.rigid.joint_qd.data(), w);
+  rigid::kinematics(c.rm, rigid::lift_params<D>(c.rm), c.state.joint_q.data(), c.state.joint_qd.data(), w);
   std::vector<vec3<D>> fp;
   std::vector<rigid::svec<D>> fb;
   rigid::CouplingContactsT<D> rec;
-  rigid::coupling_forces(c.rm, rigid::coupling_params(c.pm), w.R, w.p, w.v, c.pm, c.state.particles, fp, fb, &rec);
+  rigid::coupling_forces(c.rm, rigid::coupling_params(c.pm), w.R, w.p, w.v, c.pm, c.state, fp, fb, &rec);
   REQUIRE(rec.contact_count() == 4);
   vec3<D> sum_f, sum_m;
   for (int k = 0; k < rec.contact_count(); ++k) {
@@ -202,25 +210,25 @@ TEST_CASE("coupling: pair forces are equal and opposite; momentum is conserved",
   // frictionless, no gravity: sphere normals pass through the centre, so the body never turns
   // and the world momentum of body + particles is exactly conserved by each substep
   SpherePress f = sphere_press(false, 0.0);
-  for (int k = 3; k < 6; ++k) f.state.rigid.joint_qd[k] = 0;
-  CoupledSolverT<D> solver({.substeps = 4});
-  CoupledControlT<D> ctl{f.pm.make_control(), f.rm.make_control()};
+  for (int k = 3; k < 6; ++k) f.state.joint_qd[k] = 0;
+  SolverT<D> solver({.substeps = 4});
+  ControlT<D> ctl = world_of(f.pm, f.rm).make_control();
   vec3<D> P0 = momentum(f.rm, f.pm, f.state);
-  CoupledStateT<D> s = f.state, next;
+  StateT<D> s = f.state, next;
   for (int t = 0; t < 20; ++t) {
-    REQUIRE(solver.step(f.pm, f.rm, s, next, ctl, 1.0 / 240, nullptr).is_ok());
+    REQUIRE(solver.step(world_of(f.pm, f.rm), s, next, ctl, 1.0 / 240, nullptr).is_ok());
     s = next;
   }
   vec3<D> P1 = momentum(f.rm, f.pm, s);
   INFO("momentum before " << P0.x << " " << P0.y << " " << P0.z << ", after " << P1.x << " " << P1.y << " " << P1.z);
   CHECK(length(P1 - P0) < 1e-12 * (1 + length(P0)));
   // and the velocities did change (the contact acted)
-  CHECK(std::fabs(s.rigid.joint_qd[1] - f.state.rigid.joint_qd[1]) > 0.05);
+  CHECK(std::fabs(s.joint_qd[1] - f.state.joint_qd[1]) > 0.05);
 }
 
 TEST_CASE("coupling: step adjoint, a sphere pressing particles, against central differences", "[rigid][coupling]") {
   SpherePress c = sphere_press(true, 0.5);
-  CoupledControlT<D> ctl{c.pm.make_control(), c.rm.make_control()};
+  ControlT<D> ctl = world_of(c.pm, c.rm).make_control();
   int touching = check_step(c.pm, c.rm, c.state, ctl, 1.0 / 120, 2, 7);
   CHECK(touching == 4);
 }
@@ -252,15 +260,15 @@ static int box_on_cloth(bool mesh) {
   pm.contact_kd = 1;
   pm.contact_kf = 2;
   pm.contact_mu = 0.6;
-  CoupledStateT<D> in{pm.make_state(), rm.make_state()};
+  StateT<D> in = world_of(pm, rm).make_state();
   // the box slides along +x, tilted a little, its bottom 4 mm into the particles' radius
   const D q[7] = {0.012, 0.015 + 0.02 + 0.03 - 0.004, 0.008, 0.999, 0.02, 0.01, 0.03};
   D n = 0;
   for (int k = 3; k < 7; ++k) n += q[k] * q[k];
-  for (int k = 0; k < 7; ++k) in.rigid.joint_q[k] = k >= 3 ? q[k] / std::sqrt(n) : q[k];
+  for (int k = 0; k < 7; ++k) in.joint_q[k] = k >= 3 ? q[k] / std::sqrt(n) : q[k];
   const D qd[6] = {0.5, -0.05, 0.1, 0.2, 0.3, -0.4};
-  for (int k = 0; k < 6; ++k) in.rigid.joint_qd[k] = qd[k];
-  CoupledControlT<D> ctl{pm.make_control(), rm.make_control()};
+  for (int k = 0; k < 6; ++k) in.joint_qd[k] = qd[k];
+  ControlT<D> ctl = world_of(pm, rm).make_control();
   return check_step(pm, rm, in, ctl, 1.0 / 240, 2, 11);
 }
 
@@ -298,46 +306,48 @@ TEST_CASE("coupling: rollout gradients (controls, initial robot and particle sta
   pm.contact_kd = 1;
   pm.contact_kf = 2;
   pm.contact_mu = 0.4;
-  CoupledStateT<D> init{pm.make_state(), rm.make_state()};
-  init.rigid.joint_q[0] = 0.25;
-  init.rigid.joint_qd[0] = 2.0;
+  StateT<D> init = world_of(pm, rm).make_state();
+  init.joint_q[0] = 0.25;
+  init.joint_qd[0] = 2.0;
   const int T = 8;
-  std::vector<CoupledControlT<D>> controls(T, CoupledControlT<D>{pm.make_control(), rm.make_control()});
-  for (int t = 0; t < T; ++t) controls[t].rigid.act[0] = 0.6 + 0.05 * t;
-  CoupledRolloutOptions<D> ro{.steps = T, .dt = 1.0 / 60, .substeps = 4, .checkpoint_every = 3};
+  std::vector<ControlT<D>> controls(T, world_of(pm, rm).make_control());
+  for (int t = 0; t < T; ++t) controls[t].joint_act[0] = 0.6 + 0.05 * t;
+  RolloutOptions<D> ro{.steps = T, .dt = 1.0 / 60, .substeps = 4, .checkpoint_every = 3};
   // loss: the particles' mean x at the end, squared, plus the link angle
-  auto loss_of = [&](const CoupledStateT<D>& s) {
+  auto loss_of = [&](const StateT<D>& s) {
     D mx = 0;
-    for (auto& x : s.particles.particle_q) mx += x.x / 3;
-    return mx * mx + 0.1 * s.rigid.joint_q[0];
+    for (auto& x : s.particle_q) mx += x.x / 3;
+    return mx * mx + 0.1 * s.joint_q[0];
   };
-  auto run = [&](const CoupledStateT<D>& s0, const std::vector<CoupledControlT<D>>& ctl) {
-    CoupledRolloutT<D> r(pm, rm, ro);
+  auto run = [&](const StateT<D>& s0, const std::vector<ControlT<D>>& ctl) {
+    const ModelT<D> world = world_of(pm, rm);
+    RolloutT<D> r(world, ro);
     REQUIRE(r.forward(s0, ctl).is_ok());
     return loss_of(r.final_state());
   };
-  CoupledRolloutT<D> roll(pm, rm, ro);
+  const ModelT<D> roll_world = world_of(pm, rm);
+    RolloutT<D> roll(roll_world, ro);
   int touched = 0;
   REQUIRE(roll.forward(init, controls).is_ok());
   {
     // how many frames have body-particle contact (the test must exercise the coupling)
-    CoupledSolverT<D> sv({.substeps = 4});
-    CoupledStateT<D> s = init, nx;
+    SolverT<D> sv({.substeps = 4});
+    StateT<D> s = init, nx;
     for (int t = 0; t < T; ++t) {
-      rigid::CouplingContactsT<D> rec;
-      REQUIRE(sv.step(pm, rm, s, nx, controls[t], 1.0 / 60, &rec).is_ok());
-      touched += rec.contact_count() > 0;
+      ContactsT<D> rec;
+      REQUIRE(sv.step(world_of(pm, rm), s, nx, controls[t], 1.0 / 60, &rec).is_ok());
+      touched += rec.body_particle.contact_count() > 0;
       s = nx;
     }
   }
   CHECK(touched >= 3);
-  const CoupledStateT<D> final_state = roll.final_state();
-  Status st = roll.backward([&](int t, const CoupledStateT<D>& s, CoupledStateT<D>& adj) {
+  const StateT<D> final_state = roll.final_state();
+  Status st = roll.backward([&](int t, const StateT<D>& s, StateT<D>& adj) {
     if (t != T) return;
     D mx = 0;
-    for (auto& x : s.particles.particle_q) mx += x.x / 3;
-    for (auto& g : adj.particles.particle_q) g.x += 2 * mx / 3;
-    adj.rigid.joint_q[0] += 0.1;
+    for (auto& x : s.particle_q) mx += x.x / 3;
+    for (auto& g : adj.particle_q) g.x += 2 * mx / 3;
+    adj.joint_q[0] += 0.1;
   });
   INFO(st.message());
   REQUIRE(st.is_ok());
@@ -345,36 +355,36 @@ TEST_CASE("coupling: rollout gradients (controls, initial robot and particle sta
   std::vector<std::pair<D, D>> rows;
   for (int t : {0, 3, 6}) {
     auto ctl = controls;
-    ctl[t].rigid.act[0] += eps;
+    ctl[t].joint_act[0] += eps;
     D lp = run(init, ctl);
-    ctl[t].rigid.act[0] -= 2 * eps;
+    ctl[t].joint_act[0] -= 2 * eps;
     D lm = run(init, ctl);
-    rows.push_back({roll.grad_controls()[t].rigid.act[0], (lp - lm) / (2 * eps)});
+    rows.push_back({roll.grad_controls()[t].joint_act[0], (lp - lm) / (2 * eps)});
   }
   {
     auto s = init;
-    s.rigid.joint_q[0] += eps;
+    s.joint_q[0] += eps;
     D lp = run(s, controls);
-    s.rigid.joint_q[0] -= 2 * eps;
+    s.joint_q[0] -= 2 * eps;
     D lm = run(s, controls);
-    rows.push_back({roll.grad_initial().rigid.joint_q[0], (lp - lm) / (2 * eps)});
+    rows.push_back({roll.grad_initial().joint_q[0], (lp - lm) / (2 * eps)});
     s = init;
-    s.rigid.joint_qd[0] += eps;
+    s.joint_qd[0] += eps;
     lp = run(s, controls);
-    s.rigid.joint_qd[0] -= 2 * eps;
+    s.joint_qd[0] -= 2 * eps;
     lm = run(s, controls);
-    rows.push_back({roll.grad_initial().rigid.joint_qd[0], (lp - lm) / (2 * eps)});
+    rows.push_back({roll.grad_initial().joint_qd[0], (lp - lm) / (2 * eps)});
   }
   for (int i = 0; i < 3; ++i)
     for (int comp = 0; comp < 2; ++comp) {
       auto s = init;
-      D* x = comp == 0 ? &s.particles.particle_q[i].x : &s.particles.particle_qd[i].y;
+      D* x = comp == 0 ? &s.particle_q[i].x : &s.particle_qd[i].y;
       *x += eps;
       D lp = run(s, controls);
       *x -= 2 * eps;
       D lm = run(s, controls);
       const vec3<D>& g =
-          comp == 0 ? roll.grad_initial().particles.particle_q[i] : roll.grad_initial().particles.particle_qd[i];
+          comp == 0 ? roll.grad_initial().particle_q[i] : roll.grad_initial().particle_qd[i];
       rows.push_back({comp == 0 ? g.x : g.y, (lp - lm) / (2 * eps)});
     }
   D max_fd = 0;
@@ -385,20 +395,21 @@ TEST_CASE("coupling: rollout gradients (controls, initial robot and particle sta
     CHECK(std::fabs(rows[k].first - rows[k].second) <= 1e-6 * max_fd + 1e-4 * std::fabs(rows[k].second));
   }
   // determinism: the same rollout again gives bit-identical states and gradients
-  CoupledRolloutT<D> again(pm, rm, ro);
+  const ModelT<D> again_world = world_of(pm, rm);
+    RolloutT<D> again(again_world, ro);
   REQUIRE(again.forward(init, controls).is_ok());
   REQUIRE(again
-              .backward([&](int t, const CoupledStateT<D>& s, CoupledStateT<D>& adj) {
+              .backward([&](int t, const StateT<D>& s, StateT<D>& adj) {
                 if (t != T) return;
                 D mx = 0;
-                for (auto& x : s.particles.particle_q) mx += x.x / 3;
-                for (auto& g : adj.particles.particle_q) g.x += 2 * mx / 3;
-                adj.rigid.joint_q[0] += 0.1;
+                for (auto& x : s.particle_q) mx += x.x / 3;
+                for (auto& g : adj.particle_q) g.x += 2 * mx / 3;
+                adj.joint_q[0] += 0.1;
               })
               .is_ok());
   for (int i = 0; i < 3; ++i) {
-    CHECK(again.final_state().particles.particle_q[i] == final_state.particles.particle_q[i]);
-    CHECK(again.grad_initial().particles.particle_qd[i] == roll.grad_initial().particles.particle_qd[i]);
+    CHECK(again.final_state().particle_q[i] == final_state.particle_q[i]);
+    CHECK(again.grad_initial().particle_qd[i] == roll.grad_initial().particle_qd[i]);
   }
-  CHECK(again.grad_controls()[2].rigid.act[0] == roll.grad_controls()[2].rigid.act[0]);
+  CHECK(again.grad_controls()[2].joint_act[0] == roll.grad_controls()[2].joint_act[0]);
 }

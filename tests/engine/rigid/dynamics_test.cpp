@@ -7,22 +7,22 @@ using namespace adj::test;
 
 namespace {
 
-std::vector<double> lagrangian_bias(const RigidModelT<double>& m, RigidStateT<double> s) {
+std::vector<double> lagrangian_bias(const RigidModelT<double>& m, StateT<double> s) {
   // c = dM/dt qd - dT/dq + dV/dq by central differences (1-dof joints only)
   const int n = m.dof_count();
   const double h = 1e-6;
-  auto kinetic = [&](const RigidStateT<double>& x) {
+  auto kinetic = [&](const StateT<double>& x) {
     RigidModelT<double> m0 = m;
     m0.gravity = {0, 0, 0};
     return rigid_energy(m0, x);
   };
-  auto potential = [&](const RigidStateT<double>& x) {
-    RigidStateT<double> y = x;
+  auto potential = [&](const StateT<double>& x) {
+    StateT<double> y = x;
     std::fill(y.joint_qd.begin(), y.joint_qd.end(), 0.0);
     return rigid_energy(m, y);
   };
   std::vector<double> c(std::size_t(n), 0.0);
-  RigidStateT<double> sp = s, sm = s;
+  StateT<double> sp = s, sm = s;
   for (int i = 0; i < n; ++i) {
     sp.joint_q[i] += h * s.joint_qd[i];
     sm.joint_q[i] -= h * s.joint_qd[i];
@@ -31,7 +31,7 @@ std::vector<double> lagrangian_bias(const RigidModelT<double>& m, RigidStateT<do
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) c[i] += (Mp[i * n + j] - Mm[i * n + j]) / (2 * h) * s.joint_qd[j];
   for (int i = 0; i < n; ++i) {
-    RigidStateT<double> a = s, b = s;
+    StateT<double> a = s, b = s;
     a.joint_q[i] += h;
     b.joint_q[i] -= h;
     c[i] += -(kinetic(a) - kinetic(b)) / (2 * h) + (potential(a) - potential(b)) / (2 * h);
@@ -46,14 +46,14 @@ TEST_CASE("kinematics: body velocities match central differences of the poses", 
   m.ground = false;
   std::mt19937 rng(3);
   for (int trial = 0; trial < 5; ++trial) {
-    RigidStateT<double> s = random_state(m, rng, 0.4, 1.0);
+    StateT<double> s = random_state(m, rng, 0.4, 1.0);
     rigid::Params<double> par = rigid::lift_params<double>(m);
     rigid::Work<double> w;
     w.resize(m.body_count(), m.q_count(), m.dof_count());
     rigid::kinematics(m, par, s.joint_q.data(), s.joint_qd.data(), w);
     // exact flow of constant velocities for +-h (exp map), then central differences
     const double h = 1e-6;
-    RigidStateT<double> sp = s, sm = s;
+    StateT<double> sp = s, sm = s;
     std::vector<double> neg(s.joint_qd.size());
     for (std::size_t i = 0; i < neg.size(); ++i) neg[i] = -s.joint_qd[i];
     rigid::integrate_positions(m, s.joint_q.data(), s.joint_qd.data(), h, sp.joint_q.data());
@@ -78,7 +78,7 @@ TEST_CASE("kinematics: body velocities match central differences of the poses", 
 
 TEST_CASE("kinematics: the 3-link arm's joints sit where trigonometry says", "[rigid][fk]") {
   RigidModelT<double> m = finalize(rigid_arm3());
-  RigidStateT<double> s = m.make_state();
+  StateT<double> s = m.make_state();
   s.joint_q = {0.3, -0.7, 1.1};
   std::vector<vec3<double>> p;
   std::vector<mat33<double>> R;
@@ -99,11 +99,11 @@ TEST_CASE("crba: the mass matrix is the Hessian of the kinetic energy (brute for
   std::mt19937 rng(5);
   const int n = m.dof_count();
   for (int trial = 0; trial < 3; ++trial) {
-    RigidStateT<double> s = random_state(m, rng, 0.5, 0.0);
+    StateT<double> s = random_state(m, rng, 0.5, 0.0);
     std::vector<double> M = rigid_mass_matrix(m, s);
     // kinetic energy is quadratic in qd: M_ij = T(e_i + e_j) - T(e_i) - T(e_j), exactly
     auto T = [&](int i, int j) {
-      RigidStateT<double> x = s;
+      StateT<double> x = s;
       std::fill(x.joint_qd.begin(), x.joint_qd.end(), 0.0);
       if (i >= 0) x.joint_qd[i] += 1;
       if (j >= 0) x.joint_qd[j] += 1;
@@ -126,7 +126,7 @@ TEST_CASE("rnea: inverse dynamics is M qdd + c, and c matches Lagrange's equatio
     RigidModelT<double> m = finalize(mixed_tree());
     m.ground = false;
     const int n = m.dof_count();
-    RigidStateT<double> s = random_state(m, rng, 0.5, 1.5);
+    StateT<double> s = random_state(m, rng, 0.5, 1.5);
     std::vector<double> qdd(static_cast<std::size_t>(n)), zero(static_cast<std::size_t>(n), 0.0);
     std::uniform_real_distribution<double> u(-2, 2);
     for (double& x : qdd) x = u(rng);
@@ -141,7 +141,7 @@ TEST_CASE("rnea: inverse dynamics is M qdd + c, and c matches Lagrange's equatio
   SECTION("arm and cartpole: c = dM/dt qd - dT/dq + dV/dq (central differences)") {
     for (RigidBuilder b : {rigid_arm3(), rigid_cartpole()}) {
       RigidModelT<double> m = finalize(b);
-      RigidStateT<double> s = random_state(m, rng, 1.0, 2.0);
+      StateT<double> s = random_state(m, rng, 1.0, 2.0);
       std::vector<double> zero(std::size_t(m.dof_count()), 0.0);
       std::vector<double> c = rigid_inverse_dynamics(m, s, zero), ref = lagrangian_bias(m, s);
       for (int i = 0; i < m.dof_count(); ++i) {
@@ -177,7 +177,7 @@ TEST_CASE("cholesky: solves a random SPD system and rejects an indefinite one", 
 
 TEST_CASE("contact: a box pressed into the ground feels 4 ke depth, mapped to the free joint", "[rigid][contact]") {
   RigidModelT<double> m = finalize(rigid_free_box({0.1, 0.1, 0.1}, 1000));
-  RigidStateT<double> s = m.make_state();
+  StateT<double> s = m.make_state();
   const double depth = 1e-3;
   s.joint_q[1] = 0.1 - depth;
   RigidContactsT<double> c;
@@ -207,22 +207,22 @@ TEST_CASE("contact: a box pressed into the ground feels 4 ke depth, mapped to th
 TEST_CASE("actuators: PD and torque actuators give their generalized force", "[rigid][actuator]") {
   RigidModelT<double> m = finalize(rigid_arm3());
   m.gravity = {0, 0, 0};
-  RigidStateT<double> s = m.make_state();
+  StateT<double> s = m.make_state();
   s.joint_q = {0.2, -0.1, 0.4};
   s.joint_qd = {0.5, 0.3, -0.2};
-  RigidControlT<double> u{{0.7, 0.1, -0.3}};
+  ControlT<double> u = joint_control<double>({0.7, 0.1, -0.3});
   Result<std::vector<double>> qdd = rigid_forward_dynamics(m, s, u);
   REQUIRE(qdd.is_ok());
   // M qdd + c = kp (target - q) - kd qd - damping qd
   std::vector<double> lhs = rigid_inverse_dynamics(m, s, qdd.value());
   for (int i = 0; i < 3; ++i) {
-    double ref = 50 * (u.act[i] - s.joint_q[i]) - 5 * s.joint_qd[i] - 0.05 * s.joint_qd[i];
+    double ref = 50 * (u.joint_act[i] - s.joint_q[i]) - 5 * s.joint_qd[i] - 0.05 * s.joint_qd[i];
     CHECK(std::fabs(lhs[i] - ref) < 1e-10);
   }
   RigidModelT<double> cp = finalize(rigid_cartpole());
   cp.gravity = {0, 0, 0};
-  RigidStateT<double> x = cp.make_state();
-  Result<std::vector<double>> a = rigid_forward_dynamics(cp, x, RigidControlT<double>{{0.3}});
+  StateT<double> x = cp.make_state();
+  Result<std::vector<double>> a = rigid_forward_dynamics(cp, x, joint_control<double>({0.3}));
   REQUIRE(a.is_ok());
   std::vector<double> f = rigid_inverse_dynamics(cp, x, a.value());
   CHECK(std::fabs(f[0] - 20 * 0.3) < 1e-10);
@@ -254,7 +254,7 @@ TEST_CASE("contact: a capsule lying on the ground touches at both end caps", "[r
   double s = std::sqrt(0.5);
   b.add_shape(body, {.type = RIGID_SHAPE_CAPSULE, .rot = {s, 0, 0, -s}, .size = {0.05, 0.2, 0}, .density = 1000});
   RigidModelT<double> m = finalize(b);
-  RigidStateT<double> st = m.make_state();
+  StateT<double> st = m.make_state();
   st.joint_q[1] = 0.05 - 2e-3;
   RigidContactsT<double> c;
   REQUIRE(rigid_contacts(m, st, m.make_control(), c).is_ok());
@@ -277,10 +277,10 @@ TEST_CASE("joint forces: a pendulum at rest hangs on its hinge with m g", "[rigi
   RigidBuilder b = rigid_pendulum(0.8, 1.5);
   b.add_actuator(0, {.type = RIGID_ACTUATOR_TORQUE});
   RigidModelT<double> held = finalize(b);
-  RigidStateT<double> s = held.make_state();
+  StateT<double> s = held.make_state();
   s.joint_q[0] = 3.14159265358979323846 / 2;  // bob at +x
-  REQUIRE(rigid_contacts(held, s, RigidControlT<double>{{1.5 * 9.81 * 0.8}}, c).is_ok());
-  Result<std::vector<double>> qdd = rigid_forward_dynamics(held, s, RigidControlT<double>{{1.5 * 9.81 * 0.8}});
+  REQUIRE(rigid_contacts(held, s, joint_control<double>({1.5 * 9.81 * 0.8}), c).is_ok());
+  Result<std::vector<double>> qdd = rigid_forward_dynamics(held, s, joint_control<double>({1.5 * 9.81 * 0.8}));
   REQUIRE(qdd.is_ok());
   CHECK(std::fabs(qdd.value()[0]) < 1e-9);
   CHECK(std::fabs(c.joint_force[0].y - 1.5 * 9.81) < 1e-9);
@@ -291,16 +291,16 @@ TEST_CASE("float: the float build agrees with double over a quadruped second", "
   Result<RigidModelT<float>> mf = rigid_quadruped().finalize<float>();
   RigidModelT<double> md = finalize(rigid_quadruped());
   REQUIRE(mf.is_ok());
-  RigidStateT<float> sf = mf->make_state(), nf;
-  RigidStateT<double> sd = md.make_state(), nd;
+  StateT<float> sf = mf->make_state(), nf;
+  StateT<double> sd = md.make_state(), nd;
   sf.joint_q[1] = 0.46f;
   sd.joint_q[1] = 0.46;
   RigidSolverT<float> solver_f({.substeps = 8});
   RigidSolverT<double> solver_d({.substeps = 8});
-  RigidControlT<float> uf = mf->make_control();
-  RigidControlT<double> ud = md.make_control();
+  ControlT<float> uf = mf->make_control();
+  ControlT<double> ud = md.make_control();
   for (int t = 0; t < 60; ++t) {
-    for (int a = 0; a < 8; ++a) ud.act[a] = 0.3 * std::sin(0.1 * t + a), uf.act[a] = float(ud.act[a]);
+    for (int a = 0; a < 8; ++a) ud.joint_act[a] = 0.3 * std::sin(0.1 * t + a), uf.joint_act[a] = float(ud.joint_act[a]);
     REQUIRE(solver_f.step(mf.value(), sf, nf, uf, 1.0f / 60.0f).is_ok());
     REQUIRE(solver_d.step(md, sd, nd, ud, 1.0 / 60.0).is_ok());
     std::swap(sf, nf);

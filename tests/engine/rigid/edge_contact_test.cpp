@@ -32,8 +32,8 @@ RigidModelT<double> crossed_boxes() {
 }
 
 // the upper box with its bottom edge `depth` below the lower box's top edge
-RigidStateT<double> crossed_state(const RigidModelT<double>& m, double depth) {
-  RigidStateT<double> s = m.make_state();
+StateT<double> crossed_state(const RigidModelT<double>& m, double depth) {
+  StateT<double> s = m.make_state();
   const Q r = axis_quat({0, 0, 1}, kPi / 4);
   const double q[7] = {0, kApex + kHalfDiag - depth, 0, r.w, r.x, r.y, r.z};
   for (int k = 0; k < 7; ++k) s.joint_q[k] = q[k];
@@ -45,7 +45,7 @@ RigidStateT<double> crossed_state(const RigidModelT<double>& m, double depth) {
 TEST_CASE("box-box edge-edge: crossed edges with no corner inside push the boxes apart", "[rigid][contact][edge]") {
   RigidModelT<double> m = crossed_boxes();
   const double depth = 0.004;
-  RigidStateT<double> s = crossed_state(m, depth);
+  StateT<double> s = crossed_state(m, depth);
   RigidContactsT<double> c;
   REQUIRE(rigid_contacts(m, s, m.make_control(), c).is_ok());
   // one contact, at the crossing: the edge pair (no corner of either box is inside the other)
@@ -64,7 +64,7 @@ TEST_CASE("box-box edge-edge: crossed edges with no corner inside push the boxes
   CHECK(std::fabs(c.force[0].x) < 1e-9);
   CHECK(std::fabs(c.force[0].z) < 1e-9);
   // apart: nothing
-  RigidStateT<double> apart = crossed_state(m, -0.001);
+  StateT<double> apart = crossed_state(m, -0.001);
   REQUIRE(rigid_contacts(m, apart, m.make_control(), c).is_ok());
   CHECK(c.contact_count() == 0);
 }
@@ -78,7 +78,7 @@ TEST_CASE("box-box edge-edge: the step's dual Jacobian matches central differenc
     INFO("crossing at z = " << z);
     // a generic pose (the symmetric one is a tie of the depth's max and of the distance's
     // nearest face, where the force is continuous but not differentiable)
-    RigidStateT<double> s = crossed_state(m, 0.005);
+    StateT<double> s = crossed_state(m, 0.005);
     const Q r = rigid::qmul(axis_quat({0.3, 0.2, 1}, 0.05), axis_quat({0, 0, 1}, kPi / 4));
     const double pose[7] = {0.013, s.joint_q[1], -z, r.w, r.x, r.y, r.z};
     for (int k = 0; k < 7; ++k) s.joint_q[k] = pose[k];
@@ -96,9 +96,9 @@ TEST_CASE("box-box edge-edge: the step's dual Jacobian matches central differenc
 TEST_CASE("box-box edge-edge: a box set crossed on another's edge rests there (does not fall through)",
           "[rigid][contact][edge][rest]") {
   RigidModelT<double> m = crossed_boxes();
-  RigidStateT<double> s = crossed_state(m, -0.002), next;  // 2 mm above, at rest
+  StateT<double> s = crossed_state(m, -0.002), next;  // 2 mm above, at rest
   RigidSolverT<double> solver({.substeps = 8});
-  const RigidControlT<double> u = m.make_control();
+  const ControlT<double> u = m.make_control();
   double lowest = 1e9;
   for (int t = 0; t < 90; ++t) {  // 1.5 s
     REQUIRE(solver.step(m, s, next, u, 1.0 / 60.0).is_ok());

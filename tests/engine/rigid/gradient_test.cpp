@@ -20,9 +20,9 @@ TEST_CASE("step jacobian: dual numbers match central differences, and the revers
   const double dt = 1.0 / 120.0;
   const int substeps = 2;
   for (int trial = 0; trial < 3; ++trial) {
-    RigidStateT<double> s = random_state(m, rng, 0.3, 1.0);
+    StateT<double> s = random_state(m, rng, 0.3, 1.0);
     s.joint_q[1] = 0.12;  // the base low enough that some corners touch the ground
-    RigidControlT<double> u{{0.2, -0.4, 0.3}};
+    ControlT<double> u = joint_control<double>({0.2, -0.4, 0.3});
     RigidContactsT<double> c;
     REQUIRE(rigid_contacts(m, s, u, c).is_ok());
     INFO("trial " << trial << ", " << c.contact_count() << " contacts");
@@ -44,16 +44,17 @@ namespace {
 // a rollout loss: sum over t of w . state_t (quadratic in the tracked coordinates)
 struct Task {
   RigidModelT<double> model;
-  RigidRolloutOptions<double> opt;
-  RigidStateT<double> initial;
-  std::vector<RigidControlT<double>> controls;
-  std::function<double(int, const RigidStateT<double>&)> loss;
-  std::function<void(int, const RigidStateT<double>&, RigidStateT<double>&)> grad;
+  RolloutOptions<double> opt;
+  StateT<double> initial;
+  std::vector<ControlT<double>> controls;
+  std::function<double(int, const StateT<double>&)> loss;
+  std::function<void(int, const StateT<double>&, StateT<double>&)> grad;
 
   double evaluate() const {
-    RigidRolloutT<double> r(model, opt);
+    const ModelT<double> r_world = world(model);
+    RolloutT<double> r(r_world, opt);
     double sum = 0;
-    Status st = r.forward(initial, controls, [&](int t, const RigidStateT<double>& s) { sum += loss(t, s); });
+    Status st = r.forward(initial, controls, [&](int t, const StateT<double>& s) { sum += loss(t, s); });
     REQUIRE(st.is_ok());
     return sum;
   }
@@ -61,7 +62,8 @@ struct Task {
 
 // checks dL/d(initial qd, controls, masses, kp, contact ke, mu) of the task against central differences
 void check_task(Task task, double eps, double atol, double rtol) {
-  RigidRolloutT<double> r(task.model, task.opt);
+  const ModelT<double> r_world = world(task.model);
+    RolloutT<double> r(r_world, task.opt);
   Status st = r.forward(task.initial, task.controls);
   INFO(st.message());
   REQUIRE(st.is_ok());
@@ -74,18 +76,18 @@ void check_task(Task task, double eps, double atol, double rtol) {
   for (int i = 0; i < task.model.q_count(); ++i)
     params.push_back({&task.initial.joint_q[i], r.grad_initial().joint_q[i]});
   for (std::size_t t = 0; t < task.controls.size(); t += 3)
-    for (std::size_t a = 0; a < task.controls[t].act.size(); ++a)
-      params.push_back({&task.controls[t].act[a], r.grad_controls()[t].act[a]});
+    for (std::size_t a = 0; a < task.controls[t].joint_act.size(); ++a)
+      params.push_back({&task.controls[t].joint_act[a], r.grad_controls()[t].joint_act[a]});
   for (int b = 0; b < task.model.body_count(); ++b)
-    if (task.model.body_mass[b] > 0) params.push_back({&task.model.body_mass[b], r.grad_model().body_mass[b]});
+    if (task.model.body_mass[b] > 0) params.push_back({&task.model.body_mass[b], r.grad_model().rigid.body_mass[b]});
   for (int a = 0; a < task.model.actuator_count(); ++a) {
-    params.push_back({&task.model.actuator_kp[a], r.grad_model().actuator_kp[a]});
-    params.push_back({&task.model.actuator_kd[a], r.grad_model().actuator_kd[a]});
+    params.push_back({&task.model.actuator_kp[a], r.grad_model().rigid.actuator_kp[a]});
+    params.push_back({&task.model.actuator_kd[a], r.grad_model().rigid.actuator_kd[a]});
   }
   if (task.model.ground) {
-    params.push_back({&task.model.contact_ke, r.grad_model().contact_ke});
-    params.push_back({&task.model.contact_kd, r.grad_model().contact_kd});
-    params.push_back({&task.model.contact_mu, r.grad_model().contact_mu});
+    params.push_back({&task.model.contact_ke, r.grad_model().rigid.contact_ke});
+    params.push_back({&task.model.contact_kd, r.grad_model().rigid.contact_kd});
+    params.push_back({&task.model.contact_mu, r.grad_model().rigid.contact_mu});
   }
   std::vector<double> ad, fd;
   for (std::size_t k = 0; k < params.size(); ++k) {
@@ -109,7 +111,7 @@ void check_task(Task task, double eps, double atol, double rtol) {
     ad.push_back(params[k].second);
     fd.push_back((lp - lm) / (2 * h));
   }
-  if (task.model.ground) CHECK(r.grad_model().contact_ke != 0.0);  // contacts were active
+  if (task.model.ground) CHECK(r.grad_model().rigid.contact_ke != 0.0);  // contacts were active
   FdReport rep = compare_gradients(ad, fd, atol, rtol);
   INFO(rep.message);
   CHECK(rep.ok);
@@ -124,11 +126,11 @@ TEST_CASE("rollout: cartpole gradients match central differences of the loss", "
   task.initial = task.model.make_state();
   task.initial.joint_q = {0.1, 2.5};
   task.initial.joint_qd = {0.2, -0.3};
-  for (int t = 0; t < 30; ++t) task.controls.push_back({{0.3 * std::sin(0.2 * t)}});
-  task.loss = [](int, const RigidStateT<double>& s) {
+  for (int t = 0; t < 30; ++t) task.controls.push_back(joint_control<double>({0.3 * std::sin(0.2 * t)}));
+  task.loss = [](int, const StateT<double>& s) {
     return s.joint_q[1] * s.joint_q[1] + 0.1 * s.joint_q[0] * s.joint_q[0] + 0.01 * s.joint_qd[1] * s.joint_qd[1];
   };
-  task.grad = [](int, const RigidStateT<double>& s, RigidStateT<double>& adj) {
+  task.grad = [](int, const StateT<double>& s, StateT<double>& adj) {
     adj.joint_q[1] += 2 * s.joint_q[1];
     adj.joint_q[0] += 0.2 * s.joint_q[0];
     adj.joint_qd[1] += 0.02 * s.joint_qd[1];
@@ -144,14 +146,14 @@ TEST_CASE("rollout: 3-link arm against its limits, PD gains and masses match cen
   task.initial = task.model.make_state();
   task.initial.joint_q = {2.3, -0.5, 0.2};
   task.initial.joint_qd = {1.0, 0.0, -0.5};
-  for (int t = 0; t < 40; ++t) task.controls.push_back({{2.7, -0.2 + 0.01 * t, 0.5}});
+  for (int t = 0; t < 40; ++t) task.controls.push_back(joint_control<double>({2.7, -0.2 + 0.01 * t, 0.5}));
   // the tip's height, through the joint angles: sum of 0.5 cos(cumulative angle)
-  task.loss = [](int, const RigidStateT<double>& s) {
+  task.loss = [](int, const StateT<double>& s) {
     double a = 0, y = 0;
     for (int i = 0; i < 3; ++i) y -= 0.5 * std::cos(a += s.joint_q[i]);
     return y;
   };
-  task.grad = [](int, const RigidStateT<double>& s, RigidStateT<double>& adj) {
+  task.grad = [](int, const StateT<double>& s, StateT<double>& adj) {
     double a[3], acc = 0;
     for (int i = 0; i < 3; ++i) a[i] = acc += s.joint_q[i];
     for (int i = 0; i < 3; ++i)
@@ -171,13 +173,13 @@ TEST_CASE("rollout: quadruped with ground contact, gradients match central diffe
   task.initial.joint_q[1] = 0.47;  // feet just touching
   task.initial.joint_qd[0] = 0.3;
   for (int t = 0; t < 12; ++t) {
-    RigidControlT<double> u = task.model.make_control();
-    for (int a = 0; a < 8; ++a) u.act[a] = 0.3 * std::sin(0.3 * t + a);
+    ControlT<double> u = task.model.make_control();
+    for (int a = 0; a < 8; ++a) u.joint_act[a] = 0.3 * std::sin(0.3 * t + a);
     task.controls.push_back(u);
   }
   // torso height and forward position, in the free joint's coordinates
-  task.loss = [](int, const RigidStateT<double>& s) { return s.joint_q[1] * s.joint_q[1] - 0.5 * s.joint_q[0]; };
-  task.grad = [](int, const RigidStateT<double>& s, RigidStateT<double>& adj) {
+  task.loss = [](int, const StateT<double>& s) { return s.joint_q[1] * s.joint_q[1] - 0.5 * s.joint_q[0]; };
+  task.grad = [](int, const StateT<double>& s, StateT<double>& adj) {
     adj.joint_q[1] += 2 * s.joint_q[1];
     adj.joint_q[0] -= 0.5;
   };
@@ -186,20 +188,21 @@ TEST_CASE("rollout: quadruped with ground contact, gradients match central diffe
 
 TEST_CASE("rollout: checkpointing gives the same bytes as keeping every state", "[rigid][rollout]") {
   RigidModelT<double> m = finalize(rigid_cartpole());
-  RigidStateT<double> s0 = m.make_state();
+  StateT<double> s0 = m.make_state();
   s0.joint_q = {0.0, 3.0};
-  std::vector<RigidControlT<double>> u;
-  for (int t = 0; t < 40; ++t) u.push_back({{std::cos(0.1 * t)}});
-  auto seed = [](int, const RigidStateT<double>& s, RigidStateT<double>& adj) { adj.joint_q[1] += s.joint_q[1]; };
+  std::vector<ControlT<double>> u;
+  for (int t = 0; t < 40; ++t) u.push_back(joint_control<double>({std::cos(0.1 * t)}));
+  auto seed = [](int, const StateT<double>& s, StateT<double>& adj) { adj.joint_q[1] += s.joint_q[1]; };
   std::vector<double> out[2];
   for (int k : {1, 0}) {
-    RigidRolloutT<double> r(m, {.steps = 40, .dt = 1.0 / 60.0, .substeps = 4, .checkpoint_every = k});
+    const ModelT<double> r_world = world(m);
+    RolloutT<double> r(r_world, {.steps = 40, .dt = 1.0 / 60.0, .substeps = 4, .checkpoint_every = k});
     REQUIRE(r.forward(s0, u).is_ok());
     REQUIRE(r.backward(seed).is_ok());
     std::vector<double>& o = out[k == 1 ? 0 : 1];
     o = r.grad_initial().joint_q;
-    for (const auto& g : r.grad_controls()) o.push_back(g.act[0]);
-    o.push_back(r.grad_model().body_mass[1]);
+    for (const auto& g : r.grad_controls()) o.push_back(g.joint_act[0]);
+    o.push_back(r.grad_model().rigid.body_mass[1]);
   }
   REQUIRE(out[0].size() == out[1].size());
   CHECK(std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(double)) == 0);
@@ -207,9 +210,10 @@ TEST_CASE("rollout: checkpointing gives the same bytes as keeping every state", 
 
 TEST_CASE("rollout: a non-finite value names the step and the joint", "[rigid][rollout]") {
   RigidModelT<double> m = finalize(rigid_cartpole());
-  std::vector<RigidControlT<double>> u(10, RigidControlT<double>{{0.0}});
-  u[6].act[0] = std::nan("");
-  RigidRolloutT<double> r(m, {.steps = 10});
+  std::vector<ControlT<double>> u(10, joint_control<double>({0.0}));
+  u[6].joint_act[0] = std::nan("");
+  const ModelT<double> r_world = world(m);
+    RolloutT<double> r(r_world, {.steps = 10});
   Status st = r.forward(m.make_state(), u);
   REQUIRE_FALSE(st.is_ok());
   CHECK(r.failed_step() == 7);
@@ -217,8 +221,8 @@ TEST_CASE("rollout: a non-finite value names the step and the joint", "[rigid][r
   CHECK(st.message().find("step 7") != std::string::npos);
   CHECK(st.message().find("body cart") != std::string::npos);
   // a seed that injects a NaN into the gradient at step 4
-  REQUIRE(r.forward(m.make_state(), std::vector<RigidControlT<double>>(10, RigidControlT<double>{{0.1}})).is_ok());
-  st = r.backward([](int t, const RigidStateT<double>&, RigidStateT<double>& adj) {
+  REQUIRE(r.forward(m.make_state(), std::vector<ControlT<double>>(10, joint_control<double>({0.1}))).is_ok());
+  st = r.backward([](int t, const StateT<double>&, StateT<double>& adj) {
     if (t == 4) adj.joint_qd[1] = std::nan("");
   });
   REQUIRE_FALSE(st.is_ok());
@@ -230,18 +234,20 @@ TEST_CASE("rollout: float gradients follow the double ones (cartpole, 60 steps)"
   Result<RigidModelT<float>> mf = rigid_cartpole().finalize<float>();
   RigidModelT<double> md = finalize(rigid_cartpole());
   REQUIRE(mf.is_ok());
-  RigidStateT<float> sf = mf->make_state();
-  RigidStateT<double> sd = md.make_state();
+  StateT<float> sf = mf->make_state();
+  StateT<double> sd = md.make_state();
   sf.joint_q = {0.0f, 2.0f};
   sd.joint_q = {0.0, 2.0};
-  RigidRolloutT<float> rf(mf.value(), {.steps = 60, .dt = 1.0f / 60.0f, .substeps = 4});
-  RigidRolloutT<double> rd(md, {.steps = 60, .dt = 1.0 / 60.0, .substeps = 4});
-  REQUIRE(rf.forward(sf, {RigidControlT<float>{{0.2f}}}).is_ok());
-  REQUIRE(rd.forward(sd, {RigidControlT<double>{{0.2}}}).is_ok());
-  REQUIRE(rf.backward([](int, const RigidStateT<float>& s, RigidStateT<float>& a) {
+  const ModelT<float> rf_world = world(mf.value());
+    RolloutT<float> rf(rf_world, {.steps = 60, .dt = 1.0f / 60.0f, .substeps = 4});
+  const ModelT<double> rd_world = world(md);
+    RolloutT<double> rd(rd_world, {.steps = 60, .dt = 1.0 / 60.0, .substeps = 4});
+  REQUIRE(rf.forward(sf, {joint_control<float>({0.2f})}).is_ok());
+  REQUIRE(rd.forward(sd, {joint_control<double>({0.2})}).is_ok());
+  REQUIRE(rf.backward([](int, const StateT<float>& s, StateT<float>& a) {
               a.joint_q[1] += s.joint_q[1];
             }).is_ok());
-  REQUIRE(rd.backward([](int, const RigidStateT<double>& s, RigidStateT<double>& a) {
+  REQUIRE(rd.backward([](int, const StateT<double>& s, StateT<double>& a) {
               a.joint_q[1] += s.joint_q[1];
             }).is_ok());
   double scale = std::fabs(rd.grad_initial().joint_q[1]);
@@ -249,5 +255,5 @@ TEST_CASE("rollout: float gradients follow the double ones (cartpole, 60 steps)"
     CHECK(std::fabs(rf.grad_initial().joint_q[i] - rd.grad_initial().joint_q[i]) < 1e-3 * scale);
     CHECK(std::fabs(rf.grad_initial().joint_qd[i] - rd.grad_initial().joint_qd[i]) < 1e-3 * scale);
   }
-  CHECK(std::fabs(rf.grad_model().body_mass[1] - rd.grad_model().body_mass[1]) < 1e-3 * scale);
+  CHECK(std::fabs(rf.grad_model().rigid.body_mass[1] - rd.grad_model().rigid.body_mass[1]) < 1e-3 * scale);
 }

@@ -52,7 +52,7 @@ std::vector<PairCase> pair_cases() {
   return c;
 }
 
-RigidModelT<double> pair_model(const PairCase& pc, RigidStateT<double>& s, const Q& ra) {
+RigidModelT<double> pair_model(const PairCase& pc, StateT<double>& s, const Q& ra) {
   RigidModelT<double> m = finalize(two_bodies(pc.a, pc.b));
   s = m.make_state();
   place(m, s, 0, {0, 0, 0}, ra);
@@ -69,10 +69,10 @@ double rest_height(const RigidShapeDesc& shape, double half) {
   s.density = 500;
   b.add_shape(body, s);
   RigidModelT<double> m = finalize(b);
-  RigidStateT<double> st = m.make_state(), next;
+  StateT<double> st = m.make_state(), next;
   place(m, st, 0, {0.1, half - m.body_mass[0] * 9.81 / (4 * m.contact_ke), -0.2}, axis_quat({0, 1, 0}, 0.3));
   RigidSolverT<double> solver({.substeps = 8});
-  RigidControlT<double> u = m.make_control();
+  ControlT<double> u = m.make_control();
   for (int t = 0; t < 180; ++t) {
     REQUIRE(solver.step(m, st, next, u, 1.0 / 60.0).is_ok());
     st = next;
@@ -90,7 +90,7 @@ TEST_CASE("mesh contact: a mesh box's force against each shape type is ke x dept
   const Q tilt = axis_quat({0.3, 1, 0.2}, 0.5);
   for (const PairCase& pc : pair_cases()) {
     INFO(pc.name);
-    RigidStateT<double> s;
+    StateT<double> s;
     RigidModelT<double> m = pair_model(pc, s, tilt);
     RigidContactsT<double> c;
     REQUIRE(rigid_contacts(m, s, m.make_control(), c).is_ok());
@@ -116,7 +116,7 @@ TEST_CASE("mesh contact: step Jacobian and reverse adjoint per mesh pair match c
   const Q tilt = axis_quat({0.3, 1, 0.2}, 0.5);
   for (const PairCase& pc : pair_cases()) {
     INFO(pc.name);
-    RigidStateT<double> s;
+    StateT<double> s;
     RigidModelT<double> m = pair_model(pc, s, tilt);
     for (double& v : s.joint_qd) v = 0.5 * u(rng);
     check_step_gradients(m, s, m.make_control());
@@ -160,7 +160,7 @@ TEST_CASE("mesh contact: a mesh against the ground and each static collider; FD 
     }
     if (ct >= 0) b.colliders.push_back(cd);
     RigidModelT<double> m = finalize(b);
-    RigidStateT<double> s = m.make_state();
+    StateT<double> s = m.make_state();
     place(m, s, 0, {0.0, top + 0.08 - 0.01, 0.0}, axis_quat({0.2, 1, 0.1}, 0.15));
     for (double& v : s.joint_qd) v = 0.3 * u(rng);
     RigidContactsT<double> c;
@@ -185,7 +185,7 @@ TEST_CASE("mesh contact: a mesh box rests on the ground at the box primitive's h
 }
 
 // a body with `shape` dropped from 0.4 m above the top of a fixed box: its trajectory
-std::vector<RigidStateT<double>> drop_on_box(const RigidShapeDesc& shape, RigidModelT<double>& m) {
+std::vector<StateT<double>> drop_on_box(const RigidShapeDesc& shape, RigidModelT<double>& m) {
   RigidBuilder b;
   int box = b.add_body("box", {.type = RIGID_JOINT_FIXED, .pos = {0, 0.2, 0}});
   b.add_shape(box, {.type = RIGID_SHAPE_BOX, .size = {0.3, 0.2, 0.3}});
@@ -194,11 +194,11 @@ std::vector<RigidStateT<double>> drop_on_box(const RigidShapeDesc& shape, RigidM
   sd.density = 300;
   b.add_shape(drop, sd);
   m = finalize(b);
-  RigidStateT<double> s = m.make_state(), next;
+  StateT<double> s = m.make_state(), next;
   place(m, s, 1, {0.05, 0.8, -0.02}, Q());
   RigidSolverT<double> solver({.substeps = 8});
-  RigidControlT<double> u = m.make_control();
-  std::vector<RigidStateT<double>> path;
+  ControlT<double> u = m.make_control();
+  std::vector<StateT<double>> path;
   for (int t = 0; t < 240; ++t) {
     REQUIRE(solver.step(m, s, next, u, 1.0 / 60.0).is_ok());
     s = next;
@@ -220,7 +220,7 @@ TEST_CASE("mesh contact: a mesh box dropped on a box body falls and rests on it 
     for (int k = 0; k < mm.q_count(); ++k) worst = std::max(worst, std::fabs(mesh[t].joint_q[k] - prim[t].joint_q[k]));
     lowest = std::min(lowest, mesh[t].joint_q[1]);
   }
-  const RigidStateT<double>& s = mesh.back();
+  const StateT<double>& s = mesh.back();
   // rest: 4 bottom corners share the weight. both shapes keep rocking slightly about x after
   // the drop (~0.2-0.5 rad/s, amplitude ~0.1 mm at the corners: the engine's 4-corner penalty
   // contact, not the mesh), hence 0.5 mm
@@ -246,11 +246,11 @@ TEST_CASE("mesh contact: a 20k-triangle sphere mesh rests on the ground and on a
   sd.density = 300;
   b.add_shape(ball, sd);
   RigidModel m = b.finalize<float>().value();
-  RigidState s = m.make_state(), next;
+  State s = m.make_state(), next;
   s.joint_q[1] = 0.1f;
   s.joint_q[7 + 1] = 0.35f;
   RigidSolver solver({.substeps = 8});
-  RigidControl u = m.make_control();
+  Control u = m.make_control();
   auto t0 = std::chrono::steady_clock::now();
   const int steps = 120;
   for (int t = 0; t < steps; ++t) {

@@ -32,9 +32,9 @@ void bench(const char* name, const RigidBuilder& b, S height, int substeps, bool
     return;
   }
   const RigidModelT<S>& m = r.value();
-  RigidStateT<S> s = m.make_state(), next, adj = m.make_state(), adj_in;
+  StateT<S> s = m.make_state(), next, adj = m.make_state(), adj_in;
   if (m.joint_type[0] == RIGID_JOINT_FREE) s.joint_q[1] = height;
-  RigidControlT<S> u = m.make_control(), adj_u = m.make_control();
+  ControlT<S> u = m.make_control(), adj_u = m.make_control();
   RigidModelGradT<S> adj_m = m.make_grad();
   RigidSolverT<S> solver({.substeps = substeps, .dual_adjoint = dual});
   const S dt = S(1.0 / 60.0);
@@ -42,7 +42,7 @@ void bench(const char* name, const RigidBuilder& b, S height, int substeps, bool
   int steps = 0;
   auto t0 = clock::now();
   while (std::chrono::duration<double>(clock::now() - t0).count() < 1.0) {
-    for (int a = 0; a < m.actuator_count(); ++a) u.act[a] = S(0.3) * S(std::sin(0.1 * steps + a));
+    for (int a = 0; a < m.actuator_count(); ++a) u.joint_act[a] = S(0.3) * S(std::sin(0.1 * steps + a));
     Status st = solver.step(m, s, next, u, dt);
     if (!st) {
       std::printf("%s: step %d failed: %s\n", name, steps, st.message().c_str());
@@ -82,8 +82,8 @@ void bench_batch(const char* name, const RigidBuilder& b, int count, int substep
   Result<RigidModelT<S>> r = b.finalize<S>();
   if (!r) return;
   const RigidModelT<S>& m = r.value();
-  std::vector<RigidStateT<S>> s(count, m.make_state()), next(count), adj(count, m.make_state()), adj_in(count);
-  std::vector<RigidControlT<S>> u(count, m.make_control()), adj_u(count, m.make_control());
+  std::vector<StateT<S>> s(count, m.make_state()), next(count), adj(count, m.make_state()), adj_in(count);
+  std::vector<ControlT<S>> u(count, m.make_control()), adj_u(count, m.make_control());
   std::vector<RigidModelGradT<S>> adj_m(count, m.make_grad());
   std::vector<RigidSolverT<S>> solver(count, RigidSolverT<S>({.substeps = substeps, .param_grads = false}));
   for (int i = 0; i < count; ++i) s[i].joint_q[1] = S(3.0 - 0.001 * i);
@@ -94,7 +94,7 @@ void bench_batch(const char* name, const RigidBuilder& b, int count, int substep
   while (std::chrono::duration<double>(clock::now() - t0).count() < 1.0) {
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int i = 0; i < count; ++i) {
-      u[i].act[0] = S(0.5) * S(std::sin(0.1 * batches + i));
+      u[i].joint_act[0] = S(0.5) * S(std::sin(0.1 * batches + i));
       (void)solver[i].step(m, s[i], next[i], u[i], dt);
       std::swap(s[i], next[i]);
     }
@@ -136,7 +136,7 @@ void bench_cuda(const char* name, const RigidBuilder& b, S height, int count, in
   if (!r) return;
   const RigidModelT<S>& m = r.value();
   const int nv = m.dof_count(), na = m.actuator_count();
-  RigidStateT<S> s0 = m.make_state();
+  StateT<S> s0 = m.make_state();
   if (m.joint_type[0] == RIGID_JOINT_FREE) s0.joint_q[1] = height;
   std::vector<S> q, qd(std::size_t(count) * nv, S(0)), act(std::size_t(count) * na, S(0)), q1, qd1;
   for (int i = 0; i < count; ++i) q.insert(q.end(), s0.joint_q.begin(), s0.joint_q.end());

@@ -42,7 +42,7 @@ bool run(const char* name, const RigidBuilder& b, float height, int envs, int su
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(-1, 1);
   std::vector<float> q(std::size_t(envs) * nq), qd(std::size_t(envs) * nv), act(std::size_t(envs) * na);
-  RigidStateT<float> s0 = m.make_state();
+  StateT<float> s0 = m.make_state();
   if (m.joint_type[0] == RIGID_JOINT_FREE) s0.joint_q[1] = height;
   for (int e = 0; e < envs; ++e) {
     for (int i = 0; i < nq; ++i) q[std::size_t(e) * nq + i] = s0.joint_q[i];
@@ -79,12 +79,12 @@ bool run(const char* name, const RigidBuilder& b, float height, int envs, int su
     }
     std::vector<float> aqc(aq.size()), aqdc(aqd.size()), aactc(aact.size());
     for (int e = 0; e < envs; ++e) {
-      RigidStateT<float> in, out, adj_out, adj_in;
-      RigidControlT<float> c, adj_c = m.make_control();
+      StateT<float> in, out, adj_out, adj_in;
+      ControlT<float> c, adj_c = m.make_control();
       RigidModelGradT<float> adj_m = m.make_grad();
       in.joint_q.assign(qc.begin() + e * nq, qc.begin() + (e + 1) * nq);
       in.joint_qd.assign(qdc.begin() + e * nv, qdc.begin() + (e + 1) * nv);
-      c.act.assign(act.begin() + e * na, act.begin() + (e + 1) * na);
+      c.joint_act.assign(act.begin() + e * na, act.begin() + (e + 1) * na);
       if (!cpu.step(m, in, out, c, dt)) return std::printf("%s: cpu step failed\n", name), false;
       std::copy(out.joint_q.begin(), out.joint_q.end(), q1c.begin() + e * nq);
       std::copy(out.joint_qd.begin(), out.joint_qd.end(), qd1c.begin() + e * nv);
@@ -94,7 +94,7 @@ bool run(const char* name, const RigidBuilder& b, float height, int envs, int su
         return std::printf("%s: cpu adjoint failed\n", name), false;
       std::copy(adj_in.joint_q.begin(), adj_in.joint_q.end(), aqc.begin() + e * nq);
       std::copy(adj_in.joint_qd.begin(), adj_in.joint_qd.end(), aqdc.begin() + e * nv);
-      std::copy(adj_c.act.begin(), adj_c.act.end(), aactc.begin() + e * na);
+      std::copy(adj_c.joint_act.begin(), adj_c.joint_act.end(), aactc.begin() + e * na);
     }
     const double fwd = std::max(rel_diff(q1c, q1), rel_diff(qd1c, qd1));
     const double adj = std::max({rel_diff(aqc, aq), rel_diff(aqdc, aqd), rel_diff(aactc, aact)});

@@ -7,10 +7,27 @@
 #include <random>
 #include <vector>
 
-#include "engine/rigid/rigid_rollout.h"
+#include "engine/grad/rollout.h"
+#include "engine/rigid/rigid_solver.h"
 #include "engine/rigid/robots.h"
 
 namespace adj::test {
+
+// a world of these bodies and nothing else, for the one solver and rollout
+template <class S>
+ModelT<S> world(const RigidModelT<S>& m) {
+  ModelT<S> w;
+  w.rigid = m;
+  return w;
+}
+
+// a control of actuator inputs only
+template <class S>
+ControlT<S> joint_control(std::vector<S> act) {
+  ControlT<S> c;
+  c.joint_act = std::move(act);
+  return c;
+}
 
 // free base; revolute, ball, prismatic and fixed joints below it; every shape type;
 // PD and torque actuators; joint limits and damping
@@ -53,9 +70,9 @@ inline RigidBuilder mixed_tree() {
 }
 
 // a random state: coordinates in [-a, a], unit quaternions, velocities in [-v, v]
-inline RigidStateT<double> random_state(const RigidModelT<double>& m, std::mt19937& rng, double a, double v) {
+inline StateT<double> random_state(const RigidModelT<double>& m, std::mt19937& rng, double a, double v) {
   std::uniform_real_distribution<double> u(-1, 1);
-  RigidStateT<double> s = m.make_state();
+  StateT<double> s = m.make_state();
   for (double& x : s.joint_q) x = a * u(rng);
   for (double& x : s.joint_qd) x = v * u(rng);
   for (int j = 0; j < m.body_count(); ++j) {
@@ -98,7 +115,7 @@ inline rigid::quat<double> axis_quat(vec3<double> a, double angle) {
 }
 
 // free body `body` at position x with orientation r
-inline void place(const RigidModelT<double>& m, RigidStateT<double>& s, int body, const vec3<double>& x,
+inline void place(const RigidModelT<double>& m, StateT<double>& s, int body, const vec3<double>& x,
                   const rigid::quat<double>& r) {
   int at = m.joint_q_start[body];
   double v[7] = {x.x, x.y, x.z, r.w, r.x, r.y, r.z};

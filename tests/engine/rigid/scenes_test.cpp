@@ -13,10 +13,10 @@ constexpr double kPi = 3.14159265358979323846;
 
 // runs `steps` steps of dt from s (in place), calling f after each
 template <class F>
-void simulate(const RigidModelT<double>& m, RigidStateT<double>& s, const RigidControlT<double>& u, double dt,
+void simulate(const RigidModelT<double>& m, StateT<double>& s, const ControlT<double>& u, double dt,
               int substeps, int steps, F f) {
   RigidSolverT<double> solver({.substeps = substeps});
-  RigidStateT<double> next;
+  StateT<double> next;
   for (int t = 0; t < steps; ++t) {
     Status st = solver.step(m, s, next, u, dt);
     INFO(st.message());
@@ -31,11 +31,11 @@ void simulate(const RigidModelT<double>& m, RigidStateT<double>& s, const RigidC
 TEST_CASE("pendulum: small-angle period is 2 pi sqrt(L/g) within 0.1%", "[rigid][scene]") {
   const double L = 1.0, g = 9.81, dt = 1e-3;
   RigidModelT<double> m = finalize(rigid_pendulum(L, 1.0));
-  RigidStateT<double> s = m.make_state();
+  StateT<double> s = m.make_state();
   s.joint_q[0] = 0.05;
   std::vector<double> up_crossings;  // times theta crosses 0 upwards
   double prev = s.joint_q[0];
-  simulate(m, s, m.make_control(), dt, 1, 7000, [&](int t, const RigidStateT<double>& x) {
+  simulate(m, s, m.make_control(), dt, 1, 7000, [&](int t, const StateT<double>& x) {
     double th = x.joint_q[0];
     if (prev < 0 && th >= 0) up_crossings.push_back((t - 1 + -prev / (th - prev)) * dt);
     prev = th;
@@ -51,12 +51,12 @@ TEST_CASE("pendulum: small-angle period is 2 pi sqrt(L/g) within 0.1%", "[rigid]
 TEST_CASE("pendulum: energy is conserved without damping (1 rad swing, 10 s)", "[rigid][scene]") {
   // semi-implicit Euler is symplectic: the energy oscillates by O(h) and does not drift
   RigidModelT<double> m = finalize(rigid_pendulum(1.0, 2.0));
-  RigidStateT<double> s = m.make_state();
+  StateT<double> s = m.make_state();
   s.joint_q[0] = 1.0;
   const double e0 = rigid_energy(m, s), scale = 2.0 * 9.81 * 1.0;  // m g L
   double worst = 0;
   simulate(m, s, m.make_control(), 1e-3, 1, 10000,
-           [&](int, const RigidStateT<double>& x) { worst = std::max(worst, std::fabs(rigid_energy(m, x) - e0)); });
+           [&](int, const StateT<double>& x) { worst = std::max(worst, std::fabs(rigid_energy(m, x) - e0)); });
   INFO("max |E - E0| / (m g L) = " << worst / scale);
   CHECK(worst / scale < 5e-3);
 }
@@ -67,13 +67,13 @@ TEST_CASE("spherical pendulum on a ball joint: energy within 1% over 5 s", "[rig
   int bob = b.add_body("bob", {.type = RIGID_JOINT_BALL});
   b.add_shape(bob, {.type = RIGID_SHAPE_CAPSULE, .pos = {0, -0.5, 0}, .size = {0.05, 0.4, 0}, .density = 1000});
   RigidModelT<double> m = finalize(b);
-  RigidStateT<double> s = m.make_state();
+  StateT<double> s = m.make_state();
   s.joint_q = {std::cos(0.4), std::sin(0.4), 0, 0};  // tilted 0.8 rad about x
   s.joint_qd = {0, 2.0, 1.5};                        // spinning and swinging: a conical motion
   const double e0 = rigid_energy(m, s), scale = m.body_mass[0] * 9.81 * 0.5;
   double worst = 0;
   simulate(m, s, m.make_control(), 1e-3, 1, 5000,
-           [&](int, const RigidStateT<double>& x) { worst = std::max(worst, std::fabs(rigid_energy(m, x) - e0)); });
+           [&](int, const StateT<double>& x) { worst = std::max(worst, std::fabs(rigid_energy(m, x) - e0)); });
   INFO("max |E - E0| / (m g l) = " << worst / scale);
   CHECK(worst / scale < 1e-2);
   double n = 0;
@@ -83,12 +83,12 @@ TEST_CASE("spherical pendulum on a ball joint: energy within 1% over 5 s", "[rig
 
 TEST_CASE("box on the ground: settles by mg/ke and stays put (drift < 0.01 mm over 1.5 s)", "[rigid][scene]") {
   RigidModelT<double> m = finalize(rigid_free_box({0.1, 0.1, 0.1}, 1000));
-  RigidStateT<double> s = m.make_state();
+  StateT<double> s = m.make_state();
   s.joint_q[1] = 0.1;  // touching
   s.joint_q[0] = 0.3;
   s.joint_q[2] = -0.2;
-  RigidStateT<double> settled;
-  simulate(m, s, m.make_control(), 1.0 / 60.0, 8, 120, [&](int t, const RigidStateT<double>& x) {
+  StateT<double> settled;
+  simulate(m, s, m.make_control(), 1.0 / 60.0, 8, 120, [&](int t, const StateT<double>& x) {
     if (t == 30) settled = x;  // 0.5 s
   });
   double sink = m.body_mass[0] * 9.81 / (4 * m.contact_ke);  // 1.96 mm over 4 corners
@@ -105,10 +105,10 @@ TEST_CASE("box on the ground: settles by mg/ke and stays put (drift < 0.01 mm ov
 // at rest, and within 0.15 rad when the 5 kg m^2 arm swings into it
 TEST_CASE("joint limits hold: a PD target past the limit stops within 0.04 rad of it", "[rigid][scene]") {
   RigidModelT<double> m = finalize(rigid_arm3());
-  RigidStateT<double> s = m.make_state();
-  RigidControlT<double> u{{3.0, -3.0, 0.0}};  // beyond +2.5 and -2.5
+  StateT<double> s = m.make_state();
+  ControlT<double> u = joint_control<double>({3.0, -3.0, 0.0});  // beyond +2.5 and -2.5
   double hi = -1e9, lo = 1e9;
-  simulate(m, s, u, 1.0 / 60.0, 4, 240, [&](int, const RigidStateT<double>& x) {
+  simulate(m, s, u, 1.0 / 60.0, 4, 240, [&](int, const StateT<double>& x) {
     hi = std::max(hi, x.joint_q[0]);
     lo = std::min(lo, x.joint_q[1]);
   });
@@ -122,36 +122,37 @@ TEST_CASE("joint limits hold: a PD target past the limit stops within 0.04 rad o
 TEST_CASE("3-link arm: PD actuators reach their targets without gravity", "[rigid][scene]") {
   RigidModelT<double> m = finalize(rigid_arm3());
   m.gravity = {0, 0, 0};
-  RigidStateT<double> s = m.make_state();
+  StateT<double> s = m.make_state();
   for (double& kd : m.actuator_kd) kd = 20;  // well damped
-  RigidControlT<double> u{{0.5, -0.3, 0.8}};
-  simulate(m, s, u, 1.0 / 60.0, 4, 300, [](int, const RigidStateT<double>&) {});
-  for (int i = 0; i < 3; ++i) CHECK(std::fabs(s.joint_q[i] - u.act[i]) < 1e-3);
+  ControlT<double> u = joint_control<double>({0.5, -0.3, 0.8});
+  simulate(m, s, u, 1.0 / 60.0, 4, 300, [](int, const StateT<double>&) {});
+  for (int i = 0; i < 3; ++i) CHECK(std::fabs(s.joint_q[i] - u.joint_act[i]) < 1e-3);
 }
 
 TEST_CASE("determinism: two quadruped runs give identical bytes (states and gradients)", "[rigid][scene]") {
   RigidModelT<double> m = finalize(rigid_quadruped());
-  RigidStateT<double> s0 = m.make_state();
+  StateT<double> s0 = m.make_state();
   s0.joint_q[1] = 0.46;
-  std::vector<RigidControlT<double>> u;
+  std::vector<ControlT<double>> u;
   for (int t = 0; t < 30; ++t) {
-    RigidControlT<double> c = m.make_control();
-    for (int a = 0; a < 8; ++a) c.act[a] = 0.4 * std::sin(0.2 * t + a);
+    ControlT<double> c = m.make_control();
+    for (int a = 0; a < 8; ++a) c.joint_act[a] = 0.4 * std::sin(0.2 * t + a);
     u.push_back(c);
   }
   std::vector<double> runs[2];
   for (auto& out : runs) {
-    RigidRolloutT<double> r(m, {.steps = 30, .dt = 1.0 / 60.0, .substeps = 8});
+    const ModelT<double> r_world = world(m);
+    RolloutT<double> r(r_world, {.steps = 30, .dt = 1.0 / 60.0, .substeps = 8});
     REQUIRE(r.forward(s0, u).is_ok());
-    REQUIRE(r.backward([](int, const RigidStateT<double>& s, RigidStateT<double>& adj) {
+    REQUIRE(r.backward([](int, const StateT<double>& s, StateT<double>& adj) {
                adj.joint_q[0] += 1;
                adj.joint_q[1] += s.joint_q[1];
              }).is_ok());
     out = r.final_state().joint_q;
     out.insert(out.end(), r.final_state().joint_qd.begin(), r.final_state().joint_qd.end());
     out.insert(out.end(), r.grad_initial().joint_qd.begin(), r.grad_initial().joint_qd.end());
-    out.insert(out.end(), r.grad_model().actuator_kp.begin(), r.grad_model().actuator_kp.end());
-    out.push_back(r.grad_model().contact_mu);
+    out.insert(out.end(), r.grad_model().rigid.actuator_kp.begin(), r.grad_model().rigid.actuator_kp.end());
+    out.push_back(r.grad_model().rigid.contact_mu);
   }
   REQUIRE(runs[0].size() == runs[1].size());
   CHECK(std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(double)) == 0);
@@ -161,34 +162,35 @@ TEST_CASE("cartpole swing-up: trajectory optimization of the forces lowers the l
           "[rigid][scene][optim]") {
   RigidModelT<double> m = finalize(rigid_cartpole());
   const int T = 120;  // 2 s
-  RigidStateT<double> s0 = m.make_state();
+  StateT<double> s0 = m.make_state();
   s0.joint_q = {0.0, kPi};  // hanging down
-  std::vector<RigidControlT<double>> u(T, RigidControlT<double>{{0.0}});
-  for (int t = 0; t < T; ++t) u[t].act[0] = 0.5 * std::sin(2 * kPi * t / 60.0);  // a first push
+  std::vector<ControlT<double>> u(T, joint_control<double>({0.0}));
+  for (int t = 0; t < T; ++t) u[t].joint_act[0] = 0.5 * std::sin(2 * kPi * t / 60.0);  // a first push
   // loss: upright pole (1 - cos theta), cart near 0, small forces; averaged over the horizon
-  auto stage = [&](const RigidStateT<double>& s) {
+  auto stage = [&](const StateT<double>& s) {
     return (1 - std::cos(s.joint_q[1]) + 0.05 * s.joint_q[0] * s.joint_q[0]) / T;
   };
   const double wu = 1e-3;
   std::vector<double> mom(T, 0.0), var(T, 0.0), losses;
   const double lr = 0.03, b1 = 0.9, b2 = 0.999;
   for (int it = 0; it < 10; ++it) {
-    RigidRolloutT<double> r(m, {.steps = T, .dt = 1.0 / 60.0, .substeps = 4, .param_grads = false});
+    const ModelT<double> r_world = world(m);
+    RolloutT<double> r(r_world, {.steps = T, .dt = 1.0 / 60.0, .substeps = 4, .body_param_grads = false});
     double loss = 0;
-    REQUIRE(r.forward(s0, u, [&](int, const RigidStateT<double>& s) { loss += stage(s); }).is_ok());
-    for (const auto& c : u) loss += wu * c.act[0] * c.act[0];
+    REQUIRE(r.forward(s0, u, [&](int, const StateT<double>& s) { loss += stage(s); }).is_ok());
+    for (const auto& c : u) loss += wu * c.joint_act[0] * c.joint_act[0];
     losses.push_back(loss);
-    REQUIRE(r.backward([&](int, const RigidStateT<double>& s, RigidStateT<double>& adj) {
+    REQUIRE(r.backward([&](int, const StateT<double>& s, StateT<double>& adj) {
                adj.joint_q[1] += std::sin(s.joint_q[1]) / T;
                adj.joint_q[0] += 0.1 * s.joint_q[0] / T;
              }).is_ok());
     // Adam on the per-step forces
     for (int t = 0; t < T; ++t) {
-      double g = r.grad_controls()[t].act[0] + 2 * wu * u[t].act[0];
+      double g = r.grad_controls()[t].joint_act[0] + 2 * wu * u[t].joint_act[0];
       mom[t] = b1 * mom[t] + (1 - b1) * g;
       var[t] = b2 * var[t] + (1 - b2) * g * g;
       double mh = mom[t] / (1 - std::pow(b1, it + 1)), vh = var[t] / (1 - std::pow(b2, it + 1));
-      u[t].act[0] -= lr * mh / (std::sqrt(vh) + 1e-8);
+      u[t].joint_act[0] -= lr * mh / (std::sqrt(vh) + 1e-8);
     }
   }
   std::string seq;
@@ -202,12 +204,13 @@ TEST_CASE("cartpole swing-up: trajectory optimization of the forces lowers the l
 
 TEST_CASE("rollout: recorded contacts of a resting box carry its weight", "[rigid][scene]") {
   RigidModelT<double> m = finalize(rigid_free_box({0.1, 0.1, 0.1}, 1000));
-  RigidStateT<double> s = m.make_state();
+  StateT<double> s = m.make_state();
   s.joint_q[1] = 0.1;
-  RigidRolloutT<double> r(m, {.steps = 60, .dt = 1.0 / 60.0, .substeps = 8, .record_contacts = true});
+  const ModelT<double> r_world = world(m);
+    RolloutT<double> r(r_world, {.steps = 60, .dt = 1.0 / 60.0, .substeps = 8, .record_contacts = true});
   REQUIRE(r.forward(s).is_ok());
   REQUIRE(r.contacts().size() == 60);
-  const RigidContactsT<double>& c = r.contacts().back();
+  const RigidContactsT<double>& c = r.contacts().back().bodies;
   REQUIRE(c.contact_count() == 4);
   double fy = 0;
   for (const auto& f : c.force) fy += f.y;

@@ -14,11 +14,11 @@ namespace adj::test {
 
 // (q, qd, act, body mass, actuator kp, kd, contact ke, kd, mu): step_jacobian's inputs in its
 // column order, and a step_adjoint's results (adj_in, adj_u, adj_m) in the same order
-inline std::vector<double> pack_step(const RigidModelT<double>& m, const RigidStateT<double>& s,
-                                     const RigidControlT<double>& u, const RigidModelGradT<double>& p) {
+inline std::vector<double> pack_step(const RigidModelT<double>& m, const StateT<double>& s,
+                                     const ControlT<double>& u, const RigidModelGradT<double>& p) {
   std::vector<double> x = s.joint_q;
   x.insert(x.end(), s.joint_qd.begin(), s.joint_qd.end());
-  x.insert(x.end(), u.act.begin(), u.act.end());
+  x.insert(x.end(), u.joint_act.begin(), u.joint_act.end());
   x.insert(x.end(), p.body_mass.begin(), p.body_mass.end());
   x.insert(x.end(), p.actuator_kp.begin(), p.actuator_kp.end());
   x.insert(x.end(), p.actuator_kd.begin(), p.actuator_kd.end());
@@ -28,8 +28,8 @@ inline std::vector<double> pack_step(const RigidModelT<double>& m, const RigidSt
 }
 
 // the step's inputs: the state, the control and the model's parameters
-inline std::vector<double> pack_step_inputs(const RigidModelT<double>& m, const RigidStateT<double>& s,
-                                            const RigidControlT<double>& u) {
+inline std::vector<double> pack_step_inputs(const RigidModelT<double>& m, const StateT<double>& s,
+                                            const ControlT<double>& u) {
   return pack_step(m, s, u, {m.body_mass, m.actuator_kp, m.actuator_kd, m.contact_ke, m.contact_kd, m.contact_mu});
 }
 
@@ -37,12 +37,12 @@ inline std::vector<double> pack_step_inputs(const RigidModelT<double>& m, const 
 inline std::vector<double> step_of(const RigidModelT<double>& m0, const std::vector<double>& x, double dt,
                                    int substeps) {
   RigidModelT<double> m = m0;
-  RigidStateT<double> in = m.make_state(), out;
-  RigidControlT<double> u = m.make_control();
+  StateT<double> in = m.make_state(), out;
+  ControlT<double> u = m.make_control();
   std::size_t k = 0;
   for (double& v : in.joint_q) v = x[k++];
   for (double& v : in.joint_qd) v = x[k++];
-  for (double& v : u.act) v = x[k++];
+  for (double& v : u.joint_act) v = x[k++];
   // a changed mass scales the inertia with it, as the step does (RigidModelGradT::body_mass)
   for (int b = 0; b < m.body_count(); ++b) {
     double sc = x[k++] / m.body_mass[b];
@@ -78,8 +78,8 @@ struct StepCheck {
 
 // every column of step_jacobian against central differences of step_of, then step_adjoint
 // (reverse, and by dual numbers) against J^T adj_out for every input
-inline void check_step_gradients(const RigidModelT<double>& m, const RigidStateT<double>& s,
-                                 const RigidControlT<double>& u, const StepCheck& opt = {}) {
+inline void check_step_gradients(const RigidModelT<double>& m, const StateT<double>& s,
+                                 const ControlT<double>& u, const StepCheck& opt = {}) {
   RigidSolverT<double> solver({.substeps = opt.substeps});
   std::vector<double> J;
   REQUIRE(solver.step_jacobian(m, s, u, opt.dt, J).is_ok());
@@ -100,9 +100,9 @@ inline void check_step_gradients(const RigidModelT<double>& m, const RigidStateT
   }
   // the reverse pass is J^T adj_out
   std::mt19937 own(opt.adj_seed);
-  const RigidStateT<double> adj_out = random_state(m, opt.adj_rng ? *opt.adj_rng : own, 1.0, 1.0);
-  RigidStateT<double> adj_in;
-  RigidControlT<double> adj_u = m.make_control();
+  const StateT<double> adj_out = random_state(m, opt.adj_rng ? *opt.adj_rng : own, 1.0, 1.0);
+  StateT<double> adj_in;
+  ControlT<double> adj_u = m.make_control();
   RigidModelGradT<double> adj_m = m.make_grad();
   REQUIRE(solver.step_adjoint(m, s, u, opt.dt, adj_out, adj_in, adj_u, adj_m).is_ok());
   std::vector<double> ao = adj_out.joint_q;
@@ -120,8 +120,8 @@ inline void check_step_gradients(const RigidModelT<double>& m, const RigidStateT
   }
   // and the dual-number path of step_adjoint agrees with the reverse pass
   RigidSolverT<double> dual({.substeps = opt.substeps, .dual_adjoint = true});
-  RigidStateT<double> adj_in2;
-  RigidControlT<double> adj_u2 = m.make_control();
+  StateT<double> adj_in2;
+  ControlT<double> adj_u2 = m.make_control();
   RigidModelGradT<double> adj_m2 = m.make_grad();
   REQUIRE(dual.step_adjoint(m, s, u, opt.dt, adj_out, adj_in2, adj_u2, adj_m2).is_ok());
   const std::vector<double> got2 = pack_step(m, adj_in2, adj_u2, adj_m2);

@@ -28,12 +28,12 @@ RigidBuilder drone() {
 TEST_CASE("thrust: four rotors at mg/4 hover; unequal thrust pitches the body", "[rigid][thrust]") {
   RigidModelT<double> m = finalize(drone());
   REQUIRE(m.actuator_count() == 4);
-  RigidStateT<double> s = m.make_state();
-  RigidControlT<double> u{std::vector<double>(4, 9.81 / 4 / 5)};
+  StateT<double> s = m.make_state();
+  ControlT<double> u = joint_control<double>(std::vector<double>(4, 9.81 / 4 / 5));
   auto qdd = rigid_forward_dynamics(m, s, u);
   REQUIRE(qdd.is_ok());
   for (double a : qdd.value()) CHECK(std::fabs(a) < 1e-12);
-  u.act[0] += 0.1;  // the +x,+z rotor: a torque about -x... and +z... (x cross y = z)
+  u.joint_act[0] += 0.1;  // the +x,+z rotor: a torque about -x... and +z... (x cross y = z)
   qdd = rigid_forward_dynamics(m, s, u);
   REQUIRE(qdd.is_ok());
   CHECK(qdd.value()[1] > 0);  // net lift
@@ -45,8 +45,8 @@ TEST_CASE("thrust: step Jacobian matches central differences; reverse adjoint is
           "[rigid][thrust][grad]") {
   RigidModelT<double> m = finalize(drone());
   std::mt19937 rng(5);
-  RigidStateT<double> s = random_state(m, rng, 0.4, 1.0);
-  RigidControlT<double> u{{0.3, 0.5, 0.4, 0.6}};
+  StateT<double> s = random_state(m, rng, 0.4, 1.0);
+  ControlT<double> u = joint_control<double>({0.3, 0.5, 0.4, 0.6});
   // every column against central differences to 1e-6 + 1e-5 relative; the reverse pass and the
   // dual-number adjoint to 1e-9 (1 + |J^T adj_out|) per input (no contact: no ground)
   check_step_gradients(m, s, u,

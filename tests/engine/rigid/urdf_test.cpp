@@ -27,8 +27,8 @@ RigidModelT<double> import(const std::string& file, const UrdfOptions& opt, Urdf
 }
 
 // a state of `m` with the same 1-dof coordinates and velocities as `ref` (rest elsewhere)
-RigidStateT<double> same_dofs(const RigidModelT<double>& m, const RigidStateT<double>& ref) {
-  RigidStateT<double> s = m.make_state();
+StateT<double> same_dofs(const RigidModelT<double>& m, const StateT<double>& ref) {
+  StateT<double> s = m.make_state();
   REQUIRE(s.q_count() == ref.q_count());
   s.joint_q = ref.joint_q;
   s.joint_qd = ref.joint_qd;
@@ -62,11 +62,11 @@ TEST_CASE("urdf: cartpole.urdf matches rigid_cartpole (mass matrix and dynamics 
   CHECK(std::fabs(u.shape_size[1].y - 0.5) < 1e-12);
   std::mt19937 rng(7);
   for (int k = 0; k < 5; ++k) {
-    RigidStateT<double> sc = test::random_state(c, rng, 2.0, 1.0);
-    RigidStateT<double> su = same_dofs(u, sc);
+    StateT<double> sc = test::random_state(c, rng, 2.0, 1.0);
+    StateT<double> su = same_dofs(u, sc);
     require_close(rigid_mass_matrix(u, su), rigid_mass_matrix(c, sc), 1e-12);
     // no actuators on the URDF model: compare the passive dynamics
-    RigidControlT<double> zc{std::vector<double>(c.actuator_count(), 0.0)};
+    ControlT<double> zc = test::joint_control<double>(std::vector<double>(c.actuator_count(), 0.0));
     auto au = rigid_forward_dynamics(u, su, u.make_control());
     auto ac = rigid_forward_dynamics(c, sc, zc);
     REQUIRE(au.is_ok());
@@ -86,10 +86,10 @@ TEST_CASE("urdf: arm3.urdf with default PD actuators matches rigid_arm3", "[rigi
   REQUIRE(u.actuator_count() == 3);
   std::mt19937 rng(11);
   for (int k = 0; k < 5; ++k) {
-    RigidStateT<double> sa = test::random_state(a, rng, 2.8, 2.0);  // some past the limits
-    RigidStateT<double> su = same_dofs(u, sa);
+    StateT<double> sa = test::random_state(a, rng, 2.8, 2.0);  // some past the limits
+    StateT<double> su = same_dofs(u, sa);
     require_close(rigid_mass_matrix(u, su), rigid_mass_matrix(a, sa), 1e-10);
-    RigidControlT<double> ctl{{0.3, -0.7, 1.1}};
+    ControlT<double> ctl = test::joint_control<double>({0.3, -0.7, 1.1});
     auto au = rigid_forward_dynamics(u, su, ctl);
     auto aa = rigid_forward_dynamics(a, sa, ctl);
     REQUIRE(au.is_ok());
@@ -139,7 +139,7 @@ TEST_CASE("urdf: errors name the file and the joint or link", "[rigid][urdf]") {
 
 TEST_CASE("rigid_vis: shape transforms follow the bodies; joint axes and contacts as floats", "[rigid][vis]") {
   RigidModelT<double> m = test::finalize(rigid_arm3());
-  RigidStateT<double> s = m.make_state();
+  StateT<double> s = m.make_state();
   s.joint_q = {3.14159265358979 / 2, 0, 0};  // first link swung to +x
   std::vector<float> shapes(m.shape_count() * kRigidShapeFloats), joints(m.body_count() * kRigidJointFloats);
   rigid_vis_shapes(m, s, shapes.data());
@@ -156,7 +156,7 @@ TEST_CASE("rigid_vis: shape transforms follow the bodies; joint axes and contact
   for (int b = 0; b < m.body_count(); ++b) CHECK(std::fabs(joints[b * kRigidJointFloats + 5] - 1.0f) < 1e-6f);
   // a box pressed into the ground: the contact floats are the recorded contacts
   RigidModelT<double> box = test::finalize(rigid_free_box({0.1, 0.1, 0.1}, 100));
-  RigidStateT<double> bs = box.make_state();
+  StateT<double> bs = box.make_state();
   bs.joint_q[1] = 0.099;
   RigidContactsT<double> c;
   REQUIRE(rigid_contacts(box, bs, box.make_control(), c).is_ok());
@@ -217,7 +217,7 @@ TEST_CASE("urdf: a mesh robot steps under gravity and poses; its mesh shapes fol
   RigidModelT<double> m = test::finalize(b);
   REQUIRE(m.dof_count() == 1);
   // posed by hand: the knob sits at the hinge + R_z(0.7) (0.3, 0, 0)
-  RigidStateT<double> s = m.make_state();
+  StateT<double> s = m.make_state();
   s.joint_q[0] = 0.7;
   std::vector<float> f(size_t(m.shape_count()) * kRigidShapeFloats);
   rigid_vis_shapes(m, s, f.data());
@@ -227,9 +227,9 @@ TEST_CASE("urdf: a mesh robot steps under gravity and poses; its mesh shapes fol
   CHECK(int(knob[10]) == RIGID_SHAPE_MESH);
   // stepped: the PD actuator holds the paddle at its target against gravity
   RigidSolverT<double> solver({.substeps = 4});
-  RigidControlT<double> u = m.make_control();
-  u.act[0] = 0.5;
-  RigidStateT<double> next;
+  ControlT<double> u = m.make_control();
+  u.joint_act[0] = 0.5;
+  StateT<double> next;
   s = m.make_state();
   for (int k = 0; k < 180; ++k) {
     REQUIRE(solver.step(m, s, next, u, 1.0 / 60.0).is_ok());

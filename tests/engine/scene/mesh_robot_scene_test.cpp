@@ -42,7 +42,7 @@ TEST_CASE("robot scenes: a mesh body shape round-trips, compiles with its mass a
   auto c = compile<double>(*s, ADJ_ASSET_ROBOTS);
   INFO(c.status().message());
   REQUIRE(c.is_ok());
-  const RigidModelT<double>& m = c->rigid;
+  const RigidModelT<double>& m = c->model.rigid;
   REQUIRE(m.shape_count() == 1);
   CHECK(m.shape_type[0] == RIGID_SHAPE_MESH);
   // the paddle box 0.3 x 0.04 x 0.06 with y doubled, 1000 kg/m^3, com at (0.15, 0, 0)
@@ -52,7 +52,7 @@ TEST_CASE("robot scenes: a mesh body shape round-trips, compiles with its mass a
   // from its centre needs dt < ~2 ms, or the explicit damping rocks it onto its end (the box
   // primitive does the same)
   RigidSolverT<double> solver({.substeps = 16});
-  RigidStateT<double> st = c->rigid_initial, next;
+  StateT<double> st = c->model.make_state(), next;
   for (int k = 0; k < 120; ++k) {
     REQUIRE(solver.step(m, st, next, m.make_control(), 1.0 / 60).is_ok());
     st = next;

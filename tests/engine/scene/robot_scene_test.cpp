@@ -89,7 +89,7 @@ TEST_CASE("robot scenes: compile to one rigid model with per-robot ranges and in
   auto c = compile<double>(*s, robots_dir());
   INFO(c.status().message());
   REQUIRE(c.is_ok());
-  const adj::RigidModelT<double>& m = c->rigid;
+  const adj::RigidModelT<double>& m = c->model.rigid;
   REQUIRE(c->has_robots());
   CHECK(c->has_particles());
   REQUIRE(m.body_count() == 5);  // upper, lower, rail, cart, pole
@@ -105,15 +105,15 @@ TEST_CASE("robot scenes: compile to one rigid model with per-robot ranges and in
   CHECK(pole->q_end == 4);
   CHECK(arm->actuator_end == 2);
   CHECK(pole->actuator_begin == 2);
-  CHECK(c->rigid_initial.joint_q[0] == 0.3);
-  CHECK(c->rigid_initial.joint_qd[0] == 0.1);
+  CHECK(c->model.joint_q[0] == 0.3);
+  CHECK(c->model.joint_qd[0] == 0.1);
   // the given mass replaces the shapes'; the capsule's density gives the other
   CHECK(m.body_mass[1] == 0.5);
   CHECK(m.body_mass[0] > 0.5);
   // placement: rotated 90 deg about z, the upper link's capsule hangs along +x from (0, 1, 0)
   std::vector<adj::vec3<double>> p;
   std::vector<adj::mat33<double>> R;
-  adj::RigidStateT<double> rest = m.make_state();
+  adj::StateT<double> rest = m.make_state();
   adj::rigid_forward_kinematics(m, rest, p, R);
   CHECK(std::fabs(p[1].x - 0.4) < 1e-12);
   CHECK(std::fabs(p[1].y - 1.0) < 1e-12);
@@ -150,6 +150,6 @@ TEST_CASE("robot scenes: a scene of robots only compiles without a particle mode
   INFO(c.status().message());
   REQUIRE(c.is_ok());
   CHECK(!c->has_particles());
-  CHECK(c->rigid.dof_count() == 2);
-  CHECK(std::fabs(c->rigid_initial.joint_q[1] - 3.0f) < 1e-6f);
+  CHECK(c->model.rigid.dof_count() == 2);
+  CHECK(std::fabs(c->model.joint_q[1] - 3.0f) < 1e-6f);
 }
