@@ -1,5 +1,7 @@
 #include "app/cmd_render.h"
 
+#include "app/state_log.h"
+
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -145,6 +147,8 @@ int run_render(const RenderOptions& opt) {
     }
     return st;
   };
+  StateLog log(doc->name, cs->frame_dt, cs->substeps, model.particle_count(), cs->has_robots());
+  if (!o.states.empty()) log.add(0, a);
   auto advance = [&](int steps) -> bool {
     for (int k = 0; k < steps; ++k, ++sim_frame) {
       Status st = cuda ? cuda_step() : solver.step(model, a, b, control, cs->frame_dt, &contacts);
@@ -153,10 +157,23 @@ int run_render(const RenderOptions& opt) {
         return false;
       }
       if (!cuda) std::swap(a, b);
+      if (!o.states.empty()) {
+        if (cuda && !host_state_needed && !(device_sim->synchronize() && device_sim->download_state(0, a))) {
+          std::fprintf(stderr, "%s: frame %d: cannot download the state\n", o.scene_path.c_str(), sim_frame);
+          return false;
+        }
+        log.add(sim_frame + 1, a);
+      }
     }
     return true;
   };
 
+  auto write_states = [&]() -> bool {
+    if (o.states.empty()) return true;
+    if (Status st = log.write(o.states); !st) return std::fprintf(stderr, "%s\n", st.message().c_str()), false;
+    std::printf("states written to %s\n", o.states.c_str());
+    return true;
+  };
   try {
     Offscreen gpu(o.width, o.height, o.validation, /*with_ui=*/false);
     SceneView view(*doc, *cs);
@@ -295,6 +312,7 @@ int run_render(const RenderOptions& opt) {
         return std::fprintf(stderr, "adjoint: %s\n", err.empty() ? "no frame" : err.c_str()), 1;
       std::printf("%s: frame %d rendered to %s (%ux%u)\n", doc->name.c_str(), o.frames, o.out.c_str(), cap->width,
                   cap->height);
+      if (!write_states()) return 1;
       return validation_failed() ? 3 : 0;
     }
 
@@ -323,6 +341,7 @@ int run_render(const RenderOptions& opt) {
     std::printf("%s: %d frames %ux%u at %d fps written to %s in %.2f s (%.1f frames/s)\n", doc->name.c_str(),
                 (*rec)->frames_written(), o.width, o.height, o.fps, o.out.c_str(), secs,
                 secs > 0 ? (*rec)->frames_written() / secs : 0.0);
+    if (!write_states()) return 1;
     return validation_failed() ? 3 : 0;
   } catch (const render::Error& e) {
     std::fprintf(stderr, "adjoint: %s\n", e.what());

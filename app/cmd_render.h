@@ -30,6 +30,7 @@ struct RenderOptions {
   // staging (device -> host -> mapped buffers; cuda only), interop (CUDA writes into imported
   // Vulkan buffers; cuda only)
   std::string data_path = "auto";
+  std::string states;  // also write every simulated frame's state as JSON (app/state_log.h)
 };
 
 // "contacts,velocities,gradients,ghosts,wireframe" -> the flags; false with a message

@@ -1,11 +1,10 @@
 #include "app/cmd_run.h"
 
-#include <nlohmann/json.hpp>
+#include "app/state_log.h"
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
@@ -13,15 +12,6 @@
 
 namespace adj::app {
 
-namespace {
-
-nlohmann::json vec_array(const Array<vec3<float>>& a) {
-  nlohmann::json j = nlohmann::json::array();
-  for (const auto& v : a) j.push_back({v.x, v.y, v.z});
-  return j;
-}
-
-}  // namespace
 
 int run_rollout(const RunOptions& o) {
   auto doc = scene::load_scene(o.scene_path);
@@ -41,18 +31,9 @@ int run_rollout(const RunOptions& o) {
   State a = model.make_state(), b = model.make_state();
   Control control = model.make_hold_control();
 
-  nlohmann::json frames = nlohmann::json::array();
+  StateLog log(doc->name, compiled->frame_dt, compiled->substeps, model.particle_count(), compiled->has_robots());
   auto record = [&](int t, const State& s) {
-    if (o.out.empty() || t % o.every != 0) return;
-    nlohmann::json f = {{"frame", t},
-                        {"time", t * compiled->frame_dt},
-                        {"positions", vec_array(s.particle_q)},
-                        {"velocities", vec_array(s.particle_qd)}};
-    if (compiled->has_robots()) {
-      f["joint_q"] = s.joint_q;
-      f["joint_qd"] = s.joint_qd;
-    }
-    frames.push_back(std::move(f));
+    if (!o.out.empty() && t % o.every == 0) log.add(t, s);
   };
 
   auto t0 = std::chrono::steady_clock::now();
@@ -88,21 +69,8 @@ int run_rollout(const RunOptions& o) {
     std::printf("%s\n", a.joint_q.size() > 12 ? " ..." : "");
   }
   if (!o.out.empty()) {
-    nlohmann::json j = {{"scene", doc->name}, {"dt", compiled->frame_dt}, {"substeps", compiled->substeps},
-                        {"particle_count", model.particle_count()}, {"frames", frames}};
-    std::string tmp = o.out + ".tmp";
-    {
-      std::ofstream f(tmp);
-      f << j.dump() << "\n";
-      if (!f) {
-        std::fprintf(stderr, "%s: cannot write\n", o.out.c_str());
-        return 1;
-      }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, o.out, ec);
-    if (ec) {
-      std::fprintf(stderr, "%s: cannot write: %s\n", o.out.c_str(), ec.message().c_str());
+    if (Status st = log.write(o.out); !st) {
+      std::fprintf(stderr, "%s\n", st.message().c_str());
       return 1;
     }
     std::printf("states written to %s\n", o.out.c_str());

@@ -92,8 +92,8 @@ int main(int argc, char** argv) {
   adj::app::RunOptions run;
   CLI::App* run_cmd = app.add_subcommand("run", "Roll a scene out headless and report (or write) its states");
   run_cmd->add_option("scene", run.scene_path, "Scene file (JSON)")->required()->check(CLI::ExistingFile);
-  run_cmd->add_option("--steps", run.frames, "Frames to simulate")->check(CLI::Range(0, 100000000))->capture_default_str();
-  run_cmd->add_option("--out", run.out, "Write the states (positions, velocities) as JSON");
+  run_cmd->add_option("--steps,--frames", run.frames, "Frames to simulate")->check(CLI::Range(0, 100000000))->capture_default_str();
+  run_cmd->add_option("--out", run.out, "Write the states (particle positions, velocities; joint q, qd) as JSON");
   run_cmd->add_option("--every", run.every, "Write every k-th frame")->check(CLI::PositiveNumber)->capture_default_str();
   run_cmd->add_option("--threads", run.threads, "OpenMP threads (0 = default)")->check(CLI::NonNegativeNumber);
 
@@ -159,6 +159,7 @@ int main(int argc, char** argv) {
                    "How particles reach the renderer: auto, host, mapped (cpu), staging, interop (cuda)")
       ->check(CLI::IsMember({"auto", "host", "mapped", "staging", "interop"}))
       ->capture_default_str();
+  ren_cmd->add_option("--states", ren.states, "Also write every simulated frame's state as JSON");
   ren_cmd->add_flag("--validation", ren.validation, "Vulkan validation layer on; any error fails (exit 3)");
 
   CLI::App* bench_cmd = app.add_subcommand("bench", "Benchmarks, printed as tables");

@@ -27,6 +27,7 @@ const Field k_cloth[] = {
     {"particle_mass", FieldType::number, 0.0f, 0, 1e6, "kg", OBJ(cloth.particle_mass), nullptr, {}},
     {"radius", FieldType::number, 0.001f, 0, 10, "m", OBJ(cloth.radius), nullptr, {}},
     {"pin_left", FieldType::boolean, 0, 0, 0, "", OBJ(cloth.pin_left), nullptr, {}},
+    {"pin_right", FieldType::boolean, 0, 0, 0, "", OBJ(cloth.pin_right), nullptr, {}},
     {"mesh", FieldType::text, 0, 0, 0, "OBJ path, relative to the scene file", OBJ(cloth.mesh), nullptr, {}},
     {"material.tri_ke", FieldType::number, 0.0f, 0, 1e9, "N/m", OBJ(cloth.material.tri_ke), nullptr, {}},
     {"material.tri_ka", FieldType::number, 0.0f, 0, 1e9, "N/m", OBJ(cloth.material.tri_ka), nullptr, {}},

@@ -74,6 +74,8 @@ class ModelBuilderT {
   // scene-wide settings (copied into the model)
   ModelT<S>& settings() { return m_; }
   int particle_count() const { return m_.particle_count(); }
+  // make particle i kinematic (mass 0)
+  void pin_particle(int i) { m_.particle_mass[std::size_t(i)] = S(0); }
 
   // rest shapes, incidence lists, validation; the builder may be reused afterwards
   Result<ModelT<S>> finalize() const;

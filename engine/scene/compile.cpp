@@ -128,8 +128,11 @@ Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_di
         if (c.material.lift > 0) m.tri_lift = S(c.material.lift);
         if (c.material.drag > 0) m.tri_drag = S(c.material.drag);
         if (c.mesh.empty()) {
+          const int first = b.particle_count();
           b.add_cloth_grid(v<S>(c.position), rotation<S>(c.rotation), c.nx, c.ny, S(c.cell), S(c.particle_mass),
                            v<S>(c.velocity), mat, c.pin_left, S(c.radius));
+          if (c.pin_right)
+            for (int y = 0; y <= c.ny; ++y) b.pin_particle(first + y * (c.nx + 1) + c.nx);
         } else {
           Placement<S> place{v<S>(c.position), rotation<S>(c.rotation), S(c.scale)};
           Status s = b.add_cloth_mesh(resolve(base_dir, c.mesh), place, S(c.particle_mass), v<S>(c.velocity), mat,

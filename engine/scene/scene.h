@@ -96,6 +96,7 @@ struct ClothObject {
   double particle_mass = 0.01;   // [kg]
   double radius = 0.02;          // contact radius [m]
   bool pin_left = false;         // pin the grid's x = 0 column
+  bool pin_right = false;        // pin the grid's x = nx column (both: a hammock)
   ClothMaterialSpec material;
 
   bool operator==(const ClothObject&) const = default;

@@ -156,6 +156,7 @@ void read_object(Reader& r, const json& j, const std::string& path, Object& o) {
       r.number(f, "particle_mass", c.particle_mass, 0);
       r.number(f, "radius", c.radius, 0);
       r.boolean(f, "pin_left", c.pin_left);
+      r.boolean(f, "pin_right", c.pin_right);
       if (const json* m = r.field(f, "material", false))
         read_cloth_material(r, *m, Reader::join(path, "material"), c.material);
       break;

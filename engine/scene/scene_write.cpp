@@ -48,6 +48,7 @@ ojson write_object(const Object& o) {
       j["particle_mass"] = c.particle_mass;
       j["radius"] = c.radius;
       j["pin_left"] = c.pin_left;
+      if (c.pin_right) j["pin_right"] = true;
       const ClothMaterialSpec& m = c.material;
       j["material"] = {{"tri_ke", m.tri_ke},   {"tri_ka", m.tri_ka}, {"tri_kd", m.tri_kd}, {"edge_ke", m.edge_ke},
                        {"edge_kd", m.edge_kd}, {"lift", m.lift},     {"drag", m.drag}};
