@@ -21,7 +21,7 @@
 #include "engine/cuda/cuda.h"
 #include "engine/cuda/cuda_rollout.h"
 #include "engine/scene/scene_json.h"
-#include "engine/optim/trainer.h"
+#include "engine/optim/task.h"
 #include "render/context.h"
 #include "render/interop.h"
 #include "render/line_builder.h"
@@ -213,18 +213,18 @@ int run_render(const RenderOptions& opt) {
     Array<vec3<float>> gradient_field;
     if (o.gradients) {
       const scene::Task* task = doc->find_task("");
-      auto runner = task ? optim::TaskRunnerT<float>::create(*cs, *task) : Result<optim::TaskRunnerT<float>>(
-                                                                                 Status::error("the scene has no task"));
+      using TaskPtr = std::unique_ptr<optim::TaskT<float>>;
+      auto runner = task ? optim::make_task(*cs, *task) : Result<TaskPtr>(Status::error("the scene has no task"));
       std::vector<float> grad;
       if (runner) {
-        auto loss = runner->evaluate(runner->theta(), &grad);
-        if (!loss) runner = Result<optim::TaskRunnerT<float>>(loss.status());
+        auto loss = (*runner)->evaluate((*runner)->theta(), &grad);
+        if (!loss) runner = Result<TaskPtr>(loss.status());
       }
       if (!runner) return std::fprintf(stderr, "%s: gradients overlay: %s\n", o.scene_path.c_str(),
                                        runner.status().message().c_str()), 1;
       gradient_field.assign(size_t(model.particle_count()), vec3<float>());
       int blocks = 0;
-      for (const optim::ParamBlock& b : runner->parameters().blocks())
+      for (const optim::ParamBlock& b : (*runner)->blocks())
         if (b.kind == scene::ParamKind::initial_velocity && b.width == 3) {
           ++blocks;
           for (int e = 0; e < b.elements; ++e)

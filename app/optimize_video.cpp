@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "app/robot_path.h"
-#include "engine/solver/solver.h"
 #include "render/line_builder.h"
 
 namespace adj::app {
@@ -45,13 +44,19 @@ Result<std::unique_ptr<OptimizeVideo>> OptimizeVideo::open(const scene::Scene& d
   v->recorder_ = std::move(*rec);
 
   // trace the object the first loss term measures (else every particle)
+  // (or the robot body it measures, whichever term comes first)
   v->tracked_end_ = cs.model.particle_count();
-  for (const scene::LossTerm& l : task.loss)
-    if (const scene::ObjectRange* r = cs.find(l.object); r && r->particle_end > r->particle_begin) {
+  v->tracks_particles_ = !cs.has_robots();
+  for (const scene::LossTerm& l : task.loss) {
+    const scene::ObjectRange* r = cs.find(l.object);
+    if (r && r->kind == scene::ObjectKind::robot) break;
+    if (r && r->particle_end > r->particle_begin) {
       v->tracked_begin_ = r->particle_begin;
       v->tracked_end_ = r->particle_end;
+      v->tracks_particles_ = true;
       break;
     }
+  }
   v->tracked_body_ = tracked_robot_body(cs, task);
   try {
     v->gpu_ = std::make_unique<Offscreen>(o.width, o.height, o.validation, /*with_ui=*/true);
@@ -70,55 +75,44 @@ Status OptimizeVideo::push_ready() {
   return Status::ok();
 }
 
-Status OptimizeVideo::add_iteration(const optim::TaskRunnerT<float>& runner, const std::vector<float>& theta,
-                                    int iteration, double loss) {
-  if (runner.policy()) return Status::error("--record: policy tasks are not recorded yet (open-loop tasks only)");
-  // the rollout at the current parameters, frame by frame
-  Model model = runner.model();
-  State state = model.make_state(), next = model.make_state();
-  std::vector<Control> controls;
-  runner.parameters().apply(theta, model, state, controls);
-  Control zero = model.make_control();
-  Solver solver({.substeps = cs_->substeps});
-  const int horizon = runner.task().horizon;
+Status OptimizeVideo::add_iteration(const std::vector<State>& frames, int iteration, double loss) {
+  if (frames.empty()) return Status::error("iteration " + std::to_string(iteration) + ": no rollout to record");
+  const Model& model = cs_->model;
+  const bool robots = cs_->has_robots();
+  // the traced path: the tracked particles' centre of mass, else the tracked body's
   losses_.push_back(float(loss));
   trajectories_.emplace_back();
   std::vector<glm::vec3>& path = trajectories_.back();
-  path.push_back(centre_of_mass(model, state, tracked_begin_, tracked_end_));
-
-  // the first iteration frames the camera: the scene plus where the object goes
-  if (trajectories_.size() == 1) {
-    State a = state, b2 = next;
-    glm::vec3 lo, hi;
-    view_->bounds(a, lo, hi);
-    for (int t = 0; t < horizon; ++t) {
-      const Control& c = controls.empty() ? zero : controls[size_t(t) < controls.size() ? t : controls.size() - 1];
-      if (!solver.step(model, a, b2, c, cs_->frame_dt)) break;  // reported by the pass below
-      std::swap(a, b2);
-      glm::vec3 p = centre_of_mass(model, a, tracked_begin_, tracked_end_);
-      lo = glm::min(lo, p);
-      hi = glm::max(hi, p);
-    }
-    camera_.yaw = 0.25f;
-    camera_.pitch = 0.3f;
-    camera_.fit(lo, hi, gpu_->aspect());
-    camera_.zoom(1.5f);  // later iterations go further than the first
+  if (tracks_particles_) {
+    for (const State& f : frames) path.push_back(centre_of_mass(model, f, tracked_begin_, tracked_end_));
+  } else if (tracked_body_ >= 0) {
+    for (const vec3<float>& p : robot_com_path(model.rigid, frames, tracked_body_)) path.emplace_back(p.x, p.y, p.z);
   }
-
+  // the camera frames the scene through every rollout so far and the paths: it moves only
+  // between iterations, and only when a rollout went further than the ones before
+  glm::vec3 lo = frame_lo_, hi = frame_hi_;
+  for (size_t t = 0; t < frames.size(); t += std::max<size_t>(1, frames.size() / 8)) {
+    glm::vec3 a, b;
+    if (robots) view_->set_robot_state(frames[t]);
+    view_->bounds(frames[t], a, b);
+    lo = glm::min(lo, a), hi = glm::max(hi, b);
+  }
+  for (const glm::vec3& p : path) lo = glm::min(lo, p), hi = glm::max(hi, p);
+  if (trajectories_.size() == 1 || glm::any(glm::lessThan(lo, frame_lo_)) || glm::any(glm::greaterThan(hi, frame_hi_))) {
+    frame_lo_ = lo, frame_hi_ = hi;
+    camera_.yaw = robots ? 0.5f : 0.25f;
+    camera_.pitch = robots ? 0.35f : 0.3f;
+    camera_.fit(lo, hi, gpu_->aspect());
+  }
+  const int horizon = int(frames.size()) - 1;
   Overlays ov;
   for (int t = 0; t <= horizon; ++t) {
-    if (t % options_.stride == 0 || t == horizon) {
-      if (Status st = render_frame(view_->build(state, nullptr, nullptr, ov), iteration, loss, t * double(cs_->frame_dt));
-          !st)
-        return st;
-    }
-    if (t == horizon) break;
-    const Control& c = controls.empty() ? zero : controls[size_t(t) < controls.size() ? t : controls.size() - 1];
-    if (Status st = solver.step(model, state, next, c, cs_->frame_dt); !st)
-      return Status::error("iteration " + std::to_string(iteration) + ", frame " + std::to_string(t) + ": " +
-                           st.message());
-    std::swap(state, next);
-    path.push_back(centre_of_mass(model, state, tracked_begin_, tracked_end_));
+    if (t % options_.stride != 0 && t != horizon) continue;
+    if (robots) view_->set_robot_state(frames[size_t(t)]);
+    if (Status st = render_frame(view_->build(frames[size_t(t)], nullptr, nullptr, ov), iteration, loss,
+                                 t * double(cs_->frame_dt));
+        !st)
+      return st;
   }
   return Status::ok();
 }
@@ -148,54 +142,6 @@ Status OptimizeVideo::render_frame(render::DrawList list, int iteration, double 
     ImGui::End();
   });
   return push_ready();
-}
-
-Status OptimizeVideo::add_robot_iteration(const optim::RigidTaskRunnerT<float>& runner, int iteration, double loss) {
-  const std::vector<StateT<float>>& frames = runner.frames();
-  if (frames.empty()) return Status::error("iteration " + std::to_string(iteration) + ": no rollout to record");
-  const RigidModelT<float>& model = runner.model();
-  losses_.push_back(float(loss));
-  trajectories_.emplace_back();
-  std::vector<glm::vec3>& path = trajectories_.back();
-  const std::vector<vec3<float>> com = robot_com_path(model, frames, tracked_body_);
-
-  // the camera frames the robots through every rollout so far (and the targets): it moves
-  // only between iterations, and only when a rollout went further than the ones before
-  {
-    const State particles = cs_->model.make_state();
-    glm::vec3 lo = robot_lo_, hi = robot_hi_;
-    for (size_t t = 0; t < frames.size(); t += std::max<size_t>(1, frames.size() / 8)) {
-      glm::vec3 a, b;
-      view_->set_robot_state(frames[t]);
-      view_->bounds(particles, a, b);
-      lo = glm::min(lo, a);
-      hi = glm::max(hi, b);
-    }
-    view_->set_robot_state(frames.back());
-    glm::vec3 a, b;
-    view_->bounds(particles, a, b);
-    lo = glm::min(lo, a), hi = glm::max(hi, b);
-    if (trajectories_.size() == 1 || glm::any(glm::lessThan(lo, robot_lo_)) || glm::any(glm::greaterThan(hi, robot_hi_))) {
-      robot_lo_ = lo, robot_hi_ = hi;
-      camera_.yaw = 0.5f;
-      camera_.pitch = 0.35f;
-      camera_.fit(lo, hi, gpu_->aspect());
-    }
-  }
-
-  // particles are not stepped by robot tasks: they stay at their initial state
-  const State particles = cs_->model.make_state();
-  const int horizon = int(frames.size()) - 1;
-  Overlays ov;
-  for (int t = 0; t <= horizon; ++t) {
-    if (size_t(t) < com.size()) path.emplace_back(com[size_t(t)].x, com[size_t(t)].y, com[size_t(t)].z);
-    if (t % options_.stride != 0 && t != horizon) continue;
-    view_->set_robot_state(frames[size_t(t)]);
-    if (Status st = render_frame(view_->build(particles, nullptr, nullptr, ov), iteration, loss, t * double(cs_->frame_dt));
-        !st)
-      return st;
-  }
-  return Status::ok();
 }
 
 Status OptimizeVideo::close() {

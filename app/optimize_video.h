@@ -8,8 +8,7 @@
 #include "app/offscreen.h"
 #include "app/recorder.h"
 #include "app/scene_view.h"
-#include "engine/optim/rigid_task.h"
-#include "engine/optim/trainer.h"
+#include "engine/scene/compile.h"
 
 namespace adj::app {
 
@@ -25,11 +24,9 @@ class OptimizeVideo {
  public:
   static Result<std::unique_ptr<OptimizeVideo>> open(const scene::Scene& doc, const scene::CompiledScene& cs,
                                                      const scene::Task& task, OptimizeVideoOptions options);
-  // render the rollout at parameters theta (whose loss is `loss`) of the runner's task
-  Status add_iteration(const optim::TaskRunnerT<float>& runner, const std::vector<float>& theta, int iteration,
-                       double loss);
-  // a robot task's iteration: the rollout the runner's last iterate() measured (its frames)
-  Status add_robot_iteration(const optim::RigidTaskRunnerT<float>& runner, int iteration, double loss);
+  // one iteration: the rollout its evaluate measured (optim::TaskT::frames(), t = 0..horizon),
+  // whose loss is `loss`
+  Status add_iteration(const std::vector<State>& frames, int iteration, double loss);
   Status close();
   int frames() const { return recorder_->frames_written(); }
   int validation_errors() const { return gpu_->validation_errors(); }
@@ -44,8 +41,9 @@ class OptimizeVideo {
   const scene::CompiledScene* cs_ = nullptr;
   std::string task_name_;
   int tracked_begin_ = 0, tracked_end_ = 0;  // the particles whose centre of mass is traced
+  bool tracks_particles_ = true;              // else the body below
   int tracked_body_ = -1;                     // robot tasks: the body whose centre of mass is
-  glm::vec3 robot_lo_{1e30f}, robot_hi_{-1e30f};  // robot tasks: what the camera frames so far
+  glm::vec3 frame_lo_{1e30f}, frame_hi_{-1e30f};  // what the camera frames so far
   std::unique_ptr<Offscreen> gpu_;
   std::unique_ptr<Recorder> recorder_;
   std::unique_ptr<SceneView> view_;

@@ -12,6 +12,7 @@
 #include "app/robot_path.h"
 #include "engine/optim/coupled_task.h"
 #include "engine/optim/rigid_task.h"
+#include "engine/optim/task.h"
 #include "engine/solver/solver.h"
 
 namespace adj::editor {
@@ -496,23 +497,9 @@ struct Worker::Impl {
       text = "no task named \"" + grad_check_task + "\"";
     } else if (auto csd = scene::compile<double>(doc, base_dir); !csd) {
       text = csd.status().message();
-    } else if (optim::is_robot_task(*csd, *task)) {
-      // robots alone, or robots and particles acting on each other
-      auto report = [&](auto&& r) {
-        auto rep = r ? r->check_grad(grad_check_samples, 1e-6, 0) : Result<optim::GradCheckReport>(r.status());
-        if (!rep) {
-          text = rep.status().message();
-        } else {
-          text = rep->format();
-          worst = rep->max_rel_err;
-          rows = rep->rows;
-        }
-      };
-      if (optim::is_coupled_task(*csd, *task)) report(optim::CoupledTaskRunnerT<double>::create(*csd, *task));
-      else report(optim::RigidTaskRunnerT<double>::create(*csd, *task));
-    } else if (auto r = optim::TaskRunnerT<double>::create(*csd, *task); !r) {
+    } else if (auto r = optim::make_task(*csd, *task, {.thread_count = thread_count()}); !r) {
       text = r.status().message();
-    } else if (auto rep = r->check_grad(grad_check_samples, 1e-6, 0); !rep) {
+    } else if (auto rep = (*r)->check_grad(grad_check_samples, 1e-6, 0); !rep) {
       text = rep.status().message();
     } else {
       text = rep->format();

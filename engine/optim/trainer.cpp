@@ -79,6 +79,7 @@ Result<TaskRunnerT<S>> TaskRunnerT<S>::create(const scene::CompiledSceneT<S>& cs
   ro.control_grads = r.params_.has_controls();
   if (r.policy_ && !r.policy_->observes_state()) ro.control_grads = true;  // open loop: dL/d outputs
   r.rollout_options_ = ro;
+  r.keep_frames_ = options.keep_frames;
   if (r.policy_ && r.policy_->observes_state())
     r.policy_rollout_ = std::make_unique<PolicyRolloutT<S>>(*r.model_, *r.policy_, ro.steps, ro.dt, ro.substeps,
                                                             ro.thread_count);
@@ -147,7 +148,11 @@ Result<S> TaskRunnerT<S>::evaluate_open_loop(const std::vector<S>& theta, std::v
     }
   }
   loss_.begin();
-  Status st = rollout_->forward(initial_, controls_, [&](int t, const StateT<S>& s) { loss_.observe(t, s); });
+  if (keep_frames_) frames_.assign(std::size_t(task_.horizon + 1), StateT<S>{});
+  Status st = rollout_->forward(initial_, controls_, [&](int t, const StateT<S>& s) {
+    loss_.observe(t, s);
+    if (keep_frames_) frames_[std::size_t(t)] = s;
+  });
   if (!st) return st;
   S value = loss_.value(theta);
   if (!is_finite(value)) return Status::error("the loss is not finite");
@@ -179,6 +184,10 @@ Result<S> TaskRunnerT<S>::evaluate_policy(const std::vector<S>& theta, std::vect
   Status st = policy_rollout_->forward(initial_, controls_, theta.data() + pb.offset,
                                        [&](int t, const StateT<S>& s) { loss_.observe(t, s); });
   if (!st) return st;
+  if (keep_frames_) {
+    frames_.resize(std::size_t(task_.horizon + 1));
+    for (int t = 0; t <= task_.horizon; ++t) frames_[std::size_t(t)] = policy_rollout_->state(t);
+  }
   S value = loss_.value(theta);
   if (!is_finite(value)) return Status::error("the loss is not finite");
   if (!grad) return value;

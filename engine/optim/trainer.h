@@ -61,7 +61,8 @@ struct GradCheckReport {
 };
 
 struct RunnerOptions {
-  int thread_count = 0;  // OpenMP threads for the solver, 0 = default
+  int thread_count = 0;      // OpenMP threads for the solver, 0 = default
+  bool keep_frames = false;  // keep every state of the last evaluate() (frames())
 };
 
 template <class S>
@@ -99,6 +100,8 @@ class TaskRunnerT {
   const std::vector<S>& step_grad_norms() const { return step_grad_norms_; }
   const std::vector<S>& term_values() const { return loss_.term_values(); }
   const StateT<S>& final_state() const;
+  // the states of the last evaluate(), t = 0..horizon (RunnerOptions::keep_frames; else empty)
+  const std::vector<StateT<S>>& frames() const { return frames_; }
   // every iterate() so far
   const std::vector<IterationStats>& history() const { return history_; }
 
@@ -126,6 +129,8 @@ class TaskRunnerT {
   std::unique_ptr<PolicyRolloutT<S>> policy_rollout_;
   std::vector<S> theta_, grad_;
   std::vector<S> step_grad_norms_;
+  bool keep_frames_ = false;
+  std::vector<StateT<S>> frames_;
   std::vector<IterationStats> history_;
   StateT<S> initial_;
   std::vector<ControlT<S>> controls_;

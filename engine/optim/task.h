@@ -1,0 +1,61 @@
+// Task: one interface over every scene task, whatever the scene holds (particles, robots or
+// both): the optimization methods, `adjoint optimize` / `check-grad` and the editor take a
+// Task. make_task() is the one place that looks at what the scene holds and picks the
+// implementation (particles: TaskRunner, trainer.h; robots: RigidTaskRunner, rigid_task.h;
+// robots and particles: CoupledTaskRunner, coupled_task.h), all stepping the one solver.
+//
+//   auto task = optim::make_task(compiled, *scene.find_task(name));
+//   if (!task) report(task.status());
+//   while ((*task)->iterations_left() > 0) {
+//     auto it = (*task)->iterate();  // {iteration, loss, grad_norm, ms}
+//     if (!it) { report(it.status()); break; }
+//   }
+//   auto table = make_task(compiled_double, spec).value()->check_grad(16, 1e-6, seed);
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/optim/trainer.h"
+
+namespace adj::optim {
+
+struct TaskOptions {
+  int thread_count = 0;      // OpenMP threads of the particle stages, 0 = default
+  bool keep_frames = false;  // particle tasks: keep every state of the last evaluate (frames())
+};
+
+template <class S>
+class TaskT {
+ public:
+  virtual ~TaskT() = default;
+  // what the scene holds, for messages: "particles", "robot", "robot + particles, coupled"
+  virtual const char* kind() const = 0;
+  // loss at theta and, when grad is given, dLoss/dtheta; errors name the step and element
+  virtual Result<S> evaluate(const std::vector<S>& theta, std::vector<S>* grad = nullptr) = 0;
+  // one optimizer step from theta(): evaluate, step, clamp to the bounds
+  virtual Result<IterationStats> iterate() = 0;
+  // central differences on `samples` entries chosen with `seed` (every entry when <= 0)
+  virtual Result<GradCheckReport> check_grad(int samples, double eps, std::uint64_t seed) = 0;
+  virtual std::string entry_name(int i) const = 0;
+  virtual int iterations_left() const = 0;
+  virtual const std::vector<S>& theta() const = 0;
+  virtual void set_theta(std::vector<S> theta) = 0;
+  virtual const std::vector<S>& grad() const = 0;
+  virtual const std::vector<IterationStats>& history() const = 0;
+  // theta's blocks (kind, object, offset, count, ...)
+  virtual const std::vector<ParamBlock>& blocks() const = 0;
+  virtual const scene::Task& task() const = 0;
+  // the states of the last evaluate(), t = 0..horizon (particle tasks: TaskOptions::keep_frames)
+  virtual const std::vector<StateT<S>>& frames() const = 0;
+  // |dL/d state_t| of the last evaluate, t = 0..horizon (empty where not measured)
+  virtual const std::vector<S>& step_grad_norms() const = 0;
+};
+
+template <class S>
+Result<std::unique_ptr<TaskT<S>>> make_task(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
+                                            TaskOptions options = {});
+
+}  // namespace adj::optim
