@@ -33,8 +33,9 @@ enum RigidJointType {
 // mesh: a triangle mesh in the shape frame (mesh_* arrays below; engine/rigid/rigid_mesh.h)
 enum RigidShapeType { RIGID_SHAPE_SPHERE, RIGID_SHAPE_BOX, RIGID_SHAPE_CAPSULE, RIGID_SHAPE_MESH };
 // torque: gear * act on the dof; pd: kp (act - q) - kd qd; thrust: a force gear * act along
-// a body-fixed axis at a body-fixed point of the body (rotors; the dof only names the body)
-enum RigidActuatorType { RIGID_ACTUATOR_TORQUE, RIGID_ACTUATOR_PD, RIGID_ACTUATOR_THRUST };
+// a body-fixed axis at a body-fixed point of the body (rotors; the dof only names the body);
+// velocity: kd (act - qd) (MuJoCo's velocity servo, revolute/prismatic)
+enum RigidActuatorType { RIGID_ACTUATOR_TORQUE, RIGID_ACTUATOR_PD, RIGID_ACTUATOR_THRUST, RIGID_ACTUATOR_VELOCITY };
 
 // coordinates and degrees of freedom of a joint type
 ADJ_HD inline int rigid_joint_q_count(int type) {
@@ -106,9 +107,11 @@ struct RigidModelT {
   Array<S> joint_limit_ke;            // limit penalty stiffness [N m/rad or N/m], (body_count)
   Array<S> joint_limit_kd;            // limit penalty damping [N m s/rad or N s/m], (body_count)
   S joint_limit_eps = S(0.01);        // width of the C1 ramp of the limit penalty [rad or m]
-  Array<S> dof_damping;               // viscous joint damping [N m s/rad or N s/m], (dof_count)
-  Array<S> dof_armature;              // rotor inertia added to the mass matrix diagonal, (dof_count)
-  Array<int> dof_joint;               // joint of each dof, (dof_count)
+  Array<S> joint_stiffness;  // spring -k (q - joint_spring_q) [N m/rad or N/m] (revolute/prismatic), (body_count)
+  Array<S> joint_spring_q;   // the spring's rest coordinate [rad or m], (body_count)
+  Array<S> dof_damping;      // viscous joint damping [N m s/rad or N s/m], (dof_count)
+  Array<S> dof_armature;     // rotor inertia added to the mass matrix diagonal, (dof_count)
+  Array<int> dof_joint;      // joint of each dof, (dof_count)
 
   // collision shapes (against the ground, static colliders and the shapes of other bodies)
   Array<int> shape_body;      // (shape_count)

@@ -57,6 +57,7 @@ struct RigidViewT {
   Span<const int> joint_q_start, joint_dof_start;
   Span<const S> joint_lower, joint_upper, joint_limit_ke, joint_limit_kd;
   S joint_limit_eps = S(0.01);
+  Span<const S> joint_stiffness, joint_spring_q;
   Span<const S> dof_damping, dof_armature;
   Span<const int> dof_joint;
   Span<const int> shape_body, shape_type;
@@ -106,6 +107,8 @@ RigidViewT<S> map_rigid_view(const RigidViewT<S>& v, Map&& map) {
   put(r.joint_upper, v.joint_upper);
   put(r.joint_limit_ke, v.joint_limit_ke);
   put(r.joint_limit_kd, v.joint_limit_kd);
+  put(r.joint_stiffness, v.joint_stiffness);
+  put(r.joint_spring_q, v.joint_spring_q);
   put(r.dof_damping, v.dof_damping);
   put(r.dof_armature, v.dof_armature);
   put(r.dof_joint, v.dof_joint);
@@ -149,6 +152,8 @@ RigidViewT<S> make_rigid_view(const RigidModelT<S>& m) {
   v.joint_limit_ke = m.joint_limit_ke;
   v.joint_limit_kd = m.joint_limit_kd;
   v.joint_limit_eps = m.joint_limit_eps;
+  v.joint_stiffness = m.joint_stiffness;
+  v.joint_spring_q = m.joint_spring_q;
   v.dof_damping = m.dof_damping;
   v.dof_armature = m.dof_armature;
   v.dof_joint = m.dof_joint;

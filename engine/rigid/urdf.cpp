@@ -1,12 +1,15 @@
 #include "engine/rigid/urdf.h"
 
+#include <tinyxml2.h>
 #include <urdf_parser/urdf_parser.h>
 
 #include "engine/model/builder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <tuple>
 
@@ -87,6 +90,18 @@ Status mesh_shape_of(const urdf::Mesh& g, const fs::path& dir, const std::string
   return Status::ok();
 }
 
+// the file order of the <joint> elements of <robot> (urdfdom keeps its joints sorted by name;
+// MuJoCo, and readers of the file, go in file order)
+std::map<std::string, int> joint_file_order(const std::string& xml) {
+  std::map<std::string, int> order;
+  tinyxml2::XMLDocument doc;
+  if (doc.Parse(xml.c_str(), xml.size()) != tinyxml2::XML_SUCCESS || !doc.RootElement()) return order;
+  for (const tinyxml2::XMLElement* j = doc.RootElement()->FirstChildElement("joint"); j;
+       j = j->NextSiblingElement("joint"))
+    if (const char* n = j->Attribute("name")) order.emplace(n, int(order.size()));
+  return order;
+}
+
 }  // namespace
 
 Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::string& source, RigidBuilder& b,
@@ -97,6 +112,7 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
   if (!root) return Status::error(source + ": no root link");
 
   UrdfImport out;
+  const std::map<std::string, int> file_order = joint_file_order(xml);
   // depth first from the root: parents before children
   std::vector<std::pair<urdf::LinkConstSharedPtr, int>> stack{{root, -1}};
   while (!stack.empty()) {
@@ -146,6 +162,8 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
       if (j.dynamics) {
         if (!(j.dynamics->damping >= 0)) return Status::error(jwho + ": damping must be >= 0");
         if (jd.type != RIGID_JOINT_FIXED) jd.damping = j.dynamics->damping;
+        if (j.dynamics->friction != 0)
+          out.warnings.push_back(jwho + ": dynamics friction ignored (Coulomb joint friction is not simulated)");
       }
       if (j.mimic) out.warnings.push_back(jwho + ": mimic ignored (the joint moves freely)");
     }
@@ -164,6 +182,8 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
       I.m[1][2] = I.m[2][1] = in.iyz;
       mat33<double> R = rigid::qmat(q(in.origin.rotation));
       mat33<double> Ib = R * I * transpose(R);
+      if (std::string why = rigid_inertia_problem(Ib); !why.empty() && in.mass > 0)
+        return Status::error(who + ": inertial: " + why + " (no rigid body has this inertia)");
       b.set_mass(body, in.mass, v(in.origin.position), Ib);
     } else {
       b.set_mass(body, 0, {}, mat33<double>{});
@@ -197,8 +217,14 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
     if (opt.default_actuators && (jd.type == RIGID_JOINT_REVOLUTE || jd.type == RIGID_JOINT_PRISMATIC))
       out.actuators.push_back(b.add_actuator(body, opt.actuator));
 
-    // children pushed in reverse so they come out in file order
-    for (auto it = link->child_links.rbegin(); it != link->child_links.rend(); ++it) stack.push_back({*it, body});
+    // children in the file order of their joints (pushed in reverse, so they come out first)
+    std::vector<urdf::LinkConstSharedPtr> kids(link->child_links.begin(), link->child_links.end());
+    auto rank = [&](const urdf::LinkConstSharedPtr& l) {
+      auto it = l->parent_joint ? file_order.find(l->parent_joint->name) : file_order.end();
+      return it == file_order.end() ? int(file_order.size()) : it->second;
+    };
+    std::stable_sort(kids.begin(), kids.end(), [&](const auto& a, const auto& c) { return rank(a) < rank(c); });
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back({*it, body});
   }
   return out;
 }

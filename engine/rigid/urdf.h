@@ -1,5 +1,6 @@
 // URDF import: appends a robot described by a URDF file to a RigidBuilder. links become
-// bodies (named as the links, parent before child), joints their joints:
+// bodies (named as the links, parent before child, siblings in the file order of their
+// joints, as MuJoCo orders them), joints their joints:
 //   revolute, continuous -> revolute; prismatic -> prismatic; fixed -> fixed;
 //   floating -> free; planar -> an error naming the joint.
 // inertial -> mass, com and inertia; collision geometry (or the visual one when a link has
@@ -36,10 +37,11 @@ struct UrdfImport {
   std::vector<std::string> links;     // their names
   std::vector<std::string> joints;    // the URDF joint attaching each ("" for the root)
   std::vector<int> actuators;         // builder actuator indices added
-  std::vector<std::string> warnings;  // what was ignored (mimic joints), naming the element
+  std::vector<std::string> warnings;  // what was ignored (mimic joints, joint friction), naming the element
 };
 
-// errors name the file and the link (and its collision/visual element and mesh file) or joint
+// errors name the file and the link (and its collision/visual element and mesh file) or joint;
+// an inertial whose principal moments violate A + B >= C is refused (as MuJoCo refuses it)
 Result<UrdfImport> rigid_import_urdf(const std::string& path, RigidBuilder& builder, const UrdfOptions& options = {});
 // the same from URDF text; `source` names it in messages, and its directory is where relative
 // mesh filenames start
