@@ -48,6 +48,9 @@ struct CompiledSceneT {
   // joint states; a scene of robots only leaves `model` empty (no particles)
   RigidModelT<S> rigid;
   RigidStateT<S> rigid_initial;
+  // what importers skipped or approximated (URDF mimic joints, MJCF sites...), each naming
+  // the object and the file's element
+  std::vector<std::string> warnings;
   bool has_robots() const { return rigid.body_count() > 0; }
   bool has_particles() const { return model.particle_count() > 0; }
 

@@ -214,7 +214,7 @@ ojson write_robot(const Object& o) {
   ojson j;
   j["name"] = o.name;
   if (!o.visible) j["visible"] = false;
-  j["type"] = rb.urdf.empty() ? "robot" : "urdf";
+  j["type"] = rb.urdf.empty() ? "robot" : rb.mjcf ? "mjcf" : "urdf";
   if (!rb.urdf.empty()) {
     j["file"] = rb.urdf;
     j["fixed_base"] = rb.fixed_base;
