@@ -78,11 +78,12 @@ void print_text(const std::string& path, const MujocoDynamics& d, const std::vec
   print_vector("qfrc_passive", d.qfrc_passive);
   print_vector("qfrc_actuator", d.qfrc_actuator);
   print_vector("qfrc_limit", d.qfrc_limit);
+  print_vector("qfrc_equality", d.qfrc_equality);
   print_vector("qfrc_contact", d.qfrc_contact);
   print_vector("qacc", d.qacc);
   std::printf(
-      "(qfrc_limit and qfrc_contact are the engine's penalties, constraint forces in MuJoCo; "
-      "--no-limits --no-contact compare with mj_forward without constraints)\n");
+      "(qfrc_limit, qfrc_equality and qfrc_contact are the engine's penalties, constraint forces in MuJoCo; "
+      "--no-limits --no-equality --no-contact compare with mj_forward without constraints)\n");
 }
 
 nlohmann::json to_json(const std::string& path, const MujocoDynamics& d, const std::vector<double>& qpos,
@@ -110,6 +111,7 @@ nlohmann::json to_json(const std::string& path, const MujocoDynamics& d, const s
   j["qfrc_passive"] = d.qfrc_passive;
   j["qfrc_actuator"] = d.qfrc_actuator;
   j["qfrc_limit"] = d.qfrc_limit;
+  j["qfrc_equality"] = d.qfrc_equality;
   j["qfrc_contact"] = d.qfrc_contact;
   j["qacc"] = d.qacc;
   j["warnings"] = warnings;
@@ -136,7 +138,8 @@ int run_dynamics(const DynamicsCmdOptions& o) {
   if (o.qpos.empty()) qpos = mujoco_qpos0(file->model, file->layout);
   if (o.qvel.empty()) qvel.assign(std::size_t(file->model.dof_count()), 0.0);
   if (o.ctrl.empty()) ctrl.assign(file->layout.actuators.size(), 0.0);
-  auto d = mujoco_dynamics(file->model, file->layout, qpos, qvel, ctrl, {.contact = o.contact, .limits = o.limits});
+  auto d = mujoco_dynamics(file->model, file->layout, qpos, qvel, ctrl,
+                           {.contact = o.contact, .limits = o.limits, .equality = o.equality});
   if (!d) {
     std::fprintf(stderr, "%s: %s\n", o.model_path.c_str(), d.status().message().c_str());
     return 1;

@@ -13,6 +13,7 @@ struct DynamicsCmdOptions {
   std::string ctrl;        // empty = zeros
   bool contact = true;     // the engine's penalty contact (qfrc_contact)
   bool limits = true;      // the engine's joint limit penalties (qfrc_limit)
+  bool equality = true;    // the engine's joint couplings, URDF mimic (qfrc_equality)
   bool json = false;       // JSON on stdout (keys as MuJoCo names them)
 };
 

@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--threads", run.threads, "OpenMP threads (0 = default)")->check(CLI::NonNegativeNumber);
 
   adj::app::DynamicsCmdOptions dyn;
-  bool dyn_no_contact = false, dyn_no_limits = false;
+  bool dyn_no_contact = false, dyn_no_limits = false, dyn_no_equality = false;
   CLI::App* dyn_cmd = app.add_subcommand(
       "dynamics", "A robot's mass matrix, bias, passive and actuator forces and qacc at one state, in MuJoCo's conventions");
   dyn_cmd->add_option("model", dyn.model_path, "URDF, MJCF (.xml) or scene (.json) file")->required()->check(CLI::ExistingFile);
@@ -108,6 +108,7 @@ int main(int argc, char** argv) {
   dyn_cmd->add_option("--ctrl", dyn.ctrl, "Actuator controls, comma-separated (clamped to ctrlrange; default: zeros)");
   dyn_cmd->add_flag("--no-contact", dyn_no_contact, "Leave out contact forces");
   dyn_cmd->add_flag("--no-limits", dyn_no_limits, "Leave out joint limit forces");
+  dyn_cmd->add_flag("--no-equality", dyn_no_equality, "Leave out joint couplings (URDF mimic)");
   dyn_cmd->add_flag("--json", dyn.json, "JSON on stdout: qM, qfrc_bias, qfrc_passive, qfrc_actuator, qacc, ...");
 
   adj::app::OptimizeOptions opt;
@@ -224,6 +225,7 @@ int main(int argc, char** argv) {
   if (*dyn_cmd) {
     dyn.contact = !dyn_no_contact;
     dyn.limits = !dyn_no_limits;
+    dyn.equality = !dyn_no_equality;
     return adj::app::run_dynamics(dyn);
   }
   if (*ren_cmd) {

@@ -202,10 +202,14 @@ class Reader {
 XMLDocument& Reader::load(const std::string& path, const XMLElement* from) {
   docs_.emplace_back();
   XMLDocument& d = docs_.back();
-  if (d.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS) {
-    std::string why = d.ErrorStr() ? d.ErrorStr() : "cannot be read";
-    if (from) fail(from, "cannot read \"" + path + "\": " + why);
-    throw MjcfError{path + ": " + why};
+  if (tinyxml2::XMLError err = d.LoadFile(path.c_str()); err != tinyxml2::XML_SUCCESS) {
+    const bool unread =
+        err == tinyxml2::XML_ERROR_FILE_NOT_FOUND || err == tinyxml2::XML_ERROR_FILE_COULD_NOT_BE_OPENED;
+    const std::string msg =
+        unread ? path + ": cannot be read"
+               : path + ":" + std::to_string(d.ErrorLineNum()) + ": not well-formed XML (" + d.ErrorStr() + ")";
+    if (from) fail(from, msg);
+    throw MjcfError{msg};
   }
   files_[&d] = path;
   return d;
@@ -255,14 +259,14 @@ int Reader::tristate(const XMLElement* e, const Attrs* d, const char* name) cons
 
 Q Reader::orientation(const XMLElement* e, const Attrs* d) const {
   const char* keys[] = {"quat", "axisangle", "euler", "xyaxes", "zaxis"};
-  int which = -1;
+  // the element's own orientation (at most one), else its defaults' first
+  int which = -1, own = 0;
   const char* text = nullptr;
   for (int k = 0; k < 5; ++k)
-    if (const char* t = attr(e, d, keys[k])) {
-      if (which >= 0 && e->Attribute(keys[k]))
-        fail(e, "more than one orientation (quat, axisangle, euler, xyaxes, zaxis)");
-      if (which < 0 || e->Attribute(keys[k])) which = k, text = t;
-    }
+    if (const char* t = e->Attribute(keys[k])) which = k, text = t, ++own;
+  if (own > 1) fail(e, "more than one orientation (quat, axisangle, euler, xyaxes, zaxis)");
+  for (int k = 0; k < 5 && which < 0; ++k)
+    if (const char* t = attr(e, d, keys[k])) which = k, text = t;
   if (which < 0) return {};
   std::vector<double> v = nums(e, keys[which], text);
   const std::size_t need[] = {4, 4, 3, 6, 3};
@@ -614,8 +618,8 @@ int Reader::add_joints(const XMLElement* e, const std::vector<const XMLElement*>
   V prev_offset{};
   for (std::size_t k = 0; k < joints.size(); ++k) {
     const XMLElement* je = joints[k];
-    const Attrs* d = defaults(je, cls, "joint");
     const bool free = std::strcmp(je->Name(), "freejoint") == 0;
+    const Attrs* d = free ? nullptr : defaults(je, cls, "joint");  // <freejoint> takes no defaults
     const std::string type = free ? "free" : attr(je, d, "type") ? attr(je, d, "type") : "hinge";
     const std::string jname = je->Attribute("name") ? je->Attribute("name") : name + "_joint" + std::to_string(k);
     RigidJointDesc jd;

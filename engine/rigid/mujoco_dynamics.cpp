@@ -155,9 +155,19 @@ std::vector<double> actuator_forces(const RigidModelT<double>& m, const rigid::P
 
 // joint damping and springs (passive) and the limit penalties, engine coordinates
 void joint_passive(const RigidModelT<double>& m, const std::vector<double>& q, const std::vector<double>& qd,
-                   std::vector<double>& passive, std::vector<double>& limit) {
+                   std::vector<double>& passive, std::vector<double>& limit, std::vector<double>& equality) {
   passive.assign(std::size_t(m.dof_count()), 0.0);
   limit.assign(std::size_t(m.dof_count()), 0.0);
+  equality.assign(std::size_t(m.dof_count()), 0.0);
+  for (int c = 0; c < m.coupling_count(); ++c) {
+    const int a = m.coupling_joint[c], b = m.coupling_leader[c];
+    const int da = m.joint_dof_start[a], db = m.joint_dof_start[b];
+    const double r = m.coupling_ratio[c];
+    const double e = q[m.joint_q_start[a]] - r * q[m.joint_q_start[b]] - m.coupling_offset[c];
+    const double f = m.coupling_ke[c] * e + m.coupling_kd[c] * (qd[da] - r * qd[db]);
+    equality[da] -= f;
+    equality[db] += r * f;
+  }
   for (int d = 0; d < m.dof_count(); ++d) passive[d] = -m.dof_damping[d] * qd[d];
   for (int j = 0; j < m.body_count(); ++j) {
     int t = m.joint_type[j];
@@ -273,9 +283,10 @@ Result<MujocoDynamics> mujoco_dynamics(const RigidModelT<double>& m, const Mujoc
     contact = body_force();
   }
   std::vector<double> actuator = actuator_forces(m, par, e.q, e.qd, act, w, body_force);
-  std::vector<double> passive, limit;
-  joint_passive(m, e.q, e.qd, passive, limit);
+  std::vector<double> passive, limit, equality;
+  joint_passive(m, e.q, e.qd, passive, limit, equality);
   if (!opt.limits) std::fill(limit.begin(), limit.end(), 0.0);
+  if (!opt.equality) std::fill(equality.begin(), equality.end(), 0.0);
   rigid::crba(m, w);
 
   // to MuJoCo's coordinates: f -> T^T f, M -> T^T M T
@@ -290,6 +301,7 @@ Result<MujocoDynamics> mujoco_dynamics(const RigidModelT<double>& m, const Mujoc
   out.qfrc_passive = Tt(passive);
   out.qfrc_actuator = Tt(actuator);
   out.qfrc_limit = Tt(limit);
+  out.qfrc_equality = Tt(equality);
   out.qfrc_contact = Tt(contact);
   std::vector<double> MT(std::size_t(nve) * nv, 0.0);
   for (int r = 0; r < nve; ++r)
@@ -309,8 +321,8 @@ Result<MujocoDynamics> mujoco_dynamics(const RigidModelT<double>& m, const Mujoc
         "the mass matrix is not positive definite (a body with no mass and inertia at the end of a chain?)");
   out.qacc.resize(std::size_t(nv));
   for (int d = 0; d < nv; ++d)
-    out.qacc[d] =
-        out.qfrc_passive[d] + out.qfrc_actuator[d] + out.qfrc_limit[d] + out.qfrc_contact[d] - out.qfrc_bias[d];
+    out.qacc[d] = out.qfrc_passive[d] + out.qfrc_actuator[d] + out.qfrc_limit[d] + out.qfrc_equality[d] +
+                  out.qfrc_contact[d] - out.qfrc_bias[d];
   rigid::cholesky_solve(L, nv, out.qacc.data(), out.qacc.data());
   // MuJoCo's total mass leaves out what is welded to the world (fused into its world body)
   std::vector<char> moving(std::size_t(nb), 0);

@@ -48,8 +48,9 @@ struct MujocoLayout {
 MujocoLayout mujoco_layout_of(const RigidModelT<double>& model);
 
 struct DynamicsOptions {
-  bool contact = true;  // contact forces of the model's ground, colliders and body pairs (qfrc_contact)
-  bool limits = true;   // the engine's joint limit penalties (qfrc_limit)
+  bool contact = true;   // contact forces of the model's ground, colliders and body pairs (qfrc_contact)
+  bool limits = true;    // the engine's joint limit penalties (qfrc_limit)
+  bool equality = true;  // the engine's joint couplings (URDF mimic; qfrc_equality)
 };
 
 // the dynamics at one state, MuJoCo's names; forces are generalized forces (nv)
@@ -63,8 +64,9 @@ struct MujocoDynamics {
   std::vector<double> qfrc_passive;   // joint damping and stiffness
   std::vector<double> qfrc_actuator;  // actuator forces
   std::vector<double> qfrc_limit;     // the engine's limit penalties (MuJoCo: a constraint force; 0 with limits off)
+  std::vector<double> qfrc_equality;  // the engine's joint coupling springs (MuJoCo: an equality constraint force)
   std::vector<double> qfrc_contact;   // the engine's penalty contact (MuJoCo: a constraint force; 0 with contact off)
-  std::vector<double> qacc;           // qM^-1 (passive + actuator + limit + contact - bias)
+  std::vector<double> qacc;           // qM^-1 (passive + actuator + limit + equality + contact - bias)
   double total_mass = 0;        // of the bodies that move (MuJoCo's: what is welded to the world is not counted) [kg]
   std::vector<double> gravity;  // (3) [m/s^2]
 };

@@ -430,6 +430,18 @@ ADJ_HD void substep_adjoint(const M& m, const P& par, const S* q, const S* qd, c
     adj_q[qi] += dtau_dx * g.lambda[d];
     adj_qd[d] += dtau_dqd * g.lambda[d];
   }
+  // couplings: tau_a = -f, tau_b = r f, f = ke e + kd de
+  for (int c = 0; c < m.coupling_count(); ++c) {
+    const int a = m.coupling_joint[c], b = m.coupling_leader[c];
+    const int da = m.joint_dof_start[a], db = m.joint_dof_start[b];
+    const S r = m.coupling_ratio[c];
+    const S adj_f = -g.lambda[da] + r * g.lambda[db];
+    const S adj_e = m.coupling_ke[c] * adj_f, adj_de = m.coupling_kd[c] * adj_f;
+    adj_q[m.joint_q_start[a]] += adj_e;
+    adj_q[m.joint_q_start[b]] -= r * adj_e;
+    adj_qd[da] += adj_de;
+    adj_qd[db] -= r * adj_de;
+  }
   for (int k = 0; k < m.actuator_count(); ++k) {
     const int d = m.actuator_dof[k];
     if (m.actuator_type[k] == RIGID_ACTUATOR_THRUST) {

@@ -258,6 +258,27 @@ Result<RigidModelT<S>> RigidBuilder::finalize() const {
     m.actuator_pos.push_back(to<S>(ad.pos));
     m.actuator_axis.push_back(to<S>(al > 1e-12 ? ad.axis / al : ad.axis));
   }
+  for (std::size_t c = 0; c < couplings.size(); ++c) {
+    const RigidCouplingDesc& cd = couplings[c];
+    std::string who = "rigid builder: coupling " + std::to_string(c);
+    auto one_dof = [&](int b) {
+      return b >= 0 && b < nb &&
+             (bodies_[std::size_t(b)].joint.type == RIGID_JOINT_REVOLUTE ||
+              bodies_[std::size_t(b)].joint.type == RIGID_JOINT_PRISMATIC);
+    };
+    if (!one_dof(cd.joint) || !one_dof(cd.leader) || cd.joint == cd.leader)
+      return Status::error(who + ": needs two different revolute or prismatic joints");
+    if (!std::isfinite(cd.ratio) || !std::isfinite(cd.offset) || !(cd.ke >= 0) || !(cd.kd >= 0) ||
+        !std::isfinite(cd.ke) || !std::isfinite(cd.kd))
+      return Status::error(who + " (body " + bodies_[std::size_t(cd.joint)].name +
+                           "): ratio and offset must be finite, ke and kd >= 0");
+    m.coupling_joint.push_back(cd.joint);
+    m.coupling_leader.push_back(cd.leader);
+    m.coupling_ratio.push_back(S(cd.ratio));
+    m.coupling_offset.push_back(S(cd.offset));
+    m.coupling_ke.push_back(S(cd.ke));
+    m.coupling_kd.push_back(S(cd.kd));
+  }
   m.gravity = to<S>(gravity);
   m.ground = ground;
   m.contact_ke = S(contact_ke);

@@ -74,6 +74,14 @@ struct RigidActuatorDesc {
   vec3<double> axis{0, 1, 0};  // thrust: direction, body frame (normalized)
 };
 
+// joint `joint` follows ratio * q[leader] + offset through a spring-damper between the two
+// coordinates (URDF <mimic>); both joints revolute or prismatic
+struct RigidCouplingDesc {
+  int joint = -1, leader = -1;  // bodies whose joints are coupled
+  double ratio = 1, offset = 0;
+  double ke = 1000, kd = 10;  // [N m/rad or N/m], [N m s/rad or N s/m]
+};
+
 class RigidBuilder {
  public:
   // a body attached by `joint`; returns its index (also its joint's index)
@@ -93,6 +101,7 @@ class RigidBuilder {
   bool body_contact = true;       // shapes of different bodies touch
   bool self_collision = false;    // bodies of one tree touch too (never a parent and its child)
   std::vector<RigidColliderDesc> colliders;
+  std::vector<RigidCouplingDesc> couplings;
 
   int body_count() const { return int(bodies_.size()); }
 

@@ -113,6 +113,16 @@ struct RigidModelT {
   Array<S> dof_armature;     // rotor inertia added to the mass matrix diagonal, (dof_count)
   Array<int> dof_joint;      // joint of each dof, (dof_count)
 
+  // joint couplings (URDF <mimic>): joint coupling_joint[c] follows coupling_ratio[c] *
+  // q[leader] + coupling_offset[c] through a spring-damper between the two coordinates that
+  // pushes both (revolute/prismatic joints)
+  Array<int> coupling_joint;   // the follower, (coupling_count)
+  Array<int> coupling_leader;  // (coupling_count)
+  Array<S> coupling_ratio;     // (coupling_count)
+  Array<S> coupling_offset;    // [rad or m], (coupling_count)
+  Array<S> coupling_ke;        // [N m/rad or N/m], (coupling_count)
+  Array<S> coupling_kd;        // [N m s/rad or N s/m], (coupling_count)
+
   // collision shapes (against the ground, static colliders and the shapes of other bodies)
   Array<int> shape_body;      // (shape_count)
   Array<int> shape_type;      // RigidShapeType, (shape_count)
@@ -170,6 +180,7 @@ struct RigidModelT {
   int shape_count() const { return int(shape_body.size()); }
   int actuator_count() const { return int(actuator_dof.size()); }
   int collider_count() const { return int(collider_type.size()); }
+  int coupling_count() const { return int(coupling_joint.size()); }
   // differentiable parameters: masses, PD gains, contact ke/kd/mu
   int param_count() const { return body_count() + 2 * actuator_count() + 3; }
 

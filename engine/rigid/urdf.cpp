@@ -113,6 +113,12 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
 
   UrdfImport out;
   const std::map<std::string, int> file_order = joint_file_order(xml);
+  struct Mimic {
+    std::string joint, leader;
+    double ratio, offset;
+  };
+  std::vector<Mimic> mimics;
+  std::map<std::string, int> joint_body;  // URDF joint name -> builder body
   // depth first from the root: parents before children
   std::vector<std::pair<urdf::LinkConstSharedPtr, int>> stack{{root, -1}};
   while (!stack.empty()) {
@@ -165,9 +171,12 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
         if (j.dynamics->friction != 0)
           out.warnings.push_back(jwho + ": dynamics friction ignored (Coulomb joint friction is not simulated)");
       }
-      if (j.mimic) out.warnings.push_back(jwho + ": mimic ignored (the joint moves freely)");
+      if (j.mimic && opt.mimic_ke <= 0) out.warnings.push_back(jwho + ": mimic ignored (the joint moves freely)");
+      if (j.mimic && opt.mimic_ke > 0)
+        mimics.push_back({j.name, j.mimic->joint_name, j.mimic->multiplier, j.mimic->offset});
     }
     int body = b.add_body(link->name, jd);
+    if (!joint_name.empty()) joint_body[joint_name] = body;
     out.bodies.push_back(body);
     out.links.push_back(link->name);
     out.joints.push_back(joint_name);
@@ -225,6 +234,17 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
     };
     std::stable_sort(kids.begin(), kids.end(), [&](const auto& a, const auto& c) { return rank(a) < rank(c); });
     for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back({*it, body});
+  }
+  for (const Mimic& mi : mimics) {
+    const std::string jwho = source + ": joint \"" + mi.joint + "\": mimic";
+    auto leader = joint_body.find(mi.leader);
+    if (leader == joint_body.end()) return Status::error(jwho + ": no joint named \"" + mi.leader + "\"");
+    b.couplings.push_back({.joint = joint_body[mi.joint],
+                           .leader = leader->second,
+                           .ratio = mi.ratio,
+                           .offset = mi.offset,
+                           .ke = opt.mimic_ke,
+                           .kd = opt.mimic_kd});
   }
   return out;
 }

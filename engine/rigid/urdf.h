@@ -10,8 +10,9 @@
 // visual geometry is used only by links without collision geometry. mesh filenames:
 // package://pkg/rest is looked up as <dir>/pkg/rest, then <dir>/rest, for the URDF's directory
 // and each parent in turn; file:///abs is absolute; others are relative to the URDF. limits and
-// dynamics damping come across; the root link hangs from the world by a fixed joint or,
-// with fixed_base = false, a free joint at the placement.
+// dynamics damping come across; <mimic> becomes a coupling spring (RigidCouplingDesc) of the
+// joint to its leader (multiplier, offset; UrdfOptions::mimic_ke, mimic_kd); the root link hangs from the world by a
+// fixed joint or, with fixed_base = false, a free joint at the placement.
 #pragma once
 
 #include <string>
@@ -29,6 +30,8 @@ struct UrdfOptions {
   double limit_ke = 1000;  // penalty on URDF joint limits (0 = ignore the limits)
   double limit_kd = 10;
   bool default_actuators = true;  // one per revolute/prismatic joint, in body order
+  double mimic_ke = 1000;         // <mimic> joints: coupling spring to their leader (0 = ignore <mimic>)
+  double mimic_kd = 10;           // and its damping
   RigidActuatorDesc actuator{};   // kind and gains of those actuators
 };
 

@@ -124,6 +124,7 @@ TEST_CASE("mjcf: load-time refusals name the file, line and element", "[rigid][m
       {"bad_gain.xml", "bad_gain.xml:9: <position>", "kp and kv must be >= 0"},
       {"bad_joint.xml", "bad_joint.xml:4: <joint name=\"j\">", "\"screw\" is not supported"},
       {"missing.xml", "missing.xml", "no such file"},
+      {"bad_xml.xml", "bad_xml.xml:4: not well-formed XML", "MISMATCHED_ELEMENT"},
   };
   for (const Case& c : cases) {
     RigidBuilder b;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/rigid/mujoco_dynamics.h"
+#include "engine/rigid/urdf.h"
 
 using namespace adj;
 using nlohmann::json;
@@ -60,7 +61,7 @@ void check_model(const std::string& key, const json& ref) {
   REQUIRE(file.is_ok());
   for (const std::string& w : file->warnings) UNSCOPED_INFO("warning: " << w);
   auto d = mujoco_dynamics(file->model, file->layout, flat(ref["qpos"]), flat(ref["qvel"]), flat(ref["ctrl"]),
-                           {.contact = false, .limits = false});
+                           {.contact = false, .limits = false, .equality = false});
   INFO(d.status().message());
   REQUIRE(d.is_ok());
   CHECK(d->nq == ref["nq"].get<int>());
@@ -107,4 +108,32 @@ TEST_CASE("mujoco refs: every shared MJCF model's dynamics match MuJoCo 4.0 to 1
   for (auto it = refs.begin(); it != refs.end(); ++it)
     if (it.key().rfind("mjcf/", 0) == 0) check_model(it.key(), it.value()), ++n;
   CHECK(n >= 5);
+}
+
+TEST_CASE("shared URDFs: the xArm6's link2 inertia is refused at load time, naming the link", "[rigid][mujoco]") {
+  const std::string xarm = kRobots + "/urdf/xarm/xarm6_robot.urdf";
+  if (!std::filesystem::exists(xarm)) {
+    WARN("no " << xarm << ": skipped");
+    return;
+  }
+  auto r = load_robot_file(xarm);
+  REQUIRE_FALSE(r.is_ok());
+  INFO(r.status().message());
+  CHECK(r.status().message().find("link \"link2\"") != std::string::npos);
+  CHECK(r.status().message().find("A + B >= C") != std::string::npos);
+}
+
+TEST_CASE("URDF warnings name the joint: dynamics friction is not simulated", "[rigid][mujoco]") {
+  const char* urdf = R"(<robot name="r">
+    <link name="a"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+    <link name="b"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+    <joint name="j" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/>
+      <limit lower="-1" upper="1" effort="1" velocity="1"/><dynamics damping="0.1" friction="0.5"/></joint>
+  </robot>)";
+  RigidBuilder b;
+  auto r = rigid_import_urdf_string(urdf, "friction.urdf", b);
+  INFO(r.status().message());
+  REQUIRE(r.is_ok());
+  REQUIRE(r->warnings.size() == 1);
+  CHECK(r->warnings[0].find("friction.urdf: joint \"j\": dynamics friction ignored") != std::string::npos);
 }
