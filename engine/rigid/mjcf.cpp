@@ -12,6 +12,7 @@
 #include <numbers>
 
 #include "engine/model/builder.h"
+#include "engine/rigid/rigid_cylinder.h"
 #include "engine/rigid/rigid_mesh.h"
 
 namespace adj {
@@ -196,7 +197,6 @@ class Reader {
   // body masses set after the walk (settotalmass scales them)
   std::vector<std::pair<int, MassPart>> masses_;
   int unnamed_ = 0;
-  bool warned_cylinder_ = false;
 };
 
 XMLDocument& Reader::load(const std::string& path, const XMLElement* from) {
@@ -483,13 +483,14 @@ MassPart Reader::geom(const XMLElement* e, const std::string& cls, int engine_bo
     volume = vc + vs;
     double ix = vc * (3 * r * r + h * h) / 12 + vs * (2 * r * r / 5 + h * h / 4 + 3 * h * r / 8);
     unit = diag(ix, ix, vc * r * r / 2 + vs * 2 * r * r / 5);
-    s.type = RIGID_SHAPE_CAPSULE;
-    s.size = {r, type == "capsule" ? size[1] : std::max(size[1] - r, 1e-4), 0};
-    s.rot = rigid::qmul(rot, y_to_z);
-    if (type == "cylinder" && !warned_cylinder_) {
-      warned_cylinder_ = true;
-      warn(e,
-           "cylinders touch as capsules of the same radius and overall length (mass and inertia are the cylinder's)");
+    if (type == "capsule" || engine_body < 0) {
+      s.type = RIGID_SHAPE_CAPSULE;
+      s.size = {r, type == "capsule" ? size[1] : std::max(size[1] - r, 1e-4), 0};
+      s.rot = rigid::qmul(rot, y_to_z);
+      if (type == "cylinder" && !(ct == 0 && ca == 0))
+        warn(e, "a worldbody cylinder is a collider capsule of the same radius and overall length");
+    } else {
+      rigid_cylinder_mesh(r, size[1], s, where(e));  // a prism: touches as a cylinder
     }
   } else if (type == "box") {
     need(3);

@@ -18,10 +18,12 @@
 //     "<body>/<joint>". a body without joints hangs by a fixed joint.
 //   - engine q = MuJoCo qpos - ref (hinge, slide): a body sits as written at q = 0.
 //   - geoms give mass and inertia with MuJoCo's formulas (exact solids); contact shapes: sphere,
-//     box, capsule, mesh (its convex hull); a cylinder touches as a capsule of its radius and
-//     overall length and an ellipsoid as a sphere of its largest radius (both warned); geoms
+//     box, capsule, mesh (its convex hull), cylinder as a 24-sided prism (rigid_cylinder.h;
+//     flat faces stand, the rim rolls); an ellipsoid touches as a sphere of its largest radius
+//     (warned); geoms
 //     with contype = conaffinity = 0 are not contact shapes. contype/conaffinity -> group/mask.
-//   - worldbody geoms (plane, sphere, box, capsule, cylinder as capsule) become static colliders.
+//   - worldbody geoms (plane, sphere, box, capsule; cylinder as a capsule, warned) become static
+//     colliders.
 //   - position servos -> PD actuators (kp gear^2 kp, kd gear^2 kv, act = ctrl/gear - ref),
 //     velocity servos -> velocity actuators (kd gear^2 kv, act = ctrl/gear); the control map
 //     (and ctrlrange) is in the layout. ctrlrange is not applied by the engine's step.

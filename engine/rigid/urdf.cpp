@@ -4,6 +4,7 @@
 #include <urdf_parser/urdf_parser.h>
 
 #include "engine/model/builder.h"
+#include "engine/rigid/rigid_cylinder.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,7 +22,7 @@ vec3<double> v(const urdf::Vector3& a) { return {a.x, a.y, a.z}; }
 rigid::quat<double> q(const urdf::Rotation& r) { return {r.w, r.x, r.y, r.z}; }
 
 // one URDF geometry as a shape in the link frame; false when it has no primitive
-bool shape_of(const urdf::Geometry& g, const urdf::Pose& origin, RigidShapeDesc& s) {
+bool shape_of(const urdf::Geometry& g, const urdf::Pose& origin, int cylinder_segments, RigidShapeDesc& s) {
   s.pos = v(origin.position);
   s.rot = q(origin.rotation);
   switch (g.type) {
@@ -37,6 +38,10 @@ bool shape_of(const urdf::Geometry& g, const urdf::Pose& origin, RigidShapeDesc&
     }
     case urdf::Geometry::CYLINDER: {
       const auto& c = static_cast<const urdf::Cylinder&>(g);
+      if (cylinder_segments > 2) {
+        rigid_cylinder_mesh(c.radius, c.length / 2, s, "cylinder", cylinder_segments);
+        return true;
+      }
       // capsule of the cylinder's radius and overall length, its y axis turned onto z
       s.type = RIGID_SHAPE_CAPSULE;
       s.size = {c.radius, std::max(c.length / 2 - c.radius, 1e-4), 0};
@@ -209,7 +214,7 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
           geoms.push_back({vis->geometry.get(), vis->origin, "visual " + std::to_string(i)});
     for (const auto& [g, origin, what] : geoms) {
       RigidShapeDesc s;
-      if (shape_of(*g, origin, s)) {
+      if (shape_of(*g, origin, opt.cylinder_segments, s)) {
         b.add_shape(body, s);
       } else if (g->type == urdf::Geometry::MESH) {
         std::string gwho = who;

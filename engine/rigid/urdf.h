@@ -5,7 +5,8 @@
 //   floating -> free; planar -> an error naming the joint.
 // inertial -> mass, com and inertia; collision geometry (or the visual one when a link has
 // no collision) -> shapes: box, sphere, cylinder -> capsule of the same radius and overall
-// length (axis z turned to the capsule's y), mesh -> a mesh shape (OBJ or STL, with its scale;
+// length (axis z turned to the capsule's y), or with UrdfOptions::cylinder_segments a prism
+// that touches as a cylinder, mesh -> a mesh shape (OBJ or STL, with its scale;
 // engine/rigid/rigid_mesh.h; its mass comes from <inertial>, so it need not be closed).
 // visual geometry is used only by links without collision geometry. mesh filenames:
 // package://pkg/rest is looked up as <dir>/pkg/rest, then <dir>/rest, for the URDF's directory
@@ -32,6 +33,8 @@ struct UrdfOptions {
   bool default_actuators = true;  // one per revolute/prismatic joint, in body order
   double mimic_ke = 1000;         // <mimic> joints: coupling spring to their leader (0 = ignore <mimic>)
   double mimic_kd = 10;           // and its damping
+  int cylinder_segments = 0;      // > 2: cylinders touch as prisms of this many sides (rigid_cylinder.h);
+                                  // 0: as capsules of the same radius and length (as before)
   RigidActuatorDesc actuator{};   // kind and gains of those actuators
 };
 

@@ -1,14 +1,17 @@
 // the MJCF importer on small files of its own (tests/data/mjcf): default classes and
 // childclass, <include>, joint anchors, several joints in one body, ball joints, servos with
-// gear and ref, located warnings and errors; and the joint springs and velocity servos it
-// brings to the engine, against central differences
+// gear and ref, located warnings and errors, cylinders that touch as cylinders; and the joint
+// springs, velocity servos and cylinder contact it brings to the engine, against central
+// differences
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <numbers>
 #include <string>
 
 #include "engine/rigid/mjcf.h"
 #include "engine/rigid/mujoco_dynamics.h"
+#include "engine/rigid/rigid_solver.h"
 #include "step_check.h"
 
 using namespace adj;
@@ -160,4 +163,60 @@ TEST_CASE("joint springs and velocity servos: step gradients match central diffe
                                    .rev_of_largest = 1e-12,
                                    .adj_rng = &rng,
                                    .contact_in_step = false});
+}
+
+TEST_CASE("mjcf: a cylinder touches as a cylinder: a puck rests on its face", "[rigid][mjcf][cylinder]") {
+  auto f = load_robot_file(kData + "puck.xml");
+  INFO(f.status().message());
+  REQUIRE(f.is_ok());
+  RigidModelT<double> m = f->model;
+  REQUIRE(m.shape_count() == 1);
+  CHECK(m.shape_type[0] == RIGID_SHAPE_MESH);
+  // mass and inertia of the true cylinder: m = rho pi r^2 l, Izz = m r^2 / 2
+  const double mass = 500 * std::numbers::pi * 0.04 * 0.05;
+  CHECK(m.body_mass[0] == Approx(mass).epsilon(1e-12));
+  CHECK(m.body_inertia[0].m[2][2] == Approx(mass * 0.04 / 2).epsilon(1e-12));
+  RigidSolverT<double> solver({.substeps = 8});
+  RigidStateT<double> s = m.make_state(), next = s;
+  RigidControlT<double> u = m.make_control();
+  for (int t = 0; t < 480; ++t) {  // 2 s of frames of 1/240 s, 8 substeps each
+    REQUIRE(solver.step(m, s, next, u, 1.0 / 240).is_ok());
+    std::swap(s, next);
+  }
+  // the free joint's frame sits at the body's 0.1 m: its height is the offset from there
+  const double z = 0.1 + s.joint_q[2];
+  INFO("rest height " << z);
+  CHECK(z > 0.015);
+  CHECK(z < 0.026);
+  CHECK(std::abs(s.joint_qd[2]) < 0.05);
+}
+
+TEST_CASE("mjcf: step gradients with a cylinder on the floor match central differences",
+          "[rigid][mjcf][cylinder][grad]") {
+  auto f = load_robot_file(kData + "puck.xml");
+  REQUIRE(f.is_ok());
+  const RigidModelT<double>& m = f->model;
+  RigidStateT<double> s = m.make_state();
+  // tilted about x and y, its lower rim 5-10 mm into the floor, sliding and spinning
+  const double a = 0.04, c = 0.03;
+  rigid::quat<double> q = rigid::qmul(rigid::quat<double>(std::cos(a), std::sin(a), 0, 0),
+                                      rigid::quat<double>(std::cos(c), 0, std::sin(c), 0));
+  const double qs[7] = {0.01, -0.02, -0.1 + 0.025 - 0.002, q.w, q.x, q.y, q.z};
+  for (int i = 0; i < 7; ++i) s.joint_q[i] = qs[i];
+  const double vs[6] = {0.3, -0.1, -0.05, 0.2, -0.3, 1.0};
+  for (int i = 0; i < 6; ++i) s.joint_qd[i] = vs[i];
+  RigidContactsT<double> contacts;
+  RigidControlT<double> u = m.make_control();
+  REQUIRE(rigid_contacts(m, s, u, contacts).is_ok());
+  INFO(contacts.contact_count() << " contacts");
+  REQUIRE(contacts.contact_count() > 0);
+  std::mt19937 rng(3);
+  adj::test::check_step_gradients(m, s, u,
+                                  {.dt = 1.0 / 240,
+                                   .substeps = 2,
+                                   .fd_eps = 1e-6,
+                                   .fd_abs = 1e-6,
+                                   .fd_rel = 1e-4,
+                                   .rev_of_largest = 1e-11,
+                                   .adj_rng = &rng});
 }

@@ -137,3 +137,23 @@ TEST_CASE("URDF warnings name the joint: dynamics friction is not simulated", "[
   REQUIRE(r->warnings.size() == 1);
   CHECK(r->warnings[0].find("friction.urdf: joint \"j\": dynamics friction ignored") != std::string::npos);
 }
+
+TEST_CASE("URDF cylinders: capsules by default, prisms that touch as cylinders on request", "[rigid][cylinder]") {
+  const char* urdf = R"(<robot name="r">
+    <link name="wheel"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial>
+      <collision><geometry><cylinder radius="0.3" length="0.1"/></geometry></collision></link>
+  </robot>)";
+  for (int segments : {0, 24}) {
+    RigidBuilder b;
+    UrdfOptions opt;
+    opt.cylinder_segments = segments;
+    auto r = rigid_import_urdf_string(urdf, "wheel.urdf", b, opt);
+    REQUIRE(r.is_ok());
+    auto m = b.finalize<double>();
+    REQUIRE(m.is_ok());
+    REQUIRE(m->shape_count() == 1);
+    CHECK(m->shape_type[0] == (segments ? RIGID_SHAPE_MESH : RIGID_SHAPE_CAPSULE));
+    CHECK(m->body_mass[0] == 1);  // from <inertial>, not the mesh
+    if (segments) CHECK(m->shape_hull_vertex_start[1] - m->shape_hull_vertex_start[0] >= 48);
+  }
+}

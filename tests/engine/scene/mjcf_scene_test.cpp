@@ -70,8 +70,8 @@ TEST_CASE("mjcf scenes: the shared Gymnasium models simulate 2 s on the ground",
     RigidSolverT<double> solver({.substeps = 8});
     RigidStateT<double> s = cs->rigid_initial, next = s;
     RigidControlT<double> u = cs->rigid.make_control();
-    const double dt = 1.0 / 30;  // 8 substeps of 1/240 s
-    for (int t = 0; t < 60; ++t) {
+    const double dt = 1.0 / 240;  // 2 s of frames of 1/240 s, 8 substeps each
+    for (int t = 0; t < 480; ++t) {
       Status st = solver.step(cs->rigid, s, next, u, dt);
       INFO("frame " << t << ": " << st.message());
       REQUIRE(st.is_ok());
