@@ -303,24 +303,7 @@ Q Reader::orientation(const XMLElement* e, const Attrs* d) const {
       if (!(length(y) > 1e-10)) fail(e, "xyaxes y axis is parallel to x");
       y = y / length(y);
       V z = cross(x, y);
-      // rotation matrix with columns x, y, z -> quaternion
-      M3 R = M3::from_cols(x, y, z);
-      double t = R.m[0][0] + R.m[1][1] + R.m[2][2];
-      Q q;
-      if (t > 0) {
-        double s = std::sqrt(t + 1) * 2;
-        q = {s / 4, (R.m[2][1] - R.m[1][2]) / s, (R.m[0][2] - R.m[2][0]) / s, (R.m[1][0] - R.m[0][1]) / s};
-      } else if (R.m[0][0] > R.m[1][1] && R.m[0][0] > R.m[2][2]) {
-        double s = std::sqrt(1 + R.m[0][0] - R.m[1][1] - R.m[2][2]) * 2;
-        q = {(R.m[2][1] - R.m[1][2]) / s, s / 4, (R.m[0][1] + R.m[1][0]) / s, (R.m[0][2] + R.m[2][0]) / s};
-      } else if (R.m[1][1] > R.m[2][2]) {
-        double s = std::sqrt(1 + R.m[1][1] - R.m[0][0] - R.m[2][2]) * 2;
-        q = {(R.m[0][2] - R.m[2][0]) / s, (R.m[0][1] + R.m[1][0]) / s, s / 4, (R.m[1][2] + R.m[2][1]) / s};
-      } else {
-        double s = std::sqrt(1 + R.m[2][2] - R.m[0][0] - R.m[1][1]) * 2;
-        q = {(R.m[1][0] - R.m[0][1]) / s, (R.m[0][2] + R.m[2][0]) / s, (R.m[1][2] + R.m[2][1]) / s, s / 4};
-      }
-      return q;
+      return rigid_matrix_quat(M3::from_cols(x, y, z));
     }
     default: {
       V z{v[0], v[1], v[2]};

@@ -15,26 +15,6 @@ namespace {
 
 using rigid::quat;
 
-// the unit quaternion of a rotation matrix (Shepperd: the largest of w, x, y, z first)
-quat<double> mat_quat(const mat33<double>& R) {
-  const auto& a = R.m;
-  const double t = a[0][0] + a[1][1] + a[2][2];
-  if (t > 0) {
-    double s = std::sqrt(t + 1) * 2;
-    return {s / 4, (a[2][1] - a[1][2]) / s, (a[0][2] - a[2][0]) / s, (a[1][0] - a[0][1]) / s};
-  }
-  if (a[0][0] > a[1][1] && a[0][0] > a[2][2]) {
-    double s = std::sqrt(1 + a[0][0] - a[1][1] - a[2][2]) * 2;
-    return {(a[2][1] - a[1][2]) / s, s / 4, (a[0][1] + a[1][0]) / s, (a[0][2] + a[2][0]) / s};
-  }
-  if (a[1][1] > a[2][2]) {
-    double s = std::sqrt(1 + a[1][1] - a[0][0] - a[2][2]) * 2;
-    return {(a[0][2] - a[2][0]) / s, (a[0][1] + a[1][0]) / s, s / 4, (a[1][2] + a[2][1]) / s};
-  }
-  double s = std::sqrt(1 + a[2][2] - a[0][0] - a[1][1]) * 2;
-  return {(a[1][0] - a[0][1]) / s, (a[0][2] + a[2][0]) / s, (a[1][2] + a[2][1]) / s, s / 4};
-}
-
 const char* mujoco_type(int t) {
   switch (t) {
     case RIGID_JOINT_REVOLUTE:
@@ -97,7 +77,7 @@ Status to_engine(const RigidModelT<double>& m, const MujocoLayout& layout, const
         // world pose -> coordinates in the joint frame (pJ, RJ)
         const mat33<double> R = rigid::qmat(r), RJt = transpose(m.joint_rot[b]);
         const vec3<double> p = RJt * (vec3<double>(qpos[ma], qpos[ma + 1], qpos[ma + 2]) - m.joint_pos[b]);
-        const quat<double> ql = mat_quat(RJt * R);
+        const quat<double> ql = rigid_matrix_quat(RJt * R);
         const double qv[7] = {p.x, p.y, p.z, ql.w, ql.x, ql.y, ql.z};
         for (int i = 0; i < 7; ++i) e.q[qa + i] = qv[i];
         // linear velocity world -> body frame; d(R^T)/dt v = -w x R^T v
@@ -183,6 +163,26 @@ void joint_passive(const RigidModelT<double>& m, const std::vector<double>& q, c
 
 }  // namespace
 
+// Shepperd: the largest of w, x, y, z first
+quat<double> rigid_matrix_quat(const mat33<double>& R) {
+  const auto& a = R.m;
+  const double t = a[0][0] + a[1][1] + a[2][2];
+  if (t > 0) {
+    double s = std::sqrt(t + 1) * 2;
+    return {s / 4, (a[2][1] - a[1][2]) / s, (a[0][2] - a[2][0]) / s, (a[1][0] - a[0][1]) / s};
+  }
+  if (a[0][0] > a[1][1] && a[0][0] > a[2][2]) {
+    double s = std::sqrt(1 + a[0][0] - a[1][1] - a[2][2]) * 2;
+    return {(a[2][1] - a[1][2]) / s, s / 4, (a[0][1] + a[1][0]) / s, (a[0][2] + a[2][0]) / s};
+  }
+  if (a[1][1] > a[2][2]) {
+    double s = std::sqrt(1 + a[1][1] - a[0][0] - a[2][2]) * 2;
+    return {(a[0][2] - a[2][0]) / s, (a[0][1] + a[1][0]) / s, s / 4, (a[1][2] + a[2][1]) / s};
+  }
+  double s = std::sqrt(1 + a[2][2] - a[0][0] - a[1][1]) * 2;
+  return {(a[1][0] - a[0][1]) / s, (a[0][2] + a[2][0]) / s, (a[1][2] + a[2][1]) / s, s / 4};
+}
+
 MujocoLayout mujoco_layout_of(const RigidModelT<double>& m) {
   MujocoLayout l;
   for (int b = 0; b < m.body_count(); ++b)
@@ -204,7 +204,7 @@ std::vector<double> mujoco_qpos0(const RigidModelT<double>& m, const MujocoLayou
         break;
       case RIGID_JOINT_FREE: {
         const vec3<double>& p = m.joint_pos[j.body];
-        const quat<double> r = mat_quat(m.joint_rot[j.body]);
+        const quat<double> r = rigid_matrix_quat(m.joint_rot[j.body]);
         q.insert(q.end(), {p.x, p.y, p.z, r.w, r.x, r.y, r.z});
         break;
       }

@@ -90,6 +90,9 @@ struct RobotFileModel {
 // by the extension: .urdf, or .xml / .mjcf
 Result<RobotFileModel> load_robot_file(const std::string& path);
 
+// the unit quaternion (w, x, y, z) of a rotation matrix
+rigid::quat<double> rigid_matrix_quat(const mat33<double>& R);
+
 // MuJoCo's qpos0 of the layout: refs, identity quaternions, a free joint's frame as placed
 std::vector<double> mujoco_qpos0(const RigidModelT<double>& model, const MujocoLayout& layout);
 

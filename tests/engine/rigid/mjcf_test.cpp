@@ -220,3 +220,15 @@ TEST_CASE("mjcf: step gradients with a cylinder on the floor match central diffe
                                    .rev_of_largest = 1e-11,
                                    .adj_rng = &rng});
 }
+
+TEST_CASE("mjcf: orientations given as euler and as xyaxes agree", "[rigid][mjcf]") {
+  auto a = load_robot_file(kData + "ball_pendulum.xml");
+  auto b = load_robot_file(kData + "ball_pendulum_xyaxes.xml");
+  REQUIRE(a.is_ok());
+  REQUIRE(b.is_ok());
+  const mat33<double>& ra = a->model.joint_rot[0];
+  const mat33<double>& rb = b->model.joint_rot[0];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) CHECK(ra.m[i][j] == Approx(rb.m[i][j]).margin(1e-12));
+  CHECK(ra.m[1][0] == Approx(1).epsilon(1e-12));  // the body's x axis is the world's y
+}
