@@ -44,7 +44,7 @@ Result<RobotFileModel> load_scene_robots(const std::string& path) {
   if (!compiled) return Status::error(path + ": " + compiled.status().message());
   if (!compiled->has_robots()) return Status::error(path + ": the scene has no robots");
   RobotFileModel r;
-  r.model = std::move(compiled->rigid);
+  r.model = std::move(compiled->model.rigid);
   r.layout = mujoco_layout_of(r.model);
   r.timestep = double(compiled->frame_dt) / compiled->substeps;
   r.warnings = std::move(compiled->warnings);

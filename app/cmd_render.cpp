@@ -119,8 +119,8 @@ int run_render(const RenderOptions& opt) {
                 double(cs->frame_dt), o.fps, per_frame, per_frame * double(cs->frame_dt));
   // robots, when the scene has them: the rigid solver with zero actuator inputs
   RigidSolverT<float> rigid_solver({.substeps = cs->substeps});
-  RigidStateT<float> ra = cs->rigid_initial, rb = cs->rigid_initial;
-  RigidControlT<float> rigid_control = cs->rigid.make_control();
+  StateT<float> ra = cs->rigid_initial, rb = cs->rigid_initial;
+  ControlT<float> rigid_control = cs->rigid.make_control();
   int sim_frame = 0;
   // CUDA: the particles live on the device (state 0 of a one-step rollout, restarted from
   // its end after each step); the host state `a` is downloaded only when something drawn

@@ -45,7 +45,7 @@ struct EngineState {
 Status to_engine(const RigidModelT<double>& m, const MujocoLayout& layout, const MujocoDynamics& out,
                  const std::vector<double>& qpos, const std::vector<double>& qvel, EngineState& e) {
   const int nve = m.dof_count();
-  RigidStateT<double> s0 = m.make_state();
+  StateT<double> s0 = m.make_state();
   e.q.assign(s0.joint_q.begin(), s0.joint_q.end());
   e.qd.assign(std::size_t(nve), 0.0);
   e.T.assign(std::size_t(nve) * std::size_t(out.nv), 0.0);

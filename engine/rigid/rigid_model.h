@@ -1,5 +1,5 @@
 // articulated rigid bodies in generalized coordinates: RigidModel (tree of bodies and
-// joints, shapes, actuators, contact parameters), RigidState (q, qd), RigidControl
+// joints, shapes, actuators, contact parameters), State (q, qd), Control
 // (actuator inputs), RigidModelGrad (gradients of the differentiable parameters) and the
 // contacts and joint reaction forces of a state, for drawing.
 //
@@ -46,7 +46,7 @@ ADJ_HD inline int rigid_joint_dof_count(int type) {
 }
 
 template <class S>
-struct RigidStateT {
+struct StateT {
   Array<S> joint_q;   // generalized positions (joint_q_count), per joint type above
   Array<S> joint_qd;  // generalized velocities (joint_dof_count)
   int q_count() const { return int(joint_q.size()); }
@@ -54,7 +54,7 @@ struct RigidStateT {
 };
 
 template <class S>
-struct RigidControlT {
+struct ControlT {
   Array<S> act;  // torque [N m or N] or thrust [N] per gear, or PD target [rad or m], (actuator_count)
 };
 
@@ -101,8 +101,8 @@ struct RigidModelT {
   Array<vec3<S>> joint_pos;           // joint frame origin in the parent body frame [m], (body_count)
   Array<mat33<S>> joint_rot;          // joint frame axes in the parent body frame, (body_count)
   Array<vec3<S>> joint_axis;          // unit axis in the joint frame (revolute/prismatic), (body_count)
-  Array<int> joint_q_start;           // first coordinate in RigidState::joint_q, (body_count + 1)
-  Array<int> joint_dof_start;         // first dof in RigidState::joint_qd, (body_count + 1)
+  Array<int> joint_q_start;           // first coordinate in State::joint_q, (body_count + 1)
+  Array<int> joint_dof_start;         // first dof in State::joint_qd, (body_count + 1)
   Array<S> joint_lower, joint_upper;  // limits [rad or m] (revolute/prismatic), (body_count)
   Array<S> joint_limit_ke;            // limit penalty stiffness [N m/rad or N/m], (body_count)
   Array<S> joint_limit_kd;            // limit penalty damping [N m s/rad or N s/m], (body_count)
@@ -185,15 +185,15 @@ struct RigidModelT {
   int param_count() const { return body_count() + 2 * actuator_count() + 3; }
 
   // a state at the rest configuration (zero angles, identity quaternions)
-  RigidStateT<S> make_state() const;
-  RigidControlT<S> make_control() const { return {Array<S>(actuator_dof.size(), S(0))}; }
+  StateT<S> make_state() const;
+  ControlT<S> make_control() const { return {Array<S>(actuator_dof.size(), S(0))}; }
   RigidModelGradT<S> make_grad() const;
   // "joint 3 (knee)" for messages
   std::string joint_label(int joint) const;
 };
 
 using RigidModel = RigidModelT<float>;
-using RigidState = RigidStateT<float>;
-using RigidControl = RigidControlT<float>;
+using State = StateT<float>;
+using Control = ControlT<float>;
 
 }  // namespace adj

@@ -47,7 +47,7 @@ struct CompiledSceneT {
   // robots: every robot object in one rigid model (bodies in document order), their initial
   // joint states; a scene of robots only leaves `model` empty (no particles)
   RigidModelT<S> rigid;
-  RigidStateT<S> rigid_initial;
+  StateT<S> rigid_initial;
   // what importers skipped or approximated (URDF mimic joints, MJCF sites...), each naming
   // the object and the file's element
   std::vector<std::string> warnings;

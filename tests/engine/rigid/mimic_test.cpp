@@ -33,8 +33,8 @@ TEST_CASE("mimic: a coupling's step gradients match central differences", "[rigi
   REQUIRE(m->coupling_count() == 2);
   std::mt19937 rng(9);
   for (int trial = 0; trial < 2; ++trial) {
-    RigidStateT<double> s = adj::test::random_state(*m, rng, 0.5, 1.0);
-    RigidControlT<double> u{{0.3}};
+    StateT<double> s = adj::test::random_state(*m, rng, 0.5, 1.0);
+    ControlT<double> u{{0.3}};
     adj::test::check_step_gradients(*m, s, u,
                                     {.dt = 1.0 / 240,
                                      .substeps = 2,
@@ -67,11 +67,11 @@ TEST_CASE("mimic: the Panda's second finger follows the first", "[rigid][mimic]"
   CHECK(m->body_name[m->coupling_leader[0]] == "panda_leftfinger");
   CHECK(m->coupling_ratio[0] == 1);
   // fingers apart: the coupling brings the second to the first within a second
-  RigidStateT<double> s = m->make_state(), next = s;
+  StateT<double> s = m->make_state(), next = s;
   const int f1 = m->joint_q_start[m->coupling_leader[0]], f2 = m->joint_q_start[m->coupling_joint[0]];
   s.joint_q[f1] = 0.03, s.joint_q[f2] = 0.0;
   RigidSolverT<double> solver({.substeps = 8});
-  RigidControlT<double> u = m->make_control();
+  ControlT<double> u = m->make_control();
   for (int t = 0; t < 60; ++t) {
     REQUIRE(solver.step(*m, s, next, u, 1.0 / 60).is_ok());
     std::swap(s, next);

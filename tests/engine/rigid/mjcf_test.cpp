@@ -152,8 +152,8 @@ TEST_CASE("joint springs and velocity servos: step gradients match central diffe
   REQUIRE(m.joint_stiffness[0] == 3);
   REQUIRE(m.actuator_type[1] == RIGID_ACTUATOR_VELOCITY);
   std::mt19937 rng(5);
-  RigidStateT<double> s = adj::test::random_state(m, rng, 0.4, 1.0);
-  RigidControlT<double> u{{0.3, -0.2, 0.4}};
+  StateT<double> s = adj::test::random_state(m, rng, 0.4, 1.0);
+  ControlT<double> u{{0.3, -0.2, 0.4}};
   adj::test::check_step_gradients(m, s, u,
                                   {.dt = 1.0 / 240,
                                    .substeps = 2,
@@ -177,8 +177,8 @@ TEST_CASE("mjcf: a cylinder touches as a cylinder: a puck rests on its face", "[
   CHECK(m.body_mass[0] == Approx(mass).epsilon(1e-12));
   CHECK(m.body_inertia[0].m[2][2] == Approx(mass * 0.04 / 2).epsilon(1e-12));
   RigidSolverT<double> solver({.substeps = 8});
-  RigidStateT<double> s = m.make_state(), next = s;
-  RigidControlT<double> u = m.make_control();
+  StateT<double> s = m.make_state(), next = s;
+  ControlT<double> u = m.make_control();
   for (int t = 0; t < 480; ++t) {  // 2 s of frames of 1/240 s, 8 substeps each
     REQUIRE(solver.step(m, s, next, u, 1.0 / 240).is_ok());
     std::swap(s, next);
@@ -196,7 +196,7 @@ TEST_CASE("mjcf: step gradients with a cylinder on the floor match central diffe
   auto f = load_robot_file(kData + "puck.xml");
   REQUIRE(f.is_ok());
   const RigidModelT<double>& m = f->model;
-  RigidStateT<double> s = m.make_state();
+  StateT<double> s = m.make_state();
   // tilted about x and y, its lower rim 5-10 mm into the floor, sliding and spinning
   const double a = 0.04, c = 0.03;
   rigid::quat<double> q = rigid::qmul(rigid::quat<double>(std::cos(a), std::sin(a), 0, 0),
@@ -206,7 +206,7 @@ TEST_CASE("mjcf: step gradients with a cylinder on the floor match central diffe
   const double vs[6] = {0.3, -0.1, -0.05, 0.2, -0.3, 1.0};
   for (int i = 0; i < 6; ++i) s.joint_qd[i] = vs[i];
   RigidContactsT<double> contacts;
-  RigidControlT<double> u = m.make_control();
+  ControlT<double> u = m.make_control();
   REQUIRE(rigid_contacts(m, s, u, contacts).is_ok());
   INFO(contacts.contact_count() << " contacts");
   REQUIRE(contacts.contact_count() > 0);

@@ -43,10 +43,10 @@ TEST_CASE("mjcf scenes: round trip, bodies named as in the file, warnings kept",
   auto cs = compile<double>(*a, data);
   INFO(cs.status().message());
   REQUIRE(cs.is_ok());
-  CHECK(cs->rigid.body_count() == 3);
-  CHECK(cs->rigid.body_name[2] == "forearm");
-  CHECK(cs->rigid.actuator_count() == 3);
-  CHECK(cs->rigid.collider_count() == 0);  // the file's floor: the scene has its own ground
+  CHECK(cs->model.rigid.body_count() == 3);
+  CHECK(cs->model.rigid.body_name[2] == "forearm");
+  CHECK(cs->model.rigid.actuator_count() == 3);
+  CHECK(cs->model.rigid.collider_count() == 0);  // the file's floor: the scene has its own ground
   bool sensor = false;
   for (const std::string& w : cs->warnings)
     sensor |= w.find("servo_arm.xml:") != std::string::npos && w.find("<sensor>") != std::string::npos &&
@@ -68,11 +68,11 @@ TEST_CASE("mjcf scenes: the shared Gymnasium models simulate 2 s on the ground",
     INFO(cs.status().message());
     REQUIRE(cs.is_ok());
     RigidSolverT<double> solver({.substeps = 8});
-    RigidStateT<double> s = cs->rigid_initial, next = s;
-    RigidControlT<double> u = cs->rigid.make_control();
+    StateT<double> s = cs->model.make_state(), next = s;
+    ControlT<double> u = cs->model.rigid.make_control();
     const double dt = 1.0 / 240;  // 2 s of frames of 1/240 s, 8 substeps each
     for (int t = 0; t < 480; ++t) {
-      Status st = solver.step(cs->rigid, s, next, u, dt);
+      Status st = solver.step(cs->model.rigid, s, next, u, dt);
       INFO("frame " << t << ": " << st.message());
       REQUIRE(st.is_ok());
       std::swap(s, next);
