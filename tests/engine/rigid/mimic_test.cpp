@@ -34,7 +34,7 @@ TEST_CASE("mimic: a coupling's step gradients match central differences", "[rigi
   std::mt19937 rng(9);
   for (int trial = 0; trial < 2; ++trial) {
     StateT<double> s = adj::test::random_state(*m, rng, 0.5, 1.0);
-    ControlT<double> u{{0.3}};
+    ControlT<double> u = test::joint_control<double>({0.3});
     adj::test::check_step_gradients(*m, s, u,
                                     {.dt = 1.0 / 240,
                                      .substeps = 2,

@@ -153,7 +153,7 @@ TEST_CASE("joint springs and velocity servos: step gradients match central diffe
   REQUIRE(m.actuator_type[1] == RIGID_ACTUATOR_VELOCITY);
   std::mt19937 rng(5);
   StateT<double> s = adj::test::random_state(m, rng, 0.4, 1.0);
-  ControlT<double> u{{0.3, -0.2, 0.4}};
+  ControlT<double> u = test::joint_control<double>({0.3, -0.2, 0.4});
   adj::test::check_step_gradients(m, s, u,
                                   {.dt = 1.0 / 240,
                                    .substeps = 2,
