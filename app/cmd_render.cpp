@@ -106,6 +106,7 @@ int run_render(const RenderOptions& opt) {
   if (!doc) return std::fprintf(stderr, "%s\n", doc.status().message().c_str()), 1;
   auto cs = scene::compile<float>(*doc, std::filesystem::path(o.scene_path).parent_path().string());
   if (!cs) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), cs.status().message().c_str()), 1;
+  for (const std::string& w : cs->warnings) std::fprintf(stderr, "%s: warning: %s\n", o.scene_path.c_str(), w.c_str());
 
   // simulation: one video frame advances 1/fps seconds = `per_frame` scene frames
   const Model& model = cs->model;

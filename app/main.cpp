@@ -9,6 +9,7 @@
 
 #include "app/cmd_bench.h"
 #include "app/cmd_bench_gpu.h"
+#include "app/cmd_dynamics.h"
 #include "app/cmd_optimize.h"
 #include "app/cmd_render.h"
 #include "app/cmd_run.h"
@@ -96,6 +97,19 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--out", run.out, "Write the states (particle positions, velocities; joint q, qd) as JSON");
   run_cmd->add_option("--every", run.every, "Write every k-th frame")->check(CLI::PositiveNumber)->capture_default_str();
   run_cmd->add_option("--threads", run.threads, "OpenMP threads (0 = default)")->check(CLI::NonNegativeNumber);
+
+  adj::app::DynamicsCmdOptions dyn;
+  bool dyn_no_contact = false, dyn_no_limits = false, dyn_no_equality = false;
+  CLI::App* dyn_cmd = app.add_subcommand(
+      "dynamics", "A robot's mass matrix, bias, passive and actuator forces and qacc at one state, in MuJoCo's conventions");
+  dyn_cmd->add_option("model", dyn.model_path, "URDF, MJCF (.xml) or scene (.json) file")->required()->check(CLI::ExistingFile);
+  dyn_cmd->add_option("--qpos", dyn.qpos, "Joint positions, comma-separated (MuJoCo's qpos; default: qpos0)");
+  dyn_cmd->add_option("--qvel", dyn.qvel, "Joint velocities, comma-separated (MuJoCo's qvel; default: zeros)");
+  dyn_cmd->add_option("--ctrl", dyn.ctrl, "Actuator controls, comma-separated (clamped to ctrlrange; default: zeros)");
+  dyn_cmd->add_flag("--no-contact", dyn_no_contact, "Leave out contact forces");
+  dyn_cmd->add_flag("--no-limits", dyn_no_limits, "Leave out joint limit forces");
+  dyn_cmd->add_flag("--no-equality", dyn_no_equality, "Leave out joint couplings (URDF mimic)");
+  dyn_cmd->add_flag("--json", dyn.json, "JSON on stdout: qM, qfrc_bias, qfrc_passive, qfrc_actuator, qacc, ...");
 
   adj::app::OptimizeOptions opt;
   CLI::App* opt_cmd = app.add_subcommand("optimize", "Optimize a scene's task; one line per iteration");
@@ -209,6 +223,12 @@ int main(int argc, char** argv) {
 
   if (*info) return run_info(info_validation);
   if (*run_cmd) return adj::app::run_rollout(run);
+  if (*dyn_cmd) {
+    dyn.contact = !dyn_no_contact;
+    dyn.limits = !dyn_no_limits;
+    dyn.equality = !dyn_no_equality;
+    return adj::app::run_dynamics(dyn);
+  }
   if (*ren_cmd) {
     if (!parse_size(ren_size, &ren.width, &ren.height)) {
       std::fprintf(stderr, "adjoint: --size %s: expected WxH between 16x16 and 16384x16384\n", ren_size.c_str());

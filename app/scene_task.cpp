@@ -1,5 +1,6 @@
 #include "app/scene_task.h"
 
+#include <cstdio>
 #include <filesystem>
 
 #include "engine/scene/scene_json.h"
@@ -12,6 +13,7 @@ Result<SceneTask<S>> load_scene_task(const std::string& path, const std::string&
   if (!doc) return doc.status();
   auto cs = scene::compile<S>(*doc, std::filesystem::path(path).parent_path().string());
   if (!cs) return Status::error(path + ": " + cs.status().message());
+  for (const std::string& w : cs->warnings) std::fprintf(stderr, "%s: warning: %s\n", path.c_str(), w.c_str());
   const scene::Task* task = doc->find_task(task_name);
   if (!task) {
     std::string m = path + ": ";

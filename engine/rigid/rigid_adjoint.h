@@ -419,8 +419,9 @@ ADJ_HD void substep_adjoint(const M& m, const P& par, const S* q, const S* qd, c
   for (int j = 0; j < nb; ++j) {
     int t = m.joint_type[j];
     if (t != RIGID_JOINT_REVOLUTE && t != RIGID_JOINT_PRISMATIC) continue;
-    if (m.joint_limit_ke[j] == S(0) && m.joint_limit_kd[j] == S(0)) continue;
     const int d = m.joint_dof_start[j], qi = m.joint_q_start[j];
+    adj_q[qi] -= m.joint_stiffness[j] * g.lambda[d];
+    if (m.joint_limit_ke[j] == S(0) && m.joint_limit_kd[j] == S(0)) continue;
     const S x = q[qi], lo = m.joint_lower[j] - x, hi = x - m.joint_upper[j], eps = m.joint_limit_eps;
     const S ke = m.joint_limit_ke[j], kd = m.joint_limit_kd[j];
     S dtau_dx = ke * (-ramp_slope(lo, eps) - ramp_slope(hi, eps)) -
@@ -428,6 +429,18 @@ ADJ_HD void substep_adjoint(const M& m, const P& par, const S* q, const S* qd, c
     S dtau_dqd = -kd * (ramp_slope(lo, eps) + ramp_slope(hi, eps));
     adj_q[qi] += dtau_dx * g.lambda[d];
     adj_qd[d] += dtau_dqd * g.lambda[d];
+  }
+  // couplings: tau_a = -f, tau_b = r f, f = ke e + kd de
+  for (int c = 0; c < m.coupling_count(); ++c) {
+    const int a = m.coupling_joint[c], b = m.coupling_leader[c];
+    const int da = m.joint_dof_start[a], db = m.joint_dof_start[b];
+    const S r = m.coupling_ratio[c];
+    const S adj_f = -g.lambda[da] + r * g.lambda[db];
+    const S adj_e = m.coupling_ke[c] * adj_f, adj_de = m.coupling_kd[c] * adj_f;
+    adj_q[m.joint_q_start[a]] += adj_e;
+    adj_q[m.joint_q_start[b]] -= r * adj_e;
+    adj_qd[da] += adj_de;
+    adj_qd[db] -= r * adj_de;
   }
   for (int k = 0; k < m.actuator_count(); ++k) {
     const int d = m.actuator_dof[k];
@@ -447,6 +460,10 @@ ADJ_HD void substep_adjoint(const M& m, const P& par, const S* q, const S* qd, c
       adj_act[k] += c.take();
     } else if (m.actuator_type[k] == RIGID_ACTUATOR_TORQUE) {
       adj_act[k] += m.actuator_gear[k] * g.lambda[d];
+    } else if (m.actuator_type[k] == RIGID_ACTUATOR_VELOCITY) {
+      adj_act[k] += par.actuator_kd[k] * g.lambda[d];
+      adj_qd[d] -= par.actuator_kd[k] * g.lambda[d];
+      adj_par.actuator_kd[k] += (act[k] - qd[d]) * g.lambda[d];
     } else {
       const int qi = m.joint_q_start[m.dof_joint[d]];
       adj_act[k] += par.actuator_kp[k] * g.lambda[d];

@@ -1,6 +1,8 @@
 #include "engine/rigid/rigid_builder.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace adj {
 
@@ -136,6 +138,13 @@ Result<RigidModelT<S>> RigidBuilder::finalize() const {
     if (!(j.lower <= j.upper)) return Status::error(who + ": joint lower limit above upper limit");
     if ((j.limit_ke > 0 || j.limit_kd > 0) && !one_dof)
       return Status::error(who + ": limits need a revolute or prismatic joint");
+    if (!(j.limit_ke >= 0) || !(j.limit_kd >= 0))
+      return Status::error(who + ": limit stiffness and damping must be >= 0");
+    if (!(j.damping >= 0) || !std::isfinite(j.damping)) return Status::error(who + ": joint damping must be >= 0");
+    if (!(j.armature >= 0) || !std::isfinite(j.armature)) return Status::error(who + ": joint armature must be >= 0");
+    if (!(j.stiffness >= 0) || !std::isfinite(j.stiffness) || !std::isfinite(j.spring_q))
+      return Status::error(who + ": joint stiffness must be >= 0 (and its rest coordinate finite)");
+    if (j.stiffness > 0 && !one_dof) return Status::error(who + ": stiffness needs a revolute or prismatic joint");
     double mass = b.given ? b.given_mass : b.mass;
     vec3<double> com = b.given ? b.given_com : (b.mass > 0 ? b.moment / b.mass : vec3<double>());
     mat33<double> I = b.given_inertia;
@@ -160,6 +169,8 @@ Result<RigidModelT<S>> RigidBuilder::finalize() const {
     m.joint_upper.push_back(S(std::isfinite(j.upper) ? j.upper : 1e30));
     m.joint_limit_ke.push_back(S(j.limit_ke));
     m.joint_limit_kd.push_back(S(j.limit_kd));
+    m.joint_stiffness.push_back(S(j.stiffness));
+    m.joint_spring_q.push_back(S(j.spring_q));
     for (int k = 0; k < rigid_joint_dof_count(j.type); ++k) {
       m.dof_damping.push_back(S(j.damping));
       m.dof_armature.push_back(S(j.armature));
@@ -228,8 +239,15 @@ Result<RigidModelT<S>> RigidBuilder::finalize() const {
     if (ad.dof < 0 || ad.dof >= rigid_joint_dof_count(t))
       return Status::error(who + ": joint of body " + bodies_[std::size_t(b)].name + " has no dof " +
                            std::to_string(ad.dof));
-    if (ad.type == RIGID_ACTUATOR_PD && t != RIGID_JOINT_REVOLUTE && t != RIGID_JOINT_PRISMATIC)
-      return Status::error(who + ": PD actuators need a revolute or prismatic joint");
+    if ((ad.type == RIGID_ACTUATOR_PD || ad.type == RIGID_ACTUATOR_VELOCITY) && t != RIGID_JOINT_REVOLUTE &&
+        t != RIGID_JOINT_PRISMATIC)
+      return Status::error(who + ": PD and velocity actuators need a revolute or prismatic joint");
+    if (ad.type < RIGID_ACTUATOR_TORQUE || ad.type > RIGID_ACTUATOR_VELOCITY)
+      return Status::error(who + ": unknown actuator type");
+    if (!(ad.kp >= 0) || !(ad.kd >= 0) || !std::isfinite(ad.kp) || !std::isfinite(ad.kd))
+      return Status::error(who + ": gains kp and kd must be >= 0 (got " + std::to_string(ad.kp) + ", " +
+                           std::to_string(ad.kd) + ")");
+    if (!std::isfinite(ad.gear)) return Status::error(who + ": gear is not finite");
     m.actuator_dof.push_back(m.joint_dof_start[std::size_t(b)] + ad.dof);
     m.actuator_type.push_back(ad.type);
     m.actuator_gear.push_back(S(ad.gear));
@@ -239,6 +257,27 @@ Result<RigidModelT<S>> RigidBuilder::finalize() const {
     if (ad.type == RIGID_ACTUATOR_THRUST && !(al > 1e-12)) return Status::error(who + ": thrust axis is zero");
     m.actuator_pos.push_back(to<S>(ad.pos));
     m.actuator_axis.push_back(to<S>(al > 1e-12 ? ad.axis / al : ad.axis));
+  }
+  for (std::size_t c = 0; c < couplings.size(); ++c) {
+    const RigidCouplingDesc& cd = couplings[c];
+    std::string who = "rigid builder: coupling " + std::to_string(c);
+    auto one_dof = [&](int b) {
+      return b >= 0 && b < nb &&
+             (bodies_[std::size_t(b)].joint.type == RIGID_JOINT_REVOLUTE ||
+              bodies_[std::size_t(b)].joint.type == RIGID_JOINT_PRISMATIC);
+    };
+    if (!one_dof(cd.joint) || !one_dof(cd.leader) || cd.joint == cd.leader)
+      return Status::error(who + ": needs two different revolute or prismatic joints");
+    if (!std::isfinite(cd.ratio) || !std::isfinite(cd.offset) || !(cd.ke >= 0) || !(cd.kd >= 0) ||
+        !std::isfinite(cd.ke) || !std::isfinite(cd.kd))
+      return Status::error(who + " (body " + bodies_[std::size_t(cd.joint)].name +
+                           "): ratio and offset must be finite, ke and kd >= 0");
+    m.coupling_joint.push_back(cd.joint);
+    m.coupling_leader.push_back(cd.leader);
+    m.coupling_ratio.push_back(S(cd.ratio));
+    m.coupling_offset.push_back(S(cd.offset));
+    m.coupling_ke.push_back(S(cd.ke));
+    m.coupling_kd.push_back(S(cd.kd));
   }
   m.gravity = to<S>(gravity);
   m.ground = ground;
@@ -254,5 +293,54 @@ Result<RigidModelT<S>> RigidBuilder::finalize() const {
 
 template Result<RigidModelT<float>> RigidBuilder::finalize<float>() const;
 template Result<RigidModelT<double>> RigidBuilder::finalize<double>() const;
+
+}  // namespace adj
+
+namespace adj {
+
+std::string rigid_inertia_problem(const mat33<double>& I) {
+  const auto& a = I.m;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      if (!std::isfinite(a[i][j])) return "inertia is not finite";
+      if (std::abs(a[i][j] - a[j][i]) > 1e-9 * (std::abs(a[i][j]) + std::abs(a[j][i])) + 1e-300)
+        return "inertia is not symmetric";
+    }
+  // principal moments: eigenvalues of a symmetric 3x3 (trigonometric form)
+  double e[3];
+  const double p1 = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+  const double q = (a[0][0] + a[1][1] + a[2][2]) / 3;
+  const double p2 =
+      (a[0][0] - q) * (a[0][0] - q) + (a[1][1] - q) * (a[1][1] - q) + (a[2][2] - q) * (a[2][2] - q) + 2 * p1;
+  const double p = std::sqrt(p2 / 6);
+  if (p1 == 0 || p == 0) {
+    e[0] = a[0][0], e[1] = a[1][1], e[2] = a[2][2];
+  } else {
+    mat33<double> B = I;
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) B.m[i][j] /= p;
+      B.m[i][i] -= q / p;
+    }
+    const double r = std::clamp(determinant(B) / 2, -1.0, 1.0);
+    const double phi = std::acos(r) / 3;
+    e[0] = q + 2 * p * std::cos(phi);
+    e[2] = q + 2 * p * std::cos(phi + 2 * 3.14159265358979323846 / 3);
+    e[1] = 3 * q - e[0] - e[2];
+  }
+  const double scale = std::max({std::abs(e[0]), std::abs(e[1]), std::abs(e[2])});
+  const double slack = 1e-9 * scale;
+  char buf[160];
+  for (int k = 0; k < 3; ++k) {
+    if (e[k] < -slack) {
+      std::snprintf(buf, sizeof buf, "inertia has a negative principal moment (%.6g)", e[k]);
+      return buf;
+    }
+    if (e[(k + 1) % 3] + e[(k + 2) % 3] < e[k] - slack) {
+      std::snprintf(buf, sizeof buf, "principal moments %.6g, %.6g, %.6g violate A + B >= C", e[0], e[1], e[2]);
+      return buf;
+    }
+  }
+  return {};
+}
 
 }  // namespace adj

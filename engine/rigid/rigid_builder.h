@@ -30,10 +30,12 @@ struct RigidJointDesc {
   vec3<double> axis{0, 0, 1};                               // revolute/prismatic axis in the joint frame (normalized)
   double lower = -std::numeric_limits<double>::infinity();  // limit [rad or m]
   double upper = std::numeric_limits<double>::infinity();
-  double limit_ke = 0;  // limit penalty stiffness; 0 = no limit
-  double limit_kd = 0;  // limit penalty damping
-  double damping = 0;   // viscous damping on each dof
-  double armature = 0;  // rotor inertia on each dof
+  double limit_ke = 0;   // limit penalty stiffness; 0 = no limit
+  double limit_kd = 0;   // limit penalty damping
+  double damping = 0;    // viscous damping on each dof
+  double armature = 0;   // rotor inertia on each dof
+  double stiffness = 0;  // spring -stiffness (q - spring_q) (revolute/prismatic) [N m/rad or N/m]
+  double spring_q = 0;   // its rest coordinate [rad or m]
 };
 
 struct RigidShapeDesc {
@@ -66,9 +68,18 @@ struct RigidActuatorDesc {
   RigidActuatorType type = RIGID_ACTUATOR_TORQUE;
   int dof = 0;                 // dof within the joint (0 for revolute/prismatic)
   double gear = 1;             // torque actuators: torque = gear * act
-  double kp = 0, kd = 0;       // PD actuators: kp (act - q) - kd qd (revolute/prismatic only)
+  double kp = 0, kd = 0;       // PD actuators: kp (act - q) - kd qd; velocity: kd (act - qd)
+                               // (revolute/prismatic only)
   vec3<double> pos{};          // thrust: point of application, body frame [m]
   vec3<double> axis{0, 1, 0};  // thrust: direction, body frame (normalized)
+};
+
+// joint `joint` follows ratio * q[leader] + offset through a spring-damper between the two
+// coordinates (URDF <mimic>); both joints revolute or prismatic
+struct RigidCouplingDesc {
+  int joint = -1, leader = -1;  // bodies whose joints are coupled
+  double ratio = 1, offset = 0;
+  double ke = 1000, kd = 10;  // [N m/rad or N/m], [N m s/rad or N s/m]
 };
 
 class RigidBuilder {
@@ -90,6 +101,7 @@ class RigidBuilder {
   bool body_contact = true;       // shapes of different bodies touch
   bool self_collision = false;    // bodies of one tree touch too (never a parent and its child)
   std::vector<RigidColliderDesc> colliders;
+  std::vector<RigidCouplingDesc> couplings;
 
   int body_count() const { return int(bodies_.size()); }
 
@@ -116,6 +128,11 @@ class RigidBuilder {
   std::vector<int> actuator_body_;
   std::string error_;  // the first bad call, reported by finalize()
 };
+
+// empty when an inertia about the centre of mass is physical: symmetric, finite, principal
+// moments >= 0 and each at most the sum of the other two (A + B >= C, with a relative slack of
+// 1e-9); else why not
+std::string rigid_inertia_problem(const mat33<double>& inertia);
 
 // mass [kg] and inertia about the centre [kg m^2] (shape axes) of a solid primitive shape
 // (mesh shapes: rigid_mesh_mass, whose centre of mass is not the shape origin)

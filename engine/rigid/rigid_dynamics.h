@@ -208,7 +208,7 @@ ADJ_HD inline T ramp_slope(T d, S eps) {
   return T(1);
 }
 
-// generalized forces of actuators, joint damping and limits (smooth penalties)
+// generalized forces of actuators, joint damping, joint springs, couplings and limits (smooth penalties)
 template <class T, class M, class P, class W>
 ADJ_HD void joint_forces(const M& m, const P& par, const T* q, const T* qd, const T* act, W& w) {
   using S = model_scalar_t<M>;
@@ -216,13 +216,23 @@ ADJ_HD void joint_forces(const M& m, const P& par, const T* q, const T* qd, cons
   for (int j = 0; j < m.body_count(); ++j) {
     int t = m.joint_type[j];
     if (t != RIGID_JOINT_REVOLUTE && t != RIGID_JOINT_PRISMATIC) continue;
-    if (m.joint_limit_ke[j] == S(0) && m.joint_limit_kd[j] == S(0)) continue;
     int d = m.joint_dof_start[j];
     T x = q[m.joint_q_start[j]];
+    if (m.joint_stiffness[j] != S(0)) w.tau[d] -= T(m.joint_stiffness[j]) * (x - T(m.joint_spring_q[j]));
+    if (m.joint_limit_ke[j] == S(0) && m.joint_limit_kd[j] == S(0)) continue;
     T lo = T(m.joint_lower[j]) - x, hi = x - T(m.joint_upper[j]);
     S eps = m.joint_limit_eps;
     w.tau[d] += T(m.joint_limit_ke[j]) * (ramp(lo, eps) - ramp(hi, eps)) -
                 T(m.joint_limit_kd[j]) * qd[d] * (ramp_slope(lo, eps) + ramp_slope(hi, eps));
+  }
+  for (int c = 0; c < m.coupling_count(); ++c) {
+    const int a = m.coupling_joint[c], b = m.coupling_leader[c];
+    const int da = m.joint_dof_start[a], db = m.joint_dof_start[b];
+    const T r = T(m.coupling_ratio[c]);
+    const T e = q[m.joint_q_start[a]] - r * q[m.joint_q_start[b]] - T(m.coupling_offset[c]);
+    const T f = T(m.coupling_ke[c]) * e + T(m.coupling_kd[c]) * (qd[da] - r * qd[db]);
+    w.tau[da] -= f;
+    w.tau[db] += r * f;
   }
   for (int k = 0; k < m.actuator_count(); ++k) {
     int d = m.actuator_dof[k];
@@ -230,6 +240,8 @@ ADJ_HD void joint_forces(const M& m, const P& par, const T* q, const T* qd, cons
       continue;  // a body force: thrust() below
     } else if (m.actuator_type[k] == RIGID_ACTUATOR_TORQUE) {
       w.tau[d] += T(m.actuator_gear[k]) * act[k];
+    } else if (m.actuator_type[k] == RIGID_ACTUATOR_VELOCITY) {
+      w.tau[d] += par.actuator_kd[k] * (act[k] - qd[d]);
     } else {
       int qi = m.joint_q_start[m.dof_joint[d]];
       w.tau[d] += par.actuator_kp[k] * (act[k] - q[qi]) - par.actuator_kd[k] * qd[d];

@@ -34,8 +34,9 @@ enum RigidJointType {
 // mesh: a triangle mesh in the shape frame (mesh_* arrays below; engine/rigid/rigid_mesh.h)
 enum RigidShapeType { RIGID_SHAPE_SPHERE, RIGID_SHAPE_BOX, RIGID_SHAPE_CAPSULE, RIGID_SHAPE_MESH };
 // torque: gear * act on the dof; pd: kp (act - q) - kd qd; thrust: a force gear * act along
-// a body-fixed axis at a body-fixed point of the body (rotors; the dof only names the body)
-enum RigidActuatorType { RIGID_ACTUATOR_TORQUE, RIGID_ACTUATOR_PD, RIGID_ACTUATOR_THRUST };
+// a body-fixed axis at a body-fixed point of the body (rotors; the dof only names the body);
+// velocity: kd (act - qd) (MuJoCo's velocity servo, revolute/prismatic)
+enum RigidActuatorType { RIGID_ACTUATOR_TORQUE, RIGID_ACTUATOR_PD, RIGID_ACTUATOR_THRUST, RIGID_ACTUATOR_VELOCITY };
 
 // coordinates and degrees of freedom of a joint type
 ADJ_HD inline int rigid_joint_q_count(int type) {
@@ -109,9 +110,21 @@ struct RigidModelT {
   Array<S> joint_limit_ke;            // limit penalty stiffness [N m/rad or N/m], (body_count)
   Array<S> joint_limit_kd;            // limit penalty damping [N m s/rad or N s/m], (body_count)
   S joint_limit_eps = S(0.01);        // width of the C1 ramp of the limit penalty [rad or m]
-  Array<S> dof_damping;               // viscous joint damping [N m s/rad or N s/m], (dof_count)
-  Array<S> dof_armature;              // rotor inertia added to the mass matrix diagonal, (dof_count)
-  Array<int> dof_joint;               // joint of each dof, (dof_count)
+  Array<S> joint_stiffness;  // spring -k (q - joint_spring_q) [N m/rad or N/m] (revolute/prismatic), (body_count)
+  Array<S> joint_spring_q;   // the spring's rest coordinate [rad or m], (body_count)
+  Array<S> dof_damping;      // viscous joint damping [N m s/rad or N s/m], (dof_count)
+  Array<S> dof_armature;     // rotor inertia added to the mass matrix diagonal, (dof_count)
+  Array<int> dof_joint;      // joint of each dof, (dof_count)
+
+  // joint couplings (URDF <mimic>): joint coupling_joint[c] follows coupling_ratio[c] *
+  // q[leader] + coupling_offset[c] through a spring-damper between the two coordinates that
+  // pushes both (revolute/prismatic joints)
+  Array<int> coupling_joint;   // the follower, (coupling_count)
+  Array<int> coupling_leader;  // (coupling_count)
+  Array<S> coupling_ratio;     // (coupling_count)
+  Array<S> coupling_offset;    // [rad or m], (coupling_count)
+  Array<S> coupling_ke;        // [N m/rad or N/m], (coupling_count)
+  Array<S> coupling_kd;        // [N m s/rad or N s/m], (coupling_count)
 
   // collision shapes (against the ground, static colliders and the shapes of other bodies)
   Array<int> shape_body;      // (shape_count)
@@ -170,6 +183,7 @@ struct RigidModelT {
   int shape_count() const { return int(shape_body.size()); }
   int actuator_count() const { return int(actuator_dof.size()); }
   int collider_count() const { return int(collider_type.size()); }
+  int coupling_count() const { return int(coupling_joint.size()); }
   // differentiable parameters: masses, PD gains, contact ke/kd/mu
   int param_count() const { return body_count() + 2 * actuator_count() + 3; }
 

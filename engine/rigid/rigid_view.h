@@ -57,8 +57,11 @@ struct RigidViewT {
   Span<const int> joint_q_start, joint_dof_start;
   Span<const S> joint_lower, joint_upper, joint_limit_ke, joint_limit_kd;
   S joint_limit_eps = S(0.01);
+  Span<const S> joint_stiffness, joint_spring_q;
   Span<const S> dof_damping, dof_armature;
   Span<const int> dof_joint;
+  Span<const int> coupling_joint, coupling_leader;
+  Span<const S> coupling_ratio, coupling_offset, coupling_ke, coupling_kd;
   Span<const int> shape_body, shape_type;
   Span<const vec3<S>> shape_pos;
   Span<const mat33<S>> shape_rot;
@@ -83,6 +86,7 @@ struct RigidViewT {
   ADJ_HD int shape_count() const { return shape_body.size(); }
   ADJ_HD int actuator_count() const { return actuator_dof.size(); }
   ADJ_HD int collider_count() const { return collider_type.size(); }
+  ADJ_HD int coupling_count() const { return coupling_joint.size(); }
   ADJ_HD int param_count() const { return body_count() + 2 * actuator_count() + 3; }
 };
 
@@ -106,9 +110,17 @@ RigidViewT<S> map_rigid_view(const RigidViewT<S>& v, Map&& map) {
   put(r.joint_upper, v.joint_upper);
   put(r.joint_limit_ke, v.joint_limit_ke);
   put(r.joint_limit_kd, v.joint_limit_kd);
+  put(r.joint_stiffness, v.joint_stiffness);
+  put(r.joint_spring_q, v.joint_spring_q);
   put(r.dof_damping, v.dof_damping);
   put(r.dof_armature, v.dof_armature);
   put(r.dof_joint, v.dof_joint);
+  put(r.coupling_joint, v.coupling_joint);
+  put(r.coupling_leader, v.coupling_leader);
+  put(r.coupling_ratio, v.coupling_ratio);
+  put(r.coupling_offset, v.coupling_offset);
+  put(r.coupling_ke, v.coupling_ke);
+  put(r.coupling_kd, v.coupling_kd);
   put(r.shape_body, v.shape_body);
   put(r.shape_type, v.shape_type);
   put(r.shape_pos, v.shape_pos);
@@ -149,9 +161,17 @@ RigidViewT<S> make_rigid_view(const RigidModelT<S>& m) {
   v.joint_limit_ke = m.joint_limit_ke;
   v.joint_limit_kd = m.joint_limit_kd;
   v.joint_limit_eps = m.joint_limit_eps;
+  v.joint_stiffness = m.joint_stiffness;
+  v.joint_spring_q = m.joint_spring_q;
   v.dof_damping = m.dof_damping;
   v.dof_armature = m.dof_armature;
   v.dof_joint = m.dof_joint;
+  v.coupling_joint = m.coupling_joint;
+  v.coupling_leader = m.coupling_leader;
+  v.coupling_ratio = m.coupling_ratio;
+  v.coupling_offset = m.coupling_offset;
+  v.coupling_ke = m.coupling_ke;
+  v.coupling_kd = m.coupling_kd;
   v.shape_body = m.shape_body;
   v.shape_type = m.shape_type;
   v.shape_pos = m.shape_pos;

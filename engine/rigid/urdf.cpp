@@ -1,12 +1,16 @@
 #include "engine/rigid/urdf.h"
 
+#include <tinyxml2.h>
 #include <urdf_parser/urdf_parser.h>
 
 #include "engine/model/builder.h"
+#include "engine/rigid/rigid_cylinder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <tuple>
 
@@ -18,7 +22,7 @@ vec3<double> v(const urdf::Vector3& a) { return {a.x, a.y, a.z}; }
 rigid::quat<double> q(const urdf::Rotation& r) { return {r.w, r.x, r.y, r.z}; }
 
 // one URDF geometry as a shape in the link frame; false when it has no primitive
-bool shape_of(const urdf::Geometry& g, const urdf::Pose& origin, RigidShapeDesc& s) {
+bool shape_of(const urdf::Geometry& g, const urdf::Pose& origin, int cylinder_segments, RigidShapeDesc& s) {
   s.pos = v(origin.position);
   s.rot = q(origin.rotation);
   switch (g.type) {
@@ -34,6 +38,10 @@ bool shape_of(const urdf::Geometry& g, const urdf::Pose& origin, RigidShapeDesc&
     }
     case urdf::Geometry::CYLINDER: {
       const auto& c = static_cast<const urdf::Cylinder&>(g);
+      if (cylinder_segments > 2) {
+        rigid_cylinder_mesh(c.radius, c.length / 2, s, "cylinder", cylinder_segments);
+        return true;
+      }
       // capsule of the cylinder's radius and overall length, its y axis turned onto z
       s.type = RIGID_SHAPE_CAPSULE;
       s.size = {c.radius, std::max(c.length / 2 - c.radius, 1e-4), 0};
@@ -87,6 +95,18 @@ Status mesh_shape_of(const urdf::Mesh& g, const fs::path& dir, const std::string
   return Status::ok();
 }
 
+// the file order of the <joint> elements of <robot> (urdfdom keeps its joints sorted by name;
+// MuJoCo, and readers of the file, go in file order)
+std::map<std::string, int> joint_file_order(const std::string& xml) {
+  std::map<std::string, int> order;
+  tinyxml2::XMLDocument doc;
+  if (doc.Parse(xml.c_str(), xml.size()) != tinyxml2::XML_SUCCESS || !doc.RootElement()) return order;
+  for (const tinyxml2::XMLElement* j = doc.RootElement()->FirstChildElement("joint"); j;
+       j = j->NextSiblingElement("joint"))
+    if (const char* n = j->Attribute("name")) order.emplace(n, int(order.size()));
+  return order;
+}
+
 }  // namespace
 
 Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::string& source, RigidBuilder& b,
@@ -97,6 +117,13 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
   if (!root) return Status::error(source + ": no root link");
 
   UrdfImport out;
+  const std::map<std::string, int> file_order = joint_file_order(xml);
+  struct Mimic {
+    std::string joint, leader;
+    double ratio, offset;
+  };
+  std::vector<Mimic> mimics;
+  std::map<std::string, int> joint_body;  // URDF joint name -> builder body
   // depth first from the root: parents before children
   std::vector<std::pair<urdf::LinkConstSharedPtr, int>> stack{{root, -1}};
   while (!stack.empty()) {
@@ -146,10 +173,15 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
       if (j.dynamics) {
         if (!(j.dynamics->damping >= 0)) return Status::error(jwho + ": damping must be >= 0");
         if (jd.type != RIGID_JOINT_FIXED) jd.damping = j.dynamics->damping;
+        if (j.dynamics->friction != 0)
+          out.warnings.push_back(jwho + ": dynamics friction ignored (Coulomb joint friction is not simulated)");
       }
-      if (j.mimic) out.warnings.push_back(jwho + ": mimic ignored (the joint moves freely)");
+      if (j.mimic && opt.mimic_ke <= 0) out.warnings.push_back(jwho + ": mimic ignored (the joint moves freely)");
+      if (j.mimic && opt.mimic_ke > 0)
+        mimics.push_back({j.name, j.mimic->joint_name, j.mimic->multiplier, j.mimic->offset});
     }
     int body = b.add_body(link->name, jd);
+    if (!joint_name.empty()) joint_body[joint_name] = body;
     out.bodies.push_back(body);
     out.links.push_back(link->name);
     out.joints.push_back(joint_name);
@@ -164,6 +196,8 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
       I.m[1][2] = I.m[2][1] = in.iyz;
       mat33<double> R = rigid::qmat(q(in.origin.rotation));
       mat33<double> Ib = R * I * transpose(R);
+      if (std::string why = rigid_inertia_problem(Ib); !why.empty() && in.mass > 0)
+        return Status::error(who + ": inertial: " + why + " (no rigid body has this inertia)");
       b.set_mass(body, in.mass, v(in.origin.position), Ib);
     } else {
       b.set_mass(body, 0, {}, mat33<double>{});
@@ -180,7 +214,7 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
           geoms.push_back({vis->geometry.get(), vis->origin, "visual " + std::to_string(i)});
     for (const auto& [g, origin, what] : geoms) {
       RigidShapeDesc s;
-      if (shape_of(*g, origin, s)) {
+      if (shape_of(*g, origin, opt.cylinder_segments, s)) {
         b.add_shape(body, s);
       } else if (g->type == urdf::Geometry::MESH) {
         std::string gwho = who;
@@ -197,8 +231,25 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
     if (opt.default_actuators && (jd.type == RIGID_JOINT_REVOLUTE || jd.type == RIGID_JOINT_PRISMATIC))
       out.actuators.push_back(b.add_actuator(body, opt.actuator));
 
-    // children pushed in reverse so they come out in file order
-    for (auto it = link->child_links.rbegin(); it != link->child_links.rend(); ++it) stack.push_back({*it, body});
+    // children in the file order of their joints (pushed in reverse, so they come out first)
+    std::vector<urdf::LinkConstSharedPtr> kids(link->child_links.begin(), link->child_links.end());
+    auto rank = [&](const urdf::LinkConstSharedPtr& l) {
+      auto it = l->parent_joint ? file_order.find(l->parent_joint->name) : file_order.end();
+      return it == file_order.end() ? int(file_order.size()) : it->second;
+    };
+    std::stable_sort(kids.begin(), kids.end(), [&](const auto& a, const auto& c) { return rank(a) < rank(c); });
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back({*it, body});
+  }
+  for (const Mimic& mi : mimics) {
+    const std::string jwho = source + ": joint \"" + mi.joint + "\": mimic";
+    auto leader = joint_body.find(mi.leader);
+    if (leader == joint_body.end()) return Status::error(jwho + ": no joint named \"" + mi.leader + "\"");
+    b.couplings.push_back({.joint = joint_body[mi.joint],
+                           .leader = leader->second,
+                           .ratio = mi.ratio,
+                           .offset = mi.offset,
+                           .ke = opt.mimic_ke,
+                           .kd = opt.mimic_kd});
   }
   return out;
 }

@@ -47,6 +47,9 @@ struct CompiledSceneT {
   // the one world: particles, elements, colliders and (model.rigid) every robot object's
   // bodies in document order, with their initial joint states (model.joint_q, joint_qd)
   bool has_robots() const { return model.body_count() > 0; }
+  // what importers skipped or approximated (URDF mimic joints, MJCF sites...), each naming
+  // the object and the file's element
+  std::vector<std::string> warnings;
   bool has_particles() const { return model.particle_count() > 0; }
 
   const ObjectRange* find(const std::string& name) const;

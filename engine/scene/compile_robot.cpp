@@ -4,6 +4,7 @@
 #include <map>
 
 #include "engine/model/builder.h"
+#include "engine/rigid/mjcf.h"
 #include "engine/rigid/urdf.h"
 #include "engine/scene/compile.h"
 
@@ -95,6 +96,8 @@ Status add_listed(const RobotObject& rb, const std::string& where, const std::st
     if (body.mass > 0) {
       mat33<double> I;
       for (int c = 0; c < 3; ++c) I.m[c][c] = body.inertia[c];
+      if (std::string why = rigid_inertia_problem(I); !why.empty())
+        return Status::error(bw + ".inertia: " + why + " (no rigid body has this inertia)");
       b.set_mass(k, body.mass, d3(body.com), I);
     }
   }
@@ -184,10 +187,24 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
       std::filesystem::path path(rb.urdf);
       std::string full =
           path.is_absolute() || base_dir.empty() ? rb.urdf : (std::filesystem::path(base_dir) / path).string();
-      auto imp = rigid_import_urdf(full, b, opt);
-      if (!imp) return Status::error(where + ": " + imp.status().message());
-      for (size_t i = 0; i < imp->bodies.size(); ++i) p.index[imp->links[i]] = imp->bodies[i];
-      actuators += int(imp->actuators.size());
+      if (rb.mjcf) {
+        MjcfOptions mo;
+        mo.position = opt.position;
+        mo.rotation = opt.rotation;
+        mo.world_geoms = false;  // the scene has its own ground and colliders
+        mo.actuators = rb.default_actuators;
+        auto imp = rigid_import_mjcf(full, b, mo);
+        if (!imp) return Status::error(where + ": " + imp.status().message());
+        for (size_t i = 0; i < imp->bodies.size(); ++i) p.index[imp->names[i]] = imp->bodies[i];
+        for (const std::string& w : imp->warnings) out.warnings.push_back(where + ": " + w);
+        actuators += int(imp->actuators.size());
+      } else {
+        auto imp = rigid_import_urdf(full, b, opt);
+        if (!imp) return Status::error(where + ": " + imp.status().message());
+        for (size_t i = 0; i < imp->bodies.size(); ++i) p.index[imp->links[i]] = imp->bodies[i];
+        for (const std::string& w : imp->warnings) out.warnings.push_back(where + ": " + w);
+        actuators += int(imp->actuators.size());
+      }
     }
     for (size_t a = 0; a < rb.actuators.size(); ++a) {
       auto it = p.index.find(rb.actuators[a].body);

@@ -212,9 +212,11 @@ struct RobotInitial {
 };
 
 // a robot (engine/rigid): listed body by body ("robot"), or imported from a URDF file
-// ("urdf": bodies are the URDF links, named as there)
+// ("urdf": bodies are the URDF links, named as there) or an MJCF file ("mjcf": bodies are the
+// MJCF bodies, one per joint where a body has several: engine/rigid/mjcf.h)
 struct RobotObject {
-  std::string urdf;                  // URDF path relative to the scene file; empty = `bodies`
+  std::string urdf;                  // robot file path relative to the scene file; empty = `bodies`
+  bool mjcf = false;                 // the file is MJCF (type "mjcf"), not URDF
   V3 position{0, 0, 0};              // placement of the root joint frames [m]
   V3 rotation{0, 0, 0};              // [deg]
   bool fixed_base = true;            // urdf: root link welded to the world, else a free joint

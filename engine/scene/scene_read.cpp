@@ -137,7 +137,7 @@ void read_object(Reader& r, const json& j, const std::string& path, Object& o) {
   r.boolean(f, "visible", o.visible);
   int type = r.choice(f, "type",
                       {"particles", "cloth", "soft", "ground", "plane", "sphere", "box", "capsule", "mesh_collider",
-                       "target", "robot", "urdf"},
+                       "target", "robot", "urdf", "mjcf"},
                       true);
   switch (type) {
     case 0:
@@ -233,8 +233,10 @@ void read_object(Reader& r, const json& j, const std::string& path, Object& o) {
       break;
     case 10:
     case 11:
+    case 12:
       o.kind = ObjectKind::robot;
-      read_robot(r, f, o.robot, type == 11);
+      o.robot.mjcf = type == 12;
+      read_robot(r, f, o.robot, type >= 11);
       break;
     default:
       break;  // type error already reported; skip the object's other keys

@@ -9,6 +9,9 @@
 //    "initial": [{"body", "q": [...], "qd": [...]}]}
 //   {"type": "urdf", "name": "cartpole", "file": "../robots/cartpole.urdf", "position", "rotation",
 //    "fixed_base", "default_actuators", "actuator": {"type", "gear", "kp", "kd"}, "actuators", "initial"}
+//   {"type": "mjcf", "name": "hopper", "file": "hopper.xml", "position", "rotation",
+//    "default_actuators" (the file's <actuator>s), "actuators", "initial"}; bodies are named as
+//    in the file (engine/rigid/mjcf.h); fixed_base and actuator are read but unused
 #include <set>
 
 #include "engine/scene/scene_json_detail.h"
@@ -214,7 +217,7 @@ ojson write_robot(const Object& o) {
   ojson j;
   j["name"] = o.name;
   if (!o.visible) j["visible"] = false;
-  j["type"] = rb.urdf.empty() ? "robot" : "urdf";
+  j["type"] = rb.urdf.empty() ? "robot" : rb.mjcf ? "mjcf" : "urdf";
   if (!rb.urdf.empty()) {
     j["file"] = rb.urdf;
     j["fixed_base"] = rb.fixed_base;
