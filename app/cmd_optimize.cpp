@@ -83,6 +83,13 @@ int run_optimize_robot_with(const OptimizeOptions& o, const scene::Scene& doc, c
                             const scene::Task& task, Result<Runner>& runner, const char* kind) {
   constexpr bool rigid_only = std::is_same_v<Runner, optim::RigidTaskRunnerT<float>>;
   if (!runner) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), runner.status().message().c_str()), 1;
+  const auto& blocks = [&]() -> const std::vector<optim::ParamBlock>& {
+    if constexpr (rigid_only)
+      return runner->parameters().blocks();
+    else
+      return runner->blocks();
+  }();
+  for (const std::string& n : optim::start_from_stored(*runner, blocks, task)) std::printf("note: %s\n", n.c_str());
   std::unique_ptr<OptimizeVideo> video;
   if (!o.record.empty() && !rigid_only)
     std::printf("note: --record is not available for coupled tasks yet; no video is written\n");
@@ -129,6 +136,8 @@ int run_optimize_robot_with(const OptimizeOptions& o, const scene::Scene& doc, c
       scene::Scene out = doc;
       for (const std::string& n : optim::write_back_robot(runner->parameters().blocks(), runner->theta(), cs, out))
         std::printf("note: %s (the log has every value)\n", n.c_str());
+      for (scene::Task& t : out.tasks)
+        if (t.name == task.name) optim::store_values(runner->parameters().blocks(), runner->theta(), t);
       scene::rebase_paths(out, std::filesystem::path(o.scene_path).parent_path().string(),
                           std::filesystem::path(o.save_scene).parent_path().string());
       if (Status st = scene::save_scene(out, o.save_scene); !st) {
@@ -179,6 +188,8 @@ int run_optimize(const OptimizeOptions& o) {
   if (optim::is_robot_task(*cs, *task)) return run_optimize_robot(o, doc, *cs, *task);
   auto runner = optim::TaskRunnerT<float>::create(*cs, *task, {.thread_count = o.threads});
   if (!runner) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), runner.status().message().c_str()), 1;
+  for (const std::string& n : optim::start_from_stored(*runner, runner->parameters().blocks(), *task))
+    std::printf("note: %s\n", n.c_str());
 
   const int iterations = o.iterations >= 0 ? o.iterations : task->optimizer.iterations;
   const bool tty = isatty(fileno(stdout));
@@ -250,6 +261,8 @@ int run_optimize(const OptimizeOptions& o) {
   if (!o.save_scene.empty()) {
     for (const std::string& n : optim::write_back(runner->parameters().blocks(), runner->theta(), *cs, doc))
       std::printf("note: %s (the log has every value)\n", n.c_str());
+    for (scene::Task& t : doc.tasks)
+      if (t.name == task->name) optim::store_values(runner->parameters().blocks(), runner->theta(), t);
     scene::rebase_paths(doc, std::filesystem::path(o.scene_path).parent_path().string(),
                         std::filesystem::path(o.save_scene).parent_path().string());
     Status st = scene::save_scene(doc, o.save_scene);
@@ -273,14 +286,17 @@ int run_check_grad(const CheckGradOptions& o) {
   if (optim::is_coupled_task(*cs, *task)) {
     auto runner = optim::CoupledTaskRunnerT<double>::create(*cs, *task, o.threads);
     if (!runner) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), runner.status().message().c_str()), 1;
+    optim::start_from_stored(*runner, runner->blocks(), *task);
     report = runner->check_grad(o.samples, o.eps, o.seed);
   } else if (optim::is_robot_task(*cs, *task)) {
     auto runner = optim::RigidTaskRunnerT<double>::create(*cs, *task);
     if (!runner) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), runner.status().message().c_str()), 1;
+    optim::start_from_stored(*runner, runner->parameters().blocks(), *task);
     report = runner->check_grad(o.samples, o.eps, o.seed);
   } else {
     auto runner = optim::TaskRunnerT<double>::create(*cs, *task, {.thread_count = o.threads});
     if (!runner) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), runner.status().message().c_str()), 1;
+    optim::start_from_stored(*runner, runner->parameters().blocks(), *task);
     report = runner->check_grad(o.samples, o.eps, o.seed);
   }
   if (!report) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), report.status().message().c_str()), 1;

@@ -109,6 +109,38 @@ class Reader {
     out = r;
   }
 
+  // a list of [x, y, z] entries (at most limits().max_list)
+  void vec3_list(Fields& f, const char* key, std::vector<V3>& out) {
+    const json* a = array(f, key);
+    if (!a) return;
+    const std::string p = join(f.path, key);
+    out.clear();
+    for (size_t i = 0; i < a->size(); ++i) {
+      const json& e = (*a)[i];
+      V3 v{};
+      bool ok = e.is_array() && e.size() == 3;
+      for (size_t c = 0; ok && c < 3; ++c) {
+        ok = e[c].is_number() && std::isfinite(e[c].get<double>());
+        if (ok) v[c] = e[c].get<double>();
+      }
+      if (!ok) return error(index(p, i), "expected [x, y, z] of finite numbers");
+      out.push_back(v);
+    }
+  }
+
+  // a list of finite numbers (at most limits().max_list)
+  void number_list(Fields& f, const char* key, std::vector<double>& out, bool required = false) {
+    const json* a = array(f, key, required);
+    if (!a) return;
+    out.clear();
+    out.reserve(a->size());
+    for (size_t i = 0; i < a->size(); ++i) {
+      if (!(*a)[i].is_number() || !std::isfinite((*a)[i].get<double>()))
+        return error(index(join(f.path, key), i), "expected a finite number");
+      out.push_back((*a)[i].get<double>());
+    }
+  }
+
   // one of the names; returns its index or -1
   int choice(Fields& f, const char* key, std::initializer_list<const char*> names, bool required) {
     std::string s;

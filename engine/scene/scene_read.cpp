@@ -158,6 +158,8 @@ void read_object(Reader& r, const json& j, const std::string& path, Object& o) {
       r.boolean(f, "pin_left", c.pin_left);
       if (const json* m = r.field(f, "material", false))
         read_cloth_material(r, *m, Reader::join(path, "material"), c.material);
+      r.vec3_list(f, "particle_positions", c.particle_positions);
+      r.vec3_list(f, "particle_velocities", c.particle_velocities);
       break;
     }
     case 2: {
@@ -175,6 +177,8 @@ void read_object(Reader& r, const json& j, const std::string& path, Object& o) {
       r.boolean(f, "actuated", s.actuated);
       if (const json* m = r.field(f, "material", false))
         read_soft_material(r, *m, Reader::join(path, "material"), s.material);
+      r.vec3_list(f, "particle_positions", s.particle_positions);
+      r.vec3_list(f, "particle_velocities", s.particle_velocities);
       break;
     }
     case 3:
@@ -270,6 +274,23 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       if (p.lower > p.upper) r.error(pp, "lower bound is above the upper bound");
       r.finish(pf);
       t.parameters.push_back(p);
+    }
+  }
+  if (const json* a = r.array(f, "values")) {
+    for (size_t i = 0; i < a->size(); ++i) {
+      std::string vp = Reader::index(Reader::join(path, "values"), i);
+      if (!r.is_object((*a)[i], vp)) continue;
+      Fields vf{(*a)[i], vp, {}};
+      ParamValues v;
+      int k = r.choice(vf, "kind",
+                       {"control_force", "spring_activation", "policy", "tet_activation", "actuator_control"}, true);
+      const ParamKind kinds[] = {ParamKind::control_force, ParamKind::spring_activation, ParamKind::policy,
+                                 ParamKind::tet_activation, ParamKind::actuator_control};
+      if (k >= 0) v.kind = kinds[k];
+      r.string(vf, "object", v.object);
+      r.number_list(vf, "values", v.values, true);
+      r.finish(vf);
+      t.values.push_back(std::move(v));
     }
   }
   if (const json* a = r.array(f, "loss", true)) {

@@ -18,6 +18,17 @@ using namespace json_detail;
 
 namespace {
 
+// a cloth's or soft body's optimized initial state, when it has one
+void write_particle_state(ojson& j, const std::vector<V3>& positions, const std::vector<V3>& velocities) {
+  auto list = [](const std::vector<V3>& vs) {
+    ojson a = ojson::array();
+    for (const V3& v : vs) a.push_back(v3(v));
+    return a;
+  };
+  if (!positions.empty()) j["particle_positions"] = list(positions);
+  if (!velocities.empty()) j["particle_velocities"] = list(velocities);
+}
+
 ojson write_object(const Object& o) {
   ojson j;
   j["name"] = o.name;
@@ -51,6 +62,7 @@ ojson write_object(const Object& o) {
       const ClothMaterialSpec& m = c.material;
       j["material"] = {{"tri_ke", m.tri_ke},   {"tri_ka", m.tri_ka}, {"tri_kd", m.tri_kd}, {"edge_ke", m.edge_ke},
                        {"edge_kd", m.edge_kd}, {"lift", m.lift},     {"drag", m.drag}};
+      write_particle_state(j, c.particle_positions, c.particle_velocities);
       break;
     }
     case ObjectKind::soft: {
@@ -70,6 +82,7 @@ ojson write_object(const Object& o) {
       if (s.actuated) j["actuated"] = true;
       const SoftMaterialSpec& m = s.material;
       j["material"] = {{"density", m.density}, {"mu", m.mu}, {"lambda", m.lambda}, {"kd", m.kd}};
+      write_particle_state(j, s.particle_positions, s.particle_velocities);
       break;
     }
     case ObjectKind::collider: {
@@ -121,6 +134,16 @@ ojson write_task(const Task& t) {
     ps.push_back(pj);
   }
   j["parameters"] = ps;
+  if (!t.values.empty()) {
+    ojson vs = ojson::array();
+    for (const ParamValues& v : t.values) {
+      ojson vj{{"kind", to_string(v.kind)}};
+      if (!v.object.empty()) vj["object"] = v.object;
+      vj["values"] = v.values;
+      vs.push_back(vj);
+    }
+    j["values"] = vs;
+  }
   ojson ls = ojson::array();
   for (const LossTerm& l : t.loss) {
     ojson lj{{"kind", to_string(l.kind)}};
