@@ -22,6 +22,10 @@ float draw_menu_bar(UiState& ui, editor::Editor& ed) {
     ed.draw_menu_items_edit();
     ImGui::EndMenu();
   }
+  if (ImGui::BeginMenu("Add")) {
+    ed.draw_menu_items_add();
+    ImGui::EndMenu();
+  }
   if (ImGui::BeginMenu("View")) {
     ed.draw_menu_items_view();
     ImGui::EndMenu();

@@ -58,7 +58,23 @@ class Editor {
   bool open(const std::string& path);
   bool save(const std::string& path);  // empty: the document's own path
   void new_scene();
+  // File > New from template: a reference scene (authoring.h templates()) as a new,
+  // untitled document; false (a message) when it cannot be read
+  bool new_from_template(const std::string& file);
+  // File > Revert: the document's file as it is on disk (false when untitled or unreadable)
+  bool revert();
   bool import_obj(const std::string& path);  // adds a cloth object with this mesh
+
+  // the Add menu (authoring.h): an object of that kind on the ground in front of the camera,
+  // uniquely named (`name` empty: the entry's id), selected, one undo step. `file` (mesh,
+  // URDF) is stored relative to the scene's folder. False, with a message, when refused.
+  bool add_object(const std::string& entry_id, const std::string& name = "", const std::string& file = "");
+  // tasks (Optimization panel): each one undo step; false with a message when refused
+  bool add_task(const std::string& name, int horizon);
+  bool remove_task(int index);
+  bool rename_task(int index, const std::string& name);
+  bool duplicate_task(int index);
+  int find_task(const std::string& name) const;  // index, or -1
 
   // the compiled document, recompiled (and sent to the worker) when the revision changes
   void sync();
@@ -88,7 +104,7 @@ class Editor {
   Status set_field(const std::string& path, const std::string& value);
 
   // New/Open/Quit ask first when the document has unsaved changes
-  enum class Pending { none, new_scene, open, quit };
+  enum class Pending { none, new_scene, new_template, open, revert, quit };
   void request(Pending action, const std::string& path = "");
   bool quit_confirmed() const { return quit_confirmed_; }
   bool prompt_active() const { return pending_ != Pending::none; }  // the unsaved-changes prompt is up
@@ -180,6 +196,9 @@ class Editor {
   void draw_menu_items_file(bool* quit_requested);
   void draw_menu_items_edit();
   void draw_menu_items_view();
+  void draw_menu_items_add();  // the Add menu's entries (authoring_ui.cpp)
+  // a collider's shape (the inspector's combo): one undo step; false when nothing changed
+  bool set_collider_kind(int index, scene::ColliderKind kind);
 
   Document doc;
   Worker worker;
@@ -203,6 +222,17 @@ class Editor {
 
  private:
   void after_load(const std::string& path);
+  void replace_document(scene::Scene scene, const std::string& path);  // a new document, continuing revisions
+  scene::V3 add_point() const;         // where Add puts an object: the ground under the camera's target
+  char add_file_[512] = "";            // the Add menu's file prompt
+  const char* add_pending_ = nullptr;  // the entry waiting for its file
+  char task_name_[64] = "task";
+  int task_horizon_ = 60;
+  void draw_add_menu();               // the entries (menu bar, outliner context menu, Shift+A popup)
+  bool add_popup_requested_ = false;  // Shift+A over the viewport
+  void draw_collider_shape(int index);
+  void draw_add_file_prompt();
+  void draw_task_tools();  // new, rename, duplicate, delete
   std::unique_ptr<scene::CompiledScene> compiled_;
   std::unique_ptr<app::SceneView> view_;
   uint64_t compiled_revision_ = 0;

@@ -71,6 +71,11 @@ struct Snapshot {
   std::vector<double> loss, grad_norm;   // per iteration
   std::vector<float> step_grad_norms;    // |dL/dx_t| of the last iteration, t = 0..steps
   std::vector<float> theta;              // parameters after the last step
+  // the evaluated parameters with the lowest loss so far (what Apply writes), its 0-based
+  // iteration and loss; empty / -1 before the first iteration
+  std::vector<float> best_theta;
+  int best_iteration = -1;
+  double best_loss = 0;
   std::vector<float> grad;               // dLoss/dtheta of the last iteration
   std::vector<optim::ParamBlock> blocks; // what the entries of theta and grad are
   std::vector<std::string> theta_names;  // the first few entries' names
@@ -141,6 +146,9 @@ class Worker {
   void start_optimize(const std::string& task, int iterations, const OptMethod& method = {});
   void pause_optimize(bool paused);
   void stop_optimize();
+  // forget the optimization and the gradient check (another document was opened): stops
+  // the runner; the snapshot's optimization fields go back to idle and empty
+  void clear_optimization();
   // analytic vs central differences in double precision, `samples` entries
   void check_gradient(const std::string& task, int samples);
 
