@@ -86,6 +86,7 @@ void draw_help(editor::Editor& ed) {
         {"F", "frame the selection"},
         {"Home", "frame the scene"},
         {"Delete", "delete the selection"},
+        {"Shift+A", "add an object (also the Add menu, right click in the outliner)"},
         {"Ctrl+D", "duplicate the selection"},
         {"Ctrl+Z", "undo"},
         {"Ctrl+Shift+Z, Ctrl+Y", "redo"},

@@ -184,6 +184,15 @@ void Editor::sync() {
     message(Severity::error, cs.status().message());
     return;
   }
+  // another set of objects, particles or bodies: the optimization of the old one no longer
+  // fits it (its ghosts, plots and Apply go; a new document already cleared it)
+  const bool topology = compiled_ && (cs->objects.size() != compiled_->objects.size() ||
+                                      cs->model.particle_count() != compiled_->model.particle_count() ||
+                                      cs->rigid.body_count() != compiled_->rigid.body_count());
+  if (topology && !restart_pending_ && (!snap.loss.empty() || snap.opt_phase != OptPhase::idle)) {
+    worker.clear_optimization();
+    message(Severity::info, "optimization cleared: the scene's objects changed");
+  }
   view_.reset();
   compiled_ = std::make_unique<scene::CompiledScene>(std::move(*cs));
   view_ = std::make_unique<app::SceneView>(doc.scene(), *compiled_);

@@ -288,6 +288,7 @@ struct Worker::Impl {
       }
     } else {
       s.opt_iteration = 0;
+      s.opt_ms = 0;
       s.loss.clear();
       s.grad_norm.clear();
       s.step_grad_norms.clear();
