@@ -256,6 +256,11 @@ void ScriptCall::clear_frame_ms() { script.wait_frame_ms_.clear(); }
 // ---- dispatch: the command tables by panel, then the robots' commands (robot_ui.h)
 
 Status Script::run(Editor& e, const Line& line) {
+  if (line.words[0] == "try" && line.words.size() > 1) {  // try COMMAND ...: a refusal is expected
+    Line rest{line.number, {line.words.begin() + 1, line.words.end()}};
+    if (Status st = run(e, rest); !st) std::printf("script: refused as expected: %s\n", st.message().c_str());
+    return Status::ok();
+  }
   ScriptCall call{*this, e, line.words};
   const std::string& cmd = line.words[0];
   for (auto table : {script_file_commands(), script_edit_commands(), script_view_commands(),
