@@ -362,9 +362,8 @@ scene::Task make_task(const scene::Scene& s, const std::string& name, int horizo
   return t;
 }
 
-std::vector<std::string> apply_optimization(const Snapshot& snap, const scene::CompiledScene& cs, scene::Scene& doc) {
-  // the best evaluated iterate, not the last step's parameters, which no rollout has measured
-  const std::vector<float>& theta = snap.best_theta;
+std::vector<std::string> apply_optimization(const Snapshot& snap, const std::vector<float>& theta,
+                                            const scene::CompiledScene& cs, scene::Scene& doc) {
   std::vector<std::string> notes;
   if (snap.opt_coupled) {  // robot entries to the robots, particle entries to the particles
     using K = scene::ParamKind;

@@ -74,9 +74,11 @@ std::span<const TemplateEntry> templates();
 scene::Task make_task(const scene::Scene& s, const std::string& name, int horizon);
 std::string unique_task_name(const scene::Scene& s, const std::string& base);
 
-// Apply: the optimization's best evaluated iterate (snap.best_theta) into `doc`, compiled as
-// `cs`: objects and settings (optim::write_back, write_back_robot) and the task's per-frame
-// inputs and policy weights (optim::store_values). Returns what could not be written.
-std::vector<std::string> apply_optimization(const Snapshot& snap, const scene::CompiledScene& cs, scene::Scene& doc);
+// Apply: an evaluated iterate `theta` of the optimization in `snap` (its blocks, its task) into
+// `doc`, compiled as `cs`: objects and settings (optim::write_back, write_back_robot) and the
+// task's per-frame inputs and policy weights (optim::store_values). Returns what could not be
+// written.
+std::vector<std::string> apply_optimization(const Snapshot& snap, const std::vector<float>& theta,
+                                            const scene::CompiledScene& cs, scene::Scene& doc);
 
 }  // namespace adj::editor

@@ -44,6 +44,7 @@ void Editor::start_optimization(const std::string& task, int iterations, bool re
     record_toggle_requested = true;
   }
   worker.start_optimize(task, iterations, opt_method);
+  apply_iteration = -1;
   view_settings.show_optimized = true;
 }
 
@@ -120,6 +121,7 @@ void Editor::after_load(const std::string& path) {
   worker.clear_optimization();
   view_settings.show_optimized = false;
   view_settings.gradient = 0;
+  apply_iteration = -1;
   worker.play(false);
   sync();
 }
@@ -191,6 +193,7 @@ void Editor::sync() {
                                       cs->rigid.body_count() != compiled_->rigid.body_count());
   if (topology && !restart_pending_ && (!snap.loss.empty() || snap.opt_phase != OptPhase::idle)) {
     worker.clear_optimization();
+    apply_iteration = -1;
     message(Severity::info, "optimization cleared: the scene's objects changed");
   }
   view_.reset();
@@ -365,19 +368,38 @@ bool Editor::apply_optimized() {
     message(Severity::warning, "nothing to apply: optimize the current scene first");
     return false;
   }
+  // the best evaluated iterate (not the last step's parameters, which no rollout measured),
+  // or the one picked on the loss plot
+  std::vector<float> theta = snap.best_theta;
+  int iteration = snap.best_iteration;
+  double loss = snap.best_loss;
+  if (apply_iteration >= 0 && apply_iteration < int(snap.loss.size()) &&
+      worker.iteration_theta(apply_iteration, theta)) {
+    iteration = apply_iteration;
+    loss = snap.loss[size_t(iteration)];
+  } else {
+    theta = snap.best_theta;
+  }
   scene::Scene s = doc.scene();
-  std::vector<std::string> notes = apply_optimization(snap, *compiled_, s);
+  std::vector<std::string> notes = apply_optimization(snap, theta, *compiled_, s);
   for (const std::string& n : notes) message(Severity::warning, n);
   if (s == doc.scene()) {
     message(Severity::warning, "nothing applied: the scene already holds these parameters");
     return false;
   }
   doc.replace(std::move(s), "Apply optimized parameters");
-  char text[160];
-  std::snprintf(text, sizeof text,
-                "applied the parameters of iteration %d (loss %.6g, the lowest of %d); Ctrl+Z undoes",
-                snap.best_iteration, snap.best_loss, int(snap.loss.size()));
+  char text[200];
+  if (iteration == snap.best_iteration)
+    std::snprintf(text, sizeof text,
+                  "applied the parameters of iteration %d (loss %.6g, the lowest of %d); Ctrl+Z undoes", iteration,
+                  loss, int(snap.loss.size()));
+  else
+    std::snprintf(text, sizeof text,
+                  "applied the parameters of iteration %d, picked on the plot (loss %.6g; the lowest, %.6g, was "
+                  "iteration %d); Ctrl+Z undoes",
+                  iteration, loss, snap.best_loss, snap.best_iteration);
   message(Severity::info, text);
+  applied_loss = loss;
   return true;
 }
 

@@ -186,8 +186,11 @@ class Editor {
   // messages panel
   void message(Severity s, std::string text, int object = -1, int frame = -1);
   // the optimizer's parameters into the document, as one undo step (what the document
-  // cannot hold becomes warnings); false when there is nothing to apply
+  // cannot hold becomes warnings); false when there is nothing to apply. It applies the best
+  // iteration, or `apply_iteration` when one was picked on the loss plot (-1: the best)
   bool apply_optimized();
+  int apply_iteration = -1;
+  double applied_loss = 0;  // the loss of what the last Apply wrote
   // what clicking a message does: select its object, move the timeline to its frame
   void activate_message(const Message& m);
 
@@ -231,6 +234,7 @@ class Editor {
   void draw_add_menu();               // the entries (menu bar, outliner context menu, Shift+A popup)
   bool add_popup_requested_ = false;  // Shift+A over the viewport
   void draw_collider_shape(int index);
+  void pick_on_loss_plot();  // after the loss plot: a click picks what Apply applies (right click: the best)
   void draw_add_file_prompt();
   void draw_task_tools();  // new, rename, duplicate, delete
   std::unique_ptr<scene::CompiledScene> compiled_;

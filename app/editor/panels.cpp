@@ -731,11 +731,13 @@ void Editor::draw_optimization() {
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip(
-        "write the parameters of the best iteration (iteration %d, loss %.6g) into the scene:\n"
-        "objects' initial state and parameters, the task's per-frame inputs and policy (one undo step)",
+        "write the parameters of the best iteration (iteration %d, loss %.6g), or of the one picked\n"
+        "on the loss plot, into the scene: objects' initial state and parameters, the task's\n"
+        "per-frame inputs and policy (one undo step)",
         snap.best_iteration, snap.best_loss);
 
   plot_series("loss", snap.loss, true, 70);
+  pick_on_loss_plot();
   plot_series("|grad|", snap.grad_norm, true, 50);
   std::vector<double> sg(snap.step_grad_norms.begin(), snap.step_grad_norms.end());
   plot_series("|dL/dx_t| over the horizon", sg, true, 50);

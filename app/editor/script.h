@@ -47,6 +47,7 @@
 //            plane sphere box capsule mesh target body-box body-sphere body-capsule body-mesh urdf)
 //   shape NAME KIND (a collider's shape)   task-add NAME HORIZON   task-remove NAME
 //   task-rename OLD NEW   task-duplicate NAME   task-select NAME
+//   pick-iteration N|best (a click on the loss plot: what Apply applies)
 //   try COMMAND ... (the command may be refused: its error is printed, the script goes on)
 // The commands are tables by panel (script_commands.h).
 // ${NAME} expands environment variables. # starts a comment.

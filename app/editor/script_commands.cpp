@@ -569,9 +569,20 @@ Status cmd_task_select(ScriptCall& c) {  // task-select NAME: the panel's task c
   return Status::ok();
 }
 
+Status cmd_pick_iteration(ScriptCall& c) {  // pick-iteration N|best: a click on the loss plot (right: best)
+  if (Status st = c.need(1); !st) return st;
+  if (c.w[1] == "best") return c.e.apply_iteration = -1, Status::ok();
+  bool ok = false;
+  int i = c.arg_int(1, &ok);
+  if (!ok || i < 0 || i >= int(c.e.snap.loss.size()))
+    return Status::error("pick-iteration: no iteration " + c.w[1] + " on the plot");
+  c.e.apply_iteration = i;
+  return Status::ok();
+}
+
 Status cmd_apply_optimized(ScriptCall& c) {  // apply-optimized [LOSS_FILE]: the Apply button
-  const double loss = c.e.snap.best_loss;    // of the iterate it applies
   if (!c.e.apply_optimized()) return Status::error("apply-optimized: " + c.e.messages.back().text);
+  const double loss = c.e.applied_loss;  // of the iterate it applied
   c.e.sync();
   if (c.w.size() > 1) {  // for a headless check of the saved scene (tests/editor/check_kept.sh)
     FILE* f = std::fopen(c.w[1].c_str(), "w");
@@ -645,6 +656,7 @@ const ScriptCommand k_optimization[] = {
     {"task-rename", cmd_task_rename},
     {"task-duplicate", cmd_task_duplicate},
     {"task-select", cmd_task_select},
+    {"pick-iteration", cmd_pick_iteration},
     {"apply-optimized", cmd_apply_optimized},
     {"record-optimization", cmd_record_optimization},
 };

@@ -85,6 +85,8 @@ struct Worker::Impl {
   int opt_target = 0;
   uint64_t opt_generation = 0;
   std::vector<float> best_theta;  // the evaluated theta with the lowest loss (Snapshot::best_theta)
+  std::vector<std::vector<float>> thetas;  // every iteration's (guarded by pub_mu), see iteration_theta
+  size_t theta_floats = 0;
   int best_iteration = -1;
   double best_loss = 0;
   std::string grad_check_task;
@@ -486,6 +488,13 @@ struct Worker::Impl {
 
   // the iteration's loss was measured at `theta` (before its step)
   void keep_best(std::vector<float> theta, int iteration, double loss) {
+    {
+      std::lock_guard lock(pub_mu);
+      if (iteration == int(thetas.size()) && theta_floats + theta.size() <= Worker::k_kept_floats) {
+        thetas.push_back(theta);
+        theta_floats += theta.size();
+      }
+    }
     if (best_iteration >= 0 && !(loss < best_loss)) return;
     best_theta = std::move(theta);
     best_iteration = iteration;
@@ -508,6 +517,8 @@ struct Worker::Impl {
     ghost_losses.clear();
     grad_check_pending = false;
     std::lock_guard lock(pub_mu);
+    thetas.clear();
+    theta_floats = 0;
     pub.grad_check_text.clear();
     pub.grad_check_rows.clear();
     pub.grad_check_max_rel_err = -1;
@@ -702,6 +713,11 @@ void Worker::start_optimize(const std::string& task_name, int iterations, const 
     im->ghost_losses.clear();
     im->best_theta.clear();
     im->best_iteration = -1;
+    {
+      std::lock_guard lock(im->pub_mu);
+      im->thetas.clear();
+      im->theta_floats = 0;
+    }
     im->opt_target = iterations > 0 ? iterations : task->optimizer.iterations;
     // `made` (a Result), wrapped by `wrap` into the runner that `slot` holds; or the failure
     auto start = [&](auto made, auto& slot, const std::string& prefix, auto wrap) {
@@ -804,6 +820,13 @@ void Worker::check_gradient(const std::string& task, int samples) {
 void Worker::snapshot(Snapshot& out) const {
   std::lock_guard lock(impl_->pub_mu);
   out = impl_->pub;
+}
+
+bool Worker::iteration_theta(int i, std::vector<float>& out) const {
+  std::lock_guard lock(impl_->pub_mu);
+  if (i < 0 || i >= int(impl_->thetas.size())) return false;
+  out = impl_->thetas[size_t(i)];
+  return true;
 }
 
 bool Worker::recorded_state(int frame, State& out) const {

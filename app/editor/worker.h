@@ -152,6 +152,11 @@ class Worker {
   // analytic vs central differences in double precision, `samples` entries
   void check_gradient(const std::string& task, int samples);
 
+  // the parameters iteration i (0-based) measured, for Apply of an iteration picked on the
+  // loss plot; false when not kept (every iteration is kept up to k_kept_floats in all)
+  bool iteration_theta(int i, std::vector<float>& out) const;
+  static constexpr size_t k_kept_floats = size_t(16) << 20;
+
   // the latest published state; copies under a short lock
   void snapshot(Snapshot& out) const;
   // a recorded frame of the simulation for the timeline (false if not recorded)

@@ -148,7 +148,7 @@ namespace {
 
 // optimize `task` of the scene file for `iterations` in the worker, apply the best iterate,
 // save, load the saved file and evaluate its task as `adjoint optimize --iterations 0` does
-void check_kept(const std::string& file, const std::string& task, int iterations) {
+void check_kept(const std::string& file, const std::string& task, int iterations, int pick = -1) {
   INFO(file << " / " << task);
   auto doc = scene::load_scene(std::string(ADJ_SCENES) + "/" + file);
   REQUIRE(doc.is_ok());
@@ -169,8 +169,16 @@ void check_kept(const std::string& file, const std::string& task, int iterations
   CHECK(snap.best_loss == *lowest);
   CHECK(snap.best_loss <= snap.loss.front());
 
+  // the best iterate, or the one picked on the loss plot
+  std::vector<float> theta = snap.best_theta;
+  double want = snap.best_loss;
+  if (pick >= 0) {
+    REQUIRE(w.iteration_theta(pick, theta));
+    want = snap.loss[size_t(pick)];
+    CHECK(want != snap.best_loss);
+  }
   scene::Scene applied = *doc;
-  apply_optimization(snap, *cs, applied);
+  apply_optimization(snap, theta, *cs, applied);
   CHECK_FALSE(applied == *doc);
   // saved elsewhere, as Save As does: the file references follow
   const std::string dir = std::filesystem::temp_directory_path().string();
@@ -200,7 +208,7 @@ void check_kept(const std::string& file, const std::string& task, int iterations
     REQUIRE(l.is_ok());
     loss = double(*l);
   }
-  CHECK(std::abs(loss - snap.best_loss) <= 1e-5 * std::abs(snap.best_loss));
+  CHECK(std::abs(loss - want) <= 1e-5 * std::abs(want));
 }
 
 }  // namespace
@@ -219,4 +227,9 @@ TEST_CASE("authoring: Apply keeps a robot's per-frame actuator inputs", "[editor
 
 TEST_CASE("authoring: Apply keeps a walker's policy weights", "[editor][authoring][apply]") {
   check_kept("robot_walker.json", "walk", 3);
+}
+
+TEST_CASE("authoring: Apply of an iteration picked on the loss plot keeps that iteration's loss",
+          "[editor][authoring][apply]") {
+  check_kept("default.json", "land_on_target", 6, 2);
 }
