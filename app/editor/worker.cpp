@@ -7,10 +7,10 @@
 #include <cstdio>
 #include <type_traits>
 
+#include "engine/cuda/cuda.h"
 #include "app/editor/robot_sim.h"
 #include "app/editor/shac_run.h"
 #include "app/robot_path.h"
-#include "engine/cuda/cuda.h"
 #include "engine/optim/coupled_task.h"
 #include "engine/optim/rigid_task.h"
 #include "engine/optim/write_back.h"
