@@ -2,7 +2,9 @@
 // The editor's document: a Scene changed only through commands, so every edit can be
 // undone and redone, and "unsaved changes" is known exactly. A command records the scene
 // before and after it; consecutive edits with the same merge key (one drag of one field,
-// one gizmo drag) collapse into one undo step until end_merge().
+// one gizmo drag) collapse into one undo step until end_merge(). A cloth's or soft body's
+// optimized initial state (particle_positions/velocities) follows edits of its placement and
+// is dropped when its particles change.
 //
 // TODO(editor): commands hold whole scenes. That is a few KB for the reference scenes;
 // a scene with a million listed particles would want per-object diffs instead. Safe to

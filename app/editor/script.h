@@ -18,7 +18,7 @@
 //   rename OLD NEW   drag-gizmo AXIS PIXELS (drag an axis handle of the selection's gizmo)
 //   ctrl-drag-object NAME DX DY (MuJoCo pull, from the object's centre, while playing)
 //   key [ctrl+][shift+]NAME (space right backspace delete home escape enter f f1 g r x y z w
-//                            d n o q p s minus period 0-9)
+//                            a d n o q p s minus period 0-9)
 //   click X Y               (a left click in the viewport: picks)
 //   expect PATH VALUE | expect frame N | expect selected NAME|none | expect dirty BOOL
 //   expect objects N | expect undo N | expect loss-decreased | expect grad-check-ok
