@@ -218,6 +218,19 @@ bool Editor::rename_task(int index, const std::string& name) {
   return true;
 }
 
+bool Editor::set_task_horizon(int index, int horizon, uint64_t merge_key) {
+  if (index < 0 || index >= int(doc.scene().tasks.size())) return false;
+  if (horizon < 1) {
+    message(Severity::warning, "horizon: at least 1 frame");
+    return false;
+  }
+  scene::Task t = doc.scene().tasks[size_t(index)];
+  if (t.horizon == horizon) return false;
+  t.horizon = horizon;
+  doc.set_task(index, t, "Horizon of " + t.name, merge_key);
+  return true;
+}
+
 bool Editor::duplicate_task(int index) {
   if (index < 0 || index >= int(doc.scene().tasks.size())) return false;
   scene::Scene s = doc.scene();

@@ -75,6 +75,7 @@ class Editor {
   bool rename_task(int index, const std::string& name);
   bool duplicate_task(int index);
   int find_task(const std::string& name) const;  // index, or -1
+  bool set_task_horizon(int index, int horizon, uint64_t merge_key = 0);  // frames >= 1
 
   // the compiled document, recompiled (and sent to the worker) when the revision changes
   void sync();
@@ -262,6 +263,7 @@ class Editor {
   std::string cuda_why_;
   std::string last_backend_error_;
   std::string last_sim_error_, last_opt_error_;
+  uint64_t notes_run_ = 0;  // the optimization whose start notes were shown
   bool recovery_offered_ = false, recovery_prompt_ = false;
   uint64_t autosaved_revision_ = 0;
   double last_autosave_s_ = -1;

@@ -679,6 +679,17 @@ void Editor::draw_optimization() {
   if (ImGui::DragInt("##it", &t.optimizer.iterations, 0.5f, 1, 100000, "%d iterations"))
     doc.set_task(task_index, t, "Iterations", merge_key(&s.tasks[size_t(task_index)], "it"));
   if (ImGui::IsItemDeactivated()) doc.end_merge();
+  ImGui::SetNextItemWidth(120);
+  if (ImGui::DragInt("##horizon", &t.horizon, 0.5f, 1, 1000000, "horizon %d frames"))
+    set_task_horizon(task_index, t.horizon, merge_key(&s.tasks[size_t(task_index)], "horizon"));
+  if (ImGui::IsItemDeactivated()) doc.end_merge();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("frames each rollout simulates");
+  if (!t.values.empty()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("starts from %zu kept value set%s", t.values.size(), t.values.size() > 1 ? "s" : "");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("per-frame inputs and policy weights that Apply kept: the optimizer starts from them");
+  }
 
   // a robot policy: trained by the full-horizon gradient or by SHAC (windows, copies, critic)
   if (t.has_policy && std::any_of(s.objects.begin(), s.objects.end(),
@@ -866,6 +877,10 @@ void Editor::report_worker_errors() {
       }
     }
   };
+  if (snap.opt_run != notes_run_ && !snap.opt_notes.empty()) {  // stored values a task could not start from
+    notes_run_ = snap.opt_run;
+    for (const std::string& n : snap.opt_notes) message(Severity::warning, snap.opt_task + ": " + n);
+  }
   if (snap.backend_error != last_backend_error_) {
     last_backend_error_ = snap.backend_error;
     if (!snap.backend_error.empty()) message(Severity::warning, snap.backend_error);

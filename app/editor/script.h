@@ -46,7 +46,7 @@
 //   add TYPE NAME [FILE] (the Add menu: particle lattice cloth cloth-obj soft soft-obj ground
 //            plane sphere box capsule mesh target body-box body-sphere body-capsule body-mesh urdf)
 //   shape NAME KIND (a collider's shape)   task-add NAME HORIZON   task-remove NAME
-//   task-rename OLD NEW   task-duplicate NAME   task-select NAME
+//   task-rename OLD NEW   task-duplicate NAME   task-select NAME   task-horizon N
 //   pick-iteration N|best (a click on the loss plot: what Apply applies)
 //   try COMMAND ... (the command may be refused: its error is printed, the script goes on)
 // The commands are tables by panel (script_commands.h).

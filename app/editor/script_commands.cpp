@@ -561,6 +561,15 @@ Status cmd_task_duplicate(ScriptCall& c) {  // task-duplicate NAME
   return synced(c, Status::ok());
 }
 
+Status cmd_task_horizon(ScriptCall& c) {  // task-horizon N: the panel's horizon field (its task)
+  bool ok = false;
+  int n = c.w.size() >= 2 ? c.arg_int(1, &ok) : 0;
+  if (!ok) return Status::error("task-horizon N");
+  c.e.doc.end_merge();
+  if (!c.e.set_task_horizon(c.e.task_index, n)) return Status::error("task-horizon: nothing changed");
+  return synced(c, Status::ok());
+}
+
 Status cmd_task_select(ScriptCall& c) {  // task-select NAME: the panel's task combo
   if (Status st = c.need(1); !st) return st;
   const int i = c.e.find_task(c.rest(1));
@@ -656,6 +665,7 @@ const ScriptCommand k_optimization[] = {
     {"task-rename", cmd_task_rename},
     {"task-duplicate", cmd_task_duplicate},
     {"task-select", cmd_task_select},
+    {"task-horizon", cmd_task_horizon},
     {"pick-iteration", cmd_pick_iteration},
     {"apply-optimized", cmd_apply_optimized},
     {"record-optimization", cmd_record_optimization},

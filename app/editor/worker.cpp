@@ -85,6 +85,7 @@ struct Worker::Impl {
   int opt_target = 0;
   uint64_t opt_generation = 0;
   std::vector<float> best_theta;  // the evaluated theta with the lowest loss (Snapshot::best_theta)
+  std::vector<std::string> opt_notes;
   std::vector<std::vector<float>> thetas;  // every iteration's (guarded by pub_mu), see iteration_theta
   size_t theta_floats = 0;
   int best_iteration = -1;
@@ -235,6 +236,7 @@ struct Worker::Impl {
     s.recording_rollouts = records_rollouts() && (phase == OptPhase::running || phase == OptPhase::paused);
     s.opt_iterations = opt_target;
     s.best_theta = best_theta;
+    s.opt_notes = opt_notes;
     s.best_iteration = best_iteration;
     s.best_loss = best_loss;
     s.grad_check_running = grad_check_pending;
@@ -511,6 +513,7 @@ struct Worker::Impl {
     opt_error.clear();
     opt_target = 0;
     opt_generation = 0;
+    opt_notes.clear();
     best_theta.clear();
     best_iteration = -1;
     ghost_paths.clear();
@@ -748,9 +751,12 @@ void Worker::start_optimize(const std::string& task_name, int iterations, const 
       start(optim::TaskRunner::create(*im->cs, *task, {.thread_count = im->thread_count()}), im->runner, who, own);
     }
     // from what an earlier Apply kept in the task (per-frame inputs, policy weights)
-    if (im->runner) optim::start_from_stored(*im->runner, im->runner->parameters().blocks(), *task);
-    if (im->rigid_runner) optim::start_from_stored(*im->rigid_runner, im->rigid_runner->parameters().blocks(), *task);
-    if (im->coupled_runner) optim::start_from_stored(*im->coupled_runner, im->coupled_runner->blocks(), *task);
+    auto& notes = im->opt_notes;
+    notes.clear();
+    if (im->runner) notes = optim::start_from_stored(*im->runner, im->runner->parameters().blocks(), *task);
+    if (im->rigid_runner)
+      notes = optim::start_from_stored(*im->rigid_runner, im->rigid_runner->parameters().blocks(), *task);
+    if (im->coupled_runner) notes = optim::start_from_stored(*im->coupled_runner, im->coupled_runner->blocks(), *task);
   });
 }
 

@@ -74,6 +74,7 @@ struct Snapshot {
   // the evaluated parameters with the lowest loss so far (what Apply writes), its 0-based
   // iteration and loss; empty / -1 before the first iteration
   std::vector<float> best_theta;
+  std::vector<std::string> opt_notes;  // stored values the task could not start from (write_back.h)
   int best_iteration = -1;
   double best_loss = 0;
   std::vector<float> grad;               // dLoss/dtheta of the last iteration
