@@ -355,6 +355,7 @@ struct Task {
   uint64_t seed = 0;
   int checkpoint_every = 0;       // 0 = ceil(sqrt(steps)), 1 = keep every state
   std::vector<ParamValues> values;  // what Apply kept of per-frame inputs and policy weights
+                                    // (saved inline, or large ones in a sidecar file: scene_json.h)
 
   bool operator==(const Task&) const = default;
 };

@@ -34,6 +34,11 @@ class Reader {
   Reader(std::string source, const LoadLimits& limits) : source_(std::move(source)), limits_(limits) {}
 
   const LoadLimits& limits() const { return limits_; }
+  const std::string& source() const { return source_; }
+  // another reader's errors (a sidecar file's), already prefixed with their source
+  void add_errors(const std::vector<std::string>& errors) {
+    errors_.insert(errors_.end(), errors.begin(), errors.end());
+  }
   const std::vector<std::string>& errors() const { return errors_; }
 
   void error(const std::string& path, const std::string& message) {
@@ -202,6 +207,16 @@ class Reader {
 };
 
 ojson v3(const V3& v);
+
+// a task's stored values (Task::values) from a JSON array: inline in the scene, or in the
+// sidecar file a task names with "values_file" (scene_read.cpp)
+void read_values(Reader& r, const json& a, const std::string& path, std::vector<ParamValues>& out);
+
+// the sidecar: tasks whose stored values hold more than k_inline_values numbers keep them in
+// "<scene file>.values.json" next to the scene, written with it (save_scene)
+inline constexpr size_t k_inline_values = 4096;
+inline constexpr long long k_max_sidecar_values = 64'000'000;
+inline std::string sidecar_name(const std::string& scene_filename) { return scene_filename + ".values.json"; }
 
 // robot objects ("robot" with bodies, "urdf" with a file): read into o.robot, write back
 void read_robot(Reader& r, Fields& f, RobotObject& robot, bool urdf);

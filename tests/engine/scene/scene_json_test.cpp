@@ -2,6 +2,7 @@
 // messages that name the file and the JSON path; saves are atomic.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -230,4 +231,41 @@ TEST_CASE("a cloth's per-particle initial state and a task's stored values round
   auto refused = load_scene((d / "bad.json").string());
   REQUIRE_FALSE(refused.is_ok());
   CHECK(refused.status().message().find("tasks[0].values[0].kind") != std::string::npos);
+}
+
+TEST_CASE("large stored values go to a sidecar file saved with the scene, and come back exactly", "[scene]") {
+  Scene s;
+  s.name = "big";
+  Task small, large;
+  small.name = "small";
+  small.values.push_back({ParamKind::policy, "", {0.5, -0.25}});
+  large.name = "walk";
+  ParamValues v{ParamKind::actuator_control, "walker", {}};
+  for (int i = 0; i < 5000; ++i) v.values.push_back(std::sin(0.1 * i) / 3.0);
+  large.values.push_back(v);
+  s.tasks = {small, large};
+  fs::path d = temp_dir("sidecar");
+  const fs::path scene = d / "big.json", side = d / "big.json.values.json";
+  REQUIRE(save_scene(s, scene.string()).is_ok());
+  REQUIRE(fs::exists(side));
+  const std::string text = read_file(scene);
+  CHECK(text.find("\"values_file\": \"big.json.values.json\"") != std::string::npos);
+  CHECK(text.size() < 4000);  // the 5000 numbers are not in the scene file; the small task's are
+  CHECK(text.find("-0.25") != std::string::npos);
+  auto back = load_scene(scene.string());
+  REQUIRE(back.is_ok());
+  CHECK(*back == s);
+  // saved elsewhere: a sidecar beside the new file
+  fs::create_directories(d / "other");
+  REQUIRE(save_scene(*back, (d / "other" / "copy.json").string()).is_ok());
+  auto copy = load_scene((d / "other" / "copy.json").string());
+  REQUIRE(copy.is_ok());
+  CHECK(*copy == s);
+  // a missing sidecar is an error that names it and the task's JSON path
+  fs::remove(side);
+  auto missing = load_scene(scene.string());
+  REQUIRE_FALSE(missing.is_ok());
+  CHECK(missing.status().message().find("tasks[1].values_file: cannot read the values file") != std::string::npos);
+  // no temporary files left behind
+  for (const auto& e : fs::directory_iterator(d)) CHECK(e.path().string().find(".tmp-") == std::string::npos);
 }
