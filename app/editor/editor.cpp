@@ -354,6 +354,7 @@ void Editor::discard_recovery() {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::remove(fs::path(recovery_dir()) / "recovery.json", ec);
+  fs::remove(fs::path(recovery_dir()) / "recovery.json.values.json", ec);  // its sidecar, if any
   fs::remove(fs::path(recovery_dir()) / "recovery.path", ec);
   recovery_offered_ = false;
   autosaved_revision_ = 0;
