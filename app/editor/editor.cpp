@@ -190,7 +190,7 @@ void Editor::sync() {
   // fits it (its ghosts, plots and Apply go; a new document already cleared it)
   const bool topology = compiled_ && (cs->objects.size() != compiled_->objects.size() ||
                                       cs->model.particle_count() != compiled_->model.particle_count() ||
-                                      cs->rigid.body_count() != compiled_->rigid.body_count());
+                                      cs->model.rigid.body_count() != compiled_->model.rigid.body_count());
   if (topology && !restart_pending_ && (!snap.loss.empty() || snap.opt_phase != OptPhase::idle)) {
     worker.clear_optimization();
     apply_iteration = -1;

@@ -580,7 +580,7 @@ void Editor::draw_loss_terms(const scene::Task& t) {
       ImGui::SetNextItemWidth(120);
       if (ImGui::BeginCombo("##body", l.body.empty() ? "(body)" : l.body.c_str())) {
         for (int b = rr->body_begin; b < rr->body_end; ++b) {
-          const std::string& name = compiled_->rigid.body_name[size_t(b)];
+          const std::string& name = compiled_->model.rigid.body_name[size_t(b)];
           if (ImGui::Selectable(name.c_str(), l.body == name)) l.body = name, changed = true;
         }
         ImGui::EndCombo();
@@ -1174,10 +1174,10 @@ void Editor::frame_selection(float aspect) {
     hi = glm::max(hi, p);
   }
   if (o.kind == scene::ObjectKind::robot && r.body_end > r.body_begin) {  // robots: their bodies' centres
-    const RigidState& rs = robot_display_state(*this);
-    std::vector<float> joints(size_t(compiled_->rigid.body_count()) * kRigidJointFloats);
-    if (rs.joint_q.size() == compiled_->rigid_initial.joint_q.size()) {
-      rigid_vis_joints(compiled_->rigid, rs, joints.data());
+    const State& rs = robot_display_state(*this);
+    std::vector<float> joints(size_t(compiled_->model.rigid.body_count()) * kRigidJointFloats);
+    if (rs.joint_q.size() == compiled_->model.joint_q.size()) {
+      rigid_vis_joints(compiled_->model.rigid, rs, joints.data());
       for (int b = r.body_begin; b < r.body_end; ++b) {
         const float* f = &joints[size_t(b) * kRigidJointFloats];
         glm::vec3 com(f[6], f[7], f[8]);

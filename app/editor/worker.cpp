@@ -64,7 +64,7 @@ struct Worker::Impl {
   Control control;
   Contacts contacts;
   RobotSim robots;                      // the rigid model, stepped beside the particles
-  std::vector<RigidState> rigid_timeline;  // frames 0.. of the robots (guarded by pub_mu)
+  std::vector<State> rigid_timeline;  // frames 0.. of the robots (guarded by pub_mu)
   int frame = 0;
   bool playing = false;
   int pending_steps = 0;
@@ -463,9 +463,9 @@ struct Worker::Impl {
         path.push_back(c / float(r->particle_end - r->particle_begin));
       }
     } else if (body >= 0) {
-      std::vector<RigidState> rigid;
+      std::vector<State> rigid;
       for (const CoupledStateT<float>& f : frames) rigid.push_back(f.rigid);
-      path = app::robot_com_path(cs->rigid, rigid, body);
+      path = app::robot_com_path(cs->model.rigid, rigid, body);
     }
     return path;
   }
@@ -536,10 +536,10 @@ struct Worker::Impl {
     }
     if (rigid_runner || shac_runner) {
       const State particles = cs->model.make_state();  // robot tasks do not step particles
-      auto same = [](const RigidState& r) { return r; };
-      auto initial = [&](const RigidState&) { return particles; };
+      auto same = [](const State& r) { return r; };
+      auto initial = [&](const State&) { return particles; };
       if (shac_runner)
-        robot_iteration(*shac_runner, [&] { return robot_path(*shac_runner, cs->rigid); }, same, initial);
+        robot_iteration(*shac_runner, [&] { return robot_path(*shac_runner, cs->model.rigid); }, same, initial);
       else
         robot_iteration(
             *rigid_runner, [&] { return robot_path(*rigid_runner, rigid_runner->model()); }, same, initial);
@@ -842,7 +842,7 @@ bool Worker::recorded_state(int frame, State& out) const {
   return true;
 }
 
-bool Worker::recorded_rigid_state(int frame, RigidState& out) const {
+bool Worker::recorded_rigid_state(int frame, State& out) const {
   std::lock_guard lock(impl_->pub_mu);
   if (frame < 0 || frame >= int(impl_->rigid_timeline.size())) return false;
   out = impl_->rigid_timeline[size_t(frame)];

@@ -38,7 +38,7 @@ struct RecordedRollout {
   double loss = 0;                // at the parameters of this rollout
   double frame_dt = 0;            // [s]
   std::vector<State> states;      // at the stride, the last frame included (frames.size())
-  std::vector<RigidState> rigid_states;  // robot tasks: the robots at the same frames (else empty)
+  std::vector<State> rigid_states;  // robot tasks: the robots at the same frames (else empty)
   std::vector<int> frames;        // simulation frame of each state, 0..horizon
   std::vector<vec3<float>> path;  // the first loss term's object's centre of mass, every frame
                                   // (empty when it has no particles)
@@ -60,7 +60,7 @@ struct Snapshot {
   std::string backend_error;    // why settings.backend "cuda" runs on the CPU (empty: as asked)
   // robots (CompiledScene::rigid), stepped beside the particles: the newest frame's joint
   // state and its contacts and joint forces (empty when the scene has no robots)
-  RigidState rigid_state;
+  State rigid_state;
   RigidContactsT<float> rigid_contacts;
   // optimization
   OptPhase opt_phase = OptPhase::idle;
@@ -90,7 +90,7 @@ struct Snapshot {
   bool opt_robot = false;                // a robot task (rigid or coupled runner)
   bool opt_coupled = false;              // robots and particles acting on each other
   bool opt_shac = false;                 // a robot policy trained by SHAC (app/editor/shac_run.h)
-  RigidState opt_final_rigid;
+  State opt_final_rigid;
   bool has_opt_final_rigid = false;
   std::string opt_error;
   uint64_t opt_generation = 0;           // document revision the optimizer started from
@@ -163,7 +163,7 @@ class Worker {
   // a recorded frame of the simulation for the timeline (false if not recorded)
   bool recorded_state(int frame, State& out) const;
   // the robots' joint state at a recorded frame (false if not recorded or no robots)
-  bool recorded_rigid_state(int frame, RigidState& out) const;
+  bool recorded_rigid_state(int frame, State& out) const;
   // true when nothing is queued, no steps are pending and no optimization is running
   bool idle() const;
 

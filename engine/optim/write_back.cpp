@@ -169,7 +169,7 @@ std::vector<double>& initial_of(scene::RobotObject& robot, const std::string& bo
 std::vector<std::string> write_back_robot(const std::vector<ParamBlock>& blocks, const std::vector<float>& theta,
                                           const scene::CompiledScene& cs, scene::Scene& doc) {
   std::vector<std::string> notes;
-  const RigidModel& m = cs.rigid;
+  const RigidModel& m = cs.model.rigid;
   using K = scene::ParamKind;
   for (const ParamBlock& b : blocks) {
     if (b.offset + b.count > int(theta.size())) {

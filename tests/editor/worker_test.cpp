@@ -310,10 +310,10 @@ TEST_CASE("worker: a posed robot arm is stepped beside a falling particle", "[ed
   // the arm sagged below its 1 rad pose under gravity (PD kp 50 cannot hold 3 links level)
   CHECK(s.rigid_state.joint_q[0] < 0.97f);
   CHECK(s.rigid_state.joint_q[0] > 0.0f);
-  RigidState r0;
+  State r0;
   REQUIRE(w.recorded_rigid_state(0, r0));
   CHECK(r0.joint_q[0] == 1.0f);  // frame 0 is the posed initial state
-  RigidState r30;
+  State r30;
   REQUIRE(w.recorded_rigid_state(30, r30));
   CHECK(r30.joint_q[0] == s.rigid_state.joint_q[0]);
   CHECK(s.recorded_frames == 31);
@@ -395,7 +395,7 @@ TEST_CASE("worker: a robot falling on the ground publishes its contacts", "[edit
   // after a second the walker stands on the ground: the contact forces carry its weight
   double fy = 0, mass = 0;
   for (int c = 0; c < s.rigid_contacts.contact_count(); ++c) fy += s.rigid_contacts.force[size_t(c)].y;
-  for (int b = 0; b < cs->rigid.body_count(); ++b) mass += cs->rigid.body_mass[size_t(b)];
+  for (int b = 0; b < cs->model.rigid.body_count(); ++b) mass += cs->model.rigid.body_mass[size_t(b)];
   CHECK(fy == Approx(mass * 9.81).epsilon(0.25));
 }
 
