@@ -113,6 +113,8 @@ int run_optimize(const OptimizeOptions& o) {
   auto made = optim::make_task(*cs, *task, {.thread_count = o.threads, .keep_frames = !o.record.empty()});
   if (!made) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), made.status().message().c_str()), 1;
   optim::TaskT<float>& runner = **made;
+  for (const std::string& n : optim::start_from_stored(runner, runner.blocks(), *task))
+    std::printf("note: %s\n", n.c_str());
   const int iterations = o.iterations >= 0 ? o.iterations : task->optimizer.iterations;
   const bool tty = isatty(fileno(stdout));
   std::printf("%s / %s (%s): %zu parameters, horizon %d frames x %d substeps, %s lr %g, %d iterations\n",
@@ -177,6 +179,8 @@ int run_optimize(const OptimizeOptions& o) {
   if (!o.save_scene.empty()) {
     for (const std::string& n : write_back_blocks(runner.blocks(), runner.theta(), *cs, doc))
       std::printf("note: %s (the log has every value)\n", n.c_str());
+    for (scene::Task& t : doc.tasks)
+      if (t.name == task->name) optim::store_values(runner.blocks(), runner.theta(), t);
     scene::rebase_paths(doc, std::filesystem::path(o.scene_path).parent_path().string(),
                         std::filesystem::path(o.save_scene).parent_path().string());
     if (Status st = scene::save_scene(doc, o.save_scene); !st) {
@@ -197,6 +201,7 @@ int run_check_grad(const CheckGradOptions& o) {
   const scene::Task* task = &loaded->task;
   auto runner = optim::make_task(*cs, *task, {.thread_count = o.threads});
   if (!runner) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), runner.status().message().c_str()), 1;
+  optim::start_from_stored(**runner, (*runner)->blocks(), *task);
   Result<optim::GradCheckReport> report = (*runner)->check_grad(o.samples, o.eps, o.seed);
   if (!report) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), report.status().message().c_str()), 1;
   std::printf("%s / %s: analytic gradient vs central differences (double, eps %g), %zu entries\n",

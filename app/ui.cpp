@@ -22,6 +22,10 @@ float draw_menu_bar(UiState& ui, editor::Editor& ed) {
     ed.draw_menu_items_edit();
     ImGui::EndMenu();
   }
+  if (ImGui::BeginMenu("Add")) {
+    ed.draw_menu_items_add();
+    ImGui::EndMenu();
+  }
   if (ImGui::BeginMenu("View")) {
     ed.draw_menu_items_view();
     ImGui::EndMenu();
@@ -82,6 +86,7 @@ void draw_help(editor::Editor& ed) {
         {"F", "frame the selection"},
         {"Home", "frame the scene"},
         {"Delete", "delete the selection"},
+        {"Shift+A", "add an object (also the Add menu, right click in the outliner)"},
         {"Ctrl+D", "duplicate the selection"},
         {"Ctrl+Z", "undo"},
         {"Ctrl+Shift+Z, Ctrl+Y", "redo"},

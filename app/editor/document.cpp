@@ -1,6 +1,8 @@
 #include "app/editor/document.h"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <utility>
@@ -8,6 +10,72 @@
 #include "engine/scene/scene_paths.h"
 
 namespace adj::editor {
+
+namespace {
+
+using M3 = std::array<std::array<double, 3>, 3>;  // [row][col]
+
+// XYZ Euler angles in degrees, R = Rz Ry Rx (as engine/scene/compile.cpp)
+M3 euler(const scene::V3& deg) {
+  const double k = 3.14159265358979323846 / 180.0;
+  const double cx = std::cos(deg[0] * k), sx = std::sin(deg[0] * k), cy = std::cos(deg[1] * k),
+               sy = std::sin(deg[1] * k), cz = std::cos(deg[2] * k), sz = std::sin(deg[2] * k);
+  return {{{cz * cy, cz * sy * sx - sz * cx, cz * sy * cx + sz * sx},
+           {sz * cy, sz * sy * sx + cz * cx, sz * sy * cx - cz * sx},
+           {-sy, cy * sx, cy * cx}}};
+}
+
+// the optimized initial state of a cloth or soft body follows an edit of its placement
+// (position, rotation, cell or mesh scale): p' = o' + k R' R^T (p - o), v' = R' R^T v
+void move_particle_state(std::vector<scene::V3>& q, std::vector<scene::V3>& qd, const scene::V3& o0, const M3& r0,
+                         const scene::V3& o1, const M3& r1, double k) {
+  M3 r{};  // r1 r0^T
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int l = 0; l < 3; ++l) r[i][j] += r1[i][l] * r0[j][l];
+  auto turn = [&](const scene::V3& v) {
+    scene::V3 out{};
+    for (int i = 0; i < 3; ++i) out[i] = r[i][0] * v[0] + r[i][1] * v[1] + r[i][2] * v[2];
+    return out;
+  };
+  for (scene::V3& p : q) {
+    scene::V3 d = turn({p[0] - o0[0], p[1] - o0[1], p[2] - o0[2]});
+    p = {o1[0] + k * d[0], o1[1] + k * d[1], o1[2] + k * d[2]};
+  }
+  for (scene::V3& v : qd) v = turn(v);
+}
+
+// an edit of a cloth or soft body keeps its optimized initial state consistent: it moves with
+// the placement, and goes when the particles change (grid size, mesh, a mesh's voxel cell)
+void follow_placement(const scene::Object& before, scene::Object& after) {
+  if (before.kind != after.kind || before.name != after.name) return;
+  const bool cloth = after.kind == scene::ObjectKind::cloth;
+  if (!cloth && after.kind != scene::ObjectKind::soft) return;
+  auto& q = cloth ? after.cloth.particle_positions : after.soft.particle_positions;
+  auto& qd = cloth ? after.cloth.particle_velocities : after.soft.particle_velocities;
+  const auto& q0 = cloth ? before.cloth.particle_positions : before.soft.particle_positions;
+  const auto& qd0 = cloth ? before.cloth.particle_velocities : before.soft.particle_velocities;
+  if ((q.empty() && qd.empty()) || q != q0 || qd != qd0) return;  // none, or this edit sets them (Apply)
+  const scene::V3 identity{0, 0, 0};
+  if (cloth) {
+    const scene::ClothObject &b = before.cloth, &a = after.cloth;
+    if (a.mesh != b.mesh || a.nx != b.nx || a.ny != b.ny) return q.clear(), qd.clear();
+    const double k = a.mesh.empty() ? a.cell / b.cell : a.scale / b.scale;
+    if (a.position != b.position || a.rotation != b.rotation || k != 1.0)
+      move_particle_state(q, qd, b.position, euler(b.rotation), a.position, euler(a.rotation), k);
+  } else {
+    const scene::SoftObject &b = before.soft, &a = after.soft;
+    const bool mesh = !a.mesh.empty();
+    if (a.mesh != b.mesh || a.nx != b.nx || a.ny != b.ny || a.nz != b.nz || (mesh && a.cell != b.cell))
+      return q.clear(), qd.clear();
+    const double k = mesh ? a.scale / b.scale : a.cell / b.cell;  // a grid does not turn
+    const scene::V3 &r0 = mesh ? b.rotation : identity, &r1 = mesh ? a.rotation : identity;
+    if (a.position != b.position || r0 != r1 || k != 1.0)
+      move_particle_state(q, qd, b.position, euler(r0), a.position, euler(r1), k);
+  }
+}
+
+}  // namespace
 
 Document::Document(scene::Scene scene, std::string path) : scene_(std::move(scene)), path_(std::move(path)) {}
 
@@ -33,6 +101,8 @@ void Document::mark_saved(const std::string& path) {
 }
 
 void Document::commit(scene::Scene after, const std::string& label, uint64_t merge_key) {
+  if (after.objects.size() == scene_.objects.size())
+    for (size_t i = 0; i < after.objects.size(); ++i) follow_placement(scene_.objects[i], after.objects[i]);
   if (after == scene_) return;
   // continue the open merge: same key, top of the stack, nothing redone in between
   if (merge_key != 0 && merge_open_ && !undo_.empty() && undo_.back().merge_key == merge_key) {

@@ -2,11 +2,14 @@
 // The editor's document: a Scene changed only through commands, so every edit can be
 // undone and redone, and "unsaved changes" is known exactly. A command records the scene
 // before and after it; consecutive edits with the same merge key (one drag of one field,
-// one gizmo drag) collapse into one undo step until end_merge().
+// one gizmo drag) collapse into one undo step until end_merge(). A cloth's or soft body's
+// optimized initial state (particle_positions/velocities) follows edits of its placement and
+// is dropped when its particles change.
 //
 // TODO(editor): commands hold whole scenes. That is a few KB for the reference scenes;
 // a scene with a million listed particles would want per-object diffs instead. Safe to
 // leave: history is capped at k_history_limit steps.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,6 +29,9 @@ class Document {
   const std::string& path() const { return path_; }     // empty: never saved
   std::string base_dir() const;                         // resolves relative mesh paths
   uint64_t revision() const { return revision_; }       // changes with every edit, undo, redo
+  // a document that replaces another goes on from its revisions, so that nothing published
+  // for the old one (the worker's optimization) matches the new one by accident
+  void continue_revisions(uint64_t after) { revision_ = std::max(revision_, after + 1); }
   bool dirty() const { return top_id() != saved_id_; }  // differs from the file on disk
   void mark_saved(const std::string& path);
   // file references (meshes, URDFs) in the scene and its whole history made relative to

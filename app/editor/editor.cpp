@@ -8,6 +8,7 @@
 #include <sstream>
 #include <utility>
 
+#include "app/editor/authoring.h"
 #include "app/editor/fields.h"
 #include "engine/cuda/cuda.h"
 #include "engine/optim/write_back.h"
@@ -19,23 +20,10 @@ namespace adj::editor {
 
 namespace {
 
-// a new document: a cloth over the ground, something to press Space on
-scene::Scene starter_scene() {
-  scene::Scene s;
-  s.name = "untitled";
-  scene::Object ground;
-  ground.name = "ground";
-  ground.kind = scene::ObjectKind::collider;
-  ground.collider.kind = scene::ColliderKind::ground;
-  scene::Object cloth;
-  cloth.name = "cloth";
-  cloth.kind = scene::ObjectKind::cloth;
-  cloth.cloth.nx = cloth.cloth.ny = 16;
-  cloth.cloth.cell = 0.06;
-  cloth.cloth.position = {-0.48, 1.0, -0.48};
-  cloth.cloth.rotation = {90, 0, 0};
-  s.objects = {ground, cloth};
-  return s;
+// the reference scenes: $ADJ_ASSETS/scenes (tests), else the source tree's
+std::string scenes_dir() {
+  if (const char* a = std::getenv("ADJ_ASSETS"); a && *a) return std::string(a) + "/scenes";
+  return ADJ_SOURCE_DIR "/assets/scenes";
 }
 
 }  // namespace
@@ -56,6 +44,7 @@ void Editor::start_optimization(const std::string& task, int iterations, bool re
     record_toggle_requested = true;
   }
   worker.start_optimize(task, iterations, opt_method);
+  apply_iteration = -1;
   view_settings.show_optimized = true;
 }
 
@@ -71,10 +60,48 @@ bool Editor::open(const std::string& path) {
     message(Severity::error, path + ": " + cs.status().message());
     return false;
   }
-  doc = Document(std::move(*loaded), path);
-  doc.mark_saved(path);
+  replace_document(std::move(*loaded), path);
   after_load(path);
   message(Severity::info, "opened " + path);
+  return true;
+}
+
+void Editor::replace_document(scene::Scene scene, const std::string& path) {
+  const uint64_t last = doc.revision();
+  doc = Document(std::move(scene), path);
+  doc.continue_revisions(last);
+  doc.mark_saved(path);
+}
+
+bool Editor::revert() {
+  if (doc.path().empty()) {
+    message(Severity::warning, "revert: the scene has no file yet");
+    return false;
+  }
+  const std::string path = doc.path();
+  if (!open(path)) return false;
+  message(Severity::info, "reverted to " + path);
+  return true;
+}
+
+bool Editor::new_from_template(const std::string& file) {
+  namespace fs = std::filesystem;
+  const fs::path path = fs::path(scenes_dir()) / file;
+  auto loaded = scene::load_scene(path.string());
+  if (!loaded) {
+    message(Severity::error, loaded.status().message());
+    return false;
+  }
+  // untitled, so Save asks where; its file references made absolute (the scene has no folder yet)
+  scene::rebase_paths(*loaded, path.parent_path().string(), fs::current_path().string());
+  auto cs = scene::compile<float>(*loaded, fs::current_path().string());
+  if (!cs) {
+    message(Severity::error, path.string() + ": " + cs.status().message());
+    return false;
+  }
+  replace_document(std::move(*loaded), "");
+  after_load("");
+  message(Severity::info, "new scene from the template " + file);
   return true;
 }
 
@@ -90,7 +117,11 @@ void Editor::after_load(const std::string& path) {
     recent_files.insert(recent_files.begin(), path);
     if (recent_files.size() > 8) recent_files.resize(8);
   }
-  worker.stop_optimize();
+  // the previous scene's optimization (plots, ghosts, the gradient table, Apply) goes with it
+  worker.clear_optimization();
+  view_settings.show_optimized = false;
+  view_settings.gradient = 0;
+  apply_iteration = -1;
   worker.play(false);
   sync();
 }
@@ -120,7 +151,7 @@ bool Editor::save(const std::string& path_in) {
 }
 
 void Editor::new_scene() {
-  doc = Document(starter_scene(), "");
+  replace_document(starter_scene(), "");
   after_load("");
 }
 
@@ -154,6 +185,16 @@ void Editor::sync() {
     // the document holds an edit the compiler refuses: keep drawing the last good one
     message(Severity::error, cs.status().message());
     return;
+  }
+  // another set of objects, particles or bodies: the optimization of the old one no longer
+  // fits it (its ghosts, plots and Apply go; a new document already cleared it)
+  const bool topology = compiled_ && (cs->objects.size() != compiled_->objects.size() ||
+                                      cs->model.particle_count() != compiled_->model.particle_count() ||
+                                      cs->model.rigid.body_count() != compiled_->model.rigid.body_count());
+  if (topology && !restart_pending_ && (!snap.loss.empty() || snap.opt_phase != OptPhase::idle)) {
+    worker.clear_optimization();
+    apply_iteration = -1;
+    message(Severity::info, "optimization cleared: the scene's objects changed");
   }
   view_.reset();
   compiled_ = std::make_unique<scene::CompiledScene>(std::move(*cs));
@@ -302,8 +343,7 @@ bool Editor::restore_recovery() {
   if (!path.empty()) {
     if (auto on_disk = scene::load_scene(path)) base = std::move(*on_disk);
   }
-  doc = Document(std::move(base), path);
-  doc.mark_saved(path);
+  replace_document(std::move(base), path);
   doc.replace(std::move(*rec), "Restore unsaved work");
   after_load("");
   message(Severity::info, "restored unsaved work" + (path.empty() ? std::string() : " of " + path));
@@ -314,6 +354,7 @@ void Editor::discard_recovery() {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::remove(fs::path(recovery_dir()) / "recovery.json", ec);
+  fs::remove(fs::path(recovery_dir()) / "recovery.json.values.json", ec);  // its sidecar, if any
   fs::remove(fs::path(recovery_dir()) / "recovery.path", ec);
   recovery_offered_ = false;
   autosaved_revision_ = 0;
@@ -324,26 +365,42 @@ void Editor::discard_recovery() {
 namespace adj::editor {
 
 bool Editor::apply_optimized() {
-  if (!compiled_ || snap.theta.empty() || snap.opt_generation != doc.revision()) {
+  if (!compiled_ || snap.best_theta.empty() || snap.opt_generation != doc.revision()) {
     message(Severity::warning, "nothing to apply: optimize the current scene first");
     return false;
   }
-  scene::Scene s = doc.scene();
-  std::vector<std::string> notes;
-  if (snap.opt_coupled) {  // robot entries to the robots, particle entries to the particles
-    using K = scene::ParamKind;
-    std::vector<optim::ParamBlock> robot, particles;  // contact ke/kd/mu: the particle contact (as the runner)
-    for (const optim::ParamBlock& b : snap.blocks)
-      (b.kind >= K::joint_q && b.kind <= K::body_mass ? robot : particles).push_back(b);
-    notes = optim::write_back_robot(robot, snap.theta, *compiled_, s);
-    for (std::string& n : optim::write_back(particles, snap.theta, *compiled_, s)) notes.push_back(std::move(n));
+  // the best evaluated iterate (not the last step's parameters, which no rollout measured),
+  // or the one picked on the loss plot
+  std::vector<float> theta = snap.best_theta;
+  int iteration = snap.best_iteration;
+  double loss = snap.best_loss;
+  if (apply_iteration >= 0 && apply_iteration < int(snap.loss.size()) &&
+      worker.iteration_theta(apply_iteration, theta)) {
+    iteration = apply_iteration;
+    loss = snap.loss[size_t(iteration)];
   } else {
-    notes = snap.opt_robot ? optim::write_back_robot(snap.blocks, snap.theta, *compiled_, s)
-                           : optim::write_back(snap.blocks, snap.theta, *compiled_, s);
+    theta = snap.best_theta;
+  }
+  scene::Scene s = doc.scene();
+  std::vector<std::string> notes = apply_optimization(snap, theta, *compiled_, s);
+  for (const std::string& n : notes) message(Severity::warning, n);
+  if (s == doc.scene()) {
+    message(Severity::warning, "nothing applied: the scene already holds these parameters");
+    return false;
   }
   doc.replace(std::move(s), "Apply optimized parameters");
-  for (const std::string& n : notes) message(Severity::warning, n);
-  message(Severity::info, "optimized parameters applied to the scene (Ctrl+Z undoes)");
+  char text[200];
+  if (iteration == snap.best_iteration)
+    std::snprintf(text, sizeof text,
+                  "applied the parameters of iteration %d (loss %.6g, the lowest of %d); Ctrl+Z undoes", iteration,
+                  loss, int(snap.loss.size()));
+  else
+    std::snprintf(text, sizeof text,
+                  "applied the parameters of iteration %d, picked on the plot (loss %.6g; the lowest, %.6g, was "
+                  "iteration %d); Ctrl+Z undoes",
+                  iteration, loss, snap.best_loss, snap.best_iteration);
+  message(Severity::info, text);
+  applied_loss = loss;
   return true;
 }
 

@@ -58,7 +58,24 @@ class Editor {
   bool open(const std::string& path);
   bool save(const std::string& path);  // empty: the document's own path
   void new_scene();
+  // File > New from template: a reference scene (authoring.h templates()) as a new,
+  // untitled document; false (a message) when it cannot be read
+  bool new_from_template(const std::string& file);
+  // File > Revert: the document's file as it is on disk (false when untitled or unreadable)
+  bool revert();
   bool import_obj(const std::string& path);  // adds a cloth object with this mesh
+
+  // the Add menu (authoring.h): an object of that kind on the ground in front of the camera,
+  // uniquely named (`name` empty: the entry's id), selected, one undo step. `file` (mesh,
+  // URDF) is stored relative to the scene's folder. False, with a message, when refused.
+  bool add_object(const std::string& entry_id, const std::string& name = "", const std::string& file = "");
+  // tasks (Optimization panel): each one undo step; false with a message when refused
+  bool add_task(const std::string& name, int horizon);
+  bool remove_task(int index);
+  bool rename_task(int index, const std::string& name);
+  bool duplicate_task(int index);
+  int find_task(const std::string& name) const;  // index, or -1
+  bool set_task_horizon(int index, int horizon, uint64_t merge_key = 0);  // frames >= 1
 
   // the compiled document, recompiled (and sent to the worker) when the revision changes
   void sync();
@@ -88,7 +105,7 @@ class Editor {
   Status set_field(const std::string& path, const std::string& value);
 
   // New/Open/Quit ask first when the document has unsaved changes
-  enum class Pending { none, new_scene, open, quit };
+  enum class Pending { none, new_scene, new_template, open, revert, quit };
   void request(Pending action, const std::string& path = "");
   bool quit_confirmed() const { return quit_confirmed_; }
   bool prompt_active() const { return pending_ != Pending::none; }  // the unsaved-changes prompt is up
@@ -170,8 +187,11 @@ class Editor {
   // messages panel
   void message(Severity s, std::string text, int object = -1, int frame = -1);
   // the optimizer's parameters into the document, as one undo step (what the document
-  // cannot hold becomes warnings); false when there is nothing to apply
+  // cannot hold becomes warnings); false when there is nothing to apply. It applies the best
+  // iteration, or `apply_iteration` when one was picked on the loss plot (-1: the best)
   bool apply_optimized();
+  int apply_iteration = -1;
+  double applied_loss = 0;  // the loss of what the last Apply wrote
   // what clicking a message does: select its object, move the timeline to its frame
   void activate_message(const Message& m);
 
@@ -180,6 +200,9 @@ class Editor {
   void draw_menu_items_file(bool* quit_requested);
   void draw_menu_items_edit();
   void draw_menu_items_view();
+  void draw_menu_items_add();  // the Add menu's entries (authoring_ui.cpp)
+  // a collider's shape (the inspector's combo): one undo step; false when nothing changed
+  bool set_collider_kind(int index, scene::ColliderKind kind);
 
   Document doc;
   Worker worker;
@@ -203,6 +226,18 @@ class Editor {
 
  private:
   void after_load(const std::string& path);
+  void replace_document(scene::Scene scene, const std::string& path);  // a new document, continuing revisions
+  scene::V3 add_point() const;         // where Add puts an object: the ground under the camera's target
+  char add_file_[512] = "";            // the Add menu's file prompt
+  const char* add_pending_ = nullptr;  // the entry waiting for its file
+  char task_name_[64] = "task";
+  int task_horizon_ = 60;
+  void draw_add_menu();               // the entries (menu bar, outliner context menu, Shift+A popup)
+  bool add_popup_requested_ = false;  // Shift+A over the viewport
+  void draw_collider_shape(int index);
+  void pick_on_loss_plot();  // after the loss plot: a click picks what Apply applies (right click: the best)
+  void draw_add_file_prompt();
+  void draw_task_tools();  // new, rename, duplicate, delete
   std::unique_ptr<scene::CompiledScene> compiled_;
   std::unique_ptr<app::SceneView> view_;
   uint64_t compiled_revision_ = 0;
@@ -228,6 +263,7 @@ class Editor {
   std::string cuda_why_;
   std::string last_backend_error_;
   std::string last_sim_error_, last_opt_error_;
+  uint64_t notes_run_ = 0;  // the optimization whose start notes were shown
   bool recovery_offered_ = false, recovery_prompt_ = false;
   uint64_t autosaved_revision_ = 0;
   double last_autosave_s_ = -1;

@@ -13,7 +13,9 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <utility>
 
+#include "app/editor/authoring.h"
 #include "app/editor/editor.h"
 
 #include "engine/rigid/rigid_vis.h"
@@ -221,6 +223,14 @@ void Editor::draw_panels(float menu_height) {
     ImGui::End();
   }
   draw_file_dialogs();
+  if (std::exchange(add_popup_requested_, false)) ImGui::OpenPopup("Add##viewport");
+  if (ImGui::BeginPopup("Add##viewport")) {
+    ImGui::TextDisabled("Add");
+    ImGui::Separator();
+    draw_add_menu();
+    ImGui::EndPopup();
+  }
+  draw_add_file_prompt();
   draw_prompt();
   draw_recovery_prompt();
   draw_robot_dialogs(*this);
@@ -316,6 +326,13 @@ void Editor::draw_outliner() {
     if (o.kind == scene::ObjectKind::robot) draw_robot_tree(*this, i);  // bodies by kinematic chain
     ImGui::PopID();
   }
+  // right click on the outliner: the Add menu
+  if (ImGui::BeginPopupContextWindow("outliner add", ImGuiPopupFlags_MouseButtonRight)) {
+    ImGui::TextDisabled("Add");
+    ImGui::Separator();
+    draw_add_menu();
+    ImGui::EndPopup();
+  }
 }
 
 // ---- inspector
@@ -353,6 +370,7 @@ void Editor::draw_inspector() {
   ImGui::SameLine();
   ImGui::TextDisabled("(%s)", scene::to_string(o.kind));
   if (ImGui::Checkbox("visible", &o.visible)) doc.set_object(index, o, "Visibility of " + o.name);
+  draw_collider_shape(index);
   if (ImGui::BeginTable("fields", 2, tf)) {
     ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch, 0.45f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.55f);
@@ -622,9 +640,8 @@ void Editor::draw_loss_terms(const scene::Task& t) {
 void Editor::draw_optimization() {
   const scene::Scene& s = doc.scene();
   if (s.tasks.empty()) {
-    ImGui::TextWrapped(
-        "This scene has no optimization task. Open a scene with one (assets/scenes/default.json) "
-        "or add \"tasks\" to the file.");
+    ImGui::TextWrapped("This scene has no optimization task yet: New makes one (a name and a horizon).");
+    draw_task_tools();
     return;
   }
   task_index = std::clamp(task_index, 0, int(s.tasks.size()) - 1);
@@ -634,6 +651,8 @@ void Editor::draw_optimization() {
       if (ImGui::Selectable(s.tasks[size_t(i)].name.c_str(), i == task_index)) task_index = i;
     ImGui::EndCombo();
   }
+  draw_task_tools();
+  if (task_index >= int(s.tasks.size())) return;  // deleted just now
   scene::Task t = s.tasks[size_t(task_index)];
   const bool running = snap.opt_phase == OptPhase::running || snap.opt_phase == OptPhase::paused;
 
@@ -660,6 +679,17 @@ void Editor::draw_optimization() {
   if (ImGui::DragInt("##it", &t.optimizer.iterations, 0.5f, 1, 100000, "%d iterations"))
     doc.set_task(task_index, t, "Iterations", merge_key(&s.tasks[size_t(task_index)], "it"));
   if (ImGui::IsItemDeactivated()) doc.end_merge();
+  ImGui::SetNextItemWidth(120);
+  if (ImGui::DragInt("##horizon", &t.horizon, 0.5f, 1, 1000000, "horizon %d frames"))
+    set_task_horizon(task_index, t.horizon, merge_key(&s.tasks[size_t(task_index)], "horizon"));
+  if (ImGui::IsItemDeactivated()) doc.end_merge();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("frames each rollout simulates");
+  if (!t.values.empty()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("starts from %zu kept value set%s", t.values.size(), t.values.size() > 1 ? "s" : "");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("per-frame inputs and policy weights that Apply kept: the optimizer starts from them");
+  }
 
   // a robot policy: trained by the full-horizon gradient or by SHAC (windows, copies, critic)
   if (t.has_policy && std::any_of(s.objects.begin(), s.objects.end(),
@@ -706,14 +736,19 @@ void Editor::draw_optimization() {
   ImGui::Checkbox("show optimized result", &view_settings.show_optimized);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the viewport shows the end of the optimizer's last rollout");
   ImGui::SameLine();
-  ImGui::BeginDisabled(snap.theta.empty() || snap.opt_shac || snap.opt_phase == OptPhase::running ||
+  ImGui::BeginDisabled(snap.best_theta.empty() || snap.opt_shac || snap.opt_phase == OptPhase::running ||
                        snap.opt_generation != doc.revision());
   if (ImGui::Button("Apply to scene")) apply_optimized();
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip("write the optimized parameters into the scene (one undo step)");
+    ImGui::SetTooltip(
+        "write the parameters of the best iteration (iteration %d, loss %.6g), or of the one picked\n"
+        "on the loss plot, into the scene: objects' initial state and parameters, the task's\n"
+        "per-frame inputs and policy (one undo step)",
+        snap.best_iteration, snap.best_loss);
 
   plot_series("loss", snap.loss, true, 70);
+  pick_on_loss_plot();
   plot_series("|grad|", snap.grad_norm, true, 50);
   std::vector<double> sg(snap.step_grad_norms.begin(), snap.step_grad_norms.end());
   plot_series("|dL/dx_t| over the horizon", sg, true, 50);
@@ -842,6 +877,10 @@ void Editor::report_worker_errors() {
       }
     }
   };
+  if (snap.opt_run != notes_run_ && !snap.opt_notes.empty()) {  // stored values a task could not start from
+    notes_run_ = snap.opt_run;
+    for (const std::string& n : snap.opt_notes) message(Severity::warning, snap.opt_task + ": " + n);
+  }
   if (snap.backend_error != last_backend_error_) {
     last_backend_error_ = snap.backend_error;
     if (!snap.backend_error.empty()) message(Severity::warning, snap.backend_error);
@@ -896,6 +935,11 @@ void Editor::draw_messages() {
 
 void Editor::draw_menu_items_file(bool* quit_requested) {
   if (ImGui::MenuItem("New", "Ctrl+N")) request(Pending::new_scene);
+  if (ImGui::BeginMenu("New from template")) {
+    for (const TemplateEntry& t : templates())
+      if (ImGui::MenuItem(t.label)) request(Pending::new_template, t.file);
+    ImGui::EndMenu();
+  }
   if (ImGui::MenuItem("Open...", "Ctrl+O")) open_dialog_ = true;
   if (ImGui::BeginMenu("Open Recent", !recent_files.empty())) {
     for (const std::string& p : recent_files)
@@ -909,6 +953,7 @@ void Editor::draw_menu_items_file(bool* quit_requested) {
       save("");
   }
   if (ImGui::MenuItem("Save As...", "Ctrl+Shift+S")) open_save_as();
+  if (ImGui::MenuItem("Revert", nullptr, false, !doc.path().empty() && doc.dirty())) request(Pending::revert);
   if (ImGui::MenuItem("Import OBJ...")) import_dialog_ = true;
   if (ImGui::MenuItem("Import URDF...")) robot.urdf_dialog = true;
   ImGui::Separator();
@@ -1041,8 +1086,14 @@ void Editor::perform(Pending action, const std::string& path) {
     case Pending::new_scene:
       new_scene();
       break;
+    case Pending::new_template:
+      new_from_template(path);
+      break;
     case Pending::open:
       open(path);
+      break;
+    case Pending::revert:
+      revert();
       break;
     case Pending::quit:
       quit_confirmed_ = true;
@@ -1094,6 +1145,7 @@ void Editor::handle_keys() {
   if (pressed(GLFW_KEY_DELETE)) delete_selected();
   if (io.WantCaptureKeyboard) return;  // an ImGui window has focus: keep its own keys
   if (!ctrl && pressed(GLFW_KEY_F)) frame_selection(0);
+  if (shift && !ctrl && pressed(GLFW_KEY_A)) add_popup_requested_ = true;  // Blender's Add menu
   if (pressed(GLFW_KEY_HOME)) camera_fit_pending = true;
   if (pressed(GLFW_KEY_SPACE)) worker.play(!snap.playing);
   if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, true)) worker.step(1);

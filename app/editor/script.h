@@ -18,11 +18,15 @@
 //   rename OLD NEW   drag-gizmo AXIS PIXELS (drag an axis handle of the selection's gizmo)
 //   ctrl-drag-object NAME DX DY (MuJoCo pull, from the object's centre, while playing)
 //   key [ctrl+][shift+]NAME (space right backspace delete home escape enter f f1 g r x y z w
-//                            d n o q p s minus period 0-9)
+//                            a d n o q p s minus period 0-9)
 //   click X Y               (a left click in the viewport: picks)
 //   expect PATH VALUE | expect frame N | expect selected NAME|none | expect dirty BOOL
 //   expect objects N | expect undo N | expect loss-decreased | expect grad-check-ok
 //   expect recovery-offered BOOL | expect fps-above N (mean UI fps during the last wait)
+//   expect tasks N | expect task NAME | expect task-values N (kept by Apply)
+//   expect iterations N | expect opt-phase PHASE
+//   expect can-apply BOOL (the Apply button) | expect grad-check-shown BOOL
+//   expect sim-error none|TEXT | expect no-message TEXT
 //   expect slowest-frame-below MS (no UI frame during the last wait took that long)
 //   expect-above PATH VALUE | expect-below PATH VALUE
 //   expect message TEXT     (a message containing TEXT was shown)
@@ -38,6 +42,14 @@
 //   backend NAME            (the backend combo; a disabled entry fails)
 //   expect backend NAME (the document's)   expect sim-backend NAME (the worker's solver)
 //   expect backend-available NAME BOOL
+//   new   template FILE (File > New from template, assets/scenes/FILE)   revert
+//   add TYPE NAME [FILE] (the Add menu: particle lattice cloth cloth-obj soft soft-obj ground
+//            plane sphere box capsule mesh target body-box body-sphere body-capsule body-mesh urdf)
+//   shape NAME KIND (a collider's shape)   task-add NAME HORIZON   task-remove NAME
+//   task-rename OLD NEW   task-duplicate NAME   task-select NAME   task-horizon N
+//   pick-iteration N|best (a click on the loss plot: what Apply applies)
+//   try COMMAND ... (the command may be refused: its error is printed, the script goes on)
+// The commands are tables by panel (script_commands.h).
 // ${NAME} expands environment variables. # starts a comment.
 // Exit codes: 0 all done, 1 a bad script line or failed action, 4 an expectation failed.
 #include <optional>
@@ -76,10 +88,11 @@ class Script {
   std::optional<std::string> take_screenshot();  // capture this frame to that path
   std::optional<ScriptKey> take_key();           // press this key during this frame
   std::optional<std::pair<int, int>> take_click();
-  std::optional<ScriptMouse> take_mouse();       // the mouse during this frame
+  std::optional<ScriptMouse> take_mouse();  // the mouse during this frame
   void screenshot_written(bool ok, const std::string& error);
 
  private:
+  friend struct ScriptCall;  // the commands' access to waits and input (script_commands.h)
   struct Line {
     int number;
     std::vector<std::string> words;

@@ -13,6 +13,7 @@
 #include "engine/optim/coupled_task.h"
 #include "engine/optim/rigid_task.h"
 #include "engine/optim/task.h"
+#include "engine/optim/write_back.h"
 #include "engine/solver/solver.h"
 
 namespace adj::editor {
@@ -81,6 +82,12 @@ struct Worker::Impl {
   std::string opt_task, opt_error;
   int opt_target = 0;
   uint64_t opt_generation = 0;
+  std::vector<float> best_theta;  // the evaluated theta with the lowest loss (Snapshot::best_theta)
+  std::vector<std::string> opt_notes;
+  std::vector<std::vector<float>> thetas;  // every iteration's (guarded by pub_mu), see iteration_theta
+  size_t theta_floats = 0;
+  int best_iteration = -1;
+  double best_loss = 0;
   std::string grad_check_task;
   int grad_check_samples = 0;
   bool grad_check_pending = false;
@@ -212,6 +219,10 @@ struct Worker::Impl {
     s.opt_run = opt_run;
     s.recording_rollouts = records_rollouts() && (phase == OptPhase::running || phase == OptPhase::paused);
     s.opt_iterations = opt_target;
+    s.best_theta = best_theta;
+    s.opt_notes = opt_notes;
+    s.best_iteration = best_iteration;
+    s.best_loss = best_loss;
     s.grad_check_running = grad_check_pending;
     s.ghost_paths = ghost_paths;
     s.ghost_losses = ghost_losses;
@@ -265,6 +276,7 @@ struct Worker::Impl {
       }
     } else {
       s.opt_iteration = 0;
+      s.opt_ms = 0;
       s.loss.clear();
       s.grad_norm.clear();
       s.step_grad_norms.clear();
@@ -444,16 +456,57 @@ struct Worker::Impl {
   // recording, its rollout from the runner's frames
   template <class Runner, class Path, class Rigid, class Particles>
   void robot_iteration(Runner& r, const Path& path_of, const Rigid& rigid_of, const Particles& particles_of) {
+    std::vector<float> before = r.theta();
     auto it = r.iterate();
     if (!it) {
       phase = OptPhase::failed;
       opt_error = opt_task + ", iteration " + std::to_string(r.history().size()) + ": " + it.status().message();
       return;
     }
+    keep_best(std::move(before), it->iteration, it->loss);
     std::vector<vec3<float>> path = ghosts || records_rollouts() ? path_of() : std::vector<vec3<float>>{};
     if (ghosts && !path.empty()) add_ghost(path, it->loss);
     record_robot_rollout(r.frames(), rigid_of, particles_of, std::move(path), it->iteration, it->loss);
     if (int(r.history().size()) >= opt_target) phase = OptPhase::finished;
+  }
+
+  // the iteration's loss was measured at `theta` (before its step)
+  void keep_best(std::vector<float> theta, int iteration, double loss) {
+    {
+      std::lock_guard lock(pub_mu);
+      if (iteration == int(thetas.size()) && theta_floats + theta.size() <= Worker::k_kept_floats) {
+        thetas.push_back(theta);
+        theta_floats += theta.size();
+      }
+    }
+    if (best_iteration >= 0 && !(loss < best_loss)) return;
+    best_theta = std::move(theta);
+    best_iteration = iteration;
+    best_loss = loss;
+  }
+
+  void clear_optimization() {
+    runner.reset();
+    rigid_runner.reset();
+    coupled_runner.reset();
+    shac_runner.reset();
+    phase = OptPhase::idle;
+    opt_task.clear();
+    opt_error.clear();
+    opt_target = 0;
+    opt_generation = 0;
+    opt_notes.clear();
+    best_theta.clear();
+    best_iteration = -1;
+    ghost_paths.clear();
+    ghost_losses.clear();
+    grad_check_pending = false;
+    std::lock_guard lock(pub_mu);
+    thetas.clear();
+    theta_floats = 0;
+    pub.grad_check_text.clear();
+    pub.grad_check_rows.clear();
+    pub.grad_check_max_rel_err = -1;
   }
 
   void optimize_once() {
@@ -475,14 +528,15 @@ struct Worker::Impl {
       return;
     }
     // the rollout replayed below is at the parameters this iteration measured
-    std::vector<float> theta;
-    if (ghosts || records_rollouts()) theta = runner->theta();
+    std::vector<float> theta = runner->theta();
     auto it = runner->iterate();
     if (!it) {
       phase = OptPhase::failed;
       opt_error = opt_task + ", iteration " + std::to_string(runner->history().size()) + ": " + it.status().message();
       return;
     }
+    keep_best(theta, it->iteration, it->loss);
+    if (!ghosts && !records_rollouts()) theta.clear();
     if (!theta.empty()) replay(theta, it->iteration, it->loss);
     if (int(runner->history().size()) >= opt_target) phase = OptPhase::finished;
   }
@@ -630,6 +684,13 @@ void Worker::start_optimize(const std::string& task_name, int iterations, const 
     im->opt_task = task->name;
     im->ghost_paths.clear();
     im->ghost_losses.clear();
+    im->best_theta.clear();
+    im->best_iteration = -1;
+    {
+      std::lock_guard lock(im->pub_mu);
+      im->thetas.clear();
+      im->theta_floats = 0;
+    }
     im->opt_target = iterations > 0 ? iterations : task->optimizer.iterations;
     // `made` (a Result), wrapped by `wrap` into the runner that `slot` holds; or the failure
     auto start = [&](auto made, auto& slot, const std::string& prefix, auto wrap) {
@@ -659,6 +720,13 @@ void Worker::start_optimize(const std::string& task_name, int iterations, const 
     } else {
       start(optim::TaskRunner::create(*im->cs, *task, {.thread_count = im->thread_count()}), im->runner, who, own);
     }
+    // from what an earlier Apply kept in the task (per-frame inputs, policy weights)
+    auto& notes = im->opt_notes;
+    notes.clear();
+    if (im->runner) notes = optim::start_from_stored(*im->runner, im->runner->parameters().blocks(), *task);
+    if (im->rigid_runner)
+      notes = optim::start_from_stored(*im->rigid_runner, im->rigid_runner->parameters().blocks(), *task);
+    if (im->coupled_runner) notes = optim::start_from_stored(*im->coupled_runner, im->coupled_runner->blocks(), *task);
   });
 }
 
@@ -673,6 +741,10 @@ void Worker::stop_optimize() {
   impl_->post([im = impl_.get()] {
     if (im->phase == OptPhase::running || im->phase == OptPhase::paused) im->phase = OptPhase::stopped;
   });
+}
+
+void Worker::clear_optimization() {
+  impl_->post([im = impl_.get()] { im->clear_optimization(); });
 }
 
 void Worker::pull(int particle, const vec3<float>& target) {
@@ -724,6 +796,13 @@ void Worker::check_gradient(const std::string& task, int samples) {
 void Worker::snapshot(Snapshot& out) const {
   std::lock_guard lock(impl_->pub_mu);
   out = impl_->pub;
+}
+
+bool Worker::iteration_theta(int i, std::vector<float>& out) const {
+  std::lock_guard lock(impl_->pub_mu);
+  if (i < 0 || i >= int(impl_->thetas.size())) return false;
+  out = impl_->thetas[size_t(i)];
+  return true;
 }
 
 bool Worker::recorded_state(int frame, State& out) const {

@@ -71,6 +71,12 @@ struct Snapshot {
   std::vector<double> loss, grad_norm;   // per iteration
   std::vector<float> step_grad_norms;    // |dL/dx_t| of the last iteration, t = 0..steps
   std::vector<float> theta;              // parameters after the last step
+  // the evaluated parameters with the lowest loss so far (what Apply writes), its 0-based
+  // iteration and loss; empty / -1 before the first iteration
+  std::vector<float> best_theta;
+  std::vector<std::string> opt_notes;  // stored values the task could not start from (write_back.h)
+  int best_iteration = -1;
+  double best_loss = 0;
   std::vector<float> grad;               // dLoss/dtheta of the last iteration
   std::vector<optim::ParamBlock> blocks; // what the entries of theta and grad are
   std::vector<std::string> theta_names;  // the first few entries' names
@@ -141,8 +147,16 @@ class Worker {
   void start_optimize(const std::string& task, int iterations, const OptMethod& method = {});
   void pause_optimize(bool paused);
   void stop_optimize();
+  // forget the optimization and the gradient check (another document was opened): stops
+  // the runner; the snapshot's optimization fields go back to idle and empty
+  void clear_optimization();
   // analytic vs central differences in double precision, `samples` entries
   void check_gradient(const std::string& task, int samples);
+
+  // the parameters iteration i (0-based) measured, for Apply of an iteration picked on the
+  // loss plot; false when not kept (every iteration is kept up to k_kept_floats in all)
+  bool iteration_theta(int i, std::vector<float>& out) const;
+  static constexpr size_t k_kept_floats = size_t(16) << 20;
 
   // the latest published state; copies under a short lock
   void snapshot(Snapshot& out) const;

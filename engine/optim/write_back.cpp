@@ -39,16 +39,23 @@ std::vector<std::string> write_back(const std::vector<ParamBlock>& blocks, const
             auto& p = obj->particles.particles[local];
             (vel ? p.velocity : p.position) = {entry(e, 0), entry(e, 1), entry(e, 2)};
           }
-        } else if (vel && (obj->kind == scene::ObjectKind::cloth || obj->kind == scene::ObjectKind::soft)) {
-          scene::V3 mean{0, 0, 0};
-          for (int e = 0; e < b.elements; ++e)
-            for (int c = 0; c < 3; ++c) mean[c] += entry(e, c) / b.elements;
-          (obj->kind == scene::ObjectKind::cloth ? obj->cloth.velocity : obj->soft.velocity) = mean;
-          notes.push_back(b.object +
-                          ": per-particle initial velocities saved as their mean (the "
-                          "document holds one velocity per cloth or soft body)");
-        } else {
-          notes.push_back(b.object + ": per-particle initial positions are not part of the document");
+        } else if (obj->kind == scene::ObjectKind::cloth || obj->kind == scene::ObjectKind::soft) {
+          // every particle's value, in the compiled order (entries the block does not list
+          // keep the compiled scene's)
+          const bool cloth = obj->kind == scene::ObjectKind::cloth;
+          std::vector<scene::V3>& list = vel ? (cloth ? obj->cloth.particle_velocities : obj->soft.particle_velocities)
+                                             : (cloth ? obj->cloth.particle_positions : obj->soft.particle_positions);
+          const int n = range->particle_end - range->particle_begin;
+          const auto& src = vel ? cs.model.particle_qd : cs.model.particle_q;
+          list.resize(size_t(n));
+          for (int i = 0; i < n; ++i) {
+            const auto& p = src[size_t(range->particle_begin + i)];
+            list[size_t(i)] = {double(p.x), double(p.y), double(p.z)};
+          }
+          for (int e = 0; e < b.elements; ++e) {
+            int local = b.index[e] - range->particle_begin;
+            if (local >= 0 && local < n) list[size_t(local)] = {entry(e, 0), entry(e, 1), entry(e, 2)};
+          }
         }
         break;
       }
@@ -63,6 +70,11 @@ std::vector<std::string> write_back(const std::vector<ParamBlock>& blocks, const
         }
         break;
       }
+      case K::control_force:
+      case K::spring_activation:
+      case K::tet_activation:
+      case K::policy:
+        break;  // the task keeps them (store_values)
       default:
         notes.push_back(std::string(scene::to_string(b.kind)) + (b.object.empty() ? "" : "[" + b.object + "]") +
                         ": not part of the scene document");
@@ -71,6 +83,61 @@ std::vector<std::string> write_back(const std::vector<ParamBlock>& blocks, const
   }
   return notes;
 }
+
+namespace {
+
+bool stored_kind(scene::ParamKind k) {
+  using K = scene::ParamKind;
+  return k == K::control_force || k == K::spring_activation || k == K::tet_activation || k == K::actuator_control ||
+         k == K::policy;
+}
+
+}  // namespace
+
+int store_values(const std::vector<ParamBlock>& blocks, const std::vector<float>& theta, scene::Task& task) {
+  int stored = 0;
+  for (const ParamBlock& b : blocks) {
+    if (!stored_kind(b.kind) || b.offset + b.count > int(theta.size())) continue;
+    scene::ParamValues* v = nullptr;
+    for (auto& x : task.values)
+      if (x.kind == b.kind && x.object == b.object) v = &x;
+    if (!v) {
+      task.values.push_back({b.kind, b.object, {}});
+      v = &task.values.back();
+    }
+    v->values.assign(theta.begin() + b.offset, theta.begin() + b.offset + b.count);
+    ++stored;
+  }
+  return stored;
+}
+
+template <class S>
+std::vector<std::string> restore_values(const std::vector<ParamBlock>& blocks, const scene::Task& task,
+                                        std::vector<S>& theta) {
+  std::vector<std::string> notes;
+  for (const scene::ParamValues& v : task.values) {
+    const ParamBlock* b = nullptr;
+    for (const ParamBlock& x : blocks)
+      if (x.kind == v.kind && x.object == v.object) b = &x;
+    const std::string name = std::string(scene::to_string(v.kind)) + (v.object.empty() ? "" : "[" + v.object + "]");
+    if (!b) {
+      notes.push_back(name + ": stored values for a parameter the task does not optimize; not used");
+      continue;
+    }
+    if (int(v.values.size()) != b->count || b->offset + b->count > int(theta.size())) {
+      notes.push_back(name + ": " + std::to_string(v.values.size()) + " stored values for " + std::to_string(b->count) +
+                      " entries (horizon or layers changed); not used");
+      continue;
+    }
+    for (int i = 0; i < b->count; ++i) theta[size_t(b->offset + i)] = S(v.values[size_t(i)]);
+  }
+  return notes;
+}
+
+template std::vector<std::string> restore_values(const std::vector<ParamBlock>&, const scene::Task&,
+                                                 std::vector<float>&);
+template std::vector<std::string> restore_values(const std::vector<ParamBlock>&, const scene::Task&,
+                                                 std::vector<double>&);
 
 }  // namespace adj::optim
 
@@ -115,12 +182,7 @@ std::vector<std::string> write_back_robot(const std::vector<ParamBlock>& blocks,
       (b.kind == K::contact_ke ? c.ke : b.kind == K::contact_kd ? c.kd : c.mu) = entry(0);
       continue;
     }
-    if (b.kind == K::actuator_control || b.kind == K::policy) {
-      notes.push_back(std::string(scene::to_string(b.kind)) + (b.object.empty() ? "" : "[" + b.object + "]") +
-                      ": per-frame inputs and policy weights are not part of the scene document (`adjoint "
-                      "optimize --log` keeps them)");
-      continue;
-    }
+    if (b.kind == K::actuator_control || b.kind == K::policy) continue;  // the task keeps them (store_values)
     const scene::ObjectRange* r = cs.find(b.object);
     scene::Object* obj = nullptr;
     for (auto& o : doc.objects)
@@ -138,7 +200,8 @@ std::vector<std::string> write_back_robot(const std::vector<ParamBlock>& blocks,
           for (int j = r->body_begin; j < r->body_end; ++j) {
             // a fixed joint has no coordinates: its start is the next joint's
             const int nq = m.joint_q_start[size_t(j) + 1] - m.joint_q_start[size_t(j)];
-            if (nq > 0 && m.joint_q_start[size_t(j)] == q) initial_of(rb, m.body_name[size_t(j)], false, nq)[0] = entry(e);
+            if (nq > 0 && m.joint_q_start[size_t(j)] == q)
+              initial_of(rb, m.body_name[size_t(j)], false, nq)[0] = entry(e);
           }
         }
         break;

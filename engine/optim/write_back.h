@@ -1,10 +1,13 @@
-// Optimized parameters back into the scene document, where the document can hold them:
-// particle positions and velocities, spring rest lengths and stiffnesses, contact
-// parameters. What it cannot hold (per-particle cloth velocities, per-step controls,
-// policy weights) is summarized in the returned notes (the CLI's log keeps all values).
+// Optimized parameters back into the scene document: particle positions and velocities
+// (particles objects per particle; cloth and soft bodies in their particle_positions /
+// particle_velocities), spring rest lengths and stiffnesses, contact parameters, robot
+// initial joints, gains and masses. Per-frame inputs and policy weights go into the task
+// (store_values), and a runner made from that task starts from them (restore_values).
+// What the document cannot hold is summarized in the returned notes.
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/optim/parameters.h"
@@ -25,8 +28,32 @@ std::vector<std::string> write_back(const std::vector<ParamBlock>& blocks, const
 //                             bodies whose mass comes from their shapes, the shapes' densities scaled
 //                             to it; URDF masses stay in the file (a note)
 //   contact_ke / kd / mu   -> settings.robot_contact
-//   actuator_control, policy: not part of the document (a note)
+//   actuator_control, policy: the task keeps them (store_values)
 std::vector<std::string> write_back_robot(const std::vector<ParamBlock>& blocks, const std::vector<float>& theta,
                                           const scene::CompiledScene& compiled, scene::Scene& doc);
+
+// per-frame inputs (control_force, spring/tet_activation, actuator_control) and policy weights
+// of theta into task.values, replacing what was stored for the same parameter; returns how
+// many blocks were stored
+int store_values(const std::vector<ParamBlock>& blocks, const std::vector<float>& theta, scene::Task& task);
+
+// the task's stored values into theta (a runner's initial theta, then set_theta): a runner
+// made from a saved task starts where the optimization that was applied ended. Values whose
+// size no longer fits (the horizon or the policy's layers changed) are skipped with a note.
+template <class S>
+std::vector<std::string> restore_values(const std::vector<ParamBlock>& blocks, const scene::Task& task,
+                                        std::vector<S>& theta);
+
+// a runner (any of TaskRunnerT, RigidTaskRunnerT, CoupledTaskRunnerT) started from its task's
+// stored values; returns restore_values' notes
+template <class Runner>
+std::vector<std::string> start_from_stored(Runner& runner, const std::vector<ParamBlock>& blocks,
+                                           const scene::Task& task) {
+  if (task.values.empty()) return {};
+  auto theta = runner.theta();
+  std::vector<std::string> notes = restore_values(blocks, task, theta);
+  runner.set_theta(std::move(theta));
+  return notes;
+}
 
 }  // namespace adj::optim

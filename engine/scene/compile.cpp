@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <utility>
 
 #include "engine/model/builder.h"
 
@@ -67,6 +68,10 @@ const ObjectRange* CompiledSceneT<S>::find(const std::string& name) const {
     if (r.name == name) return &r;
   return nullptr;
 }
+
+// cloth and soft objects' optimized initial state (particle_positions/velocities) into the model
+template <class S>
+Status apply_particle_state(const Scene& scene, CompiledSceneT<S>& out);
 
 template <class S>
 Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_dir, const CompileLimits& limits) {
@@ -202,9 +207,32 @@ Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_di
     auto model = b.finalize();
     if (!model) return Status::error("scene \"" + scene.name + "\": " + model.status().message());
     out.model = std::move(model.value());
+    if (Status s = apply_particle_state(scene, out); !s) return s;
   }
   if (Status s = compile_robots(scene, base_dir, out); !s) return s;
   return out;
+}
+
+template <class S>
+Status apply_particle_state(const Scene& scene, CompiledSceneT<S>& out) {
+  for (size_t oi = 0; oi < scene.objects.size(); ++oi) {
+    const Object& o = scene.objects[oi];
+    if (o.kind != ObjectKind::cloth && o.kind != ObjectKind::soft) continue;
+    const auto& q = o.kind == ObjectKind::cloth ? o.cloth.particle_positions : o.soft.particle_positions;
+    const auto& qd = o.kind == ObjectKind::cloth ? o.cloth.particle_velocities : o.soft.particle_velocities;
+    const ObjectRange& r = out.objects[oi];
+    const size_t n = size_t(r.particle_end - r.particle_begin);
+    const std::string where = "objects[" + std::to_string(oi) + "] (\"" + o.name + "\")";
+    for (auto [list, key] : {std::pair{&q, "particle_positions"}, std::pair{&qd, "particle_velocities"}}) {
+      if (list->empty()) continue;
+      if (list->size() != n)
+        return Status::error(where + "." + key + ": " + std::to_string(list->size()) + " entries for " +
+                             std::to_string(n) + " particles");
+      auto& dst = list == &q ? out.model.particle_q : out.model.particle_qd;
+      for (size_t i = 0; i < n; ++i) dst[size_t(r.particle_begin) + i] = v<S>((*list)[i]);
+    }
+  }
+  return Status::ok();
 }
 
 template struct CompiledSceneT<float>;

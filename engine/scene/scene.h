@@ -98,6 +98,10 @@ struct ClothObject {
   bool pin_left = false;         // pin the grid's x = 0 column
   bool pin_right = false;        // pin the grid's x = nx column (both: a hammock)
   ClothMaterialSpec material;
+  // optimized initial state, one entry per particle in the compiled order (empty: the grid or
+  // mesh positions, `velocity` for all); the rest shape stays the grid's or mesh's
+  std::vector<V3> particle_positions;   // [m]
+  std::vector<V3> particle_velocities;  // [m/s]
 
   bool operator==(const ClothObject&) const = default;
 };
@@ -124,6 +128,8 @@ struct SoftObject {
   bool pin_left = false;
   bool actuated = false;  // tets take Control.tet_act (policy outputs, tet_activation parameters)
   SoftMaterialSpec material;
+  std::vector<V3> particle_positions;   // optimized initial state, as ClothObject's [m]
+  std::vector<V3> particle_velocities;  // [m/s]
 
   bool operator==(const SoftObject&) const = default;
 };
@@ -329,6 +335,18 @@ struct PolicySpec {
   bool operator==(const PolicySpec&) const = default;
 };
 
+// optimized values of a parameter the objects cannot hold: per-frame inputs
+// (control_force, spring/tet_activation, actuator_control: frame-major, then element, then
+// component, as the optimizer lays them out) and policy weights (kind policy, object empty).
+// A task runner starts from them instead of zeros or a seeded initialization.
+struct ParamValues {
+  ParamKind kind = ParamKind::control_force;
+  std::string object;
+  std::vector<double> values;
+
+  bool operator==(const ParamValues&) const = default;
+};
+
 struct Task {
   std::string name;
   int horizon = 60;               // frames (each `substeps` solver steps)
@@ -339,6 +357,8 @@ struct Task {
   PolicySpec policy;
   uint64_t seed = 0;
   int checkpoint_every = 0;       // 0 = ceil(sqrt(steps)), 1 = keep every state
+  std::vector<ParamValues> values;  // what Apply kept of per-frame inputs and policy weights
+                                    // (saved inline, or large ones in a sidecar file: scene_json.h)
 
   bool operator==(const Task&) const = default;
 };

@@ -25,7 +25,10 @@ Result<Scene> load_scene(const std::string& path, const LoadLimits& limits = {})
 
 // the document as JSON text (2-space indent, keys in a fixed order)
 std::string to_json(const Scene& scene);
-// atomic: write path.tmp-XXXX in the same folder, flush, rename over path
+// atomic: write path.tmp-XXXX in the same folder, flush, rename over path. A task whose
+// stored values (Task::values) hold more than 4096 numbers keeps them in the sidecar
+// "<file>.values.json" beside it ("values_file" in the task), written first, renamed first;
+// to_json() writes every value inline.
 Status save_scene(const Scene& scene, const std::string& path);
 
 }  // namespace adj::scene

@@ -34,6 +34,11 @@ class Reader {
   Reader(std::string source, const LoadLimits& limits) : source_(std::move(source)), limits_(limits) {}
 
   const LoadLimits& limits() const { return limits_; }
+  const std::string& source() const { return source_; }
+  // another reader's errors (a sidecar file's), already prefixed with their source
+  void add_errors(const std::vector<std::string>& errors) {
+    errors_.insert(errors_.end(), errors.begin(), errors.end());
+  }
   const std::vector<std::string>& errors() const { return errors_; }
 
   void error(const std::string& path, const std::string& message) {
@@ -109,6 +114,38 @@ class Reader {
     out = r;
   }
 
+  // a list of [x, y, z] entries (at most limits().max_list)
+  void vec3_list(Fields& f, const char* key, std::vector<V3>& out) {
+    const json* a = array(f, key);
+    if (!a) return;
+    const std::string p = join(f.path, key);
+    out.clear();
+    for (size_t i = 0; i < a->size(); ++i) {
+      const json& e = (*a)[i];
+      V3 v{};
+      bool ok = e.is_array() && e.size() == 3;
+      for (size_t c = 0; ok && c < 3; ++c) {
+        ok = e[c].is_number() && std::isfinite(e[c].get<double>());
+        if (ok) v[c] = e[c].get<double>();
+      }
+      if (!ok) return error(index(p, i), "expected [x, y, z] of finite numbers");
+      out.push_back(v);
+    }
+  }
+
+  // a list of finite numbers (at most limits().max_list)
+  void number_list(Fields& f, const char* key, std::vector<double>& out, bool required = false) {
+    const json* a = array(f, key, required);
+    if (!a) return;
+    out.clear();
+    out.reserve(a->size());
+    for (size_t i = 0; i < a->size(); ++i) {
+      if (!(*a)[i].is_number() || !std::isfinite((*a)[i].get<double>()))
+        return error(index(join(f.path, key), i), "expected a finite number");
+      out.push_back((*a)[i].get<double>());
+    }
+  }
+
   // one of the names; returns its index or -1
   int choice(Fields& f, const char* key, std::initializer_list<const char*> names, bool required) {
     std::string s;
@@ -170,6 +207,16 @@ class Reader {
 };
 
 ojson v3(const V3& v);
+
+// a task's stored values (Task::values) from a JSON array: inline in the scene, or in the
+// sidecar file a task names with "values_file" (scene_read.cpp)
+void read_values(Reader& r, const json& a, const std::string& path, std::vector<ParamValues>& out);
+
+// the sidecar: tasks whose stored values hold more than k_inline_values numbers keep them in
+// "<scene file>.values.json" next to the scene, written with it (save_scene)
+inline constexpr size_t k_inline_values = 4096;
+inline constexpr long long k_max_sidecar_values = 64'000'000;
+inline std::string sidecar_name(const std::string& scene_filename) { return scene_filename + ".values.json"; }
 
 // robot objects ("robot" with bodies, "urdf" with a file): read into o.robot, write back
 void read_robot(Reader& r, Fields& f, RobotObject& robot, bool urdf);

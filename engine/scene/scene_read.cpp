@@ -159,6 +159,8 @@ void read_object(Reader& r, const json& j, const std::string& path, Object& o) {
       r.boolean(f, "pin_right", c.pin_right);
       if (const json* m = r.field(f, "material", false))
         read_cloth_material(r, *m, Reader::join(path, "material"), c.material);
+      r.vec3_list(f, "particle_positions", c.particle_positions);
+      r.vec3_list(f, "particle_velocities", c.particle_velocities);
       break;
     }
     case 2: {
@@ -176,6 +178,8 @@ void read_object(Reader& r, const json& j, const std::string& path, Object& o) {
       r.boolean(f, "actuated", s.actuated);
       if (const json* m = r.field(f, "material", false))
         read_soft_material(r, *m, Reader::join(path, "material"), s.material);
+      r.vec3_list(f, "particle_positions", s.particle_positions);
+      r.vec3_list(f, "particle_velocities", s.particle_velocities);
       break;
     }
     case 3:
@@ -244,6 +248,40 @@ void read_object(Reader& r, const json& j, const std::string& path, Object& o) {
   if (type >= 0) r.finish(f);
 }
 
+// the task's entry of the sidecar file `file` (relative to the scene's folder)
+void read_values_file(Reader& r, const std::string& path, const std::string& file, Task& t) {
+  namespace fs = std::filesystem;
+  const fs::path p = fs::path(r.source()).parent_path() / file;
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return r.error(path, "cannot read the values file " + p.string());
+  json root;
+  try {
+    root = json::parse(in);
+  } catch (const json::exception& e) {
+    return r.error(path, p.string() + ": not valid JSON: " + e.what());
+  }
+  LoadLimits big = r.limits();
+  big.max_list = k_max_sidecar_values;
+  Reader side(p.string(), big);
+  if (!side.is_object(root, "")) return r.add_errors(side.errors());
+  Fields f{root, "", {}};
+  std::string format;
+  side.string(f, "format", format, true);
+  if (root.contains("format") && format != "adjoint-values") side.error("format", "expected \"adjoint-values\"");
+  const json* tasks = side.field(f, "tasks", true);
+  f.used.insert("version");
+  side.finish(f);
+  if (tasks && !tasks->is_object())
+    side.error("tasks", "expected an object {task name: [...]}");
+  else if (tasks && !tasks->contains(t.name))
+    side.error("tasks", "no entry for the task \"" + t.name + "\"");
+  else if (tasks && !(*tasks)[t.name].is_array())
+    side.error("tasks." + t.name, "expected an array [...]");
+  else if (tasks)
+    read_values(side, (*tasks)[t.name], "tasks." + t.name, t.values);
+  r.add_errors(side.errors());
+}
+
 void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
   if (!r.is_object(j, path)) return;
   Fields f{j, path, {}};
@@ -275,6 +313,10 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       t.parameters.push_back(p);
     }
   }
+  if (const json* a = r.array(f, "values")) read_values(r, *a, Reader::join(path, "values"), t.values);
+  std::string values_file;
+  r.string(f, "values_file", values_file);
+  if (!values_file.empty()) read_values_file(r, Reader::join(path, "values_file"), values_file, t);
   if (const json* a = r.array(f, "loss", true)) {
     for (size_t i = 0; i < a->size(); ++i) {
       std::string lp = Reader::index(Reader::join(path, "loss"), i);
@@ -394,6 +436,28 @@ void check_references(Reader& r, const Scene& s) {
 }
 
 }  // namespace
+
+namespace json_detail {
+
+void read_values(Reader& r, const json& a, const std::string& path, std::vector<ParamValues>& out) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    std::string vp = Reader::index(path, i);
+    if (!r.is_object(a[i], vp)) continue;
+    Fields vf{a[i], vp, {}};
+    ParamValues v;
+    int k = r.choice(vf, "kind", {"control_force", "spring_activation", "policy", "tet_activation", "actuator_control"},
+                     true);
+    const ParamKind kinds[] = {ParamKind::control_force, ParamKind::spring_activation, ParamKind::policy,
+                               ParamKind::tet_activation, ParamKind::actuator_control};
+    if (k >= 0) v.kind = kinds[k];
+    r.string(vf, "object", v.object);
+    r.number_list(vf, "values", v.values, true);
+    r.finish(vf);
+    out.push_back(std::move(v));
+  }
+}
+
+}  // namespace json_detail
 
 Result<Scene> parse_scene(const std::string& text, const std::string& source, const LoadLimits& limits) {
   json root;

@@ -18,6 +18,17 @@ using namespace json_detail;
 
 namespace {
 
+// a cloth's or soft body's optimized initial state, when it has one
+void write_particle_state(ojson& j, const std::vector<V3>& positions, const std::vector<V3>& velocities) {
+  auto list = [](const std::vector<V3>& vs) {
+    ojson a = ojson::array();
+    for (const V3& v : vs) a.push_back(v3(v));
+    return a;
+  };
+  if (!positions.empty()) j["particle_positions"] = list(positions);
+  if (!velocities.empty()) j["particle_velocities"] = list(velocities);
+}
+
 ojson write_object(const Object& o) {
   ojson j;
   j["name"] = o.name;
@@ -52,6 +63,7 @@ ojson write_object(const Object& o) {
       const ClothMaterialSpec& m = c.material;
       j["material"] = {{"tri_ke", m.tri_ke},   {"tri_ka", m.tri_ka}, {"tri_kd", m.tri_kd}, {"edge_ke", m.edge_ke},
                        {"edge_kd", m.edge_kd}, {"lift", m.lift},     {"drag", m.drag}};
+      write_particle_state(j, c.particle_positions, c.particle_velocities);
       break;
     }
     case ObjectKind::soft: {
@@ -71,6 +83,7 @@ ojson write_object(const Object& o) {
       if (s.actuated) j["actuated"] = true;
       const SoftMaterialSpec& m = s.material;
       j["material"] = {{"density", m.density}, {"mu", m.mu}, {"lambda", m.lambda}, {"kd", m.kd}};
+      write_particle_state(j, s.particle_positions, s.particle_velocities);
       break;
     }
     case ObjectKind::collider: {
@@ -107,7 +120,25 @@ ojson write_object(const Object& o) {
   return j;
 }
 
-ojson write_task(const Task& t) {
+size_t value_count(const Task& t) {
+  size_t n = 0;
+  for (const ParamValues& v : t.values) n += v.values.size();
+  return n;
+}
+
+ojson write_values(const std::vector<ParamValues>& values) {
+  ojson vs = ojson::array();
+  for (const ParamValues& v : values) {
+    ojson vj{{"kind", to_string(v.kind)}};
+    if (!v.object.empty()) vj["object"] = v.object;
+    vj["values"] = v.values;
+    vs.push_back(vj);
+  }
+  return vs;
+}
+
+// sidecar: the file name its stored values go to instead (empty: inline)
+ojson write_task(const Task& t, const std::string& sidecar = "") {
   ojson j;
   j["name"] = t.name;
   j["horizon"] = t.horizon;
@@ -122,6 +153,10 @@ ojson write_task(const Task& t) {
     ps.push_back(pj);
   }
   j["parameters"] = ps;
+  if (!t.values.empty() && !sidecar.empty())
+    j["values_file"] = sidecar;
+  else if (!t.values.empty())
+    j["values"] = write_values(t.values);
   ojson ls = ojson::array();
   for (const LossTerm& l : t.loss) {
     ojson lj{{"kind", to_string(l.kind)}};
@@ -150,7 +185,10 @@ ojson write_task(const Task& t) {
 
 }  // namespace
 
-std::string to_json(const Scene& s) {
+namespace {
+
+// `sidecar` names the values file that tasks in `big` refer to (empty: every task inline)
+std::string scene_json(const Scene& s, const std::string& sidecar, const std::vector<bool>& big) {
   ojson j;
   j["format"] = "adjoint-scene";
   j["version"] = k_format_version;
@@ -176,35 +214,72 @@ std::string to_json(const Scene& s) {
   for (const Object& o : s.objects) objs.push_back(write_object(o));
   j["objects"] = objs;
   ojson tasks = ojson::array();
-  for (const Task& t : s.tasks) tasks.push_back(write_task(t));
+  for (size_t i = 0; i < s.tasks.size(); ++i)
+    tasks.push_back(write_task(s.tasks[i], i < big.size() && big[i] ? sidecar : std::string()));
   j["tasks"] = tasks;
   return j.dump(2) + "\n";
 }
 
-Status save_scene(const Scene& scene, const std::string& path) {
+// path.tmp-XXXX written and flushed; false (and nothing left behind) on failure
+bool write_temp(const std::filesystem::path& target, const std::string& text, std::filesystem::path* tmp) {
   namespace fs = std::filesystem;
-  std::string text = to_json(scene);
-  fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::random_device rd;
-  fs::path tmp = dir / (target.filename().string() + ".tmp-" + std::to_string(rd() % 1000000));
-  {
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) return Status::error(path + ": cannot write (" + std::strerror(errno) + ")");
-    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    ok = std::fflush(f) == 0 && ok;
-    ok = ::fsync(fileno(f)) == 0 && ok;
-    ok = std::fclose(f) == 0 && ok;
-    if (!ok) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      return Status::error(path + ": writing failed (disk full?); the previous file is untouched");
-    }
+  *tmp = dir / (target.filename().string() + ".tmp-" + std::to_string(rd() % 1000000));
+  std::FILE* f = std::fopen(tmp->c_str(), "wb");
+  if (!f) return false;
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = std::fflush(f) == 0 && ok;
+  ok = ::fsync(fileno(f)) == 0 && ok;
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok) {
+    std::error_code ec;
+    fs::remove(*tmp, ec);
   }
+  return ok;
+}
+
+}  // namespace
+
+std::string to_json(const Scene& s) { return scene_json(s, "", {}); }
+
+Status save_scene(const Scene& scene, const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  // large stored values go to the sidecar (task names must tell its entries apart)
+  std::vector<bool> big(scene.tasks.size(), false);
+  bool any = false, unique = true;
+  for (size_t i = 0; i < scene.tasks.size(); ++i) {
+    big[i] = value_count(scene.tasks[i]) > k_inline_values;
+    any = any || big[i];
+    for (size_t k = 0; k < i; ++k) unique = unique && scene.tasks[k].name != scene.tasks[i].name;
+  }
+  if (!unique) any = false;
+  const std::string sidecar = sidecar_name(target.filename().string());
+  const std::string text = scene_json(scene, any ? sidecar : "", big);
+  fs::path tmp, side_tmp;
+  if (any) {
+    ojson tasks = ojson::object();
+    for (size_t i = 0; i < scene.tasks.size(); ++i)
+      if (big[i]) tasks[scene.tasks[i].name] = write_values(scene.tasks[i].values);
+    ojson side{{"format", "adjoint-values"}, {"version", 1}, {"tasks", tasks}};
+    if (!write_temp(target.parent_path() / sidecar, side.dump() + "\n", &side_tmp))
+      return Status::error(path + ": cannot write its values file " + sidecar + " (" + std::strerror(errno) +
+                           "); the previous files are untouched");
+  }
+  if (!write_temp(target, text, &tmp)) {
+    std::error_code ec;
+    if (any) fs::remove(side_tmp, ec);
+    return Status::error(path + ": cannot write (" + std::strerror(errno) + "); the previous file is untouched");
+  }
+  // the values file first: a scene file never names values that are not there yet
   std::error_code ec;
-  fs::rename(tmp, target, ec);
+  if (any) fs::rename(side_tmp, target.parent_path() / sidecar, ec);
+  if (!ec) fs::rename(tmp, target, ec);
   if (ec) {
-    fs::remove(tmp, ec);
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    fs::remove(side_tmp, ignored);
     return Status::error(path + ": cannot replace the file: " + ec.message());
   }
   return Status::ok();

@@ -2,10 +2,12 @@
 // renames and deletes keep tasks consistent; fields are addressed by path.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <random>
 
 #include "app/editor/document.h"
 #include "app/editor/fields.h"
+#include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
 
 using namespace adj;
@@ -250,4 +252,51 @@ TEST_CASE("fields by path: set, get, and errors that name the path", "[editor][f
   CHECK(bad.message().find(cloth + ".nope") != std::string::npos);
   CHECK_FALSE(set_by_path(s, "missing.position", "1,2,3").is_ok());
   CHECK_FALSE(set_by_path(s, "settings.substeps", "2.5").is_ok());
+}
+
+TEST_CASE("document: a cloth's optimized initial state follows its placement and goes with its particles",
+          "[editor][document]") {
+  scene::Scene s;
+  scene::Object c;
+  c.name = "cloth";
+  c.kind = scene::ObjectKind::cloth;
+  c.cloth.nx = 3;
+  c.cloth.ny = 2;
+  c.cloth.rotation = {90, 0, 0};
+  s.objects.push_back(c);
+  // the optimized state: the generated positions, the velocities all different
+  auto generated = [](const scene::Scene& sc) {
+    auto cs = scene::compile<double>(sc, ".");
+    REQUIRE(cs.is_ok());
+    std::vector<scene::V3> q;
+    for (const auto& p : cs->model.particle_q) q.push_back({p.x, p.y, p.z});
+    return q;
+  };
+  s.objects[0].cloth.particle_positions = generated(s);
+  for (int i = 0; i < 12; ++i) s.objects[0].cloth.particle_velocities.push_back({double(i), 1, 0});
+  Document doc(s, "");
+  // moved and turned in the inspector: the list is where the grid now generates its particles
+  scene::Object moved = doc.scene().objects[0];
+  moved.cloth.position = {1, 2, 3};
+  moved.cloth.rotation = {90, 30, 0};
+  moved.cloth.cell = 0.2;  // twice the default cell: twice as far apart
+  doc.set_object(0, moved, "Move");
+  scene::Scene plain = doc.scene();
+  plain.objects[0].cloth.particle_positions.clear();
+  const auto want = generated(plain);
+  const auto& got = doc.scene().objects[0].cloth.particle_positions;
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    for (int k = 0; k < 3; ++k) CHECK(got[i][size_t(k)] == Approx(want[i][size_t(k)]).margin(1e-12));
+  CHECK(doc.scene().objects[0].cloth.particle_velocities[3][0] == Approx(3 * std::cos(3.14159265358979 / 6)));
+  // undo gives the list back exactly
+  REQUIRE(doc.undo());
+  CHECK(doc.scene() == s);
+  // another grid: other particles, so the optimized state goes
+  scene::Object bigger = doc.scene().objects[0];
+  bigger.cloth.nx = 4;
+  doc.set_object(0, bigger, "nx");
+  CHECK(doc.scene().objects[0].cloth.particle_positions.empty());
+  CHECK(doc.scene().objects[0].cloth.particle_velocities.empty());
+  CHECK(scene::compile<float>(doc.scene(), ".").is_ok());
 }

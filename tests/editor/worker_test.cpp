@@ -473,7 +473,12 @@ TEST_CASE("write_back_robot: a URDF robot's default actuators share their mean g
   theta[0] = 60, theta[1] = 70, theta[2] = 80;  // the three kp
   std::vector<std::string> notes = optim::write_back_robot(params->blocks(), theta, *cs, doc);
   CHECK(doc.objects[0].robot.default_actuator.kp == Approx(70.0));
-  REQUIRE(notes.size() == 2);
+  REQUIRE(notes.size() == 1);
   CHECK(notes[0].find("mean") != std::string::npos);
-  CHECK(notes[1].find("actuator_control") != std::string::npos);
+  // the per-frame inputs are no longer dropped with a note: the task keeps them
+  CHECK(optim::store_values(params->blocks(), theta, task) == 1);
+  REQUIRE(task.values.size() == 1);
+  CHECK(task.values[0].kind == scene::ParamKind::actuator_control);
+  CHECK(task.values[0].object == "arm");
+  CHECK(int(task.values[0].values.size()) == params->blocks()[1].count);
 }

@@ -2,6 +2,7 @@
 // messages that name the file and the JSON path; saves are atomic.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -186,4 +187,85 @@ TEST_CASE("target points and actuated soft bodies: compiled, and bad points name
   auto bad = parse_scene(text, "inline.json");
   REQUIRE_FALSE(bad.is_ok());
   CHECK_THAT(bad.status().message(), Catch::Contains("objects[0].points[1]: expected [x, y, z] of finite numbers"));
+}
+
+TEST_CASE("a cloth's per-particle initial state and a task's stored values round-trip and compile", "[scene]") {
+  Scene s;
+  s.name = "kept";
+  Object cloth;
+  cloth.name = "cloth";
+  cloth.kind = ObjectKind::cloth;
+  cloth.cloth.nx = 2;
+  cloth.cloth.ny = 1;  // 3 x 2 particles
+  for (int i = 0; i < 6; ++i) {
+    cloth.cloth.particle_velocities.push_back({0.1 * i, 1.0 / 3.0, -i * 1e-7});
+    cloth.cloth.particle_positions.push_back({0.25 * i, 1.5, 0.125});
+  }
+  s.objects.push_back(cloth);
+  Task t;
+  t.name = "t";
+  t.values.push_back({ParamKind::control_force, "cloth", {1.0 / 7.0, -2.5, 3e-9}});
+  t.values.push_back({ParamKind::policy, "", {0.5, 0.25}});
+  s.tasks.push_back(t);
+  fs::path d = temp_dir("kept");
+  REQUIRE(save_scene(s, (d / "kept.json").string()).is_ok());
+  auto back = load_scene((d / "kept.json").string());
+  REQUIRE(back.is_ok());
+  CHECK(*back == s);  // exactly, as doubles
+  // the compiled initial state is the listed one (the rest shape stays the grid's)
+  auto cs = compile<double>(*back, d.string());
+  REQUIRE(cs.is_ok());
+  for (int i = 0; i < 6; ++i) {
+    CHECK(cs->model.particle_qd[size_t(i)].x == 0.1 * i);
+    CHECK(cs->model.particle_q[size_t(i)].x == 0.25 * i);
+    CHECK(cs->model.particle_q[size_t(i)].y == 1.5);
+  }
+  // a list that does not match the particles is refused, naming the object and the key
+  s.objects[0].cloth.particle_velocities.pop_back();
+  auto bad = compile<double>(s, d.string());
+  REQUIRE_FALSE(bad.is_ok());
+  CHECK(bad.status().message().find("particle_velocities: 5 entries for 6 particles") != std::string::npos);
+  // stored values of a kind that is not per-frame nor a policy are refused with the JSON path
+  std::ofstream(d / "bad.json") << R"({"format": "adjoint-scene", "version": 1, "name": "b", "objects": [],
+    "tasks": [{"name": "t", "horizon": 2, "loss": [], "values": [{"kind": "spring_ke", "values": [1]}]}]})";
+  auto refused = load_scene((d / "bad.json").string());
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK(refused.status().message().find("tasks[0].values[0].kind") != std::string::npos);
+}
+
+TEST_CASE("large stored values go to a sidecar file saved with the scene, and come back exactly", "[scene]") {
+  Scene s;
+  s.name = "big";
+  Task small, large;
+  small.name = "small";
+  small.values.push_back({ParamKind::policy, "", {0.5, -0.25}});
+  large.name = "walk";
+  ParamValues v{ParamKind::actuator_control, "walker", {}};
+  for (int i = 0; i < 5000; ++i) v.values.push_back(std::sin(0.1 * i) / 3.0);
+  large.values.push_back(v);
+  s.tasks = {small, large};
+  fs::path d = temp_dir("sidecar");
+  const fs::path scene = d / "big.json", side = d / "big.json.values.json";
+  REQUIRE(save_scene(s, scene.string()).is_ok());
+  REQUIRE(fs::exists(side));
+  const std::string text = read_file(scene);
+  CHECK(text.find("\"values_file\": \"big.json.values.json\"") != std::string::npos);
+  CHECK(text.size() < 4000);  // the 5000 numbers are not in the scene file; the small task's are
+  CHECK(text.find("-0.25") != std::string::npos);
+  auto back = load_scene(scene.string());
+  REQUIRE(back.is_ok());
+  CHECK(*back == s);
+  // saved elsewhere: a sidecar beside the new file
+  fs::create_directories(d / "other");
+  REQUIRE(save_scene(*back, (d / "other" / "copy.json").string()).is_ok());
+  auto copy = load_scene((d / "other" / "copy.json").string());
+  REQUIRE(copy.is_ok());
+  CHECK(*copy == s);
+  // a missing sidecar is an error that names it and the task's JSON path
+  fs::remove(side);
+  auto missing = load_scene(scene.string());
+  REQUIRE_FALSE(missing.is_ok());
+  CHECK(missing.status().message().find("tasks[1].values_file: cannot read the values file") != std::string::npos);
+  // no temporary files left behind
+  for (const auto& e : fs::directory_iterator(d)) CHECK(e.path().string().find(".tmp-") == std::string::npos);
 }

@@ -1,0 +1,283 @@
+// The editor's authoring actions and their widgets: the Add menu (menu bar, the outliner's
+// context menu, Shift+A), a collider's shape, and the tasks of the Optimization panel.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <filesystem>
+
+#include "app/editor/authoring.h"
+#include "app/editor/editor.h"
+#include "engine/scene/compile.h"
+
+namespace adj::editor {
+
+// ---- Add
+
+scene::V3 Editor::add_point() const {
+  double ground = 0;
+  for (const scene::Object& o : doc.scene().objects)
+    if (o.kind == scene::ObjectKind::collider && o.collider.kind == scene::ColliderKind::ground) {
+      ground = o.collider.position[1];
+      break;
+    }
+  // the camera orbits its target: the ground under it is in front of the camera
+  return {double(camera.target.x), ground, double(camera.target.z)};
+}
+
+bool Editor::add_object(const std::string& entry_id, const std::string& name, const std::string& file) {
+  const AddEntry* entry = find_add_entry(entry_id);
+  if (!entry) {
+    std::string ids;
+    for (const AddEntry& e : add_entries()) ids += std::string(ids.empty() ? "" : " ") + e.id;
+    message(Severity::warning, "add: no object type \"" + entry_id + "\" (" + ids + ")");
+    return false;
+  }
+  // the file relative to the scene's folder when the scene has one, so the folder can move
+  namespace fs = std::filesystem;
+  std::string stored = file;
+  if (!file.empty() && !doc.path().empty()) {
+    std::error_code ec;
+    fs::path rel = fs::relative(fs::absolute(file), doc.base_dir(), ec);
+    if (!ec && !rel.empty()) stored = rel.string();
+  } else if (!file.empty()) {
+    stored = fs::absolute(file).string();
+  }
+  // ground and plane span the scene; everything else goes to a free spot in front of the camera
+  const bool spans = entry->kind == AddKind::ground || entry->kind == AddKind::plane;
+  auto made = make_object(entry->kind, name.empty() ? entry->id : name, add_point(), stored);
+  if (!made) {
+    message(Severity::warning, made.status().message());
+    return false;
+  }
+  if (!spans) {  // made at the camera's target, then moved to the nearest free spot (same height)
+    const scene::V3 at = free_spot(doc.scene(), add_point(), footprint_radius(*made));
+    made = make_object(entry->kind, made->name, at, stored);
+  }
+  scene::Scene trial = doc.scene();
+  trial.objects.push_back(*made);
+  if (auto cs = scene::compile<float>(trial, doc.base_dir()); !cs) {  // a bad mesh: refused, nothing added
+    message(Severity::error, "add " + std::string(entry->id) + ": " + cs.status().message());
+    return false;
+  }
+  selected_ = doc.add_object(std::move(*made), std::string("Add ") + entry->label);
+  message(Severity::info, "added " + std::string(scene::to_string(doc.scene().objects[size_t(selected_)].kind)) +
+                              " \"" + doc.scene().objects[size_t(selected_)].name + "\"");
+  return true;
+}
+
+void Editor::draw_add_menu() {
+  const char* group = "";
+  bool open = true;  // whether the current submenu is open
+  auto close_group = [&] {
+    if (*group && open) ImGui::EndMenu();
+  };
+  for (const AddEntry& e : add_entries()) {
+    if (std::string_view(e.group) != group) {
+      close_group();
+      group = e.group;
+      open = !*group || ImGui::BeginMenu(group);
+    }
+    if (!open) continue;
+    if (ImGui::MenuItem(e.label)) {
+      if (e.file_filter) {
+        add_pending_ = e.id;
+        add_file_[0] = 0;
+      } else {
+        add_object(e.id);
+      }
+    }
+  }
+  close_group();
+}
+
+void Editor::draw_menu_items_add() { draw_add_menu(); }
+
+void Editor::draw_add_file_prompt() {
+  if (add_pending_ && !ImGui::IsPopupOpen("Add from file")) ImGui::OpenPopup("Add from file");
+  if (!ImGui::BeginPopupModal("Add from file", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  const AddEntry* e = add_pending_ ? find_add_entry(add_pending_) : nullptr;
+  if (!e) {
+    ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+    return;
+  }
+  ImGui::Text("%s  (%s)", e->label, e->file_filter);
+  ImGui::SetNextItemWidth(420);
+  const bool enter = ImGui::InputText("path", add_file_, sizeof add_file_, ImGuiInputTextFlags_EnterReturnsTrue);
+  if (ImGui::Button("Add") || enter) {
+    if (add_object(e->id, "", add_file_)) add_pending_ = nullptr, ImGui::CloseCurrentPopup();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel")) add_pending_ = nullptr, ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+}
+
+// ---- a collider's shape
+
+bool Editor::set_collider_kind(int index, scene::ColliderKind kind) {
+  if (index < 0 || index >= int(doc.scene().objects.size()) ||
+      doc.scene().objects[size_t(index)].kind != scene::ObjectKind::collider)
+    return false;
+  scene::Object o = doc.scene().objects[size_t(index)];
+  if (o.collider.kind == kind) return false;
+  if (kind == scene::ColliderKind::mesh && o.collider.mesh.empty()) {
+    message(Severity::warning, o.name + ": a mesh collider needs its OBJ file; set \"mesh\" first");
+    return false;
+  }
+  o.collider.kind = kind;
+  // sizes as the new shape reads them: a sphere's radius and a capsule's half height from the box
+  if (kind == scene::ColliderKind::sphere)
+    o.collider.size = {o.collider.size[0], o.collider.size[0], o.collider.size[0]};
+  doc.end_merge();
+  doc.set_object(index, o, o.name + " shape " + scene::to_string(kind));
+  return true;
+}
+
+void Editor::draw_collider_shape(int index) {
+  const scene::Object& o = doc.scene().objects[size_t(index)];
+  if (o.kind != scene::ObjectKind::collider) return;
+  int kind = int(o.collider.kind);
+  const char* names[] = {"ground", "plane", "sphere", "box", "capsule", "mesh"};
+  ImGui::SetNextItemWidth(-FLT_MIN);
+  if (ImGui::Combo("##shape", &kind, names, 6)) set_collider_kind(index, scene::ColliderKind(kind));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the collider's shape (one undo step)");
+}
+
+// ---- the iterate Apply applies
+
+void Editor::pick_on_loss_plot() {
+  const int n = int(snap.loss.size());
+  if (n == 0) return;
+  const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+  // PlotLines spreads the n values over the frame inside its padding
+  const float pad = ImGui::GetStyle().FramePadding.x, x0 = lo.x + pad, x1 = hi.x - pad;
+  auto x_of = [&](int i) { return n > 1 ? x0 + (x1 - x0) * float(i) / float(n - 1) : 0.5f * (x0 + x1); };
+  if (ImGui::IsItemHovered()) {
+    const int i = std::clamp(
+        int(std::lround((ImGui::GetIO().MousePos.x - x0) / std::max(x1 - x0, 1.0f) * float(n - 1))), 0, n - 1);
+    ImGui::SetTooltip("iteration %d: loss %.6g\nclick: Apply applies it; right click: the best", i,
+                      snap.loss[size_t(i)]);
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) apply_iteration = i;
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Right)) apply_iteration = -1;
+  }
+  const int shown = apply_iteration >= 0 && apply_iteration < n ? apply_iteration : snap.best_iteration;
+  if (shown < 0 || shown >= n) return;
+  const ImU32 colour = apply_iteration >= 0 ? IM_COL32(255, 191, 51, 255) : IM_COL32(120, 220, 120, 255);
+  ImGui::GetWindowDrawList()->AddLine(ImVec2(x_of(shown), lo.y), ImVec2(x_of(shown), hi.y), colour, 1.5f);
+  ImGui::TextDisabled("Apply: iteration %d (%s), loss %.6g", shown, apply_iteration >= 0 ? "picked" : "the best",
+                      snap.loss[size_t(shown)]);
+}
+
+// ---- tasks
+
+int Editor::find_task(const std::string& name) const {
+  const auto& t = doc.scene().tasks;
+  for (size_t i = 0; i < t.size(); ++i)
+    if (t[i].name == name) return int(i);
+  return -1;
+}
+
+bool Editor::add_task(const std::string& name, int horizon) {
+  if (horizon < 1) {
+    message(Severity::warning, "new task: the horizon must be at least 1 frame");
+    return false;
+  }
+  scene::Scene s = doc.scene();
+  s.tasks.push_back(make_task(s, name, horizon));
+  const std::string made = s.tasks.back().name;
+  doc.end_merge();
+  doc.replace(std::move(s), "New task " + made);
+  task_index = int(doc.scene().tasks.size()) - 1;
+  return true;
+}
+
+bool Editor::remove_task(int index) {
+  if (index < 0 || index >= int(doc.scene().tasks.size())) return false;
+  scene::Scene s = doc.scene();
+  const std::string name = s.tasks[size_t(index)].name;
+  s.tasks.erase(s.tasks.begin() + index);
+  doc.end_merge();
+  doc.replace(std::move(s), "Delete task " + name);
+  task_index = std::clamp(task_index, 0, std::max(0, int(doc.scene().tasks.size()) - 1));
+  return true;
+}
+
+bool Editor::rename_task(int index, const std::string& name) {
+  if (index < 0 || index >= int(doc.scene().tasks.size())) return false;
+  if (name.empty() || (find_task(name) >= 0 && find_task(name) != index)) {
+    message(Severity::warning, "rename task: \"" + name + "\" is taken or empty");
+    return false;
+  }
+  scene::Task t = doc.scene().tasks[size_t(index)];
+  const std::string old = t.name;
+  t.name = name;
+  doc.end_merge();
+  doc.set_task(index, t, "Rename task " + old);
+  return true;
+}
+
+bool Editor::set_task_horizon(int index, int horizon, uint64_t merge_key) {
+  if (index < 0 || index >= int(doc.scene().tasks.size())) return false;
+  if (horizon < 1) {
+    message(Severity::warning, "horizon: at least 1 frame");
+    return false;
+  }
+  scene::Task t = doc.scene().tasks[size_t(index)];
+  if (t.horizon == horizon) return false;
+  t.horizon = horizon;
+  doc.set_task(index, t, "Horizon of " + t.name, merge_key);
+  return true;
+}
+
+bool Editor::duplicate_task(int index) {
+  if (index < 0 || index >= int(doc.scene().tasks.size())) return false;
+  scene::Scene s = doc.scene();
+  scene::Task copy = s.tasks[size_t(index)];
+  copy.name = unique_task_name(s, copy.name);
+  s.tasks.insert(s.tasks.begin() + index + 1, copy);
+  doc.end_merge();
+  doc.replace(std::move(s), "Duplicate task " + copy.name);
+  task_index = index + 1;
+  return true;
+}
+
+void Editor::draw_task_tools() {
+  const int n = int(doc.scene().tasks.size());
+  if (ImGui::SmallButton("New")) ImGui::OpenPopup("New task");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("a new task (a name and a horizon in frames)");
+  if (n > 0) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Rename")) {
+      std::snprintf(task_name_, sizeof task_name_, "%s", doc.scene().tasks[size_t(task_index)].name.c_str());
+      ImGui::OpenPopup("Rename task");
+    }
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Duplicate")) duplicate_task(task_index);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Delete")) remove_task(task_index);
+  }
+  if (ImGui::BeginPopup("New task")) {
+    ImGui::SetNextItemWidth(160);
+    ImGui::InputText("name", task_name_, sizeof task_name_);
+    ImGui::SetNextItemWidth(160);
+    ImGui::DragInt("horizon", &task_horizon_, 0.5f, 1, 100000, "%d frames");
+    if (ImGui::Button("Create")) {
+      add_task(task_name_, task_horizon_);
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+  }
+  if (ImGui::BeginPopup("Rename task")) {
+    ImGui::SetNextItemWidth(160);
+    if (ImGui::InputText("name", task_name_, sizeof task_name_, ImGuiInputTextFlags_EnterReturnsTrue) ||
+        ImGui::Button("Rename")) {
+      rename_task(task_index, task_name_);
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+  }
+}
+
+}  // namespace adj::editor

@@ -1,0 +1,682 @@
+// The script's commands by panel (script_commands.h): File, Edit (and Add), the viewport,
+// Simulation and Optimization. Each does what the panel's widget does, then waits as the
+// person would (for the worker, or a few frames).
+#include "app/editor/script_commands.h"
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+
+#include "app/editor/authoring.h"
+#include "app/editor/editor.h"
+#include "app/editor/fields.h"
+#include "app/editor/robot_ui.h"
+#include "engine/scene/compile.h"
+
+namespace adj::editor {
+
+namespace {
+
+std::optional<ScriptKey> parse_key(std::string s) {
+  ScriptKey k;
+  for (;;) {
+    if (s.rfind("ctrl+", 0) == 0)
+      k.ctrl = true, s = s.substr(5);
+    else if (s.rfind("shift+", 0) == 0)
+      k.shift = true, s = s.substr(6);
+    else
+      break;
+  }
+  static const std::pair<const char*, int> names[] = {{"space", GLFW_KEY_SPACE},
+                                                      {"right", GLFW_KEY_RIGHT},
+                                                      {"backspace", GLFW_KEY_BACKSPACE},
+                                                      {"delete", GLFW_KEY_DELETE},
+                                                      {"home", GLFW_KEY_HOME},
+                                                      {"f1", GLFW_KEY_F1},
+                                                      {"f", GLFW_KEY_F},
+                                                      {"z", GLFW_KEY_Z},
+                                                      {"y", GLFW_KEY_Y},
+                                                      {"w", GLFW_KEY_W},
+                                                      {"d", GLFW_KEY_D},
+                                                      {"n", GLFW_KEY_N},
+                                                      {"o", GLFW_KEY_O},
+                                                      {"q", GLFW_KEY_Q},
+                                                      {"p", GLFW_KEY_P},
+                                                      {"s", GLFW_KEY_S},
+                                                      {"a", GLFW_KEY_A},
+                                                      {"g", GLFW_KEY_G},
+                                                      {"r", GLFW_KEY_R},
+                                                      {"x", GLFW_KEY_X},
+                                                      {"escape", GLFW_KEY_ESCAPE},
+                                                      {"enter", GLFW_KEY_ENTER},
+                                                      {"minus", GLFW_KEY_MINUS},
+                                                      {"period", GLFW_KEY_PERIOD},
+                                                      {"0", GLFW_KEY_0},
+                                                      {"1", GLFW_KEY_1},
+                                                      {"2", GLFW_KEY_2},
+                                                      {"3", GLFW_KEY_3},
+                                                      {"4", GLFW_KEY_4},
+                                                      {"5", GLFW_KEY_5},
+                                                      {"6", GLFW_KEY_6},
+                                                      {"7", GLFW_KEY_7},
+                                                      {"8", GLFW_KEY_8},
+                                                      {"9", GLFW_KEY_9}};
+  for (auto& [n, code] : names)
+    if (s == n) {
+      k.key = code;
+      return k;
+    }
+  return std::nullopt;
+}
+
+bool* overlay_flag(Editor& e, const std::string& name) {
+  auto& v = e.view_settings;
+  auto& p = e.panels;
+  if (name == "contacts") return &v.overlays.contacts;
+  if (name == "velocity") return &v.velocity_arrows;
+  if (name == "springs") return &v.overlays.springs;
+  if (name == "wireframe") return &v.overlays.wireframe;
+  if (name == "particles") return &v.overlays.particles;
+  if (name == "grid") return &v.grid;
+  if (name == "shadows") return &v.shadows;
+  if (name == "ghosts") return &v.ghosts;
+  if (name == "optimized") return &v.show_optimized;
+  if (name == "outliner") return &p.outliner;
+  if (name == "inspector") return &p.inspector;
+  if (name == "simulation") return &p.simulation;
+  if (name == "optimization") return &p.optimization;
+  if (name == "visualization") return &p.visualization;
+  if (name == "stats") return &p.stats;
+  if (name == "messages") return &p.messages;
+  if (name == "help") return &e.show_help;
+  return nullptr;
+}
+
+Status set_loss_field(scene::LossTerm& t, const std::string& field, const std::string& value) {
+  if (field == "kind") {
+    for (int k = 0; k <= int(scene::LossKind::speed); ++k)
+      if (value == scene::to_string(scene::LossKind(k))) {
+        t.kind = scene::LossKind(k);
+        return Status::ok();
+      }
+    return Status::error("no loss kind \"" + value + "\"");
+  }
+  if (field == "object") return t.object = value, Status::ok();
+  if (field == "target") return t.target = value == "none" ? "" : value, Status::ok();
+  if (field == "body") return t.body = value, Status::ok();
+  char* end = nullptr;
+  double v = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end) return Status::error(field + ": \"" + value + "\" is not a number");
+  if (field == "step") return t.step = int(v), Status::ok();
+  if (field == "weight") return t.weight = v, Status::ok();
+  if (field == "value") return t.value = v, Status::ok();
+  if (field == "axis.x" || field == "axis.y" || field == "axis.z")
+    return t.axis[size_t(field[5] - 'x')] = v, Status::ok();
+  return Status::error("a loss term has no field \"" + field +
+                       "\" (kind object target body step weight value axis.x/y/z)");
+}
+
+// the centre of an object's particles as drawn now, else its position
+glm::vec3 object_centre(Editor& e, int i) {
+  const scene::Object& o = e.doc.scene().objects[size_t(i)];
+  const scene::ObjectRange& r = e.compiled()->objects[size_t(i)];
+  glm::vec3 c(0.0f);
+  if (r.particle_end > r.particle_begin) {
+    const State& st = e.display_state();
+    for (int p = r.particle_begin; p < r.particle_end; ++p)
+      c += glm::vec3(st.particle_q[size_t(p)].x, st.particle_q[size_t(p)].y, st.particle_q[size_t(p)].z);
+    return c / float(r.particle_end - r.particle_begin);
+  }
+  const scene::V3& p = o.kind == scene::ObjectKind::target ? o.target.position : o.collider.position;
+  return glm::vec3(float(p[0]), float(p[1]), float(p[2]));
+}
+
+glm::vec3 on_screen(Editor& e, const glm::vec3& world) {
+  const ImVec2 size = ImGui::GetIO().DisplaySize;
+  return e.camera.project(world, glm::vec2(size.x, size.y));
+}
+
+// the Optimization panel's task name: the rest of the line, else the panel's current task
+std::string task_arg(ScriptCall& c, size_t from) {
+  const auto& tasks = c.e.doc.scene().tasks;
+  if (c.w.size() > from) return c.rest(from);
+  return tasks.empty() ? "" : tasks[size_t(c.e.task_index)].name;
+}
+
+Status synced(ScriptCall& c, Status st) {
+  if (st) {
+    c.e.sync();
+    c.wait_worker();
+  }
+  return st;
+}
+
+// ---- File
+
+Status cmd_open(ScriptCall& c) {
+  if (Status st = c.need(1); !st) return st;
+  if (!c.e.open(c.w[1]))
+    return Status::error("open " + c.w[1] + ": " + (c.e.messages.empty() ? "" : c.e.messages.back().text));
+  c.wait_worker();
+  return Status::ok();
+}
+
+Status cmd_try_open(ScriptCall& c) {  // a file that may fail: the error becomes a message, the scene stays
+  if (Status st = c.need(1); !st) return st;
+  c.e.open(c.w[1]);
+  c.wait_worker();
+  return Status::ok();
+}
+
+Status cmd_new(ScriptCall& c) {  // File > New (no prompt: as after Discard)
+  c.e.new_scene();
+  c.wait_worker();
+  return Status::ok();
+}
+
+Status cmd_template(ScriptCall& c) {  // template FILE: File > New from template (assets/scenes/FILE)
+  if (Status st = c.need(1); !st) return st;
+  if (!c.e.new_from_template(c.w[1])) return Status::error("template " + c.w[1] + ": " + c.e.messages.back().text);
+  c.wait_worker();
+  return Status::ok();
+}
+
+Status cmd_revert(ScriptCall& c) {
+  if (!c.e.revert()) return Status::error("revert: " + c.e.messages.back().text);
+  c.wait_worker();
+  return Status::ok();
+}
+
+Status cmd_save(ScriptCall& c) {
+  if (!c.e.save(c.w.size() > 1 ? c.w[1] : "")) return Status::error("save failed: " + c.e.messages.back().text);
+  return Status::ok();
+}
+
+Status cmd_autosave(ScriptCall& c) {  // write the recovery file now (the editor does it every minute)
+  return c.e.write_recovery() ? Status::ok() : Status::error("autosave failed");
+}
+
+Status cmd_restore(ScriptCall& c) {
+  if (!c.e.recovery_offered()) return Status::error("restore: no recovery file was offered");
+  if (!c.e.restore_recovery()) return Status::error("restore failed");
+  c.wait_worker();
+  return Status::ok();
+}
+
+Status cmd_discard_recovery(ScriptCall& c) {
+  c.e.discard_recovery();
+  return Status::ok();
+}
+
+Status cmd_drop(ScriptCall& c) {  // as dropping the file on the window
+  if (Status st = c.need(1); !st) return st;
+  c.e.drop_file(c.w[1]);
+  return synced(c, Status::ok());
+}
+
+Status cmd_prompt(ScriptCall& c) {  // the unsaved-changes prompt's buttons: save discard cancel
+  if (Status st = c.need(1); !st) return st;
+  if (!c.e.prompt_active()) return Status::error("prompt: no unsaved-changes prompt is up");
+  const std::string& a = c.w[1];
+  if (a != "save" && a != "discard" && a != "cancel") return Status::error("prompt save|discard|cancel");
+  c.e.answer_prompt(a == "save"      ? Editor::Answer::save
+                    : a == "discard" ? Editor::Answer::discard
+                                     : Editor::Answer::cancel);
+  return synced(c, Status::ok());
+}
+
+Status cmd_save_as(ScriptCall& c) {  // the Save As dialog: save-as PATH (its Save) or save-as cancel
+  if (Status st = c.need(1); !st) return st;
+  if (!c.e.save_as_active()) return Status::error("save-as: the Save As dialog is not up");
+  c.e.answer_save_as(c.w[1] == "cancel" ? "" : c.w[1]);
+  return synced(c, Status::ok());
+}
+
+// ---- Edit and Add
+
+Status cmd_select(ScriptCall& c) {
+  if (Status st = c.need(1); !st) return st;
+  int i = c.w[1] == "none" ? -1 : c.find_object(c.w[1]);
+  if (i < 0 && c.w[1] != "none") return Status::error("no object named \"" + c.w[1] + "\"");
+  c.e.select(i);
+  c.wait_frames(2);  // the panels and the gizmo show the selection from the next frame
+  return Status::ok();
+}
+
+Status cmd_set(ScriptCall& c) {
+  if (Status st = c.need(2); !st) return st;
+  return synced(c, c.e.set_field(c.w[1], c.w[2]));
+}
+
+Status cmd_undo(ScriptCall& c) { return c.e.doc.undo() ? synced(c, Status::ok()) : Status::error("nothing to undo"); }
+
+Status cmd_redo(ScriptCall& c) { return c.e.doc.redo() ? synced(c, Status::ok()) : Status::error("nothing to redo"); }
+
+Status cmd_duplicate(ScriptCall& c) {
+  if (c.e.selected() < 0) return Status::error("duplicate: nothing selected");
+  c.e.duplicate_selected();
+  return Status::ok();
+}
+
+Status cmd_delete(ScriptCall& c) {
+  if (c.e.selected() < 0) return Status::error("delete: nothing selected");
+  c.e.delete_selected();
+  return Status::ok();
+}
+
+Status cmd_rename(ScriptCall& c) {
+  if (Status st = c.need(2); !st) return st;
+  int i = c.find_object(c.w[1]);
+  if (i < 0 || !c.e.doc.rename_object(i, c.w[2])) return Status::error("rename " + c.w[1] + " " + c.w[2] + " failed");
+  return Status::ok();
+}
+
+Status cmd_add(ScriptCall& c) {  // add TYPE NAME [FILE]: the Add menu's entry TYPE (authoring.h ids)
+  if (Status st = c.need(2); !st) return st;
+  if (!c.e.add_object(c.w[1], c.w[2], c.w.size() > 3 ? c.w[3] : ""))
+    return Status::error("add " + c.w[1] + ": " + c.e.messages.back().text);
+  return synced(c, Status::ok());
+}
+
+Status cmd_shape(ScriptCall& c) {  // shape NAME KIND: the inspector's collider shape combo
+  if (Status st = c.need(2); !st) return st;
+  const int i = c.find_object(c.w[1]);
+  if (i < 0) return Status::error("no object named \"" + c.w[1] + "\"");
+  for (int k = 0; k <= int(scene::ColliderKind::mesh); ++k)
+    if (c.w[2] == scene::to_string(scene::ColliderKind(k))) {
+      if (!c.e.set_collider_kind(i, scene::ColliderKind(k))) return Status::error("shape: nothing changed");
+      return synced(c, Status::ok());
+    }
+  return Status::error("shape: no collider shape \"" + c.w[2] + "\" (ground plane sphere box capsule mesh)");
+}
+
+// ---- the viewport
+
+Status cmd_click(ScriptCall& c) {
+  bool ok = c.w.size() >= 3, okx = false, oky = false;
+  const int x = ok ? c.arg_int(1, &okx) : 0, y = ok ? c.arg_int(2, &oky) : 0;
+  if (!okx || !oky) return Status::error("click X Y");
+  c.click(x, y);
+  return Status::ok();
+}
+
+Status cmd_click_object(ScriptCall& c) {  // click where the object's centre is on screen
+  if (Status st = c.need(1); !st) return st;
+  int i = c.find_object(c.w[1]);
+  if (i < 0 || !c.e.compiled()) return Status::error("no object named \"" + c.w[1] + "\"");
+  glm::vec3 px = on_screen(c.e, object_centre(c.e, i));
+  c.click(int(px.x), int(px.y));
+  return Status::ok();
+}
+
+Status cmd_click_body(ScriptCall& c) {  // click-body ROBOT BODY: where the body's centre of mass is drawn
+  if (Status st = c.need(2); !st) return st;
+  int i = c.find_object(c.w[1]);
+  if (i < 0 || !c.e.compiled()) return Status::error("no object named \"" + c.w[1] + "\"");
+  auto centre = robot_body_centre(c.e, i, c.w[2]);
+  if (!centre) return Status::error("click-body: no body \"" + c.w[2] + "\" in \"" + c.w[1] + "\"");
+  glm::vec3 px = on_screen(c.e, *centre);
+  c.click(int(px.x), int(px.y));
+  return Status::ok();
+}
+
+Status cmd_drag_gizmo(ScriptCall& c) {
+  if (Status st = c.need(2); !st) return st;
+  const std::string& a = c.w[1];
+  int axis = a == "x" ? 0 : a == "y" ? 1 : a == "z" ? 2 : -1;
+  bool ok = false;
+  int px = c.arg_int(2, &ok);
+  glm::vec2 centre, tip;
+  if (axis < 0 || !ok) return Status::error("drag-gizmo x|y|z PIXELS");
+  if (!c.e.gizmo_handle(axis, &centre, &tip)) return Status::error("drag-gizmo: no gizmo on screen (select an object)");
+  glm::vec2 dir = glm::normalize(tip - centre);
+  glm::vec2 from = centre + (tip - centre) * 0.7f;
+  c.drag(from, from + dir * float(px), false, 12);
+  return Status::ok();
+}
+
+Status cmd_ctrl_drag_object(ScriptCall& c) {
+  bool okx = false, oky = false;
+  const int dx = c.w.size() >= 4 ? c.arg_int(2, &okx) : 0, dy = c.w.size() >= 4 ? c.arg_int(3, &oky) : 0;
+  if (!okx || !oky) return Status::error("ctrl-drag-object NAME DX DY");
+  int i = c.find_object(c.w[1]);
+  if (i < 0 || !c.e.compiled()) return Status::error("no object named \"" + c.w[1] + "\"");
+  const scene::ObjectRange& r = c.e.compiled()->objects[size_t(i)];
+  if (r.particle_end <= r.particle_begin) return Status::error(c.w[1] + " has no particles to pull");
+  glm::vec3 px = on_screen(c.e, object_centre(c.e, i));
+  c.drag(glm::vec2(px.x, px.y), glm::vec2(px.x + float(dx), px.y + float(dy)), true, 40);
+  return Status::ok();
+}
+
+Status cmd_key(ScriptCall& c) {
+  if (Status st = c.need(1); !st) return st;
+  auto k = parse_key(c.w[1]);
+  if (!k) return Status::error("key: unknown key \"" + c.w[1] + "\"");
+  c.key(*k);
+  return Status::ok();
+}
+
+Status cmd_toggle(ScriptCall& c) {
+  if (Status st = c.need(1); !st) return st;
+  bool* f = overlay_flag(c.e, c.w[1]);
+  if (!f) return Status::error("toggle: no overlay or panel named \"" + c.w[1] + "\"");
+  *f = !*f;
+  if (c.w[1] == "ghosts") c.e.worker.set_ghosts(*f);
+  return Status::ok();
+}
+
+Status cmd_gradient(ScriptCall& c) {  // gradient arrows: none x0 v0 u
+  if (Status st = c.need(1); !st) return st;
+  const char* names[] = {"none", "x0", "v0", "u"};
+  for (int i = 0; i < 4; ++i)
+    if (c.w[1] == names[i]) {
+      c.e.view_settings.gradient = i;
+      return Status::ok();
+    }
+  return Status::error("gradient: none, x0, v0 or u");
+}
+
+Status cmd_screenshot(ScriptCall& c) {
+  if (Status st = c.need(1); !st) return st;
+  c.screenshot(c.w[1]);
+  return Status::ok();
+}
+
+Status cmd_wait(ScriptCall& c) {
+  bool ok = false;
+  int n = c.w.size() >= 2 ? c.arg_int(1, &ok) : 0;
+  if (!ok) return Status::error("wait N: N frames");
+  c.clear_frame_ms();
+  c.wait_frames(n);
+  return Status::ok();
+}
+
+Status cmd_record(ScriptCall& c) {  // record PATH [panels]: as Ctrl+R with that file
+  if (Status st = c.need(1); !st) return st;
+  if (c.e.recording.active()) return Status::error("record: already recording");
+  c.e.record_options.path = c.w[1];
+  c.e.record_options.with_ui = c.w.size() > 2 && c.w[2] == "panels";
+  c.e.record_toggle_requested = true;
+  c.wait_frames(1);  // the viewer starts it this frame
+  return Status::ok();
+}
+
+Status cmd_record_stop(ScriptCall& c) {
+  if (!c.e.recording.active()) return Status::error("record-stop: not recording");
+  c.e.record_toggle_requested = true;
+  c.wait_frames(1);
+  return Status::ok();
+}
+
+// ---- Simulation
+
+Status cmd_play(ScriptCall& c) {
+  bool ok = false;
+  int n = c.w.size() >= 2 ? c.arg_int(1, &ok) : 0;
+  if (!ok || n < 0) return Status::error("play N: N frames");
+  c.e.worker.step(n);
+  c.e.timeline_frame = -1;
+  c.wait_worker();
+  return Status::ok();
+}
+
+Status cmd_scrub(ScriptCall& c) {  // the timeline slider
+  bool ok = false;
+  int n = c.w.size() >= 2 ? c.arg_int(1, &ok) : 0;
+  if (!ok) return Status::error("scrub N: a frame, or -1 for the newest");
+  c.e.timeline_frame = n;
+  return Status::ok();
+}
+
+Status cmd_click_message(ScriptCall& c) {  // the newest message containing TEXT, clicked
+  const std::string text = c.rest(1);
+  for (size_t i = c.e.messages.size(); i-- > 0;)
+    if (c.e.messages[i].text.find(text) != std::string::npos) {
+      c.e.activate_message(c.e.messages[i]);
+      return Status::ok();
+    }
+  return Status::error("no message contains \"" + text + "\"");
+}
+
+Status cmd_backend(ScriptCall& c) {  // the Simulation panel's backend combo (a greyed-out entry fails)
+  if (Status st = c.need(1); !st) return st;
+  std::string why;
+  if (!c.e.backend_available(c.w[1], &why)) return Status::error("backend " + c.w[1] + " is disabled: " + why);
+  c.e.set_backend(c.w[1]);
+  return synced(c, Status::ok());
+}
+
+// ---- Optimization
+
+Status cmd_optimize(ScriptCall& c) {  // optimize N [TASK]
+  bool ok = false;
+  int n = c.w.size() >= 2 ? c.arg_int(1, &ok) : 0;
+  if (!ok) return Status::error("optimize N [TASK]");
+  const std::string task = task_arg(c, 2);
+  if (int i = c.e.find_task(task); i >= 0) c.e.task_index = i;  // the panel shows the task it optimizes
+  c.e.start_optimization(task, n, false);
+  c.wait_worker();
+  return Status::ok();
+}
+
+Status cmd_optimize_method(ScriptCall& c) {  // optimize-method bptt|shac [COPIES [SEED]]: the method combo
+  const auto& w = c.w;
+  if (w.size() < 2 || (w[1] != "bptt" && w[1] != "shac"))
+    return Status::error("optimize-method bptt|shac [COPIES [SEED]]");
+  c.e.opt_method.shac = w[1] == "shac";
+  bool ok = true;
+  if (w.size() > 2) {
+    int n = c.arg_int(2, &ok);
+    if (!ok || n < 1) return Status::error("optimize-method: COPIES must be >= 1");
+    c.e.opt_method.envs = n;
+  }
+  if (w.size() > 3) {
+    int n = c.arg_int(3, &ok);
+    if (!ok || n < 0) return Status::error("optimize-method: SEED must be >= 0");
+    c.e.opt_method.seed = std::uint64_t(n);
+  }
+  return Status::ok();
+}
+
+Status cmd_check_grad(ScriptCall& c) {
+  c.e.worker.check_gradient(task_arg(c, 1), 8);
+  c.wait_worker();
+  return Status::ok();
+}
+
+Status cmd_optimize_param(ScriptCall& c) {  // optimize-param OBJECT KIND on|off: the inspector's toggle
+  const auto& w = c.w;
+  if (w.size() < 4 || (w[3] != "on" && w[3] != "off")) return Status::error("optimize-param OBJECT KIND on|off");
+  int i = c.find_object(w[1]);
+  if (i < 0) return Status::error("no object named \"" + w[1] + "\"");
+  const auto kinds = optimizable(c.e.doc.scene().objects[size_t(i)].kind);
+  auto k = std::find_if(kinds.begin(), kinds.end(), [&](scene::ParamKind q) { return w[2] == scene::to_string(q); });
+  if (k == kinds.end()) return Status::error("optimize-param: \"" + w[1] + "\" has no optimizable \"" + w[2] + "\"");
+  if (!c.e.set_optimized(i, *k, w[3] == "on"))
+    return Status::error("optimize-param: nothing changed (no task, or already " + w[3] + ")");
+  return synced(c, Status::ok());
+}
+
+Status cmd_loss_add(ScriptCall& c) {  // "+ add term", then its kind, object, target
+  if (Status st = c.need(2); !st) return st;
+  scene::LossTerm t = c.e.default_loss_term();
+  if (Status st = set_loss_field(t, "kind", c.w[1]); !st) return st;
+  t.object = c.w[2];
+  if (c.w.size() > 3) t.target = c.w[3] == "none" ? "" : c.w[3];
+  c.e.add_loss_term(t);  // refused: a message, as in the panel
+  return synced(c, Status::ok());
+}
+
+Status cmd_loss_remove(ScriptCall& c) {  // loss-remove I
+  bool ok = false;
+  int i = c.w.size() >= 2 ? c.arg_int(1, &ok) : 0;
+  if (!ok) return Status::error("loss-remove I: a term index");
+  if (!c.e.remove_loss_term(i)) return Status::error("loss-remove: no term " + c.w[1]);
+  return synced(c, Status::ok());
+}
+
+Status cmd_loss_set(ScriptCall& c) {  // loss-set I FIELD VALUE (the term's widgets)
+  bool ok = false;
+  int i = c.w.size() >= 2 ? c.arg_int(1, &ok) : 0;
+  if (!ok) return Status::error("loss-set I FIELD VALUE: a term index");
+  if (Status st = c.need(3); !st) return st;
+  const auto& tasks = c.e.doc.scene().tasks;
+  if (tasks.empty() || i < 0 || i >= int(tasks[size_t(c.e.task_index)].loss.size()))
+    return Status::error("loss-set: no term " + c.w[1]);
+  scene::LossTerm t = tasks[size_t(c.e.task_index)].loss[size_t(i)];
+  if (Status st = set_loss_field(t, c.w[2], c.w[3]); !st) return st;
+  c.e.doc.end_merge();
+  c.e.set_loss_term(i, t);  // refused: a message, as in the panel
+  return synced(c, Status::ok());
+}
+
+Status cmd_task_add(ScriptCall& c) {  // task-add NAME HORIZON: the panel's New task
+  bool ok = false;
+  int horizon = c.w.size() >= 3 ? c.arg_int(2, &ok) : 0;
+  if (!ok) return Status::error("task-add NAME HORIZON");
+  if (!c.e.add_task(c.w[1], horizon)) return Status::error("task-add: " + c.e.messages.back().text);
+  return synced(c, Status::ok());
+}
+
+Status cmd_task_remove(ScriptCall& c) {  // task-remove NAME
+  if (Status st = c.need(1); !st) return st;
+  if (!c.e.remove_task(c.e.find_task(c.rest(1))))
+    return Status::error("task-remove: no task named \"" + c.rest(1) + "\"");
+  return synced(c, Status::ok());
+}
+
+Status cmd_task_rename(ScriptCall& c) {  // task-rename OLD NEW
+  if (Status st = c.need(2); !st) return st;
+  if (!c.e.rename_task(c.e.find_task(c.w[1]), c.w[2])) return Status::error("task-rename " + c.w[1] + " failed");
+  return synced(c, Status::ok());
+}
+
+Status cmd_task_duplicate(ScriptCall& c) {  // task-duplicate NAME
+  if (Status st = c.need(1); !st) return st;
+  if (!c.e.duplicate_task(c.e.find_task(c.rest(1))))
+    return Status::error("task-duplicate: no task \"" + c.rest(1) + "\"");
+  return synced(c, Status::ok());
+}
+
+Status cmd_task_horizon(ScriptCall& c) {  // task-horizon N: the panel's horizon field (its task)
+  bool ok = false;
+  int n = c.w.size() >= 2 ? c.arg_int(1, &ok) : 0;
+  if (!ok) return Status::error("task-horizon N");
+  c.e.doc.end_merge();
+  if (!c.e.set_task_horizon(c.e.task_index, n)) return Status::error("task-horizon: nothing changed");
+  return synced(c, Status::ok());
+}
+
+Status cmd_task_select(ScriptCall& c) {  // task-select NAME: the panel's task combo
+  if (Status st = c.need(1); !st) return st;
+  const int i = c.e.find_task(c.rest(1));
+  if (i < 0) return Status::error("task-select: no task named \"" + c.rest(1) + "\"");
+  c.e.task_index = i;
+  return Status::ok();
+}
+
+Status cmd_pick_iteration(ScriptCall& c) {  // pick-iteration N|best: a click on the loss plot (right: best)
+  if (Status st = c.need(1); !st) return st;
+  if (c.w[1] == "best") return c.e.apply_iteration = -1, Status::ok();
+  bool ok = false;
+  int i = c.arg_int(1, &ok);
+  if (!ok || i < 0 || i >= int(c.e.snap.loss.size()))
+    return Status::error("pick-iteration: no iteration " + c.w[1] + " on the plot");
+  c.e.apply_iteration = i;
+  return Status::ok();
+}
+
+Status cmd_apply_optimized(ScriptCall& c) {  // apply-optimized [LOSS_FILE]: the Apply button
+  if (!c.e.apply_optimized()) return Status::error("apply-optimized: " + c.e.messages.back().text);
+  const double loss = c.e.applied_loss;  // of the iterate it applied
+  c.e.sync();
+  if (c.w.size() > 1) {  // for a headless check of the saved scene (tests/editor/check_kept.sh)
+    FILE* f = std::fopen(c.w[1].c_str(), "w");
+    if (!f) return Status::error("apply-optimized: cannot write " + c.w[1]);
+    std::fprintf(f, "%.9g\n", loss);
+    std::fclose(f);
+  }
+  return Status::ok();
+}
+
+Status cmd_record_optimization(ScriptCall& c) {  // record-optimization PATH N [panels]: Start with "record"
+  bool ok = false;
+  int n = c.w.size() >= 3 ? c.arg_int(2, &ok) : 0;
+  if (!ok) return Status::error("record-optimization PATH N [panels]");
+  if (c.e.recording.active()) return Status::error("record-optimization: already recording");
+  const auto& tasks = c.e.doc.scene().tasks;
+  if (tasks.empty()) return Status::error("record-optimization: the scene has no task");
+  c.e.record_options.path = c.w[1];
+  c.e.record_options.with_ui = c.w.size() > 3 && c.w[3] == "panels";
+  c.e.start_optimization(tasks[size_t(c.e.task_index)].name, n, true);
+  c.clear_frame_ms();
+  c.wait_recording();
+  return Status::ok();
+}
+
+const ScriptCommand k_file[] = {
+    {"open", cmd_open},         {"try-open", cmd_try_open}, {"new", cmd_new},
+    {"template", cmd_template}, {"revert", cmd_revert},     {"save", cmd_save},
+    {"save-as", cmd_save_as},   {"prompt", cmd_prompt},     {"drop", cmd_drop},
+    {"autosave", cmd_autosave}, {"restore", cmd_restore},   {"discard-recovery", cmd_discard_recovery},
+};
+
+const ScriptCommand k_edit[] = {
+    {"select", cmd_select}, {"set", cmd_set},       {"undo", cmd_undo},
+    {"redo", cmd_redo},     {"add", cmd_add},       {"duplicate", cmd_duplicate},
+    {"delete", cmd_delete}, {"rename", cmd_rename}, {"shape", cmd_shape},
+};
+
+const ScriptCommand k_view[] = {
+    {"click", cmd_click},
+    {"click-object", cmd_click_object},
+    {"click-body", cmd_click_body},
+    {"drag-gizmo", cmd_drag_gizmo},
+    {"ctrl-drag-object", cmd_ctrl_drag_object},
+    {"key", cmd_key},
+    {"toggle", cmd_toggle},
+    {"gradient", cmd_gradient},
+    {"screenshot", cmd_screenshot},
+    {"wait", cmd_wait},
+    {"record", cmd_record},
+    {"record-stop", cmd_record_stop},
+};
+
+const ScriptCommand k_simulation[] = {
+    {"play", cmd_play},
+    {"scrub", cmd_scrub},
+    {"click-message", cmd_click_message},
+    {"backend", cmd_backend},
+};
+
+const ScriptCommand k_optimization[] = {
+    {"optimize", cmd_optimize},
+    {"optimize-method", cmd_optimize_method},
+    {"check-grad", cmd_check_grad},
+    {"optimize-param", cmd_optimize_param},
+    {"loss-add", cmd_loss_add},
+    {"loss-remove", cmd_loss_remove},
+    {"loss-set", cmd_loss_set},
+    {"task-add", cmd_task_add},
+    {"task-remove", cmd_task_remove},
+    {"task-rename", cmd_task_rename},
+    {"task-duplicate", cmd_task_duplicate},
+    {"task-select", cmd_task_select},
+    {"task-horizon", cmd_task_horizon},
+    {"pick-iteration", cmd_pick_iteration},
+    {"apply-optimized", cmd_apply_optimized},
+    {"record-optimization", cmd_record_optimization},
+};
+
+}  // namespace
+
+std::span<const ScriptCommand> script_file_commands() { return k_file; }
+std::span<const ScriptCommand> script_edit_commands() { return k_edit; }
+std::span<const ScriptCommand> script_view_commands() { return k_view; }
+std::span<const ScriptCommand> script_simulation_commands() { return k_simulation; }
+std::span<const ScriptCommand> script_optimization_commands() { return k_optimization; }
+
+}  // namespace adj::editor

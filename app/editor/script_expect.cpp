@@ -1,0 +1,262 @@
+// The script's expectations (script.h): `expect WHAT ...` by WHAT, else a document field;
+// `expect-above` / `expect-below` on a document number. A failed one exits with 4.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "app/editor/editor.h"
+#include "app/editor/fields.h"
+#include "app/editor/script_commands.h"
+
+namespace adj::editor {
+
+namespace {
+
+// a loss term's field by name (kind object target step weight), as text
+std::string loss_field(const scene::LossTerm& t, const std::string& field) {
+  if (field == "kind") return scene::to_string(t.kind);
+  if (field == "object") return t.object;
+  if (field == "target") return t.target;
+  if (field == "step") return std::to_string(t.step);
+  if (field == "body") return t.body;
+  char buf[32];
+  if (field == "weight") return std::snprintf(buf, sizeof buf, "%.17g", t.weight), buf;
+  if (field == "value") return std::snprintf(buf, sizeof buf, "%.17g", t.value), buf;
+  return "?";
+}
+
+// numbers compare with a relative tolerance of 1e-9, anything else as text
+bool same_value(const std::string& got, const std::string& want) {
+  char* end = nullptr;
+  double a = std::strtod(got.c_str(), &end);
+  bool a_num = !got.empty() && !*end;
+  double b = std::strtod(want.c_str(), &end);
+  bool b_num = !want.empty() && !*end;
+  if (a_num && b_num) return std::abs(a - b) <= 1e-9 * std::max({1.0, std::abs(a), std::abs(b)});
+  return got == want;
+}
+
+Status bad(ScriptCall& c, const std::string& got) {
+  std::string what;
+  for (size_t i = 1; i < c.w.size(); ++i) what += (i > 1 ? " " : "") + c.w[i];
+  return Status::error("expected " + what + ", got " + got);
+}
+
+Status expect_int(ScriptCall& c, int got) {
+  bool ok = false;
+  int n = c.w.size() >= 3 ? c.arg_int(2, &ok) : 0;
+  if (!ok) return Status::error("expect " + c.w[1] + " N");
+  return got == n ? Status::ok() : bad(c, std::to_string(got));
+}
+
+Status expect_text(ScriptCall& c, const std::string& got) {
+  if (Status st = c.need(2); !st) return st;
+  return got == c.w[2] ? Status::ok() : bad(c, got);
+}
+
+Status expect_bool(ScriptCall& c, bool got) { return expect_text(c, got ? "true" : "false"); }
+
+const scene::Task* panel_task(ScriptCall& c) {
+  const auto& tasks = c.e.doc.scene().tasks;
+  return tasks.empty() ? nullptr : &tasks[size_t(std::clamp(c.e.task_index, 0, int(tasks.size()) - 1))];
+}
+
+Status ex_frame(ScriptCall& c) { return expect_int(c, c.e.snap.frame); }
+Status ex_timeline(ScriptCall& c) { return expect_int(c, c.e.timeline_frame); }
+Status ex_ghosts(ScriptCall& c) { return expect_int(c, int(c.e.snap.ghost_paths.size())); }
+Status ex_objects(ScriptCall& c) { return expect_int(c, int(c.e.doc.scene().objects.size())); }
+Status ex_undo(ScriptCall& c) { return expect_int(c, int(c.e.doc.undo_count())); }
+Status ex_tasks(ScriptCall& c) { return expect_int(c, int(c.e.doc.scene().tasks.size())); }
+Status ex_iterations(ScriptCall& c) { return expect_int(c, int(c.e.snap.loss.size())); }  // the loss plot's points
+Status ex_task_values(ScriptCall& c) {  // parameters whose values the panel's task keeps (Apply)
+  const scene::Task* t = panel_task(c);
+  return expect_int(c, t ? int(t->values.size()) : 0);
+}
+Status ex_parameters(ScriptCall& c) {
+  const scene::Task* t = panel_task(c);
+  return expect_int(c, t ? int(t->parameters.size()) : 0);
+}
+Status ex_loss_terms(ScriptCall& c) {
+  const scene::Task* t = panel_task(c);
+  return expect_int(c, t ? int(t->loss.size()) : 0);
+}
+
+Status ex_selected(ScriptCall& c) {
+  int s = c.e.selected();
+  return expect_text(c, s < 0 ? "none" : c.e.doc.scene().objects[size_t(s)].name);
+}
+Status ex_task(ScriptCall& c) {  // the Optimization panel's task
+  const scene::Task* t = panel_task(c);
+  return expect_text(c, t ? t->name : "none");
+}
+Status ex_opt_phase(ScriptCall& c) { return expect_text(c, to_string(c.e.snap.opt_phase)); }
+Status ex_save_as(ScriptCall& c) { return expect_bool(c, c.e.save_as_active()); }
+Status ex_backend(ScriptCall& c) { return expect_text(c, c.e.doc.scene().settings.backend); }
+Status ex_sim_backend(ScriptCall& c) { return expect_text(c, c.e.snap.backend); }
+Status ex_path(ScriptCall& c) { return expect_text(c, c.e.doc.path().empty() ? "untitled" : c.e.doc.path()); }
+Status ex_recovery_offered(ScriptCall& c) { return expect_bool(c, c.e.recovery_offered()); }
+Status ex_prompt(ScriptCall& c) { return expect_bool(c, c.e.prompt_active()); }
+Status ex_recording(ScriptCall& c) { return expect_bool(c, c.e.recording.active()); }
+Status ex_dirty(ScriptCall& c) { return expect_bool(c, c.e.doc.dirty()); }
+// the Apply button: enabled as the Optimization panel enables it
+Status ex_can_apply(ScriptCall& c) {
+  const Snapshot& s = c.e.snap;
+  return expect_bool(c, !s.best_theta.empty() && !s.opt_shac && s.opt_phase != OptPhase::running &&
+                            s.opt_generation == c.e.doc.revision());
+}
+Status ex_grad_check_shown(ScriptCall& c) { return expect_bool(c, !c.e.snap.grad_check_text.empty()); }
+Status ex_sim_error(ScriptCall& c) {  // the simulation's error ("none" when it runs clean)
+  return expect_text(c, c.e.snap.sim_error.empty() ? "none" : c.e.snap.sim_error);
+}
+
+Status ex_fps_above(ScriptCall& c) {  // UI frames per second while the last wait ran (mean, and the slowest)
+  bool ok = false;
+  int n = c.w.size() >= 3 ? c.arg_int(2, &ok) : 0;
+  if (!ok) return Status::error("expect fps-above N");
+  const auto& all = c.wait_frame_ms();
+  std::vector<double> ms(all.begin() + std::min<size_t>(1, all.size()), all.end());
+  if (ms.empty()) return bad(c, "no frames were measured");
+  double sum = 0, worst = 0;
+  for (double m : ms) sum += m, worst = std::max(worst, m);
+  double fps = 1000.0 * double(ms.size()) / sum;
+  std::printf("script: %zu UI frames while waiting: mean %.1f fps, slowest frame %.1f ms\n", ms.size(), fps, worst);
+  return fps > n ? Status::ok() : bad(c, std::to_string(fps) + " fps");
+}
+
+Status ex_slowest_frame_below(ScriptCall& c) {  // no UI frame during the last wait took this long [ms]
+  bool ok = false;
+  int n = c.w.size() >= 3 ? c.arg_int(2, &ok) : 0;
+  if (!ok) return Status::error("expect slowest-frame-below MS");
+  const auto& ms = c.wait_frame_ms();
+  double worst = 0;
+  for (size_t i = 1; i < ms.size(); ++i) worst = std::max(worst, ms[i]);
+  if (ms.size() < 2) return bad(c, "no frames were measured");
+  return worst < n ? Status::ok() : bad(c, std::to_string(worst) + " ms");
+}
+
+Status ex_data_path(ScriptCall& c) {  // Stats and About: how results reach the renderer (cpu staging interop)
+  if (Status st = c.need(2); !st) return st;
+  const std::string got = c.e.data_path(), &w = c.w[2];
+  const bool same = (w == "cpu" && got.starts_with("CPU")) ||
+                    (w == "staging" && got.find("staging") != std::string::npos) ||
+                    (w == "interop" && got.find("interop") != std::string::npos);
+  return same ? Status::ok() : bad(c, got);
+}
+
+Status ex_loss(ScriptCall& c) {  // expect loss I FIELD VALUE
+  bool ok = false;
+  int i = c.w.size() >= 5 ? c.arg_int(2, &ok) : 0;
+  if (!ok) return Status::error("expect loss I FIELD VALUE");
+  const scene::Task* t = panel_task(c);
+  if (!t || i < 0 || i >= int(t->loss.size())) return bad(c, "no term " + c.w[2]);
+  std::string got = loss_field(t->loss[size_t(i)], c.w[3]);
+  return same_value(got, c.w[4]) ? Status::ok() : bad(c, got);
+}
+
+Status ex_backend_available(ScriptCall& c) {  // expect backend-available NAME BOOL (prints why not)
+  if (c.w.size() < 4) return Status::error("expect backend-available NAME BOOL");
+  std::string why;
+  bool ok = c.e.backend_available(c.w[2], &why);
+  if (!ok) std::printf("script: backend %s disabled: %s\n", c.w[2].c_str(), why.c_str());
+  return (ok ? "true" : "false") == c.w[3] ? Status::ok() : bad(c, (ok ? "true" : "false: " + why));
+}
+
+Status ex_loss_decreased(ScriptCall& c) {
+  const auto& l = c.e.snap.loss;
+  if (l.size() < 2) return bad(c, std::to_string(l.size()) + " iterations");
+  return l.back() < l.front() ? Status::ok()
+                              : bad(c, "loss " + std::to_string(l.front()) + " -> " + std::to_string(l.back()));
+}
+
+Status ex_grad_check_ok(ScriptCall& c) {
+  double r = c.e.snap.grad_check_max_rel_err;
+  return r >= 0 && r < 1e-2 ? Status::ok()
+                            : bad(c, "max rel err " + std::to_string(r) + ": " + c.e.snap.grad_check_text);
+}
+
+Status ex_message(ScriptCall& c) {  // a message containing TEXT was shown
+  if (Status st = c.need(2); !st) return st;
+  const std::string text = c.rest(2);
+  for (const auto& m : c.e.messages)
+    if (m.text.find(text) != std::string::npos) return Status::ok();
+  return bad(c, c.e.messages.empty() ? "no messages" : "last message \"" + c.e.messages.back().text + "\"");
+}
+
+Status ex_no_message(ScriptCall& c) {  // no message containing TEXT was shown
+  if (Status st = c.need(2); !st) return st;
+  const std::string text = c.rest(2);
+  for (const auto& m : c.e.messages)
+    if (m.text.find(text) != std::string::npos) return bad(c, "\"" + m.text + "\"");
+  return Status::ok();
+}
+
+const ScriptCommand k_expect[] = {
+    {"frame", ex_frame},
+    {"timeline", ex_timeline},
+    {"selected", ex_selected},
+    {"fps-above", ex_fps_above},
+    {"slowest-frame-below", ex_slowest_frame_below},
+    {"data-path", ex_data_path},
+    {"ghosts", ex_ghosts},
+    {"parameters", ex_parameters},
+    {"task-values", ex_task_values},
+    {"loss-terms", ex_loss_terms},
+    {"loss", ex_loss},
+    {"save-as", ex_save_as},
+    {"backend", ex_backend},
+    {"sim-backend", ex_sim_backend},
+    {"backend-available", ex_backend_available},
+    {"path", ex_path},
+    {"recovery-offered", ex_recovery_offered},
+    {"prompt", ex_prompt},
+    {"recording", ex_recording},
+    {"dirty", ex_dirty},
+    {"objects", ex_objects},
+    {"undo", ex_undo},
+    {"tasks", ex_tasks},
+    {"task", ex_task},
+    {"iterations", ex_iterations},
+    {"opt-phase", ex_opt_phase},
+    {"can-apply", ex_can_apply},
+    {"grad-check-shown", ex_grad_check_shown},
+    {"sim-error", ex_sim_error},
+    {"loss-decreased", ex_loss_decreased},
+    {"grad-check-ok", ex_grad_check_ok},
+    {"message", ex_message},
+    {"no-message", ex_no_message},
+};
+
+Status cmd_expect_compare(ScriptCall& c) {  // expect-above|expect-below PATH VALUE
+  if (Status st = c.need(2); !st) return st;
+  auto got = get_by_path(c.e.doc.scene(), c.w[1]);
+  if (!got) return got.status();
+  const bool above = c.w[0] == "expect-above";
+  double a = std::atof(got->c_str()), b = std::atof(c.w[2].c_str());
+  return (above ? a > b : a < b)
+             ? Status::ok()
+             : Status::error("expected " + c.w[1] + (above ? " > " : " < ") + c.w[2] + ", got " + *got);
+}
+
+const ScriptCommand k_expect_commands[] = {
+    {"expect", script_expect},
+    {"expect-above", cmd_expect_compare},
+    {"expect-below", cmd_expect_compare},
+};
+
+}  // namespace
+
+Status script_expect(ScriptCall& c) {
+  if (Status st = c.need(1); !st) return st;
+  for (const ScriptCommand& x : k_expect)
+    if (c.w[1] == x.name) return x.fn(c);
+  // a document field
+  if (Status st = c.need(2); !st) return st;
+  auto got = get_by_path(c.e.doc.scene(), c.w[1]);
+  if (!got) return got.status();
+  return same_value(*got, c.w[2]) ? Status::ok() : bad(c, *got);
+}
+
+std::span<const ScriptCommand> script_expect_commands() { return k_expect_commands; }
+
+}  // namespace adj::editor
