@@ -1,15 +1,15 @@
 #include "app/cmd_optimize.h"
 #include "app/scene_task.h"
 
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 
 #include "app/optimize_video.h"
 #include "engine/optim/task.h"
@@ -76,14 +76,16 @@ int finish_run(const OptimizeOptions& o, int done, const Status& failure, bool i
 // the blocks' values into the scene document: robot parameters (and, in a robot task, the
 // contact it tunes) through write_back_robot, the rest through write_back; notes of what
 // could not be kept
-std::vector<std::string> write_back_blocks(const std::vector<optim::ParamBlock>& blocks, const std::vector<float>& theta,
-                                           const scene::CompiledScene& cs, scene::Scene& doc) {
+std::vector<std::string> write_back_blocks(const std::vector<optim::ParamBlock>& blocks,
+                                           const std::vector<float>& theta, const scene::CompiledScene& cs,
+                                           scene::Scene& doc) {
   using K = scene::ParamKind;
   auto robot_kind = [](K k) {
     return k == K::joint_q || k == K::joint_qd || k == K::actuator_control || k == K::actuator_kp ||
            k == K::actuator_kd || k == K::body_mass;
   };
-  const bool robot_task = std::any_of(blocks.begin(), blocks.end(), [&](const optim::ParamBlock& b) { return robot_kind(b.kind); });
+  const bool robot_task =
+      std::any_of(blocks.begin(), blocks.end(), [&](const optim::ParamBlock& b) { return robot_kind(b.kind); });
   std::vector<optim::ParamBlock> rb, pb;
   for (const optim::ParamBlock& b : blocks) {
     const bool contact = b.kind == K::contact_ke || b.kind == K::contact_kd || b.kind == K::contact_mu;
@@ -97,8 +99,13 @@ std::vector<std::string> write_back_blocks(const std::vector<optim::ParamBlock>&
 nlohmann::json block_table(const std::vector<optim::ParamBlock>& blocks) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& b : blocks)
-    j.push_back({{"kind", scene::to_string(b.kind)}, {"object", b.object}, {"offset", b.offset}, {"count", b.count},
-                 {"steps", b.steps}, {"elements", b.elements}, {"width", b.width}});
+    j.push_back({{"kind", scene::to_string(b.kind)},
+                 {"object", b.object},
+                 {"offset", b.offset},
+                 {"count", b.count},
+                 {"steps", b.steps},
+                 {"elements", b.elements},
+                 {"width", b.width}});
   return j;
 }
 
@@ -204,8 +211,8 @@ int run_check_grad(const CheckGradOptions& o) {
   optim::start_from_stored(**runner, (*runner)->blocks(), *task);
   Result<optim::GradCheckReport> report = (*runner)->check_grad(o.samples, o.eps, o.seed);
   if (!report) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), report.status().message().c_str()), 1;
-  std::printf("%s / %s: analytic gradient vs central differences (double, eps %g), %zu entries\n",
-              doc.name.c_str(), task->name.c_str(), o.eps, report->rows.size());
+  std::printf("%s / %s: analytic gradient vs central differences (double, eps %g), %zu entries\n", doc.name.c_str(),
+              task->name.c_str(), o.eps, report->rows.size());
   std::printf("%s", report->format().c_str());
   bool ok = report->max_rel_err <= o.tolerance;
   std::printf("max relative error %.3g (tolerance %.3g): %s\n", report->max_rel_err, o.tolerance, ok ? "PASS" : "FAIL");

@@ -4,8 +4,8 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <sstream>
@@ -20,12 +20,12 @@
 #include "app/scene_view.h"
 #include "engine/cuda/cuda.h"
 #include "engine/cuda/cuda_rollout.h"
-#include "engine/scene/scene_json.h"
 #include "engine/optim/task.h"
+#include "engine/scene/scene_json.h"
+#include "engine/solver/solver.h"
 #include "render/context.h"
 #include "render/interop.h"
 #include "render/line_builder.h"
-#include "engine/solver/solver.h"
 #include "render/vk_check.h"
 
 namespace adj::app {
@@ -33,8 +33,8 @@ namespace adj::app {
 namespace {
 
 bool is_still(const std::string& out) {
-  return video_format(out) == VideoFormat::png_sequence && out.find('%') == std::string::npos &&
-         out.back() != '/' && out.size() > 4 && out.compare(out.size() - 4, 4, ".png") == 0;
+  return video_format(out) == VideoFormat::png_sequence && out.find('%') == std::string::npos && out.back() != '/' &&
+         out.size() > 4 && out.compare(out.size() - 4, 4, ".png") == 0;
 }
 
 }  // namespace
@@ -43,11 +43,16 @@ bool parse_overlays(const std::string& list, RenderOptions& o, std::string* erro
   std::stringstream ss(list);
   std::string name;
   while (std::getline(ss, name, ',')) {
-    if (name == "contacts") o.contacts = true;
-    else if (name == "velocities") o.velocities = true;
-    else if (name == "wireframe") o.wireframe = true;
-    else if (name == "gradients") o.gradients = true;
-    else if (name == "ghosts") o.ghosts = true;
+    if (name == "contacts")
+      o.contacts = true;
+    else if (name == "velocities")
+      o.velocities = true;
+    else if (name == "wireframe")
+      o.wireframe = true;
+    else if (name == "gradients")
+      o.gradients = true;
+    else if (name == "ghosts")
+      o.ghosts = true;
     else if (!name.empty()) {
       *error = "unknown overlay \"" + name + "\" (known: contacts, velocities, gradients, ghosts, wireframe)";
       return false;
@@ -132,9 +137,8 @@ int run_render(const RenderOptions& opt) {
     bool springs = false;
     for (const scene::ObjectRange& r : cs->objects) springs |= r.spring_end > r.spring_begin;
     host_state_needed = springs || o.contacts || o.velocities || o.gradients || o.ghosts;
-    device_sim = std::make_unique<CudaRollout>(
-        CudaRolloutOptions<float>{.steps = 1, .dt = cs->frame_dt, .substeps = cs->substeps, .graphs = true,
-                                  .backward = false});
+    device_sim = std::make_unique<CudaRollout>(CudaRolloutOptions<float>{
+        .steps = 1, .dt = cs->frame_dt, .substeps = cs->substeps, .graphs = true, .backward = false});
     Status st = device_sim->upload(model);
     if (st) st = device_sim->set_initial(a);
     if (!st) return std::fprintf(stderr, "%s: CUDA: %s\n", o.scene_path.c_str(), st.message().c_str()), 1;
@@ -221,8 +225,10 @@ int run_render(const RenderOptions& opt) {
         auto loss = (*runner)->evaluate((*runner)->theta(), &grad);
         if (!loss) runner = Result<TaskPtr>(loss.status());
       }
-      if (!runner) return std::fprintf(stderr, "%s: gradients overlay: %s\n", o.scene_path.c_str(),
-                                       runner.status().message().c_str()), 1;
+      if (!runner)
+        return std::fprintf(stderr, "%s: gradients overlay: %s\n", o.scene_path.c_str(),
+                            runner.status().message().c_str()),
+               1;
       gradient_field.assign(size_t(model.particle_count()), vec3<float>());
       int blocks = 0;
       for (const optim::ParamBlock& b : (*runner)->blocks())

@@ -12,7 +12,6 @@
 
 namespace adj::app {
 
-
 int run_rollout(const RunOptions& o) {
   auto doc = scene::load_scene(o.scene_path);
   if (!doc) {
@@ -58,10 +57,11 @@ int run_rollout(const RunOptions& o) {
     mass += m;
   }
   if (mass > 0) com = com / mass;
-  std::printf("%s: %d particles, %d frames x %d substeps in %.3f s (%.0f substeps/s); "
-              "centre of mass (%.4f, %.4f, %.4f)\n",
-              doc->name.c_str(), model.particle_count(), o.frames, compiled->substeps, secs,
-              secs > 0 ? o.frames * compiled->substeps / secs : 0.0, com.x, com.y, com.z);
+  std::printf(
+      "%s: %d particles, %d frames x %d substeps in %.3f s (%.0f substeps/s); "
+      "centre of mass (%.4f, %.4f, %.4f)\n",
+      doc->name.c_str(), model.particle_count(), o.frames, compiled->substeps, secs,
+      secs > 0 ? o.frames * compiled->substeps / secs : 0.0, com.x, com.y, com.z);
 
   if (compiled->has_robots()) {
     std::printf("robots: %d bodies; joint coordinates at the end:", compiled->model.rigid.body_count());

@@ -66,8 +66,9 @@ int main(int argc, char** argv) {
       execv(self, argv);  // returns only on failure: then run with spinning threads
     }
   }
-  CLI::App app{"Adjoint: a differentiable-physics editor and visualizer.\n"
-               "Without a subcommand, opens the editor on SCENE."};
+  CLI::App app{
+      "Adjoint: a differentiable-physics editor and visualizer.\n"
+      "Without a subcommand, opens the editor on SCENE."};
   app.set_version_flag("--version", ADJ_VERSION);
 
   adj::app::ViewerOptions v;
@@ -93,16 +94,23 @@ int main(int argc, char** argv) {
   adj::app::RunOptions run;
   CLI::App* run_cmd = app.add_subcommand("run", "Roll a scene out headless and report (or write) its states");
   run_cmd->add_option("scene", run.scene_path, "Scene file (JSON)")->required()->check(CLI::ExistingFile);
-  run_cmd->add_option("--steps,--frames", run.frames, "Frames to simulate")->check(CLI::Range(0, 100000000))->capture_default_str();
+  run_cmd->add_option("--steps,--frames", run.frames, "Frames to simulate")
+      ->check(CLI::Range(0, 100000000))
+      ->capture_default_str();
   run_cmd->add_option("--out", run.out, "Write the states (particle positions, velocities; joint q, qd) as JSON");
-  run_cmd->add_option("--every", run.every, "Write every k-th frame")->check(CLI::PositiveNumber)->capture_default_str();
+  run_cmd->add_option("--every", run.every, "Write every k-th frame")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   run_cmd->add_option("--threads", run.threads, "OpenMP threads (0 = default)")->check(CLI::NonNegativeNumber);
 
   adj::app::DynamicsCmdOptions dyn;
   bool dyn_no_contact = false, dyn_no_limits = false, dyn_no_equality = false;
   CLI::App* dyn_cmd = app.add_subcommand(
-      "dynamics", "A robot's mass matrix, bias, passive and actuator forces and qacc at one state, in MuJoCo's conventions");
-  dyn_cmd->add_option("model", dyn.model_path, "URDF, MJCF (.xml) or scene (.json) file")->required()->check(CLI::ExistingFile);
+      "dynamics",
+      "A robot's mass matrix, bias, passive and actuator forces and qacc at one state, in MuJoCo's conventions");
+  dyn_cmd->add_option("model", dyn.model_path, "URDF, MJCF (.xml) or scene (.json) file")
+      ->required()
+      ->check(CLI::ExistingFile);
   dyn_cmd->add_option("--qpos", dyn.qpos, "Joint positions, comma-separated (MuJoCo's qpos; default: qpos0)");
   dyn_cmd->add_option("--qvel", dyn.qvel, "Joint velocities, comma-separated (MuJoCo's qvel; default: zeros)");
   dyn_cmd->add_option("--ctrl", dyn.ctrl, "Actuator controls, comma-separated (clamped to ctrlrange; default: zeros)");
@@ -115,7 +123,8 @@ int main(int argc, char** argv) {
   CLI::App* opt_cmd = app.add_subcommand("optimize", "Optimize a scene's task; one line per iteration");
   opt_cmd->add_option("scene", opt.scene_path, "Scene file (JSON)")->required()->check(CLI::ExistingFile);
   opt_cmd->add_option("--task", opt.task, "Task name (default: the first)");
-  opt_cmd->add_option("--iterations", opt.iterations, "Iterations (default: the task's)")->check(CLI::NonNegativeNumber);
+  opt_cmd->add_option("--iterations", opt.iterations, "Iterations (default: the task's)")
+      ->check(CLI::NonNegativeNumber);
   opt_cmd->add_option("--log", opt.log, "Write a JSON log: losses, gradient norms, final parameters");
   opt_cmd->add_option("--save-scene", opt.save_scene, "Write the scene with the optimized parameters");
   opt_cmd->add_option("--threads", opt.threads, "OpenMP threads (0 = default)")->check(CLI::NonNegativeNumber);
@@ -124,17 +133,21 @@ int main(int argc, char** argv) {
   opt_cmd->add_option("--record-size", rec_size, "Video size, WxH")->capture_default_str();
   opt_cmd->add_option("--fps", opt.record_fps, "Video frame rate")->check(CLI::Range(1, 240))->capture_default_str();
   opt_cmd->add_option("--record-every", opt.record_every, "Record every k-th iteration (and the last)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
-  opt_cmd->add_option("--receding-horizon", opt.receding_window,
-                      "Robot tasks: fly the task by receding-horizon control with plans of W frames "
-                      "(--iterations: Adam steps per plan, default 8)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  opt_cmd
+      ->add_option("--receding-horizon", opt.receding_window,
+                   "Robot tasks: fly the task by receding-horizon control with plans of W frames "
+                   "(--iterations: Adam steps per plan, default 8)")
       ->check(CLI::Range(1, 100000));
   opt_cmd->add_option("--execute", opt.receding_execute, "With --receding-horizon: frames applied per plan")
-      ->check(CLI::Range(1, 100000))->capture_default_str();
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   opt_cmd->add_flag("--shac", opt.shac,
                     "Robot policy tasks: train by SHAC (windows of 32 frames, a critic; --iterations: windows)");
   opt_cmd->add_option("--envs", opt.shac_envs, "With --shac: copies of the world per window")
-      ->check(CLI::Range(1, 4096))->capture_default_str();
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
   opt_cmd->add_option("--seed", opt.seed, "With --shac: the seed (default: the task's)")->check(CLI::NonNegativeNumber);
 
   adj::app::CheckGradOptions cg;
@@ -157,7 +170,8 @@ int main(int argc, char** argv) {
   ren_cmd->add_option("--frames", ren.frames, "Still: frames simulated first (0); video: frames (120)")
       ->check(CLI::NonNegativeNumber);
   ren_cmd->add_option("--fps", ren.fps, "Video frame rate; each frame advances 1/fps s")
-      ->check(CLI::Range(1, 240))->capture_default_str();
+      ->check(CLI::Range(1, 240))
+      ->capture_default_str();
   ren_cmd->add_option("--size", ren_size, "Image size, WxH")->capture_default_str();
   ren_cmd->add_option("--overlays", ren_overlays, "Comma list: contacts, velocities, gradients, ghosts, wireframe");
   std::string ren_camera;
@@ -181,14 +195,18 @@ int main(int argc, char** argv) {
   adj::app::BenchRenderOptions bench_render;
   CLI::App* bench_render_cmd = bench_cmd->add_subcommand("render", "Renderer frame times at 1280x720 (offscreen)");
   bench_render_cmd->add_option("--frames", bench_render.frames, "Timed frames per case")
-      ->check(CLI::Range(1, 1000))->capture_default_str();
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   bench_render_cmd->add_flag("--quick", bench_render.quick, "Small cases only (a smoke run)");
   adj::app::BenchGpuOptions bench_gpu;
   CLI::App* bench_gpu_cmd = bench_cmd->add_subcommand(
       "gpu", "CUDA: forward steps/s, backward/forward, sim+render frame time interop vs staging (77: no GPU)");
-  bench_gpu_cmd->add_option("--steps", bench_gpu.steps, "Rollout steps")->check(CLI::Range(1, 10000))->capture_default_str();
+  bench_gpu_cmd->add_option("--steps", bench_gpu.steps, "Rollout steps")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
   bench_gpu_cmd->add_option("--frames", bench_gpu.frames, "Timed frames per render case")
-      ->check(CLI::Range(1, 100000))->capture_default_str();
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   bench_gpu_cmd->add_flag("--quick", bench_gpu.quick, "Small cases only (a smoke run)");
   bench_gpu_cmd->add_flag("--validation", bench_gpu.validation, "Vulkan validation on; any error fails");
   adj::app::BenchSampleOptions bench_sample;
@@ -196,7 +214,8 @@ int main(int argc, char** argv) {
   CLI::App* bench_sample_cmd =
       bench_cmd->add_subcommand("sample-efficiency", "Simulator steps to a walking distance: gradients vs PPO");
   bench_sample_cmd->add_option("scene", bench_sample.scene_path, "Scene with a policy task")
-      ->check(CLI::ExistingFile)->capture_default_str();
+      ->check(CLI::ExistingFile)
+      ->capture_default_str();
   bench_sample_cmd->add_option("--task", bench_sample.task, "Task name (default: the first)");
   bench_sample_cmd->add_option("--seeds", bench_sample.seeds, "Seeds")->capture_default_str();
   bench_sample_cmd->add_option("--ppo-steps", bench_sample.ppo_max_steps, "PPO budget per seed [substeps]")
@@ -258,8 +277,7 @@ int main(int argc, char** argv) {
   }
   if (*cg_cmd) return adj::app::run_check_grad(cg);
   if (!parse_size(size, &v.width, &v.height)) {
-    std::fprintf(stderr, "adjoint: --size %s: expected WxH between 16x16 and 16384x16384\n",
-                 size.c_str());
+    std::fprintf(stderr, "adjoint: --size %s: expected WxH between 16x16 and 16384x16384\n", size.c_str());
     return 2;
   }
   if (v.sync_validation) v.validation = true;

@@ -98,7 +98,8 @@ Status OptimizeVideo::add_iteration(const std::vector<State>& frames, int iterat
     lo = glm::min(lo, a), hi = glm::max(hi, b);
   }
   for (const glm::vec3& p : path) lo = glm::min(lo, p), hi = glm::max(hi, p);
-  if (trajectories_.size() == 1 || glm::any(glm::lessThan(lo, frame_lo_)) || glm::any(glm::greaterThan(hi, frame_hi_))) {
+  if (trajectories_.size() == 1 || glm::any(glm::lessThan(lo, frame_lo_)) ||
+      glm::any(glm::greaterThan(hi, frame_hi_))) {
     frame_lo_ = lo, frame_hi_ = hi;
     camera_.yaw = robots ? 0.5f : 0.25f;
     camera_.pitch = robots ? 0.35f : 0.3f;

@@ -18,8 +18,8 @@ const glm::vec4 k_palette[] = {
     {0.90f, 0.47f, 0.22f, 1.0f}, {0.26f, 0.55f, 0.85f, 1.0f}, {0.35f, 0.72f, 0.45f, 1.0f},
     {0.80f, 0.35f, 0.55f, 1.0f}, {0.90f, 0.75f, 0.30f, 1.0f}, {0.55f, 0.45f, 0.85f, 1.0f},
 };
-const uint32_t k_collider_color = 0xff8c8a86;  // RGBA8 (R low byte): warm grey
-const uint32_t k_target_color = 0xff4fc25a;    // green
+const uint32_t k_collider_color = 0xff8c8a86;   // RGBA8 (R low byte): warm grey
+const uint32_t k_target_color = 0xff4fc25a;     // green
 const uint32_t k_robot_highlight = 0xffffcc1a;  // the selected robot body: cyan, a colour no object has
 
 glm::vec3 g3(const scene::V3& v) { return {float(v[0]), float(v[1]), float(v[2])}; }
@@ -82,8 +82,12 @@ SceneView::SceneView(const scene::Scene& doc, const scene::CompiledScene& cs)
       case scene::ObjectKind::target: {
         float rad = float(o.target.radius);
         glm::vec3 p = g3(o.target.position);
-        shapes_.push_back({render::ShapeKind::ring, {{p, 0.0f, glm::quat(1, 0, 0, 0), glm::vec3(rad, rad * 0.6f, 0.0f), k_target_color}}, id});
-        shapes_.push_back({render::ShapeKind::sphere, {{p, 0.0f, glm::quat(1, 0, 0, 0), glm::vec3(rad * 0.25f), k_target_color}}, id});
+        shapes_.push_back({render::ShapeKind::ring,
+                           {{p, 0.0f, glm::quat(1, 0, 0, 0), glm::vec3(rad, rad * 0.6f, 0.0f), k_target_color}},
+                           id});
+        shapes_.push_back({render::ShapeKind::sphere,
+                           {{p, 0.0f, glm::quat(1, 0, 0, 0), glm::vec3(rad * 0.25f), k_target_color}},
+                           id});
         grow(static_lo_, static_hi_, p, rad);
         break;
       }
@@ -96,19 +100,26 @@ SceneView::SceneView(const scene::Scene& doc, const scene::CompiledScene& cs)
             ground_height_ = float(c.position[1]);
             break;
           case scene::ColliderKind::plane:
-            shapes_.push_back({render::ShapeKind::plane, {{p, 0.0f, up_to(g3(c.normal)), glm::vec3(2.0f, 0.0f, 2.0f), k_collider_color}}, id});
+            shapes_.push_back({render::ShapeKind::plane,
+                               {{p, 0.0f, up_to(g3(c.normal)), glm::vec3(2.0f, 0.0f, 2.0f), k_collider_color}},
+                               id});
             break;
           case scene::ColliderKind::sphere:
-            shapes_.push_back({render::ShapeKind::sphere, {{p, 0.0f, glm::quat(1, 0, 0, 0), glm::vec3(float(c.size[0])), k_collider_color}}, id});
+            shapes_.push_back({render::ShapeKind::sphere,
+                               {{p, 0.0f, glm::quat(1, 0, 0, 0), glm::vec3(float(c.size[0])), k_collider_color}},
+                               id});
             grow(static_lo_, static_hi_, p, float(c.size[0]));
             break;
           case scene::ColliderKind::box:
-            shapes_.push_back({render::ShapeKind::box, {{p, 0.0f, euler_quat(c.rotation), g3(c.size), k_collider_color}}, id});
+            shapes_.push_back(
+                {render::ShapeKind::box, {{p, 0.0f, euler_quat(c.rotation), g3(c.size), k_collider_color}}, id});
             grow(static_lo_, static_hi_, p, glm::length(g3(c.size)));
             break;
           case scene::ColliderKind::capsule:
-            shapes_.push_back({render::ShapeKind::capsule, {{p, 0.0f, euler_quat(c.rotation), glm::vec3(float(c.size[0]), float(c.size[1]), 0.0f),
-                 k_collider_color}}, id});
+            shapes_.push_back({render::ShapeKind::capsule,
+                               {{p, 0.0f, euler_quat(c.rotation), glm::vec3(float(c.size[0]), float(c.size[1]), 0.0f),
+                                 k_collider_color}},
+                               id});
             grow(static_lo_, static_hi_, p, float(c.size[0] + c.size[1]));
             break;
           case scene::ColliderKind::mesh:
@@ -188,8 +199,8 @@ void add_contact_marks(render::DrawList& l, const std::vector<glm::vec3>& points
 
 }  // namespace
 
-const render::DrawList& SceneView::build(const State& state, const Contacts* contacts,
-                                         const Array<vec3<float>>* field, const Overlays& ov) {
+const render::DrawList& SceneView::build(const State& state, const Contacts* contacts, const Array<vec3<float>>* field,
+                                         const Overlays& ov) {
   render::DrawList& l = list_;
   l = render::DrawList{};
   const Model& m = cs_.model;
@@ -238,7 +249,7 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
       render::SphereDraw s;
       if (use_device_) {
         s.spheres = render::ArrayRef<glm::vec4>::device(device_.spheres.buffer, size_t(po.end - po.begin),
-                                                         device_.spheres.offset + size_t(po.begin) * sizeof(glm::vec4));
+                                                        device_.spheres.offset + size_t(po.begin) * sizeof(glm::vec4));
       } else {
         spheres_[k].resize(size_t(po.end - po.begin));
         vis::write_spheres(m, state, po.begin, po.end, floats(spheres_[k]));
@@ -414,7 +425,8 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
         lines.color = glm::vec4(0.95f, 0.25f, 0.2f, 0.9f);
         lines.width = 3.0f;
         lines.depth_test = false;
-        lines.indices = std::span<const uint32_t>(spring_indices_.data(), std::min(spring_indices_.size(), robot_contact_lines_.size()));
+        lines.indices = std::span<const uint32_t>(spring_indices_.data(),
+                                                  std::min(spring_indices_.size(), robot_contact_lines_.size()));
         l.lines.push_back(lines);
       }
     }
@@ -504,7 +516,9 @@ void outline(const render::ShapeKind kind, const render::ShapeInstance& in, std:
         out.push_back(at(side * s.x * 1.02f - y * s.y));
       }
       break;
-    case render::ShapeKind::ring: circle({}, z, x, s.x * 1.05f); break;
+    case render::ShapeKind::ring:
+      circle({}, z, x, s.x * 1.05f);
+      break;
     case render::ShapeKind::plane: {
       glm::vec3 c[4] = {{-s.x, 0, -s.z}, {s.x, 0, -s.z}, {s.x, 0, s.z}, {-s.x, 0, s.z}};
       for (int i = 0; i < 4; ++i) out.push_back(at(c[i])), out.push_back(at(c[(i + 1) % 4]));
@@ -525,8 +539,8 @@ void SceneView::highlight_selection(render::DrawList& l) {
   outline_.clear();
   selected_instances_.clear();
   for (const render::ShapeDraw& d : l.shapes)
-    if (d.id == selected_ && d.instances.host) selected_instances_.insert(selected_instances_.end(), d.instances.host,
-                                                                          d.instances.host + d.instances.count);
+    if (d.id == selected_ && d.instances.host)
+      selected_instances_.insert(selected_instances_.end(), d.instances.host, d.instances.host + d.instances.count);
   size_t k = 0;
   for (render::ShapeDraw& d : l.shapes) {
     if (d.id != selected_ || !d.instances.host) continue;

@@ -59,8 +59,15 @@ const Field k_soft[] = {
 const Field k_collider[] = {
     {"position", FieldType::vec3, 0.01f, -k_inf, k_inf, "m", OBJ(collider.position), nullptr, {}},
     {"rotation", FieldType::vec3, 0.5f, -360, 360, "deg", OBJ(collider.rotation), nullptr, {}},
-    {"size", FieldType::vec3, 0.01f, 0, k_inf, "m (box: half extents; sphere/capsule: radius, half height)",
-     OBJ(collider.size), nullptr, {}},
+    {"size",
+     FieldType::vec3,
+     0.01f,
+     0,
+     k_inf,
+     "m (box: half extents; sphere/capsule: radius, half height)",
+     OBJ(collider.size),
+     nullptr,
+     {}},
     {"normal", FieldType::vec3, 0.01f, -1, 1, "plane normal", OBJ(collider.normal), nullptr, {}},
     {"scale", FieldType::number, 0.01f, 1e-4, 1e4, "", OBJ(collider.scale), nullptr, {}},
     {"mesh", FieldType::text, 0, 0, 0, "OBJ path, relative to the scene file", OBJ(collider.mesh), nullptr, {}},
@@ -74,18 +81,60 @@ const Field k_target[] = {
 // robots: placement; URDF robots also their import options (per-body and per-joint fields:
 // robot_fields.h)
 const Field k_robot[] = {
-    {"position", FieldType::vec3, 0.01f, -k_inf, k_inf, "m, placement of the root joint frames", OBJ(robot.position), nullptr, {}},
+    {"position",
+     FieldType::vec3,
+     0.01f,
+     -k_inf,
+     k_inf,
+     "m, placement of the root joint frames",
+     OBJ(robot.position),
+     nullptr,
+     {}},
     {"rotation", FieldType::vec3, 0.5f, -360, 360, "deg", OBJ(robot.rotation), nullptr, {}},
 };
 const Field k_robot_urdf[] = {
-    {"position", FieldType::vec3, 0.01f, -k_inf, k_inf, "m, placement of the root link", OBJ(robot.position), nullptr, {}},
+    {"position",
+     FieldType::vec3,
+     0.01f,
+     -k_inf,
+     k_inf,
+     "m, placement of the root link",
+     OBJ(robot.position),
+     nullptr,
+     {}},
     {"rotation", FieldType::vec3, 0.5f, -360, 360, "deg", OBJ(robot.rotation), nullptr, {}},
     {"file", FieldType::text, 0, 0, 0, "URDF path, relative to the scene file", OBJ(robot.urdf), nullptr, {}},
-    {"fixed_base", FieldType::boolean, 0, 0, 0, "root link welded to the world (else a free joint)", OBJ(robot.fixed_base), nullptr, {}},
-    {"default_actuators", FieldType::boolean, 0, 0, 0, "one actuator per revolute/prismatic joint", OBJ(robot.default_actuators), nullptr, {}},
-    {"actuator.gear", FieldType::number, 0.01f, -k_inf, k_inf, "default actuators: torque = gear * input", OBJ(robot.default_actuator.gear), nullptr, {}},
-    {"actuator.kp", FieldType::number, 0.0f, 0, 1e9, "default actuators: PD stiffness", OBJ(robot.default_actuator.kp), nullptr, K::actuator_kp},
-    {"actuator.kd", FieldType::number, 0.0f, 0, 1e9, "default actuators: PD damping", OBJ(robot.default_actuator.kd), nullptr, K::actuator_kd},
+    {"fixed_base",
+     FieldType::boolean,
+     0,
+     0,
+     0,
+     "root link welded to the world (else a free joint)",
+     OBJ(robot.fixed_base),
+     nullptr,
+     {}},
+    {"default_actuators",
+     FieldType::boolean,
+     0,
+     0,
+     0,
+     "one actuator per revolute/prismatic joint",
+     OBJ(robot.default_actuators),
+     nullptr,
+     {}},
+    {"actuator.gear",
+     FieldType::number,
+     0.01f,
+     -k_inf,
+     k_inf,
+     "default actuators: torque = gear * input",
+     OBJ(robot.default_actuator.gear),
+     nullptr,
+     {}},
+    {"actuator.kp", FieldType::number, 0.0f, 0, 1e9, "default actuators: PD stiffness", OBJ(robot.default_actuator.kp),
+     nullptr, K::actuator_kp},
+    {"actuator.kd", FieldType::number, 0.0f, 0, 1e9, "default actuators: PD damping", OBJ(robot.default_actuator.kd),
+     nullptr, K::actuator_kd},
 };
 
 const Field k_particles[] = {
@@ -108,8 +157,8 @@ const Field k_settings[] = {
 #undef OBJ
 #undef SET
 
-const K k_opt_particles[] = {K::initial_position, K::initial_velocity, K::control_force,
-                             K::spring_activation, K::spring_rest, K::spring_ke};
+const K k_opt_particles[] = {K::initial_position,  K::initial_velocity, K::control_force,
+                             K::spring_activation, K::spring_rest,      K::spring_ke};
 const K k_opt_cloth[] = {K::initial_position, K::initial_velocity, K::control_force};
 const K k_opt_soft[] = {K::initial_position, K::initial_velocity, K::control_force, K::tet_mu, K::tet_lambda};
 const K k_opt_robot[] = {K::joint_q, K::joint_qd, K::actuator_control, K::actuator_kp, K::actuator_kd, K::body_mass};
@@ -225,11 +274,16 @@ Result<Resolved> resolve(scene::Scene& s, const std::string& path) {
 
 std::span<const Field> object_fields(const scene::Object& o) {
   switch (o.kind) {
-    case scene::ObjectKind::cloth: return k_cloth;
-    case scene::ObjectKind::soft: return k_soft;
-    case scene::ObjectKind::collider: return k_collider;
-    case scene::ObjectKind::target: return k_target;
-    case scene::ObjectKind::particles: return {};
+    case scene::ObjectKind::cloth:
+      return k_cloth;
+    case scene::ObjectKind::soft:
+      return k_soft;
+    case scene::ObjectKind::collider:
+      return k_collider;
+    case scene::ObjectKind::target:
+      return k_target;
+    case scene::ObjectKind::particles:
+      return {};
     case scene::ObjectKind::robot:  // per body, joint and actuator: robot_fields.h
       if (o.robot.urdf.empty()) return k_robot;
       return k_robot_urdf;
@@ -241,33 +295,45 @@ std::span<const Field> settings_fields() { return k_settings; }
 
 std::span<const scene::ParamKind> optimizable(scene::ObjectKind kind) {
   switch (kind) {
-    case scene::ObjectKind::particles: return k_opt_particles;
-    case scene::ObjectKind::cloth: return k_opt_cloth;
-    case scene::ObjectKind::soft: return k_opt_soft;
-    case scene::ObjectKind::robot: return k_opt_robot;
-    default: return {};
+    case scene::ObjectKind::particles:
+      return k_opt_particles;
+    case scene::ObjectKind::cloth:
+      return k_opt_cloth;
+    case scene::ObjectKind::soft:
+      return k_opt_soft;
+    case scene::ObjectKind::robot:
+      return k_opt_robot;
+    default:
+      return {};
   }
 }
 
 std::string field_to_string(const Field& f, const void* value) {
   char buf[128];
   switch (f.type) {
-    case FieldType::number: std::snprintf(buf, sizeof buf, "%.17g", *static_cast<const double*>(value)); break;
-    case FieldType::integer: std::snprintf(buf, sizeof buf, "%d", *static_cast<const int*>(value)); break;
-    case FieldType::boolean: return *static_cast<const bool*>(value) ? "true" : "false";
+    case FieldType::number:
+      std::snprintf(buf, sizeof buf, "%.17g", *static_cast<const double*>(value));
+      break;
+    case FieldType::integer:
+      std::snprintf(buf, sizeof buf, "%d", *static_cast<const int*>(value));
+      break;
+    case FieldType::boolean:
+      return *static_cast<const bool*>(value) ? "true" : "false";
     case FieldType::vec3: {
       const auto& v = *static_cast<const scene::V3*>(value);
       std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g", v[0], v[1], v[2]);
       break;
     }
-    case FieldType::text: return *static_cast<const std::string*>(value);
+    case FieldType::text:
+      return *static_cast<const std::string*>(value);
   }
   return buf;
 }
 
 Status field_from_string(const Field& f, void* value, const std::string& text) {
   switch (f.type) {
-    case FieldType::number: return parse_number(text, static_cast<double*>(value));
+    case FieldType::number:
+      return parse_number(text, static_cast<double*>(value));
     case FieldType::integer: {
       double v = 0;
       if (Status st = parse_number(text, &v); !st) return st;
@@ -276,9 +342,12 @@ Status field_from_string(const Field& f, void* value, const std::string& text) {
       return Status::ok();
     }
     case FieldType::boolean:
-      if (text == "true" || text == "1" || text == "on") *static_cast<bool*>(value) = true;
-      else if (text == "false" || text == "0" || text == "off") *static_cast<bool*>(value) = false;
-      else return Status::error("\"" + text + "\" is not true or false");
+      if (text == "true" || text == "1" || text == "on")
+        *static_cast<bool*>(value) = true;
+      else if (text == "false" || text == "0" || text == "off")
+        *static_cast<bool*>(value) = false;
+      else
+        return Status::error("\"" + text + "\" is not true or false");
       return Status::ok();
     case FieldType::vec3: {
       scene::V3 v{};
@@ -287,7 +356,9 @@ Status field_from_string(const Field& f, void* value, const std::string& text) {
       *static_cast<scene::V3*>(value) = v;
       return Status::ok();
     }
-    case FieldType::text: *static_cast<std::string*>(value) = text; return Status::ok();
+    case FieldType::text:
+      *static_cast<std::string*>(value) = text;
+      return Status::ok();
   }
   return Status::ok();
 }

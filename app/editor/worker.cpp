@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <type_traits>
 
-#include "engine/cuda/cuda.h"
 #include "app/editor/shac_run.h"
 #include "app/robot_path.h"
+#include "engine/cuda/cuda.h"
 #include "engine/optim/coupled_task.h"
 #include "engine/optim/rigid_task.h"
 #include "engine/optim/task.h"
@@ -20,12 +20,18 @@ namespace adj::editor {
 
 const char* to_string(OptPhase p) {
   switch (p) {
-    case OptPhase::idle: return "idle";
-    case OptPhase::running: return "running";
-    case OptPhase::paused: return "paused";
-    case OptPhase::finished: return "finished";
-    case OptPhase::stopped: return "stopped";
-    case OptPhase::failed: return "failed";
+    case OptPhase::idle:
+      return "idle";
+    case OptPhase::running:
+      return "running";
+    case OptPhase::paused:
+      return "paused";
+    case OptPhase::finished:
+      return "finished";
+    case OptPhase::stopped:
+      return "stopped";
+    case OptPhase::failed:
+      return "failed";
   }
   return "?";
 }
@@ -75,9 +81,9 @@ struct Worker::Impl {
   double steps_per_second = 0;
 
   std::unique_ptr<optim::TaskRunner> runner;
-  std::unique_ptr<optim::RigidTaskRunner> rigid_runner;  // robot tasks, instead of `runner`
+  std::unique_ptr<optim::RigidTaskRunner> rigid_runner;      // robot tasks, instead of `runner`
   std::unique_ptr<optim::CoupledTaskRunner> coupled_runner;  // robots and particles acting on each other
-  std::unique_ptr<ShacRun> shac_runner;  // robot policy tasks with OptMethod::shac
+  std::unique_ptr<ShacRun> shac_runner;                      // robot policy tasks with OptMethod::shac
   OptPhase phase = OptPhase::idle;
   std::string opt_task, opt_error;
   int opt_target = 0;
@@ -268,7 +274,8 @@ struct Worker::Impl {
       if (new_blocks) s.blocks = runner->parameters().blocks();
       if (new_blocks || s.theta_names.size() != std::min<size_t>(s.theta.size(), 64)) {
         s.theta_names.clear();
-        for (int i = 0; i < int(std::min<size_t>(s.theta.size(), 64)); ++i) s.theta_names.push_back(runner->entry_name(i));
+        for (int i = 0; i < int(std::min<size_t>(s.theta.size(), 64)); ++i)
+          s.theta_names.push_back(runner->entry_name(i));
       }
       if (!h.empty()) {
         s.opt_final_state = runner->final_state();
@@ -291,10 +298,11 @@ struct Worker::Impl {
 
   // whether two optimizations publish the same parameter blocks (same entries, same elements)
   static bool same_blocks(const std::vector<optim::ParamBlock>& a, const std::vector<optim::ParamBlock>& b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const optim::ParamBlock& x, const optim::ParamBlock& y) {
-      return x.kind == y.kind && x.object == y.object && x.offset == y.offset && x.count == y.count &&
-             x.elements == y.elements && x.index == y.index;
-    });
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const optim::ParamBlock& x, const optim::ParamBlock& y) {
+                        return x.kind == y.kind && x.object == y.object && x.offset == y.offset && x.count == y.count &&
+                               x.elements == y.elements && x.index == y.index;
+                      });
   }
 
   // the optimizer's history, parameters and gradient (either runner)
@@ -521,7 +529,8 @@ struct Worker::Impl {
       auto same = [](const State& r) { return r; };
       auto initial = [&](const State&) { return particles; };
       if (shac_runner)
-        robot_iteration(*shac_runner, [&] { return robot_path(*shac_runner, cs->model.rigid); }, same, initial);
+        robot_iteration(
+            *shac_runner, [&] { return robot_path(*shac_runner, cs->model.rigid); }, same, initial);
       else
         robot_iteration(
             *rigid_runner, [&] { return robot_path(*rigid_runner, rigid_runner->model()); }, same, initial);
@@ -636,7 +645,8 @@ void Worker::set_scene(const scene::Scene& doc, const scene::CompiledScene& comp
     im->base_dir = base_dir;
     im->cs = std::make_unique<scene::CompiledScene>(std::move(*cs));
     im->generation = generation;
-    im->solver = std::make_unique<Solver>(SolverOptions{.substeps = im->cs->substeps, .thread_count = im->thread_count()});
+    im->solver =
+        std::make_unique<Solver>(SolverOptions{.substeps = im->cs->substeps, .thread_count = im->thread_count()});
     im->control = im->cs->model.make_hold_control();
     im->select_backend();
     if (!keep) im->reset_sim();

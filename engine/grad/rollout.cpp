@@ -8,10 +8,11 @@ namespace adj {
 
 template <class S>
 RolloutT<S>::RolloutT(const ModelT<S>& model, RolloutOptions<S> options)
-    : model_(&model), options_(options), solver_(SolverOptions{options.substeps, options.thread_count, true, options.body_param_grads}) {
+    : model_(&model),
+      options_(options),
+      solver_(SolverOptions{options.substeps, options.thread_count, true, options.body_param_grads}) {
   options_.steps = std::max(1, options_.steps);
-  k_ = options_.checkpoint_every > 0 ? options_.checkpoint_every
-                                     : int(std::ceil(std::sqrt(double(options_.steps))));
+  k_ = options_.checkpoint_every > 0 ? options_.checkpoint_every : int(std::ceil(std::sqrt(double(options_.steps))));
   k_ = std::min(k_, options_.steps);
   zero_control_ = model.make_control();
 }

@@ -118,7 +118,7 @@ Result<RecedingHorizonReport<S>> RecedingHorizonT<S>::run(
   scene::CompiledSceneT<S> sub = cs;  // the plans start from the real state
   std::vector<S> plan;                // the last plan's inputs, for the warm start
   std::vector<ParamBlock> plan_blocks;
-  int shift = 0;                      // frames of that plan applied since
+  int shift = 0;  // frames of that plan applied since
   RigidModelT<S> plan_model;
   StateT<S> plan_initial;
   std::vector<ControlT<S>> controls;

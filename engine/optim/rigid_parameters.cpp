@@ -235,8 +235,8 @@ void RigidParametersT<S>::apply(const std::vector<S>& theta, const RigidModelT<S
 }
 
 template <class S>
-void RigidParametersT<S>::gather(const StateT<S>& gi, const std::vector<ControlT<S>>& gc,
-                                 const RigidModelGradT<S>& gm, std::vector<S>& grad) const {
+void RigidParametersT<S>::gather(const StateT<S>& gi, const std::vector<ControlT<S>>& gc, const RigidModelGradT<S>& gm,
+                                 std::vector<S>& grad) const {
   grad.assign(size_, S(0));
   for (const ParamBlock& b : blocks_)
     for (int t = 0; t < b.steps && b.kind != ParamKind::policy; ++t)

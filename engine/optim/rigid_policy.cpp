@@ -48,8 +48,6 @@ Result<RigidPolicyT<S>> RigidPolicyT<S>::create(const scene::CompiledSceneT<S>& 
   return p;
 }
 
-
-
 template <class S>
 void RigidPolicyT<S>::observe(int t, const StateT<S>& s, std::vector<S>& obs) const {
   obs.clear();
@@ -79,8 +77,6 @@ void RigidPolicyT<S>::observe_adjoint(const StateT<S>& s, const std::vector<S>& 
     }
   }
 }
-
-
 
 template <class S>
 void RigidPolicyT<S>::apply_outputs(const std::vector<S>& out, ControlT<S>& control) const {

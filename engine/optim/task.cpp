@@ -73,13 +73,14 @@ Result<std::unique_ptr<TaskT<S>>> make_task(const scene::CompiledSceneT<S>& cs, 
       return wrap<S>(CoupledTaskRunnerT<S>::create(cs, task, options.thread_count), "robot + particles, coupled");
     return wrap<S>(RigidTaskRunnerT<S>::create(cs, task), "robot");
   }
-  return wrap<S>(TaskRunnerT<S>::create(cs, task, {.thread_count = options.thread_count, .keep_frames = options.keep_frames}),
-                 "particles");
+  return wrap<S>(
+      TaskRunnerT<S>::create(cs, task, {.thread_count = options.thread_count, .keep_frames = options.keep_frames}),
+      "particles");
 }
 
 template Result<std::unique_ptr<TaskT<float>>> make_task(const scene::CompiledSceneT<float>&, const scene::Task&,
-                                                        TaskOptions);
-template Result<std::unique_ptr<TaskT<double>>> make_task(const scene::CompiledSceneT<double>&, const scene::Task&,
                                                          TaskOptions);
+template Result<std::unique_ptr<TaskT<double>>> make_task(const scene::CompiledSceneT<double>&, const scene::Task&,
+                                                          TaskOptions);
 
 }  // namespace adj::optim

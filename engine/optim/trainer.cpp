@@ -81,8 +81,8 @@ Result<TaskRunnerT<S>> TaskRunnerT<S>::create(const scene::CompiledSceneT<S>& cs
   r.rollout_options_ = ro;
   r.keep_frames_ = options.keep_frames;
   if (r.policy_ && r.policy_->observes_state())
-    r.policy_rollout_ = std::make_unique<PolicyRolloutT<S>>(*r.model_, *r.policy_, ro.steps, ro.dt, ro.substeps,
-                                                            ro.thread_count);
+    r.policy_rollout_ =
+        std::make_unique<PolicyRolloutT<S>>(*r.model_, *r.policy_, ro.steps, ro.dt, ro.substeps, ro.thread_count);
   else
     r.rollout_ = std::make_unique<RolloutT<S>>(*r.model_, ro);
   r.theta_ = r.params_.initial(cs);
@@ -192,8 +192,8 @@ Result<S> TaskRunnerT<S>::evaluate_policy(const std::vector<S>& theta, std::vect
   if (!is_finite(value)) return Status::error("the loss is not finite");
   if (!grad) return value;
   std::vector<S> d_w(pb.count);
-  st = policy_rollout_->backward(theta.data() + pb.offset, [&](int t, StateT<S>& adj) { loss_.seed(t, adj); },
-                                 d_w.data());
+  st = policy_rollout_->backward(
+      theta.data() + pb.offset, [&](int t, StateT<S>& adj) { loss_.seed(t, adj); }, d_w.data());
   if (!st) return st;
   params_.gather(policy_rollout_->grad_initial(), policy_rollout_->grad_controls(), policy_rollout_->grad_model(),
                  *grad);

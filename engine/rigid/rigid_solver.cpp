@@ -47,8 +47,8 @@ Status rigid_check_finite(const RigidModelT<S>& m, const StateT<S>& s, const cha
 }
 
 template <class S>
-Status RigidSolverT<S>::step(const RigidModelT<S>& m, const StateT<S>& in, StateT<S>& out,
-                             const ControlT<S>& control, S dt, RigidContactsT<S>* contacts) {
+Status RigidSolverT<S>::step(const RigidModelT<S>& m, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control,
+                             S dt, RigidContactsT<S>* contacts) {
   Status st = shape_check(m, in, "input state");
   if (!st) return st;
   if (int(control.joint_act.size()) != m.actuator_count())
@@ -69,8 +69,8 @@ Status RigidSolverT<S>::step(const RigidModelT<S>& m, const StateT<S>& in, State
 }
 
 template <class S>
-Status RigidSolverT<S>::dual_chunk(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control,
-                                   S dt, int chunk, std::vector<D>& out) {
+Status RigidSolverT<S>::dual_chunk(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
+                                   int chunk, std::vector<D>& out) {
   const int nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count();
   const int lo = chunk * kChunk;
   int k = 0;  // running input index
@@ -99,9 +99,9 @@ Status RigidSolverT<S>::dual_chunk(const RigidModelT<S>& m, const StateT<S>& in,
 }
 
 template <class S>
-Status RigidSolverT<S>::step_adjoint(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control,
-                                     S dt, const StateT<S>& adj_out, StateT<S>& adj_in,
-                                     ControlT<S>& adj_control, RigidModelGradT<S>& adj_model) {
+Status RigidSolverT<S>::step_adjoint(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
+                                     const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
+                                     RigidModelGradT<S>& adj_model) {
   Status st = shape_check(m, in, "input state");
   if (!st) return st;
   st = shape_check(m, adj_out, "adjoint of the output state");
@@ -143,9 +143,8 @@ Status RigidSolverT<S>::step_adjoint(const RigidModelT<S>& m, const StateT<S>& i
 }
 
 template <class S>
-Status RigidSolverT<S>::reverse_adjoint(const RigidModelT<S>& m, const StateT<S>& in,
-                                        const ControlT<S>& control, S dt, const StateT<S>& adj_out,
-                                        StateT<S>& adj_in, ControlT<S>& adj_control,
+Status RigidSolverT<S>::reverse_adjoint(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
+                                        const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
                                         RigidModelGradT<S>& adj_model) {
   const int nq = m.q_count(), nv = m.dof_count(), nb = m.body_count(), na = m.actuator_count();
   const int substeps = std::max(1, options_.substeps);
@@ -159,8 +158,9 @@ Status RigidSolverT<S>::reverse_adjoint(const RigidModelT<S>& m, const StateT<S>
   tape_qd_[0] = in.joint_qd;
   for (int s = 0; s < substeps; ++s) {
     tape_[s].resize(nb, nq, nv);
-    if (!rigid::substep(m, par, tape_q_[s].data(), tape_qd_[s].data(), control.joint_act.data(), h, tape_q_[s + 1].data(),
-                        tape_qd_[s + 1].data(), tape_[s], static_cast<RigidContactsT<S>*>(nullptr)))
+    if (!rigid::substep(m, par, tape_q_[s].data(), tape_qd_[s].data(), control.joint_act.data(), h,
+                        tape_q_[s + 1].data(), tape_qd_[s + 1].data(), tape_[s],
+                        static_cast<RigidContactsT<S>*>(nullptr)))
       return singular(m);
   }
   // backward
@@ -171,8 +171,9 @@ Status RigidSolverT<S>::reverse_adjoint(const RigidModelT<S>& m, const StateT<S>
   std::vector<S> aq = adj_out.joint_q, aqd = adj_out.joint_qd, aq_prev(static_cast<std::size_t>(nq)),
                  aqd_prev(static_cast<std::size_t>(nv));
   for (int s = substeps - 1; s >= 0; --s) {
-    rigid::substep_adjoint(m, par, tape_q_[s].data(), tape_qd_[s].data(), control.joint_act.data(), h, tape_[s], aq.data(),
-                           aqd.data(), aq_prev.data(), aqd_prev.data(), adj_control.joint_act.data(), adj_par, adj_work_);
+    rigid::substep_adjoint(m, par, tape_q_[s].data(), tape_qd_[s].data(), control.joint_act.data(), h, tape_[s],
+                           aq.data(), aqd.data(), aq_prev.data(), aqd_prev.data(), adj_control.joint_act.data(),
+                           adj_par, adj_work_);
     std::swap(aq, aq_prev);
     std::swap(aqd, aqd_prev);
   }
@@ -193,8 +194,8 @@ Status RigidSolverT<S>::reverse_adjoint(const RigidModelT<S>& m, const StateT<S>
 }
 
 template <class S>
-Status RigidSolverT<S>::step_jacobian(const RigidModelT<S>& m, const StateT<S>& in,
-                                      const ControlT<S>& control, S dt, std::vector<S>& J) {
+Status RigidSolverT<S>::step_jacobian(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
+                                      std::vector<S>& J) {
   const int nq = m.q_count(), nv = m.dof_count();
   const int n_in = nq + nv + m.actuator_count() + m.param_count(), n_out = nq + nv;
   J.assign(std::size_t(n_in) * n_out, S(0));
@@ -209,9 +210,9 @@ Status RigidSolverT<S>::step_jacobian(const RigidModelT<S>& m, const StateT<S>& 
 }
 
 template <class S>
-Status rigid_step_adjoint(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
-                          int substeps, const StateT<S>& adj_out, StateT<S>& adj_in,
-                          ControlT<S>& adj_control, RigidModelGradT<S>& adj_model) {
+Status rigid_step_adjoint(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt, int substeps,
+                          const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
+                          RigidModelGradT<S>& adj_model) {
   RigidSolverOptions o;
   o.substeps = substeps;
   RigidSolverT<S> solver(o);
@@ -219,8 +220,7 @@ Status rigid_step_adjoint(const RigidModelT<S>& m, const StateT<S>& in, const Co
 }
 
 template <class S>
-Status rigid_contacts(const RigidModelT<S>& m, const StateT<S>& s, const ControlT<S>& control,
-                      RigidContactsT<S>& out) {
+Status rigid_contacts(const RigidModelT<S>& m, const StateT<S>& s, const ControlT<S>& control, RigidContactsT<S>& out) {
   Status st = shape_check(m, s, "state");
   if (!st) return st;
   const int nv = m.dof_count();
@@ -281,8 +281,7 @@ std::vector<S> rigid_inverse_dynamics(const RigidModelT<S>& m, const StateT<S>& 
 }
 
 template <class S>
-Result<std::vector<S>> rigid_forward_dynamics(const RigidModelT<S>& m, const StateT<S>& s,
-                                              const ControlT<S>& control) {
+Result<std::vector<S>> rigid_forward_dynamics(const RigidModelT<S>& m, const StateT<S>& s, const ControlT<S>& control) {
   const int nv = m.dof_count();
   rigid::Params<S> par = rigid::lift_params<S>(m);
   rigid::Work<S> w;
@@ -317,17 +316,15 @@ S rigid_energy(const RigidModelT<S>& m, const StateT<S>& s) {
 
 #define ADJ_RIGID_INSTANTIATE(S)                                                                                       \
   template class RigidSolverT<S>;                                                                                      \
-  template Status rigid_step_adjoint(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&, S, int,    \
-                                     const StateT<S>&, StateT<S>&, ControlT<S>&, RigidModelGradT<S>&);  \
-  template Status rigid_contacts(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&,                \
-                                 RigidContactsT<S>&);                                                                  \
-  template void rigid_forward_kinematics(const RigidModelT<S>&, const StateT<S>&, std::vector<vec3<S>>&,          \
+  template Status rigid_step_adjoint(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&, S, int,              \
+                                     const StateT<S>&, StateT<S>&, ControlT<S>&, RigidModelGradT<S>&);                 \
+  template Status rigid_contacts(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&, RigidContactsT<S>&);     \
+  template void rigid_forward_kinematics(const RigidModelT<S>&, const StateT<S>&, std::vector<vec3<S>>&,               \
                                          std::vector<mat33<S>>&);                                                      \
-  template std::vector<S> rigid_mass_matrix(const RigidModelT<S>&, const StateT<S>&);                             \
-  template std::vector<S> rigid_inverse_dynamics(const RigidModelT<S>&, const StateT<S>&, const std::vector<S>&); \
-  template Result<std::vector<S>> rigid_forward_dynamics(const RigidModelT<S>&, const StateT<S>&,                 \
-                                                         const ControlT<S>&);                                     \
-  template S rigid_energy(const RigidModelT<S>&, const StateT<S>&);                                               \
+  template std::vector<S> rigid_mass_matrix(const RigidModelT<S>&, const StateT<S>&);                                  \
+  template std::vector<S> rigid_inverse_dynamics(const RigidModelT<S>&, const StateT<S>&, const std::vector<S>&);      \
+  template Result<std::vector<S>> rigid_forward_dynamics(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&); \
+  template S rigid_energy(const RigidModelT<S>&, const StateT<S>&);                                                    \
   template Status rigid_check_finite(const RigidModelT<S>&, const StateT<S>&, const char*);
 
 ADJ_RIGID_INSTANTIATE(float)

@@ -83,8 +83,8 @@ int rigid_vis_contacts(const RigidContactsT<S>& c, float* out, int capacity) {
   return n;
 }
 
-#define ADJ_RIGID_VIS(S)                                                                   \
-  template rigid::quat<S> rigid_mat_to_quat<S>(const mat33<S>&);                           \
+#define ADJ_RIGID_VIS(S)                                                              \
+  template rigid::quat<S> rigid_mat_to_quat<S>(const mat33<S>&);                      \
   template void rigid_vis_shapes<S>(const RigidModelT<S>&, const StateT<S>&, float*); \
   template void rigid_vis_joints<S>(const RigidModelT<S>&, const StateT<S>&, float*); \
   template int rigid_vis_contacts<S>(const RigidContactsT<S>&, float*, int);

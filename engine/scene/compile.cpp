@@ -81,8 +81,8 @@ Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_di
     return Status::error("scene \"" + scene.name + "\" would have " + std::to_string(particles) +
                          " particles; at most " + std::to_string(limits.max_particles) + " are allowed");
   if (elements > limits.max_elements)
-    return Status::error("scene \"" + scene.name + "\" would have " + std::to_string(elements) +
-                         " elements; at most " + std::to_string(limits.max_elements) + " are allowed");
+    return Status::error("scene \"" + scene.name + "\" would have " + std::to_string(elements) + " elements; at most " +
+                         std::to_string(limits.max_elements) + " are allowed");
 
   ModelBuilderT<S> b;
   ModelT<S>& m = b.settings();
@@ -158,7 +158,8 @@ Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_di
                           S(so.radius));
         } else {
           Placement<S> place{v<S>(so.position), rotation<S>(so.rotation), S(so.scale)};
-          Status s = b.add_soft_mesh(resolve(base_dir, so.mesh), place, S(so.cell), v<S>(so.velocity), mat, S(so.radius));
+          Status s =
+              b.add_soft_mesh(resolve(base_dir, so.mesh), place, S(so.cell), v<S>(so.velocity), mat, S(so.radius));
           if (!s) return Status::error(where + ": " + s.message());
         }
         break;
@@ -166,10 +167,18 @@ Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_di
       case ObjectKind::collider: {
         const Collider& c = o.collider;
         switch (c.kind) {
-          case ColliderKind::ground: r.shape = b.add_ground(S(c.position[1])); break;
-          case ColliderKind::plane: r.shape = b.add_plane(v<S>(c.position), v<S>(c.normal)); break;
-          case ColliderKind::sphere: r.shape = b.add_sphere(v<S>(c.position), S(c.size[0])); break;
-          case ColliderKind::box: r.shape = b.add_box(v<S>(c.position), v<S>(c.size), rotation<S>(c.rotation)); break;
+          case ColliderKind::ground:
+            r.shape = b.add_ground(S(c.position[1]));
+            break;
+          case ColliderKind::plane:
+            r.shape = b.add_plane(v<S>(c.position), v<S>(c.normal));
+            break;
+          case ColliderKind::sphere:
+            r.shape = b.add_sphere(v<S>(c.position), S(c.size[0]));
+            break;
+          case ColliderKind::box:
+            r.shape = b.add_box(v<S>(c.position), v<S>(c.size), rotation<S>(c.rotation));
+            break;
           case ColliderKind::capsule:
             r.shape = b.add_capsule(v<S>(c.position), S(c.size[0]), S(c.size[1]), rotation<S>(c.rotation));
             break;

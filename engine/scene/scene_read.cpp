@@ -323,8 +323,10 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       if (!r.is_object((*a)[i], lp)) continue;
       Fields lf{(*a)[i], lp, {}};
       LossTerm l;
-      int k = r.choice(lf, "kind", {"position", "distance", "shape", "velocity", "effort", "joint", "cartpole", "height", "upright", "speed"},
-                       true);
+      int k = r.choice(
+          lf, "kind",
+          {"position", "distance", "shape", "velocity", "effort", "joint", "cartpole", "height", "upright", "speed"},
+          true);
       if (k >= 0) l.kind = static_cast<LossKind>(k);
       r.string(lf, "object", l.object);
       r.string(lf, "target", l.target);

@@ -250,12 +250,12 @@ Status SolverT<S>::coupled_adjoint(const ModelT<S>& pm, const StateT<S>& in, con
   return Status::ok();
 }
 
-#define ADJ_SOLVER_BODIES(S)                                                                                      \
-  template void SolverT<S>::BodiesDelete::operator()(Bodies*) const;                                               \
-  template SolverT<S>::Bodies& SolverT<S>::bodies();                                                               \
-  template Status SolverT<S>::step(const ModelT<S>&, const StateT<S>&, StateT<S>&, const ControlT<S>&, S,          \
-                                   ContactsT<S>*);                                                                 \
-  template Status SolverT<S>::step_adjoint(const ModelT<S>&, const StateT<S>&, const ControlT<S>&, S,              \
+#define ADJ_SOLVER_BODIES(S)                                                                              \
+  template void SolverT<S>::BodiesDelete::operator()(Bodies*) const;                                      \
+  template SolverT<S>::Bodies& SolverT<S>::bodies();                                                      \
+  template Status SolverT<S>::step(const ModelT<S>&, const StateT<S>&, StateT<S>&, const ControlT<S>&, S, \
+                                   ContactsT<S>*);                                                        \
+  template Status SolverT<S>::step_adjoint(const ModelT<S>&, const StateT<S>&, const ControlT<S>&, S,     \
                                            const StateT<S>&, StateT<S>&, ControlT<S>&, ModelGradT<S>&);
 ADJ_SOLVER_BODIES(float)
 ADJ_SOLVER_BODIES(double)

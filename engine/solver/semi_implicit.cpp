@@ -2,9 +2,9 @@
 #include <string>
 
 #include "engine/core/parallel.h"
+#include "engine/rigid/rigid_solver.h"
 #include "engine/solver/kernels.h"
 #include "engine/solver/model_view.h"
-#include "engine/rigid/rigid_solver.h"
 #include "engine/solver/solver.h"
 
 namespace adj {
@@ -37,7 +37,7 @@ std::string slot_owner(const ModelT<S>& m, int s) {
 
 template <class S>
 struct SolverT<S>::Scratch {
-  Array<StateT<S>> sub;  // substep states (adjoint recompute), (substeps + 1)
+  Array<StateT<S>> sub;               // substep states (adjoint recompute), (substeps + 1)
   Array<Array<vec3<S>>> f_total_sub;  // total force of each recomputed substep, (substeps)
   Array<vec3<S>> f_slot, f_total, adj_f, adj_q_slot, adj_qd_slot, dummy_q, dummy_qd;
   Array<S> adj_contact;
@@ -175,10 +175,12 @@ Status SolverT<S>::particle_step(const ModelT<S>& model, const StateT<S>& in, St
       if (!st) {
         // name the first element whose force is not finite
         for (int s = 0; s < model.slot_count(); ++s)
-          if (!finite3(sc.f_slot[s])) return Status::error(st.message() + " (non-finite force from " + slot_owner(model, s) + ")");
+          if (!finite3(sc.f_slot[s]))
+            return Status::error(st.message() + " (non-finite force from " + slot_owner(model, s) + ")");
         for (int p = 0; p < n; ++p)
           if (!finite3(sc.f_total[p]))
-            return Status::error(st.message() + " (non-finite contact/external force on particle " + std::to_string(p) + ")");
+            return Status::error(st.message() + " (non-finite contact/external force on particle " + std::to_string(p) +
+                                 ")");
         return st;
       }
     }
@@ -189,8 +191,8 @@ Status SolverT<S>::particle_step(const ModelT<S>& model, const StateT<S>& in, St
 
 template <class S>
 Status SolverT<S>::particle_adjoint(const ModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
-                                    int substeps, const StateT<S>& adj_out, StateT<S>& adj_in,
-                                    ControlT<S>& adj_control, ModelGradT<S>& adj_model) {
+                                    int substeps, const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
+                                    ModelGradT<S>& adj_model) {
   int n = model.particle_count();
   if (in.particle_count() != n || adj_out.particle_count() != n)
     return Status::error("step_adjoint: state does not match the model");

@@ -37,8 +37,10 @@ std::vector<State> read_log(const std::string& path) {
   std::vector<State> out;
   for (const auto& fr : j.at("frames")) {
     State s;
-    for (const auto& p : fr.at("positions")) s.particle_q.push_back({p[0].get<float>(), p[1].get<float>(), p[2].get<float>()});
-    for (const auto& p : fr.at("velocities")) s.particle_qd.push_back({p[0].get<float>(), p[1].get<float>(), p[2].get<float>()});
+    for (const auto& p : fr.at("positions"))
+      s.particle_q.push_back({p[0].get<float>(), p[1].get<float>(), p[2].get<float>()});
+    for (const auto& p : fr.at("velocities"))
+      s.particle_qd.push_back({p[0].get<float>(), p[1].get<float>(), p[2].get<float>()});
     if (fr.contains("joint_q")) {
       for (const auto& v : fr["joint_q"]) s.joint_q.push_back(v.get<float>());
       for (const auto& v : fr["joint_qd"]) s.joint_qd.push_back(v.get<float>());
@@ -132,10 +134,10 @@ TEST_CASE("one world: the box comes to rest on the hammock, which sags under it"
     for (const auto& x : s.particle_q) cloth_min = std::min(cloth_min, x.y);
     const float bottom = placed_y + s.joint_q[1] - half;
     INFO("frame " << t << ": box bottom " << bottom << ", lowest cloth particle " << cloth_min);
-    CHECK(cloth_min < 1.0f - 0.05f);               // sagged at least 5 cm below its pinned edges
-    CHECK(bottom > cloth_min - 0.04f);             // on the cloth, not through it
-    CHECK(bottom < 1.0f);                          // below the pinned edges: in the hollow
-    CHECK(std::fabs(s.joint_qd[1]) < 0.15f);       // at rest (small contact jitter)
+    CHECK(cloth_min < 1.0f - 0.05f);          // sagged at least 5 cm below its pinned edges
+    CHECK(bottom > cloth_min - 0.04f);        // on the cloth, not through it
+    CHECK(bottom < 1.0f);                     // below the pinned edges: in the hollow
+    CHECK(std::fabs(s.joint_qd[1]) < 0.15f);  // at rest (small contact jitter)
   }
 }
 

@@ -7,8 +7,8 @@
 
 #include "engine/optim/receding_horizon.h"
 #include "engine/optim/rigid_task.h"
-#include "engine/rigid/rigid_vis.h"
 #include "engine/rigid/rigid_solver.h"
+#include "engine/rigid/rigid_vis.h"
 #include "engine/scene/scene_json.h"
 
 using namespace adj;

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <random>
 
-#include "engine/model/builder.h"
 #include "engine/grad/rollout.h"
+#include "engine/model/builder.h"
 #include "engine/rigid/coupling.h"
 #include "engine/solver/solver.h"
 #include "mesh_test_util.h"
@@ -131,8 +131,8 @@ std::vector<D*> entries(StateT<D>& s) {
 
 // the step's adjoint w.r.t. every input entry and the particle contact ke against central
 // differences of a random functional of the output; returns the number of touching pairs
-int check_step(const ModelT<D>& pm, const RigidModelT<D>& rm, const StateT<D>& in, const ControlT<D>& ctl,
-               D dt, int substeps, unsigned seed) {
+int check_step(const ModelT<D>& pm, const RigidModelT<D>& rm, const StateT<D>& in, const ControlT<D>& ctl, D dt,
+               int substeps, unsigned seed) {
   SolverT<D> solver({.substeps = substeps});
   StateT<D> out;
   ContactsT<D> contacts;
@@ -326,7 +326,7 @@ TEST_CASE("coupling: rollout gradients (controls, initial robot and particle sta
     return loss_of(r.final_state());
   };
   const ModelT<D> roll_world = world_of(pm, rm);
-    RolloutT<D> roll(roll_world, ro);
+  RolloutT<D> roll(roll_world, ro);
   int touched = 0;
   REQUIRE(roll.forward(init, controls).is_ok());
   {
@@ -383,8 +383,7 @@ TEST_CASE("coupling: rollout gradients (controls, initial robot and particle sta
       D lp = run(s, controls);
       *x -= 2 * eps;
       D lm = run(s, controls);
-      const vec3<D>& g =
-          comp == 0 ? roll.grad_initial().particle_q[i] : roll.grad_initial().particle_qd[i];
+      const vec3<D>& g = comp == 0 ? roll.grad_initial().particle_q[i] : roll.grad_initial().particle_qd[i];
       rows.push_back({comp == 0 ? g.x : g.y, (lp - lm) / (2 * eps)});
     }
   D max_fd = 0;
@@ -396,7 +395,7 @@ TEST_CASE("coupling: rollout gradients (controls, initial robot and particle sta
   }
   // determinism: the same rollout again gives bit-identical states and gradients
   const ModelT<D> again_world = world_of(pm, rm);
-    RolloutT<D> again(again_world, ro);
+  RolloutT<D> again(again_world, ro);
   REQUIRE(again.forward(init, controls).is_ok());
   REQUIRE(again
               .backward([&](int t, const StateT<D>& s, StateT<D>& adj) {

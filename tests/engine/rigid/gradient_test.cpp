@@ -63,7 +63,7 @@ struct Task {
 // checks dL/d(initial qd, controls, masses, kp, contact ke, mu) of the task against central differences
 void check_task(Task task, double eps, double atol, double rtol) {
   const ModelT<double> r_world = world(task.model);
-    RolloutT<double> r(r_world, task.opt);
+  RolloutT<double> r(r_world, task.opt);
   Status st = r.forward(task.initial, task.controls);
   INFO(st.message());
   REQUIRE(st.is_ok());
@@ -213,7 +213,7 @@ TEST_CASE("rollout: a non-finite value names the step and the joint", "[rigid][r
   std::vector<ControlT<double>> u(10, joint_control<double>({0.0}));
   u[6].joint_act[0] = std::nan("");
   const ModelT<double> r_world = world(m);
-    RolloutT<double> r(r_world, {.steps = 10});
+  RolloutT<double> r(r_world, {.steps = 10});
   Status st = r.forward(m.make_state(), u);
   REQUIRE_FALSE(st.is_ok());
   CHECK(r.failed_step() == 7);
@@ -239,17 +239,13 @@ TEST_CASE("rollout: float gradients follow the double ones (cartpole, 60 steps)"
   sf.joint_q = {0.0f, 2.0f};
   sd.joint_q = {0.0, 2.0};
   const ModelT<float> rf_world = world(mf.value());
-    RolloutT<float> rf(rf_world, {.steps = 60, .dt = 1.0f / 60.0f, .substeps = 4});
+  RolloutT<float> rf(rf_world, {.steps = 60, .dt = 1.0f / 60.0f, .substeps = 4});
   const ModelT<double> rd_world = world(md);
-    RolloutT<double> rd(rd_world, {.steps = 60, .dt = 1.0 / 60.0, .substeps = 4});
+  RolloutT<double> rd(rd_world, {.steps = 60, .dt = 1.0 / 60.0, .substeps = 4});
   REQUIRE(rf.forward(sf, {joint_control<float>({0.2f})}).is_ok());
   REQUIRE(rd.forward(sd, {joint_control<double>({0.2})}).is_ok());
-  REQUIRE(rf.backward([](int, const StateT<float>& s, StateT<float>& a) {
-              a.joint_q[1] += s.joint_q[1];
-            }).is_ok());
-  REQUIRE(rd.backward([](int, const StateT<double>& s, StateT<double>& a) {
-              a.joint_q[1] += s.joint_q[1];
-            }).is_ok());
+  REQUIRE(rf.backward([](int, const StateT<float>& s, StateT<float>& a) { a.joint_q[1] += s.joint_q[1]; }).is_ok());
+  REQUIRE(rd.backward([](int, const StateT<double>& s, StateT<double>& a) { a.joint_q[1] += s.joint_q[1]; }).is_ok());
   double scale = std::fabs(rd.grad_initial().joint_q[1]);
   for (int i = 0; i < 2; ++i) {
     CHECK(std::fabs(rf.grad_initial().joint_q[i] - rd.grad_initial().joint_q[i]) < 1e-3 * scale);

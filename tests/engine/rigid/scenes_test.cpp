@@ -13,8 +13,8 @@ constexpr double kPi = 3.14159265358979323846;
 
 // runs `steps` steps of dt from s (in place), calling f after each
 template <class F>
-void simulate(const RigidModelT<double>& m, StateT<double>& s, const ControlT<double>& u, double dt,
-              int substeps, int steps, F f) {
+void simulate(const RigidModelT<double>& m, StateT<double>& s, const ControlT<double>& u, double dt, int substeps,
+              int steps, F f) {
   RigidSolverT<double> solver({.substeps = substeps});
   StateT<double> next;
   for (int t = 0; t < steps; ++t) {
@@ -207,7 +207,7 @@ TEST_CASE("rollout: recorded contacts of a resting box carry its weight", "[rigi
   StateT<double> s = m.make_state();
   s.joint_q[1] = 0.1;
   const ModelT<double> r_world = world(m);
-    RolloutT<double> r(r_world, {.steps = 60, .dt = 1.0 / 60.0, .substeps = 8, .record_contacts = true});
+  RolloutT<double> r(r_world, {.steps = 60, .dt = 1.0 / 60.0, .substeps = 8, .record_contacts = true});
   REQUIRE(r.forward(s).is_ok());
   REQUIRE(r.contacts().size() == 60);
   const RigidContactsT<double>& c = r.contacts().back().bodies;
