@@ -46,6 +46,7 @@ namespace {
 constexpr const char* k_obj = ".obj";
 constexpr const char* k_mesh = ".obj,.stl";
 constexpr const char* k_urdf = ".urdf";
+constexpr const char* k_mjcf = ".xml";
 
 const std::array k_entries = {
     AddEntry{AddKind::particle, "particle", "Particle", "Particles"},
@@ -66,6 +67,7 @@ const std::array k_entries = {
     AddEntry{AddKind::body_capsule, "body-capsule", "Capsule", "Rigid body"},
     AddEntry{AddKind::body_mesh, "body-mesh", "Mesh from OBJ/STL...", "Rigid body", k_mesh},
     AddEntry{AddKind::urdf, "urdf", "URDF robot...", "Robot", k_urdf},
+    AddEntry{AddKind::mjcf, "mjcf", "MJCF robot...", "Robot", k_mjcf},
 };
 
 const std::array k_templates = {
@@ -242,6 +244,13 @@ Result<scene::Object> make_object(AddKind kind, const std::string& name, const V
       o.robot.urdf = file;
       o.robot.position = add(at, {0, 0.0, 0});
       o.robot.fixed_base = true;
+      break;
+    case AddKind::mjcf:  // MJCF is z-up, the editor's scenes y-up: stood up by -90 deg about x
+      o.kind = ObjectKind::robot;
+      o.robot.urdf = file;
+      o.robot.mjcf = true;
+      o.robot.position = add(at, {0, 0.0, 0});
+      o.robot.rotation = {-90, 0, 0};
       break;
   }
   return o;

@@ -36,6 +36,7 @@ enum class AddKind {
   body_capsule,
   body_mesh,  // a free rigid body (a one-body robot)
   urdf,
+  mjcf,
 };
 
 struct AddEntry {

@@ -94,6 +94,8 @@ TEST_CASE("authoring: every Add entry compiles, plays 2 s, and undo/redo give th
         return assets + "/robots/meshes/knob.obj";
       case AddKind::urdf:
         return assets + "/robots/arm3.urdf";
+      case AddKind::mjcf:
+        return data + "/mjcf/servo_arm.xml";
       default:
         return "";
     }
