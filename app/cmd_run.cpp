@@ -24,6 +24,8 @@ int run_rollout(const RunOptions& o) {
     std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), compiled.status().message().c_str());
     return 1;
   }
+  for (const std::string& w : compiled->warnings)
+    std::fprintf(stderr, "%s: warning: %s\n", o.scene_path.c_str(), w.c_str());
   const Model& model = compiled->model;
   // the one solver: particles, bodies and their contact; PD actuators hold the initial pose
   Solver solver({.substeps = compiled->substeps, .thread_count = o.threads});
