@@ -73,29 +73,6 @@ int finish_run(const OptimizeOptions& o, int done, const Status& failure, bool i
   return rc;
 }
 
-// the blocks' values into the scene document: robot parameters (and, in a robot task, the
-// contact it tunes) through write_back_robot, the rest through write_back; notes of what
-// could not be kept
-std::vector<std::string> write_back_blocks(const std::vector<optim::ParamBlock>& blocks,
-                                           const std::vector<float>& theta, const scene::CompiledScene& cs,
-                                           scene::Scene& doc) {
-  using K = scene::ParamKind;
-  auto robot_kind = [](K k) {
-    return k == K::joint_q || k == K::joint_qd || k == K::actuator_control || k == K::actuator_kp ||
-           k == K::actuator_kd || k == K::body_mass;
-  };
-  const bool robot_task =
-      std::any_of(blocks.begin(), blocks.end(), [&](const optim::ParamBlock& b) { return robot_kind(b.kind); });
-  std::vector<optim::ParamBlock> rb, pb;
-  for (const optim::ParamBlock& b : blocks) {
-    const bool contact = b.kind == K::contact_ke || b.kind == K::contact_kd || b.kind == K::contact_mu;
-    (robot_kind(b.kind) || (contact && robot_task) ? rb : pb).push_back(b);
-  }
-  std::vector<std::string> notes = optim::write_back(pb, theta, cs, doc);
-  for (std::string& n : optim::write_back_robot(rb, theta, cs, doc)) notes.push_back(std::move(n));
-  return notes;
-}
-
 nlohmann::json block_table(const std::vector<optim::ParamBlock>& blocks) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& b : blocks)
@@ -184,7 +161,7 @@ int run_optimize(const OptimizeOptions& o) {
     }
   }
   if (!o.save_scene.empty()) {
-    for (const std::string& n : write_back_blocks(runner.blocks(), runner.theta(), *cs, doc))
+    for (const std::string& n : optim::write_back_task(runner.blocks(), runner.theta(), *cs, *task, doc))
       std::printf("note: %s (the log has every value)\n", n.c_str());
     for (scene::Task& t : doc.tasks)
       if (t.name == task->name) optim::store_values(runner.blocks(), runner.theta(), t);

@@ -166,13 +166,13 @@ const State& robot_display_state(Editor& e) {
   if (e.timeline_frame >= 0) {
     if (e.robot.scrub_frame != e.timeline_frame || e.robot.scrub.joint_q.size() != n) {
       e.robot.scrub_frame = -1;
-      if (e.worker.recorded_rigid_state(e.timeline_frame, e.robot.scrub)) e.robot.scrub_frame = e.timeline_frame;
+      if (e.worker.recorded_state(e.timeline_frame, e.robot.scrub)) e.robot.scrub_frame = e.timeline_frame;
     }
     if (e.robot.scrub_frame == e.timeline_frame && e.robot.scrub.joint_q.size() == n) return e.robot.scrub;
   } else {
     e.robot.scrub_frame = -1;  // the next scrub reads the worker's timeline again
   }
-  if (s.generation == e.doc.revision() && s.rigid_state.joint_q.size() == n) return s.rigid_state;
+  if (s.generation == e.doc.revision() && s.state.joint_q.size() == n) return s.state;
   e.robot.rest.joint_q = cs->model.joint_q;  // the compiled initial pose
   e.robot.rest.joint_qd = cs->model.joint_qd;
   return e.robot.rest;

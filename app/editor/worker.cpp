@@ -185,8 +185,6 @@ struct Worker::Impl {
       return;
     }
     std::swap(cur, next);
-    // the body contacts of the new state (the step reports its input's)
-    if (cs->has_robots() && !cuda_solver) (void)rigid_contacts(cs->model.rigid, cur, control, contacts.bodies);
     ++frame;
     ++rate_frames;
     std::lock_guard lock(pub_mu);
@@ -212,8 +210,6 @@ struct Worker::Impl {
     s.recorded_frames = int(timeline.size());
     s.state = cur;
     s.contacts = contacts;
-    s.rigid_state.joint_q = cur.joint_q;
-    s.rigid_state.joint_qd = cur.joint_qd;
     s.rigid_contacts = contacts.bodies;
     s.sim_error = sim_error;
     s.backend = backend;
@@ -819,14 +815,6 @@ bool Worker::recorded_state(int frame, State& out) const {
   std::lock_guard lock(impl_->pub_mu);
   if (frame < 0 || frame >= int(impl_->timeline.size())) return false;
   out = impl_->timeline[size_t(frame)];
-  return true;
-}
-
-bool Worker::recorded_rigid_state(int frame, State& out) const {
-  std::lock_guard lock(impl_->pub_mu);
-  if (frame < 0 || frame >= int(impl_->timeline.size()) || impl_->timeline[size_t(frame)].joint_q.empty()) return false;
-  out.joint_q = impl_->timeline[size_t(frame)].joint_q;
-  out.joint_qd = impl_->timeline[size_t(frame)].joint_qd;
   return true;
 }
 

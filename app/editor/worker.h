@@ -58,9 +58,8 @@ struct Snapshot {
   std::string sim_error;     // the step that failed, with its element
   std::string backend = "cpu";  // the solver that runs the simulation: "cpu" or "cuda"
   std::string backend_error;    // why settings.backend "cuda" runs on the CPU (empty: as asked)
-  // robots (CompiledScene::rigid), stepped beside the particles: the newest frame's joint
-  // state and its contacts and joint forces (empty when the scene has no robots)
-  State rigid_state;
+  // the robots' contacts and joint forces (empty when the scene has no robots); their joint
+  // state is state.joint_q / joint_qd
   RigidContactsT<float> rigid_contacts;
   // optimization
   OptPhase opt_phase = OptPhase::idle;
@@ -162,8 +161,6 @@ class Worker {
   void snapshot(Snapshot& out) const;
   // a recorded frame of the simulation for the timeline (false if not recorded)
   bool recorded_state(int frame, State& out) const;
-  // the robots' joint state at a recorded frame (false if not recorded or no robots)
-  bool recorded_rigid_state(int frame, State& out) const;
   // true when nothing is queued, no steps are pending and no optimization is running
   bool idle() const;
 

@@ -44,7 +44,7 @@ StateT<S> ModelT<S>::make_state() const {
   StateT<S> s;
   s.particle_q = particle_q;
   s.particle_qd = particle_qd;
-  if (joint_q.size() == std::size_t(rigid.q_count()) && joint_qd.size() == std::size_t(rigid.dof_count())) {
+  if (!joint_q.empty() || !joint_qd.empty()) {
     s.joint_q = joint_q;
     s.joint_qd = joint_qd;
   } else {  // no initial joint state given: the rest configuration

@@ -1,5 +1,7 @@
 #include "engine/optim/write_back.h"
 
+#include "engine/optim/rigid_parameters.h"
+
 #include <algorithm>
 
 namespace adj::optim {
@@ -265,6 +267,21 @@ std::vector<std::string> write_back_robot(const std::vector<ParamBlock>& blocks,
         break;
     }
   }
+  return notes;
+}
+
+std::vector<std::string> write_back_task(const std::vector<ParamBlock>& blocks, const std::vector<float>& theta,
+                                         const scene::CompiledScene& compiled, const scene::Task& task,
+                                         scene::Scene& doc) {
+  const bool robot_task = is_robot_task(compiled, task);
+  std::vector<ParamBlock> robot, particles;
+  for (const ParamBlock& b : blocks) {
+    const scene::ObjectRange* r = compiled.find(b.object);
+    const bool robot_side = r ? r->kind == scene::ObjectKind::robot : robot_task;
+    (robot_side ? robot : particles).push_back(b);
+  }
+  std::vector<std::string> notes = write_back(particles, theta, compiled, doc);
+  for (std::string& n : write_back_robot(robot, theta, compiled, doc)) notes.push_back(std::move(n));
   return notes;
 }
 

@@ -32,6 +32,13 @@ std::vector<std::string> write_back(const std::vector<ParamBlock>& blocks, const
 std::vector<std::string> write_back_robot(const std::vector<ParamBlock>& blocks, const std::vector<float>& theta,
                                           const scene::CompiledScene& compiled, scene::Scene& doc);
 
+// any task's blocks (optim::TaskT::blocks()), each through the writer of its side, as
+// CoupledTaskRunner splits them: a robot object's block, or a contact parameter of a task that
+// has robot parameters or losses, goes to write_back_robot; the rest to write_back
+std::vector<std::string> write_back_task(const std::vector<ParamBlock>& blocks, const std::vector<float>& theta,
+                                         const scene::CompiledScene& compiled, const scene::Task& task,
+                                         scene::Scene& doc);
+
 // per-frame inputs (control_force, spring/tet_activation, actuator_control) and policy weights
 // of theta into task.values, replacing what was stored for the same parameter; returns how
 // many blocks were stored

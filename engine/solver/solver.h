@@ -33,8 +33,9 @@ class SolverT {
   SolverT(SolverT&&) noexcept;
   SolverT& operator=(SolverT&&) noexcept;
 
-  // advance by dt (split into options.substeps); contacts (optional): the particles' of the
-  // last substep, the bodies' and the body-particle contacts (of the last substep's input)
+  // advance by dt (split into options.substeps); contacts (optional), for drawing: of the last
+  // substep's input (particles, bodies and body-particle pairs; a model of bodies only: the
+  // bodies' of the step's input)
   Status step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt,
               ContactsT<S>* contacts = nullptr);
 

@@ -16,20 +16,13 @@
 #include "engine/optim/write_back.h"
 #include "engine/scene/scene_json.h"
 #include "engine/scene/scene_paths.h"
+#include "tests/editor/worker_wait.h"
 
 using namespace adj;
 using namespace adj::editor;
+using adj::editor::test::wait_idle;
 
 namespace {
-
-bool wait_idle(const Worker& w, double seconds = 300) {
-  auto t0 = std::chrono::steady_clock::now();
-  while (!w.idle()) {
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return true;
-}
 
 // `frames` frames of the scene in the editor's worker (particles and robots); the snapshot after
 Snapshot play(const scene::Scene& s, const std::string& base_dir, int frames) {

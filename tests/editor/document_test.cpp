@@ -43,9 +43,15 @@ void random_edit(Document& d, std::mt19937& rng) {
       d.set_settings(st, "settings");
       break;
     }
-    case 2: if (i >= 0) d.duplicate_object(i); break;
-    case 3: if (i >= 0 && n > 1) d.delete_object(i); break;
-    case 4: if (i >= 0) d.rename_object(i, "renamed" + std::to_string(rng() % 5)); break;
+    case 2:
+      if (i >= 0) d.duplicate_object(i);
+      break;
+    case 3:
+      if (i >= 0 && n > 1) d.delete_object(i);
+      break;
+    case 4:
+      if (i >= 0) d.rename_object(i, "renamed" + std::to_string(rng() % 5));
+      break;
     case 5:
       if (!s.tasks.empty()) {
         scene::Task t = s.tasks[0];
@@ -73,16 +79,20 @@ void random_edit(Document& d, std::mt19937& rng) {
       d.add_object(o, "add");
       break;
     }
-    case 8: if (d.can_undo() && rng() % 2) d.undo(); break;  // undo in the middle, then edit on
-    case 9:  // loss terms: add one, or retarget / remove one
+    case 8:
+      if (d.can_undo() && rng() % 2) d.undo();
+      break;  // undo in the middle, then edit on
+    case 9:   // loss terms: add one, or retarget / remove one
       if (!s.tasks.empty()) {
         const auto& loss = s.tasks[0].loss;
         scene::LossTerm t;
         t.kind = scene::LossKind::velocity;
         t.object = i >= 0 ? s.objects[size_t(i)].name : "";
         t.step = int(rng() % 30);
-        if (loss.empty() || rng() % 2) d.add_loss_term(0, t);
-        else d.remove_loss_term(0, int(rng() % loss.size()));
+        if (loss.empty() || rng() % 2)
+          d.add_loss_term(0, t);
+        else
+          d.remove_loss_term(0, int(rng() % loss.size()));
       }
       break;
     case 10:
@@ -205,7 +215,8 @@ TEST_CASE("loss terms: add, set (merged drags), remove; each undoes exactly", "[
   CHECK(d.scene() == original);
 }
 
-TEST_CASE("same_simulation: names, visibility, targets and tasks do not change what is simulated", "[editor][document]") {
+TEST_CASE("same_simulation: names, visibility, targets and tasks do not change what is simulated",
+          "[editor][document]") {
   const scene::Scene a = load("cloth_throw.json");
   scene::Scene b = a;
   b.name = "other";

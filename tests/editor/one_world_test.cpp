@@ -13,20 +13,13 @@
 #include "app/editor/worker.h"
 #include "engine/optim/coupled_task.h"
 #include "engine/scene/scene_json.h"
+#include "tests/editor/worker_wait.h"
 
 using namespace adj;
 using namespace adj::editor;
+using adj::editor::test::wait_idle;
 
 namespace {
-
-bool wait_idle(const Worker& w, double seconds = 120) {
-  auto t0 = std::chrono::steady_clock::now();
-  while (!w.idle()) {
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return true;
-}
 
 // the frames of a state log (app/state_log.h) as states
 std::vector<State> read_log(const std::string& path) {

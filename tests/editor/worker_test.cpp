@@ -10,22 +10,11 @@
 #include "engine/optim/rigid_parameters.h"
 #include "engine/optim/write_back.h"
 #include "engine/scene/scene_json.h"
+#include "tests/editor/worker_wait.h"
 
 using namespace adj;
 using namespace adj::editor;
-
-namespace {
-
-bool wait_idle(const Worker& w, double seconds = 120) {
-  auto t0 = std::chrono::steady_clock::now();
-  while (!w.idle()) {
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return true;
-}
-
-}  // namespace
+using adj::editor::test::wait_idle;
 
 TEST_CASE("worker: steps N frames, records them, resets", "[editor][worker]") {
   auto doc = scene::load_scene(std::string(ADJ_SCENES) + "/default.json");
@@ -198,13 +187,15 @@ TEST_CASE("worker: a policy task's rollouts are recorded per iteration too (clos
   double worst = 0;
   for (int p = 0; p < a.particle_count(); ++p)
     for (int k = 0; k < 3; ++k)
-      worst = std::max(worst, double(std::abs(a.particle_q[size_t(p)][k] - s.opt_final_state.particle_q[size_t(p)][k])));
+      worst =
+          std::max(worst, double(std::abs(a.particle_q[size_t(p)][k] - s.opt_final_state.particle_q[size_t(p)][k])));
   CHECK(worst < 1e-5);
   // the policy moved the walker: the replayed end differs from the start
   CHECK(a.particle_q[0].x != got[1].states.front().particle_q[0].x);
 }
 
-TEST_CASE("worker: settings.backend cuda runs on the GPU where it can, else on the CPU with the reason", "[editor][worker]") {
+TEST_CASE("worker: settings.backend cuda runs on the GPU where it can, else on the CPU with the reason",
+          "[editor][worker]") {
   auto doc = scene::load_scene(std::string(ADJ_SCENES) + "/default.json");
   REQUIRE(doc.is_ok());
   auto cs = scene::compile<float>(*doc, ADJ_SCENES);
@@ -304,18 +295,18 @@ TEST_CASE("worker: a posed robot arm is stepped beside a falling particle", "[ed
   INFO(s.sim_error);
   CHECK(s.sim_error.empty());
   CHECK(s.frame == 30);
-  REQUIRE(s.rigid_state.joint_q.size() == 3);
+  REQUIRE(s.state.joint_q.size() == 3);
   // the particle fell freely: y = 2 - g t^2 / 2 at t = 0.5 s (semi-implicit Euler, 1% slack)
   CHECK(s.state.particle_q[0].y == Approx(2.0 - 0.5 * 9.81 * 0.25).epsilon(0.03));
   // the arm sagged below its 1 rad pose under gravity (PD kp 50 cannot hold 3 links level)
-  CHECK(s.rigid_state.joint_q[0] < 0.97f);
-  CHECK(s.rigid_state.joint_q[0] > 0.0f);
+  CHECK(s.state.joint_q[0] < 0.97f);
+  CHECK(s.state.joint_q[0] > 0.0f);
   State r0;
-  REQUIRE(w.recorded_rigid_state(0, r0));
+  REQUIRE(w.recorded_state(0, r0));
   CHECK(r0.joint_q[0] == 1.0f);  // frame 0 is the posed initial state
   State r30;
-  REQUIRE(w.recorded_rigid_state(30, r30));
-  CHECK(r30.joint_q[0] == s.rigid_state.joint_q[0]);
+  REQUIRE(w.recorded_state(30, r30));
+  CHECK(r30.joint_q[0] == s.state.joint_q[0]);
   CHECK(s.recorded_frames == 31);
   // deterministic: the same scene steps to the same bits
   Worker w2;
@@ -324,12 +315,12 @@ TEST_CASE("worker: a posed robot arm is stepped beside a falling particle", "[ed
   REQUIRE(wait_idle(w2));
   Snapshot s2;
   w2.snapshot(s2);
-  CHECK(s2.rigid_state.joint_q[0] == s.rigid_state.joint_q[0]);
-  CHECK(s2.rigid_state.joint_q[2] == s.rigid_state.joint_q[2]);
+  CHECK(s2.state.joint_q[0] == s.state.joint_q[0]);
+  CHECK(s2.state.joint_q[2] == s.state.joint_q[2]);
   w.reset();
   REQUIRE(wait_idle(w));
   w.snapshot(s);
-  CHECK(s.rigid_state.joint_q[0] == 1.0f);
+  CHECK(s.state.joint_q[0] == 1.0f);
 }
 
 TEST_CASE("worker: particles land on a robot's body (robots and particles are stepped coupled)",
@@ -435,7 +426,8 @@ TEST_CASE("write_back_robot: optimized robot parameters round-trip through the d
   scene::Task task = doc->tasks.at(0);
   task.parameters.clear();
   using K = scene::ParamKind;
-  for (K k : {K::joint_q, K::joint_qd, K::actuator_kp, K::actuator_kd, K::body_mass}) task.parameters.push_back({k, "walker"});
+  for (K k : {K::joint_q, K::joint_qd, K::actuator_kp, K::actuator_kd, K::body_mass})
+    task.parameters.push_back({k, "walker"});
   task.parameters.push_back({K::contact_ke, ""});
   auto cs = scene::compile<float>(*doc, ADJ_SCENES);
   REQUIRE(cs.is_ok());

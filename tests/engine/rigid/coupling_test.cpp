@@ -26,12 +26,6 @@ ModelT<D> finalize_particles(const ModelBuilderT<D>& b) {
   return r.value();
 }
 
-// the world of a particle model and a rigid model
-ModelT<D> world_of(ModelT<D> pm, const RigidModelT<D>& rm) {
-  pm.rigid = rm;
-  return pm;
-}
-
 // a free sphere (r 0.1, density 500) over a square of 4 particles joined by springs
 struct SpherePress {
   RigidModelT<D> rm;
@@ -136,19 +130,20 @@ int check_step(const ModelT<D>& pm, const RigidModelT<D>& rm, const StateT<D>& i
   SolverT<D> solver({.substeps = substeps});
   StateT<D> out;
   ContactsT<D> contacts;
-  REQUIRE(solver.step(world_of(pm, rm), in, out, ctl, dt, &contacts).is_ok());
+  const ModelT<D> w = world(rm, pm);
+  REQUIRE(solver.step(w, in, out, ctl, dt, &contacts).is_ok());
   Probe probe = make_probe(out, seed);
   StateT<D> adj_in;
   ControlT<D> adj_ctl;
   adj_ctl.joint_act.assign(std::size_t(rm.actuator_count()), D(0));
   ModelGradT<D> adj_model;
-  Status st = solver.step_adjoint(world_of(pm, rm), in, ctl, dt, probe.adjoint(out), adj_in, adj_ctl, adj_model);
+  Status st = solver.step_adjoint(w, in, ctl, dt, probe.adjoint(out), adj_in, adj_ctl, adj_model);
   INFO(st.message());
   REQUIRE(st.is_ok());
   auto loss = [&](const StateT<D>& s, const ModelT<D>& m) {
     SolverT<D> sv({.substeps = substeps});
     StateT<D> o;
-    REQUIRE(sv.step(world_of(m, rm), s, o, ctl, dt).is_ok());
+    REQUIRE(sv.step(world(rm, m), s, o, ctl, dt).is_ok());
     return probe(o);
   };
   const D eps = 1e-6;
@@ -212,11 +207,11 @@ TEST_CASE("coupling: pair forces are equal and opposite; momentum is conserved",
   SpherePress f = sphere_press(false, 0.0);
   for (int k = 3; k < 6; ++k) f.state.joint_qd[k] = 0;
   SolverT<D> solver({.substeps = 4});
-  ControlT<D> ctl = world_of(f.pm, f.rm).make_control();
+  ControlT<D> ctl = world(f.rm, f.pm).make_control();
   vec3<D> P0 = momentum(f.rm, f.pm, f.state);
   StateT<D> s = f.state, next;
   for (int t = 0; t < 20; ++t) {
-    REQUIRE(solver.step(world_of(f.pm, f.rm), s, next, ctl, 1.0 / 240, nullptr).is_ok());
+    REQUIRE(solver.step(world(f.rm, f.pm), s, next, ctl, 1.0 / 240, nullptr).is_ok());
     s = next;
   }
   vec3<D> P1 = momentum(f.rm, f.pm, s);
@@ -228,7 +223,7 @@ TEST_CASE("coupling: pair forces are equal and opposite; momentum is conserved",
 
 TEST_CASE("coupling: step adjoint, a sphere pressing particles, against central differences", "[rigid][coupling]") {
   SpherePress c = sphere_press(true, 0.5);
-  ControlT<D> ctl = world_of(c.pm, c.rm).make_control();
+  ControlT<D> ctl = world(c.rm, c.pm).make_control();
   int touching = check_step(c.pm, c.rm, c.state, ctl, 1.0 / 120, 2, 7);
   CHECK(touching == 4);
 }
@@ -260,7 +255,7 @@ static int box_on_cloth(bool mesh) {
   pm.contact_kd = 1;
   pm.contact_kf = 2;
   pm.contact_mu = 0.6;
-  StateT<D> in = world_of(pm, rm).make_state();
+  StateT<D> in = world(rm, pm).make_state();
   // the box slides along +x, tilted a little, its bottom 4 mm into the particles' radius
   const D q[7] = {0.012, 0.015 + 0.02 + 0.03 - 0.004, 0.008, 0.999, 0.02, 0.01, 0.03};
   D n = 0;
@@ -268,7 +263,7 @@ static int box_on_cloth(bool mesh) {
   for (int k = 0; k < 7; ++k) in.joint_q[k] = k >= 3 ? q[k] / std::sqrt(n) : q[k];
   const D qd[6] = {0.5, -0.05, 0.1, 0.2, 0.3, -0.4};
   for (int k = 0; k < 6; ++k) in.joint_qd[k] = qd[k];
-  ControlT<D> ctl = world_of(pm, rm).make_control();
+  ControlT<D> ctl = world(rm, pm).make_control();
   return check_step(pm, rm, in, ctl, 1.0 / 240, 2, 11);
 }
 
@@ -306,11 +301,11 @@ TEST_CASE("coupling: rollout gradients (controls, initial robot and particle sta
   pm.contact_kd = 1;
   pm.contact_kf = 2;
   pm.contact_mu = 0.4;
-  StateT<D> init = world_of(pm, rm).make_state();
+  StateT<D> init = world(rm, pm).make_state();
   init.joint_q[0] = 0.25;
   init.joint_qd[0] = 2.0;
   const int T = 8;
-  std::vector<ControlT<D>> controls(T, world_of(pm, rm).make_control());
+  std::vector<ControlT<D>> controls(T, world(rm, pm).make_control());
   for (int t = 0; t < T; ++t) controls[t].joint_act[0] = 0.6 + 0.05 * t;
   RolloutOptions<D> ro{.steps = T, .dt = 1.0 / 60, .substeps = 4, .checkpoint_every = 3};
   // loss: the particles' mean x at the end, squared, plus the link angle
@@ -320,12 +315,12 @@ TEST_CASE("coupling: rollout gradients (controls, initial robot and particle sta
     return mx * mx + 0.1 * s.joint_q[0];
   };
   auto run = [&](const StateT<D>& s0, const std::vector<ControlT<D>>& ctl) {
-    const ModelT<D> world = world_of(pm, rm);
-    RolloutT<D> r(world, ro);
+    const ModelT<D> w = world(rm, pm);
+    RolloutT<D> r(w, ro);
     REQUIRE(r.forward(s0, ctl).is_ok());
     return loss_of(r.final_state());
   };
-  const ModelT<D> roll_world = world_of(pm, rm);
+  const ModelT<D> roll_world = world(rm, pm);
   RolloutT<D> roll(roll_world, ro);
   int touched = 0;
   REQUIRE(roll.forward(init, controls).is_ok());
@@ -335,7 +330,7 @@ TEST_CASE("coupling: rollout gradients (controls, initial robot and particle sta
     StateT<D> s = init, nx;
     for (int t = 0; t < T; ++t) {
       ContactsT<D> rec;
-      REQUIRE(sv.step(world_of(pm, rm), s, nx, controls[t], 1.0 / 60, &rec).is_ok());
+      REQUIRE(sv.step(world(rm, pm), s, nx, controls[t], 1.0 / 60, &rec).is_ok());
       touched += rec.body_particle.contact_count() > 0;
       s = nx;
     }
@@ -394,7 +389,7 @@ TEST_CASE("coupling: rollout gradients (controls, initial robot and particle sta
     CHECK(std::fabs(rows[k].first - rows[k].second) <= 1e-6 * max_fd + 1e-4 * std::fabs(rows[k].second));
   }
   // determinism: the same rollout again gives bit-identical states and gradients
-  const ModelT<D> again_world = world_of(pm, rm);
+  const ModelT<D> again_world = world(rm, pm);
   RolloutT<D> again(again_world, ro);
   REQUIRE(again.forward(init, controls).is_ok());
   REQUIRE(again

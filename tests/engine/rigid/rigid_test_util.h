@@ -13,10 +13,10 @@
 
 namespace adj::test {
 
-// a world of these bodies and nothing else, for the one solver and rollout
+// a world of these bodies and the particles of `w` (none by default), for the one solver
+// and rollout
 template <class S>
-ModelT<S> world(const RigidModelT<S>& m) {
-  ModelT<S> w;
+ModelT<S> world(const RigidModelT<S>& m, ModelT<S> w = {}) {
   w.rigid = m;
   return w;
 }
