@@ -8,7 +8,7 @@
 #include "app/cmd_optimize.h"
 #include "app/scene_task.h"
 #include "engine/optim/receding_horizon.h"
-#include "engine/optim/rigid_task.h"
+#include "engine/optim/task.h"
 
 namespace adj::app {
 
@@ -18,16 +18,15 @@ int run_receding_horizon(const OptimizeOptions& o) {
   const scene::Scene* doc = &loaded->doc;
   const scene::CompiledScene* cs = &loaded->cs;
   const scene::Task* task = &loaded->task;
-  if (!optim::is_robot_task(*cs, *task))
-    return std::fprintf(stderr, "%s: --receding-horizon plans robot actuator inputs; task '%s' has no robot\n",
-                        o.scene_path.c_str(), task->name.c_str()),
-           1;
+  if (Status st = optim::supports(*cs, *task, optim::Method::receding_horizon); !st)
+    return std::fprintf(stderr, "%s: --receding-horizon: %s\n", o.scene_path.c_str(), st.message().c_str()), 1;
   optim::RecedingHorizonOptions ro{o.receding_window, o.iterations >= 0 ? o.iterations : 8, o.receding_execute};
   auto mpc = optim::RecedingHorizon::create(*cs, *task, ro);
   if (!mpc) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), mpc.status().message().c_str()), 1;
-  std::printf("%s / %s: receding horizon over %d frames: plans of %d frames, %d Adam steps each, %d frame(s) "
-              "applied per plan\n",
-              doc->name.c_str(), task->name.c_str(), task->horizon, ro.window, ro.iterations, ro.execute);
+  std::printf(
+      "%s / %s: receding horizon over %d frames: plans of %d frames, %d Adam steps each, %d frame(s) "
+      "applied per plan\n",
+      doc->name.c_str(), task->name.c_str(), task->horizon, ro.window, ro.iterations, ro.execute);
   auto report = mpc->run();
   if (!report) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), report.status().message().c_str()), 1;
   std::printf("%d plans, %.0f ms; the task's loss on the flown trajectory: %.8g\n", report->replans, report->ms,

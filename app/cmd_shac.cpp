@@ -11,8 +11,8 @@
 
 #include "app/cmd_optimize.h"
 #include "app/scene_task.h"
-#include "engine/optim/rigid_task.h"
 #include "engine/optim/shac_task.h"
+#include "engine/optim/task.h"
 
 namespace adj::app {
 
@@ -22,10 +22,8 @@ int run_shac(const OptimizeOptions& o) {
   const scene::Scene* doc = &loaded->doc;
   const scene::CompiledScene* cs = &loaded->cs;
   const scene::Task* task = &loaded->task;
-  if (!optim::shac_applies(*cs, *task))
-    return std::fprintf(stderr, "%s: --shac trains a robot task's policy; task '%s' has %s\n", o.scene_path.c_str(),
-                        task->name.c_str(), task->has_policy ? "no robot" : "no policy"),
-           1;
+  if (Status st = optim::supports(*cs, *task, optim::Method::shac); !st)
+    return std::fprintf(stderr, "%s: --shac: %s\n", o.scene_path.c_str(), st.message().c_str()), 1;
   const int windows = o.iterations >= 0 ? o.iterations : task->optimizer.iterations;
   optim::ShacTaskSettings ts{.envs = o.shac_envs,
                              .windows = windows,
@@ -42,12 +40,14 @@ int run_shac(const OptimizeOptions& o) {
   if (!first) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), first.status().message().c_str()), 1;
   for (int k = 0; k < windows; ++k) {
     auto st = shac->step();
-    if (!st) return std::fprintf(stderr, "%s: window %d: %s\n", o.scene_path.c_str(), k, st.status().message().c_str()), 1;
+    if (!st)
+      return std::fprintf(stderr, "%s: window %d: %s\n", o.scene_path.c_str(), k, st.status().message().c_str()), 1;
     if (k % 10 == 9 || k + 1 == windows) {
       auto e = shac->evaluate();
       if (!e) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), e.status().message().c_str()), 1;
       std::printf("%6d %14.6g %14.6g %14lld\n", k, st->mean_cost, double(*e), st->sim_steps);
-      log.push_back({{"window", k}, {"mean_cost", st->mean_cost}, {"eval_cost", double(*e)}, {"sim_steps", st->sim_steps}});
+      log.push_back(
+          {{"window", k}, {"mean_cost", st->mean_cost}, {"eval_cost", double(*e)}, {"sim_steps", st->sim_steps}});
     }
   }
   auto last = shac->evaluate();

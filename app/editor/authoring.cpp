@@ -373,18 +373,10 @@ scene::Task make_task(const scene::Scene& s, const std::string& name, int horizo
 
 std::vector<std::string> apply_optimization(const Snapshot& snap, const std::vector<float>& theta,
                                             const scene::CompiledScene& cs, scene::Scene& doc) {
-  std::vector<std::string> notes;
-  if (snap.opt_coupled) {  // robot entries to the robots, particle entries to the particles
-    using K = scene::ParamKind;
-    std::vector<optim::ParamBlock> robot, particles;  // contact ke/kd/mu: the particle contact (as the runner)
-    for (const optim::ParamBlock& b : snap.blocks)
-      (b.kind >= K::joint_q && b.kind <= K::body_mass ? robot : particles).push_back(b);
-    notes = optim::write_back_robot(robot, theta, cs, doc);
-    for (std::string& n : optim::write_back(particles, theta, cs, doc)) notes.push_back(std::move(n));
-  } else {
-    notes = snap.opt_robot ? optim::write_back_robot(snap.blocks, theta, cs, doc)
-                           : optim::write_back(snap.blocks, theta, cs, doc);
-  }
+  const scene::Task* task = doc.find_task(snap.opt_task);
+  if (!task) return {"no task named \"" + snap.opt_task + "\" to apply"};
+  // each block to its side (robots, particles), as the task applied it
+  std::vector<std::string> notes = optim::write_back_task(snap.blocks, theta, cs, *task, doc);
   for (scene::Task& t : doc.tasks)
     if (t.name == snap.opt_task) optim::store_values(snap.blocks, theta, t);
   return notes;

@@ -160,9 +160,9 @@ const State& robot_display_state(Editor& e) {
   const size_t n = cs->model.joint_q.size();
   const Snapshot& s = e.snap;
   // the optimized result of this very document (a pose edited since is shown as edited)
-  if (e.view_settings.show_optimized && s.has_opt_final_rigid && s.opt_final_rigid.joint_q.size() == n &&
+  if (e.view_settings.show_optimized && s.has_opt_final_state && s.opt_final_state.joint_q.size() == n &&
       s.opt_generation == e.doc.revision())
-    return s.opt_final_rigid;
+    return s.opt_final_state;
   if (e.timeline_frame >= 0) {
     if (e.robot.scrub_frame != e.timeline_frame || e.robot.scrub.joint_q.size() != n) {
       e.robot.scrub_frame = -1;
@@ -181,7 +181,7 @@ const State& robot_display_state(Editor& e) {
 const RigidContactsT<float>* robot_display_contacts(Editor& e) {
   const Snapshot& s = e.snap;
   if (e.timeline_frame >= 0 || s.generation != e.doc.revision()) return nullptr;
-  if (e.view_settings.show_optimized && s.has_opt_final_rigid && s.opt_generation == e.doc.revision()) return nullptr;
+  if (e.view_settings.show_optimized && s.has_opt_final_state && s.opt_generation == e.doc.revision()) return nullptr;
   return &s.rigid_contacts;
 }
 

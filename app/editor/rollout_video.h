@@ -21,10 +21,8 @@ class RolloutVideo {
   bool showing() const { return frame_ < rollout_.states.size(); }
   // the frame to show (showing() only)
   const State& state() const { return rollout_.states[frame_]; }
-  // robot tasks: the robots at that frame (null for particle tasks)
-  const State* rigid_state() const {
-    return frame_ < rollout_.rigid_states.size() ? &rollout_.rigid_states[frame_] : nullptr;
-  }
+  // scenes with robots: the frame's joints (null when it has none)
+  const State* rigid_state() const { return showing() && !state().joint_q.empty() ? &state() : nullptr; }
   // the frame was captured: the next one
   void advance() { ++frame_; }
   void reset();

@@ -10,8 +10,7 @@
 #include "app/editor/shac_run.h"
 #include "app/robot_path.h"
 #include "engine/cuda/cuda.h"
-#include "engine/optim/coupled_task.h"
-#include "engine/optim/rigid_task.h"
+#include "engine/optim/shac_task.h"
 #include "engine/optim/task.h"
 #include "engine/optim/write_back.h"
 #include "engine/solver/solver.h"
@@ -80,10 +79,10 @@ struct Worker::Impl {
   int rate_frames = 0;
   double steps_per_second = 0;
 
-  std::unique_ptr<optim::TaskRunner> runner;
-  std::unique_ptr<optim::RigidTaskRunner> rigid_runner;      // robot tasks, instead of `runner`
-  std::unique_ptr<optim::CoupledTaskRunner> coupled_runner;  // robots and particles acting on each other
-  std::unique_ptr<ShacRun> shac_runner;                      // robot policy tasks with OptMethod::shac
+  // the optimization: one task (optim::make_task, whatever the scene holds), trained by its
+  // own full-horizon gradient or, for OptMethod::shac, by SHAC
+  std::unique_ptr<optim::TaskT<float>> task;
+  std::unique_ptr<ShacRun> shac;
   OptPhase phase = OptPhase::idle;
   std::string opt_task, opt_error;
   int opt_target = 0;
@@ -228,55 +227,17 @@ struct Worker::Impl {
     s.grad_check_running = grad_check_pending;
     s.ghost_paths = ghost_paths;
     s.ghost_losses = ghost_losses;
-    s.opt_robot = rigid_runner != nullptr || coupled_runner != nullptr || shac_runner != nullptr;
-    s.opt_shac = shac_runner != nullptr;
-    s.opt_coupled = coupled_runner != nullptr;
-    if (coupled_runner) {
-      publish_runner(s, *coupled_runner, coupled_runner->blocks());
+    s.opt_shac = shac != nullptr;
+    if (shac) {
+      publish_runner(s, *shac, {});
       s.step_grad_norms.clear();
-      const bool done = !coupled_runner->history().empty() && !coupled_runner->frames().empty();
-      s.has_opt_final_rigid = s.has_opt_final_state = done;
-      if (done) {
-        s.opt_final_rigid = coupled_runner->frames().back();
-        s.opt_final_state = coupled_runner->frames().back();
-      }
-    } else if (shac_runner) {
-      publish_runner(s, *shac_runner, {});
-      s.step_grad_norms.clear();
-      s.has_opt_final_state = false;
-      s.has_opt_final_rigid = !shac_runner->frames().empty();
-      if (s.has_opt_final_rigid) s.opt_final_rigid = shac_runner->final_state();
-    } else if (rigid_runner) {
-      publish_runner(s, *rigid_runner, rigid_runner->parameters().blocks());
-      s.step_grad_norms.clear();
-      s.has_opt_final_state = false;
-      s.has_opt_final_rigid = !rigid_runner->history().empty() && !rigid_runner->frames().empty();
-      if (s.has_opt_final_rigid) s.opt_final_rigid = rigid_runner->final_state();
-    } else if (runner) {
-      s.has_opt_final_rigid = false;
-      const auto& h = runner->history();
-      s.opt_iteration = int(h.size());
-      s.loss.resize(h.size());
-      s.grad_norm.resize(h.size());
-      for (size_t i = 0; i < h.size(); ++i) {
-        s.loss[i] = h[i].loss;
-        s.grad_norm[i] = h[i].grad_norm;
-      }
-      s.opt_ms = h.empty() ? 0.0 : h.back().ms;
-      s.step_grad_norms = runner->step_grad_norms();
-      s.theta = runner->theta();
-      s.grad = runner->grad();
-      const bool new_blocks = !same_blocks(s.blocks, runner->parameters().blocks());
-      if (new_blocks) s.blocks = runner->parameters().blocks();
-      if (new_blocks || s.theta_names.size() != std::min<size_t>(s.theta.size(), 64)) {
-        s.theta_names.clear();
-        for (int i = 0; i < int(std::min<size_t>(s.theta.size(), 64)); ++i)
-          s.theta_names.push_back(runner->entry_name(i));
-      }
-      if (!h.empty()) {
-        s.opt_final_state = runner->final_state();
-        s.has_opt_final_state = true;
-      }
+      s.has_opt_final_state = !shac->frames().empty();
+      if (s.has_opt_final_state) s.opt_final_state = shac->final_state();
+    } else if (task) {
+      publish_runner(s, *task, task->blocks());
+      s.step_grad_norms = task->step_grad_norms();
+      s.has_opt_final_state = !task->history().empty();
+      if (s.has_opt_final_state) s.opt_final_state = task->final_state();
     } else {
       s.opt_iteration = 0;
       s.opt_ms = 0;
@@ -288,7 +249,6 @@ struct Worker::Impl {
       s.grad.clear();
       s.blocks.clear();
       s.has_opt_final_state = false;
-      s.has_opt_final_rigid = false;
     }
   }
 
@@ -301,7 +261,7 @@ struct Worker::Impl {
                       });
   }
 
-  // the optimizer's history, parameters and gradient (either runner)
+  // the optimizer's history, parameters and gradient (the task or SHAC)
   template <class R>
   static void publish_runner(Snapshot& s, const R& r, const std::vector<optim::ParamBlock>& blocks) {
     const auto& h = r.history();
@@ -333,67 +293,10 @@ struct Worker::Impl {
   std::atomic<int> rollouts_queued{0};
   uint64_t opt_run = 0;
 
-  bool optimizing() const { return runner || rigid_runner || coupled_runner || shac_runner; }
+  bool optimizing() const { return task || shac; }
   bool records_rollouts() const { return record_fps > 0 && optimizing(); }
   // the video is behind: the optimizer waits for take_rollout()
   bool throttled() const { return record_fps > 0 && rollouts_queued.load() >= Worker::k_rollout_queue; }
-
-  // the rollout at the parameters `theta` of the iteration that measured `loss`, replayed for
-  // the tracked object's path (ghosts) and, when recording, the states at the video's stride
-  void replay(const std::vector<float>& theta, int iteration, double loss) {
-    const bool record = records_rollouts();
-    const scene::ObjectRange* r = runner->task().loss.empty() ? nullptr : cs->find(runner->task().loss[0].object);
-    const bool tracked = r && r->particle_end > r->particle_begin;
-    if (!record && !tracked) return;
-    Model model = runner->model();
-    State state = model.make_state(), nxt = model.make_state();
-    std::vector<Control> controls;
-    runner->parameters().apply(theta, model, state, controls);
-    Control zero = model.make_control();
-    Solver solver({.substeps = cs->substeps, .thread_count = thread_count()});
-    const int horizon = runner->task().horizon;
-    // a policy task: its closed loop (the policy reads each state), every state kept
-    std::unique_ptr<optim::PolicyRolloutT<float>> closed;
-    if (const optim::PolicyT<float>* policy = runner->policy()) {
-      const optim::ParamBlock* pb = runner->parameters().policy_block();
-      if (!pb) return;
-      closed = std::make_unique<optim::PolicyRolloutT<float>>(model, *policy, horizon, cs->frame_dt, cs->substeps,
-                                                              thread_count());
-      if (!closed->forward(state, controls, theta.data() + pb->offset, [](int, const State&) {}))
-        return;  // the optimizer reports the failure
-    }
-    auto com = [&](const State& st) {
-      vec3<float> c{};
-      for (int i = r->particle_begin; i < r->particle_end; ++i) c += st.particle_q[size_t(i)];
-      return c / float(r->particle_end - r->particle_begin);
-    };
-    const int stride = std::max(1, int(std::lround(horizon / double(std::max(record_fps, 1)))));
-    RecordedRollout out{opt_run, opt_task, iteration, loss, double(cs->frame_dt), {}, {}, {}, {}};
-    for (int t = 0;; ++t) {
-      if (closed) state = closed->state(t);
-      if (tracked) out.path.push_back(com(state));
-      if (record && (t % stride == 0 || t == horizon)) {
-        out.states.push_back(state);
-        out.frames.push_back(t);
-      }
-      if (t == horizon || closed) {
-        if (t == horizon) break;
-        continue;
-      }
-      const Control& c = controls.empty() ? zero : controls[std::min(size_t(t), controls.size() - 1)];
-      if (!solver.step(model, state, nxt, c, cs->frame_dt)) {  // the optimizer reports the failure
-        if (record && out.frames.back() != t) out.states.push_back(state), out.frames.push_back(t);
-        break;
-      }
-      std::swap(state, nxt);
-    }
-    if (ghosts && tracked) add_ghost(out.path, loss);
-    if (record) {
-      std::lock_guard lock(pub_mu);
-      rollouts.push_back(std::move(out));
-      ++rollouts_queued;
-    }
-  }
 
   void add_ghost(std::vector<vec3<float>> path, double loss) {
     ghost_paths.push_back(std::move(path));
@@ -404,27 +307,34 @@ struct Worker::Impl {
     }
   }
 
-  // a robot task's ghost path: the body its first robot loss term reads (else the robot's
-  // base) through the rollout the iteration measured (the runner keeps its frames)
-  template <class Runner>
-  std::vector<vec3<float>> robot_path(const Runner& r, const RigidModel& model) const {
-    return app::robot_com_path(model, r.frames(), app::tracked_robot_body(*cs, r.task()));
+  // the ghost path of a rollout: the centre of mass of the first loss term's object with
+  // particles (the cloth, the soft ball pushed to its goal), else of the robot body the task
+  // tracks; empty when the task tracks neither
+  std::vector<vec3<float>> ghost_path(const scene::Task& t, const std::vector<State>& frames) const {
+    std::vector<vec3<float>> path;
+    for (const scene::LossTerm& l : t.loss)
+      if (const scene::ObjectRange* r = cs->find(l.object); r && r->particle_end > r->particle_begin) {
+        for (const State& f : frames) {
+          vec3<float> c{};
+          for (int i = r->particle_begin; i < r->particle_end; ++i) c += f.particle_q[size_t(i)];
+          path.push_back(c / float(r->particle_end - r->particle_begin));
+        }
+        return path;
+      }
+    if (const int body = app::tracked_robot_body(*cs, t); body >= 0)
+      path = app::robot_com_path(cs->model.rigid, frames, body);
+    return path;
   }
 
-  // a robot task's rollout for the video: the frames the runner measured at the video's
-  // stride (particles: the coupled runner's, else the scene's initial particles), with the
-  // ghost path as it was traced
-  template <class Frames, class Rigid, class Particles>
-  void record_robot_rollout(const Frames& frames, const Rigid& rigid_of, const Particles& particles_of,
-                            std::vector<vec3<float>> path, int iteration, double loss) {
+  // an iteration's rollout for the video: its frames at the video's stride, with its ghost path
+  void record_rollout(const std::vector<State>& frames, std::vector<vec3<float>> path, int iteration, double loss) {
     if (!records_rollouts() || frames.empty()) return;
     const int horizon = int(frames.size()) - 1;
     const int stride = std::max(1, int(std::lround(horizon / double(std::max(record_fps, 1)))));
-    RecordedRollout out{opt_run, opt_task, iteration, loss, double(cs->frame_dt), {}, {}, {}, {}};
+    RecordedRollout out{opt_run, opt_task, iteration, loss, double(cs->frame_dt), {}, {}, {}};
     for (int t = 0; t <= horizon; ++t)
       if (t % stride == 0 || t == horizon) {
-        out.states.push_back(particles_of(frames[size_t(t)]));
-        out.rigid_states.push_back(rigid_of(frames[size_t(t)]));
+        out.states.push_back(frames[size_t(t)]);
         out.frames.push_back(t);
       }
     out.path = std::move(path);
@@ -433,45 +343,24 @@ struct Worker::Impl {
     ++rollouts_queued;
   }
 
-  // a coupled task's ghost path: the first loss term's particles' centre, else the tracked body
-  std::vector<vec3<float>> coupled_path() const {
-    const auto& frames = coupled_runner->frames();
-    std::vector<vec3<float>> path;
-    const int body = app::tracked_robot_body(*cs, coupled_runner->task());
-    const scene::ObjectRange* r = nullptr;
-    for (const scene::LossTerm& l : coupled_runner->task().loss)
-      if (const scene::ObjectRange* o = cs->find(l.object); o && o->particle_end > o->particle_begin) {
-        r = o;
-        break;
-      }
-    if (r) {  // the measured object's centre (the soft ball pushed to its goal)
-      for (const State& f : frames) {
-        vec3<float> c{};
-        for (int i = r->particle_begin; i < r->particle_end; ++i) c += f.particle_q[size_t(i)];
-        path.push_back(c / float(r->particle_end - r->particle_begin));
-      }
-    } else if (body >= 0) {
-      path = app::robot_com_path(cs->model.rigid, frames, body);
-    }
-    return path;
-  }
-
-  // one iteration of a robot task (rigid or coupled runner): its ghost path and, when
-  // recording, its rollout from the runner's frames
-  template <class Runner, class Path, class Rigid, class Particles>
-  void robot_iteration(Runner& r, const Path& path_of, const Rigid& rigid_of, const Particles& particles_of) {
-    std::vector<float> before = r.theta();
-    auto it = r.iterate();
+  // one iteration of the task or of SHAC: the rollout it measured (the frames it kept, at
+  // the parameters before its step) gives the ghost path and the video's frames
+  template <class Method>
+  void iterate(Method& m) {
+    std::vector<float> before = m.theta();
+    auto it = m.iterate();
     if (!it) {
       phase = OptPhase::failed;
-      opt_error = opt_task + ", iteration " + std::to_string(r.history().size()) + ": " + it.status().message();
+      opt_error = opt_task + ", iteration " + std::to_string(m.history().size()) + ": " + it.status().message();
       return;
     }
     keep_best(std::move(before), it->iteration, it->loss);
-    std::vector<vec3<float>> path = ghosts || records_rollouts() ? path_of() : std::vector<vec3<float>>{};
-    if (ghosts && !path.empty()) add_ghost(path, it->loss);
-    record_robot_rollout(r.frames(), rigid_of, particles_of, std::move(path), it->iteration, it->loss);
-    if (int(r.history().size()) >= opt_target) phase = OptPhase::finished;
+    if (ghosts || records_rollouts()) {
+      std::vector<vec3<float>> path = ghost_path(m.task(), m.frames());
+      if (ghosts && !path.empty()) add_ghost(path, it->loss);
+      record_rollout(m.frames(), std::move(path), it->iteration, it->loss);
+    }
+    if (int(m.history().size()) >= opt_target) phase = OptPhase::finished;
   }
 
   // the iteration's loss was measured at `theta` (before its step)
@@ -490,10 +379,8 @@ struct Worker::Impl {
   }
 
   void clear_optimization() {
-    runner.reset();
-    rigid_runner.reset();
-    coupled_runner.reset();
-    shac_runner.reset();
+    task.reset();
+    shac.reset();
     phase = OptPhase::idle;
     opt_task.clear();
     opt_error.clear();
@@ -514,36 +401,9 @@ struct Worker::Impl {
   }
 
   void optimize_once() {
-    if (coupled_runner) {
-      robot_iteration(
-          *coupled_runner, [&] { return coupled_path(); }, [](const State& f) { return f; },
-          [](const State& f) { return f; });
-      return;
-    }
-    if (rigid_runner || shac_runner) {
-      const State particles = cs->model.make_state();  // robot tasks do not step particles
-      auto same = [](const State& r) { return r; };
-      auto initial = [&](const State&) { return particles; };
-      if (shac_runner)
-        robot_iteration(
-            *shac_runner, [&] { return robot_path(*shac_runner, cs->model.rigid); }, same, initial);
-      else
-        robot_iteration(
-            *rigid_runner, [&] { return robot_path(*rigid_runner, rigid_runner->model()); }, same, initial);
-      return;
-    }
-    // the rollout replayed below is at the parameters this iteration measured
-    std::vector<float> theta = runner->theta();
-    auto it = runner->iterate();
-    if (!it) {
-      phase = OptPhase::failed;
-      opt_error = opt_task + ", iteration " + std::to_string(runner->history().size()) + ": " + it.status().message();
-      return;
-    }
-    keep_best(theta, it->iteration, it->loss);
-    if (!ghosts && !records_rollouts()) theta.clear();
-    if (!theta.empty()) replay(theta, it->iteration, it->loss);
-    if (int(runner->history().size()) >= opt_target) phase = OptPhase::finished;
+    if (shac) return iterate(*shac);
+    task->set_keep_frames(ghosts || records_rollouts());  // what the rollout keeps costs memory
+    iterate(*task);
   }
 
   void grad_check() {
@@ -676,10 +536,8 @@ void Worker::start_optimize(const std::string& task_name, int iterations, const 
   impl_->post([im = impl_.get(), task_name, iterations, method] {
     ++im->opt_run;  // failed starts count too: a recording waiting for this run goes on
     im->opt_error.clear();
-    im->runner.reset();
-    im->rigid_runner.reset();
-    im->coupled_runner.reset();
-    im->shac_runner.reset();
+    im->task.reset();
+    im->shac.reset();
     im->opt_task = task_name;
     const scene::Task* task = im->doc.find_task(task_name);
     if (!im->cs || !task) {
@@ -698,41 +556,27 @@ void Worker::start_optimize(const std::string& task_name, int iterations, const 
       im->theta_floats = 0;
     }
     im->opt_target = iterations > 0 ? iterations : task->optimizer.iterations;
-    // `made` (a Result), wrapped by `wrap` into the runner that `slot` holds; or the failure
-    auto start = [&](auto made, auto& slot, const std::string& prefix, auto wrap) {
-      if (!made) {
-        im->phase = OptPhase::failed;
-        im->opt_error = prefix + made.status().message();
-        return;
-      }
-      slot = wrap(std::move(*made));
-      im->opt_generation = im->generation;
-      im->phase = im->opt_target > 0 ? OptPhase::running : OptPhase::finished;
+    auto fail = [&](const std::string& message) {
+      im->task.reset();
+      im->phase = OptPhase::failed;
+      im->opt_error = message;
     };
-    auto own = [](auto&& r) { return std::make_unique<std::decay_t<decltype(r)>>(std::move(r)); };
-    const std::string who = task->name + ": ";
-    if (method.shac && optim::shac_applies(*im->cs, *task)) {  // windows over many copies, a critic
-      start(optim::make_shac_trainer(*im->cs, *task,
-                                     {.envs = method.envs,
-                                      .windows = im->opt_target,
-                                      .seed = method.seed,
-                                      .thread_count = im->thread_count()}),
-            im->shac_runner, "",  // the trainer's messages name the task
-            [&](optim::BatchShacTrainerT<float>&& t) { return std::make_unique<ShacRun>(std::move(t), *task); });
-    } else if (optim::is_coupled_task(*im->cs, *task)) {  // robots and particles acting on each other
-      start(optim::CoupledTaskRunner::create(*im->cs, *task, im->thread_count()), im->coupled_runner, who, own);
-    } else if (optim::is_robot_task(*im->cs, *task)) {  // as `adjoint optimize` does
-      start(optim::RigidTaskRunner::create(*im->cs, *task), im->rigid_runner, who, own);
-    } else {
-      start(optim::TaskRunner::create(*im->cs, *task, {.thread_count = im->thread_count()}), im->runner, who, own);
+    // one task whatever the scene holds, as `adjoint optimize` makes it
+    auto made = optim::make_task(*im->cs, *task, {.thread_count = im->thread_count()});
+    if (!made) return fail(task->name + ": " + made.status().message());
+    im->task = std::move(*made);
+    if (method.shac && optim::supports(*im->cs, *task, optim::Method::shac)) {  // windows over copies, a critic
+      auto trainer = optim::make_shac_trainer(
+          *im->cs, *task,
+          {.envs = method.envs, .windows = im->opt_target, .seed = method.seed, .thread_count = im->thread_count()});
+      if (!trainer) return fail(trainer.status().message());  // the trainer's messages name the task
+      im->shac = std::make_unique<ShacRun>(std::move(*trainer), *task);
     }
+    im->opt_generation = im->generation;
+    im->phase = im->opt_target > 0 ? OptPhase::running : OptPhase::finished;
     // from what an earlier Apply kept in the task (per-frame inputs, policy weights)
-    auto& notes = im->opt_notes;
-    notes.clear();
-    if (im->runner) notes = optim::start_from_stored(*im->runner, im->runner->parameters().blocks(), *task);
-    if (im->rigid_runner)
-      notes = optim::start_from_stored(*im->rigid_runner, im->rigid_runner->parameters().blocks(), *task);
-    if (im->coupled_runner) notes = optim::start_from_stored(*im->coupled_runner, im->coupled_runner->blocks(), *task);
+    im->opt_notes =
+        im->shac ? std::vector<std::string>{} : optim::start_from_stored(*im->task, im->task->blocks(), *task);
   });
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The editor's worker thread: it owns the simulation (a model, solver and state) and the
-// optimizer (a TaskRunner), and publishes snapshots of both. The UI thread sends it
+// optimization (one optim::TaskT, whatever the scene holds), and publishes snapshots of both. The UI thread sends it
 // requests and copies the latest snapshot each frame under a short lock; it never waits
 // for a simulation step or an optimizer iteration.
 //
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "engine/model/model.h"
-#include "engine/optim/trainer.h"
+#include "engine/optim/task.h"
 #include "engine/rigid/rigid_model.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
@@ -37,8 +37,8 @@ struct RecordedRollout {
   int iteration = 0;              // 0-based, as the optimizer's log
   double loss = 0;                // at the parameters of this rollout
   double frame_dt = 0;            // [s]
-  std::vector<State> states;      // at the stride, the last frame included (frames.size())
-  std::vector<State> rigid_states;  // robot tasks: the robots at the same frames (else empty)
+  std::vector<State> states;      // at the stride, the last frame included (frames.size()):
+                                  // particles and joints, as the task stepped them
   std::vector<int> frames;        // simulation frame of each state, 0..horizon
   std::vector<vec3<float>> path;  // the first loss term's object's centre of mass, every frame
                                   // (empty when it has no particles)
@@ -79,18 +79,13 @@ struct Snapshot {
   std::vector<float> grad;               // dLoss/dtheta of the last iteration
   std::vector<optim::ParamBlock> blocks; // what the entries of theta and grad are
   std::vector<std::string> theta_names;  // the first few entries' names
-  State opt_final_state;                 // end of the last rollout
+  State opt_final_state;                 // end of the last rollout (particles and joints)
   // ghost trajectories: the tracked object's centre of mass over the horizon, one path per
   // iteration (newest last, at most k_ghosts), with that iteration's loss
   std::vector<std::vector<vec3<float>>> ghost_paths;
   std::vector<float> ghost_losses;
   bool has_opt_final_state = false;
-  // robot tasks (optim::is_robot_task) run RigidTaskRunner: the end of its last rollout
-  bool opt_robot = false;                // a robot task (rigid or coupled runner)
-  bool opt_coupled = false;              // robots and particles acting on each other
   bool opt_shac = false;                 // a robot policy trained by SHAC (app/editor/shac_run.h)
-  State opt_final_rigid;
-  bool has_opt_final_rigid = false;
   std::string opt_error;
   uint64_t opt_generation = 0;           // document revision the optimizer started from
   uint64_t opt_run = 0;                  // optimizations started so far

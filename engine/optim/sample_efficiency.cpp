@@ -6,6 +6,7 @@
 
 #include "engine/optim/rigid_task.h"
 #include "engine/optim/shac.h"
+#include "engine/optim/task.h"
 #include "engine/optim/trainer.h"
 #include "engine/scene/compile.h"
 
@@ -210,7 +211,8 @@ Result<SampleEfficiencyTable> run_sample_efficiency(const scene::Scene& sc, cons
     return Status::error("sample efficiency: needs at least one seed and one BPTT iteration");
   Result<scene::CompiledSceneT<double>> cs = scene::compile<double>(sc, base_dir);
   if (!cs) return cs.status();
-  if (is_robot_task(cs.value(), *found)) return run_rigid(sc, *found, cs.value(), base_dir, opt, progress);
+  // robot copies train by SHAC against PPO; particle tasks by full-horizon BPTT against PPO
+  if (supports(cs.value(), *found, Method::shac)) return run_rigid(sc, *found, cs.value(), base_dir, opt, progress);
   SampleEfficiencyTable table;
   table.scene = sc.name;
   table.task = found->name;

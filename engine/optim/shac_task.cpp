@@ -3,21 +3,16 @@
 #include <memory>
 
 #include "engine/optim/policy_env.h"
-#include "engine/optim/rigid_parameters.h"
+#include "engine/optim/task.h"
 
 namespace adj::optim {
 
-bool shac_applies(const scene::CompiledScene& cs, const scene::Task& task) {
-  return task.has_policy && is_robot_task(cs, task);
-}
-
 Result<BatchShacTrainerT<float>> make_shac_trainer(const scene::CompiledScene& cs, const scene::Task& task,
                                                    const ShacTaskSettings& settings) {
-  if (!shac_applies(cs, task))
-    return Status::error("task '" + task.name + "': SHAC trains a robot task's policy; the task has " +
-                         (task.has_policy ? "no robot" : "no policy"));
+  if (Status st = supports(cs, task, Method::shac); !st) return st;
   // copies start from random joint angles and rates around the task's start
-  auto env = RigidPolicyEnvT<float>::create(cs, task, {.env_count = settings.envs, .q_range = 3.14159, .qd_range = 0.5});
+  auto env =
+      RigidPolicyEnvT<float>::create(cs, task, {.env_count = settings.envs, .q_range = 3.14159, .qd_range = 0.5});
   if (!env) return Status::error("task '" + task.name + "': " + env.status().message());
   auto eval = RigidPolicyEnvT<float>::create(cs, task);
   if (!eval) return Status::error("task '" + task.name + "': " + eval.status().message());

@@ -17,10 +17,7 @@ struct ShacTaskSettings {
   int thread_count = 0;      // 0: OpenMP's default
 };
 
-// a task SHAC can train: a robot task with a policy
-bool shac_applies(const scene::CompiledScene& cs, const scene::Task& task);
-
-// the trainer for `task`; errors name the task
+// the trainer for `task` (one that optim::supports(cs, task, Method::shac)); errors name the task
 Result<BatchShacTrainerT<float>> make_shac_trainer(const scene::CompiledScene& cs, const scene::Task& task,
                                                    const ShacTaskSettings& settings);
 

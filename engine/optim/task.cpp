@@ -44,6 +44,15 @@ class RunnerTask final : public TaskT<S> {
   const std::vector<ParamBlock>& blocks() const override { return blocks_of(r_); }
   const scene::Task& task() const override { return r_.task(); }
   const std::vector<StateT<S>>& frames() const override { return r_.frames(); }
+  void set_keep_frames(bool keep) override {
+    if constexpr (std::is_same_v<Runner, TaskRunnerT<S>>) r_.set_keep_frames(keep);
+  }
+  const StateT<S>& final_state() const override {
+    if constexpr (std::is_same_v<Runner, TaskRunnerT<S>>)
+      return r_.final_state();
+    else
+      return r_.frames().back();
+  }
   const std::vector<S>& step_grad_norms() const override {
     if constexpr (std::is_same_v<Runner, TaskRunnerT<S>>)
       return r_.step_grad_norms();
@@ -65,6 +74,39 @@ Result<std::unique_ptr<TaskT<S>>> wrap(Result<Runner> r, const char* kind) {
 
 }  // namespace
 
+const char* to_string(Method m) {
+  switch (m) {
+    case Method::bptt:
+      return "BPTT";
+    case Method::shac:
+      return "SHAC";
+    case Method::receding_horizon:
+      return "receding horizon";
+  }
+  return "?";
+}
+
+template <class S>
+Status supports(const scene::CompiledSceneT<S>& cs, const scene::Task& task, Method method) {
+  const std::string who = "task '" + task.name + "': ";
+  switch (method) {
+    case Method::bptt:
+      return Status::ok();
+    case Method::shac:  // the batched copies are robot copies (engine/optim/rigid_policy_env)
+      if (!task.has_policy) return Status::error(who + "SHAC trains a policy; the task has no policy");
+      if (!is_robot_task(cs, task))
+        return Status::error(who + "SHAC trains a robot task's policy; the task has no robot");
+      if (cs.has_particles())  // its copies step the bodies alone
+        return Status::error(who + "SHAC's copies step robots alone; this scene also has particles (use BPTT)");
+      return Status::ok();
+    case Method::receding_horizon:  // plans actuator inputs
+      if (!is_robot_task(cs, task))
+        return Status::error(who + "receding horizon plans robot actuator inputs; the task has no robot");
+      return Status::ok();
+  }
+  return Status::error(who + "unknown method");
+}
+
 template <class S>
 Result<std::unique_ptr<TaskT<S>>> make_task(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
                                             TaskOptions options) {
@@ -78,6 +120,8 @@ Result<std::unique_ptr<TaskT<S>>> make_task(const scene::CompiledSceneT<S>& cs, 
       "particles");
 }
 
+template Status supports(const scene::CompiledSceneT<float>&, const scene::Task&, Method);
+template Status supports(const scene::CompiledSceneT<double>&, const scene::Task&, Method);
 template Result<std::unique_ptr<TaskT<float>>> make_task(const scene::CompiledSceneT<float>&, const scene::Task&,
                                                          TaskOptions);
 template Result<std::unique_ptr<TaskT<double>>> make_task(const scene::CompiledSceneT<double>&, const scene::Task&,

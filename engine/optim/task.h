@@ -48,11 +48,28 @@ class TaskT {
   // theta's blocks (kind, object, offset, count, ...)
   virtual const std::vector<ParamBlock>& blocks() const = 0;
   virtual const scene::Task& task() const = 0;
-  // the states of the last evaluate(), t = 0..horizon (particle tasks: TaskOptions::keep_frames)
+  // the states of the last evaluate(), t = 0..horizon (particle tasks: TaskOptions::keep_frames
+  // or set_keep_frames; tasks with bodies always keep them)
   virtual const std::vector<StateT<S>>& frames() const = 0;
+  virtual void set_keep_frames(bool keep) = 0;
+  // the end of the last evaluate()'s rollout (only after one has run)
+  virtual const StateT<S>& final_state() const = 0;
   // |dL/d state_t| of the last evaluate, t = 0..horizon (empty where not measured)
   virtual const std::vector<S>& step_grad_norms() const = 0;
 };
+
+// the methods that train a task besides its own full-horizon gradient (iterate())
+enum class Method {
+  bptt,              // every task: TaskT::iterate
+  shac,              // short windows over many copies and a critic (engine/optim/shac_task.h)
+  receding_horizon,  // plans of a few frames, re-planned as they are flown (receding_horizon.h)
+};
+const char* to_string(Method m);
+
+// whether `method` can train `task` of `cs`; the error says why not, naming the task. With
+// make_task, the one place that looks at what the scene holds.
+template <class S>
+Status supports(const scene::CompiledSceneT<S>& cs, const scene::Task& task, Method method);
 
 template <class S>
 Result<std::unique_ptr<TaskT<S>>> make_task(const scene::CompiledSceneT<S>& cs, const scene::Task& task,

@@ -11,8 +11,7 @@
 #include "app/editor/authoring.h"
 #include "app/editor/document.h"
 #include "app/editor/worker.h"
-#include "engine/optim/rigid_task.h"
-#include "engine/optim/trainer.h"
+#include "engine/optim/task.h"
 #include "engine/optim/write_back.h"
 #include "engine/scene/scene_json.h"
 #include "engine/scene/scene_paths.h"
@@ -187,22 +186,12 @@ void check_kept(const std::string& file, const std::string& task, int iterations
   REQUIRE(cs2.is_ok());
   const scene::Task* t = saved->find_task(task);
   REQUIRE(t);
-  double loss = 0;
-  if (optim::is_robot_task(*cs2, *t)) {
-    auto r = optim::RigidTaskRunnerT<float>::create(*cs2, *t);
-    REQUIRE(r.is_ok());
-    CHECK(optim::start_from_stored(*r, r->parameters().blocks(), *t).empty());
-    auto l = r->evaluate(r->theta());
-    REQUIRE(l.is_ok());
-    loss = double(*l);
-  } else {
-    auto r = optim::TaskRunnerT<float>::create(*cs2, *t, {});
-    REQUIRE(r.is_ok());
-    CHECK(optim::start_from_stored(*r, r->parameters().blocks(), *t).empty());
-    auto l = r->evaluate(r->theta());
-    REQUIRE(l.is_ok());
-    loss = double(*l);
-  }
+  auto r = optim::make_task(*cs2, *t);  // whatever the scene holds
+  REQUIRE(r.is_ok());
+  CHECK(optim::start_from_stored(**r, (*r)->blocks(), *t).empty());
+  auto l = (*r)->evaluate((*r)->theta());
+  REQUIRE(l.is_ok());
+  const double loss = double(*l);
   CHECK(std::abs(loss - want) <= 1e-5 * std::abs(want));
 }
 

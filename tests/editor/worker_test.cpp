@@ -402,12 +402,11 @@ TEST_CASE("worker: a robot task optimizes with the rigid runner", "[editor][work
   w.snapshot(s);
   INFO(s.opt_error);
   CHECK(s.opt_phase == OptPhase::finished);
-  CHECK(s.opt_robot);
   REQUIRE(s.loss.size() == 4);
   CHECK(s.loss.back() < s.loss.front());
-  CHECK(s.has_opt_final_rigid);
-  CHECK(s.opt_final_rigid.joint_q.size() == 3);
-  CHECK_FALSE(s.has_opt_final_state);
+  CHECK(s.has_opt_final_state);  // the arm's joints at the end of the last rollout
+  CHECK(s.opt_final_state.joint_q.size() == 3);
+  CHECK(s.opt_final_state.particle_count() == 0);
   REQUIRE_FALSE(s.blocks.empty());
   CHECK(s.blocks[0].kind == scene::ParamKind::actuator_control);
   CHECK(s.theta.size() == size_t(60 * 3));
