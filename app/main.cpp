@@ -10,6 +10,7 @@
 #include "app/cmd_bench.h"
 #include "app/cmd_bench_gpu.h"
 #include "app/cmd_dynamics.h"
+#include "app/cmd_landscape.h"
 #include "app/cmd_optimize.h"
 #include "app/cmd_render.h"
 #include "app/cmd_run.h"
@@ -160,6 +161,27 @@ int main(int argc, char** argv) {
   cg_cmd->add_option("--seed", cg.seed, "Seed that picks the entries")->capture_default_str();
   cg_cmd->add_option("--threads", cg.threads, "OpenMP threads (0 = default)")->check(CLI::NonNegativeNumber);
 
+  adj::app::LandscapeCliOptions land;
+  CLI::App* land_cmd =
+      app.add_subcommand("landscape", "A task's loss along a line or a plane, swept over contact settings (PNG, JSON)");
+  land_cmd->add_option("scene", land.scene_path, "Scene file (JSON)")->required()->check(CLI::ExistingFile);
+  land_cmd->add_option("--task", land.task, "Task name (default: the first)");
+  land_cmd->add_option("--direction", land.direction, "grad, random, or a parameter entry (name or index)")
+      ->capture_default_str();
+  land_cmd->add_option("--direction2", land.direction2, "2D: the second direction's entry (default: random)");
+  land_cmd->add_option("--span", land.span, "Half-width along the unit direction (default: 0.1 max(1, |theta|))");
+  land_cmd->add_option("--points", land.points, "Points of the 1D slice (odd)")->capture_default_str();
+  land_cmd->add_option("--grid", land.grid, "Also a GRID x GRID 2D slice (odd)");
+  land_cmd->add_option("--sweep", land.sweep, "Contact settings to overlay, e.g. ke=1e3,1e4,1e5 (ke kd kf mu eps)");
+  land_cmd->add_option("--stats", land.stats, "Gradient statistics over N seeded perturbations")
+      ->check(CLI::NonNegativeNumber);
+  land_cmd->add_option("--sigma", land.sigma, "Their standard deviation (default: span / 4)");
+  land_cmd->add_option("--seed", land.seed, "Random directions and perturbations")->capture_default_str();
+  land_cmd->add_option("--threads", land.threads, "Task copies in parallel (0 = all cores)")
+      ->check(CLI::NonNegativeNumber);
+  land_cmd->add_option("--png", land.png, "Write the plot");
+  land_cmd->add_option("--json", land.json, "Write every evaluated point");
+
   adj::app::RenderOptions ren;
   std::string ren_size = "1280x720";
   std::string ren_overlays;
@@ -276,6 +298,7 @@ int main(int argc, char** argv) {
     return opt.receding_window > 0 ? adj::app::run_receding_horizon(opt) : adj::app::run_optimize(opt);
   }
   if (*cg_cmd) return adj::app::run_check_grad(cg);
+  if (*land_cmd) return adj::app::run_landscape(land);
   if (!parse_size(size, &v.width, &v.height)) {
     std::fprintf(stderr, "adjoint: --size %s: expected WxH between 16x16 and 16384x16384\n", size.c_str());
     return 2;
