@@ -13,6 +13,7 @@
 
 #include "app/editor/document.h"
 #include "app/editor/recording.h"
+#include "app/editor/landscape_ui.h"
 #include "app/editor/robot_ui.h"
 #include "app/editor/worker.h"
 #include "app/scene_view.h"
@@ -208,6 +209,7 @@ class Editor {
   Worker worker;
   Snapshot snap;  // copied from the worker each frame
   RobotUi robot;  // robots: selected body, URDF import prompt (robot_ui.h)
+  LandscapeUi landscape;  // View > Landscape (landscape_ui.h)
   PanelVisibility panels;
   ViewSettings view_settings;
   render::Camera camera;

@@ -214,6 +214,7 @@ void Editor::draw_panels(float menu_height) {
     if (ImGui::Begin("Stats", &panels.stats, ImGuiWindowFlags_AlwaysAutoResize)) draw_stats();
     ImGui::End();
   }
+  draw_landscape_panel(*this);
   if (panels.messages && !messages.empty()) {
     const float h = 78.0f;
     ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + left, top + H - h), ImGuiCond_Always);
@@ -977,6 +978,7 @@ void Editor::draw_menu_items_view() {
   ImGui::MenuItem("Optimization", nullptr, &panels.optimization);
   ImGui::MenuItem("Visualization", nullptr, &panels.visualization);
   ImGui::MenuItem("Stats", nullptr, &panels.stats);
+  ImGui::MenuItem("Landscape", nullptr, &landscape.open);
   ImGui::MenuItem("Messages", nullptr, &panels.messages);
   ImGui::Separator();
   if (ImGui::BeginMenu("Overlays")) {

@@ -134,7 +134,7 @@ Script::Progress Script::update(Editor& e) {
     case Wait::worker:
       // two UI frames after the worker is done, so the panels show its last snapshot
       wait_frame_ms_.push_back(e.ui_frame_ms);
-      if (!e.worker.idle()) {
+      if (!e.worker.idle() || e.landscape.job.view().running) {
         if (now_s() - wait_started_ > k_wait_limit_s) {
           fail(lines_[next_ - 1], "still waiting for the worker after 300 s", 1);
           return Progress::failed;

@@ -617,6 +617,62 @@ Status cmd_record_optimization(ScriptCall& c) {  // record-optimization PATH N [
   return Status::ok();
 }
 
+// landscape [direction grad|random|N] [span S] [points K] [sweep KNOB V1,V2..] [grid K] [stats N]:
+// the Landscape panel's settings, then Run, waiting until it is done
+Status cmd_landscape(ScriptCall& c) {
+  LandscapeUi& ui = c.e.landscape;
+  const auto& w = c.w;
+  for (size_t i = 1; i < w.size(); i += 2) {
+    const std::string& key = w[i];
+    if (i + 1 >= w.size()) return Status::error("landscape: " + key + " needs a value");
+    const std::string& v = w[i + 1];
+    bool ok = true;
+    if (key == "direction") {
+      if (v == "grad")
+        ui.direction = 0;
+      else if (v == "random")
+        ui.direction = 1;
+      else
+        ui.direction = 2, ui.parameter = c.arg_int(i + 1, &ok);
+    } else if (key == "span") {
+      ui.span = std::strtof(v.c_str(), nullptr);
+    } else if (key == "points") {
+      ui.points = c.arg_int(i + 1, &ok);
+    } else if (key == "grid") {
+      ui.grid = c.arg_int(i + 1, &ok);
+    } else if (key == "stats") {
+      ui.stats = c.arg_int(i + 1, &ok);
+    } else if (key == "sweep") {
+      const char* knobs[] = {"ke", "kd", "kf", "mu", "eps"};
+      auto k = std::find(std::begin(knobs), std::end(knobs), v);
+      if (k == std::end(knobs) || i + 2 >= w.size()) return Status::error("landscape: sweep KNOB V1,V2,...");
+      ui.knob = int(k - std::begin(knobs));
+      std::snprintf(ui.sweep, sizeof ui.sweep, "%s", w[i + 2].c_str());
+      ++i;
+    } else {
+      return Status::error("landscape: unknown setting \"" + key + "\"");
+    }
+    if (!ok) return Status::error("landscape: " + key + " " + v + " is not a number");
+  }
+  ui.open = true;
+  if (Status st = start_landscape(c.e); !st) return st;
+  c.wait_worker();
+  return Status::ok();
+}
+
+Status cmd_landscape_pick(ScriptCall& c) {  // landscape-pick CURVE K | landscape-pick 2d I J: a click on a plot
+  bool ok1 = false, ok2 = false;
+  if (c.w.size() < 3) return Status::error("landscape-pick CURVE K | 2d I J");
+  const LandscapeJob::View v = c.e.landscape.job.view();
+  if (!v.error.empty()) return Status::error("landscape: " + v.error);
+  const bool plane = c.w[1] == "2d";
+  const int a = c.arg_int(plane ? 2 : 1, &ok1), b = c.w.size() > 3 || !plane ? c.arg_int(plane ? 3 : 2, &ok2) : 0;
+  if (!ok1 || !ok2) return Status::error("landscape-pick CURVE K | 2d I J");
+  const bool loaded = plane ? load_landscape_point(c.e, 0, a, b) : load_landscape_point(c.e, a, b);
+  if (!loaded) return Status::error("landscape-pick: " + c.e.messages.back().text);
+  return synced(c, Status::ok());
+}
+
 const ScriptCommand k_file[] = {
     {"open", cmd_open},         {"try-open", cmd_try_open}, {"new", cmd_new},
     {"template", cmd_template}, {"revert", cmd_revert},     {"save", cmd_save},
@@ -669,6 +725,8 @@ const ScriptCommand k_optimization[] = {
     {"pick-iteration", cmd_pick_iteration},
     {"apply-optimized", cmd_apply_optimized},
     {"record-optimization", cmd_record_optimization},
+    {"landscape", cmd_landscape},
+    {"landscape-pick", cmd_landscape_pick},
 };
 
 }  // namespace

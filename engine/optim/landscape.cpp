@@ -43,8 +43,9 @@ namespace {
 
 constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 
-// the scene with one contact knob set, on the particle contact and the robots' contact alike
-scene::Scene with_setting(scene::Scene doc, const SweepSetting& s) {
+}  // namespace
+
+scene::Scene with_contact_setting(scene::Scene doc, const SweepSetting& s) {
   scene::ContactSettings& c = doc.settings.contact;
   scene::RobotContactSettings& r = doc.settings.robot_contact;
   switch (s.knob) {
@@ -66,6 +67,8 @@ scene::Scene with_setting(scene::Scene doc, const SweepSetting& s) {
   }
   return doc;
 }
+
+namespace {
 
 std::string number(double v) {
   char buf[32];
@@ -317,7 +320,9 @@ Result<Landscape> compute_landscape(const scene::Scene& doc, const std::string& 
     } else {
       const SweepSetting& st = o.sweep[size_t(c - 1)];
       curve.label = std::string(to_string(st.knob)) + " = " + number(st.value);
-      other = Evaluator<S>::create(with_setting(doc, st), base_dir, name, threads);
+      curve.swept = true;
+      curve.setting = st;
+      other = Evaluator<S>::create(with_contact_setting(doc, st), base_dir, name, threads);
       if (!other) return Status::error(who + curve.label + ": " + other.status().message());
       e = &*other;
     }

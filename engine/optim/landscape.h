@@ -47,6 +47,9 @@ struct SweepSetting {
   double value = 0;
 };
 
+// the scene with one contact knob set, on the particle contact and the robots' contact alike
+scene::Scene with_contact_setting(scene::Scene doc, const SweepSetting& setting);
+
 struct LandscapeOptions {
   SliceDirection direction = SliceDirection::gradient;
   int parameter = -1;               // theta entry for SliceDirection::parameter
@@ -65,6 +68,8 @@ struct LandscapeOptions {
 // one curve of the 1D slice
 struct LandscapeCurve {
   std::string label;         // "task contact" or "ke = 1000"
+  bool swept = false;        // a sweep curve: `setting` made it
+  SweepSetting setting;
   std::vector<double> loss;  // at Landscape::s (NaN where the rollout failed)
   double centre_loss = 0;
   double slope = 0;                   // analytic g.d at the centre
