@@ -151,6 +151,29 @@ std::pair<int, int> plot_heat(const optim::Landscape& l, float size) {
                         std::isfinite(v) ? heat((v - lo) / std::max(hi - lo, 1e-300)) : IM_COL32(255, 0, 255, 255));
       if (hovered && mouse.x >= a.x && mouse.x < b.x && mouse.y >= a.y && mouse.y < b.y) hit = {i, j};
     }
+  // contour lines: cell edges where the loss crosses one of 10 levels
+  auto band = [&](int i, int j) {
+    const double v = l.loss2d[size_t(j * g + i)];
+    return std::isfinite(v) ? int(std::floor((v - lo) / std::max(hi - lo, 1e-300) * 10)) : -1;
+  };
+  const ImU32 contour = IM_COL32(255, 255, 255, 170);
+  for (int j = 0; j < g; ++j)
+    for (int i = 0; i < g; ++i) {
+      const float x = p0.x + cell * float(i + 1), y = p0.y + size - cell * float(j + 1);
+      if (i + 1 < g && band(i, j) != band(i + 1, j)) dl->AddLine(ImVec2(x, y), ImVec2(x, y + cell), contour, 1.5f);
+      if (j + 1 < g && band(i, j) != band(i, j + 1))
+        dl->AddLine(ImVec2(x - cell, y), ImVec2(x, y), contour, 1.5f);
+    }
+  // axes: the offsets at the ends and the centre, both directions
+  const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", l.s2.front());
+  dl->AddText(ImVec2(p0.x, p0.y + size + 2), ink, buf);
+  std::snprintf(buf, sizeof buf, "%.3g", l.s2.back());
+  dl->AddText(ImVec2(p0.x + size - ImGui::CalcTextSize(buf).x, p0.y + size + 2), ink, buf);
+  dl->AddText(ImVec2(p0.x + size / 2 - 3, p0.y + size + 2), ink, "0");
+  dl->AddRect(p0, ImVec2(p0.x + size, p0.y + size), ink);
+  ImGui::Dummy(ImVec2(size, ImGui::GetTextLineHeight()));
   const double gl = std::hypot(l.grad_d, l.grad_d2);
   const ImVec2 c(p0.x + size / 2, p0.y + size / 2);
   if (gl > 0) {
