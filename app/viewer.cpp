@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "app/image_io.h"
 #include "app/editor/editor.h"
 #include "app/editor/script.h"
+#include "app/image_io.h"
 #include "app/system_info.h"
 #include "app/ui.h"
 #include "render/background.h"
@@ -60,9 +60,7 @@ struct Surface {
   }
 };
 
-void glfw_error(int code, const char* message) {
-  std::fprintf(stderr, "adjoint: GLFW error %d: %s\n", code, message);
-}
+void glfw_error(int code, const char* message) { std::fprintf(stderr, "adjoint: GLFW error %d: %s\n", code, message); }
 
 // ImGui with its own ini-less context; destroyed last
 struct ImGuiContextGuard {
@@ -83,8 +81,7 @@ struct ImGuiContextGuard {
 void handle_viewport_input(render::Camera& camera, float viewport_height) {
   ImGuiIO& io = ImGui::GetIO();
   if (io.WantCaptureMouse) return;
-  if (ImGui::IsMouseDragging(ImGuiMouseButton_Left))
-    camera.orbit(-io.MouseDelta.x * 0.008f, io.MouseDelta.y * 0.008f);
+  if (ImGui::IsMouseDragging(ImGuiMouseButton_Left)) camera.orbit(-io.MouseDelta.x * 0.008f, io.MouseDelta.y * 0.008f);
   if (ImGui::IsMouseDragging(ImGuiMouseButton_Right) || ImGui::IsMouseDragging(ImGuiMouseButton_Middle))
     camera.pan(io.MouseDelta.x, io.MouseDelta.y, viewport_height);
   if (io.MouseWheel != 0.0f) camera.zoom(io.MouseWheel > 0 ? 0.9f : 1.1f);
@@ -124,9 +121,16 @@ void draw_caption(editor::Editor& ed) {
   ImGui::Begin("##caption", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs |
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing);
-  ImGui::Text("%s   t = %.2f s   frame %d", ed.doc.scene().name.c_str(), ed.snap.time, ed.snap.frame);
-  if (!ed.snap.loss.empty())
-    ImGui::Text("%s   iteration %d   loss %.5g", ed.snap.opt_task.c_str(), ed.snap.opt_iteration, ed.snap.loss.back());
+  // what the video shows, and nothing else: a replay names its iteration and loss; the live
+  // simulation is the scene as it is (not an optimizer's result, whatever the optimizer did)
+  if (ed.replay_ready()) {
+    const double t = ed.replay.frame * double(ed.compiled()->frame_dt);
+    ImGui::Text("%s   replay of iteration %d (loss %.5g)", ed.snap.replay.task.c_str(), ed.snap.replay.iteration,
+                ed.snap.replay.loss);
+    ImGui::Text("%s   t = %.2f s   frame %d", ed.doc.scene().name.c_str(), t, ed.replay.frame);
+  } else {
+    ImGui::Text("%s   t = %.2f s   frame %d", ed.doc.scene().name.c_str(), ed.snap.time, ed.snap.frame);
+  }
   ImGui::End();
 }
 
@@ -135,13 +139,15 @@ void finish_recording(render::FrameLoop& loop, editor::Editor& ed) {
   loop.finish_captures();
   render::Capture c;
   while (loop.pop_capture(c)) ed.recording.push(std::move(c));
-  std::string path = ed.recording.path();
+  std::string path = std::filesystem::absolute(ed.recording.path()).string();
   Status st = ed.recording.stop(ed.worker);
   int frames = ed.recording.frames();  // after stop: the encoder's queue is flushed
-  if (st) ed.message(editor::Severity::info, "recorded " + std::to_string(frames) + " frames to " + path);
-  else ed.message(editor::Severity::error, st.message());
-  std::printf("adjoint: %s\n", st ? ("recorded " + std::to_string(frames) + " frames to " + path).c_str()
-                                   : st.message().c_str());
+  if (st)
+    ed.message(editor::Severity::info, "recorded " + std::to_string(frames) + " frames to " + path);
+  else
+    ed.message(editor::Severity::error, st.message());
+  std::printf("adjoint: %s\n",
+              st ? ("recorded " + std::to_string(frames) + " frames to " + path).c_str() : st.message().c_str());
 }
 
 std::string screenshot_name() {
@@ -240,7 +246,7 @@ int run_viewer(const ViewerOptions& opt) {
     int exit_code = 0;
     std::string window_title;
     std::optional<editor::ScriptKey> held_key;
-    render::LineBuilder ghosts;                         // ghost trajectories, rebuilt each frame
+    render::LineBuilder ghosts;                        // ghost trajectories, rebuilt each frame
     std::vector<std::vector<glm::vec3>> ghost_points;  // a script's key, released the next frame
     auto last_frame = std::chrono::steady_clock::now();
     std::optional<uint64_t> last_scene;  // what the saved scene image shows (content_hash + view)
@@ -258,8 +264,7 @@ int run_viewer(const ViewerOptions& opt) {
           glfwWaitEvents();
           continue;
         }
-        if (loop.swapchain_out_of_date() || fb.width != target.extent().width ||
-            fb.height != target.extent().height) {
+        if (loop.swapchain_out_of_date() || fb.width != target.extent().width || fb.height != target.extent().height) {
           swapchain->recreate(fb);
           target.resize(swapchain->extent());
           loop.swapchain_recreated();
@@ -345,18 +350,29 @@ int run_viewer(const ViewerOptions& opt) {
         const float vw = float(target.extent().width), vh = float(target.extent().height);
         if (io.KeyCtrl && !io.WantCaptureMouse && ImGui::IsMouseClicked(ImGuiMouseButton_Left))
           pull_click = std::make_pair(int(io.MousePos.x), int(io.MousePos.y));
-        bool tool = pull_click.has_value() || ed.update_pull(vw, vh) || ed.transform_tools(vw, vh);
+        // a bare recording has no editor overlays (gizmo, selection) unless asked for
+        const bool bare_video = ed.recording.active() && !ed.recording.with_ui() && !ed.record_options.overlays;
+        bool tool = pull_click.has_value() || ed.update_pull(vw, vh) || (!bare_video && ed.transform_tools(vw, vh));
         if (!tool) {
           handle_viewport_input(ed.camera, float(target.extent().height));
           if (!click) click = viewport_click();
         }
         if (ed.camera_fit_pending) {
-          ed.camera = ed.view()->fit_camera(ed.display_state(), ed.free_aspect(float(target.extent().width), float(target.extent().height)));
+          ed.camera = ed.view()->fit_camera(
+              ed.display_state(), ed.free_aspect(float(target.extent().width), float(target.extent().height)));
           ed.camera_fit_pending = false;
         }
-        ui.sim_line = "frame " + std::to_string(ed.snap.frame) + (ed.snap.playing ? "  playing" : "  paused (Space plays)") +
+        ui.sim_line = "frame " + std::to_string(ed.snap.frame) +
+                      (ed.snap.playing ? "  playing" : "  paused (Space plays)") +
                       (ed.timeline_frame >= 0 ? "  showing frame " + std::to_string(ed.timeline_frame) : "") +
-                      (ed.view_settings.show_optimized && ed.snap.has_opt_final_state ? "  showing the optimized rollout's end" : "");
+                      (ed.view_settings.show_optimized && ed.snap.has_opt_final_state &&
+                               ed.snap.opt_generation == ed.doc.revision()
+                           ? "  showing the optimized rollout's end"
+                           : "");
+        if (ed.replay_ready())
+          ui.sim_line = "replay of iteration " + std::to_string(ed.snap.replay.iteration) + ": frame " +
+                        std::to_string(ed.replay.frame) + " of " + std::to_string(ed.snap.replay.frames - 1) +
+                        (ed.replay.playing ? "  playing" : "  paused (Space plays)");
         if (rollout) ui.sim_line = "recording the optimization: each iteration's rollout in turn";
       }
       ui.scene_name = ed.title().size() > 10 ? ed.title().substr(10) + (ed.doc.dirty() ? " *" : "") : "";
@@ -366,7 +382,9 @@ int run_viewer(const ViewerOptions& opt) {
       }
       ImGui::Render();
 
-      // recording: start or stop (Ctrl+R, the Record button, a script)
+      // recording: start or stop (Ctrl+R, the Record button, a script). A recording that
+      // starts now captures from the next frame: this one was built with the panels
+      bool started_now = false;
       if (ed.record_toggle_requested) {
         ed.record_toggle_requested = false;
         if (ed.recording.active()) {
@@ -377,11 +395,19 @@ int run_viewer(const ViewerOptions& opt) {
           if (ro.path.empty()) ro.path = recording_name(ro.optimization);
           Status st = ed.recording.start(ro, target.extent().width, target.extent().height,
                                          double(ed.compiled()->frame_dt), ed.worker, ed.snap);
-          if (st) ed.message(editor::Severity::info, "recording to " + ro.path + " (Ctrl+R stops)");
-          else ed.message(editor::Severity::error, st.message());
+          started_now = st.is_ok();
+          if (st)
+            ed.message(editor::Severity::info,
+                       "recording to " + std::filesystem::absolute(ro.path).string() +
+                           (ed.replay_ready() ? " (the replay, to its end; Ctrl+R stops)" : " (Ctrl+R stops)"));
+          else
+            ed.message(editor::Severity::error, st.message());
         }
       }
-      const bool record_frame = ed.recording.ready(ed.snap);
+      // a replay being recorded: every UI frame is the next video frame (the rollout is at hand)
+      const bool record_replay = ed.recording.active() && ed.replay_ready() && !ed.recording.rollout();
+      const bool record_frame = !started_now && (record_replay || ed.recording.ready(ed.snap));
+      if (!ed.recording.active()) ed.advance_replay(io.DeltaTime);
       rollout = ed.recording.rollout();  // none once a recording has stopped
 
       // draw
@@ -395,6 +421,10 @@ int run_viewer(const ViewerOptions& opt) {
         const Array<vec3<float>>* field = rollout ? nullptr : ed.arrow_field(st);
         ov.vectors = field != nullptr;
         editor::robot_prepare_view(ed);  // robots: their drawn joint state, contacts, selected body
+        if (ed.recording.active() && !ed.recording.with_ui() && !ed.record_options.overlays) {
+          ed.view()->set_selected(0);  // no selection outline or tint in the video
+          ed.view()->set_robot_highlight(-1);
+        }
         if (rollout && rollout->rigid_state()) {  // an optimization's video: its robots, bare
           ed.view()->set_robot_state(*rollout->rigid_state());
           ed.view()->set_robot_contacts(nullptr);
@@ -430,13 +460,21 @@ int run_viewer(const ViewerOptions& opt) {
       // the scene is drawn only when it would look different from the saved one (while an
       // optimization runs, the viewport changes once per iteration; the panels every frame)
       const bool bare = ed.recording.active() && !ed.recording.with_ui();
-      auto [free_x0, free_x1] = bare ? std::pair{0.0f, float(target.extent().width)}
-                                     : ed.free_columns(float(target.extent().width));
+      auto [free_x0, free_x1] =
+          bare ? std::pair{0.0f, float(target.extent().width)} : ed.free_columns(float(target.extent().width));
       std::optional<uint64_t> scene_key = list ? render::content_hash(*list) : std::optional<uint64_t>(0);
       if (scene_key) {
-        const float view[] = {ed.camera.target.x, ed.camera.target.y, ed.camera.target.z, ed.camera.distance,
-                              ed.camera.yaw,      ed.camera.pitch,    ed.camera.fov_y,    float(ed.camera.orthographic),
-                              free_x0,            free_x1,            float(target.extent().width),
+        const float view[] = {ed.camera.target.x,
+                              ed.camera.target.y,
+                              ed.camera.target.z,
+                              ed.camera.distance,
+                              ed.camera.yaw,
+                              ed.camera.pitch,
+                              ed.camera.fov_y,
+                              float(ed.camera.orthographic),
+                              free_x0,
+                              free_x1,
+                              float(target.extent().width),
                               float(target.extent().height)};
         for (float v : view) *scene_key = (*scene_key ^ std::hash<float>{}(v)) * 1099511628211ull;
       }
@@ -461,13 +499,21 @@ int run_viewer(const ViewerOptions& opt) {
       ++frame;
       bool last = (opt.frames > 0 && frame >= opt.frames) || script_done;
       if (ed.screenshot_requested && !capture_path) {
-        if (ed.recording.active()) ed.message(editor::Severity::warning, "no screenshots while recording");
-        else capture_path = screenshot_name();
+        if (ed.recording.active())
+          ed.message(editor::Severity::warning, "no screenshots while recording");
+        else
+          capture_path = screenshot_name();
       }
       ed.screenshot_requested = false;
       loop.end_frame((last && !opt.screenshot.empty()) || capture_path.has_value() || record_frame);
       if (record_frame) {
-        ed.recording.advance(ed.worker, ed.snap);
+        if (record_replay) {
+          // the replay's last frame is in the video: the recording is complete
+          if (ed.replay.frame >= ed.snap.replay.frames - 1) ed.record_toggle_requested = true;
+          ed.step_replay(ed.recording.steps_per_frame());
+        } else {
+          ed.recording.advance(ed.worker, ed.snap);
+        }
         render::Capture rc;
         while (loop.pop_capture(rc))
           if (!ed.recording.push(std::move(rc))) {
@@ -478,7 +524,8 @@ int run_viewer(const ViewerOptions& opt) {
 
       // picking: the object under a click (waits for the GPU, a few ms)
       if (click && list) {
-        auto hit = scene_renderer.pick(*list, ed.camera, target.extent(), uint32_t(click->first), uint32_t(click->second));
+        auto hit =
+            scene_renderer.pick(*list, ed.camera, target.extent(), uint32_t(click->first), uint32_t(click->second));
         int index = hit && hit->object > 0 ? int(hit->object) - 1 : -1;
         ed.select(index < int(ed.doc.scene().objects.size()) ? index : -1);
         if (ed.selected() >= 0 && ed.doc.scene().objects[size_t(ed.selected())].kind == scene::ObjectKind::robot)
@@ -495,8 +542,10 @@ int run_viewer(const ViewerOptions& opt) {
         std::string err;
         bool ok = cap && write_png(*capture_path, cap->width, cap->height, cap->rgba, &err);
         if (!cap) err = "no frame was captured";
-        if (ok) ed.message(editor::Severity::info, "screenshot " + *capture_path);
-        else ed.message(editor::Severity::error, *capture_path + ": " + err);
+        if (ok)
+          ed.message(editor::Severity::info, "screenshot " + *capture_path);
+        else
+          ed.message(editor::Severity::error, *capture_path + ": " + err);
         if (script) script->screenshot_written(ok, err);
         std::printf("adjoint: %s %s\n", ok ? "wrote" : "could not write", capture_path->c_str());
       }
@@ -509,8 +558,7 @@ int run_viewer(const ViewerOptions& opt) {
     if (!opt.screenshot.empty() && exit_code == 0) {
       auto cap = loop.take_capture();
       if (!cap) {
-        std::fprintf(stderr, "adjoint: no frame was rendered, nothing written to %s\n",
-                     opt.screenshot.c_str());
+        std::fprintf(stderr, "adjoint: no frame was rendered, nothing written to %s\n", opt.screenshot.c_str());
         return 1;
       }
       std::string err;

@@ -37,6 +37,7 @@ void Editor::message(Severity s, std::string text, int object, int frame) {
 }
 
 void Editor::start_optimization(const std::string& task, int iterations, bool record) {
+  stop_replay();  // the replay belongs to the optimization before
   if (record && !recording.active() && has_scene()) {
     // before the optimization starts, so that its first iteration is recorded too
     worker.set_record_rollouts(record_options.fps);
@@ -119,6 +120,7 @@ void Editor::after_load(const std::string& path) {
   }
   // the previous scene's optimization (plots, ghosts, the gradient table, Apply) goes with it
   worker.clear_optimization();
+  stop_replay();
   view_settings.show_optimized = false;
   view_settings.gradient = 0;
   apply_iteration = -1;
@@ -193,6 +195,8 @@ void Editor::sync() {
                                       cs->model.rigid.body_count() != compiled_->model.rigid.body_count());
   if (topology && !restart_pending_ && (!snap.loss.empty() || snap.opt_phase != OptPhase::idle)) {
     worker.clear_optimization();
+    stop_replay();
+    stop_replay();
     apply_iteration = -1;
     message(Severity::info, "optimization cleared: the scene's objects changed");
   }
@@ -215,9 +219,46 @@ void Editor::sync() {
            (doc.path().empty() ? std::string("untitled") : std::filesystem::path(doc.path()).filename().string());
 }
 
+void Editor::start_replay() {
+  worker.replay(apply_iteration);
+  replay = {.active = true, .playing = true, .frame = 0, .carry = 0};
+  replay_loaded_ = -1;
+  worker.play(false);
+}
+
+void Editor::stop_replay() {
+  replay = {};
+  replay_loaded_ = -1;
+}
+
+void Editor::advance_replay(double seconds) {
+  if (!replay_ready() || !replay.playing || !compiled_) return;
+  replay.carry += seconds * speed;
+  const double dt = double(compiled_->frame_dt);
+  const int frames = int(replay.carry / dt);
+  replay.carry -= frames * dt;
+  step_replay(frames);
+}
+
+void Editor::step_replay(int frames) {
+  const int last = snap.replay.frames - 1;
+  replay.frame = std::min(replay.frame + frames, std::max(0, last));
+  if (replay.frame >= last) replay.playing = false;  // holds the last frame
+}
+
 const State& Editor::display_state() {
   const int n = compiled_ ? compiled_->model.particle_count() : 0;
-  if (view_settings.show_optimized && snap.has_opt_final_state && snap.opt_final_state.particle_count() == n)
+  if (replay_ready()) {  // the replayed rollout's frame (particles and joints)
+    if (replay_loaded_ != replay.frame || replay_run_ != snap.replay.run) {
+      if (worker.replay_state(replay.frame, replay_state_))
+        replay_loaded_ = replay.frame, replay_run_ = snap.replay.run;
+    }
+    if (replay_loaded_ == replay.frame && replay_state_.particle_count() == n) return replay_state_;
+  }
+  // the optimized result of this very revision (once its parameters are applied, or the
+  // scene edited, the simulation of the scene as it now is shows)
+  if (view_settings.show_optimized && snap.has_opt_final_state && snap.opt_final_state.particle_count() == n &&
+      snap.opt_generation == compiled_revision_)
     return snap.opt_final_state;
   if (timeline_frame >= 0) {
     if (scrub_loaded_ != timeline_frame) {
@@ -234,7 +275,10 @@ const State& Editor::display_state() {
 }
 
 const Contacts* Editor::display_contacts() {
-  if (timeline_frame >= 0 || view_settings.show_optimized || !snap_current()) return nullptr;
+  // a timeline frame, the optimized end state or a replay: no contacts are kept for them
+  const bool optimized =
+      view_settings.show_optimized && snap.has_opt_final_state && snap.opt_generation == compiled_revision_;
+  if (timeline_frame >= 0 || optimized || replay.active || !snap_current()) return nullptr;
   return &snap.contacts;
 }
 

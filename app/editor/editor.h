@@ -193,6 +193,19 @@ class Editor {
   bool apply_optimized();
   int apply_iteration = -1;
   double applied_loss = 0;  // the loss of what the last Apply wrote
+  // the replay of an optimization's iterate (the Optimization panel's Replay): the viewport
+  // shows that rollout, scrubbed or played at the panel's speed, instead of the simulation;
+  // a recording made meanwhile records it (one rollout frame per video step)
+  struct ReplayView {
+    bool active = false, playing = false;
+    int frame = 0;
+    double carry = 0;  // simulation time not yet shown [s]
+  } replay;
+  void start_replay();  // the iteration picked on the loss plot (apply_iteration), else the best
+  void stop_replay();
+  void advance_replay(double seconds);  // playing: real time at the speed slider
+  void step_replay(int frames);         // a recording's video step; stops playing at the end
+  bool replay_ready() const { return replay.active && snap.replay.frames > 0; }
   // what clicking a message does: select its object, move the timeline to its frame
   void activate_message(const Message& m);
 
@@ -252,6 +265,9 @@ class Editor {
   int selected_ = -1;
   State scrub_state_;
   int scrub_loaded_ = -1;
+  State replay_state_;  // the replayed frame shown, cached
+  int replay_loaded_ = -1;
+  uint64_t replay_run_ = 0;  // Snapshot::replay.run of the cached frame
   Array<vec3<float>> field_;
   std::string title_;
   Pending pending_ = Pending::none;

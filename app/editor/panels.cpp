@@ -18,7 +18,6 @@
 #include "app/editor/authoring.h"
 #include "app/editor/editor.h"
 
-#include "engine/rigid/rigid_vis.h"
 #include "app/editor/fields.h"
 #include "engine/rigid/rigid_vis.h"
 #include "engine/scene/compile.h"
@@ -151,11 +150,25 @@ long resident_mb() {
   return rss * 4096 / (1024 * 1024);
 }
 
-const char* k_param_labels[] = {"initial position",   "initial velocity", "control force", "spring activation",
-                                "spring rest length", "spring stiffness", "tet mu",        "tet lambda",
-                                "contact ke",         "contact kd",       "contact mu",    "policy",
-                                "tet activation",     "initial joint angles", "initial joint velocities",
-                                "actuator inputs (per frame)", "PD stiffness kp", "PD damping kd", "body masses"};
+const char* k_param_labels[] = {"initial position",
+                                "initial velocity",
+                                "control force",
+                                "spring activation",
+                                "spring rest length",
+                                "spring stiffness",
+                                "tet mu",
+                                "tet lambda",
+                                "contact ke",
+                                "contact kd",
+                                "contact mu",
+                                "policy",
+                                "tet activation",
+                                "initial joint angles",
+                                "initial joint velocities",
+                                "actuator inputs (per frame)",
+                                "PD stiffness kp",
+                                "PD damping kd",
+                                "body masses"};
 static_assert(std::size(k_param_labels) == size_t(scene::ParamKind::body_mass) + 1, "a label for every ParamKind");
 
 }  // namespace
@@ -189,7 +202,7 @@ void Editor::draw_panels(float menu_height) {
     ImGui::End();
   }
   // right column: simulation over optimization
-  float sim_h = panels.optimization ? 196.0f : H;
+  float sim_h = panels.optimization ? 196.0f + (replay.active ? 96.0f : 0.0f) : H;
   if (panels.simulation) {
     ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + W - right, top), ImGuiCond_Always);
     ImGui::SetNextWindowSize(ImVec2(right, sim_h), ImGuiCond_Always);
@@ -467,7 +480,10 @@ bool Editor::set_optimized(int object, scene::ParamKind k, bool on) {
 
 void Editor::draw_simulation() {
   const scene::Scene& s = doc.scene();
-  if (ImGui::Button(snap.playing ? "Pause" : "Play", ImVec2(60, 0))) worker.play(!snap.playing);
+  if (ImGui::Button(snap.playing ? "Pause" : "Play", ImVec2(60, 0))) {
+    stop_replay();  // the simulation, not the replay
+    worker.play(!snap.playing);
+  }
   ImGui::SameLine();
   if (ImGui::Button("Step")) worker.step(1);
   ImGui::SameLine();
@@ -489,6 +505,11 @@ void Editor::draw_simulation() {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+R: record the viewport to MP4 at true speed");
     ImGui::SameLine();
     ImGui::Checkbox("with panels", &record_options.with_ui);
+    if (!record_options.with_ui) {
+      ImGui::SameLine();
+      ImGui::Checkbox("overlays", &record_options.overlays);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("the gizmo and the selection outline in the video too");
+    }
   }
   float sp = float(speed);
   ImGui::SetNextItemWidth(-80);
@@ -520,6 +541,30 @@ void Editor::draw_simulation() {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("the solver the simulation runs on (now: %s)%s%s", snap.backend.c_str(),
                       snap.backend_error.empty() ? "" : "\n", snap.backend_error.c_str());
+  // a replay: its own play button and timeline, over the replayed rollout's frames
+  if (replay.active) {
+    ImGui::Separator();
+    if (!snap.replay.error.empty()) {
+      ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "replay: %s", snap.replay.error.c_str());
+    } else if (replay_ready()) {
+      ImGui::Text("REPLAY of iteration %d (loss %.5g)", snap.replay.iteration, snap.replay.loss);
+      if (ImGui::Button(replay.playing ? "Pause##replay" : "Play##replay", ImVec2(60, 0))) {
+        if (!replay.playing && replay.frame >= snap.replay.frames - 1) replay.frame = 0;  // from the start again
+        replay.playing = !replay.playing;
+      }
+      ImGui::SameLine();
+      int rf = replay.frame;
+      ImGui::SetNextItemWidth(-80);
+      if (ImGui::SliderInt("replay", &rf, 0, snap.replay.frames - 1, "frame %d")) {
+        replay.frame = rf;
+        replay.playing = false;
+      }
+    } else {
+      ImGui::TextDisabled("replay: preparing the rollout...");
+    }
+    if (ImGui::Button("Back to the simulation")) stop_replay();
+    ImGui::Separator();
+  }
   // timeline over the recorded frames of this simulation
   int last = std::max(0, snap.recorded_frames - 1);
   int f = timeline_frame >= 0 ? timeline_frame : last;
@@ -537,8 +582,8 @@ void Editor::draw_simulation() {
 void Editor::draw_loss_terms(const scene::Task& t) {
   using K = scene::LossKind;
   const scene::Scene& s = doc.scene();
-  const K kinds[] = {K::position, K::distance, K::shape,    K::velocity, K::effort,
-                     K::joint,    K::cartpole, K::height,   K::upright,  K::speed};
+  const K kinds[] = {K::position, K::distance, K::shape,  K::velocity, K::effort,
+                     K::joint,    K::cartpole, K::height, K::upright,  K::speed};
   // objects a term can measure (what moves) and targets it can aim at
   auto object_combo = [&](const char* id, std::string& value, bool targets) {
     bool changed = false;
@@ -701,9 +746,10 @@ void Editor::draw_optimization() {
     ImGui::SetNextItemWidth(80);
     ImGui::Combo("##method", &method, methods, 2);
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("BPTT: the gradient through the whole horizon (as adjoint optimize)\n"
-                        "SHAC: short windows over many randomized copies, a critic for each window's end\n"
-                        "(as adjoint optimize --shac); each iteration is one window, its loss the policy's episode");
+      ImGui::SetTooltip(
+          "BPTT: the gradient through the whole horizon (as adjoint optimize)\n"
+          "SHAC: short windows over many randomized copies, a critic for each window's end\n"
+          "(as adjoint optimize --shac); each iteration is one window, its loss the policy's episode");
     opt_method.shac = method == 1;
     if (opt_method.shac) {
       ImGui::SameLine();
@@ -747,6 +793,19 @@ void Editor::draw_optimization() {
         "on the loss plot, into the scene: objects' initial state and parameters, the task's\n"
         "per-frame inputs and policy (one undo step)",
         snap.best_iteration, snap.best_loss);
+  // replay: the best (or picked) iterate's rollout in the viewport, to play, scrub and record
+  ImGui::BeginDisabled(snap.best_iteration < 0 || snap.opt_generation != doc.revision());
+  if (ImGui::Button(replay.active ? "Replay again" : "Replay")) start_replay();
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip(
+        "play the rollout of the best iteration (%d), or of the one picked on the loss plot, in the\n"
+        "viewport; the Simulation panel's timeline scrubs it and Record records it",
+        snap.best_iteration);
+  if (replay.active) {
+    ImGui::SameLine();
+    if (ImGui::Button("Stop replay")) stop_replay();
+  }
 
   plot_series("loss", snap.loss, true, 70);
   pick_on_loss_plot();
@@ -1149,7 +1208,14 @@ void Editor::handle_keys() {
   if (!ctrl && pressed(GLFW_KEY_F)) frame_selection(0);
   if (shift && !ctrl && pressed(GLFW_KEY_A)) add_popup_requested_ = true;  // Blender's Add menu
   if (pressed(GLFW_KEY_HOME)) camera_fit_pending = true;
-  if (pressed(GLFW_KEY_SPACE)) worker.play(!snap.playing);
+  if (pressed(GLFW_KEY_SPACE)) {
+    if (replay.active) {  // the replay plays and pauses (from the start again at its end)
+      if (!replay.playing && replay.frame >= snap.replay.frames - 1) replay.frame = 0;
+      replay.playing = !replay.playing;
+    } else {
+      worker.play(!snap.playing);
+    }
+  }
   if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, true)) worker.step(1);
   if (pressed(GLFW_KEY_BACKSPACE)) {
     worker.reset();

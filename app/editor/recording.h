@@ -24,7 +24,8 @@ struct RecordingOptions {
   std::string path;        // .mp4 or PNG frames (app/recorder.h)
   int fps = 60;
   bool with_ui = false;    // keep the panels in the video (else only the viewport)
-  bool caption = true;     // without panels: a caption bar (time, frame, optimizer iteration and loss)
+  bool caption = true;     // without panels: a caption bar (time, frame; a replay's iteration and loss)
+  bool overlays = false;   // without panels: the editor's gizmo and selection outline too
   bool optimization = false;  // "record optimization": the optimization started with it is the
                               // video, which stops when its last iteration is in the file
 };
@@ -58,6 +59,7 @@ class Recording {
   int frames() const;
   double elapsed_s() const;
   const std::string& path() const { return options_.path; }
+  int steps_per_frame() const { return steps_per_frame_; }  // simulation frames per video frame
 
  private:
   RecordingOptions options_;

@@ -159,6 +159,10 @@ const State& robot_display_state(Editor& e) {
   if (!cs) return e.robot.scrub;
   const size_t n = cs->model.joint_q.size();
   const Snapshot& s = e.snap;
+  if (e.replay_ready()) {  // the replayed rollout's joints (Editor::display_state reads the frame)
+    const State& r = e.display_state();
+    if (r.joint_q.size() == n) return r;
+  }
   // the optimized result of this very document (a pose edited since is shown as edited)
   if (e.view_settings.show_optimized && s.has_opt_final_state && s.opt_final_state.joint_q.size() == n &&
       s.opt_generation == e.doc.revision())
@@ -180,7 +184,7 @@ const State& robot_display_state(Editor& e) {
 
 const RigidContactsT<float>* robot_display_contacts(Editor& e) {
   const Snapshot& s = e.snap;
-  if (e.timeline_frame >= 0 || s.generation != e.doc.revision()) return nullptr;
+  if (e.timeline_frame >= 0 || e.replay.active || s.generation != e.doc.revision()) return nullptr;
   if (e.view_settings.show_optimized && s.has_opt_final_state && s.opt_generation == e.doc.revision()) return nullptr;
   return &s.rigid_contacts;
 }

@@ -189,6 +189,8 @@ Script::Progress Script::update(Editor& e) {
 
 // ---- what a command may ask of the script (script_commands.h)
 
+std::map<std::string, std::vector<double>>& ScriptCall::notes() { return script.notes_; }
+
 Status ScriptCall::need(size_t n) const {
   if (w.size() < n + 1) return Status::error(w[0] + ": expected " + std::to_string(n) + " argument(s)");
   return Status::ok();

@@ -52,6 +52,7 @@
 // The commands are tables by panel (script_commands.h).
 // ${NAME} expands environment variables. # starts a comment.
 // Exit codes: 0 all done, 1 a bad script line or failed action, 4 an expectation failed.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -102,6 +103,7 @@ class Script {
 
   std::string path_;
   std::vector<Line> lines_;
+  std::map<std::string, std::vector<double>> notes_;  // values a script noted (ScriptCall::notes)
   size_t next_ = 0;
   enum class Wait { none, frames, worker, screenshot, mouse, recording } wait_ = Wait::none;
   std::vector<ScriptMouse> mouse_track_;  // one entry per frame, played in order

@@ -394,13 +394,27 @@ Status cmd_wait(ScriptCall& c) {
   return Status::ok();
 }
 
-Status cmd_record(ScriptCall& c) {  // record PATH [panels]: as Ctrl+R with that file
+Status cmd_record(ScriptCall& c) {  // record PATH [panels|overlays]: as Ctrl+R with that file
   if (Status st = c.need(1); !st) return st;
   if (c.e.recording.active()) return Status::error("record: already recording");
   c.e.record_options.path = c.w[1];
   c.e.record_options.with_ui = c.w.size() > 2 && c.w[2] == "panels";
+  c.e.record_options.overlays = c.w.size() > 2 && c.w[2] == "overlays";
   c.e.record_toggle_requested = true;
   c.wait_frames(1);  // the viewer starts it this frame
+  return Status::ok();
+}
+
+Status cmd_record_replay(ScriptCall& c) {  // record-replay PATH: Record while a replay shows, to its end
+  if (Status st = c.need(1); !st) return st;
+  if (!c.e.replay_ready()) return Status::error("record-replay: no replay is showing");
+  if (c.e.recording.active()) return Status::error("record-replay: already recording");
+  c.e.record_options.path = c.w[1];
+  c.e.record_options.with_ui = false;
+  c.e.record_options.overlays = false;
+  c.e.replay.frame = 0;
+  c.e.record_toggle_requested = true;
+  c.wait_recording();
   return Status::ok();
 }
 
@@ -578,6 +592,38 @@ Status cmd_task_select(ScriptCall& c) {  // task-select NAME: the panel's task c
   return Status::ok();
 }
 
+// replay best|N: the Replay button (with the iteration picked on the loss plot, or the best);
+// waits until the rollout is ready and shows frame 0, paused
+Status cmd_replay(ScriptCall& c) {
+  if (Status st = c.need(1); !st) return st;
+  bool ok = true;
+  c.e.apply_iteration = c.w[1] == "best" ? -1 : c.arg_int(1, &ok);
+  if (!ok) return Status::error("replay best|N");
+  c.e.start_replay();
+  c.e.replay.playing = false;
+  c.wait_worker();
+  return Status::ok();
+}
+
+Status cmd_replay_frame(ScriptCall& c) {  // replay-frame K: the replay's timeline slider
+  bool ok = false;
+  const int k = c.w.size() >= 2 ? c.arg_int(1, &ok) : 0;
+  if (!ok) return Status::error("replay-frame K");
+  if (!c.e.replay_ready()) return Status::error("replay-frame: no replay (" + c.e.snap.replay.error + ")");
+  if (k < 0 || k >= c.e.snap.replay.frames)
+    return Status::error("replay-frame: the replay has frames 0.." + std::to_string(c.e.snap.replay.frames - 1));
+  c.e.replay.frame = k;
+  c.e.replay.playing = false;
+  c.wait_frames(2);
+  return Status::ok();
+}
+
+Status cmd_replay_stop(ScriptCall& c) {  // the Stop replay button
+  c.e.stop_replay();
+  c.wait_frames(2);
+  return Status::ok();
+}
+
 Status cmd_pick_iteration(ScriptCall& c) {  // pick-iteration N|best: a click on the loss plot (right: best)
   if (Status st = c.need(1); !st) return st;
   if (c.w[1] == "best") return c.e.apply_iteration = -1, Status::ok();
@@ -725,6 +771,10 @@ const ScriptCommand k_optimization[] = {
     {"pick-iteration", cmd_pick_iteration},
     {"apply-optimized", cmd_apply_optimized},
     {"record-optimization", cmd_record_optimization},
+    {"replay", cmd_replay},
+    {"replay-frame", cmd_replay_frame},
+    {"replay-stop", cmd_replay_stop},
+    {"record-replay", cmd_record_replay},
     {"landscape", cmd_landscape},
     {"landscape-pick", cmd_landscape_pick},
 };

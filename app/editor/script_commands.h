@@ -3,6 +3,7 @@
 // actions they perform: one function per command, found by name (as MuJoCo's collision
 // table names one function per pair). Private to app/editor/script*.cpp.
 #include <cstddef>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -37,6 +38,7 @@ struct ScriptCall {
   void screenshot(const std::string& path);          // after 2 frames
   const std::vector<double>& wait_frame_ms() const;  // UI frame times during the last wait
   void clear_frame_ms();
+  std::map<std::string, std::vector<double>>& notes();  // values noted for a later expect
 };
 
 using ScriptFn = Status (*)(ScriptCall&);

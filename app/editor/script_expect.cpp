@@ -64,6 +64,52 @@ const scene::Task* panel_task(ScriptCall& c) {
 
 Status ex_frame(ScriptCall& c) { return expect_int(c, c.e.snap.frame); }
 Status ex_timeline(ScriptCall& c) { return expect_int(c, c.e.timeline_frame); }
+Status ex_replay_frames(ScriptCall& c) { return expect_int(c, c.e.replay_ready() ? c.e.snap.replay.frames : 0); }
+Status ex_replay_iteration(ScriptCall& c) { return expect_int(c, c.e.snap.replay.iteration); }
+// where the viewport shows an object's particles now (their mean)
+Result<std::vector<double>> shown_centre(ScriptCall& c, const std::string& object) {
+  const scene::CompiledScene* cs = c.e.compiled();
+  const scene::ObjectRange* r = cs ? cs->find(object) : nullptr;
+  if (!r || r->particle_end <= r->particle_begin) return Status::error("no object with particles named " + object);
+  const State& st = c.e.display_state();
+  std::vector<double> m(3, 0.0);
+  for (int i = r->particle_begin; i < r->particle_end; ++i)
+    for (int k = 0; k < 3; ++k)
+      m[size_t(k)] += st.particle_q[size_t(i)][k] / double(r->particle_end - r->particle_begin);
+  return m;
+}
+// note-shown-centre OBJECT NAME: keep where the viewport shows the object now
+Status cmd_note_shown_centre(ScriptCall& c) {
+  if (Status st = c.need(2); !st) return st;
+  auto m = shown_centre(c, c.w[1]);
+  if (!m) return m.status();
+  c.notes()[c.w[2]] = *m;
+  return Status::ok();
+}
+// expect shown-centre OBJECT X Y Z TOL, or OBJECT noted NAME TOL (what note-shown-centre kept)
+Status ex_shown_centre(ScriptCall& c) {
+  const bool noted = c.w.size() == 6 && c.w[3] == "noted";
+  if (c.w.size() < 7 && !noted) return Status::error("expect shown-centre OBJECT X Y Z TOL | OBJECT noted NAME TOL");
+  auto m = shown_centre(c, c.w[2]);
+  if (!m) return m.status();
+  std::vector<double> want(3);
+  if (noted) {
+    auto it = c.notes().find(c.w[4]);
+    if (it == c.notes().end()) return Status::error("nothing noted as " + c.w[4]);
+    want = it->second;
+  } else {
+    for (int k = 0; k < 3; ++k) want[size_t(k)] = std::atof(c.w[size_t(3 + k)].c_str());
+  }
+  const double tol = std::atof(c.w.back().c_str());
+  for (int k = 0; k < 3; ++k)
+    if (!(std::abs((*m)[size_t(k)] - want[size_t(k)]) <= tol)) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "shown at (%.9g, %.9g, %.9g), expected (%.9g, %.9g, %.9g)", (*m)[0], (*m)[1],
+                    (*m)[2], want[0], want[1], want[2]);
+      return Status::error(buf);
+    }
+  return Status::ok();
+}
 Status ex_ghosts(ScriptCall& c) { return expect_int(c, int(c.e.snap.ghost_paths.size())); }
 Status ex_objects(ScriptCall& c) { return expect_int(c, int(c.e.doc.scene().objects.size())); }
 Status ex_undo(ScriptCall& c) { return expect_int(c, int(c.e.doc.undo_count())); }
@@ -199,6 +245,9 @@ const ScriptCommand k_expect[] = {
     {"slowest-frame-below", ex_slowest_frame_below},
     {"data-path", ex_data_path},
     {"ghosts", ex_ghosts},
+    {"replay-frames", ex_replay_frames},
+    {"replay-iteration", ex_replay_iteration},
+    {"shown-centre", ex_shown_centre},
     {"parameters", ex_parameters},
     {"task-values", ex_task_values},
     {"loss-terms", ex_loss_terms},
@@ -242,6 +291,7 @@ const ScriptCommand k_expect_commands[] = {
     {"expect", script_expect},
     {"expect-above", cmd_expect_compare},
     {"expect-below", cmd_expect_compare},
+    {"note-shown-centre", cmd_note_shown_centre},
 };
 
 }  // namespace

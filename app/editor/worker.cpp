@@ -83,6 +83,9 @@ struct Worker::Impl {
   // own full-horizon gradient or, for OptMethod::shac, by SHAC
   std::unique_ptr<optim::TaskT<float>> task;
   std::unique_ptr<ShacRun> shac;
+  std::unique_ptr<optim::TaskT<float>> replay_task;  // evaluates a kept iteration again (Worker::replay)
+  std::vector<State> best_frames;                    // the best iteration's rollout (guarded by pub_mu)
+  std::vector<State> replay_frames;                  // the replayed one (guarded by pub_mu)
   OptPhase phase = OptPhase::idle;
   std::string opt_task, opt_error;
   int opt_target = 0;
@@ -354,7 +357,10 @@ struct Worker::Impl {
       opt_error = opt_task + ", iteration " + std::to_string(m.history().size()) + ": " + it.status().message();
       return;
     }
-    keep_best(std::move(before), it->iteration, it->loss);
+    if (keep_best(std::move(before), it->iteration, it->loss)) {  // its rollout, for a replay of the best
+      std::lock_guard lock(pub_mu);
+      best_frames = m.frames();
+    }
     if (ghosts || records_rollouts()) {
       std::vector<vec3<float>> path = ghost_path(m.task(), m.frames());
       if (ghosts && !path.empty()) add_ghost(path, it->loss);
@@ -363,8 +369,8 @@ struct Worker::Impl {
     if (int(m.history().size()) >= opt_target) phase = OptPhase::finished;
   }
 
-  // the iteration's loss was measured at `theta` (before its step)
-  void keep_best(std::vector<float> theta, int iteration, double loss) {
+  // the iteration's loss was measured at `theta` (before its step); true when it is the best so far
+  bool keep_best(std::vector<float> theta, int iteration, double loss) {
     {
       std::lock_guard lock(pub_mu);
       if (iteration == int(thetas.size()) && theta_floats + theta.size() <= Worker::k_kept_floats) {
@@ -372,15 +378,67 @@ struct Worker::Impl {
         theta_floats += theta.size();
       }
     }
-    if (best_iteration >= 0 && !(loss < best_loss)) return;
+    if (best_iteration >= 0 && !(loss < best_loss)) return false;
     best_theta = std::move(theta);
     best_iteration = iteration;
     best_loss = loss;
+    return true;
+  }
+
+  // the replay of iteration i (-1: the best): the best's rollout as it was measured, another
+  // iteration's evaluated again at its kept parameters on a copy of the task
+  void replay(int i) {
+    ReplayInfo info;
+    info.run = opt_run;
+    info.task = opt_task;
+    std::vector<State> frames;
+    if (i < 0 || i == best_iteration) {
+      std::lock_guard lock(pub_mu);
+      frames = best_frames;
+      info.iteration = best_iteration;
+      info.loss = best_loss;
+      if (frames.empty()) info.error = "no iteration has finished yet";
+    } else if (shac) {
+      info.error = "SHAC keeps the best iteration's rollout only";
+    } else {
+      std::vector<float> theta;
+      {
+        std::lock_guard lock(pub_mu);
+        if (i < int(thetas.size())) theta = thetas[size_t(i)];
+      }
+      const scene::Task* t = doc.find_task(opt_task);
+      if (theta.empty() || !t || !cs) {
+        info.error = "iteration " + std::to_string(i) + "'s parameters are not kept";
+      } else {
+        if (!replay_task) {
+          auto made = optim::make_task(*cs, *t, {.thread_count = thread_count(), .keep_frames = true});
+          if (made)
+            replay_task = std::move(*made);
+          else
+            info.error = made.status().message();
+        }
+        if (replay_task) {
+          auto l = replay_task->evaluate(theta);
+          if (l) {
+            frames = replay_task->frames();
+            info.iteration = i;
+            info.loss = double(*l);
+          } else {
+            info.error = l.status().message();
+          }
+        }
+      }
+    }
+    info.frames = int(frames.size());
+    std::lock_guard lock(pub_mu);
+    replay_frames = std::move(frames);
+    pub.replay = info;
   }
 
   void clear_optimization() {
     task.reset();
     shac.reset();
+    replay_task.reset();
     phase = OptPhase::idle;
     opt_task.clear();
     opt_error.clear();
@@ -395,6 +453,9 @@ struct Worker::Impl {
     std::lock_guard lock(pub_mu);
     thetas.clear();
     theta_floats = 0;
+    best_frames.clear();
+    replay_frames.clear();
+    pub.replay = {};
     pub.grad_check_text.clear();
     pub.grad_check_rows.clear();
     pub.grad_check_max_rel_err = -1;
@@ -402,7 +463,7 @@ struct Worker::Impl {
 
   void optimize_once() {
     if (shac) return iterate(*shac);
-    task->set_keep_frames(ghosts || records_rollouts());  // what the rollout keeps costs memory
+    task->set_keep_frames(true);  // ghosts, videos and the replay of the best iterate read them
     iterate(*task);
   }
 
@@ -538,6 +599,11 @@ void Worker::start_optimize(const std::string& task_name, int iterations, const 
     im->opt_error.clear();
     im->task.reset();
     im->shac.reset();
+    im->replay_task.reset();
+    {
+      std::lock_guard lock(im->pub_mu);
+      im->best_frames.clear();
+    }
     im->opt_task = task_name;
     const scene::Task* task = im->doc.find_task(task_name);
     if (!im->cs || !task) {
@@ -652,6 +718,17 @@ bool Worker::iteration_theta(int i, std::vector<float>& out) const {
   std::lock_guard lock(impl_->pub_mu);
   if (i < 0 || i >= int(impl_->thetas.size())) return false;
   out = impl_->thetas[size_t(i)];
+  return true;
+}
+
+void Worker::replay(int iteration) {
+  impl_->post([im = impl_.get(), iteration] { im->replay(iteration); });
+}
+
+bool Worker::replay_state(int frame, State& out) const {
+  std::lock_guard lock(impl_->pub_mu);
+  if (frame < 0 || frame >= int(impl_->replay_frames.size())) return false;
+  out = impl_->replay_frames[size_t(frame)];
   return true;
 }
 

@@ -44,6 +44,16 @@ struct RecordedRollout {
                                   // (empty when it has no particles)
 };
 
+// what Worker::replay prepared: an iteration's rollout, frames 0..frames-1 (replay_state)
+struct ReplayInfo {
+  uint64_t run = 0;      // the optimization it belongs to (Snapshot::opt_run)
+  std::string task;
+  int iteration = -1;    // 0-based; -1: none
+  double loss = 0;       // at its parameters
+  int frames = 0;
+  std::string error;     // why there is nothing to replay
+};
+
 struct Snapshot {
   uint64_t generation = 0;   // document revision the simulation state belongs to
   // simulation
@@ -90,6 +100,7 @@ struct Snapshot {
   uint64_t opt_generation = 0;           // document revision the optimizer started from
   uint64_t opt_run = 0;                  // optimizations started so far
   bool recording_rollouts = false;       // this optimization's rollouts go to a video (running or paused)
+  ReplayInfo replay;                     // the last Worker::replay
   // gradient check
   bool grad_check_running = false;
   std::string grad_check_text;           // the table as text, or the error
@@ -154,6 +165,11 @@ class Worker {
 
   // the latest published state; copies under a short lock
   void snapshot(Snapshot& out) const;
+  // the rollout of iteration `iteration` (-1: the best) for replay: the best's as it was
+  // measured, another's evaluated again at its kept parameters; Snapshot::replay says when
+  // it is ready (or why not), replay_state reads its frames
+  void replay(int iteration);
+  bool replay_state(int frame, State& out) const;
   // a recorded frame of the simulation for the timeline (false if not recorded)
   bool recorded_state(int frame, State& out) const;
   // true when nothing is queued, no steps are pending and no optimization is running

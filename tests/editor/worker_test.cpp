@@ -473,3 +473,65 @@ TEST_CASE("write_back_robot: a URDF robot's default actuators share their mean g
   CHECK(task.values[0].object == "arm");
   CHECK(int(task.values[0].values.size()) == params->blocks()[1].count);
 }
+
+// the replay of an optimization: the best iterate's rollout as it was measured, and what the
+// scene with those parameters applied simulates live, frame for frame, bit for bit
+TEST_CASE("worker: the replay of the best iterate is the applied scene's simulation", "[editor][worker][replay]") {
+  auto doc = scene::load_scene(std::string(ADJ_SCENES) + "/bounce.json");
+  REQUIRE(doc.is_ok());
+  auto cs = scene::compile<float>(*doc, ADJ_SCENES);
+  REQUIRE(cs.is_ok());
+  Worker w;
+  w.set_scene(*doc, *cs, ADJ_SCENES, 1);
+  w.replay(-1);  // nothing to replay yet
+  REQUIRE(wait_idle(w));
+  Snapshot s;
+  w.snapshot(s);
+  CHECK(s.replay.frames == 0);
+  CHECK(s.replay.error == "no iteration has finished yet");
+  const scene::Task& task = doc->tasks.at(0);
+  w.start_optimize(task.name, 20);
+  REQUIRE(wait_idle(w, 600));
+  w.replay(-1);
+  REQUIRE(wait_idle(w));
+  w.snapshot(s);
+  INFO(s.opt_error << s.replay.error);
+  REQUIRE(s.replay.frames == task.horizon + 1);
+  CHECK(s.replay.iteration == s.best_iteration);
+  CHECK(s.replay.loss == s.best_loss);
+  // the best parameters applied to the scene, simulated as the editor plays it
+  scene::Scene applied = *doc;
+  optim::write_back_task(s.blocks, s.best_theta, *cs, task, applied);
+  auto cs2 = scene::compile<float>(applied, ADJ_SCENES);
+  REQUIRE(cs2.is_ok());
+  Worker& live = w;  // as the editor: the same worker simulates the applied scene
+  live.set_scene(applied, *cs2, ADJ_SCENES, 2);
+  live.step(task.horizon);
+  REQUIRE(wait_idle(live));
+  for (int k : {0, 10, task.horizon}) {
+    State r, l;
+    REQUIRE(w.replay_state(k, r));
+    REQUIRE(live.recorded_state(k, l));
+    INFO("frame " << k);
+    CHECK(r.particle_q[0].x == l.particle_q[0].x);
+    CHECK(r.particle_q[0].y == l.particle_q[0].y);
+    CHECK(r.particle_qd[0].x == l.particle_qd[0].x);
+  }
+  State none;
+  CHECK_FALSE(w.replay_state(task.horizon + 1, none));
+  // an earlier iteration: evaluated again at its kept parameters; it starts elsewhere
+  w.replay(1);
+  REQUIRE(wait_idle(w));
+  w.snapshot(s);
+  REQUIRE(s.replay.iteration == 1);
+  CHECK(std::abs(s.replay.loss - s.loss[1]) <= 1e-6 * std::abs(s.loss[1]));
+  State r1, rb;
+  REQUIRE(w.replay_state(task.horizon, r1));
+  REQUIRE(live.recorded_state(task.horizon, rb));
+  CHECK(r1.particle_q[0].x != rb.particle_q[0].x);
+  w.clear_optimization();
+  REQUIRE(wait_idle(w));
+  w.snapshot(s);
+  CHECK(s.replay.frames == 0);
+  CHECK_FALSE(w.replay_state(0, none));
+}
