@@ -84,6 +84,8 @@ void draw_help(editor::Editor& ed) {
         {"right / middle drag", "pan"},
         {"wheel", "zoom"},
         {"F", "frame the selection"},
+        {"Tab / Shift+Tab", "hide / show the left / right panels"},
+        {"F11", "fullscreen"},
         {"Home", "frame the scene"},
         {"Delete", "delete the selection"},
         {"Shift+A", "add an object (also the Add menu, right click in the outliner)"},

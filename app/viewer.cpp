@@ -245,6 +245,7 @@ int run_viewer(const ViewerOptions& opt) {
     int frame = 0;
     int exit_code = 0;
     std::string window_title;
+    int windowed[4] = {0, 0, 1280, 720};  // the window's position and size before F11
     std::optional<editor::ScriptKey> held_key;
     render::LineBuilder ghosts;                        // ghost trajectories, rebuilt each frame
     std::vector<std::vector<glm::vec3>> ghost_points;  // a script's key, released the next frame
@@ -357,6 +358,7 @@ int run_viewer(const ViewerOptions& opt) {
           handle_viewport_input(ed.camera, float(target.extent().height));
           if (!click) click = viewport_click();
         }
+        ed.follow_selection();  // View > Camera > Follow selection
         if (ed.camera_fit_pending) {
           ed.camera = ed.view()->fit_camera(
               ed.display_state(), ed.free_aspect(float(target.extent().width), float(target.extent().height)));
@@ -369,6 +371,15 @@ int run_viewer(const ViewerOptions& opt) {
                                ed.snap.opt_generation == ed.doc.revision()
                            ? "  showing the optimized rollout's end"
                            : "");
+        {  // how smooth it is, as MuJoCo's simulate shows it
+          char rate[64];
+          std::snprintf(rate, sizeof rate, "   %.0f fps", ed.ui_frame_ms > 0 ? 1000.0 / ed.ui_frame_ms : 0.0);
+          ui.sim_line += rate;
+          if (ed.snap.playing) {
+            std::snprintf(rate, sizeof rate, ", sim %.0f frames/s", ed.snap.steps_per_second);
+            ui.sim_line += rate;
+          }
+        }
         if (ed.replay_ready())
           ui.sim_line = "replay of iteration " + std::to_string(ed.snap.replay.iteration) + ": frame " +
                         std::to_string(ed.replay.frame) + " of " + std::to_string(ed.snap.replay.frames - 1) +
@@ -382,6 +393,18 @@ int run_viewer(const ViewerOptions& opt) {
       }
       ImGui::Render();
 
+      // F11: fullscreen on the primary monitor, and back to the window as it was
+      if (std::exchange(ed.fullscreen_requested, false) && window) {
+        GLFWwindow* h = window->handle;
+        if (glfwGetWindowMonitor(h)) {
+          glfwSetWindowMonitor(h, nullptr, windowed[0], windowed[1], windowed[2], windowed[3], 0);
+        } else if (GLFWmonitor* m = glfwGetPrimaryMonitor()) {
+          glfwGetWindowPos(h, &windowed[0], &windowed[1]);
+          glfwGetWindowSize(h, &windowed[2], &windowed[3]);
+          const GLFWvidmode* mode = glfwGetVideoMode(m);
+          if (mode) glfwSetWindowMonitor(h, m, 0, 0, mode->width, mode->height, mode->refreshRate);
+        }
+      }
       // recording: start or stop (Ctrl+R, the Record button, a script). A recording that
       // starts now captures from the next frame: this one was built with the panels
       bool started_now = false;

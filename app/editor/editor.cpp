@@ -10,6 +10,7 @@
 
 #include "app/editor/authoring.h"
 #include "app/editor/fields.h"
+#include "app/robot_path.h"
 #include "engine/cuda/cuda.h"
 #include "engine/optim/write_back.h"
 #include "engine/scene/compile.h"
@@ -217,6 +218,42 @@ void Editor::sync() {
   task_index = std::clamp(task_index, 0, std::max(0, int(doc.scene().tasks.size()) - 1));
   title_ = "Adjoint - " +
            (doc.path().empty() ? std::string("untitled") : std::filesystem::path(doc.path()).filename().string());
+}
+
+std::optional<glm::vec3> Editor::shown_selection_center() {
+  if (!compiled_ || selected_ < 0 || selected_ >= int(compiled_->objects.size())) return std::nullopt;
+  const scene::ObjectRange& r = compiled_->objects[size_t(selected_)];
+  const State& st = display_state();
+  if (r.particle_end > r.particle_begin && st.particle_count() >= r.particle_end) {
+    glm::vec3 sum(0.0f);
+    for (int i = r.particle_begin; i < r.particle_end; ++i)
+      sum += glm::vec3(st.particle_q[size_t(i)].x, st.particle_q[size_t(i)].y, st.particle_q[size_t(i)].z);
+    return sum / float(r.particle_end - r.particle_begin);
+  }
+  if (r.kind == scene::ObjectKind::robot && r.body_end > r.body_begin) {
+    const int selected_body = robot_selected_body(*this);
+    const int body = selected_body >= r.body_begin && selected_body < r.body_end ? selected_body : r.body_begin;
+    auto path = app::robot_com_path(compiled_->model.rigid, {robot_display_state(*this)}, body);
+    if (!path.empty()) return glm::vec3(path[0].x, path[0].y, path[0].z);
+  }
+  glm::vec3 c;
+  if (selection_center(&c)) return c;
+  return std::nullopt;
+}
+
+void Editor::follow_selection() {
+  if (!view_settings.follow) return;
+  if (auto c = shown_selection_center()) camera.target = *c;
+}
+
+void Editor::toggle_left_panels() {
+  const bool shown = panels.outliner || panels.inspector;
+  panels.outliner = panels.inspector = !shown;
+}
+
+void Editor::toggle_right_panels() {
+  const bool shown = panels.simulation || panels.optimization;
+  panels.simulation = panels.optimization = !shown;
 }
 
 void Editor::start_replay() {

@@ -46,6 +46,7 @@ struct ViewSettings {
   bool gradient_arrows = false;  // dL/dx0 of the last optimizer iteration (particle initial positions)
   bool show_optimized = false;   // show the optimizer's last rollout end state instead of the simulation
   bool ghosts = false;           // ghost trajectories of earlier optimizer iterations
+  bool follow = false;           // the camera's target follows the selected object (or body) as it moves
   int gradient = 0;              // arrows of the last iteration's gradient: 0 none, 1 dL/dx0, 2 dL/dv0,
                                  // 3 dL/du (control force) at the scrubbed frame
 };
@@ -201,6 +202,14 @@ class Editor {
     int frame = 0;
     double carry = 0;  // simulation time not yet shown [s]
   } replay;
+  // where the viewport shows the selection now: its particles' centre, its selected body's
+  // (else its base's) centre of mass, or its position (camera follow)
+  std::optional<glm::vec3> shown_selection_center();
+  void follow_selection();  // ViewSettings::follow: moves the camera's target there
+  // Tab / Shift+Tab (as MuJoCo's simulate): hide or show the left / right panel column
+  void toggle_left_panels();
+  void toggle_right_panels();
+  bool fullscreen_requested = false;  // F11: the viewer switches the window
   void start_replay();  // the iteration picked on the loss plot (apply_iteration), else the best
   void stop_replay();
   void advance_replay(double seconds);  // playing: real time at the speed slider

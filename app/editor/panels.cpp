@@ -230,8 +230,9 @@ void Editor::draw_panels(float menu_height) {
   draw_landscape_panel(*this);
   if (panels.messages && !messages.empty()) {
     const float h = 78.0f;
-    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + left, top + H - h), ImGuiCond_Always);
-    ImGui::SetNextWindowSize(ImVec2(W - left - right, h), ImGuiCond_Always);
+    const auto [x0, x1] = free_columns(W);  // under the viewport, however wide the panels leave it
+    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + x0, top + H - h), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(x1 - x0, h), ImGuiCond_Always);
     ImGui::SetNextWindowBgAlpha(0.75f);
     if (ImGui::Begin("Messages", &panels.messages, fixed)) draw_messages();
     ImGui::End();
@@ -1039,6 +1040,9 @@ void Editor::draw_menu_items_view() {
   ImGui::MenuItem("Stats", nullptr, &panels.stats);
   ImGui::MenuItem("Landscape", nullptr, &landscape.open);
   ImGui::MenuItem("Messages", nullptr, &panels.messages);
+  if (ImGui::MenuItem("Left panels", "Tab", panels.outliner || panels.inspector)) toggle_left_panels();
+  if (ImGui::MenuItem("Right panels", "Shift+Tab", panels.simulation || panels.optimization)) toggle_right_panels();
+  if (ImGui::MenuItem("Fullscreen", "F11")) fullscreen_requested = true;
   ImGui::Separator();
   if (ImGui::BeginMenu("Overlays")) {
     ImGui::MenuItem("Contacts", nullptr, &view_settings.overlays.contacts);
@@ -1054,6 +1058,8 @@ void Editor::draw_menu_items_view() {
     if (ImGui::MenuItem("Frame scene", "Home")) camera_fit_pending = true;
     if (ImGui::MenuItem("Frame selection", "F", false, selected_ >= 0)) frame_selection(0);
     ImGui::MenuItem("Orthographic", nullptr, &camera.orthographic);
+    ImGui::MenuItem("Follow selection", nullptr, &view_settings.follow);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the camera keeps the selected object (or robot body) at its centre");
     ImGui::EndMenu();
   }
 }
@@ -1208,6 +1214,8 @@ void Editor::handle_keys() {
   if (!ctrl && pressed(GLFW_KEY_F)) frame_selection(0);
   if (shift && !ctrl && pressed(GLFW_KEY_A)) add_popup_requested_ = true;  // Blender's Add menu
   if (pressed(GLFW_KEY_HOME)) camera_fit_pending = true;
+  if (pressed(GLFW_KEY_TAB)) shift ? toggle_right_panels() : toggle_left_panels();
+  if (pressed(GLFW_KEY_F11)) fullscreen_requested = true;
   if (pressed(GLFW_KEY_SPACE)) {
     if (replay.active) {  // the replay plays and pauses (from the start again at its end)
       if (!replay.playing && replay.frame >= snap.replay.frames - 1) replay.frame = 0;

@@ -30,40 +30,19 @@ std::optional<ScriptKey> parse_key(std::string s) {
     else
       break;
   }
-  static const std::pair<const char*, int> names[] = {{"space", GLFW_KEY_SPACE},
-                                                      {"right", GLFW_KEY_RIGHT},
-                                                      {"backspace", GLFW_KEY_BACKSPACE},
-                                                      {"delete", GLFW_KEY_DELETE},
-                                                      {"home", GLFW_KEY_HOME},
-                                                      {"f1", GLFW_KEY_F1},
-                                                      {"f", GLFW_KEY_F},
-                                                      {"z", GLFW_KEY_Z},
-                                                      {"y", GLFW_KEY_Y},
-                                                      {"w", GLFW_KEY_W},
-                                                      {"d", GLFW_KEY_D},
-                                                      {"n", GLFW_KEY_N},
-                                                      {"o", GLFW_KEY_O},
-                                                      {"q", GLFW_KEY_Q},
-                                                      {"p", GLFW_KEY_P},
-                                                      {"s", GLFW_KEY_S},
-                                                      {"a", GLFW_KEY_A},
-                                                      {"g", GLFW_KEY_G},
-                                                      {"r", GLFW_KEY_R},
-                                                      {"x", GLFW_KEY_X},
-                                                      {"escape", GLFW_KEY_ESCAPE},
-                                                      {"enter", GLFW_KEY_ENTER},
-                                                      {"minus", GLFW_KEY_MINUS},
-                                                      {"period", GLFW_KEY_PERIOD},
-                                                      {"0", GLFW_KEY_0},
-                                                      {"1", GLFW_KEY_1},
-                                                      {"2", GLFW_KEY_2},
-                                                      {"3", GLFW_KEY_3},
-                                                      {"4", GLFW_KEY_4},
-                                                      {"5", GLFW_KEY_5},
-                                                      {"6", GLFW_KEY_6},
-                                                      {"7", GLFW_KEY_7},
-                                                      {"8", GLFW_KEY_8},
-                                                      {"9", GLFW_KEY_9}};
+  static const std::pair<const char*, int> names[] = {
+      {"space", GLFW_KEY_SPACE},   {"right", GLFW_KEY_RIGHT},   {"backspace", GLFW_KEY_BACKSPACE},
+      {"delete", GLFW_KEY_DELETE}, {"home", GLFW_KEY_HOME},     {"f1", GLFW_KEY_F1},
+      {"f11", GLFW_KEY_F11},       {"tab", GLFW_KEY_TAB},       {"f", GLFW_KEY_F},
+      {"z", GLFW_KEY_Z},           {"y", GLFW_KEY_Y},           {"w", GLFW_KEY_W},
+      {"d", GLFW_KEY_D},           {"n", GLFW_KEY_N},           {"o", GLFW_KEY_O},
+      {"q", GLFW_KEY_Q},           {"p", GLFW_KEY_P},           {"s", GLFW_KEY_S},
+      {"a", GLFW_KEY_A},           {"g", GLFW_KEY_G},           {"r", GLFW_KEY_R},
+      {"x", GLFW_KEY_X},           {"escape", GLFW_KEY_ESCAPE}, {"enter", GLFW_KEY_ENTER},
+      {"minus", GLFW_KEY_MINUS},   {"period", GLFW_KEY_PERIOD}, {"0", GLFW_KEY_0},
+      {"1", GLFW_KEY_1},           {"2", GLFW_KEY_2},           {"3", GLFW_KEY_3},
+      {"4", GLFW_KEY_4},           {"5", GLFW_KEY_5},           {"6", GLFW_KEY_6},
+      {"7", GLFW_KEY_7},           {"8", GLFW_KEY_8},           {"9", GLFW_KEY_9}};
   for (auto& [n, code] : names)
     if (s == n) {
       k.key = code;
@@ -92,6 +71,8 @@ bool* overlay_flag(Editor& e, const std::string& name) {
   if (name == "stats") return &p.stats;
   if (name == "messages") return &p.messages;
   if (name == "help") return &e.show_help;
+  if (name == "follow") return &v.follow;
+  if (name == "landscape") return &e.landscape.open;
   return nullptr;
 }
 

@@ -64,6 +64,15 @@ const scene::Task* panel_task(ScriptCall& c) {
 
 Status ex_frame(ScriptCall& c) { return expect_int(c, c.e.snap.frame); }
 Status ex_timeline(ScriptCall& c) { return expect_int(c, c.e.timeline_frame); }
+// the camera looks at where the viewport shows the selection (View > Camera > Follow selection)
+Status ex_camera_on_selection(ScriptCall& c) {
+  auto s = c.e.shown_selection_center();
+  if (!s) return expect_bool(c, false);
+  const glm::vec3 d = c.e.camera.target - *s;
+  return expect_bool(c, std::abs(d.x) + std::abs(d.y) + std::abs(d.z) < 1e-4f);
+}
+Status ex_left_panels(ScriptCall& c) { return expect_bool(c, c.e.panels.outliner || c.e.panels.inspector); }
+Status ex_right_panels(ScriptCall& c) { return expect_bool(c, c.e.panels.simulation || c.e.panels.optimization); }
 Status ex_replay_frames(ScriptCall& c) { return expect_int(c, c.e.replay_ready() ? c.e.snap.replay.frames : 0); }
 Status ex_replay_iteration(ScriptCall& c) { return expect_int(c, c.e.snap.replay.iteration); }
 // where the viewport shows an object's particles now (their mean)
@@ -246,6 +255,9 @@ const ScriptCommand k_expect[] = {
     {"data-path", ex_data_path},
     {"ghosts", ex_ghosts},
     {"replay-frames", ex_replay_frames},
+    {"camera-on-selection", ex_camera_on_selection},
+    {"left-panels", ex_left_panels},
+    {"right-panels", ex_right_panels},
     {"replay-iteration", ex_replay_iteration},
     {"shown-centre", ex_shown_centre},
     {"parameters", ex_parameters},
