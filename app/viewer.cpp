@@ -371,7 +371,8 @@ int run_viewer(const ViewerOptions& opt) {
                                ed.snap.opt_generation == ed.doc.revision()
                            ? "  showing the optimized rollout's end"
                            : "");
-        {  // how smooth it is, as MuJoCo's simulate shows it
+        ui.status = ed.overlay_hint();  // an overlay switched on that has nothing to show yet says why
+        {                               // how smooth it is, as MuJoCo's simulate shows it
           char rate[64];
           std::snprintf(rate, sizeof rate, "   %.0f fps", ed.ui_frame_ms > 0 ? 1000.0 / ed.ui_frame_ms : 0.0);
           ui.sim_line += rate;

@@ -147,25 +147,20 @@ void Editor::draw_collider_shape(int index) {
 
 // ---- the iterate Apply applies
 
-void Editor::pick_on_loss_plot() {
+void Editor::pick_on_loss_plot(int hovered, float x0, float x1, float y0, float y1) {
   const int n = int(snap.loss.size());
   if (n == 0) return;
-  const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
-  // PlotLines spreads the n values over the frame inside its padding
-  const float pad = ImGui::GetStyle().FramePadding.x, x0 = lo.x + pad, x1 = hi.x - pad;
   auto x_of = [&](int i) { return n > 1 ? x0 + (x1 - x0) * float(i) / float(n - 1) : 0.5f * (x0 + x1); };
-  if (ImGui::IsItemHovered()) {
-    const int i = std::clamp(
-        int(std::lround((ImGui::GetIO().MousePos.x - x0) / std::max(x1 - x0, 1.0f) * float(n - 1))), 0, n - 1);
-    ImGui::SetTooltip("iteration %d: loss %.6g\nclick: Apply applies it; right click: the best", i,
-                      snap.loss[size_t(i)]);
-    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) apply_iteration = i;
+  if (hovered >= 0 && hovered < n) {
+    ImGui::SetTooltip("iteration %d: loss %.6g\nclick: Apply (and Replay) takes it; right click: the best", hovered,
+                      snap.loss[size_t(hovered)]);
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) apply_iteration = hovered;
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Right)) apply_iteration = -1;
   }
   const int shown = apply_iteration >= 0 && apply_iteration < n ? apply_iteration : snap.best_iteration;
   if (shown < 0 || shown >= n) return;
   const ImU32 colour = apply_iteration >= 0 ? IM_COL32(255, 191, 51, 255) : IM_COL32(120, 220, 120, 255);
-  ImGui::GetWindowDrawList()->AddLine(ImVec2(x_of(shown), lo.y), ImVec2(x_of(shown), hi.y), colour, 1.5f);
+  ImGui::GetWindowDrawList()->AddLine(ImVec2(x_of(shown), y0), ImVec2(x_of(shown), y1), colour, 1.5f);
   ImGui::TextDisabled("Apply: iteration %d (%s), loss %.6g", shown, apply_iteration >= 0 ? "picked" : "the best",
                       snap.loss[size_t(shown)]);
 }

@@ -256,6 +256,23 @@ void Editor::toggle_right_panels() {
   panels.simulation = panels.optimization = !shown;
 }
 
+std::string Editor::overlay_hint() const {
+  const int g = view_settings.gradient;
+  if (g > 0) {
+    using K = scene::ParamKind;
+    const K want = g == 1 ? K::initial_position : g == 2 ? K::initial_velocity : K::control_force;
+    const char* name = g == 1 ? "dL/dx0" : g == 2 ? "dL/dv0" : "dL/du";
+    const bool has = std::any_of(snap.blocks.begin(), snap.blocks.end(), [&](const auto& b) { return b.kind == want; });
+    if (snap.grad.empty() || snap.opt_generation != compiled_revision_)
+      return std::string("gradient arrows: run an optimization to see ") + name;
+    if (!has)
+      return std::string("gradient arrows: the task does not optimize ") + scene::to_string(want) + " (" + name + ")";
+  }
+  if (view_settings.ghosts && snap.ghost_paths.empty())
+    return "ghosts: run an optimization to see its iterations' paths";
+  return {};
+}
+
 void Editor::start_replay() {
   worker.replay(apply_iteration);
   replay = {.active = true, .playing = true, .frame = 0, .carry = 0};

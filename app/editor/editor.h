@@ -210,6 +210,8 @@ class Editor {
   void toggle_left_panels();
   void toggle_right_panels();
   bool fullscreen_requested = false;  // F11: the viewer switches the window
+  // why an overlay that is switched on shows nothing yet (empty when it shows something)
+  std::string overlay_hint() const;
   void start_replay();  // the iteration picked on the loss plot (apply_iteration), else the best
   void stop_replay();
   void advance_replay(double seconds);  // playing: real time at the speed slider
@@ -259,7 +261,8 @@ class Editor {
   void draw_add_menu();               // the entries (menu bar, outliner context menu, Shift+A popup)
   bool add_popup_requested_ = false;  // Shift+A over the viewport
   void draw_collider_shape(int index);
-  void pick_on_loss_plot();  // after the loss plot: a click picks what Apply applies (right click: the best)
+  // after the loss plot (its hovered iteration and frame): a click picks what Apply applies (right click: the best)
+  void pick_on_loss_plot(int hovered, float x0, float x1, float y0, float y1);
   void draw_add_file_prompt();
   void draw_task_tools();  // new, rename, duplicate, delete
   std::unique_ptr<scene::CompiledScene> compiled_;

@@ -105,27 +105,86 @@ bool object_optimized(const scene::Scene& s, int task_index, const std::string& 
   return false;
 }
 
-// a plot of a series; log: log10 of the values when they are all positive (a loss that goes
-// negative, a distance walked, is drawn as it is)
-void plot_series(const char* label, const std::vector<double>& values, bool log, float height) {
-  std::vector<float> v;
-  v.reserve(values.size());
-  double lo = DBL_MAX, hi = -DBL_MAX;
-  for (double x : values) {
-    lo = std::min(lo, x);
-    hi = std::max(hi, x);
-  }
-  log = log && lo > 0;
-  for (double x : values) v.push_back(float(log ? std::log10(x) : x));
+// a plot of a series with axes: ticks in the values' units (decades, labelled 1e-3, on a log
+// scale), the x axis in `x_unit` (iterations, frames); hover shows the point's real value.
+// log: a log scale when every value is positive (a loss that goes negative, a distance
+// walked, is drawn as it is). The plot is one ImGui item; returns the hovered index or -1 and
+// the x of index i through *x_of (for marks drawn over it)
+struct PlotGeometry {
+  float x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+  int n = 0;
+  float x_of(int i) const { return n > 1 ? x0 + (x1 - x0) * float(i) / float(n - 1) : 0.5f * (x0 + x1); }
+};
+
+int plot_series(const char* label, const std::vector<double>& values, bool log, float height, const char* x_unit,
+                PlotGeometry* geometry = nullptr) {
   if (values.empty()) {
     ImGui::TextDisabled("%s: no data yet", label);
-    return;
+    return -1;
   }
-  char overlay[128];
-  std::snprintf(overlay, sizeof overlay, "%s %.4g%s  [%.3g .. %.3g]", label, values.back(), log ? " (log)" : "", lo,
-                hi);
-  ImGui::PlotLines((std::string("##") + label).c_str(), v.data(), int(v.size()), 0, overlay, FLT_MAX, FLT_MAX,
-                   ImVec2(ImGui::GetContentRegionAvail().x, height));
+  double lo = DBL_MAX, hi = -DBL_MAX;
+  for (double x : values)
+    if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
+  log = log && lo > 0;
+  auto tr = [&](double v) { return log ? std::log10(v) : v; };
+  double ylo = tr(lo), yhi = tr(hi);
+  if (!(yhi > ylo)) ylo -= 0.5, yhi += 0.5;
+  // the title and the last value above the frame, not over the curve
+  ImGui::Text("%s %.4g", label, values.back());
+  ImGui::SameLine();
+  ImGui::TextDisabled("per %s, %s[%.3g .. %.3g]", x_unit, log ? "log scale " : "", lo, hi);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  const float w = ImGui::GetContentRegionAvail().x;
+  const float ticks_h = ImGui::GetTextLineHeight();
+  ImGui::InvisibleButton(label, ImVec2(w, height + ticks_h));
+  PlotGeometry g{o.x + 40, o.x + w - 6, o.y + 2, o.y + height, int(values.size())};
+  if (geometry) *geometry = g;
+  const ImU32 frame = ImGui::GetColorU32(ImGuiCol_FrameBg), ink = ImGui::GetColorU32(ImGuiCol_TextDisabled),
+              line = ImGui::GetColorU32(ImGuiCol_PlotLines);
+  dl->AddRectFilled(ImVec2(g.x0, g.y0), ImVec2(g.x1, g.y1), frame);
+  auto Y = [&](double v) { return float(g.y1 - (tr(v) - ylo) / (yhi - ylo) * (g.y1 - g.y0)); };
+  // y ticks in the values' units: whole decades (1e-3) when a log scale spans one or more,
+  // else a few round values (placed on the log scale when it is one)
+  char buf[32];
+  std::vector<double> ticks;  // real values
+  if (log && yhi - ylo >= 1) {
+    const double step = std::max(1.0, std::ceil((yhi - ylo) / 3));
+    for (double t = std::ceil(ylo / step) * step; t <= yhi + 1e-9; t += step) ticks.push_back(std::pow(10.0, t));
+  } else {
+    const double rlo = log ? lo : ylo, rhi = log ? hi : yhi, raw = (rhi - rlo) / 2;
+    const double mag = std::pow(10.0, std::floor(std::log10(raw > 0 ? raw : 1.0)));
+    const double step = raw / mag >= 5 ? 5 * mag : raw / mag >= 2 ? 2 * mag : mag;
+    for (double t = std::ceil(rlo / step) * step; t <= rhi + step * 1e-9; t += step) ticks.push_back(t);
+  }
+  for (double t : ticks) {
+    if (log && !(t > 0)) continue;
+    const float y = Y(t);
+    if (y < g.y0 - 1 || y > g.y1 + 1) continue;
+    dl->AddLine(ImVec2(g.x0, y), ImVec2(g.x1, y), IM_COL32(255, 255, 255, 28));
+    if (log && yhi - ylo >= 1)
+      std::snprintf(buf, sizeof buf, "1e%d", int(std::lround(std::log10(t))));
+    else
+      std::snprintf(buf, sizeof buf, "%.3g", t);
+    dl->AddText(ImVec2(g.x0 - ImGui::CalcTextSize(buf).x - 3, y - ticks_h * 0.5f), ink, buf);
+  }
+  // x ticks: the first, the middle and the last index
+  const int n = g.n;
+  for (int i : {0, (n - 1) / 2, n - 1}) {
+    std::snprintf(buf, sizeof buf, "%d", i);
+    dl->AddText(ImVec2(g.x_of(i) - ImGui::CalcTextSize(buf).x * 0.5f, g.y1 + 1), ink, buf);
+  }
+  for (int i = 0; i + 1 < n; ++i)
+    if (std::isfinite(values[size_t(i)]) && std::isfinite(values[size_t(i + 1)]) &&
+        (!log || (values[size_t(i)] > 0 && values[size_t(i + 1)] > 0)))
+      dl->AddLine(ImVec2(g.x_of(i), Y(values[size_t(i)])), ImVec2(g.x_of(i + 1), Y(values[size_t(i + 1)])), line, 1.5f);
+  int hovered = -1;
+  if (ImGui::IsItemHovered()) {
+    hovered = std::clamp(
+        int(std::lround((ImGui::GetIO().MousePos.x - g.x0) / std::max(g.x1 - g.x0, 1.0f) * float(n - 1))), 0, n - 1);
+    dl->AddLine(ImVec2(g.x_of(hovered), g.y0), ImVec2(g.x_of(hovered), g.y1), ink);
+  }
+  return hovered;
 }
 
 // the viridis map at a few stops, for the legend
@@ -808,12 +867,14 @@ void Editor::draw_optimization() {
     if (ImGui::Button("Stop replay")) stop_replay();
   }
 
-  plot_series("loss", snap.loss, true, 70);
-  pick_on_loss_plot();
-  plot_series("|grad|", snap.grad_norm, true, 50);
+  PlotGeometry lg;
+  const int hovered = plot_series("loss", snap.loss, true, 70, "iteration", &lg);
+  pick_on_loss_plot(hovered, lg.x0, lg.x1, lg.y0, lg.y1);
+  if (int i = plot_series("|grad|", snap.grad_norm, true, 50, "iteration"); i >= 0)
+    ImGui::SetTooltip("iteration %d: |dL/dtheta| = %.6g", i, snap.grad_norm[size_t(i)]);
   std::vector<double> sg(snap.step_grad_norms.begin(), snap.step_grad_norms.end());
-  plot_series("|dL/dx_t| over the horizon", sg, true, 50);
-  if (ImGui::IsItemHovered() && !sg.empty()) ImGui::SetTooltip("per frame t: where the gradient explodes or vanishes");
+  if (int i = plot_series("|dL/dx_t| over the horizon", sg, true, 50, "frame"); i >= 0)
+    ImGui::SetTooltip("frame %d: |dL/dx_t| = %.6g\nwhere the gradient explodes or vanishes", i, sg[size_t(i)]);
 
   ImGui::BeginDisabled(snap.grad_check_running);
   if (ImGui::Button(snap.grad_check_running ? "Checking..." : "Check gradient")) worker.check_gradient(t.name, 8);

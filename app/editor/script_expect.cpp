@@ -71,6 +71,12 @@ Status ex_camera_on_selection(ScriptCall& c) {
   const glm::vec3 d = c.e.camera.target - *s;
   return expect_bool(c, std::abs(d.x) + std::abs(d.y) + std::abs(d.z) < 1e-4f);
 }
+// expect hint TEXT...: the overlay hint in the viewport's status ("none" when there is none)
+Status ex_hint(ScriptCall& c) {
+  const std::string h = c.e.overlay_hint(), want = c.rest(2);
+  if ((h.empty() && want == "none") || h == want) return Status::ok();
+  return Status::error("hint is \"" + h + "\"");
+}
 Status ex_left_panels(ScriptCall& c) { return expect_bool(c, c.e.panels.outliner || c.e.panels.inspector); }
 Status ex_right_panels(ScriptCall& c) { return expect_bool(c, c.e.panels.simulation || c.e.panels.optimization); }
 Status ex_replay_frames(ScriptCall& c) { return expect_int(c, c.e.replay_ready() ? c.e.snap.replay.frames : 0); }
@@ -257,6 +263,7 @@ const ScriptCommand k_expect[] = {
     {"replay-frames", ex_replay_frames},
     {"camera-on-selection", ex_camera_on_selection},
     {"left-panels", ex_left_panels},
+    {"hint", ex_hint},
     {"right-panels", ex_right_panels},
     {"replay-iteration", ex_replay_iteration},
     {"shown-centre", ex_shown_centre},

@@ -361,11 +361,10 @@ struct Worker::Impl {
       std::lock_guard lock(pub_mu);
       best_frames = m.frames();
     }
-    if (ghosts || records_rollouts()) {
-      std::vector<vec3<float>> path = ghost_path(m.task(), m.frames());
-      if (ghosts && !path.empty()) add_ghost(path, it->loss);
-      record_rollout(m.frames(), std::move(path), it->iteration, it->loss);
-    }
+    // every iteration's ghost, shown or not: ticking Ghosts later shows the iterations so far
+    std::vector<vec3<float>> path = ghost_path(m.task(), m.frames());
+    if (!path.empty()) add_ghost(path, it->loss);
+    record_rollout(m.frames(), std::move(path), it->iteration, it->loss);
     if (int(m.history().size()) >= opt_target) phase = OptPhase::finished;
   }
 
