@@ -375,10 +375,9 @@ std::vector<std::string> apply_optimization(const Snapshot& snap, const std::vec
                                             const scene::CompiledScene& cs, scene::Scene& doc) {
   std::vector<std::string> notes;
   if (snap.opt_coupled) {  // robot entries to the robots, particle entries to the particles
-    using K = scene::ParamKind;
-    std::vector<optim::ParamBlock> robot, particles;  // contact ke/kd/mu: the particle contact (as the runner)
-    for (const optim::ParamBlock& b : snap.blocks)
-      (b.kind >= K::joint_q && b.kind <= K::body_mass ? robot : particles).push_back(b);
+    // model fields go through their own rows' writers on either side
+    std::vector<optim::ParamBlock> robot, particles;
+    for (const optim::ParamBlock& b : snap.blocks) (scene::is_robot_param(b.kind) ? robot : particles).push_back(b);
     notes = optim::write_back_robot(robot, theta, cs, doc);
     for (std::string& n : optim::write_back(particles, theta, cs, doc)) notes.push_back(std::move(n));
   } else {
