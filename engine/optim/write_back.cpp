@@ -83,7 +83,28 @@ struct DocWriter {
   void robot_contact(double RobotContactSettings::*field) { doc.settings.robot_contact.*field = entry(0); }
   void body_masses();
   void actuator_gains(double RobotActuator::*field);
+  void joint_dofs(double RobotBody::*field);
 };
+
+// a per-dof value of the listed bodies' joints (damping, armature): the mean over each joint's
+// dofs; a URDF robot's joints live in its file (a note)
+void DocWriter::joint_dofs(double RobotBody::*field) {
+  if (!is(ObjectKind::robot)) return missing();
+  RobotObject& rb = obj->robot;
+  if (!rb.urdf.empty()) {
+    notes.push_back(name() + ": the joints of a URDF robot live in its file (" + rb.urdf + "); not written");
+    return;
+  }
+  const RigidModel& m = cs.model.rigid;
+  for (int j = range->body_begin; j < range->body_end; ++j) {
+    const int local = j - range->body_begin;
+    double sum = 0;
+    int count = 0;
+    for (int e = 0; e < b.elements; ++e)
+      if (m.dof_joint[size_t(b.index[size_t(e)])] == j) sum += entry(e), ++count;
+    if (count > 0 && local < int(rb.bodies.size())) rb.bodies[size_t(local)].*field = sum / count;
+  }
+}
 
 // listed bodies: the given mass (inertia scaled with it) or the shapes' densities scaled to it
 void DocWriter::body_masses() {

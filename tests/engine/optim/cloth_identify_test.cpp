@@ -95,8 +95,11 @@ TEST_CASE("cloth_identify: optimizing recovers the true stretch stiffness", "[op
     std::printf("cloth_identify: loss %.4g -> %.4g, tri_ke mean %.4g (%.4g .. %.4g), true %.4g\n", first, last, mean,
                 lo, hi, k_true_tri_ke);
   INFO("loss " << first << " -> " << last << ", tri_ke mean " << mean << " (" << lo << " .. " << hi << ")");
-  CHECK(last < first / 100);
-  CHECK(std::fabs(mean - k_true_tri_ke) < 0.05 * k_true_tri_ke);
+  // measured (float, 60 Adam iterations): loss 0.1523 -> 6.5e-6, mean 49.87, triangles 49.06 .. 50.45
+  CHECK(last < first / 1000);
+  CHECK(std::fabs(mean - k_true_tri_ke) < 0.01 * k_true_tri_ke);
+  CHECK(lo > 0.96 * k_true_tri_ke);
+  CHECK(hi < 1.04 * k_true_tri_ke);
   // applied to the document, the sheet's material holds the identified value (their mean)
   std::vector<std::string> notes = write_back(r.parameters().blocks(), r.theta(), cs, sc);
   CHECK(object(sc, "sheet").cloth.material.tri_ke == Approx(mean).epsilon(1e-6));
