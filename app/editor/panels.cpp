@@ -151,7 +151,6 @@ long resident_mb() {
   return rss * 4096 / (1024 * 1024);
 }
 
-
 }  // namespace
 
 // ---- layout

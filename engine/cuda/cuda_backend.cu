@@ -44,7 +44,7 @@ struct CudaSolverT<S>::Impl {
   DeviceState<S> adj_a, adj_b, adj_top;
   DeviceArray<vec3<S>> f_slot, f_total, adj_f, adj_q_slot, adj_qd_slot, dummy_q, dummy_qd, control_f, adj_control_f;
   DeviceArray<S> spring_act, tet_act, adj_spring_act, adj_tet_act;
-  GradSlots grad_slots;     // the model-gradient slots (engine/solver/grad_slots.h)
+  GradSlots grad_slots;      // the model-gradient slots (engine/solver/grad_slots.h)
   DeviceArray<S> adj_model;  // ... all of them, (grad_slots.size)
   DeviceGrid<S> grid_;  // built on the device each substep when particle contact is on
   cudaStream_t stream = nullptr;

@@ -352,8 +352,7 @@ Status CudaRolloutT<S>::backward(const StateT<S>& adj_final) {
   cudaStreamSynchronize(d.stream);
   d.check(d.adj_top.q.upload_at(0, adj_final.particle_q.data(), d.n), "seed upload");
   d.check(d.adj_top.qd.upload_at(0, adj_final.particle_qd.data(), d.n), "seed upload");
-  for (DeviceArray<S>* z : {&d.adj_model, &d.adj_spring_act, &d.adj_tet_act})
-    d.check(z->zero(d.stream), "zero");
+  for (DeviceArray<S>* z : {&d.adj_model, &d.adj_spring_act, &d.adj_tet_act}) d.check(z->zero(d.stream), "zero");
   d.check(d.adj_control_f.zero(d.stream), "zero");
   const bool per_step = d.control_count > 1;
   for (int t = T - 1; t >= 0 && d.error == cudaSuccess; --t) {

@@ -84,8 +84,7 @@ ADJ_HD inline void aero_coef_adjoint(const S* in, const S* adj_out, S* adj_coef)
 
 // adjoint (hand-written reverse of aero_force); adj_coef (optional) gets dL/d(lift, drag)
 template <class S>
-ADJ_HD inline void aero_adjoint(const AeroEval<S>& e, const S* in, const S* adj_out, S* adj_in,
-                                S* adj_coef = nullptr) {
+ADJ_HD inline void aero_adjoint(const AeroEval<S>& e, const S* in, const S* adj_out, S* adj_in, S* adj_coef = nullptr) {
   for (int k = 0; k < 18; ++k) adj_in[k] = S(0);
   if (adj_coef) adj_coef[0] = adj_coef[1] = S(0);
   AeroTerms<S> t(in);

@@ -26,7 +26,7 @@ enum class FieldSelect { all, positive, pd };
 
 struct FieldInfo {
   Field field;
-  const char* kind;    // the parameter kind's name (scene::to_string of it)
+  const char* kind;  // the parameter kind's name (scene::to_string of it)
   FieldSide side;
   FieldDomain domain;  // elements the value is indexed by (scene: one value)
   FieldDomain slots;   // particle side: elements whose kernels write the gradient slots
@@ -36,28 +36,38 @@ struct FieldInfo {
   const char* units;
 };
 
+// clang-format off
 inline constexpr FieldInfo k_fields[] = {
-#define ADJ_X(decl, kind, field, side, domain, slots, width, select, model, grad, doc, label, units)               \
-  {Field::field, #kind, FieldSide::side, FieldDomain::domain, FieldDomain::slots, width, FieldSelect::select, label, \
-   units},
+#define ADJ_X(decl, kind, field, side, domain, slots, width, select, model, grad, doc, label, units) \
+  {Field::field, #kind, FieldSide::side, FieldDomain::domain, FieldDomain::slots, width, FieldSelect::select, label, units},
     ADJ_MODEL_FIELDS(ADJ_X)
 #undef ADJ_X
 };
+// clang-format on
 
 inline const FieldInfo& field_info(Field f) { return k_fields[int(f)]; }
 
 // "springs", "triangles", ... (for messages)
 inline const char* domain_name(FieldDomain d) {
   switch (d) {
-    case FieldDomain::particle: return "particles";
-    case FieldDomain::spring: return "springs";
-    case FieldDomain::triangle: return "triangles";
-    case FieldDomain::edge: return "bending edges";
-    case FieldDomain::tet: return "tetrahedra";
-    case FieldDomain::body: return "bodies";
-    case FieldDomain::dof: return "joint dofs";
-    case FieldDomain::actuator: return "actuators";
-    case FieldDomain::scene: return "scene";
+    case FieldDomain::particle:
+      return "particles";
+    case FieldDomain::spring:
+      return "springs";
+    case FieldDomain::triangle:
+      return "triangles";
+    case FieldDomain::edge:
+      return "bending edges";
+    case FieldDomain::tet:
+      return "tetrahedra";
+    case FieldDomain::body:
+      return "bodies";
+    case FieldDomain::dof:
+      return "joint dofs";
+    case FieldDomain::actuator:
+      return "actuators";
+    case FieldDomain::scene:
+      return "scene";
   }
   return "?";
 }
@@ -66,15 +76,24 @@ inline const char* domain_name(FieldDomain d) {
 template <class S>
 int domain_count(const ModelT<S>& m, FieldDomain d) {
   switch (d) {
-    case FieldDomain::particle: return m.particle_count();
-    case FieldDomain::spring: return m.spring_count();
-    case FieldDomain::triangle: return m.tri_count();
-    case FieldDomain::edge: return m.edge_count();
-    case FieldDomain::tet: return m.tet_count();
-    case FieldDomain::body: return m.rigid.body_count();
-    case FieldDomain::dof: return m.rigid.dof_count();
-    case FieldDomain::actuator: return m.rigid.actuator_count();
-    case FieldDomain::scene: return 1;
+    case FieldDomain::particle:
+      return m.particle_count();
+    case FieldDomain::spring:
+      return m.spring_count();
+    case FieldDomain::triangle:
+      return m.tri_count();
+    case FieldDomain::edge:
+      return m.edge_count();
+    case FieldDomain::tet:
+      return m.tet_count();
+    case FieldDomain::body:
+      return m.rigid.body_count();
+    case FieldDomain::dof:
+      return m.rigid.dof_count();
+    case FieldDomain::actuator:
+      return m.rigid.actuator_count();
+    case FieldDomain::scene:
+      return 1;
   }
   return 0;
 }
@@ -110,7 +129,8 @@ template <class S>
 FieldRef<S> model_field(ModelT<S>& m, Field f) {
   switch (f) {
 #define ADJ_X(decl, kind, field, side, domain, slots, width, select, model, ...) \
-  case Field::field: return field_ref(m.model);
+  case Field::field:                                                             \
+    return field_ref(m.model);
     ADJ_MODEL_FIELDS(ADJ_X)
 #undef ADJ_X
   }
@@ -127,7 +147,8 @@ template <class S>
 FieldRef<S> grad_field(ModelGradT<S>& g, Field f) {
   switch (f) {
 #define ADJ_X(decl, kind, field, side, domain, slots, width, select, model, grad, ...) \
-  case Field::field: return field_ref(g.grad);
+  case Field::field:                                                                   \
+    return field_ref(g.grad);
     ADJ_MODEL_FIELDS(ADJ_X)
 #undef ADJ_X
   }

@@ -18,15 +18,24 @@ const FieldInfo* field_of(scene::ParamKind k, FieldSide side) {
 
 std::pair<int, int> domain_range(const scene::ObjectRange& r, FieldDomain d) {
   switch (d) {
-    case FieldDomain::particle: return {r.particle_begin, r.particle_end};
-    case FieldDomain::spring: return {r.spring_begin, r.spring_end};
-    case FieldDomain::triangle: return {r.tri_begin, r.tri_end};
-    case FieldDomain::edge: return {r.edge_begin, r.edge_end};
-    case FieldDomain::tet: return {r.tet_begin, r.tet_end};
-    case FieldDomain::body: return {r.body_begin, r.body_end};
-    case FieldDomain::dof: return {r.dof_begin, r.dof_end};
-    case FieldDomain::actuator: return {r.actuator_begin, r.actuator_end};
-    case FieldDomain::scene: return {0, 1};
+    case FieldDomain::particle:
+      return {r.particle_begin, r.particle_end};
+    case FieldDomain::spring:
+      return {r.spring_begin, r.spring_end};
+    case FieldDomain::triangle:
+      return {r.tri_begin, r.tri_end};
+    case FieldDomain::edge:
+      return {r.edge_begin, r.edge_end};
+    case FieldDomain::tet:
+      return {r.tet_begin, r.tet_end};
+    case FieldDomain::body:
+      return {r.body_begin, r.body_end};
+    case FieldDomain::dof:
+      return {r.dof_begin, r.dof_end};
+    case FieldDomain::actuator:
+      return {r.actuator_begin, r.actuator_end};
+    case FieldDomain::scene:
+      return {0, 1};
   }
   return {0, 0};
 }
@@ -246,7 +255,8 @@ void ParametersT<S>::apply(const std::vector<S>& theta, ModelT<S>& m, StateT<S>&
           case ParamKind::control_force: controls[t].particle_f[i] = {v[0], v[1], v[2]}; break;
           case ParamKind::spring_activation: controls[t].spring_act[i] = v[0]; break;
           case ParamKind::tet_activation: controls[t].tet_act[i] = v[0]; break;
-          default: break;  // policy weights: the policy's
+          default:
+            break;  // policy weights: the policy's
         }
       }
   }
@@ -275,7 +285,8 @@ void ParametersT<S>::gather(const StateT<S>& g0, const std::vector<ControlT<S>>&
           case ParamKind::control_force: put3(gc[t].particle_f[i]); break;
           case ParamKind::spring_activation: v[0] = gc[t].spring_act[i]; break;
           case ParamKind::tet_activation: v[0] = gc[t].tet_act[i]; break;
-          default: break;  // policy weights: the policy's
+          default:
+            break;  // policy weights: the policy's
         }
       }
   }

@@ -29,8 +29,8 @@ struct ParamBlock {
   int width = 1;           // entries per element: 3 for vectors, else 1
   double lower = 0;        // bounds, applied to every entry by clamp()
   double upper = 0;
-  std::vector<int> index;  // model index of each element (particle, spring, tet...), (elements)
-  int first_local = 0;     // index[0] relative to the object's first particle/spring/tet...
+  std::vector<int> index;            // model index of each element (particle, spring, tet...), (elements)
+  int first_local = 0;               // index[0] relative to the object's first particle/spring/tet...
   const FieldInfo* field = nullptr;  // the model field (engine/model/fields.h); null for the
                                      // initial state, per-step inputs and policy weights
 };

@@ -26,10 +26,14 @@ std::string dof_name(const RigidModelT<S>& m, int d) {
 template <class S>
 std::string element_name(const RigidModelT<S>& m, FieldDomain d, int i) {
   switch (d) {
-    case FieldDomain::body: return m.body_name[i];
-    case FieldDomain::dof: return dof_name(m, i);
-    case FieldDomain::actuator: return m.body_name[m.dof_joint[m.actuator_dof[i]]];
-    default: return "";
+    case FieldDomain::body:
+      return m.body_name[i];
+    case FieldDomain::dof:
+      return dof_name(m, i);
+    case FieldDomain::actuator:
+      return m.body_name[m.dof_joint[m.actuator_dof[i]]];
+    default:
+      return "";
   }
 }
 
@@ -81,33 +85,34 @@ Result<RigidParametersT<S>> RigidParametersT<S>::create(const scene::CompiledSce
       if (!st) return st;
       for (int i : b.index) names.push_back(element_name(m, field->domain, i));
       p.has_model_ = true;
-    } else switch (spec.kind) {
-      case ParamKind::joint_q:
-        for (int j = r->body_begin; j < r->body_end; ++j)
-          if (m.joint_type[j] == RIGID_JOINT_REVOLUTE || m.joint_type[j] == RIGID_JOINT_PRISMATIC) {
-            b.index.push_back(m.joint_q_start[j]);
-            names.push_back(m.body_name[j]);
+    } else
+      switch (spec.kind) {
+        case ParamKind::joint_q:
+          for (int j = r->body_begin; j < r->body_end; ++j)
+            if (m.joint_type[j] == RIGID_JOINT_REVOLUTE || m.joint_type[j] == RIGID_JOINT_PRISMATIC) {
+              b.index.push_back(m.joint_q_start[j]);
+              names.push_back(m.body_name[j]);
+            }
+          break;
+        case ParamKind::joint_qd:
+          for (int d = r->dof_begin; d < r->dof_end; ++d) {
+            b.index.push_back(d);
+            names.push_back(dof_name(m, d));
           }
-        break;
-      case ParamKind::joint_qd:
-        for (int d = r->dof_begin; d < r->dof_end; ++d) {
-          b.index.push_back(d);
-          names.push_back(dof_name(m, d));
-        }
-        break;
-      case ParamKind::actuator_control:
-        for (int a = r->actuator_begin; a < r->actuator_end; ++a) {
-          b.index.push_back(a);
-          names.push_back(element_name(m, FieldDomain::actuator, a));
-        }
-        b.steps = task.horizon;
-        p.has_controls_ = true;
-        break;
-      default:
-        return Status::error(pw +
-                             ": not a robot parameter (robot tasks take joint_q, joint_qd, actuator_control, "
-                             "actuator_kp, actuator_kd, body_mass, contact_ke/kd/mu)");
-    }
+          break;
+        case ParamKind::actuator_control:
+          for (int a = r->actuator_begin; a < r->actuator_end; ++a) {
+            b.index.push_back(a);
+            names.push_back(element_name(m, FieldDomain::actuator, a));
+          }
+          b.steps = task.horizon;
+          p.has_controls_ = true;
+          break;
+        default:
+          return Status::error(pw +
+                               ": not a robot parameter (robot tasks take joint_q, joint_qd, actuator_control, "
+                               "actuator_kp, actuator_kd, body_mass, contact_ke/kd/mu)");
+      }
     if (b.index.empty()) return Status::error(pw + ": \"" + spec.object + "\" has nothing this parameter covers");
     b.elements = int(b.index.size());
     b.offset = p.size_;

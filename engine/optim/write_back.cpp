@@ -40,7 +40,8 @@ struct DocWriter {
     if (!is(ObjectKind::particles)) return missing();
     for (int e = 0; e < b.elements; ++e) {
       int local = b.index[size_t(e)] - range->spring_begin;
-      if (local >= 0 && local < int(obj->particles.springs.size())) obj->particles.springs[size_t(local)].*field = entry(e);
+      if (local >= 0 && local < int(obj->particles.springs.size()))
+        obj->particles.springs[size_t(local)].*field = entry(e);
     }
   }
   // a cloth's material (one value per object)
@@ -53,7 +54,8 @@ struct DocWriter {
     const double v = entry(0);
     for (Object& o : doc.objects)
       if (o.kind == ObjectKind::cloth) o.cloth.material.*field = v;
-    if (!(v > 0)) notes.push_back(name() + ": " + std::to_string(v) + " is saved, but a scene reads values <= 0 as off");
+    if (!(v > 0))
+      notes.push_back(name() + ": " + std::to_string(v) + " is saved, but a scene reads values <= 0 as off");
   }
   void soft(double SoftMaterialSpec::*field) {
     if (!is(ObjectKind::soft)) return missing();
@@ -71,7 +73,8 @@ struct DocWriter {
       obj->cloth.particle_mass = mean("the cloth's particle_mass");
     } else if (is(ObjectKind::soft)) {
       double ratio = 0;
-      for (int e = 0; e < b.elements; ++e) ratio += entry(e) / double(cs.model.particle_mass[size_t(b.index[size_t(e)])]);
+      for (int e = 0; e < b.elements; ++e)
+        ratio += entry(e) / double(cs.model.particle_mass[size_t(b.index[size_t(e)])]);
       obj->soft.material.density *= b.elements > 0 ? ratio / b.elements : 1.0;
       notes.push_back(name() + ": saved as the density, scaled by the masses' mean ratio");
     } else {
@@ -165,7 +168,9 @@ void write_field(const ParamBlock& b, const std::vector<float>& theta, const Com
     if (o.name == b.object) w.obj = &o;
   switch (b.field->field) {
 #define ADJ_X(decl, kind, field, side, domain, slots, width, select, model, grad, doc, ...) \
-  case Field::field: w.doc; break;
+  case Field::field:                                                                        \
+    w.doc;                                                                                  \
+    break;
     ADJ_MODEL_FIELDS(ADJ_X)
 #undef ADJ_X
   }

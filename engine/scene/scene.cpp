@@ -46,13 +46,14 @@ const char* to_string(ParamKind k) {
     case ParamKind::initial_position: return "initial_position";
     case ParamKind::initial_velocity: return "initial_velocity";
     case ParamKind::control_force: return "control_force";
-    case ParamKind::spring_activation: return "spring_activation";
+    case ParamKind::spring_activation:
+      return "spring_activation";
     case ParamKind::policy: return "policy";
     case ParamKind::tet_activation: return "tet_activation";
     case ParamKind::joint_q: return "joint_q";
     case ParamKind::joint_qd: return "joint_qd";
     case ParamKind::actuator_control: return "actuator_control";
-#define ADJ_X(decl, kind, ...) ADJ_FIELD_DECLARES_##decl(case ParamKind::kind: return #kind;)
+#define ADJ_X(decl, kind, ...) ADJ_FIELD_DECLARES_##decl(case ParamKind::kind : return #kind;)
       ADJ_MODEL_FIELDS(ADJ_X)
 #undef ADJ_X
   }
@@ -61,17 +62,26 @@ const char* to_string(ParamKind k) {
 
 const char* label(ParamKind k) {
   switch (k) {
-    case ParamKind::initial_position: return "initial position";
-    case ParamKind::initial_velocity: return "initial velocity";
-    case ParamKind::control_force: return "control force";
-    case ParamKind::spring_activation: return "spring activation";
-    case ParamKind::policy: return "policy";
-    case ParamKind::tet_activation: return "tet activation";
-    case ParamKind::joint_q: return "initial joint angles";
-    case ParamKind::joint_qd: return "initial joint velocities";
-    case ParamKind::actuator_control: return "actuator inputs (per frame)";
+    case ParamKind::initial_position:
+      return "initial position";
+    case ParamKind::initial_velocity:
+      return "initial velocity";
+    case ParamKind::control_force:
+      return "control force";
+    case ParamKind::spring_activation:
+      return "spring activation";
+    case ParamKind::policy:
+      return "policy";
+    case ParamKind::tet_activation:
+      return "tet activation";
+    case ParamKind::joint_q:
+      return "initial joint angles";
+    case ParamKind::joint_qd:
+      return "initial joint velocities";
+    case ParamKind::actuator_control:
+      return "actuator inputs (per frame)";
 #define ADJ_X(decl, kind, field, side, domain, slots, width, select, model, grad, doc, label, ...) \
-  ADJ_FIELD_DECLARES_##decl(case ParamKind::kind: return label;)
+  ADJ_FIELD_DECLARES_##decl(case ParamKind::kind : return label;)
       ADJ_MODEL_FIELDS(ADJ_X)
 #undef ADJ_X
   }

@@ -258,17 +258,17 @@ struct Object {
 // the row's kind: spring_rest, spring_ke, spring_kd, tri_ke, tri_ka, tri_kd, edge_ke, lift,
 // drag, tet_mu, tet_lambda, particle_mass, gravity, contact_ke/kd/mu, body_mass, actuator_kp/kd)
 enum class ParamKind {
-  initial_position,  // object's particles' initial positions
-  initial_velocity,  // object's particles' initial velocities
-  control_force,     // per-step external force on each of the object's particles
-  spring_activation, // per-step actuation of the object's actuated springs
-  policy,            // the task's policy network weights
-  tet_activation,    // per-step activation of the object's tets (Control.tet_act)
-  joint_q,           // robot's initial joint coordinates (revolute/prismatic)
-  joint_qd,          // robot's initial joint velocities (every dof)
-  actuator_control,  // per-step input of each of the robot's actuators
-  // model fields; contact_ke/kd/mu act on the robot contact when the task has robot
-  // parameters or losses
+  initial_position,   // object's particles' initial positions
+  initial_velocity,   // object's particles' initial velocities
+  control_force,      // per-step external force on each of the object's particles
+  spring_activation,  // per-step actuation of the object's actuated springs
+  policy,             // the task's policy network weights
+  tet_activation,     // per-step activation of the object's tets (Control.tet_act)
+  joint_q,            // robot's initial joint coordinates (revolute/prismatic)
+  joint_qd,           // robot's initial joint velocities (every dof)
+  actuator_control,   // per-step input of each of the robot's actuators
+// model fields; contact_ke/kd/mu act on the robot contact when the task has robot
+// parameters or losses
 #define ADJ_X(decl, kind, ...) ADJ_FIELD_DECLARES_##decl(kind, )
   ADJ_MODEL_FIELDS(ADJ_X)
 #undef ADJ_X

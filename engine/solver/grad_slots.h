@@ -33,9 +33,8 @@ GradSlots grad_slots(const ModelT<S>& m) {
 template <class S>
 ModelGradView<S> grad_view(const GradSlots& s, S* flat) {
   ModelGradView<S> v{};
-#define ADJ_X(decl, kind, field, side, ...)                                                            \
-  ADJ_FIELD_PARTICLES_##side(v.field = s.count[int(Field::field)] ? flat + s.offset[int(Field::field)] \
-                                                                  : nullptr;)
+#define ADJ_X(decl, kind, field, side, ...) \
+  ADJ_FIELD_PARTICLES_##side(v.field = s.count[int(Field::field)] ? flat + s.offset[int(Field::field)] : nullptr;)
   ADJ_MODEL_FIELDS(ADJ_X)
 #undef ADJ_X
   return v;
@@ -46,7 +45,7 @@ ModelGradView<S> grad_view(const GradSlots& s, S* flat) {
 template <class S>
 ModelGradView<S> grad_view(ModelGradT<S>& g, const GradSlots& s, S* partials) {
   ModelGradView<S> v = grad_view(s, partials);
-#define ADJ_X(decl, kind, field, side, domain, ...)               \
+#define ADJ_X(decl, kind, field, side, domain, ...)                                   \
   ADJ_FIELD_PARTICLES_##side(if (FieldDomain::domain != FieldDomain::scene) v.field = \
                                  grad_field(g, Field::field).scalars;)
   ADJ_MODEL_FIELDS(ADJ_X)

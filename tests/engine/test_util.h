@@ -196,11 +196,10 @@ ADJ_PROBE_SCALAR(probe_lift, tri_lift)
 ADJ_PROBE_SCALAR(probe_drag, tri_drag)
 #undef ADJ_PROBE_SCALAR
 inline Probe probe_gravity(int axis) {
-  return {"gravity[" + std::to_string(axis) + "]",
-          [=](ModelT<double>& m, StateT<double>&, std::vector<ControlT<double>>&) -> double& {
-            return m.gravity[axis];
-          },
-          [=](const RolloutT<double>& r) { return r.grad_model().gravity[axis]; }};
+  return {
+      "gravity[" + std::to_string(axis) + "]",
+      [=](ModelT<double>& m, StateT<double>&, std::vector<ControlT<double>>&) -> double& { return m.gravity[axis]; },
+      [=](const RolloutT<double>& r) { return r.grad_model().gravity[axis]; }};
 }
 // the adjoint's dL/dp (ad) of L(p) = <adj_out, f(in; p)> against a central difference in p;
 // set(f, p) writes the coefficient into a copy of the packed force f

@@ -33,8 +33,10 @@ TEST_CASE("aero adjoint: dL/d(lift, drag) match central differences, also at zer
       double coef[2], alone[2];
       aero_adjoint(e, in.data(), ao.data(), ai.data(), coef);
       aero_coef_adjoint(in.data(), ao.data(), alone);
-      FdReport lift = check_coefficient(e, [](AeroEval<double>& x, double v) { x.lift = v; }, e.lift, coef[0], in, ao);
-      FdReport drag = check_coefficient(e, [](AeroEval<double>& x, double v) { x.drag = v; }, e.drag, coef[1], in, ao);
+      FdReport lift = check_coefficient(
+          e, [](AeroEval<double>& x, double v) { x.lift = v; }, e.lift, coef[0], in, ao);
+      FdReport drag = check_coefficient(
+          e, [](AeroEval<double>& x, double v) { x.drag = v; }, e.drag, coef[1], in, ao);
       INFO("lift " << e.lift << ": " << lift.message << "\ndrag: " << drag.message);
       CHECK(lift.ok);
       CHECK(drag.ok);

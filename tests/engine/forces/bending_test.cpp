@@ -42,8 +42,10 @@ TEST_CASE("bending adjoint: dL/d(ke, kd) match central differences", "[forces][b
     std::vector<double> ao = random_seed_vector(rng, 12), ai(24);
     double coef[2];
     bending_adjoint(e, in.data(), ao.data(), ai.data(), coef);
-    FdReport ke = check_coefficient(e, [](BendingEval<double>& x, double v) { x.ke = v; }, e.ke, coef[0], in, ao);
-    FdReport kd = check_coefficient(e, [](BendingEval<double>& x, double v) { x.kd = v; }, e.kd, coef[1], in, ao);
+    FdReport ke = check_coefficient(
+        e, [](BendingEval<double>& x, double v) { x.ke = v; }, e.ke, coef[0], in, ao);
+    FdReport kd = check_coefficient(
+        e, [](BendingEval<double>& x, double v) { x.kd = v; }, e.kd, coef[1], in, ao);
     INFO("ke: " << ke.message << "\nkd: " << kd.message);
     CHECK(ke.ok);
     CHECK(kd.ok);

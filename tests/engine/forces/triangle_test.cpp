@@ -35,9 +35,12 @@ TEST_CASE("triangle adjoint: dL/d(ke, ka, kd) match central differences", "[forc
     std::vector<double> ao = random_seed_vector(rng, 9), ai(18);
     double mat[3];
     triangle_adjoint(e, in.data(), ao.data(), ai.data(), mat);
-    FdReport ke = check_coefficient(e, [](TriangleEval<double>& x, double v) { x.ke = v; }, e.ke, mat[0], in, ao);
-    FdReport ka = check_coefficient(e, [](TriangleEval<double>& x, double v) { x.ka = v; }, e.ka, mat[1], in, ao);
-    FdReport kd = check_coefficient(e, [](TriangleEval<double>& x, double v) { x.kd = v; }, e.kd, mat[2], in, ao);
+    FdReport ke = check_coefficient(
+        e, [](TriangleEval<double>& x, double v) { x.ke = v; }, e.ke, mat[0], in, ao);
+    FdReport ka = check_coefficient(
+        e, [](TriangleEval<double>& x, double v) { x.ka = v; }, e.ka, mat[1], in, ao);
+    FdReport kd = check_coefficient(
+        e, [](TriangleEval<double>& x, double v) { x.kd = v; }, e.kd, mat[2], in, ao);
     INFO("ke: " << ke.message << "\nka: " << ka.message << "\nkd: " << kd.message);
     CHECK(ke.ok);
     CHECK(ka.ok);

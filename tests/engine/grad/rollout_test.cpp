@@ -104,9 +104,9 @@ TEST_CASE("e2e: cloth material, aerodynamics and gravity (tri_ke/ka/kd, edge_ke,
   ModelT<double> m = cloth_scene(4);
   RolloutOptions<double> opt{.steps = 40, .dt = 1.0 / 120, .substeps = 4};
   auto c = random_controls(m, opt.steps, 8, 0.02, 0);
-  std::vector<Probe> probes = {probe_tri_ke(0), probe_tri_ke(17), probe_tri_ka(5), probe_tri_kd(9),
-                               probe_edge_ke(0), probe_edge_ke(11), probe_lift(), probe_drag(),
-                               probe_gravity(0), probe_gravity(1), probe_gravity(2)};
+  std::vector<Probe> probes = {probe_tri_ke(0),  probe_tri_ke(17),  probe_tri_ka(5), probe_tri_kd(9),
+                               probe_edge_ke(0), probe_edge_ke(11), probe_lift(),    probe_drag(),
+                               probe_gravity(0), probe_gravity(1),  probe_gravity(2)};
   run_e2e(m, c, opt, probes);
   // no aerodynamics: the coefficients' gradient is still there (cloth that starts without lift)
   m.tri_lift = m.tri_drag = 0;

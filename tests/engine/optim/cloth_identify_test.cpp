@@ -44,7 +44,8 @@ std::vector<vec3<float>> final_shape(scene::Scene sc, double tri_ke) {
 
 }  // namespace
 
-TEST_CASE("cloth_identify: the reference is the sheet simulated at the true tri_ke", "[optim][fields][cloth_identify]") {
+TEST_CASE("cloth_identify: the reference is the sheet simulated at the true tri_ke",
+          "[optim][fields][cloth_identify]") {
   scene::Scene sc = load();
   const std::vector<vec3<float>> truth = final_shape(sc, k_true_tri_ke);
   if (std::getenv("ADJ_WRITE_REFERENCE")) {

@@ -159,9 +159,14 @@ TEST_CASE("parameters: cloth material, aerodynamics, masses and gravity", "[opti
   Task t;
   t.name = "cloth material";
   t.horizon = 15;
-  t.parameters = {{ParamKind::tri_ke, "cloth"}, {ParamKind::tri_ka, "cloth"},        {ParamKind::tri_kd, "cloth"},
-                  {ParamKind::edge_ke, "cloth"}, {ParamKind::particle_mass, "cloth"}, {ParamKind::lift, ""},
-                  {ParamKind::drag, ""},         {ParamKind::gravity, ""}};
+  t.parameters = {{ParamKind::tri_ke, "cloth"},
+                  {ParamKind::tri_ka, "cloth"},
+                  {ParamKind::tri_kd, "cloth"},
+                  {ParamKind::edge_ke, "cloth"},
+                  {ParamKind::particle_mass, "cloth"},
+                  {ParamKind::lift, ""},
+                  {ParamKind::drag, ""},
+                  {ParamKind::gravity, ""}};
   t.loss = {{LossKind::position, "cloth", "goal"}, {LossKind::shape, "cloth", "goal", -1, {1, 0, 0}, 0.5}};
   auto cs = cloth_scene<double>();
   auto p = must_ok(ParametersT<double>::create(cs, t));
@@ -169,7 +174,7 @@ TEST_CASE("parameters: cloth material, aerodynamics, masses and gravity", "[opti
   REQUIRE(p.blocks().size() == 8);
   CHECK(p.blocks()[0].count == tris);
   CHECK(p.blocks()[3].count == edges);
-  CHECK(p.blocks()[4].count == n);  // no pinned particle
+  CHECK(p.blocks()[4].count == n);     // no pinned particle
   CHECK(p.blocks()[4].lower == 1e-6);  // masses stay positive
   CHECK(p.blocks()[7].count == 3);
   CHECK(p.size() == 3 * tris + edges + n + 2 + 3);
