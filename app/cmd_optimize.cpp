@@ -161,7 +161,7 @@ int run_optimize(const OptimizeOptions& o) {
     }
   }
   if (!o.save_scene.empty()) {
-    for (const std::string& n : optim::write_back_task(runner.blocks(), runner.theta(), *cs, *task, doc))
+    for (const std::string& n : optim::write_back_task(runner.blocks(), runner.theta(), *cs, doc))
       std::printf("note: %s (the log has every value)\n", n.c_str());
     for (scene::Task& t : doc.tasks)
       if (t.name == task->name) optim::store_values(runner.blocks(), runner.theta(), t);

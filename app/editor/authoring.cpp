@@ -376,7 +376,7 @@ std::vector<std::string> apply_optimization(const Snapshot& snap, const std::vec
   const scene::Task* task = doc.find_task(snap.opt_task);
   if (!task) return {"no task named \"" + snap.opt_task + "\" to apply"};
   // each block to its side (robots, particles), as the task applied it
-  std::vector<std::string> notes = optim::write_back_task(snap.blocks, theta, cs, *task, doc);
+  std::vector<std::string> notes = optim::write_back_task(snap.blocks, theta, cs, doc);
   for (scene::Task& t : doc.tasks)
     if (t.name == snap.opt_task) optim::store_values(snap.blocks, theta, t);
   return notes;

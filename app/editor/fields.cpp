@@ -24,15 +24,15 @@ const Field k_cloth[] = {
     {"ny", FieldType::integer, 0.2f, 1, 512, "cells", OBJ(cloth.ny), nullptr, {}},
     {"cell", FieldType::number, 0.001f, 1e-4, 10, "m", OBJ(cloth.cell), nullptr, {}},
     {"scale", FieldType::number, 0.01f, 1e-4, 1e4, "", OBJ(cloth.scale), nullptr, {}},
-    {"particle_mass", FieldType::number, 0.0f, 0, 1e6, "kg", OBJ(cloth.particle_mass), nullptr, {}},
+    {"particle_mass", FieldType::number, 0.0f, 0, 1e6, "kg", OBJ(cloth.particle_mass), nullptr, K::particle_mass},
     {"radius", FieldType::number, 0.001f, 0, 10, "m", OBJ(cloth.radius), nullptr, {}},
     {"pin_left", FieldType::boolean, 0, 0, 0, "", OBJ(cloth.pin_left), nullptr, {}},
     {"pin_right", FieldType::boolean, 0, 0, 0, "", OBJ(cloth.pin_right), nullptr, {}},
     {"mesh", FieldType::text, 0, 0, 0, "OBJ path, relative to the scene file", OBJ(cloth.mesh), nullptr, {}},
-    {"material.tri_ke", FieldType::number, 0.0f, 0, 1e9, "N/m", OBJ(cloth.material.tri_ke), nullptr, {}},
-    {"material.tri_ka", FieldType::number, 0.0f, 0, 1e9, "N/m", OBJ(cloth.material.tri_ka), nullptr, {}},
-    {"material.tri_kd", FieldType::number, 0.0f, 0, 1e6, "N s/m", OBJ(cloth.material.tri_kd), nullptr, {}},
-    {"material.edge_ke", FieldType::number, 0.0f, 0, 1e6, "N/m", OBJ(cloth.material.edge_ke), nullptr, {}},
+    {"material.tri_ke", FieldType::number, 0.0f, 0, 1e9, "N/m", OBJ(cloth.material.tri_ke), nullptr, K::tri_ke},
+    {"material.tri_ka", FieldType::number, 0.0f, 0, 1e9, "N/m", OBJ(cloth.material.tri_ka), nullptr, K::tri_ka},
+    {"material.tri_kd", FieldType::number, 0.0f, 0, 1e6, "N s/m", OBJ(cloth.material.tri_kd), nullptr, K::tri_kd},
+    {"material.edge_ke", FieldType::number, 0.0f, 0, 1e6, "N m/rad", OBJ(cloth.material.edge_ke), nullptr, K::edge_ke},
     {"material.edge_kd", FieldType::number, 0.0f, 0, 1e6, "N s/m", OBJ(cloth.material.edge_kd), nullptr, {}},
     {"material.lift", FieldType::number, 0.01f, 0, 100, "", OBJ(cloth.material.lift), nullptr, {}},
     {"material.drag", FieldType::number, 0.01f, 0, 100, "", OBJ(cloth.material.drag), nullptr, {}},
@@ -144,7 +144,7 @@ const Field k_particles[] = {
 const Field k_settings[] = {
     {"dt", FieldType::number, 0.0001f, 1e-6, 1.0, "s per frame", nullptr, SET(dt), {}},
     {"substeps", FieldType::integer, 0.2f, 1, 10000, "solver steps per frame", nullptr, SET(substeps), {}},
-    {"gravity", FieldType::vec3, 0.05f, -k_inf, k_inf, "m/s^2", nullptr, SET(gravity), {}},
+    {"gravity", FieldType::vec3, 0.05f, -k_inf, k_inf, "m/s^2", nullptr, SET(gravity), K::gravity},
     {"damping", FieldType::number, 0.01f, 0, 1000, "1/s", nullptr, SET(damping), {}},
     {"contact.ke", FieldType::number, 0.0f, 0, 1e9, "N/m", nullptr, SET(contact.ke), K::contact_ke},
     {"contact.kd", FieldType::number, 0.0f, 0, 1e6, "N s/m", nullptr, SET(contact.kd), K::contact_kd},
@@ -157,10 +157,12 @@ const Field k_settings[] = {
 #undef OBJ
 #undef SET
 
-const K k_opt_particles[] = {K::initial_position,  K::initial_velocity, K::control_force,
-                             K::spring_activation, K::spring_rest,      K::spring_ke};
-const K k_opt_cloth[] = {K::initial_position, K::initial_velocity, K::control_force};
-const K k_opt_soft[] = {K::initial_position, K::initial_velocity, K::control_force, K::tet_mu, K::tet_lambda};
+const K k_opt_particles[] = {K::initial_position, K::initial_velocity, K::control_force, K::spring_activation,
+                             K::spring_rest,      K::spring_ke,        K::spring_kd,     K::particle_mass};
+const K k_opt_cloth[] = {K::initial_position, K::initial_velocity, K::control_force, K::tri_ke,
+                         K::tri_ka,           K::tri_kd,           K::edge_ke,       K::particle_mass};
+const K k_opt_soft[] = {K::initial_position, K::initial_velocity, K::control_force,
+                        K::tet_mu,           K::tet_lambda,       K::particle_mass};
 const K k_opt_robot[] = {K::joint_q, K::joint_qd, K::actuator_control, K::actuator_kp, K::actuator_kd, K::body_mass};
 
 const Field* find_field(std::span<const Field> fields, const std::string& name) {

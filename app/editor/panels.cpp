@@ -209,27 +209,6 @@ long resident_mb() {
   return rss * 4096 / (1024 * 1024);
 }
 
-const char* k_param_labels[] = {"initial position",
-                                "initial velocity",
-                                "control force",
-                                "spring activation",
-                                "spring rest length",
-                                "spring stiffness",
-                                "tet mu",
-                                "tet lambda",
-                                "contact ke",
-                                "contact kd",
-                                "contact mu",
-                                "policy",
-                                "tet activation",
-                                "initial joint angles",
-                                "initial joint velocities",
-                                "actuator inputs (per frame)",
-                                "PD stiffness kp",
-                                "PD damping kd",
-                                "body masses"};
-static_assert(std::size(k_param_labels) == size_t(scene::ParamKind::body_mass) + 1, "a label for every ParamKind");
-
 }  // namespace
 
 // ---- layout
@@ -494,7 +473,7 @@ void Editor::draw_inspector() {
         ImGui::PushID(int(k));
         scene::ParamSpec* p = find_param(t, k, o.name);
         bool on = p != nullptr;
-        if (ImGui::Checkbox(k_param_labels[int(k)], &on)) {
+        if (ImGui::Checkbox(scene::label(k), &on)) {
           set_optimized(index, k, on);
         } else if (p) {
           double b[2] = {p->lower, p->upper};

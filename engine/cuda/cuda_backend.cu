@@ -7,6 +7,7 @@
 
 #include "engine/cuda/cuda.h"
 #include "engine/cuda/device.cuh"
+#include "engine/solver/grad_slots.h"
 #include "engine/solver/kernels.h"
 #include "engine/solver/model_view.h"
 
@@ -42,8 +43,9 @@ struct CudaSolverT<S>::Impl {
   std::vector<DeviceArray<vec3<S>>> f_total_sub;  // total force of each recomputed substep
   DeviceState<S> adj_a, adj_b, adj_top;
   DeviceArray<vec3<S>> f_slot, f_total, adj_f, adj_q_slot, adj_qd_slot, dummy_q, dummy_qd, control_f, adj_control_f;
-  DeviceArray<S> spring_act, tet_act, adj_spring_act, adj_tet_act, adj_mass, adj_spring_ke, adj_spring_kd,
-      adj_spring_rest, adj_tet_mu, adj_tet_lambda, adj_contact;
+  DeviceArray<S> spring_act, tet_act, adj_spring_act, adj_tet_act;
+  GradSlots grad_slots;      // the model-gradient slots (engine/solver/grad_slots.h)
+  DeviceArray<S> adj_model;  // ... all of them, (grad_slots.size)
   DeviceGrid<S> grid_;  // built on the device each substep when particle contact is on
   cudaStream_t stream = nullptr;
 
@@ -91,7 +93,8 @@ Status CudaSolverT<S>::upload(const ModelT<S>& m) {
   for (DeviceArray<vec3<S>>* a : {&d.f_slot, &d.adj_q_slot, &d.adj_qd_slot}) d.check(a->resize(m.slot_count()));
   for (DeviceArray<vec3<S>>* a : {&d.f_total, &d.adj_f, &d.dummy_q, &d.dummy_qd, &d.control_f, &d.adj_control_f})
     d.check(a->resize(n));
-  d.check(d.adj_contact.resize(3 * n));
+  d.grad_slots = grad_slots(m);
+  d.check(d.adj_model.resize(std::size_t(d.grad_slots.size)));
   d.check(d.grid_.alloc(n, m.grid_cell));
   return cuda_status(d.error, "model upload");
 }
@@ -169,15 +172,7 @@ Status CudaSolverT<S>::step_adjoint(const StateT<S>& in, const ControlT<S>& cont
   d.check(d.adj_control_f.resize(n));
   d.check(d.adj_spring_act.resize(m.spring_count()));
   d.check(d.adj_tet_act.resize(m.tet_count()));
-  d.check(d.adj_mass.resize(n));
-  d.check(d.adj_spring_ke.resize(m.spring_count()));
-  d.check(d.adj_spring_kd.resize(m.spring_count()));
-  d.check(d.adj_spring_rest.resize(m.spring_count()));
-  d.check(d.adj_tet_mu.resize(m.tet_count()));
-  d.check(d.adj_tet_lambda.resize(m.tet_count()));
-  for (DeviceArray<S>* z : {&d.adj_spring_act, &d.adj_tet_act, &d.adj_mass, &d.adj_spring_ke, &d.adj_spring_kd,
-                            &d.adj_spring_rest, &d.adj_tet_mu, &d.adj_tet_lambda, &d.adj_contact})
-    d.check(z->zero());
+  for (DeviceArray<S>* z : {&d.adj_spring_act, &d.adj_tet_act, &d.adj_model}) d.check(z->zero());
   d.check(d.adj_control_f.zero());
   a.q_out = d.dummy_q.get();
   a.qd_out = d.dummy_qd.get();
@@ -187,13 +182,7 @@ Status CudaSolverT<S>::step_adjoint(const StateT<S>& in, const ControlT<S>& cont
   a.adj_control_f = d.adj_control_f.get();
   a.adj_spring_act = d.adj_spring_act.get();
   a.adj_tet_act = d.adj_tet_act.get();
-  a.adj_mass = d.adj_mass.get();
-  a.adj_spring_ke = d.adj_spring_ke.get();
-  a.adj_spring_kd = d.adj_spring_kd.get();
-  a.adj_spring_rest = d.adj_spring_rest.get();
-  a.adj_tet_mu = d.adj_tet_mu.get();
-  a.adj_tet_lambda = d.adj_tet_lambda.get();
-  a.adj_contact = d.adj_contact.get();
+  a.g = grad_view(d.grad_slots, d.adj_model.get());
   d.up(d.adj_top.q, adj_out.particle_q);
   d.up(d.adj_top.qd, adj_out.particle_qd);
   DeviceState<S>* upstream = &d.adj_top;
@@ -226,22 +215,9 @@ Status CudaSolverT<S>::step_adjoint(const StateT<S>& in, const ControlT<S>& cont
   };
   acc(d.adj_spring_act, adj_control.spring_act);
   acc(d.adj_tet_act, adj_control.tet_act);
-  acc(d.adj_mass, adj_model.particle_mass);
-  acc(d.adj_spring_ke, adj_model.spring_ke);
-  acc(d.adj_spring_kd, adj_model.spring_kd);
-  acc(d.adj_spring_rest, adj_model.spring_rest);
-  acc(d.adj_tet_mu, adj_model.tet_mu);
-  acc(d.adj_tet_lambda, adj_model.tet_lambda);
-  d.check(d.adj_contact.download(tmp));
-  S ke = 0, kd = 0, mu = 0;
-  for (int p = 0; p < n; ++p) {
-    ke += tmp[3 * p];
-    kd += tmp[3 * p + 1];
-    mu += tmp[3 * p + 2];
-  }
-  adj_model.contact_ke += ke;
-  adj_model.contact_kd += kd;
-  adj_model.contact_mu += mu;
+  // every model gradient: per-element ones added elementwise, scene-wide ones summed in order
+  d.check(d.adj_model.download(tmp));
+  if (int(tmp.size()) == d.grad_slots.size) add_slots(d.grad_slots, tmp.data(), adj_model, /*per_element=*/true);
   if (d.error != cudaSuccess) return cuda_status(d.error, "step_adjoint");
   return options_.check_finite ? check_state_finite(adj_in, "adjoint (CUDA)") : Status::ok();
 }

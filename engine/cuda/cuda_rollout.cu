@@ -9,6 +9,7 @@
 #include "engine/cuda/cuda.h"
 #include "engine/cuda/cuda_rollout.h"
 #include "engine/cuda/device.cuh"
+#include "engine/solver/grad_slots.h"
 #include "engine/solver/kernels.h"
 
 namespace adj {
@@ -64,7 +65,9 @@ struct CudaRolloutT<S>::Impl {
   // gradient accumulators: one control's worth (per step when there are T controls) and the model
   DeviceArray<vec3<S>> adj_control_f, grad_control_f_all;
   DeviceArray<S> adj_spring_act, adj_tet_act, grad_spring_act_all, grad_tet_act_all;
-  DeviceArray<S> adj_mass, adj_spring_ke, adj_spring_kd, adj_spring_rest, adj_tet_mu, adj_tet_lambda, adj_contact;
+  // the model gradient: every slot of grad_slots (engine/solver/grad_slots.h) in one buffer
+  GradSlots grad_slots;
+  DeviceArray<S> adj_model;
   Graph forward_graph, backward_graph;
   int launches = 0;
   bool initial_set = false;
@@ -156,13 +159,7 @@ struct CudaRolloutT<S>::Impl {
       a.adj_spring_act = adj_spring_act.get();
       a.adj_tet_act = adj_tet_act.get();
     }
-    a.adj_mass = adj_mass.get();
-    a.adj_spring_ke = adj_spring_ke.get();
-    a.adj_spring_kd = adj_spring_kd.get();
-    a.adj_spring_rest = adj_spring_rest.get();
-    a.adj_tet_mu = adj_tet_mu.get();
-    a.adj_tet_lambda = adj_tet_lambda.get();
-    a.adj_contact = adj_contact.get();
+    a.g = grad_view(grad_slots, adj_model.get());
     DeviceState<S>* upstream = &adj_top;
     for (int k = K - 1; k >= 0; --k) {
       DeviceState<S>* target = (upstream == &adj_a) ? &adj_b : &adj_a;
@@ -261,11 +258,8 @@ Status CudaRolloutT<S>::upload(const ModelT<S>& m) {
       d.check(a->resize(n), "adjoint allocation");
     d.check(d.adj_spring_act.resize(d.springs), "adjoint allocation");
     d.check(d.adj_tet_act.resize(d.tets), "adjoint allocation");
-    d.check(d.adj_mass.resize(n), "adjoint allocation");
-    for (DeviceArray<S>* a : {&d.adj_spring_ke, &d.adj_spring_kd, &d.adj_spring_rest})
-      d.check(a->resize(d.springs), "adjoint allocation");
-    for (DeviceArray<S>* a : {&d.adj_tet_mu, &d.adj_tet_lambda}) d.check(a->resize(d.tets), "adjoint allocation");
-    d.check(d.adj_contact.resize(std::size_t(3) * n), "adjoint allocation");
+    d.grad_slots = grad_slots(m);
+    d.check(d.adj_model.resize(std::size_t(d.grad_slots.size)), "adjoint allocation");
   }
   d.initial_set = d.forward_done = d.backward_done = false;
   d.control_count = 0;
@@ -358,9 +352,7 @@ Status CudaRolloutT<S>::backward(const StateT<S>& adj_final) {
   cudaStreamSynchronize(d.stream);
   d.check(d.adj_top.q.upload_at(0, adj_final.particle_q.data(), d.n), "seed upload");
   d.check(d.adj_top.qd.upload_at(0, adj_final.particle_qd.data(), d.n), "seed upload");
-  for (DeviceArray<S>* z : {&d.adj_mass, &d.adj_spring_ke, &d.adj_spring_kd, &d.adj_spring_rest, &d.adj_tet_mu,
-                            &d.adj_tet_lambda, &d.adj_contact, &d.adj_spring_act, &d.adj_tet_act})
-    d.check(z->zero(d.stream), "zero");
+  for (DeviceArray<S>* z : {&d.adj_model, &d.adj_spring_act, &d.adj_tet_act}) d.check(z->zero(d.stream), "zero");
   d.check(d.adj_control_f.zero(d.stream), "zero");
   const bool per_step = d.control_count > 1;
   for (int t = T - 1; t >= 0 && d.error == cudaSuccess; --t) {
@@ -451,21 +443,14 @@ Status CudaRolloutT<S>::download_grad_model(ModelGradT<S>& out) const {
   Impl& d = *impl_;
   if (!d.backward_done) return Status::error("CUDA rollout: no backward pass to download from");
   d.check(cudaStreamSynchronize(d.stream), "synchronize");
-  d.check(d.adj_mass.download(out.particle_mass), "gradient download");
-  d.check(d.adj_spring_ke.download(out.spring_ke), "gradient download");
-  d.check(d.adj_spring_kd.download(out.spring_kd), "gradient download");
-  d.check(d.adj_spring_rest.download(out.spring_rest), "gradient download");
-  d.check(d.adj_tet_mu.download(out.tet_mu), "gradient download");
-  d.check(d.adj_tet_lambda.download(out.tet_lambda), "gradient download");
-  // the per-particle contact partials, summed in particle order (deterministic)
-  std::vector<S> c;
-  d.check(d.adj_contact.download(c), "gradient download");
-  out.contact_ke = out.contact_kd = out.contact_mu = S(0);
-  for (int p = 0; p < d.n && std::size_t(3 * p + 2) < c.size(); ++p) {
-    out.contact_ke += c[3 * p];
-    out.contact_kd += c[3 * p + 1];
-    out.contact_mu += c[3 * p + 2];
-  }
+  // every field's slots in one download: per-element ones as they are, scene-wide ones summed
+  // in element order (deterministic)
+  std::vector<S> flat;
+  d.check(d.adj_model.download(flat), "gradient download");
+  RigidModelGradT<S> rigid = std::move(out.rigid);  // not the particle rollout's
+  out = d.host->make_grad();
+  out.rigid = std::move(rigid);
+  if (int(flat.size()) == d.grad_slots.size) add_slots(d.grad_slots, flat.data(), out, /*per_element=*/true);
   return d.status();
 }
 

@@ -46,24 +46,52 @@ struct AeroEval {
   }
 };
 
-// adjoint (hand-written reverse of aero_force)
+// the forward intermediates of aero_force that its adjoints read
 template <class S>
-ADJ_HD inline void aero_adjoint(const AeroEval<S>& e, const S* in, const S* adj_out, S* adj_in) {
+struct AeroTerms {
+  vec3<S> e1, e2, n, vmid;
+  S n_len, area, vn, vt, attack, vv, abs_vn, sign_vn;
+  vec3<S> cr;  // n x vmid
+  bool degenerate;
+  ADJ_HD explicit AeroTerms(const S* in) {
+    e1 = load3(in + 3) - load3(in), e2 = load3(in + 6) - load3(in);
+    vec3<S> nr = cross(e1, e2);
+    n_len = length(nr);
+    degenerate = n_len < S(1e-12);
+    n = degenerate ? vec3<S>() : nr / n_len;
+    area = S(0.5) * n_len;
+    vmid = (load3(in + 9) + load3(in + 12) + load3(in + 15)) * S(1.0 / 3.0);
+    vn = dot(n, vmid);
+    cr = cross(n, vmid);
+    vt = sqrt_(length_sq(cr) + S(1e-12));
+    attack = atan2_(vn, vt);
+    vv = dot(vmid, vmid);
+    abs_vn = vn < S(0) ? -vn : vn;
+    sign_vn = vn < S(0) ? S(-1) : S(1);
+  }
+};
+
+// dL/d(lift, drag) alone (the forces are linear in them: exact whatever their values)
+template <class S>
+ADJ_HD inline void aero_coef_adjoint(const S* in, const S* adj_out, S* adj_coef) {
+  AeroTerms<S> t(in);
+  adj_coef[0] = adj_coef[1] = S(0);
+  if (t.degenerate) return;
+  vec3<S> G = -(load3(adj_out) + load3(adj_out + 3) + load3(adj_out + 6));
+  adj_coef[0] = dot(G, t.n) * t.area * t.attack * t.vv;
+  adj_coef[1] = dot(G, t.vmid) * t.area * t.abs_vn;
+}
+
+// adjoint (hand-written reverse of aero_force); adj_coef (optional) gets dL/d(lift, drag)
+template <class S>
+ADJ_HD inline void aero_adjoint(const AeroEval<S>& e, const S* in, const S* adj_out, S* adj_in, S* adj_coef = nullptr) {
   for (int k = 0; k < 18; ++k) adj_in[k] = S(0);
-  vec3<S> e1 = load3(in + 3) - load3(in), e2 = load3(in + 6) - load3(in);
-  vec3<S> nr = cross(e1, e2);
-  S n_len = length(nr);
-  if (n_len < S(1e-12)) return;
-  vec3<S> n = nr / n_len;
-  S area = S(0.5) * n_len;
-  vec3<S> vmid = (load3(in + 9) + load3(in + 12) + load3(in + 15)) * S(1.0 / 3.0);
-  S vn = dot(n, vmid);
-  vec3<S> cr = cross(n, vmid);
-  S vt = sqrt_(length_sq(cr) + S(1e-12));
-  S attack = atan2_(vn, vt);
-  S vv = dot(vmid, vmid);
-  S abs_vn = vn < S(0) ? -vn : vn, sign_vn = vn < S(0) ? S(-1) : S(1);
-  S drag_mag = e.drag * area * abs_vn;
+  if (adj_coef) adj_coef[0] = adj_coef[1] = S(0);
+  AeroTerms<S> t(in);
+  if (t.degenerate) return;
+  const vec3<S>&e1 = t.e1, &e2 = t.e2, &n = t.n, &vmid = t.vmid, &cr = t.cr;
+  const S n_len = t.n_len, area = t.area, vn = t.vn, vt = t.vt, attack = t.attack, vv = t.vv;
+  S drag_mag = e.drag * area * t.abs_vn;
   S lift_mag = e.lift * area * attack * vv;
   // every vertex gets -(f_drag + f_lift)
   vec3<S> G = -(load3(adj_out) + load3(adj_out + 3) + load3(adj_out + 6));
@@ -71,10 +99,14 @@ ADJ_HD inline void aero_adjoint(const AeroEval<S>& e, const S* in, const S* adj_
   S adj_drag_mag = dot(G, vmid);
   vec3<S> adj_n = G * lift_mag;
   S adj_lift_mag = dot(G, n);
-  S adj_area = adj_lift_mag * e.lift * attack * vv + adj_drag_mag * e.drag * abs_vn;
+  if (adj_coef) {
+    adj_coef[0] = adj_lift_mag * area * attack * vv;
+    adj_coef[1] = adj_drag_mag * area * t.abs_vn;
+  }
+  S adj_area = adj_lift_mag * e.lift * attack * vv + adj_drag_mag * e.drag * t.abs_vn;
   S adj_attack = adj_lift_mag * e.lift * area * vv;
   adj_vmid += vmid * (S(2) * adj_lift_mag * e.lift * area * attack);
-  S adj_vn = adj_drag_mag * e.drag * area * sign_vn;
+  S adj_vn = adj_drag_mag * e.drag * area * t.sign_vn;
   // attack = atan2(vn, vt), vt = sqrt(|n x vmid|^2 + eps)
   S r2 = vn * vn + vt * vt;
   adj_vn += adj_attack * vt / r2;

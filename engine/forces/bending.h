@@ -58,10 +58,12 @@ struct BendingEval {
   }
 };
 
-// adjoint (hand-written reverse of bending_force)
+// adjoint (hand-written reverse of bending_force); adj_coef (optional) gets dL/d(ke, kd)
 template <class S>
-ADJ_HD inline void bending_adjoint(const BendingEval<S>& be, const S* in, const S* adj_out, S* adj_in) {
+ADJ_HD inline void bending_adjoint(const BendingEval<S>& be, const S* in, const S* adj_out, S* adj_in,
+                                   S* adj_coef = nullptr) {
   for (int k = 0; k < 24; ++k) adj_in[k] = S(0);
+  if (adj_coef) adj_coef[0] = adj_coef[1] = S(0);
   vec3<S> x0 = load3(in), x1 = load3(in + 3), x2 = load3(in + 6), x3 = load3(in + 9);
   vec3<S> v[4] = {load3(in + 12), load3(in + 15), load3(in + 18), load3(in + 21)};
   vec3<S> n1 = cross(x2 - x0, x3 - x0);
@@ -93,6 +95,10 @@ ADJ_HD inline void bending_adjoint(const BendingEval<S>& be, const S* in, const 
   S adj_elen = -adj_ftot * (f_el + f_damp);
   S adj_f = -adj_ftot * e_len;  // of f_el and of f_damp
   S adj_angle = adj_f * be.ke;
+  if (adj_coef) {
+    adj_coef[0] = adj_f * (angle - be.rest);
+    adj_coef[1] = adj_f * (dot(d[0], v[0]) + dot(d[1], v[1]) + dot(d[2], v[2]) + dot(d[3], v[3]));
+  }
   for (int i = 0; i < 4; ++i) {
     adj_d[i] += v[i] * (adj_f * be.kd);
     store3(adj_in + 12 + 3 * i, d[i] * (adj_f * be.kd));

@@ -51,9 +51,10 @@ struct TriangleEval {
   }
 };
 
-// adjoint (hand-written reverse of triangle_force)
+// adjoint (hand-written reverse of triangle_force); adj_mat (optional) gets dL/d(ke, ka, kd)
 template <class S>
-ADJ_HD inline void triangle_adjoint(const TriangleEval<S>& e, const S* in, const S* adj_out, S* adj_in) {
+ADJ_HD inline void triangle_adjoint(const TriangleEval<S>& e, const S* in, const S* adj_out, S* adj_in,
+                                    S* adj_mat = nullptr) {
   const S A = e.pose.a, B = e.pose.b, C = e.pose.c, D = e.pose.d;
   vec3<S> x10 = load3(in + 3) - load3(in), x20 = load3(in + 6) - load3(in);
   vec3<S> fa = x10 * A + x20 * C, fb = x10 * B + x20 * D;
@@ -74,6 +75,14 @@ ADJ_HD inline void triangle_adjoint(const TriangleEval<S>& e, const S* in, const
   S adj_tr = e.ka * (adj_s11 + adj_s22);
   S adj_e11 = S(2) * e.ke * adj_s11 + adj_tr, adj_e22 = S(2) * e.ke * adj_s22 + adj_tr;
   S adj_e12 = S(2) * e.ke * adj_s12;
+  if (adj_mat) {
+    // S = 2 ke E + ka tr(E) I, P += kd dF/dt
+    vec3<S> v10 = load3(in + 12) - load3(in + 9), v20 = load3(in + 15) - load3(in + 9);
+    vec3<S> da = v10 * A + v20 * C, db = v10 * B + v20 * D;
+    adj_mat[0] = S(2) * (adj_s11 * e11 + adj_s22 * e22 + adj_s12 * e12);
+    adj_mat[1] = (adj_s11 + adj_s22) * tr;
+    adj_mat[2] = dot(adj_pa, da) + dot(adj_pb, db);
+  }
   adj_fa += fa * adj_e11 + fb * (S(0.5) * adj_e12);
   adj_fb += fb * adj_e22 + fa * (S(0.5) * adj_e12);
   // F = [x10 x20] pose, dF/dt = [v10 v20] pose

@@ -1,5 +1,7 @@
 #include "engine/model/model.h"
 
+#include "engine/model/fields.h"
+
 namespace adj {
 
 template <class S>
@@ -18,14 +20,41 @@ void ControlT<S>::zero() {
   for (auto& v : joint_act) v = S(0);
 }
 
+namespace {
+
+// a gradient slot of engine/model/field_table.h: per-element values or one value
+template <class S>
+void zero_value(Array<S>& a) {
+  for (auto& v : a) v = S(0);
+}
+template <class S>
+void zero_value(S& x) {
+  x = S(0);
+}
+template <class S>
+void zero_value(vec3<S>& v) {
+  v = vec3<S>();
+}
+template <class S>
+void size_value(Array<S>& a, int n) {
+  a.assign(std::size_t(n), S(0));
+}
+template <class S>
+void size_value(S& x, int) {
+  x = S(0);
+}
+template <class S>
+void size_value(vec3<S>& v, int) {
+  v = vec3<S>();
+}
+
+}  // namespace
+
 template <class S>
 void ModelGradT<S>::zero() {
-  for (Array<S>* a : {&particle_mass, &spring_ke, &spring_kd, &spring_rest, &tet_mu, &tet_lambda})
-    for (auto& v : *a) v = S(0);
-  contact_ke = contact_kd = contact_mu = S(0);
-  for (Array<S>* a : {&rigid.body_mass, &rigid.actuator_kp, &rigid.actuator_kd})
-    for (auto& v : *a) v = S(0);
-  rigid.contact_ke = rigid.contact_kd = rigid.contact_mu = S(0);
+#define ADJ_X(decl, kind, field, side, domain, slots, width, select, model, grad, ...) zero_value(grad);
+  ADJ_MODEL_FIELDS(ADJ_X)
+#undef ADJ_X
 }
 
 template <class S>
@@ -82,13 +111,10 @@ ControlT<S> ModelT<S>::make_hold_control() const {
 template <class S>
 ModelGradT<S> ModelT<S>::make_grad() const {
   ModelGradT<S> g;
-  g.particle_mass.assign(particle_count(), S(0));
-  g.spring_ke.assign(spring_count(), S(0));
-  g.spring_kd.assign(spring_count(), S(0));
-  g.spring_rest.assign(spring_count(), S(0));
-  g.tet_mu.assign(tet_count(), S(0));
-  g.tet_lambda.assign(tet_count(), S(0));
-  g.rigid = rigid.make_grad();
+#define ADJ_X(decl, kind, field, side, domain, slots, width, select, model, grad, ...) \
+  size_value(g.grad, domain_count(*this, FieldDomain::domain));
+  ADJ_MODEL_FIELDS(ADJ_X)
+#undef ADJ_X
   return g;
 }
 

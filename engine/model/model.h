@@ -23,14 +23,23 @@ enum ShapeType : int {
   SHAPE_MESH = 4,     // static triangle mesh: mesh_tri_start/mesh_tri_count of shape_mesh
 };
 
+// gradients of the differentiable fields, the same names as in ModelT (one per row of
+// engine/model/field_table.h; zero() and make_grad() are generated from it)
 template <class S>
 struct ModelGradT {
   Array<S> particle_mass;  // dL/dmass, (particle_count)
   Array<S> spring_ke;      // dL/dke, (spring_count)
   Array<S> spring_kd;      // dL/dkd, (spring_count)
   Array<S> spring_rest;    // dL/drest length, (spring_count)
+  Array<S> tri_ke;         // dL/d stretch modulus, (tri_count)
+  Array<S> tri_ka;         // dL/d area modulus, (tri_count)
+  Array<S> tri_kd;         // dL/d strain-rate damping, (tri_count)
+  Array<S> edge_ke;        // dL/d bending stiffness, (edge_count)
   Array<S> tet_mu;         // dL/dmu, (tet_count)
   Array<S> tet_lambda;     // dL/dlambda, (tet_count)
+  S tri_lift = 0;          // dL/d lift coefficient
+  S tri_drag = 0;          // dL/d drag coefficient
+  vec3<S> gravity;         // dL/d gravity (the particles')
   S contact_ke = 0;        // dL/dcontact stiffness
   S contact_kd = 0;        // dL/dcontact damping
   S contact_mu = 0;        // dL/dfriction coefficient

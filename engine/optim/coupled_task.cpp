@@ -19,17 +19,22 @@ Result<CoupledTaskRunnerT<S>> CoupledTaskRunnerT<S>::create(const scene::Compile
   const scene::OptimizerSpec& os = task.optimizer;
   if (!(os.lr > 0) || !std::isfinite(os.lr)) return Status::error(where + ": optimizer lr must be > 0");
   if (!(os.clip >= 0) || !std::isfinite(os.clip)) return Status::error(where + ": optimizer clip must be >= 0");
-  // robot side: entries on robots or on no object (contact_*); the rest: particle side
+  // robot side: entries on robots, and the scene-wide kinds the robots have a field of
+  // (contact_*); the rest (lift, drag, gravity...): particle side
   auto robot = [&](const std::string& name) {
     const scene::ObjectRange* o = cs.find(name);
     return name.empty() || (o && o->kind == scene::ObjectKind::robot);
+  };
+  auto robot_param = [&](const scene::ParamSpec& p) {
+    if (p.object.empty() && p.kind != scene::ParamKind::policy) return field_of(p.kind, FieldSide::robot) != nullptr;
+    return robot(p.object);
   };
   scene::Task rt = task, pt = task;
   rt.parameters.clear();
   rt.loss.clear();
   pt.parameters.clear();
   pt.loss.clear();
-  for (const scene::ParamSpec& p : task.parameters) (robot(p.object) ? rt : pt).parameters.push_back(p);
+  for (const scene::ParamSpec& p : task.parameters) (robot_param(p) ? rt : pt).parameters.push_back(p);
   for (const scene::LossTerm& l : task.loss) (robot(l.object) ? rt : pt).loss.push_back(l);
   auto rp = RigidParametersT<S>::create(cs, rt);
   if (!rp) return rp.status();
@@ -111,7 +116,7 @@ Result<S> CoupledTaskRunnerT<S>::evaluate(const std::vector<S>& theta, std::vect
   std::vector<ControlT<S>> pc;
   pparams_.apply(tp, *model_, initial_, pc);
   std::vector<ControlT<S>> rc;
-  rparams_.apply(tr, rbase_, model_->rigid, initial_, rc);
+  rparams_.apply(tr, rbase_, *model_, initial_, rc);
   const int T = task_.horizon;
   controls_.clear();
   if (!rc.empty() || !pc.empty()) {
@@ -142,7 +147,7 @@ Result<S> CoupledTaskRunnerT<S>::evaluate(const std::vector<S>& theta, std::vect
   if (!st) return Status::error(where + st.message());
   std::vector<S> gr, gp;
   const StateT<S>& gi = rollout_->grad_initial();
-  rparams_.gather(gi, rollout_->grad_controls(), rollout_->grad_model().rigid, gr);
+  rparams_.gather(gi, rollout_->grad_controls(), rollout_->grad_model(), gr);
   pparams_.gather(gi, rollout_->grad_controls(), rollout_->grad_model(), gp);
   if (rloss_) rloss_->add_effort(tr, gr);
   if (ploss_) ploss_->add_effort(tp, gp);

@@ -7,11 +7,7 @@
 // ball's centre of mass). A parameter or loss term goes to the robot side when its object is a
 // robot or it names no object (contact_*), else to the particle side.
 //
-//   if (optim::is_coupled_task(cs, task)) {
-//     auto runner = optim::CoupledTaskRunnerT<float>::create(cs, task);
-//     while (runner->iterations_left() > 0) runner->iterate();
-//   }
-//   // `adjoint check-grad`: the same with compile<double> and CoupledTaskRunnerT<double>
+// Made by optim::make_task (engine/optim/task.h), which decides what kind a task is.
 #pragma once
 
 #include <algorithm>
@@ -30,12 +26,6 @@
 #include "engine/grad/rollout.h"
 
 namespace adj::optim {
-
-// a robot task (is_robot_task) on a scene that also has particles: the coupled runner's
-template <class S>
-bool is_coupled_task(const scene::CompiledSceneT<S>& cs, const scene::Task& task) {
-  return cs.has_robots() && cs.has_particles() && is_robot_task(cs, task);
-}
 
 template <class S>
 class CoupledTaskRunnerT {

@@ -2,17 +2,45 @@
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
 
 namespace adj::optim {
 
 using scene::ParamKind;
 
-namespace {
-
-bool is_scene_wide(ParamKind k) {
-  return k == ParamKind::contact_ke || k == ParamKind::contact_kd || k == ParamKind::contact_mu ||
-         k == ParamKind::policy;
+const FieldInfo* field_of(scene::ParamKind k, FieldSide side) {
+#define ADJ_X(decl, kind, field, fside, ...) \
+  if (k == scene::ParamKind::kind && side == FieldSide::fside) return &k_fields[int(Field::field)];
+  ADJ_MODEL_FIELDS(ADJ_X)
+#undef ADJ_X
+  return nullptr;
 }
+
+std::pair<int, int> domain_range(const scene::ObjectRange& r, FieldDomain d) {
+  switch (d) {
+    case FieldDomain::particle:
+      return {r.particle_begin, r.particle_end};
+    case FieldDomain::spring:
+      return {r.spring_begin, r.spring_end};
+    case FieldDomain::triangle:
+      return {r.tri_begin, r.tri_end};
+    case FieldDomain::edge:
+      return {r.edge_begin, r.edge_end};
+    case FieldDomain::tet:
+      return {r.tet_begin, r.tet_end};
+    case FieldDomain::body:
+      return {r.body_begin, r.body_end};
+    case FieldDomain::dof:
+      return {r.dof_begin, r.dof_end};
+    case FieldDomain::actuator:
+      return {r.actuator_begin, r.actuator_end};
+    case FieldDomain::scene:
+      return {0, 1};
+  }
+  return {0, 0};
+}
+
+namespace {
 
 std::vector<int> iota(int begin, int end) {
   std::vector<int> v;
@@ -20,7 +48,47 @@ std::vector<int> iota(int begin, int end) {
   return v;
 }
 
+// the elements of [begin, end) a block of field f covers
+template <class S>
+std::vector<int> select_elements(const FieldInfo& f, const ModelT<S>& m, int begin, int end) {
+  std::vector<int> v;
+  const FieldRef<S> value = model_field(m, f.field);
+  for (int i = begin; i < end; ++i) {
+    if (f.select == FieldSelect::positive && !(value.at(i, 0) > S(0))) continue;
+    if (f.select == FieldSelect::pd && m.rigid.actuator_type[i] != RIGID_ACTUATOR_PD) continue;
+    v.push_back(i);
+  }
+  return v;
+}
+
 }  // namespace
+
+// a block of a model field: its elements (and the bounds' default); errors say what is missing
+template <class S>
+Status field_block(const FieldInfo& f, const ModelT<S>& m, const scene::ObjectRange* obj, const std::string& where,
+                   ParamBlock& b) {
+  b.field = &f;
+  b.width = f.width;
+  if (f.select == FieldSelect::positive && b.lower == -std::numeric_limits<double>::infinity())
+    b.lower = 1e-6;  // masses stay positive
+  if (f.domain == FieldDomain::scene) {
+    b.index = {0};
+    return Status::ok();
+  }
+  auto [begin, end] = domain_range(*obj, f.domain);
+  if (end <= begin) return Status::error(where + ": the object has no " + domain_name(f.domain));
+  if (end > domain_count(m, f.domain))
+    return Status::error(where + ": the object's range lies outside the model (compile bug)");
+  b.index = select_elements(f, m, begin, end);
+  if (b.index.empty()) return Status::error(where + ": the object has no " + domain_name(f.domain) + " it covers");
+  b.first_local = b.index[0] - begin;
+  return Status::ok();
+}
+
+template Status field_block(const FieldInfo&, const ModelT<float>&, const scene::ObjectRange*, const std::string&,
+                            ParamBlock&);
+template Status field_block(const FieldInfo&, const ModelT<double>&, const scene::ObjectRange*, const std::string&,
+                            ParamBlock&);
 
 template <class S>
 Result<ParametersT<S>> ParametersT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
@@ -40,75 +108,68 @@ Result<ParametersT<S>> ParametersT<S>::create(const scene::CompiledSceneT<S>& cs
     std::string where = "task '" + task.name + "': parameters[" + std::to_string(n) + "] (" +
                         scene::to_string(spec.kind) + (spec.object.empty() ? "" : " of '" + spec.object + "'") + ")";
     if (!(spec.lower <= spec.upper)) return Status::error(where + ": lower bound above upper bound");
+    const bool scene_wide = scene::is_scene_wide(spec.kind);
     for (const ParamBlock& b : p.blocks_)
-      if (b.kind == spec.kind && b.object == (is_scene_wide(spec.kind) ? std::string() : spec.object))
+      if (b.kind == spec.kind && b.object == (scene_wide ? std::string() : spec.object))
         return Status::error(where + ": listed twice");
     ParamBlock b;
     b.kind = spec.kind;
     b.lower = spec.lower;
     b.upper = spec.upper;
     const scene::ObjectRange* obj = nullptr;
-    if (!is_scene_wide(spec.kind)) {
+    if (!scene_wide) {
       obj = cs.find(spec.object);
       if (!obj) return Status::error(where + ": no object named '" + spec.object + "'");
       b.object = spec.object;
     }
-    switch (spec.kind) {
-      case ParamKind::initial_position:
-      case ParamKind::initial_velocity:
-      case ParamKind::control_force:
-        if (obj->particle_end <= obj->particle_begin) return Status::error(where + ": the object has no particles");
-        b.index = iota(obj->particle_begin, obj->particle_end);
-        b.width = 3;
-        break;
-      case ParamKind::spring_activation:
-        for (int s : cs.actuated_springs)
-          if (s >= obj->spring_begin && s < obj->spring_end) b.index.push_back(s);
-        if (b.index.empty()) return Status::error(where + ": the object has no actuated springs");
-        break;
-      case ParamKind::spring_rest:
-      case ParamKind::spring_ke:
-        if (obj->spring_end <= obj->spring_begin) return Status::error(where + ": the object has no springs");
-        b.index = iota(obj->spring_begin, obj->spring_end);
-        break;
-      case ParamKind::tet_mu:
-      case ParamKind::tet_lambda:
-      case ParamKind::tet_activation:
-        if (obj->tet_end <= obj->tet_begin) return Status::error(where + ": the object has no tetrahedra");
-        b.index = iota(obj->tet_begin, obj->tet_end);
-        break;
-      case ParamKind::contact_ke:
-      case ParamKind::contact_kd:
-      case ParamKind::contact_mu:
-        b.index = {0};
-        break;
-      case ParamKind::policy:
-        if (!task.has_policy || policy_size <= 0)
-          return Status::error(where + ": the task has no policy (set has_policy and its layers)");
-        b.index = iota(0, policy_size);
-        break;
-      default:  // robot parameters: engine/optim/rigid_parameters.h
-        return Status::error(where + ": " + scene::to_string(spec.kind) + " is a robot parameter (run the task with RigidTaskRunner)");
-    }
-    for (int i : b.index) {
-      bool ok = true;
-      if (spec.kind == ParamKind::spring_rest || spec.kind == ParamKind::spring_ke ||
-          spec.kind == ParamKind::spring_activation)
-        ok = i < m.spring_count();
-      else if (spec.kind == ParamKind::tet_mu || spec.kind == ParamKind::tet_lambda ||
-               spec.kind == ParamKind::tet_activation)
-        ok = i < m.tet_count();
-      else if (b.width == 3)
-        ok = i < m.particle_count();
-      if (!ok) return Status::error(where + ": the object's range lies outside the model (compile bug)");
-    }
-    if (obj) {
-      int base = obj->particle_begin;
-      if (b.kind == ParamKind::spring_activation || b.kind == ParamKind::spring_rest || b.kind == ParamKind::spring_ke)
-        base = obj->spring_begin;
-      else if (b.kind == ParamKind::tet_mu || b.kind == ParamKind::tet_lambda || b.kind == ParamKind::tet_activation)
-        base = obj->tet_begin;
-      b.first_local = b.index[0] - base;
+    if (const FieldInfo* f = field_of(spec.kind, FieldSide::particles)) {
+      if (f->field == Field::gravity && m.body_count() > 0)
+        return Status::error(where + ": the scene has robots, and their gravity has no gradient yet");
+      Status st = field_block(*f, m, obj, where, b);
+      if (!st) return st;
+    } else {
+      switch (spec.kind) {
+        case ParamKind::initial_position:
+        case ParamKind::initial_velocity:
+        case ParamKind::control_force:
+          if (obj->particle_end <= obj->particle_begin) return Status::error(where + ": the object has no particles");
+          b.index = iota(obj->particle_begin, obj->particle_end);
+          b.width = 3;
+          break;
+        case ParamKind::spring_activation:
+          for (int s : cs.actuated_springs)
+            if (s >= obj->spring_begin && s < obj->spring_end) b.index.push_back(s);
+          if (b.index.empty()) return Status::error(where + ": the object has no actuated springs");
+          break;
+        case ParamKind::tet_activation:
+          if (obj->tet_end <= obj->tet_begin) return Status::error(where + ": the object has no tetrahedra");
+          b.index = iota(obj->tet_begin, obj->tet_end);
+          break;
+        case ParamKind::policy:
+          if (!task.has_policy || policy_size <= 0)
+            return Status::error(where + ": the task has no policy (set has_policy and its layers)");
+          b.index = iota(0, policy_size);
+          break;
+        default:  // robot parameters: engine/optim/rigid_parameters.h
+          return Status::error(where + ": " + scene::to_string(spec.kind) +
+                               " is a robot parameter (run the task with RigidTaskRunner)");
+      }
+      for (int i : b.index) {
+        bool ok = true;
+        if (spec.kind == ParamKind::spring_activation)
+          ok = i < m.spring_count();
+        else if (spec.kind == ParamKind::tet_activation)
+          ok = i < m.tet_count();
+        else if (b.width == 3)
+          ok = i < m.particle_count();
+        if (!ok) return Status::error(where + ": the object's range lies outside the model (compile bug)");
+      }
+      if (obj) {
+        int base = obj->particle_begin;
+        if (b.kind == ParamKind::spring_activation) base = obj->spring_begin;
+        if (b.kind == ParamKind::tet_activation) base = obj->tet_begin;
+        b.first_local = b.index[0] - base;
+      }
     }
     b.elements = int(b.index.size());
     b.steps = is_control(b.kind) ? task.horizon : 1;
@@ -134,8 +195,13 @@ std::vector<S> ParametersT<S>::initial(const scene::CompiledSceneT<S>& cs) const
   std::vector<S> theta(size_, S(0));
   for (const ParamBlock& b : blocks_) {
     S* x = theta.data() + b.offset;
+    const FieldRef<S> f = b.field ? model_field(m, b.field->field) : FieldRef<S>{};
     for (int e = 0; e < b.elements; ++e) {
       int i = b.index[e];
+      if (b.field) {
+        for (int c = 0; c < b.width; ++c) x[b.width * e + c] = f.at(i, c);
+        continue;
+      }
       switch (b.kind) {
         case ParamKind::initial_position:
           for (int c = 0; c < 3; ++c) x[3 * e + c] = m.particle_q[i][c];
@@ -143,19 +209,7 @@ std::vector<S> ParametersT<S>::initial(const scene::CompiledSceneT<S>& cs) const
         case ParamKind::initial_velocity:
           for (int c = 0; c < 3; ++c) x[3 * e + c] = m.particle_qd[i][c];
           break;
-        case ParamKind::spring_rest: x[e] = m.spring_rest[i]; break;
-        case ParamKind::spring_ke: x[e] = m.spring_ke[i]; break;
-        case ParamKind::tet_mu: x[e] = m.tet_mu[i]; break;
-        case ParamKind::tet_lambda: x[e] = m.tet_lambda[i]; break;
-        case ParamKind::contact_ke: x[e] = m.contact_ke; break;
-        case ParamKind::contact_kd: x[e] = m.contact_kd; break;
-        case ParamKind::contact_mu: x[e] = m.contact_mu; break;
-        case ParamKind::control_force:      // zero inputs
-        case ParamKind::spring_activation:  // zero inputs
-        case ParamKind::tet_activation:     // zero inputs
-        case ParamKind::policy:             // initialised by the policy
-          break;
-        default:  // robot parameters never reach a particle runner (create() refuses them)
+        default:  // per-step inputs start at zero; the policy initialises its weights
           break;
       }
     }
@@ -186,25 +240,23 @@ void ParametersT<S>::apply(const std::vector<S>& theta, ModelT<S>& m, StateT<S>&
   if (has_controls_) controls.assign(horizon_, m.make_control());
   for (const ParamBlock& b : blocks_) {
     const S* x = theta.data() + b.offset;
+    const FieldRef<S> f = b.field ? model_field(m, b.field->field) : FieldRef<S>{};
     for (int t = 0; t < b.steps; ++t)
       for (int e = 0; e < b.elements; ++e) {
         int i = b.index[e];
         const S* v = x + (t * b.elements + e) * b.width;
+        if (b.field) {
+          for (int c = 0; c < b.width; ++c) f.at(i, c) = v[c];
+          continue;
+        }
         switch (b.kind) {
           case ParamKind::initial_position: init.particle_q[i] = {v[0], v[1], v[2]}; break;
           case ParamKind::initial_velocity: init.particle_qd[i] = {v[0], v[1], v[2]}; break;
           case ParamKind::control_force: controls[t].particle_f[i] = {v[0], v[1], v[2]}; break;
           case ParamKind::spring_activation: controls[t].spring_act[i] = v[0]; break;
           case ParamKind::tet_activation: controls[t].tet_act[i] = v[0]; break;
-          case ParamKind::spring_rest: m.spring_rest[i] = v[0]; break;
-          case ParamKind::spring_ke: m.spring_ke[i] = v[0]; break;
-          case ParamKind::tet_mu: m.tet_mu[i] = v[0]; break;
-          case ParamKind::tet_lambda: m.tet_lambda[i] = v[0]; break;
-          case ParamKind::contact_ke: m.contact_ke = v[0]; break;
-          case ParamKind::contact_kd: m.contact_kd = v[0]; break;
-          case ParamKind::contact_mu: m.contact_mu = v[0]; break;
-          case ParamKind::policy: break;
-          default: break;  // robot parameters (refused by create())
+          default:
+            break;  // policy weights: the policy's
         }
       }
   }
@@ -217,10 +269,15 @@ void ParametersT<S>::gather(const StateT<S>& g0, const std::vector<ControlT<S>>&
   for (const ParamBlock& b : blocks_) {
     if (is_control(b.kind)) assert(int(gc.size()) == b.steps && "the rollout kept no control gradients");
     S* g = grad.data() + b.offset;
+    const FieldRef<S> f = b.field ? grad_field(gm, b.field->field) : FieldRef<S>{};
     for (int t = 0; t < b.steps; ++t)
       for (int e = 0; e < b.elements; ++e) {
         int i = b.index[e];
         S* v = g + (t * b.elements + e) * b.width;
+        if (b.field) {
+          for (int c = 0; c < b.width; ++c) v[c] = f.at(i, c);
+          continue;
+        }
         auto put3 = [&](const vec3<S>& a) { v[0] = a.x, v[1] = a.y, v[2] = a.z; };
         switch (b.kind) {
           case ParamKind::initial_position: put3(g0.particle_q[i]); break;
@@ -228,15 +285,8 @@ void ParametersT<S>::gather(const StateT<S>& g0, const std::vector<ControlT<S>>&
           case ParamKind::control_force: put3(gc[t].particle_f[i]); break;
           case ParamKind::spring_activation: v[0] = gc[t].spring_act[i]; break;
           case ParamKind::tet_activation: v[0] = gc[t].tet_act[i]; break;
-          case ParamKind::spring_rest: v[0] = gm.spring_rest[i]; break;
-          case ParamKind::spring_ke: v[0] = gm.spring_ke[i]; break;
-          case ParamKind::tet_mu: v[0] = gm.tet_mu[i]; break;
-          case ParamKind::tet_lambda: v[0] = gm.tet_lambda[i]; break;
-          case ParamKind::contact_ke: v[0] = gm.contact_ke; break;
-          case ParamKind::contact_kd: v[0] = gm.contact_kd; break;
-          case ParamKind::contact_mu: v[0] = gm.contact_mu; break;
-          case ParamKind::policy: break;
-          default: break;  // robot parameters (refused by create())
+          default:
+            break;  // policy weights: the policy's
         }
       }
   }
@@ -264,7 +314,13 @@ std::string ParametersT<S>::entry_name(int i) const {
     s += x;
     s += ']';
   };
-  if (b.kind == ParamKind::contact_ke || b.kind == ParamKind::contact_kd || b.kind == ParamKind::contact_mu) return s;
+  if (b.field && b.field->domain == FieldDomain::scene) {  // "contact_ke", "gravity.y"
+    if (b.width == 3) {
+      s += '.';
+      s += "xyz"[c];
+    }
+    return s;
+  }
   if (b.kind == ParamKind::policy) {
     bracket(std::to_string(e));
     return s;

@@ -1,14 +1,16 @@
 // Parameters of a task: one flat vector theta made of named blocks, each a view into the
-// Model (spring rest lengths, Lame parameters, contact), the initial State (positions,
+// Model (any particle-side field of engine/model/field_table.h), the initial State (positions,
 // velocities) or the per-step Controls (forces, spring and tet activations). apply() writes theta
 // into them before a rollout; gather() reads dLoss/dtheta out of the rollout afterwards.
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/core/status.h"
 #include "engine/grad/rollout.h"
+#include "engine/model/fields.h"
 #include "engine/model/model.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
@@ -27,9 +29,22 @@ struct ParamBlock {
   int width = 1;           // entries per element: 3 for vectors, else 1
   double lower = 0;        // bounds, applied to every entry by clamp()
   double upper = 0;
-  std::vector<int> index;  // model index of each element (particle, spring or tet), (elements)
-  int first_local = 0;     // index[0] relative to the object's first particle/spring/tet
+  std::vector<int> index;            // model index of each element (particle, spring, tet...), (elements)
+  int first_local = 0;               // index[0] relative to the object's first particle/spring/tet...
+  const FieldInfo* field = nullptr;  // the model field (engine/model/fields.h); null for the
+                                     // initial state, per-step inputs and policy weights
 };
+
+// the model field a kind names on one side (particles: ParametersT, robot: RigidParametersT),
+// or null (the initial state, per-step inputs, policy weights, the other side's kinds)
+const FieldInfo* field_of(scene::ParamKind kind, FieldSide side);
+// an object's [begin, end) in a field domain's numbering (scene: [0, 1))
+std::pair<int, int> domain_range(const scene::ObjectRange& r, FieldDomain d);
+// b's elements for model field f of `obj` (null: a scene-wide field), its width, first_local and
+// the lower bound's default; errors (prefixed by `where`) say what the object lacks
+template <class S>
+Status field_block(const FieldInfo& f, const ModelT<S>& m, const scene::ObjectRange* obj, const std::string& where,
+                   ParamBlock& b);
 
 // per-step kinds: one block entry per frame of the horizon
 inline bool is_control(scene::ParamKind k) {

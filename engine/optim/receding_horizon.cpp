@@ -119,7 +119,7 @@ Result<RecedingHorizonReport<S>> RecedingHorizonT<S>::run(
   std::vector<S> plan;                // the last plan's inputs, for the warm start
   std::vector<ParamBlock> plan_blocks;
   int shift = 0;  // frames of that plan applied since
-  RigidModelT<S> plan_model;
+  ModelT<S> plan_model;
   StateT<S> plan_initial;
   std::vector<ControlT<S>> controls;
   for (int f = 0; f < T;) {
@@ -139,7 +139,7 @@ Result<RecedingHorizonReport<S>> RecedingHorizonT<S>::run(
         return Status::error(where + ", frame " + std::to_string(f) + ": " + it.status().message());
 
     // apply the plan's first frames to the real system (apply() edits a copy of the model)
-    plan_model = cs.model.rigid;
+    plan_model = cs.model;
     plan_initial = state;
     runner->parameters().apply(runner->theta(), cs.model.rigid, plan_model, plan_initial, controls);
     const int n = std::min(options_.execute, T - f);

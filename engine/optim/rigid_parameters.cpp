@@ -8,18 +8,36 @@ namespace adj::optim {
 
 using scene::ParamKind;
 
+namespace {
+
+// "knee", "root.3": a dof named by its joint's body (and its index within a multi-dof joint)
 template <class S>
-bool is_robot_task(const scene::CompiledSceneT<S>& cs, const scene::Task& task) {
-  auto robot = [&](const std::string& name) {
-    const scene::ObjectRange* r = cs.find(name);
-    return r && r->kind == scene::ObjectKind::robot;
-  };
-  for (const scene::ParamSpec& p : task.parameters)
-    if (robot(p.object)) return true;
-  for (const scene::LossTerm& l : task.loss)
-    if (robot(l.object)) return true;
-  return false;
+std::string dof_name(const RigidModelT<S>& m, int d) {
+  const int j = m.dof_joint[d];
+  std::string name = m.body_name[j];
+  if (m.joint_dof_start[j + 1] - m.joint_dof_start[j] > 1) {
+    name += '.';
+    name += std::to_string(d - m.joint_dof_start[j]);
+  }
+  return name;
 }
+
+// an element of a robot field domain, for entry names
+template <class S>
+std::string element_name(const RigidModelT<S>& m, FieldDomain d, int i) {
+  switch (d) {
+    case FieldDomain::body:
+      return m.body_name[i];
+    case FieldDomain::dof:
+      return dof_name(m, i);
+    case FieldDomain::actuator:
+      return m.body_name[m.dof_joint[m.actuator_dof[i]]];
+    default:
+      return "";
+  }
+}
+
+}  // namespace
 
 template <class S>
 Result<RigidParametersT<S>> RigidParametersT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
@@ -41,70 +59,47 @@ Result<RigidParametersT<S>> RigidParametersT<S>::create(const scene::CompiledSce
     b.upper = spec.upper;
     if (!(b.lower <= b.upper)) return Status::error(pw + ": lower bound above the upper bound");
     std::vector<std::string> names;
-    const bool scene_wide =
-        spec.kind == ParamKind::contact_ke || spec.kind == ParamKind::contact_kd || spec.kind == ParamKind::contact_mu;
+    const FieldInfo* field = field_of(spec.kind, FieldSide::robot);
+    const bool scene_wide = field && field->domain == FieldDomain::scene;
     const scene::ObjectRange* r = nullptr;
     if (!scene_wide) {
       r = cs.find(spec.object);
       if (!r || r->kind != scene::ObjectKind::robot)
         return Status::error(pw + ": \"" + spec.object + "\" is not a robot");
     }
-    switch (spec.kind) {
-      case ParamKind::joint_q:
-        for (int j = r->body_begin; j < r->body_end; ++j)
-          if (m.joint_type[j] == RIGID_JOINT_REVOLUTE || m.joint_type[j] == RIGID_JOINT_PRISMATIC) {
-            b.index.push_back(m.joint_q_start[j]);
-            names.push_back(m.body_name[j]);
+    if (field) {  // a model field of the bodies
+      Status st = field_block(*field, cs.model, r, pw, b);
+      if (!st) return st;
+      for (int i : b.index) names.push_back(element_name(m, field->domain, i));
+      p.has_model_ = true;
+    } else
+      switch (spec.kind) {
+        case ParamKind::joint_q:
+          for (int j = r->body_begin; j < r->body_end; ++j)
+            if (m.joint_type[j] == RIGID_JOINT_REVOLUTE || m.joint_type[j] == RIGID_JOINT_PRISMATIC) {
+              b.index.push_back(m.joint_q_start[j]);
+              names.push_back(m.body_name[j]);
+            }
+          break;
+        case ParamKind::joint_qd:
+          for (int d = r->dof_begin; d < r->dof_end; ++d) {
+            b.index.push_back(d);
+            names.push_back(dof_name(m, d));
           }
-        break;
-      case ParamKind::joint_qd:
-        for (int d = r->dof_begin; d < r->dof_end; ++d) {
-          b.index.push_back(d);
-          int j = m.dof_joint[d];
-          std::string name = m.body_name[j];
-          if (m.joint_dof_start[j + 1] - m.joint_dof_start[j] > 1) {
-            name += '.';
-            name += std::to_string(d - m.joint_dof_start[j]);
+          break;
+        case ParamKind::actuator_control:
+          for (int a = r->actuator_begin; a < r->actuator_end; ++a) {
+            b.index.push_back(a);
+            names.push_back(element_name(m, FieldDomain::actuator, a));
           }
-          names.push_back(name);
-        }
-        break;
-      case ParamKind::actuator_control:
-      case ParamKind::actuator_kp:
-      case ParamKind::actuator_kd:
-        for (int a = r->actuator_begin; a < r->actuator_end; ++a) {
-          if (spec.kind != ParamKind::actuator_control && m.actuator_type[a] != RIGID_ACTUATOR_PD) continue;
-          b.index.push_back(a);
-          names.push_back(m.body_name[m.dof_joint[m.actuator_dof[a]]]);
-        }
-        if (spec.kind == ParamKind::actuator_control) {
           b.steps = task.horizon;
           p.has_controls_ = true;
-        } else {
-          p.has_model_ = true;
-        }
-        break;
-      case ParamKind::body_mass:
-        for (int j = r->body_begin; j < r->body_end; ++j)
-          if (m.body_mass[j] > S(0)) {
-            b.index.push_back(j);
-            names.push_back(m.body_name[j]);
-          }
-        if (b.lower == -std::numeric_limits<double>::infinity()) b.lower = 1e-6;  // masses stay positive
-        p.has_model_ = true;
-        break;
-      case ParamKind::contact_ke:
-      case ParamKind::contact_kd:
-      case ParamKind::contact_mu:
-        b.index.push_back(0);
-        names.push_back("");
-        p.has_model_ = true;
-        break;
-      default:
-        return Status::error(pw +
-                             ": not a robot parameter (robot tasks take joint_q, joint_qd, actuator_control, "
-                             "actuator_kp, actuator_kd, body_mass, contact_ke/kd/mu)");
-    }
+          break;
+        default:
+          return Status::error(pw +
+                               ": not a robot parameter (robot tasks take joint_q, joint_qd, actuator_control, "
+                               "actuator_kp, actuator_kd, body_mass, contact_ke/kd/mu)");
+      }
     if (b.index.empty()) return Status::error(pw + ": \"" + spec.object + "\" has nothing this parameter covers");
     b.elements = int(b.index.size());
     b.offset = p.size_;
@@ -134,34 +129,14 @@ std::vector<S> RigidParametersT<S>::initial(const scene::CompiledSceneT<S>& cs) 
   for (const ParamBlock& b : blocks_)
     for (int e = 0; e < b.elements && b.kind != ParamKind::policy; ++e) {
       S v = S(0);
-      switch (b.kind) {
-        case ParamKind::joint_q:
-          v = cs.model.joint_q[b.index[e]];
-          break;
-        case ParamKind::joint_qd:
-          v = cs.model.joint_qd[b.index[e]];
-          break;
-        case ParamKind::actuator_kp:
-          v = m.actuator_kp[b.index[e]];
-          break;
-        case ParamKind::actuator_kd:
-          v = m.actuator_kd[b.index[e]];
-          break;
-        case ParamKind::body_mass:
-          v = m.body_mass[b.index[e]];
-          break;
-        case ParamKind::contact_ke:
-          v = m.contact_ke;
-          break;
-        case ParamKind::contact_kd:
-          v = m.contact_kd;
-          break;
-        case ParamKind::contact_mu:
-          v = m.contact_mu;
-          break;
-        default:
-          continue;  // controls start at zero
-      }
+      if (b.field)
+        v = model_field(cs.model, b.field->field).at(b.index[e], 0);
+      else if (b.kind == ParamKind::joint_q)
+        v = cs.model.joint_q[b.index[e]];
+      else if (b.kind == ParamKind::joint_qd)
+        v = cs.model.joint_qd[b.index[e]];
+      else
+        continue;  // controls start at zero
       theta[b.offset + e] = v;
     }
   // PD targets start at the initial joint coordinates (the robot holds its pose); torque and
@@ -186,96 +161,59 @@ void RigidParametersT<S>::clamp(std::vector<S>& theta) const {
 }
 
 template <class S>
-void RigidParametersT<S>::apply(const std::vector<S>& theta, const RigidModelT<S>& base, RigidModelT<S>& m,
+void RigidParametersT<S>::apply(const std::vector<S>& theta, const RigidModelT<S>& base, ModelT<S>& model,
                                 StateT<S>& init, std::vector<ControlT<S>>& controls) const {
   assert(int(theta.size()) == size_ && "theta does not match the parameters");
+  RigidModelT<S>& m = model.rigid;
   if (has_controls_) controls.assign(horizon_, m.make_control());
-  for (const ParamBlock& b : blocks_)
-    for (int t = 0; t < b.steps && b.kind != ParamKind::policy; ++t)
+  for (const ParamBlock& b : blocks_) {
+    if (b.kind == ParamKind::policy) continue;
+    const FieldRef<S> f = b.field ? model_field(model, b.field->field) : FieldRef<S>{};
+    for (int t = 0; t < b.steps; ++t)
       for (int e = 0; e < b.elements; ++e) {
         S v = theta[b.offset + t * b.elements + e];
         int i = b.index[e];
-        switch (b.kind) {
-          case ParamKind::joint_q:
-            init.joint_q[i] = v;
-            break;
-          case ParamKind::joint_qd:
-            init.joint_qd[i] = v;
-            break;
-          case ParamKind::actuator_control:
-            controls[t].joint_act[i] = v;
-            break;
-          case ParamKind::actuator_kp:
-            m.actuator_kp[i] = v;
-            break;
-          case ParamKind::actuator_kd:
-            m.actuator_kd[i] = v;
-            break;
-          case ParamKind::body_mass: {
+        if (b.field) {
+          f.at(i, 0) = v;
+          if (b.field->field == Field::body_mass) {
             // inertia scales with the mass (fixed geometry), as the solver's gradient assumes
             S scale = v / base.body_mass[i];
-            m.body_mass[i] = v;
             for (int r = 0; r < 3; ++r)
               for (int c = 0; c < 3; ++c) m.body_inertia[i].m[r][c] = base.body_inertia[i].m[r][c] * scale;
-            break;
           }
-          case ParamKind::contact_ke:
-            m.contact_ke = v;
-            break;
-          case ParamKind::contact_kd:
-            m.contact_kd = v;
-            break;
-          case ParamKind::contact_mu:
-            m.contact_mu = v;
-            break;
-          default:
-            break;
+        } else if (b.kind == ParamKind::joint_q) {
+          init.joint_q[i] = v;
+        } else if (b.kind == ParamKind::joint_qd) {
+          init.joint_qd[i] = v;
+        } else if (b.kind == ParamKind::actuator_control) {
+          controls[t].joint_act[i] = v;
         }
       }
+  }
 }
 
 template <class S>
-void RigidParametersT<S>::gather(const StateT<S>& gi, const std::vector<ControlT<S>>& gc, const RigidModelGradT<S>& gm,
+void RigidParametersT<S>::gather(const StateT<S>& gi, const std::vector<ControlT<S>>& gc, const ModelGradT<S>& gm,
                                  std::vector<S>& grad) const {
   grad.assign(size_, S(0));
-  for (const ParamBlock& b : blocks_)
-    for (int t = 0; t < b.steps && b.kind != ParamKind::policy; ++t)
+  for (const ParamBlock& b : blocks_) {
+    if (b.kind == ParamKind::policy) continue;
+    const FieldRef<S> f = b.field ? grad_field(gm, b.field->field) : FieldRef<S>{};
+    for (int t = 0; t < b.steps; ++t)
       for (int e = 0; e < b.elements; ++e) {
         int i = b.index[e];
         S g = S(0);
-        switch (b.kind) {
-          case ParamKind::joint_q:
-            g = gi.joint_q[i];
-            break;
-          case ParamKind::joint_qd:
-            g = gi.joint_qd[i];
-            break;
-          case ParamKind::actuator_control:
-            g = t < int(gc.size()) ? gc[t].joint_act[i] : S(0);
-            break;
-          case ParamKind::actuator_kp:
-            g = gm.actuator_kp[i];
-            break;
-          case ParamKind::actuator_kd:
-            g = gm.actuator_kd[i];
-            break;
-          case ParamKind::body_mass:
-            g = gm.body_mass[i];
-            break;
-          case ParamKind::contact_ke:
-            g = gm.contact_ke;
-            break;
-          case ParamKind::contact_kd:
-            g = gm.contact_kd;
-            break;
-          case ParamKind::contact_mu:
-            g = gm.contact_mu;
-            break;
-          default:
-            break;
-        }
+        if (b.field)
+          g = f.count > i ? f.at(i, 0) : S(0);
+        else if (b.kind == ParamKind::joint_q)
+          g = gi.joint_q[i];
+        else if (b.kind == ParamKind::joint_qd)
+          g = gi.joint_qd[i];
+        else if (b.kind == ParamKind::actuator_control)
+          g = t < int(gc.size()) ? gc[t].joint_act[i] : S(0);
         grad[b.offset + t * b.elements + e] = g;
       }
+  }
 }
 
 template <class S>
@@ -301,7 +239,5 @@ std::string RigidParametersT<S>::entry_name(int i) const {
 
 template class RigidParametersT<float>;
 template class RigidParametersT<double>;
-template bool is_robot_task<float>(const scene::CompiledSceneT<float>&, const scene::Task&);
-template bool is_robot_task<double>(const scene::CompiledSceneT<double>&, const scene::Task&);
 
 }  // namespace adj::optim

@@ -6,6 +6,7 @@
 //   joint_qd           every dof of the robot
 //   actuator_control   one entry per frame and actuator (torque actuators: input * gear,
 //                      from 0; PD: the target, from the joint's initial coordinate)
+//   the robot side's model fields of engine/model/field_table.h:
 //   actuator_kp / kd   the robot's PD actuators' gains
 //   body_mass          the robot's bodies with mass (inertia scales with the mass)
 //   contact_ke/kd/mu   the robots' ground contact (scene-wide)
@@ -21,9 +22,6 @@
 
 namespace adj::optim {
 
-// whether a task acts on robots (its parameters or loss terms name a robot object)
-template <class S>
-bool is_robot_task(const scene::CompiledSceneT<S>& cs, const scene::Task& task);
 
 template <class S>
 class RigidParametersT {
@@ -44,13 +42,13 @@ class RigidParametersT {
 
   std::vector<S> initial(const scene::CompiledSceneT<S>& cs) const;
   void clamp(std::vector<S>& theta) const;
-  // write theta into `model` (base: the compiled model, for the inertia scale), the initial
-  // state and `horizon` controls (left empty without actuator_control blocks)
-  void apply(const std::vector<S>& theta, const RigidModelT<S>& base, RigidModelT<S>& model, StateT<S>& initial,
+  // write theta into `model` (its bodies; base: the compiled bodies, for the inertia scale),
+  // the initial state and `horizon` controls (left empty without actuator_control blocks)
+  void apply(const std::vector<S>& theta, const RigidModelT<S>& base, ModelT<S>& model, StateT<S>& initial,
              std::vector<ControlT<S>>& controls) const;
-  // dLoss/dtheta from the rollout's gradients (grad resized and overwritten)
+  // dLoss/dtheta from the rollout's gradients (grad resized and overwritten; grad_model.rigid read)
   void gather(const StateT<S>& grad_initial, const std::vector<ControlT<S>>& grad_controls,
-              const RigidModelGradT<S>& grad_model, std::vector<S>& grad) const;
+              const ModelGradT<S>& grad_model, std::vector<S>& grad) const;
 
   const ParamBlock& block_of(int i) const;
   // "joint_q[cartpole][pole]", "actuator_control[arm][t=3][1]", "contact_ke"

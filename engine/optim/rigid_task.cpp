@@ -69,7 +69,7 @@ Result<S> RigidTaskRunnerT<S>::evaluate(const std::vector<S>& theta, std::vector
   if (policy_) return evaluate_policy(theta, grad);
   const std::string where = "task '" + task_.name + "': ";
   initial_ = initial_base_;
-  params_.apply(theta, base_, model_->rigid, initial_, controls_);
+  params_.apply(theta, base_, *model_, initial_, controls_);
   loss_.begin();
   frames_.assign(task_.horizon + 1, StateT<S>{});
   Status st = rollout_->forward(initial_, controls_, [&](int t, const StateT<S>& s) {
@@ -82,7 +82,7 @@ Result<S> RigidTaskRunnerT<S>::evaluate(const std::vector<S>& theta, std::vector
   if (!grad) return value;
   st = rollout_->backward([&](int t, const StateT<S>& s, StateT<S>& adj) { loss_.seed(t, s, adj); });
   if (!st) return Status::error(where + st.message());
-  params_.gather(rollout_->grad_initial(), rollout_->grad_controls(), rollout_->grad_model().rigid, *grad);
+  params_.gather(rollout_->grad_initial(), rollout_->grad_controls(), rollout_->grad_model(), *grad);
   loss_.add_effort(theta, *grad);
   for (int i = 0; i < int(grad->size()); ++i)
     if (!std::isfinite(double((*grad)[i])))
@@ -97,7 +97,7 @@ Result<S> RigidTaskRunnerT<S>::evaluate_policy(const std::vector<S>& theta, std:
   const S* w = theta.data() + pb.offset;
   const int T = task_.horizon;
   initial_ = initial_base_;
-  params_.apply(theta, base_, model_->rigid, initial_, controls_);
+  params_.apply(theta, base_, *model_, initial_, controls_);
   std::vector<ControlT<S>> applied(T, model_->make_control());
   std::vector<std::vector<S>> obs(T);
   std::vector<S> out;
@@ -134,7 +134,9 @@ Result<S> RigidTaskRunnerT<S>::evaluate_policy(const std::vector<S>& theta, std:
     loss_.seed(t, frames_[t], adj_in);
     std::swap(adj, adj_in);
   }
-  params_.gather(adj, grad_controls, grad_model, *grad);
+  ModelGradT<S> grads;  // the bodies' part is all the policy rollout has
+  grads.rigid = std::move(grad_model);
+  params_.gather(adj, grad_controls, grads, *grad);
   std::copy(d_w.begin(), d_w.end(), grad->begin() + pb.offset);
   loss_.add_effort(theta, *grad);
   for (int i = 0; i < int(grad->size()); ++i)

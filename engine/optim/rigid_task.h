@@ -2,16 +2,8 @@
 // (evaluate / iterate / check_grad). It runs the scene's robots (CompiledScene::rigid)
 // through the one Rollout (checkpointed, exact reverse-mode gradients), or, when the task has
 // a policy, a closed loop of RigidSolver steps with an MLP (rigid_policy.h) that keeps every
-// state; the particle model is not stepped. Pick it by scene content:
-//
-//   auto cs = scene::compile<float>(scene, dir);
-//   const scene::Task& task = *scene.find_task(name);
-//   if (optim::is_robot_task(*cs, task)) {
-//     auto runner = optim::RigidTaskRunnerT<float>::create(*cs, task);
-//     while (runner->iterations_left() > 0) { auto it = runner->iterate(); ... }
-//     // frames of the last evaluate, for drawing: runner->frames()[t] (t = 0..horizon)
-//   } else { ... TaskRunnerT as before ... }
-//   // `adjoint check-grad`: the same with compile<double> and RigidTaskRunnerT<double>
+// state; the particle model is not stepped. Made by optim::make_task (engine/optim/task.h),
+// which decides what kind a task is.
 #pragma once
 
 #include <algorithm>

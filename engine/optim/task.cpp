@@ -10,6 +10,22 @@ namespace adj::optim {
 
 namespace {
 
+// the one question about what a task holds, asked here only: a robot task has a parameter
+// or a loss term on a robot object (then the robot runners; with particles in the scene too,
+// the coupled one)
+template <class S>
+bool is_robot_task(const scene::CompiledSceneT<S>& cs, const scene::Task& task) {
+  auto robot = [&](const std::string& name) {
+    const scene::ObjectRange* r = cs.find(name);
+    return r && r->kind == scene::ObjectKind::robot;
+  };
+  for (const scene::ParamSpec& p : task.parameters)
+    if (robot(p.object)) return true;
+  for (const scene::LossTerm& l : task.loss)
+    if (robot(l.object)) return true;
+  return false;
+}
+
 // the blocks of each runner's parameters
 template <class S>
 const std::vector<ParamBlock>& blocks_of(const TaskRunnerT<S>& r) {

@@ -1,9 +1,12 @@
 // Optimized parameters back into the scene document: particle positions and velocities
 // (particles objects per particle; cloth and soft bodies in their particle_positions /
-// particle_velocities), spring rest lengths and stiffnesses, contact parameters, robot
-// initial joints, gains and masses. Per-frame inputs and policy weights go into the task
-// (store_values), and a runner made from that task starts from them (restore_values).
-// What the document cannot hold is summarized in the returned notes.
+// particle_velocities) and every model field through its row's writer in
+// engine/model/field_table.h (the doc column: spring values per spring, a cloth's or soft
+// body's material and masses as the mean of the per-element values, lift/drag into every
+// cloth, gravity and contact into the settings, robot gains and masses), robot initial joints.
+// Per-frame inputs and policy weights go into the task (store_values), and a runner made from
+// that task starts from them (restore_values). What the document cannot hold is summarized in
+// the returned notes.
 #pragma once
 
 #include <string>
@@ -22,22 +25,21 @@ std::vector<std::string> write_back(const std::vector<ParamBlock>& blocks, const
 
 // the same for a robot task (RigidParametersT blocks):
 //   joint_q, joint_qd      -> the robot's "initial" entries (per body)
-//   actuator_kp, kd        -> listed actuators; a URDF robot's default actuators share one
-//                             default_actuator, which gets their mean (a note says so when they differ)
-//   body_mass              -> listed bodies: the given mass (and inertia, scaled with it) or, for
-//                             bodies whose mass comes from their shapes, the shapes' densities scaled
-//                             to it; URDF masses stay in the file (a note)
-//   contact_ke / kd / mu   -> settings.robot_contact
+//   model fields           -> their rows' writers (write_back.cpp's DocWriter): actuator_kp/kd into
+//                             the listed actuators (a URDF robot's default actuators share one
+//                             default_actuator, which gets their mean, with a note when they differ);
+//                             body_mass into the listed bodies (the given mass and inertia scaled with
+//                             it, or the shapes' densities; URDF masses stay in the file, a note);
+//                             contact_ke/kd/mu into settings.robot_contact
 //   actuator_control, policy: the task keeps them (store_values)
 std::vector<std::string> write_back_robot(const std::vector<ParamBlock>& blocks, const std::vector<float>& theta,
                                           const scene::CompiledScene& compiled, scene::Scene& doc);
 
-// any task's blocks (optim::TaskT::blocks()), each through the writer of its side, as
-// CoupledTaskRunner splits them: a robot object's block, or a contact parameter of a task that
-// has robot parameters or losses, goes to write_back_robot; the rest to write_back
+// any task's blocks (optim::TaskT::blocks()), each through the writer of its side: a robot
+// object's block, or a scene-wide model field bound to the robots' side (their contact), goes
+// to write_back_robot; the rest to write_back
 std::vector<std::string> write_back_task(const std::vector<ParamBlock>& blocks, const std::vector<float>& theta,
-                                         const scene::CompiledScene& compiled, const scene::Task& task,
-                                         scene::Scene& doc);
+                                         const scene::CompiledScene& compiled, scene::Scene& doc);
 
 // per-frame inputs (control_force, spring/tet_activation, actuator_control) and policy weights
 // of theta into task.values, replacing what was stored for the same parameter; returns how

@@ -109,6 +109,7 @@ Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_di
     r.particle_begin = b.particle_count();
     r.spring_begin = m.spring_count();
     r.tri_begin = m.tri_count();
+    r.edge_begin = m.edge_count();
     r.tet_begin = m.tet_count();
 
     switch (o.kind) {
@@ -203,6 +204,7 @@ Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_di
     r.particle_end = b.particle_count();
     r.spring_end = m.spring_count();
     r.tri_end = m.tri_count();
+    r.edge_end = m.edge_count();
     r.tet_end = m.tet_count();
     if (o.kind == ObjectKind::soft && o.soft.actuated)
       for (int t = r.tet_begin; t < r.tet_end; ++t) out.actuated_tets.push_back(t);

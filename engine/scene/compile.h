@@ -19,6 +19,7 @@ struct ObjectRange {
   int particle_begin = 0, particle_end = 0;
   int spring_begin = 0, spring_end = 0;
   int tri_begin = 0, tri_end = 0;
+  int edge_begin = 0, edge_end = 0;  // bending edges
   int tet_begin = 0, tet_end = 0;
   int shape = -1;       // collider: shape index in the model
   V3 target{0, 0, 0};   // target: its position

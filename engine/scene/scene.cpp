@@ -1,5 +1,7 @@
 #include "engine/scene/scene.h"
 
+#include <string_view>
+
 namespace adj::scene {
 
 const Object* Scene::find(const std::string& object_name) const {
@@ -44,24 +46,64 @@ const char* to_string(ParamKind k) {
     case ParamKind::initial_position: return "initial_position";
     case ParamKind::initial_velocity: return "initial_velocity";
     case ParamKind::control_force: return "control_force";
-    case ParamKind::spring_activation: return "spring_activation";
-    case ParamKind::spring_rest: return "spring_rest";
-    case ParamKind::spring_ke: return "spring_ke";
-    case ParamKind::tet_mu: return "tet_mu";
-    case ParamKind::tet_lambda: return "tet_lambda";
-    case ParamKind::contact_ke: return "contact_ke";
-    case ParamKind::contact_kd: return "contact_kd";
-    case ParamKind::contact_mu: return "contact_mu";
+    case ParamKind::spring_activation:
+      return "spring_activation";
     case ParamKind::policy: return "policy";
     case ParamKind::tet_activation: return "tet_activation";
     case ParamKind::joint_q: return "joint_q";
     case ParamKind::joint_qd: return "joint_qd";
     case ParamKind::actuator_control: return "actuator_control";
-    case ParamKind::actuator_kp: return "actuator_kp";
-    case ParamKind::actuator_kd: return "actuator_kd";
-    case ParamKind::body_mass: return "body_mass";
+#define ADJ_X(decl, kind, ...) ADJ_FIELD_DECLARES_##decl(case ParamKind::kind : return #kind;)
+      ADJ_MODEL_FIELDS(ADJ_X)
+#undef ADJ_X
   }
   return "?";
+}
+
+const char* label(ParamKind k) {
+  switch (k) {
+    case ParamKind::initial_position:
+      return "initial position";
+    case ParamKind::initial_velocity:
+      return "initial velocity";
+    case ParamKind::control_force:
+      return "control force";
+    case ParamKind::spring_activation:
+      return "spring activation";
+    case ParamKind::policy:
+      return "policy";
+    case ParamKind::tet_activation:
+      return "tet activation";
+    case ParamKind::joint_q:
+      return "initial joint angles";
+    case ParamKind::joint_qd:
+      return "initial joint velocities";
+    case ParamKind::actuator_control:
+      return "actuator inputs (per frame)";
+#define ADJ_X(decl, kind, field, side, domain, slots, width, select, model, grad, doc, label, ...) \
+  ADJ_FIELD_DECLARES_##decl(case ParamKind::kind : return label;)
+      ADJ_MODEL_FIELDS(ADJ_X)
+#undef ADJ_X
+  }
+  return "?";
+}
+
+bool is_scene_wide(ParamKind k) {
+  if (k == ParamKind::policy) return true;
+#define ADJ_X(decl, kind, field, side, domain, ...) \
+  ADJ_FIELD_DECLARES_##decl(if (k == ParamKind::kind) return std::string_view(#domain) == "scene";)
+  ADJ_MODEL_FIELDS(ADJ_X)
+#undef ADJ_X
+  return false;
+}
+
+bool is_robot_param(ParamKind k) {
+  if (k == ParamKind::joint_q || k == ParamKind::joint_qd || k == ParamKind::actuator_control) return true;
+#define ADJ_X(decl, kind, field, side, ...) \
+  ADJ_FIELD_DECLARES_##decl(if (k == ParamKind::kind) return std::string_view(#side) == "robot";)
+  ADJ_MODEL_FIELDS(ADJ_X)
+#undef ADJ_X
+  return false;
 }
 
 const char* to_string(LossKind k) {

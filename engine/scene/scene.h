@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/field_table.h"
+
 namespace adj::scene {
 
 using V3 = std::array<double, 3>;
@@ -251,30 +253,29 @@ struct Object {
   bool operator==(const Object&) const = default;
 };
 
-// what an optimizer may change
+// what an optimizer may change: the initial state, per-step inputs and policy weights, then
+// every differentiable model field (one per row of engine/model/field_table.h, its JSON name
+// the row's kind: spring_rest, spring_ke, spring_kd, tri_ke, tri_ka, tri_kd, edge_ke, lift,
+// drag, tet_mu, tet_lambda, particle_mass, gravity, contact_ke/kd/mu, body_mass, actuator_kp/kd)
 enum class ParamKind {
-  initial_position,  // object's particles' initial positions
-  initial_velocity,  // object's particles' initial velocities
-  control_force,     // per-step external force on each of the object's particles
-  spring_activation, // per-step actuation of the object's actuated springs
-  spring_rest,       // object's spring rest lengths
-  spring_ke,         // object's spring stiffnesses
-  tet_mu,            // object's per-tet Lame mu
-  tet_lambda,        // object's per-tet Lame lambda
-  contact_ke,        // scene contact stiffness
-  contact_kd,
-  contact_mu,
-  policy,            // the task's policy network weights
-  tet_activation,    // per-step activation of the object's tets (Control.tet_act)
-  // robots (engine/rigid); contact_ke/kd/mu above act on the robot contact when the task
-  // has robot parameters or losses
-  joint_q,           // robot's initial joint coordinates (revolute/prismatic)
-  joint_qd,          // robot's initial joint velocities (every dof)
-  actuator_control,  // per-step input of each of the robot's actuators
-  actuator_kp,       // robot's PD stiffnesses
-  actuator_kd,       // robot's PD damping
-  body_mass,         // robot's body masses (inertia scales with them)
+  initial_position,   // object's particles' initial positions
+  initial_velocity,   // object's particles' initial velocities
+  control_force,      // per-step external force on each of the object's particles
+  spring_activation,  // per-step actuation of the object's actuated springs
+  policy,             // the task's policy network weights
+  tet_activation,     // per-step activation of the object's tets (Control.tet_act)
+  joint_q,            // robot's initial joint coordinates (revolute/prismatic)
+  joint_qd,           // robot's initial joint velocities (every dof)
+  actuator_control,   // per-step input of each of the robot's actuators
+// model fields; contact_ke/kd/mu act on the robot contact when the task has robot
+// parameters or losses
+#define ADJ_X(decl, kind, ...) ADJ_FIELD_DECLARES_##decl(kind, )
+  ADJ_MODEL_FIELDS(ADJ_X)
+#undef ADJ_X
 };
+#define ADJ_X(decl, kind, ...) ADJ_FIELD_DECLARES_##decl(+1)
+inline constexpr int k_param_kind_count = int(ParamKind::actuator_control) + 1 ADJ_MODEL_FIELDS(ADJ_X);
+#undef ADJ_X
 
 struct ParamSpec {
   ParamKind kind = ParamKind::initial_velocity;
@@ -379,6 +380,12 @@ struct Scene {
 const char* to_string(ObjectKind k);
 const char* to_string(ColliderKind k);
 const char* to_string(ParamKind k);
+// what the editor calls a parameter kind ("spring rest lengths")
+const char* label(ParamKind k);
+// kinds that name no object (contact, aerodynamics, gravity, policy)
+bool is_scene_wide(ParamKind k);
+// kinds of robot objects only (joint_q/qd, actuator_control, the robot side's model fields)
+bool is_robot_param(ParamKind k);
 const char* to_string(LossKind k);
 const char* to_string(OptimizerKind k);
 const char* to_string(RobotJointKind k);

@@ -148,6 +148,9 @@ class Reader {
 
   // one of the names; returns its index or -1
   int choice(Fields& f, const char* key, std::initializer_list<const char*> names, bool required) {
+    return choice(f, key, std::vector<const char*>(names), required);
+  }
+  int choice(Fields& f, const char* key, const std::vector<const char*>& names, bool required) {
     std::string s;
     const json* v = field(f, key, required);
     if (!v) return -1;

@@ -298,12 +298,9 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       if (!r.is_object((*a)[i], pp)) continue;
       Fields pf{(*a)[i], pp, {}};
       ParamSpec p;
-      int k = r.choice(
-          pf, "kind",
-          {"initial_position", "initial_velocity", "control_force", "spring_activation", "spring_rest", "spring_ke",
-           "tet_mu", "tet_lambda", "contact_ke", "contact_kd", "contact_mu", "policy", "tet_activation", "joint_q",
-           "joint_qd", "actuator_control", "actuator_kp", "actuator_kd", "body_mass"},
-          true);
+      std::vector<const char*> kinds;
+      for (int q = 0; q < k_param_kind_count; ++q) kinds.push_back(to_string(static_cast<ParamKind>(q)));
+      int k = r.choice(pf, "kind", kinds, true);
       if (k >= 0) p.kind = static_cast<ParamKind>(k);
       r.string(pf, "object", p.object);
       r.number(pf, "lower", p.lower);
@@ -374,11 +371,6 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
   r.finish(f);
 }
 
-bool is_robot_param(ParamKind k) {
-  return k == ParamKind::joint_q || k == ParamKind::joint_qd || k == ParamKind::actuator_control ||
-         k == ParamKind::actuator_kp || k == ParamKind::actuator_kd || k == ParamKind::body_mass;
-}
-
 // names must be unique and references must resolve
 void check_references(Reader& r, const Scene& s) {
   std::set<std::string> names;
@@ -393,8 +385,7 @@ void check_references(Reader& r, const Scene& s) {
     std::string tp = Reader::index("tasks", ti);
     for (size_t i = 0; i < t.parameters.size(); ++i) {
       const ParamSpec& p = t.parameters[i];
-      bool scene_wide = p.kind == ParamKind::contact_ke || p.kind == ParamKind::contact_kd ||
-                        p.kind == ParamKind::contact_mu || p.kind == ParamKind::policy;
+      bool scene_wide = is_scene_wide(p.kind);
       std::string pp = Reader::index(tp + ".parameters", i) + ".object";
       if (scene_wide) continue;
       const Object* o = kind_of(p.object);

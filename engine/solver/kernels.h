@@ -10,6 +10,7 @@
 #include "engine/forces/spring.h"
 #include "engine/forces/tet_fem.h"
 #include "engine/forces/triangle.h"
+#include "engine/model/field_table.h"
 #include "engine/solver/hash_grid.h"
 
 namespace adj {
@@ -64,6 +65,17 @@ struct ModelView {
   }
 };
 
+// the gradient slots the adjoint kernels add to: one pointer per particle-side row of
+// engine/model/field_table.h, named as the row's field. A per-element field's slots are its
+// gradient, (domain count); a scene-wide field's are per-element partials of its `slots`
+// domain ((count x width), summed in index order afterwards: engine/solver/grad_slots.h)
+template <class S>
+struct ModelGradView {
+#define ADJ_X(decl, kind, field, side, ...) ADJ_FIELD_PARTICLES_##side(S* field;)
+  ADJ_MODEL_FIELDS(ADJ_X)
+#undef ADJ_X
+};
+
 // everything one substep reads and writes
 template <class S>
 struct KernelArgs {
@@ -92,10 +104,7 @@ struct KernelArgs {
   vec3<S>* adj_control_f;  // accumulated
   S* adj_spring_act;
   S* adj_tet_act;
-  S* adj_mass;
-  S *adj_spring_ke, *adj_spring_kd, *adj_spring_rest;
-  S *adj_tet_mu, *adj_tet_lambda;
-  S* adj_contact;  // per-particle contact parameter partials (ke, kd, mu), (3 particle_count)
+  ModelGradView<S> g;  // dL/d model fields, accumulated
 };
 
 // ---- forward ----
@@ -284,7 +293,9 @@ struct ParticleIntegrateAdjoint {
       a.adj_qd_in[p] = au;
       vec3<S> af = au * (a.dt / m);
       a.adj_f[p] = af;
-      a.adj_mass[p] += -dot(af, a.f_total[p]) / m;
+      a.g.particle_mass[p] += -dot(af, a.f_total[p]) / m;
+      // v' = (v + (g + f/m) h) damp
+      for (int c = 0; c < 3; ++c) a.g.gravity[3 * p + c] += au[c] * a.dt;
       if (a.adj_control_f) a.adj_control_f[p] += af;
     } else {
       a.adj_qd_in[p] = av_total;
@@ -314,9 +325,9 @@ struct SpringAdjoint {
     a.adj_q_slot[2 * e + 1] = load3(ai + 3);
     a.adj_qd_slot[2 * e] = load3(ai + 6);
     a.adj_qd_slot[2 * e + 1] = load3(ai + 9);
-    a.adj_spring_ke[e] += ai[12];
-    a.adj_spring_kd[e] += ai[13];
-    a.adj_spring_rest[e] += ai[14];
+    a.g.spring_ke[e] += ai[12];
+    a.g.spring_kd[e] += ai[13];
+    a.g.spring_rest[e] += ai[14];
     if (a.adj_spring_act) a.adj_spring_act[e] += ai[15];
   }
 };
@@ -327,14 +338,21 @@ struct TriangleAdjoint {
   ADJ_HD void operator()(int e) const {
     Idx3 id = a.m.tri_indices[e];
     int v[3] = {id.i, id.j, id.k};
-    S in[18], ao[9], ai[18], ai2[18];
+    S in[18], ao[9], ai[18], ai2[18], mat[3], coef[2];
     pack_tri(a, e, in);
     for (int k = 0; k < 3; ++k) store3(ao + 3 * k, a.adj_f[v[k]]);
-    triangle_adjoint(tri_eval(a.m, e), in, ao, ai);
+    triangle_adjoint(tri_eval(a.m, e), in, ao, ai, mat);
     if (a.m.tri_lift != S(0) || a.m.tri_drag != S(0)) {
-      aero_adjoint(AeroEval<S>{a.m.tri_lift, a.m.tri_drag}, in, ao, ai2);
+      aero_adjoint(AeroEval<S>{a.m.tri_lift, a.m.tri_drag}, in, ao, ai2, coef);
       for (int k = 0; k < 18; ++k) ai[k] += ai2[k];
+    } else {  // no aerodynamic force, but its coefficients' gradient
+      aero_coef_adjoint(in, ao, coef);
     }
+    a.g.tri_ke[e] += mat[0];
+    a.g.tri_ka[e] += mat[1];
+    a.g.tri_kd[e] += mat[2];
+    a.g.lift[e] += coef[0];
+    a.g.drag[e] += coef[1];
     for (int k = 0; k < 3; ++k) {
       a.adj_q_slot[a.m.tri_slot + 3 * e + k] = load3(ai + 3 * k);
       a.adj_qd_slot[a.m.tri_slot + 3 * e + k] = load3(ai + 9 + 3 * k);
@@ -348,10 +366,11 @@ struct BendingAdjoint {
   ADJ_HD void operator()(int e) const {
     Idx4 id = a.m.edge_indices[e];
     int v[4] = {id.i, id.j, id.k, id.l};
-    S in[24], ao[12], ai[24];
+    S in[24], ao[12], ai[24], coef[2];
     pack_quad(a, id, in);
     for (int k = 0; k < 4; ++k) store3(ao + 3 * k, a.adj_f[v[k]]);
-    bending_adjoint(BendingEval<S>{a.m.edge_ke[e], a.m.edge_kd[e], a.m.edge_rest_angle[e]}, in, ao, ai);
+    bending_adjoint(BendingEval<S>{a.m.edge_ke[e], a.m.edge_kd[e], a.m.edge_rest_angle[e]}, in, ao, ai, coef);
+    a.g.edge_ke[e] += coef[0];
     for (int k = 0; k < 4; ++k) {
       a.adj_q_slot[a.m.edge_slot + 4 * e + k] = load3(ai + 3 * k);
       a.adj_qd_slot[a.m.edge_slot + 4 * e + k] = load3(ai + 12 + 3 * k);
@@ -373,8 +392,8 @@ struct TetAdjoint {
       a.adj_q_slot[a.m.tet_slot + 4 * e + k] = load3(ai + 3 * k);
       a.adj_qd_slot[a.m.tet_slot + 4 * e + k] = load3(ai + 12 + 3 * k);
     }
-    a.adj_tet_mu[e] += ai[24];
-    a.adj_tet_lambda[e] += ai[25];
+    a.g.tet_mu[e] += ai[24];
+    a.g.tet_lambda[e] += ai[25];
     if (a.adj_tet_act) a.adj_tet_act[e] += ai[26];
   }
 };
@@ -444,9 +463,9 @@ struct ParticleGatherAdjoint {
     }
     a.adj_q_in[p] = aq;
     a.adj_qd_in[p] = av;
-    a.adj_contact[3 * p] += ake;
-    a.adj_contact[3 * p + 1] += akd;
-    a.adj_contact[3 * p + 2] += amu;
+    a.g.contact_ke[p] += ake;
+    a.g.contact_kd[p] += akd;
+    a.g.contact_mu[p] += amu;
   }
 };
 

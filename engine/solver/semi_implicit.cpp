@@ -3,6 +3,7 @@
 
 #include "engine/core/parallel.h"
 #include "engine/rigid/rigid_solver.h"
+#include "engine/solver/grad_slots.h"
 #include "engine/solver/kernels.h"
 #include "engine/solver/model_view.h"
 #include "engine/solver/solver.h"
@@ -40,7 +41,7 @@ struct SolverT<S>::Scratch {
   Array<StateT<S>> sub;               // substep states (adjoint recompute), (substeps + 1)
   Array<Array<vec3<S>>> f_total_sub;  // total force of each recomputed substep, (substeps)
   Array<vec3<S>> f_slot, f_total, adj_f, adj_q_slot, adj_qd_slot, dummy_q, dummy_qd;
-  Array<S> adj_contact;
+  Array<S> grad_partials;  // scene-wide fields' per-element gradient partials (grad_slots.h)
   StateT<S> adj_a, adj_b;
   // hash grid
   int table_size = 0;
@@ -56,7 +57,6 @@ struct SolverT<S>::Scratch {
     adj_f.resize(n);
     dummy_q.resize(n);
     dummy_qd.resize(n);
-    adj_contact.resize(3 * n);
     sub.resize(substeps + 1);
     f_total_sub.resize(substeps);
     for (auto& f : f_total_sub) f.resize(n);
@@ -102,7 +102,7 @@ SolverT<S>& SolverT<S>::operator=(SolverT&&) noexcept = default;
 template <class S>
 std::size_t SolverT<S>::scratch_bytes() const {
   const Scratch& s = *scratch_;
-  std::size_t b = (s.f_slot.size() * 3 + s.f_total.size() * 4) * sizeof(vec3<S>) + s.adj_contact.size() * sizeof(S);
+  std::size_t b = (s.f_slot.size() * 3 + s.f_total.size() * 4) * sizeof(vec3<S>) + s.grad_partials.size() * sizeof(S);
   for (auto& st : s.sub) b += st.bytes();
   for (auto& f : s.f_total_sub) b += f.size() * sizeof(vec3<S>);
   return b + s.adj_a.bytes() + s.adj_b.bytes();
@@ -198,6 +198,7 @@ Status SolverT<S>::particle_adjoint(const ModelT<S>& model, const StateT<S>& in,
     return Status::error("step_adjoint: state does not match the model");
   if (&adj_in == &adj_out) return Status::error("step_adjoint: adj_in and adj_out must be different states");
   if (int(adj_model.particle_mass.size()) != n || int(adj_model.spring_ke.size()) != model.spring_count() ||
+      int(adj_model.tri_ke.size()) != model.tri_count() || int(adj_model.edge_ke.size()) != model.edge_count() ||
       int(adj_model.tet_mu.size()) != model.tet_count())
     return Status::error("step_adjoint: adj_model must come from model.make_grad()");
   if (!control_ok(model, control)) return Status::error("step_adjoint: control does not match the model");
@@ -224,7 +225,8 @@ Status SolverT<S>::particle_adjoint(const ModelT<S>& model, const StateT<S>& in,
   adj_control.particle_f.resize(n);
   adj_control.spring_act.resize(model.spring_count());
   adj_control.tet_act.resize(model.tet_count());
-  std::fill(sc.adj_contact.begin(), sc.adj_contact.end(), S(0));
+  const GradSlots slots = grad_slots(model);
+  sc.grad_partials.assign(std::size_t(slots.size), S(0));
   a.q_out = sc.dummy_q.data();
   a.qd_out = sc.dummy_qd.data();
   a.adj_f = sc.adj_f.data();
@@ -233,13 +235,7 @@ Status SolverT<S>::particle_adjoint(const ModelT<S>& model, const StateT<S>& in,
   a.adj_control_f = adj_control.particle_f.data();
   a.adj_spring_act = data_or_null(adj_control.spring_act);
   a.adj_tet_act = data_or_null(adj_control.tet_act);
-  a.adj_mass = adj_model.particle_mass.data();
-  a.adj_spring_ke = data_or_null(adj_model.spring_ke);
-  a.adj_spring_kd = data_or_null(adj_model.spring_kd);
-  a.adj_spring_rest = data_or_null(adj_model.spring_rest);
-  a.adj_tet_mu = data_or_null(adj_model.tet_mu);
-  a.adj_tet_lambda = data_or_null(adj_model.tet_lambda);
-  a.adj_contact = sc.adj_contact.data();
+  a.g = grad_view(adj_model, slots, sc.grad_partials.data());
   const StateT<S>* upstream = &adj_out;
   for (int k = substeps - 1; k >= 0; --k) {
     StateT<S>& target = (k == 0) ? adj_in : ((k % 2) ? sc.adj_a : sc.adj_b);
@@ -265,16 +261,8 @@ Status SolverT<S>::particle_adjoint(const ModelT<S>& model, const StateT<S>& in,
     }
     upstream = &target;
   }
-  // contact parameters: a fixed-order serial sum
-  S ke = 0, kd = 0, mu = 0;
-  for (int p = 0; p < n; ++p) {
-    ke += sc.adj_contact[3 * p];
-    kd += sc.adj_contact[3 * p + 1];
-    mu += sc.adj_contact[3 * p + 2];
-  }
-  adj_model.contact_ke += ke;
-  adj_model.contact_kd += kd;
-  adj_model.contact_mu += mu;
+  // scene-wide fields (contact, aerodynamics, gravity): fixed-order serial sums
+  add_slots(slots, sc.grad_partials.data(), adj_model, /*per_element=*/false);
   return Status::ok();
 }
 

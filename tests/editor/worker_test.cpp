@@ -501,7 +501,7 @@ TEST_CASE("worker: the replay of the best iterate is the applied scene's simulat
   CHECK(s.replay.loss == s.best_loss);
   // the best parameters applied to the scene, simulated as the editor plays it
   scene::Scene applied = *doc;
-  optim::write_back_task(s.blocks, s.best_theta, *cs, task, applied);
+  optim::write_back_task(s.blocks, s.best_theta, *cs, applied);
   auto cs2 = scene::compile<float>(applied, ADJ_SCENES);
   REQUIRE(cs2.is_ok());
   Worker& live = w;  // as the editor: the same worker simulates the applied scene

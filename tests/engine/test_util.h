@@ -176,6 +176,10 @@ ADJ_PROBE_ARRAY(probe_spring_kd, spring_kd)
 ADJ_PROBE_ARRAY(probe_spring_rest, spring_rest)
 ADJ_PROBE_ARRAY(probe_tet_mu, tet_mu)
 ADJ_PROBE_ARRAY(probe_tet_lambda, tet_lambda)
+ADJ_PROBE_ARRAY(probe_tri_ke, tri_ke)
+ADJ_PROBE_ARRAY(probe_tri_ka, tri_ka)
+ADJ_PROBE_ARRAY(probe_tri_kd, tri_kd)
+ADJ_PROBE_ARRAY(probe_edge_ke, edge_ke)
 #undef ADJ_PROBE_ARRAY
 #define ADJ_PROBE_SCALAR(fn, field)                                                                  \
   inline Probe fn() {                                                                                \
@@ -188,7 +192,38 @@ ADJ_PROBE_ARRAY(probe_tet_lambda, tet_lambda)
 ADJ_PROBE_SCALAR(probe_contact_ke, contact_ke)
 ADJ_PROBE_SCALAR(probe_contact_kd, contact_kd)
 ADJ_PROBE_SCALAR(probe_contact_mu, contact_mu)
+ADJ_PROBE_SCALAR(probe_lift, tri_lift)
+ADJ_PROBE_SCALAR(probe_drag, tri_drag)
 #undef ADJ_PROBE_SCALAR
+inline Probe probe_gravity(int axis) {
+  return {
+      "gravity[" + std::to_string(axis) + "]",
+      [=](ModelT<double>& m, StateT<double>&, std::vector<ControlT<double>>&) -> double& { return m.gravity[axis]; },
+      [=](const RolloutT<double>& r) { return r.grad_model().gravity[axis]; }};
+}
+// the adjoint's dL/dp (ad) of L(p) = <adj_out, f(in; p)> against a central difference in p;
+// set(f, p) writes the coefficient into a copy of the packed force f
+template <class F, class Set>
+FdReport check_coefficient(const F& f, const Set& set, double p, double ad, const std::vector<double>& in,
+                           const std::vector<double>& adj_out, double atol = 1e-7, double rtol = 1e-6) {
+  auto loss = [&](const std::vector<double>& x) {
+    F g = f;
+    set(g, x[0]);
+    double out[F::out_count];
+    g.eval(in.data(), out);
+    double s = 0;
+    for (int o = 0; o < F::out_count; ++o) s += adj_out[o] * out[o];
+    return s;
+  };
+  return fd_check(loss, std::vector<double>{p}, std::vector<double>{ad}, 1e-6 * std::max(1.0, std::fabs(p)),
+                  atol * std::max(1.0, std::fabs(ad)), rtol);
+}
+inline std::vector<double> random_seed_vector(std::mt19937& rng, int n) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (double& x : v) x = u(rng);
+  return v;
+}
 inline Probe probe_spring_act(int t, int e) {
   return {"control[" + std::to_string(t) + "].spring_act[" + std::to_string(e) + "]",
           [=](ModelT<double>&, StateT<double>&, std::vector<ControlT<double>>& c) -> double& {

@@ -33,6 +33,26 @@ TEST_CASE("bending adjoint matches central differences", "[forces][bending]") {
   CHECK(r.ok);
 }
 
+TEST_CASE("bending adjoint: dL/d(ke, kd) match central differences", "[forces][bending][fields]") {
+  std::mt19937 rng(14);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<double> in;
+    random_hinge(rng, in);
+    BendingEval<double> e{2.0, 0.1, 0.3};
+    std::vector<double> ao = random_seed_vector(rng, 12), ai(24);
+    double coef[2];
+    bending_adjoint(e, in.data(), ao.data(), ai.data(), coef);
+    FdReport ke = check_coefficient(
+        e, [](BendingEval<double>& x, double v) { x.ke = v; }, e.ke, coef[0], in, ao);
+    FdReport kd = check_coefficient(
+        e, [](BendingEval<double>& x, double v) { x.kd = v; }, e.kd, coef[1], in, ao);
+    INFO("ke: " << ke.message << "\nkd: " << kd.message);
+    CHECK(ke.ok);
+    CHECK(kd.ok);
+    CHECK(coef[0] != 0.0);
+  }
+}
+
 TEST_CASE("bending force restores the rest angle (force = -ke |e| (theta - rest) dtheta/dx)", "[forces][bending]") {
   std::mt19937 rng(5);
   std::vector<double> in;

@@ -27,6 +27,29 @@ TEST_CASE("triangle adjoint matches central differences", "[forces][triangle]") 
   }
 }
 
+TEST_CASE("triangle adjoint: dL/d(ke, ka, kd) match central differences", "[forces][triangle][fields]") {
+  std::mt19937 rng(12);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<double> in;
+    TriangleEval<double> e = random_triangle(rng, in);
+    std::vector<double> ao = random_seed_vector(rng, 9), ai(18);
+    double mat[3];
+    triangle_adjoint(e, in.data(), ao.data(), ai.data(), mat);
+    FdReport ke = check_coefficient(
+        e, [](TriangleEval<double>& x, double v) { x.ke = v; }, e.ke, mat[0], in, ao);
+    FdReport ka = check_coefficient(
+        e, [](TriangleEval<double>& x, double v) { x.ka = v; }, e.ka, mat[1], in, ao);
+    FdReport kd = check_coefficient(
+        e, [](TriangleEval<double>& x, double v) { x.kd = v; }, e.kd, mat[2], in, ao);
+    INFO("ke: " << ke.message << "\nka: " << ka.message << "\nkd: " << kd.message);
+    CHECK(ke.ok);
+    CHECK(ka.ok);
+    CHECK(kd.ok);
+    CHECK(mat[0] != 0.0);  // a stretched, moving triangle: every coefficient matters
+    CHECK(mat[2] != 0.0);
+  }
+}
+
 TEST_CASE("triangle at rest has no force; forces sum to zero", "[forces][triangle]") {
   // right triangle with legs 1: pose = identity, area 0.5
   mat22<double> pose{1, 0, 0, 1};

@@ -48,6 +48,10 @@ void check_checkpoint_identical(const ModelT<double>& m, const std::vector<Contr
   CHECK(same(all->grad_model().spring_rest, ckpt->grad_model().spring_rest));
   CHECK(same(all->grad_model().tet_mu, ckpt->grad_model().tet_mu));
   CHECK(all->grad_model().contact_ke == ckpt->grad_model().contact_ke);
+  CHECK(same(all->grad_model().tri_ke, ckpt->grad_model().tri_ke));
+  CHECK(same(all->grad_model().edge_ke, ckpt->grad_model().edge_ke));
+  CHECK(all->grad_model().tri_lift == ckpt->grad_model().tri_lift);
+  CHECK(all->grad_model().gravity.y == ckpt->grad_model().gravity.y);
   for (int t = 0; t < opt.steps; ++t) REQUIRE(same(all->grad_controls()[t].particle_f, ckpt->grad_controls()[t].particle_f));
   CHECK(same(all->grad_norm(), ckpt->grad_norm()));
   CHECK(ckpt->peak_state_bytes() < all->peak_state_bytes());
@@ -94,6 +98,19 @@ TEST_CASE("e2e: 6x6 cloth (membrane, bending, aero, ground)", "[grad][e2e]") {
   run_e2e(m, c, opt,
           {probe_q0(10, 1), probe_q0(48, 0), probe_qd0(20, 1), probe_qd0(30, 2), probe_force(5, 24, 1),
            probe_force(40, 40, 0), probe_mass(12), probe_mass(47), probe_contact_ke(), probe_contact_mu()});
+}
+
+TEST_CASE("e2e: cloth material, aerodynamics and gravity (tri_ke/ka/kd, edge_ke, lift, drag)", "[grad][e2e][fields]") {
+  ModelT<double> m = cloth_scene(4);
+  RolloutOptions<double> opt{.steps = 40, .dt = 1.0 / 120, .substeps = 4};
+  auto c = random_controls(m, opt.steps, 8, 0.02, 0);
+  std::vector<Probe> probes = {probe_tri_ke(0),  probe_tri_ke(17),  probe_tri_ka(5), probe_tri_kd(9),
+                               probe_edge_ke(0), probe_edge_ke(11), probe_lift(),    probe_drag(),
+                               probe_gravity(0), probe_gravity(1),  probe_gravity(2)};
+  run_e2e(m, c, opt, probes);
+  // no aerodynamics: the coefficients' gradient is still there (cloth that starts without lift)
+  m.tri_lift = m.tri_drag = 0;
+  run_e2e(m, c, opt, {probe_lift(), probe_drag(), probe_tri_ke(3)});
 }
 
 TEST_CASE("e2e: 2x2x2 soft body (Neo-Hookean, activation, ground)", "[grad][e2e]") {

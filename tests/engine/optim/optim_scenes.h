@@ -177,6 +177,7 @@ CompiledSceneT<S> cloth_scene() {
   cs.model = must(b.finalize());
   cs.objects = {particles_object("cloth", 0, cs.model.particle_count(), 0, 0), target_object("goal", {1.0, 1.0, 0.0})};
   cs.objects[0].tri_begin = 0, cs.objects[0].tri_end = cs.model.tri_count();
+  cs.objects[0].edge_begin = 0, cs.objects[0].edge_end = cs.model.edge_count();
   cs.frame_dt = S(1.0 / 60.0);
   cs.substeps = 4;
   return cs;

@@ -154,3 +154,63 @@ TEST_CASE("parameters: cloth initial positions, velocities and forces", "[optim]
             {LossKind::distance, "cloth", "", 10, {1, 0, 1}, 0.3}};
   check_task_grad(cloth_scene<double>(), t, 60, 1e-4);
 }
+
+TEST_CASE("parameters: cloth material, aerodynamics, masses and gravity", "[optim][parameters][fd][fields]") {
+  Task t;
+  t.name = "cloth material";
+  t.horizon = 15;
+  t.parameters = {{ParamKind::tri_ke, "cloth"},
+                  {ParamKind::tri_ka, "cloth"},
+                  {ParamKind::tri_kd, "cloth"},
+                  {ParamKind::edge_ke, "cloth"},
+                  {ParamKind::particle_mass, "cloth"},
+                  {ParamKind::lift, ""},
+                  {ParamKind::drag, ""},
+                  {ParamKind::gravity, ""}};
+  t.loss = {{LossKind::position, "cloth", "goal"}, {LossKind::shape, "cloth", "goal", -1, {1, 0, 0}, 0.5}};
+  auto cs = cloth_scene<double>();
+  auto p = must_ok(ParametersT<double>::create(cs, t));
+  const int tris = cs.model.tri_count(), edges = cs.model.edge_count(), n = cs.model.particle_count();
+  REQUIRE(p.blocks().size() == 8);
+  CHECK(p.blocks()[0].count == tris);
+  CHECK(p.blocks()[3].count == edges);
+  CHECK(p.blocks()[4].count == n);     // no pinned particle
+  CHECK(p.blocks()[4].lower == 1e-6);  // masses stay positive
+  CHECK(p.blocks()[7].count == 3);
+  CHECK(p.size() == 3 * tris + edges + n + 2 + 3);
+  CHECK(p.entry_name(1) == "tri_ke[cloth][1]");
+  CHECK(p.entry_name(3 * tris + 2) == "edge_ke[cloth][2]");
+  CHECK(p.entry_name(3 * tris + edges + n) == "lift");
+  CHECK(p.entry_name(p.size() - 2) == "gravity.y");
+  auto theta = p.initial(cs);
+  CHECK(theta[0] == cs.model.tri_ke[0]);
+  CHECK(theta[3 * tris + edges + n + 1] == cs.model.tri_drag);
+  CHECK(theta[p.size() - 2] == cs.model.gravity.y);
+  // apply writes each field where the table says
+  for (double& x : theta) x *= 1.5;
+  ModelT<double> m = cs.model;
+  StateT<double> s;
+  std::vector<ControlT<double>> c;
+  p.apply(theta, m, s, c);
+  CHECK(m.tri_ka[2] == 1.5 * cs.model.tri_ka[2]);
+  CHECK(m.edge_ke[0] == 1.5 * cs.model.edge_ke[0]);
+  CHECK(m.tri_lift == 1.5 * cs.model.tri_lift);
+  CHECK(m.gravity.y == 1.5 * cs.model.gravity.y);
+  CHECK(m.particle_mass[3] == 1.5 * cs.model.particle_mass[3]);
+  // and the gradient of every entry matches central differences through the rollout
+  check_task_grad(cs, t, 0, 1e-4);
+}
+
+TEST_CASE("parameters: field kinds refuse objects without their elements", "[optim][parameters][fields]") {
+  auto cs = cage_scene<double>();
+  Task t = cage_task(5);
+  auto err = [&](std::vector<scene::ParamSpec> ps) {
+    t.parameters = std::move(ps);
+    auto p = ParametersT<double>::create(cs, t);
+    REQUIRE(!p);
+    return p.status().message();
+  };
+  CHECK_THAT(err({{ParamKind::tri_ke, "cage"}}), Catch::Contains("has no triangles"));
+  CHECK_THAT(err({{ParamKind::edge_ke, "cage"}}), Catch::Contains("has no bending edges"));
+  CHECK_THAT(err({{ParamKind::body_mass, "cage"}}), Catch::Contains("robot parameter"));
+}

@@ -90,7 +90,7 @@ TEST_CASE("receding horizon: the drone flies the waypoints from short plans, and
   // a gust: the open-loop plan, replayed blind, misses the last waypoint by far more than
   // the receding-horizon controller, which sees the push and corrects for it
   RigidSolver solver({.substeps = d.cs.substeps});
-  RigidModel m = d.cs.model.rigid;
+  Model m = d.cs.model;
   State init = d.cs.model.make_state(), s = d.cs.model.make_state(), nxt = s;
   std::vector<Control> controls;
   open->parameters().apply(open->theta(), d.cs.model.rigid, m, init, controls);

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "engine/optim/coupled_task.h"
+#include "engine/optim/task.h"
 #include "engine/scene/scene_json.h"
 
 using namespace adj;
@@ -30,7 +31,7 @@ CoupledTaskRunnerT<S> make_runner(const scene::Scene& s, const scene::Task& task
   auto cs = scene::compile<S>(s, kScenes);
   INFO(cs.status().message());
   REQUIRE(cs.is_ok());
-  REQUIRE(is_coupled_task(cs.value(), task));
+  REQUIRE(std::string(make_task(cs.value(), task).value()->kind()) == "robot + particles, coupled");
   auto r = CoupledTaskRunnerT<S>::create(cs.value(), task);
   INFO(r.status().message());
   REQUIRE(r.is_ok());

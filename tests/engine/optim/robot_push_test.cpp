@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "engine/optim/rigid_task.h"
+#include "engine/optim/task.h"
 #include "engine/scene/scene_json.h"
 
 using namespace adj;
@@ -28,7 +29,7 @@ RigidTaskRunnerT<S> make_runner(const scene::Scene& s, const scene::Task& task) 
   auto cs = scene::compile<S>(s, kScenes);
   INFO(cs.status().message());
   REQUIRE(cs.is_ok());
-  REQUIRE(is_robot_task(cs.value(), task));
+  REQUIRE(std::string(make_task(cs.value(), task).value()->kind()) == "robot");
   auto r = RigidTaskRunnerT<S>::create(cs.value(), task);
   INFO(r.status().message());
   REQUIRE(r.is_ok());

@@ -9,6 +9,7 @@
 
 #include "engine/optim/rigid_task.h"
 #include "engine/optim/trainer.h"
+#include "engine/optim/task.h"
 #include "engine/scene/scene_json.h"
 
 using namespace adj;
@@ -30,7 +31,7 @@ RigidTaskRunnerT<S> runner(const scene::Scene& s, const scene::Task& task, scene
   auto cs = scene::compile<S>(s, kScenes);
   INFO(cs.status().message());
   REQUIRE(cs.is_ok());
-  REQUIRE(is_robot_task(cs.value(), task));
+  REQUIRE(std::string(make_task(cs.value(), task).value()->kind()) == "robot");
   auto r = RigidTaskRunnerT<S>::create(cs.value(), task);
   INFO(r.status().message());
   REQUIRE(r.is_ok());
