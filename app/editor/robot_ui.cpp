@@ -210,6 +210,58 @@ void robot_select_body(Editor& e, int object, int body) {
   e.robot.body = body;
 }
 
+namespace {
+
+// where a ray (origin o, unit direction d) first enters a shape, as a distance along it (-1:
+// it misses). f: the shape's kRigidShapeFloats (engine/rigid/rigid_vis.h)
+float ray_sphere(glm::vec3 o, glm::vec3 d, glm::vec3 c, float r) {
+  const glm::vec3 m = o - c;
+  const float b = glm::dot(m, d), q = glm::dot(m, m) - r * r, disc = b * b - q;
+  if (disc < 0) return -1;
+  const float t = -b - std::sqrt(disc);
+  return t >= 0 ? t : (q <= 0 ? 0.0f : -1.0f);  // inside: at once
+}
+
+float ray_shape(glm::vec3 o, glm::vec3 d, const float* f) {
+  const glm::vec3 c(f[0], f[1], f[2]);
+  const glm::quat q(f[3], f[4], f[5], f[6]);
+  const int type = int(f[10]);
+  if (type == RIGID_SHAPE_BOX) {  // slabs in the box's frame
+    const glm::vec3 lo = glm::conjugate(q) * (o - c), ld = glm::conjugate(q) * d, h(f[7], f[8], f[9]);
+    float t0 = 0, t1 = FLT_MAX;
+    for (int k = 0; k < 3; ++k) {
+      if (std::abs(ld[k]) < 1e-12f) {
+        if (std::abs(lo[k]) > h[k]) return -1;
+        continue;
+      }
+      float a = (-h[k] - lo[k]) / ld[k], b = (h[k] - lo[k]) / ld[k];
+      if (a > b) std::swap(a, b);
+      t0 = std::max(t0, a);
+      t1 = std::min(t1, b);
+      if (t0 > t1) return -1;
+    }
+    return t0;
+  }
+  if (type == RIGID_SHAPE_CAPSULE) {  // the nearest of the two end spheres and the side
+    const glm::vec3 axis = q * glm::vec3(0, 1, 0), a = c - axis * f[8], b = c + axis * f[8];
+    const float r = f[7];
+    float best = -1;
+    for (glm::vec3 e : {a, b})
+      if (float t = ray_sphere(o, d, e, r); t >= 0 && (best < 0 || t < best)) best = t;
+    // the cylinder between them: |(p - a) x axis| = r with 0 <= (p - a).axis <= 2 h
+    const glm::vec3 m = o - a, dp = d - axis * glm::dot(d, axis), mp = m - axis * glm::dot(m, axis);
+    const float A = glm::dot(dp, dp), B = glm::dot(dp, mp), C = glm::dot(mp, mp) - r * r, disc = B * B - A * C;
+    if (A > 1e-12f && disc >= 0) {
+      const float t = (-B - std::sqrt(disc)) / A, s = glm::dot(m + d * t, axis);
+      if (t >= 0 && s >= 0 && s <= 2 * f[8] && (best < 0 || t < best)) best = t;
+    }
+    return best;
+  }
+  return ray_sphere(o, d, c, f[7]);  // a sphere; a mesh by its bounding sphere
+}
+
+}  // namespace
+
 void robot_pick_body(Editor& e, int object, glm::vec2 px, glm::vec2 view) {
   const scene::ObjectRange* r = robot_range(e, object);
   if (!r) return;
@@ -228,6 +280,18 @@ void robot_pick_body(Editor& e, int object, glm::vec2 px, glm::vec2 view) {
     float t = glm::dot(d, d) > 0 ? std::clamp(glm::dot(px - pa, d) / glm::dot(d, d), 0.0f, 1.0f) : 0.0f;
     return glm::length(pa + t * d - px);
   };
+  // the nearest surface under the cursor: the first shape the pixel's ray enters
+  const render::Ray ray = e.camera.ray(px, view);
+  int hit = -1;
+  float hit_t = FLT_MAX;
+  for (int k = 0; k < m.shape_count(); ++k) {
+    const float* f = &shapes[size_t(k) * kRigidShapeFloats];
+    const int body = int(f[11]);
+    if (body < r->body_begin || body >= r->body_end) continue;
+    if (float t = ray_shape(ray.origin, ray.direction, f); t >= 0 && t < hit_t) hit_t = t, hit = body;
+  }
+  if (hit >= 0) return robot_select_body(e, object, hit);
+  // the ray misses every shape (a click beside a thin link): the shape nearest on screen
   int best = -1;
   float best_d = 1e30f;
   for (int k = 0; k < m.shape_count(); ++k) {

@@ -304,6 +304,19 @@ Status cmd_click_body(ScriptCall& c) {  // click-body ROBOT BODY: where the body
   return Status::ok();
 }
 
+// camera YAW PITCH [DISTANCE]: the orbit camera in degrees (pitch 89: from above), about the
+// selection's shown centre (else where it looks); the mouse's orbit does the same
+Status cmd_camera(ScriptCall& c) {
+  if (Status st = c.need(2); !st) return st;
+  c.e.camera.yaw = glm::radians(float(std::atof(c.w[1].c_str())));
+  c.e.camera.pitch = glm::radians(std::clamp(float(std::atof(c.w[2].c_str())), -89.0f, 89.0f));
+  if (c.w.size() > 3) c.e.camera.distance = std::max(0.05f, float(std::atof(c.w[3].c_str())));
+  if (auto centre = c.e.shown_selection_center()) c.e.camera.target = *centre;
+  c.e.camera_fit_pending = false;
+  c.wait_frames(2);
+  return Status::ok();
+}
+
 Status cmd_drag_gizmo(ScriptCall& c) {
   if (Status st = c.need(2); !st) return st;
   const std::string& a = c.w[1];
@@ -717,6 +730,7 @@ const ScriptCommand k_view[] = {
     {"click", cmd_click},
     {"click-object", cmd_click_object},
     {"click-body", cmd_click_body},
+    {"camera", cmd_camera},
     {"drag-gizmo", cmd_drag_gizmo},
     {"ctrl-drag-object", cmd_ctrl_drag_object},
     {"key", cmd_key},
