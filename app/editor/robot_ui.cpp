@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
 
 #include "app/editor/editor.h"
 #include "app/editor/fields.h"
@@ -207,6 +208,7 @@ int robot_selected_body(const Editor& e) {
 void robot_select_body(Editor& e, int object, int body) {
   e.select(object);
   e.robot.body_object = object;
+  e.robot.reveal_body = e.robot.body != body;
   e.robot.body = body;
 }
 
@@ -411,6 +413,15 @@ void draw_robot_inspector(Editor& e, int index) {
     return true;
   };
 
+  // the selected body (a click in the viewport or the outliner), first: what it is in its robot
+  const int sel = robot_selected_body(e);
+  if (sel >= r->body_begin && sel < r->body_end) {
+    ImGui::TextColored(ImVec4(0.1f, 0.8f, 1.0f, 1.0f), "body %s", m.body_name[size_t(sel)].c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("(%s joint, %.4g kg; Bodies below)", joint_type_name(m.joint_type[size_t(sel)]),
+                        double(m.body_mass[size_t(sel)]));
+  }
+  const bool reveal = std::exchange(e.robot.reveal_body, false) && sel >= 0;
   // joint sliders: the initial pose, each drag one undo step
   if (ImGui::CollapsingHeader("Joints (initial pose)", ImGuiTreeNodeFlags_DefaultOpen)) {
     if (table("joints")) {
@@ -448,15 +459,18 @@ void draw_robot_inspector(Editor& e, int index) {
 
   // bodies: joint, limits, damping, armature, mass and inertia (listed robots edit them; a
   // URDF robot's come from its file)
+  if (reveal) ImGui::SetNextItemOpen(true);
   if (ImGui::CollapsingHeader("Bodies")) {
     if (urdf) ImGui::TextDisabled("from %s (edit the file)", o.robot.urdf.c_str());
     for (int b = r->body_begin; b < r->body_end; ++b) {
       const int local = b - r->body_begin;
       ImGui::PushID(b);
-      ImGuiTreeNodeFlags flags = b == robot_selected_body(e) ? ImGuiTreeNodeFlags_Selected : 0;
+      ImGuiTreeNodeFlags flags = b == sel ? ImGuiTreeNodeFlags_Selected : 0;
+      if (reveal) ImGui::SetNextItemOpen(b == sel);  // the picked body's entry open, the others shut
       bool open = ImGui::TreeNodeEx("##body", flags, "%s (%s)", m.body_name[size_t(b)].c_str(),
                                     joint_type_name(m.joint_type[size_t(b)]));
       if (ImGui::IsItemClicked() && !ImGui::IsItemToggledOpen()) robot_select_body(e, index, b);
+      if (reveal && b == sel) ImGui::SetScrollHereY(0.2f);
       if (open) {
         if (!urdf && local < int(o.robot.bodies.size())) {
           scene::Object copy = o;

@@ -21,6 +21,7 @@ class Editor;
 struct RobotUi {
   int body_object = -1;  // object whose body is selected (the highlight follows the object selection)
   int body = -1;         // selected body, index in CompiledScene::rigid, or -1
+  bool reveal_body = false;  // the inspector opens the selected body's entry (a click picked it)
   bool urdf_dialog = false;
   std::string urdf_path_input;
   // the drawn state: a scrubbed timeline frame, cached
