@@ -155,8 +155,10 @@ const char* k_param_labels[] = {"initial position",   "initial velocity", "contr
                                 "spring rest length", "spring stiffness", "tet mu",        "tet lambda",
                                 "contact ke",         "contact kd",       "contact mu",    "policy",
                                 "tet activation",     "initial joint angles", "initial joint velocities",
-                                "actuator inputs (per frame)", "PD stiffness kp", "PD damping kd", "body masses"};
-static_assert(std::size(k_param_labels) == size_t(scene::ParamKind::body_mass) + 1, "a label for every ParamKind");
+                                "actuator inputs (per frame)", "PD stiffness kp", "PD damping kd", "body masses",
+                                "joint damping", "joint armature"};
+static_assert(std::size(k_param_labels) == size_t(scene::ParamKind::joint_armature) + 1,
+              "a label for every ParamKind");
 
 }  // namespace
 

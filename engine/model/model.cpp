@@ -23,7 +23,8 @@ void ModelGradT<S>::zero() {
   for (Array<S>* a : {&particle_mass, &spring_ke, &spring_kd, &spring_rest, &tet_mu, &tet_lambda})
     for (auto& v : *a) v = S(0);
   contact_ke = contact_kd = contact_mu = S(0);
-  for (Array<S>* a : {&rigid.body_mass, &rigid.actuator_kp, &rigid.actuator_kd})
+  for (Array<S>* a :
+       {&rigid.body_mass, &rigid.actuator_kp, &rigid.actuator_kd, &rigid.dof_damping, &rigid.dof_armature})
     for (auto& v : *a) v = S(0);
   rigid.contact_ke = rigid.contact_kd = rigid.contact_mu = S(0);
 }

@@ -21,6 +21,22 @@ bool is_robot_task(const scene::CompiledSceneT<S>& cs, const scene::Task& task) 
   return false;
 }
 
+namespace {
+
+// a dof by its body's name, with the dof's index within a multi-dof joint ("base.3")
+template <class S>
+std::string dof_name(const RigidModelT<S>& m, int d) {
+  int j = m.dof_joint[d];
+  std::string name = m.body_name[j];
+  if (m.joint_dof_start[j + 1] - m.joint_dof_start[j] > 1) {
+    name += '.';
+    name += std::to_string(d - m.joint_dof_start[j]);
+  }
+  return name;
+}
+
+}  // namespace
+
 template <class S>
 Result<RigidParametersT<S>> RigidParametersT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
                                                         int policy_size) {
@@ -60,13 +76,7 @@ Result<RigidParametersT<S>> RigidParametersT<S>::create(const scene::CompiledSce
       case ParamKind::joint_qd:
         for (int d = r->dof_begin; d < r->dof_end; ++d) {
           b.index.push_back(d);
-          int j = m.dof_joint[d];
-          std::string name = m.body_name[j];
-          if (m.joint_dof_start[j + 1] - m.joint_dof_start[j] > 1) {
-            name += '.';
-            name += std::to_string(d - m.joint_dof_start[j]);
-          }
-          names.push_back(name);
+          names.push_back(dof_name(m, d));
         }
         break;
       case ParamKind::actuator_control:
@@ -83,6 +93,15 @@ Result<RigidParametersT<S>> RigidParametersT<S>::create(const scene::CompiledSce
         } else {
           p.has_model_ = true;
         }
+        break;
+      case ParamKind::joint_damping:
+      case ParamKind::joint_armature:
+        for (int d = r->dof_begin; d < r->dof_end; ++d) {
+          b.index.push_back(d);
+          names.push_back(dof_name(m, d));
+        }
+        if (b.lower == -std::numeric_limits<double>::infinity()) b.lower = 0;  // no negative damping or inertia
+        p.has_model_ = true;
         break;
       case ParamKind::body_mass:
         for (int j = r->body_begin; j < r->body_end; ++j)
@@ -103,7 +122,7 @@ Result<RigidParametersT<S>> RigidParametersT<S>::create(const scene::CompiledSce
       default:
         return Status::error(pw +
                              ": not a robot parameter (robot tasks take joint_q, joint_qd, actuator_control, "
-                             "actuator_kp, actuator_kd, body_mass, contact_ke/kd/mu)");
+                             "actuator_kp, actuator_kd, body_mass, joint_damping, joint_armature, contact_ke/kd/mu)");
     }
     if (b.index.empty()) return Status::error(pw + ": \"" + spec.object + "\" has nothing this parameter covers");
     b.elements = int(b.index.size());
@@ -149,6 +168,12 @@ std::vector<S> RigidParametersT<S>::initial(const scene::CompiledSceneT<S>& cs) 
           break;
         case ParamKind::body_mass:
           v = m.body_mass[b.index[e]];
+          break;
+        case ParamKind::joint_damping:
+          v = m.dof_damping[b.index[e]];
+          break;
+        case ParamKind::joint_armature:
+          v = m.dof_armature[b.index[e]];
           break;
         case ParamKind::contact_ke:
           v = m.contact_ke;
@@ -211,6 +236,12 @@ void RigidParametersT<S>::apply(const std::vector<S>& theta, const RigidModelT<S
           case ParamKind::actuator_kd:
             m.actuator_kd[i] = v;
             break;
+          case ParamKind::joint_damping:
+            m.dof_damping[i] = v;
+            break;
+          case ParamKind::joint_armature:
+            m.dof_armature[i] = v;
+            break;
           case ParamKind::body_mass: {
             // inertia scales with the mass (fixed geometry), as the solver's gradient assumes
             S scale = v / base.body_mass[i];
@@ -261,6 +292,12 @@ void RigidParametersT<S>::gather(const StateT<S>& gi, const std::vector<ControlT
             break;
           case ParamKind::body_mass:
             g = gm.body_mass[i];
+            break;
+          case ParamKind::joint_damping:
+            g = gm.dof_damping[i];
+            break;
+          case ParamKind::joint_armature:
+            g = gm.dof_armature[i];
             break;
           case ParamKind::contact_ke:
             g = gm.contact_ke;

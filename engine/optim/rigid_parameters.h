@@ -8,6 +8,8 @@
 //                      from 0; PD: the target, from the joint's initial coordinate)
 //   actuator_kp / kd   the robot's PD actuators' gains
 //   body_mass          the robot's bodies with mass (inertia scales with the mass)
+//   joint_damping      every dof of the robot: its viscous damping (bounded below by 0)
+//   joint_armature     every dof of the robot: its armature (bounded below by 0)
 //   contact_ke/kd/mu   the robots' ground contact (scene-wide)
 #pragma once
 

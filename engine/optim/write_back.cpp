@@ -241,6 +241,26 @@ std::vector<std::string> write_back_robot(const std::vector<ParamBlock>& blocks,
         }
         break;
       }
+      case K::joint_damping:
+      case K::joint_armature: {
+        const bool damping = b.kind == K::joint_damping;
+        if (urdf) {
+          notes.push_back(b.object + ": joint " + (damping ? "damping" : "armature") + " of a " +
+                          (rb.mjcf ? "MJCF" : "URDF") + " robot lives in its file (" + rb.urdf + "); not written");
+          break;
+        }
+        // a listed body's joint has one value for all its dofs: their mean
+        for (int j = r->body_begin; j < r->body_end; ++j) {
+          const int local = j - r->body_begin, d0 = m.joint_dof_start[size_t(j)], d1 = m.joint_dof_start[size_t(j) + 1];
+          if (local >= int(rb.bodies.size())) break;
+          double sum = 0;
+          int n = 0;
+          for (int e = 0; e < b.elements; ++e)
+            if (b.index[size_t(e)] >= d0 && b.index[size_t(e)] < d1) sum += entry(e), ++n;
+          if (n > 0) (damping ? rb.bodies[size_t(local)].damping : rb.bodies[size_t(local)].armature) = sum / n;
+        }
+        break;
+      }
       case K::body_mass:
         if (urdf) {
           notes.push_back(b.object + ": body masses of a URDF robot live in its file (" + rb.urdf + "); not written");

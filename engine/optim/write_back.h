@@ -27,6 +27,8 @@ std::vector<std::string> write_back(const std::vector<ParamBlock>& blocks, const
 //   body_mass              -> listed bodies: the given mass (and inertia, scaled with it) or, for
 //                             bodies whose mass comes from their shapes, the shapes' densities scaled
 //                             to it; URDF masses stay in the file (a note)
+//   joint_damping, armature -> listed bodies' damping / armature (the mean over a joint's dofs);
+//                             URDF and MJCF values stay in the file (a note)
 //   contact_ke / kd / mu   -> settings.robot_contact
 //   actuator_control, policy: the task keeps them (store_values)
 std::vector<std::string> write_back_robot(const std::vector<ParamBlock>& blocks, const std::vector<float>& theta,

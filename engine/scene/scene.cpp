@@ -60,6 +60,8 @@ const char* to_string(ParamKind k) {
     case ParamKind::actuator_kp: return "actuator_kp";
     case ParamKind::actuator_kd: return "actuator_kd";
     case ParamKind::body_mass: return "body_mass";
+    case ParamKind::joint_damping: return "joint_damping";
+    case ParamKind::joint_armature: return "joint_armature";
   }
   return "?";
 }

@@ -33,6 +33,9 @@ void read_settings(Reader& r, const json& j, const std::string& path, Settings& 
   Fields f{j, path, {}};
   r.number(f, "dt", s.dt, 1e-7, 1.0);
   r.integer(f, "substeps", s.substeps, 1, r.limits().max_substeps);
+  int up = r.choice(f, "up", {"y", "z"}, false);
+  if (up >= 0) s.up = up == 0 ? "y" : "z";
+  if (s.up == "z") s.gravity = {0, 0, -9.81};  // the default along -up; a given gravity wins
   r.vec3(f, "gravity", s.gravity);
   r.number(f, "damping", s.damping, 0);
   int b = r.choice(f, "backend", {"cpu", "cuda"}, false);
@@ -301,8 +304,9 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       int k = r.choice(
           pf, "kind",
           {"initial_position", "initial_velocity", "control_force", "spring_activation", "spring_rest", "spring_ke",
-           "tet_mu", "tet_lambda", "contact_ke", "contact_kd", "contact_mu", "policy", "tet_activation", "joint_q",
-           "joint_qd", "actuator_control", "actuator_kp", "actuator_kd", "body_mass"},
+           "tet_mu",           "tet_lambda",       "contact_ke",    "contact_kd",        "contact_mu",  "policy",
+           "tet_activation",   "joint_q",          "joint_qd",      "actuator_control",  "actuator_kp", "actuator_kd",
+           "body_mass",        "joint_damping",    "joint_armature"},
           true);
       if (k >= 0) p.kind = static_cast<ParamKind>(k);
       r.string(pf, "object", p.object);
@@ -376,7 +380,8 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
 
 bool is_robot_param(ParamKind k) {
   return k == ParamKind::joint_q || k == ParamKind::joint_qd || k == ParamKind::actuator_control ||
-         k == ParamKind::actuator_kp || k == ParamKind::actuator_kd || k == ParamKind::body_mass;
+         k == ParamKind::actuator_kp || k == ParamKind::actuator_kd || k == ParamKind::body_mass ||
+         k == ParamKind::joint_damping || k == ParamKind::joint_armature;
 }
 
 // names must be unique and references must resolve
