@@ -61,6 +61,7 @@ void grow(glm::vec3& lo, glm::vec3& hi, glm::vec3 p, float r) {
 SceneView::SceneView(const scene::Scene& doc, const scene::CompiledScene& cs)
     : cs_(cs), robot_state_(cs.model.make_state()) {
   const Model& m = cs.model;
+  z_up_ = doc.settings.up_index() == 2;
   for (size_t oi = 0; oi < cs.objects.size() && oi < doc.objects.size(); ++oi) {
     const scene::ObjectRange& r = cs.objects[oi];
     const scene::Object& o = doc.objects[oi];
@@ -296,6 +297,9 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
   }
   l.ground.visible = ground_;
   l.ground.height = ground_height_;
+  l.ground.z_up = z_up_;
+  // the key light from above, whichever axis is up (y-up's default turned onto +Z)
+  if (z_up_) l.lighting.direction = {l.lighting.direction.x, -l.lighting.direction.z, l.lighting.direction.y};
 
   glm::vec3 lo, hi;
   bounds(state, lo, hi);
@@ -607,8 +611,9 @@ void SceneView::bounds(const State& state, glm::vec3& lo, glm::vec3& hi) const {
     hi = glm::vec3(1.0f);
   }
   if (ground_) {
-    lo.y = std::min(lo.y, ground_height_);
-    hi.y = std::max(hi.y, ground_height_);
+    const int up = z_up_ ? 2 : 1;
+    lo[up] = std::min(lo[up], ground_height_);
+    hi[up] = std::max(hi[up], ground_height_);
   }
 }
 
@@ -618,6 +623,7 @@ render::Camera SceneView::fit_camera(const State& state, float aspect) const {
   render::Camera cam;
   cam.yaw = 0.45f;
   cam.pitch = 0.38f;
+  cam.z_up = z_up_;
   cam.fit(lo, hi, aspect);
   return cam;
 }

@@ -108,7 +108,8 @@ class SceneView {
   std::vector<glm::vec3> outline_;                         // and outlined (segment pairs)
   std::vector<uint32_t> outline_indices_;
   bool ground_ = false;
-  float ground_height_ = 0.0f;
+  float ground_height_ = 0.0f;  // along the up axis
+  bool z_up_ = false;           // the scene's up axis is +Z (settings.up)
   glm::vec3 static_lo_{1e30f}, static_hi_{-1e30f};  // colliders and targets
 
   // robots: shapes as instances (by render::ShapeKind), bodies' centres of mass and joint axes

@@ -10,18 +10,18 @@ namespace {
 constexpr float k_max_pitch = 1.5533f;  // 89 degrees
 }
 
+glm::vec3 Camera::world_up() const { return z_up ? glm::vec3(0.0f, 0.0f, 1.0f) : glm::vec3(0.0f, 1.0f, 0.0f); }
+
 glm::vec3 Camera::forward() const {
-  // the unit vector from the target to the eye, negated
-  glm::vec3 to_eye{std::sin(yaw) * std::cos(pitch), std::sin(pitch),
-                   std::cos(yaw) * std::cos(pitch)};
+  // the unit vector from the target to the eye, negated (y-up; z-up turns it by +90 deg about x)
+  glm::vec3 to_eye{std::sin(yaw) * std::cos(pitch), std::sin(pitch), std::cos(yaw) * std::cos(pitch)};
+  if (z_up) to_eye = {to_eye.x, -to_eye.z, to_eye.y};
   return -to_eye;
 }
 
 glm::vec3 Camera::eye() const { return target - forward() * distance; }
 
-glm::vec3 Camera::right() const {
-  return glm::normalize(glm::cross(forward(), glm::vec3(0.0f, 1.0f, 0.0f)));
-}
+glm::vec3 Camera::right() const { return glm::normalize(glm::cross(forward(), world_up())); }
 
 glm::vec3 Camera::up() const { return glm::cross(right(), forward()); }
 
@@ -29,7 +29,7 @@ float Camera::near_plane() const { return std::max(distance * 0.01f, 1e-3f); }
 float Camera::far_plane() const { return std::max(distance * 200.0f, 1.0f); }
 float Camera::ortho_half_height() const { return distance * std::tan(fov_y * 0.5f); }
 
-glm::mat4 Camera::view() const { return glm::lookAtRH(eye(), target, glm::vec3(0.0f, 1.0f, 0.0f)); }
+glm::mat4 Camera::view() const { return glm::lookAtRH(eye(), target, world_up()); }
 
 glm::mat4 Camera::projection(float aspect) const {
   glm::mat4 p;

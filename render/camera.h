@@ -2,8 +2,10 @@
 // The viewer's camera: an orbit around a target point, pan, zoom, fit to bounds,
 // perspective or orthographic. Pure math (glm), no Vulkan: unit-tested on its own.
 //
-// World convention: right-handed, +Y up. Projections follow Vulkan's clip space: y points
-// down the screen and depth runs 0 (near) .. 1 (far). Pixels: (0,0) is the top-left corner.
+// World convention: right-handed, +Y up, or +Z up when z_up is set (a z-up scene: the same
+// orbit turned by +90 degrees about x, so yaw turns about +Z and yaw 0 looks along +Y).
+// Projections follow Vulkan's clip space: y points down the screen and depth runs 0 (near) ..
+// 1 (far). Pixels: (0,0) is the top-left corner.
 #include <glm/glm.hpp>
 
 namespace adj::render {
@@ -20,11 +22,13 @@ struct Camera {
   float pitch = 0.45f;        // elevation above the horizon [rad], kept inside +-89 deg
   float fov_y = 0.7854f;      // vertical field of view [rad] (perspective)
   bool orthographic = false;  // ortho half-height = distance * tan(fov_y / 2)
+  bool z_up = false;          // the world's up is +Z (else +Y)
 
   glm::vec3 eye() const;
   glm::vec3 forward() const;  // unit, eye -> target
   glm::vec3 right() const;    // unit, screen +x in world
   glm::vec3 up() const;       // unit, screen up in world
+  glm::vec3 world_up() const;  // +Y, or +Z when z_up
 
   float near_plane() const;  // distance / 100 (>= 1 mm)
   float far_plane() const;   // distance * 200

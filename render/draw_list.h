@@ -140,9 +140,11 @@ struct DiscDraw {
   ObjectId id = 0;
 };
 
-// the ground: a grid on y = height that fades with distance and catches shadows
+// the ground: a grid on y = height (z = height when z_up) that fades with distance and catches
+// shadows; z_up also turns the sky/ground ambient's hemisphere to +Z
 struct Ground {
   bool visible = true;
+  bool z_up = false;
   float height = 0.0f;                         // [m]
   float cell = 0.1f;                           // minor grid spacing [m]; major lines every 10 cells
   float extent = 0.0f;                         // fade-out radius [m]; 0: from the scene bounds

@@ -23,7 +23,7 @@ struct Frame {
   glm::vec4 sky_ambient{0.0f};
   glm::vec4 ground_ambient{0.0f};
   glm::vec4 shadow{0.0f};  // texel world size, 1/resolution, depth bias
-  glm::vec4 ground{0.0f};  // height, cell, fade radius
+  glm::vec4 ground{0.0f};  // height, cell, fade radius, 1 = the world is z-up (0: y-up)
   glm::vec4 ground_color{0.0f};
   glm::vec4 ground_center{0.0f};
   glm::vec4 colormaps[k_colormap_count * k_colormap_lut_size];

@@ -444,9 +444,10 @@ void SceneRenderer::write_frame(void* ubo, const DrawList& list, const Camera& c
 
   const Ground& g = list.ground;
   float extent_m = g.extent > 0.0f ? g.extent : std::max(8.0f * radius, 4.0f * camera.distance);
-  f.ground = {g.height, std::max(g.cell, 1e-6f), extent_m, 0.0f};
+  f.ground = {g.height, std::max(g.cell, 1e-6f), extent_m, g.z_up ? 1.0f : 0.0f};
   f.ground_color = glm::vec4(srgb_to_linear(glm::vec3(g.color)), 1.0f);
-  f.ground_center = glm::vec4(center.x, g.height, center.z, 0.0f);
+  f.ground_center =
+      g.z_up ? glm::vec4(center.x, center.y, g.height, 0.0f) : glm::vec4(center.x, g.height, center.z, 0.0f);
 
   for (int m = 0; m < k_colormap_count; ++m)
     for (int i = 0; i < k_colormap_lut_size; ++i)

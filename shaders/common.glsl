@@ -15,7 +15,7 @@ layout(set = 0, binding = 0) uniform Frame {
   vec4 sky_ambient;      // rgb linear, premultiplied by the ambient strength
   vec4 ground_ambient;
   vec4 shadow;           // x world size of a texel, y 1/resolution, z depth bias
-  vec4 ground;           // x height, y cell, z fade radius, w unused
+  vec4 ground;           // x height, y cell, z fade radius, w 1 = z-up world (0: y-up)
   vec4 ground_color;     // rgb linear
   vec4 ground_center;    // xyz centre of the fade
   vec4 colormaps[2 * 64];  // sRGB tables, 64 entries per map (render/colormap.h)
@@ -81,7 +81,8 @@ vec3 shade(vec3 albedo, vec3 n, vec3 p, float shadow) {
   vec3 l = frame.light_dir.xyz;
   float ndl = dot(n, l);
   float diffuse = max((ndl + 0.15) / 1.15, 0.0);
-  vec3 amb = mix(frame.ground_ambient.rgb, frame.sky_ambient.rgb, 0.5 + 0.5 * n.y);
+  float n_up = frame.ground.w > 0.5 ? n.z : n.y;
+  vec3 amb = mix(frame.ground_ambient.rgb, frame.sky_ambient.rgb, 0.5 + 0.5 * n_up);
   vec3 direct = frame.light_color.rgb * frame.light_dir.w * shadow;
   vec3 h = normalize(l + v);
   float spec = pow(max(dot(n, h), 0.0), 48.0) * 0.18 * step(0.0, ndl);

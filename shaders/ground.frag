@@ -17,16 +17,19 @@ float grid(vec2 p, float cell, float width) {
 }
 
 void main() {
-  vec3 n = vec3(0.0, 1.0, 0.0);
+  bool z_up = frame.ground.w > 0.5;
+  vec3 n = z_up ? vec3(0.0, 0.0, 1.0) : vec3(0.0, 1.0, 0.0);
+  vec2 along = z_up ? v_world.xy : v_world.xz;  // the ground's own coordinates
+  vec2 centre = z_up ? frame.ground_center.xy : frame.ground_center.xz;
   float cell = frame.ground.y;
-  float minor = grid(v_world.xz, cell, 1.0);
-  float major = grid(v_world.xz, cell * 10.0, 1.6);
+  float minor = grid(along, cell, 1.0);
+  float major = grid(along, cell * 10.0, 1.6);
   vec3 albedo = frame.ground_color.rgb * (1.0 - 0.22 * minor) * (1.0 - 0.35 * major);
   float s = shadow_at(v_world, n);
   vec3 l = frame.light_dir.xyz;
   vec3 amb = frame.sky_ambient.rgb;
-  vec3 lit = albedo * (amb + frame.light_color.rgb * frame.light_dir.w * max(l.y, 0.0) * s);
-  float r = length(v_world.xz - frame.ground_center.xz) / frame.ground.z;
+  vec3 lit = albedo * (amb + frame.light_color.rgb * frame.light_dir.w * max(dot(l, n), 0.0) * s);
+  float r = length(along - centre) / frame.ground.z;
   float alpha = 1.0 - smoothstep(0.35, 1.0, r);
   o_color = vec4(to_display(lit), alpha);
 }

@@ -146,13 +146,20 @@ const AddEntry* find_add_entry(std::string_view id) {
 
 std::span<const TemplateEntry> templates() { return k_templates; }
 
-Result<scene::Object> make_object(AddKind kind, const std::string& name, const V3& at, const std::string& file) {
+Result<scene::Object> make_object(AddKind kind, const std::string& name, const V3& at, const std::string& file,
+                                  const std::string& up) {
   for (const AddEntry& e : k_entries)
     if (e.kind == kind && e.file_filter && file.empty())
       return Status::error(std::string("add ") + e.id + ": needs a file (" + e.file_filter + ")");
   scene::Object o;
   o.name = name;
   using C = scene::ColliderKind;
+  const bool z_up = up == "z";
+  // `at` moved by an offset given as (along x, along up, across): the offsets below are y-up's
+  auto add = [&](const V3& a, const V3& d) -> V3 {
+    const V3 w = z_up ? V3{d[0], d[2], d[1]} : d;
+    return {a[0] + w[0], a[1] + w[1], a[2] + w[2]};
+  };
   auto collider = [&](C c, const V3& size, double lift) {
     o.kind = ObjectKind::collider;
     o.collider.kind = c;
@@ -201,7 +208,7 @@ Result<scene::Object> make_object(AddKind kind, const std::string& name, const V
     case AddKind::ground:
       o.kind = ObjectKind::collider;
       o.collider.kind = C::ground;
-      o.collider.position = {0, at[1], 0};
+      o.collider.position = {0, at[z_up ? 2 : 1], 0};  // a ground's height is position[1], along up
       break;
     case AddKind::plane:  // level with the ground at `at`: an infinite plane tilted here would cut
                           // through whatever stands on its high side; tilt it with its normal
@@ -245,12 +252,12 @@ Result<scene::Object> make_object(AddKind kind, const std::string& name, const V
       o.robot.position = add(at, {0, 0.0, 0});
       o.robot.fixed_base = true;
       break;
-    case AddKind::mjcf:  // MJCF is z-up, the editor's scenes y-up: stood up by -90 deg about x
+    case AddKind::mjcf:  // MJCF is z-up: in a y-up scene stood up by -90 deg about x, in a z-up one as it is
       o.kind = ObjectKind::robot;
       o.robot.urdf = file;
       o.robot.mjcf = true;
       o.robot.position = add(at, {0, 0.0, 0});
-      o.robot.rotation = {-90, 0, 0};
+      if (!z_up) o.robot.rotation = {-90, 0, 0};
       break;
   }
   return o;
@@ -258,14 +265,14 @@ Result<scene::Object> make_object(AddKind kind, const std::string& name, const V
 
 namespace {
 
-// an object's place on the ground plane: centre (x, z) and the radius it covers there [m];
-// false for those that span the scene (ground, plane)
+// an object's place on the ground plane: centre (x, and z, or y in a z-up scene: `across`) and
+// the radius it covers there [m]; false for those that span the scene (ground, plane)
 struct Footprint {
   double x = 0, z = 0, r = 0;
 };
 
-bool footprint(const scene::Object& o, Footprint* f) {
-  auto at = [&](const V3& p, double r) { return *f = {p[0], p[2], r}, true; };
+bool footprint(const scene::Object& o, Footprint* f, int across = 2) {
+  auto at = [&](const V3& p, double r) { return *f = {p[0], p[size_t(across)], r}, true; };
   switch (o.kind) {
     case ObjectKind::particles: {
       if (o.particles.particles.empty()) return false;
@@ -307,11 +314,12 @@ bool footprint(const scene::Object& o, Footprint* f) {
 }  // namespace
 
 V3 free_spot(const scene::Scene& s, const V3& at, double radius) {
-  constexpr double margin = 0.1, spacing = 0.5;  // [m]
+  constexpr double margin = 0.1, spacing = 0.5;           // [m]
+  const int across = s.settings.up_index() == 2 ? 1 : 2;  // the ground's second axis
   auto free = [&](double x, double z) {
     for (const scene::Object& o : s.objects) {
       Footprint f;
-      if (footprint(o, &f) && std::hypot(f.x - x, f.z - z) < f.r + radius + margin) return false;
+      if (footprint(o, &f, across) && std::hypot(f.x - x, f.z - z) < f.r + radius + margin) return false;
     }
     return true;
   };
@@ -322,8 +330,9 @@ V3 free_spot(const scene::Scene& s, const V3& at, double radius) {
     for (int i = -ring; i <= ring; ++i)
       for (int k = -ring; k <= ring; ++k) {
         if (std::max(std::abs(i), std::abs(k)) != ring) continue;
-        const double x = at[0] + i * spacing, z = at[2] + k * spacing, d = std::hypot(x - at[0], z - at[2]);
-        if (d < best && free(x, z)) best = d, spot = {x, at[1], z};
+        const double x = at[0] + i * spacing, z = at[size_t(across)] + k * spacing,
+                     d = std::hypot(x - at[0], z - at[size_t(across)]);
+        if (d < best && free(x, z)) best = d, spot = at, spot[0] = x, spot[size_t(across)] = z;
       }
     if (best < 1e300) return spot;
   }

@@ -51,11 +51,14 @@ struct AddEntry {
 std::span<const AddEntry> add_entries();
 const AddEntry* find_add_entry(std::string_view id);
 
-// a new object of that kind standing on the ground at `at` (its y is the ground's height),
-// named `name` (the document makes it unique). `file` is the mesh or URDF path as the
-// scene will store it (relative to the scene's folder), required by entries with a filter.
+// a new object of that kind standing on the ground at `at` (its coordinate along `up`, the
+// scene's up axis "y" or "z", is the ground's height), named `name` (the document makes it
+// unique). `file` is the mesh or URDF path as the scene will store it (relative to the
+// scene's folder), required by entries with a filter. an MJCF robot (z-up) is turned by -90
+// deg about x in a y-up scene and not at all in a z-up one. TODO: cloth and soft grids lie in
+// the xz plane whatever the up axis (in a z-up scene they stand upright until rotated)
 Result<scene::Object> make_object(AddKind kind, const std::string& name, const scene::V3& at,
-                                  const std::string& file = "");
+                                  const std::string& file = "", const std::string& up = "y");
 
 // where a new object covering `radius` [m] of the ground goes: `at` if nothing stands there,
 // else the nearest free spot of a 0.5 m grid around it, so that new objects do not start

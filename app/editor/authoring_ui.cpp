@@ -23,6 +23,7 @@ scene::V3 Editor::add_point() const {
       break;
     }
   // the camera orbits its target: the ground under it is in front of the camera
+  if (doc.scene().settings.up == "z") return {double(camera.target.x), double(camera.target.y), ground};
   return {double(camera.target.x), ground, double(camera.target.z)};
 }
 
@@ -46,14 +47,15 @@ bool Editor::add_object(const std::string& entry_id, const std::string& name, co
   }
   // ground and plane span the scene; everything else goes to a free spot in front of the camera
   const bool spans = entry->kind == AddKind::ground || entry->kind == AddKind::plane;
-  auto made = make_object(entry->kind, name.empty() ? entry->id : name, add_point(), stored);
+  const std::string& up = doc.scene().settings.up;
+  auto made = make_object(entry->kind, name.empty() ? entry->id : name, add_point(), stored, up);
   if (!made) {
     message(Severity::warning, made.status().message());
     return false;
   }
   if (!spans) {  // made at the camera's target, then moved to the nearest free spot (same height)
     const scene::V3 at = free_spot(doc.scene(), add_point(), footprint_radius(*made));
-    made = make_object(entry->kind, made->name, at, stored);
+    made = make_object(entry->kind, made->name, at, stored, up);
   }
   scene::Scene trial = doc.scene();
   trial.objects.push_back(*made);

@@ -163,7 +163,8 @@ const K k_opt_cloth[] = {K::initial_position, K::initial_velocity, K::control_fo
                          K::tri_ka,           K::tri_kd,           K::edge_ke,       K::particle_mass};
 const K k_opt_soft[] = {K::initial_position, K::initial_velocity, K::control_force,
                         K::tet_mu,           K::tet_lambda,       K::particle_mass};
-const K k_opt_robot[] = {K::joint_q, K::joint_qd, K::actuator_control, K::actuator_kp, K::actuator_kd, K::body_mass};
+const K k_opt_robot[] = {K::joint_q,     K::joint_qd,  K::actuator_control, K::actuator_kp,
+                         K::actuator_kd, K::body_mass, K::joint_damping,    K::joint_armature};
 
 const Field* find_field(std::span<const Field> fields, const std::string& name) {
   for (const Field& f : fields)

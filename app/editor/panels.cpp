@@ -1056,7 +1056,7 @@ void Editor::draw_menu_items_file(bool* quit_requested) {
   if (ImGui::MenuItem("Save As...", "Ctrl+Shift+S")) open_save_as();
   if (ImGui::MenuItem("Revert", nullptr, false, !doc.path().empty() && doc.dirty())) request(Pending::revert);
   if (ImGui::MenuItem("Import OBJ...")) import_dialog_ = true;
-  if (ImGui::MenuItem("Import URDF...")) robot.urdf_dialog = true;
+  if (ImGui::MenuItem("Import URDF/MJCF...")) robot.urdf_dialog = true;
   ImGui::Separator();
   if (ImGui::MenuItem("Quit", "Ctrl+Q")) *quit_requested = true;
 }
@@ -1171,8 +1171,8 @@ void Editor::drop_file(const std::string& path) {
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   if (ext == ".obj")
     import_obj(path);
-  else if (ext == ".urdf")
-    import_urdf(*this, path);
+  else if (ext == ".urdf" || ext == ".xml" || ext == ".mjcf")
+    import_robot(*this, path);
   else
     request(Pending::open, path);
 }

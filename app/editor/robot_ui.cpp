@@ -584,14 +584,21 @@ void draw_robot_inspector(Editor& e, int index) {
 
 // ---- URDF import
 
-bool import_urdf(Editor& e, const std::string& path) {
+bool import_robot(Editor& e, const std::string& path) {
   namespace fs = std::filesystem;
+  std::string ext = fs::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  const bool mjcf = ext == ".xml" || ext == ".mjcf";
+  const char* what = mjcf ? "import MJCF: " : "import URDF: ";
+  const int up = e.doc.scene().settings.up_index();
   scene::Object o;
   o.name = fs::path(path).stem().string();
   o.kind = scene::ObjectKind::robot;
   std::error_code ec;
   fs::path rel = e.doc.path().empty() ? fs::path() : fs::relative(fs::absolute(path), e.doc.base_dir(), ec);
   o.robot.urdf = rel.empty() || ec ? fs::absolute(path).string() : rel.string();
+  o.robot.mjcf = mjcf;
+  if (mjcf && up == 1) o.robot.rotation = {-90, 0, 0};           // MJCF is z-up (as Add > MJCF robot)
   o.robot.default_actuator.kind = scene::RobotActuatorKind::pd;  // posable: they hold the pose
   o.robot.default_actuator.kp = 50;
   o.robot.default_actuator.kd = 5;
@@ -599,9 +606,13 @@ bool import_urdf(Editor& e, const std::string& path) {
   trial.objects.push_back(o);
   auto cs = scene::compile<float>(trial, e.doc.base_dir());
   if (!cs) {
-    e.message(Severity::error, "import URDF: " + cs.status().message());  // names the file and the element
+    e.message(Severity::error, what + cs.status().message());  // names the file and the element
     return false;
   }
+  // the importer's warnings about this object (ignored elements, approximations), located
+  const std::string mine = "objects[" + std::to_string(trial.objects.size() - 1) + "]";
+  for (const std::string& w : cs->warnings)
+    if (w.find(mine) != std::string::npos) e.message(Severity::warning, what + w);
   // lift it so that its lowest joint, centre of mass or shape clears the ground by 5 cm
   const scene::ObjectRange& r = cs->objects.back();
   const RigidModel& m = cs->model.rigid;
@@ -611,13 +622,14 @@ bool import_urdf(Editor& e, const std::string& path) {
   rigid_vis_shapes(m, cs->model.make_state(), shapes.data());
   float low = 1e30f;
   for (int b = r.body_begin; b < r.body_end; ++b)
-    low = std::min({low, joints[size_t(b) * kRigidJointFloats + 1], joints[size_t(b) * kRigidJointFloats + 7]});
+    low = std::min({low, joints[size_t(b) * kRigidJointFloats + size_t(up)],
+                    joints[size_t(b) * kRigidJointFloats + 6 + size_t(up)]});
   for (int k = 0; k < m.shape_count(); ++k) {
     const float* f = &shapes[size_t(k) * kRigidShapeFloats];
     if (int(f[11]) < r.body_begin || int(f[11]) >= r.body_end) continue;
-    low = std::min(low, f[1] - std::sqrt(f[7] * f[7] + f[8] * f[8] + f[9] * f[9]));
+    low = std::min(low, f[up] - std::sqrt(f[7] * f[7] + f[8] * f[8] + f[9] * f[9]));
   }
-  if (low < 1e29f && low < 0.05f) o.robot.position[1] = 0.05 - double(low);
+  if (low < 1e29f && low < 0.05f) o.robot.position[size_t(up)] = 0.05 - double(low);
   int index = e.doc.add_object(o, "Import " + path);
   e.select(index);
   e.message(Severity::info, "imported " + path + " as robot \"" + e.doc.scene().objects[size_t(index)].name + "\" (" +
@@ -627,11 +639,11 @@ bool import_urdf(Editor& e, const std::string& path) {
 
 void draw_robot_dialogs(Editor& e) {
   if (e.robot.urdf_dialog) {
-    ImGui::OpenPopup("Import URDF");
+    ImGui::OpenPopup("Import URDF/MJCF");
     e.robot.urdf_dialog = false;
   }
-  if (ImGui::BeginPopupModal("Import URDF", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-    ImGui::Text("URDF file:");
+  if (ImGui::BeginPopupModal("Import URDF/MJCF", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::Text("URDF (.urdf) or MJCF (.xml) file:");
     ImGui::SetNextItemWidth(420);
     if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
     char buf[512];
@@ -639,7 +651,7 @@ void draw_robot_dialogs(Editor& e) {
     bool enter = ImGui::InputText("##path", buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue);
     e.robot.urdf_path_input = buf;
     if (ImGui::Button("Import") || enter) {
-      import_urdf(e, e.robot.urdf_path_input);
+      import_robot(e, e.robot.urdf_path_input);
       ImGui::CloseCurrentPopup();
     }
     ImGui::SameLine();
@@ -690,7 +702,7 @@ std::optional<RobotScriptResult> robot_script_command(Editor& e, const std::vect
   }
   if (cmd == "import-urdf") {
     if (w.size() < 2) return RobotScriptResult{Status::error("import-urdf PATH")};
-    import_urdf(e, w[1]);  // a bad file becomes a message, as from the menu
+    import_robot(e, w[1]);  // a bad file becomes a message, as from the menu
     e.sync();
     return RobotScriptResult{Status::ok(), RobotScriptWait::worker};
   }

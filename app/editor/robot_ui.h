@@ -51,12 +51,15 @@ void draw_robot_tree(Editor& e, int object);
 int robot_outliner_rows(const Editor& e);
 // inspector: joint sliders, bodies, actuators of the selected robot (after its fields)
 void draw_robot_inspector(Editor& e, int object);
-// File > Import URDF: the path prompt
+// File > Import URDF/MJCF: the path prompt
 void draw_robot_dialogs(Editor& e);
 
-// a robot object referencing the URDF (relative to the scene file when it has one), placed
-// above the ground and selected; errors name the file and the URDF element, the scene stays
-bool import_urdf(Editor& e, const std::string& path);
+// a robot object referencing the URDF or MJCF file (by extension: .urdf, .xml / .mjcf; relative
+// to the scene file when it has one), placed above the ground along the scene's up axis (an
+// MJCF turned by -90 deg about x in a y-up scene) and selected, as one undo step; the
+// importer's warnings become warning messages; errors name the file and the element, the
+// scene stays
+bool import_robot(Editor& e, const std::string& path);
 
 // the initial coordinate of `body`'s joint (a revolute/prismatic joint), as the slider sets
 // it: merge_key 0 = its own undo step. Errors name the robot and body.
@@ -65,7 +68,7 @@ Status robot_set_joint(Editor& e, int object, const std::string& body, double va
 // script commands (script.h):
 //   set-joint ROBOT BODY VALUE       as one drag of the joint's slider (waits for the worker)
 //   select-body ROBOT BODY           as clicking the body in the outliner
-//   import-urdf PATH                 File > Import URDF (waits for the worker)
+//   import-urdf PATH                 File > Import URDF/MJCF, .urdf or .xml (waits for the worker)
 //   expect-joint ROBOT BODY OP VALUE the drawn state's joint coordinate, OP one of < > = !=
 //                                    (= and != within 1e-6)
 //   expect-contacts OP N             drawn robot contacts compared with N

@@ -23,7 +23,7 @@
 //   width   entries per element: 1, or 3 for a vector (x, y, z)
 //   select  the elements of an object a block covers: all; positive (those > 0: pinned
 //           particles and massless bodies stay so; the lower bound defaults to 1e-6); pd (PD
-//           actuators)
+//           actuators); nonneg (all, the lower bound defaults to 0: damping, armature)
 //   model   the value in ModelT (rigid.* lies in RigidModelT)
 //   grad    its gradient in ModelGradT (rigid.* in RigidModelGradT)
 //   doc     where optim::write_back puts it in the scene document (a writer of write_back.cpp)
@@ -53,6 +53,8 @@
   X(kind, body_mass,     body_mass,        robot,     body,     body,     1, positive, rigid.body_mass,   rigid.body_mass,   body_masses(),                         "body masses",                       "kg") \
   X(kind, actuator_kp,   actuator_kp,      robot,     actuator, actuator, 1, pd,       rigid.actuator_kp, rigid.actuator_kp, actuator_gains(&RobotActuator::kp),    "PD stiffness kp",                   "N m/rad or N/m") \
   X(kind, actuator_kd,   actuator_kd,      robot,     actuator, actuator, 1, pd,       rigid.actuator_kd, rigid.actuator_kd, actuator_gains(&RobotActuator::kd),    "PD damping kd",                     "N m s/rad or N s/m") \
+  X(kind, joint_damping, joint_damping,    robot,     dof,      dof,      1, nonneg,   rigid.dof_damping, rigid.dof_damping, joint_dofs(&RobotBody::damping),       "joint damping",                     "N m s/rad or N s/m") \
+  X(kind, joint_armature, joint_armature,  robot,     dof,      dof,      1, nonneg,   rigid.dof_armature, rigid.dof_armature, joint_dofs(&RobotBody::armature),    "joint armature",                    "kg m^2 or kg") \
   X(same, contact_ke,    robot_contact_ke, robot,     scene,    scene,    1, all,      rigid.contact_ke,  rigid.contact_ke,  robot_contact(&RobotContactSettings::ke), "robot contact ke",                "N/m") \
   X(same, contact_kd,    robot_contact_kd, robot,     scene,    scene,    1, all,      rigid.contact_kd,  rigid.contact_kd,  robot_contact(&RobotContactSettings::kd), "robot contact kd",                "N s/m") \
   X(same, contact_mu,    robot_contact_mu, robot,     scene,    scene,    1, all,      rigid.contact_mu,  rigid.contact_mu,  robot_contact(&RobotContactSettings::mu), "robot contact mu",                "")

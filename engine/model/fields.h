@@ -22,7 +22,7 @@ inline constexpr int k_field_count = 0 ADJ_MODEL_FIELDS(ADJ_X);
 
 enum class FieldSide { particles, robot };
 enum class FieldDomain { particle, spring, triangle, edge, tet, body, dof, actuator, scene };
-enum class FieldSelect { all, positive, pd };
+enum class FieldSelect { all, positive, pd, nonneg };
 
 struct FieldInfo {
   Field field;

@@ -71,6 +71,8 @@ Status field_block(const FieldInfo& f, const ModelT<S>& m, const scene::ObjectRa
   b.width = f.width;
   if (f.select == FieldSelect::positive && b.lower == -std::numeric_limits<double>::infinity())
     b.lower = 1e-6;  // masses stay positive
+  if (f.select == FieldSelect::nonneg && b.lower == -std::numeric_limits<double>::infinity())
+    b.lower = 0;  // no negative damping or inertia
   if (f.domain == FieldDomain::scene) {
     b.index = {0};
     return Status::ok();

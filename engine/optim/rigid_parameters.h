@@ -9,6 +9,8 @@
 //   the robot side's model fields of engine/model/field_table.h:
 //   actuator_kp / kd   the robot's PD actuators' gains
 //   body_mass          the robot's bodies with mass (inertia scales with the mass)
+//   joint_damping      every dof of the robot: its viscous damping (bounded below by 0)
+//   joint_armature     every dof of the robot: its armature (bounded below by 0)
 //   contact_ke/kd/mu   the robots' ground contact (scene-wide)
 #pragma once
 

@@ -287,7 +287,7 @@ Result<MujocoDynamics> mujoco_dynamics(const RigidModelT<double>& m, const Mujoc
   joint_passive(m, e.q, e.qd, passive, limit, equality);
   if (!opt.limits) std::fill(limit.begin(), limit.end(), 0.0);
   if (!opt.equality) std::fill(equality.begin(), equality.end(), 0.0);
-  rigid::crba(m, w);
+  rigid::crba(m, par, w);
 
   // to MuJoCo's coordinates: f -> T^T f, M -> T^T M T
   const int nv = out.nv;

@@ -1,6 +1,6 @@
 // the reverse-mode adjoint of one rigid substep, written by hand stage by stage in the order
-// opposite to rigid_dynamics.h: integration -> Cholesky solve -> CRBA -> RNEA -> joint forces
-// -> contact -> kinematics. the recursions over the tree (CRBA's composite inertias and
+// opposite to rigid_dynamics.h: integration -> Cholesky solve -> the implicit system -> CRBA
+// -> RNEA -> joint forces -> contact -> kinematics. the recursions over the tree (CRBA's composite inertias and
 // columns, RNEA's two sweeps, the kinematic chain) and the linear algebra are adjointed by
 // hand, as is one body's Newton-Euler force; the small per-element kernels (one body's
 // kinematics, one contact point, one joint's quaternion update) take their vector-Jacobian
@@ -111,6 +111,60 @@ ADJ_HD inline void crm_adjoint(const svec<S>& x, const svec<S>& y, const svec<S>
 template <class S>
 ADJ_HD inline S ramp_curvature(S d, S eps) {
   return d > 0 && d < eps ? S(1) / eps : S(0);
+}
+
+// dL/d K_dd and dL/d D_dd of dof d's implicit terms, from the system matrix (h^2 K + h D on the
+// diagonal, adjoint -lambda qdd^T) and the right-hand side's -h K qd (adjoint lambda)
+template <class S, class W>
+ADJ_HD inline S implicit_adj_k(S h, const S* qd, const W& w, const S* lambda, int d) {
+  return -h * h * lambda[d] * w.qdd[d] - h * qd[d] * lambda[d];
+}
+template <class S, class W>
+ADJ_HD inline S implicit_adj_d(S h, const W& w, const S* lambda, int d) {
+  return -h * lambda[d] * w.qdd[d];
+}
+
+// adjoint of the implicit system (rigid_dynamics.h's implicit_system and implicit_terms): given
+// lambda = dL/d rhs, and so dL/d (M + h D + h^2 K) = -lambda qdd^T, adds to adj_q (the limits'
+// slopes), adj_qd (the -h K qd term) and the parameters (armature, damping, PD gains); the
+// mass matrix's share goes through CRBA's adjoint, which reads the same -lambda qdd^T
+template <class S, class M, class W, class PA>
+ADJ_HD void implicit_system_adjoint(const M& m, const S* q, const S* qd, S h, const W& w, const S* lambda, S* adj_q,
+                                    S* adj_qd, PA& adj_par) {
+  for (int d = 0; d < m.dof_count(); ++d) {
+    const S gM = -lambda[d] * w.qdd[d];
+    adj_qd[d] -= h * w.stiff[d] * lambda[d];
+    adj_par.dof_armature[d] += gM;
+    adj_par.dof_damping[d] += h * gM;
+  }
+  for (int j = 0; j < m.body_count(); ++j) {
+    const int t = m.joint_type[j];
+    if (t != RIGID_JOINT_REVOLUTE && t != RIGID_JOINT_PRISMATIC) continue;
+    if (m.joint_limit_ke[j] == S(0) && m.joint_limit_kd[j] == S(0)) continue;
+    const int d = m.joint_dof_start[j], qi = m.joint_q_start[j];
+    const S x = q[qi], eps = m.joint_limit_eps;
+    const S ds_dx = -ramp_curvature(m.joint_lower[j] - x, eps) + ramp_curvature(x - m.joint_upper[j], eps);
+    adj_q[qi] += (m.joint_limit_ke[j] * implicit_adj_k(h, qd, w, lambda, d) +
+                  m.joint_limit_kd[j] * implicit_adj_d(h, w, lambda, d)) *
+                 ds_dx;
+  }
+  for (int k = 0; k < m.actuator_count(); ++k) {
+    const int d = m.actuator_dof[k];
+    if (m.actuator_type[k] == RIGID_ACTUATOR_PD) {
+      adj_par.actuator_kp[k] += implicit_adj_k(h, qd, w, lambda, d);
+      adj_par.actuator_kd[k] += implicit_adj_d(h, w, lambda, d);
+    } else if (m.actuator_type[k] == RIGID_ACTUATOR_VELOCITY) {
+      adj_par.actuator_kd[k] += implicit_adj_d(h, w, lambda, d);
+    }
+  }
+  // couplings: rhs_a -= f, rhs_b += r f, f = h ke (qd_a - r qd_b)
+  for (int c = 0; c < m.coupling_count(); ++c) {
+    const int da = m.joint_dof_start[m.coupling_joint[c]], db = m.joint_dof_start[m.coupling_leader[c]];
+    const S r = m.coupling_ratio[c];
+    const S adj_f = (-lambda[da] + r * lambda[db]) * h * m.coupling_ke[c];
+    adj_qd[da] += adj_f;
+    adj_qd[db] -= r * adj_f;
+  }
 }
 
 // adjoint of f = I a + v x* (I v): adds to adj_I, adj_a, adj_v
@@ -374,6 +428,7 @@ ADJ_HD void substep_adjoint(const M& m, const P& par, const S* q, const S* qd, c
     g.lambda[d] = h * g.adj_v_new[d];
   }
   cholesky_solve(w.L, nv, g.lambda.data(), g.lambda.data());
+  implicit_system_adjoint(m, q, qd, h, w, g.lambda.data(), adj_q, adj_qd, adj_par);
   // crba: adj_M = -lambda qdd^T, each symmetric pair attributed once
   for (int i = 0; i < nb; ++i)
     for (int d = m.joint_dof_start[i]; d < m.joint_dof_start[i + 1]; ++d) {
@@ -415,7 +470,10 @@ ADJ_HD void substep_adjoint(const M& m, const P& par, const S* q, const S* qd, c
     if (m.joint_parent[i] >= 0) g.a[m.joint_parent[i]] += g.a[i];
   }
   // joint forces: adj_tau = lambda
-  for (int d = 0; d < nv; ++d) adj_qd[d] -= m.dof_damping[d] * g.lambda[d];
+  for (int d = 0; d < nv; ++d) {
+    adj_qd[d] -= par.dof_damping[d] * g.lambda[d];
+    adj_par.dof_damping[d] -= qd[d] * g.lambda[d];
+  }
   for (int j = 0; j < nb; ++j) {
     int t = m.joint_type[j];
     if (t != RIGID_JOINT_REVOLUTE && t != RIGID_JOINT_PRISMATIC) continue;

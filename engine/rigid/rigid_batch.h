@@ -12,7 +12,8 @@
 //
 // arrays are packed environment-major: q (env_count x q_count), qd (env_count x dof_count),
 // act (env_count x actuator_count), parameter gradients (env_count x param_count, in
-// RigidModelT::param_count order: body_mass, actuator_kp, actuator_kd, contact ke, kd, mu).
+// RigidModelT::param_count order: body_mass, actuator_kp, actuator_kd, dof_damping,
+// dof_armature, contact ke, kd, mu).
 #pragma once
 
 #include <string>
@@ -31,6 +32,8 @@ ADJ_HD inline ParamsT<S, Span<const S>> view_params(const RigidViewT<S>& m) {
   p.body_mass = m.body_mass;
   p.actuator_kp = m.actuator_kp;
   p.actuator_kd = m.actuator_kd;
+  p.dof_damping = m.dof_damping;
+  p.dof_armature = m.dof_armature;
   p.contact_ke = m.contact_ke;
   p.contact_kd = m.contact_kd;
   p.contact_mu = m.contact_mu;
@@ -140,6 +143,8 @@ struct BatchAdjointKernel {
     adj_par.body_mass = Span<S>(ap, nb);
     adj_par.actuator_kp = Span<S>(ap + nb, na);
     adj_par.actuator_kd = Span<S>(ap + nb + na, na);
+    adj_par.dof_damping = Span<S>(ap + nb + 2 * na, nv);
+    adj_par.dof_armature = Span<S>(ap + nb + 2 * na + nv, nv);
     S* adj_act_e = adj_act + std::size_t(env) * na;
     for (int k = 0; k < na; ++k) adj_act_e[k] = S(0);
     for (int i = 0; i < nq; ++i) aq[i] = adj_q_out[std::size_t(env) * nq + i];
@@ -160,9 +165,10 @@ struct BatchAdjointKernel {
     }
     for (int i = 0; i < nq; ++i) adj_q[std::size_t(env) * nq + i] = aq[i];
     for (int i = 0; i < nv; ++i) adj_qd[std::size_t(env) * nv + i] = aqd[i];
-    ap[nb + 2 * na] = adj_par.contact_ke;
-    ap[nb + 2 * na + 1] = adj_par.contact_kd;
-    ap[nb + 2 * na + 2] = adj_par.contact_mu;
+    const int pc = nb + 2 * na + 2 * nv;  // the contact parameters' slots
+    ap[pc] = adj_par.contact_ke;
+    ap[pc + 1] = adj_par.contact_kd;
+    ap[pc + 2] = adj_par.contact_mu;
   }
 };
 
@@ -171,8 +177,10 @@ struct BatchAdjointKernel {
 template <class S>
 inline void batch_sum_param_grads(const RigidModelT<S>& m, int env_count, const S* adj_param,
                                   RigidModelGradT<S>& adj_model) {
-  const int nb = m.body_count(), na = m.actuator_count(), np = m.param_count();
-  if (int(adj_model.body_mass.size()) != nb || int(adj_model.actuator_kp.size()) != na) adj_model = m.make_grad();
+  const int nb = m.body_count(), na = m.actuator_count(), nv = m.dof_count(), np = m.param_count();
+  if (int(adj_model.body_mass.size()) != nb || int(adj_model.actuator_kp.size()) != na ||
+      int(adj_model.dof_damping.size()) != nv)
+    adj_model = m.make_grad();
   for (int e = 0; e < env_count; ++e) {
     const S* ap = adj_param + std::size_t(e) * np;
     for (int i = 0; i < nb; ++i) adj_model.body_mass[i] += ap[i];
@@ -180,9 +188,14 @@ inline void batch_sum_param_grads(const RigidModelT<S>& m, int env_count, const 
       adj_model.actuator_kp[i] += ap[nb + i];
       adj_model.actuator_kd[i] += ap[nb + na + i];
     }
-    adj_model.contact_ke += ap[nb + 2 * na];
-    adj_model.contact_kd += ap[nb + 2 * na + 1];
-    adj_model.contact_mu += ap[nb + 2 * na + 2];
+    for (int i = 0; i < nv; ++i) {
+      adj_model.dof_damping[i] += ap[nb + 2 * na + i];
+      adj_model.dof_armature[i] += ap[nb + 2 * na + nv + i];
+    }
+    const int pc = nb + 2 * na + 2 * nv;
+    adj_model.contact_ke += ap[pc];
+    adj_model.contact_kd += ap[pc + 1];
+    adj_model.contact_mu += ap[pc + 2];
   }
 }
 

@@ -1,8 +1,10 @@
 // the stages of one rigid step, generic over the scalar T (float, double, Dual) so that the
 // same code gives the primal step and, on dual numbers, its exact Jacobian:
 //   kinematics (poses, motion subspaces, velocities) -> contact -> joint forces (actuators,
-//   damping, limits) -> bias forces by RNEA -> mass matrix by CRBA -> Cholesky solve ->
-//   semi-implicit Euler in joint space (quaternions by the exp map, renormalized)
+//   damping, limits) -> bias forces by RNEA -> mass matrix by CRBA -> the implicit system
+//   (M + h D + h^2 K: joint damping, springs, limits, PD gains and couplings in velocity, as
+//   MuJoCo's implicitfast) -> Cholesky solve -> semi-implicit Euler in joint space
+//   (quaternions by the exp map, renormalized)
 // and generic over the model (RigidModelT, or RigidViewT's spans on a device: rigid_view.h), the
 // scratch (Work, or WorkView over an arena) and the parameters (Params, or ParamsT over spans);
 // every stage is ADJ_HD, so one source runs on the host and in the CUDA batch (rigid_batch.h)
@@ -19,11 +21,11 @@
 namespace adj::rigid {
 
 // the differentiable parameters, lifted to T; packed order: body_mass, actuator_kp,
-// actuator_kd, contact_ke, contact_kd, contact_mu. V: std::vector on the host, Span over an
-// arena or the model's arrays on a device (rigid_batch.h)
+// actuator_kd, dof_damping, dof_armature, contact_ke, contact_kd, contact_mu. V: std::vector
+// on the host, Span over an arena or the model's arrays on a device (rigid_batch.h)
 template <class T, class V = std::vector<T>>
 struct ParamsT {
-  V body_mass, actuator_kp, actuator_kd;
+  V body_mass, actuator_kp, actuator_kd, dof_damping, dof_armature;
   T contact_ke = T(0), contact_kd = T(0), contact_mu = T(0);
 };
 template <class T>
@@ -35,10 +37,37 @@ inline Params<T> lift_params(const RigidModelT<S>& m) {
   for (S v : m.body_mass) p.body_mass.push_back(T(v));
   for (S v : m.actuator_kp) p.actuator_kp.push_back(T(v));
   for (S v : m.actuator_kd) p.actuator_kd.push_back(T(v));
+  for (S v : m.dof_damping) p.dof_damping.push_back(T(v));
+  for (S v : m.dof_armature) p.dof_armature.push_back(T(v));
   p.contact_ke = T(m.contact_ke);
   p.contact_kd = T(m.contact_kd);
   p.contact_mu = T(m.contact_mu);
   return p;
+}
+
+// zero parameter adjoints of a model's shape (the reverse pass accumulates into them)
+template <class S>
+inline Params<S> zero_params(const RigidModelT<S>& m) {
+  Params<S> p;
+  p.body_mass.assign(m.body_mass.size(), S(0));
+  p.actuator_kp.assign(m.actuator_kp.size(), S(0));
+  p.actuator_kd.assign(m.actuator_kd.size(), S(0));
+  p.dof_damping.assign(m.dof_damping.size(), S(0));
+  p.dof_armature.assign(m.dof_armature.size(), S(0));
+  return p;
+}
+
+// adds parameter adjoints (as zero_params shapes them) to a model gradient of the same model
+template <class S>
+inline void add_param_grads(const Params<S>& p, RigidModelGradT<S>& g) {
+  for (std::size_t i = 0; i < p.body_mass.size(); ++i) g.body_mass[i] += p.body_mass[i];
+  for (std::size_t i = 0; i < p.actuator_kp.size(); ++i) g.actuator_kp[i] += p.actuator_kp[i];
+  for (std::size_t i = 0; i < p.actuator_kd.size(); ++i) g.actuator_kd[i] += p.actuator_kd[i];
+  for (std::size_t i = 0; i < p.dof_damping.size(); ++i) g.dof_damping[i] += p.dof_damping[i];
+  for (std::size_t i = 0; i < p.dof_armature.size(); ++i) g.dof_armature[i] += p.dof_armature[i];
+  g.contact_ke += p.contact_ke;
+  g.contact_kd += p.contact_kd;
+  g.contact_mu += p.contact_mu;
 }
 
 // scratch of one step
@@ -54,6 +83,7 @@ struct Work {
   std::vector<sinertia<T>> Ic;    // composite inertia of each subtree, (body_count)
   std::vector<T> M, L;            // mass matrix and its Cholesky factor, (dof_count^2)
   std::vector<T> tau, bias, qdd;  // (dof_count)
+  std::vector<T> stiff, damp;     // implicit diagonal K and D of each dof (implicit_terms), (dof_count)
   std::vector<T> q0, qd0;         // substep ping buffers
   // external forces added to fext after contact and thrust, e.g. particles pushing on the
   // bodies (engine/rigid/coupling.h); (body_count) or empty = none. the reverse pass leaves
@@ -74,6 +104,8 @@ struct Work {
     tau.resize(nv);
     bias.resize(nv);
     qdd.resize(nv);
+    stiff.resize(nv);
+    damp.resize(nv);
     q0.resize(nq);
     qd0.resize(nv);
   }
@@ -93,6 +125,7 @@ struct WorkView {
   Span<sinertia<T>> Ic;
   Span<T> M, L;
   Span<T> tau, bias, qdd;
+  Span<T> stiff, damp;
   Span<T> q0, qd0;
   Span<svec<T>> fext_extra;
   ADJ_HD void carve(ArenaCursor& arena, int nb, int nq, int nv) {
@@ -110,6 +143,8 @@ struct WorkView {
     tau = arena.take<T>(nv);
     bias = arena.take<T>(nv);
     qdd = arena.take<T>(nv);
+    stiff = arena.take<T>(nv);
+    damp = arena.take<T>(nv);
     q0 = arena.take<T>(nq);
     qd0 = arena.take<T>(nv);
   }
@@ -212,7 +247,7 @@ ADJ_HD inline T ramp_slope(T d, S eps) {
 template <class T, class M, class P, class W>
 ADJ_HD void joint_forces(const M& m, const P& par, const T* q, const T* qd, const T* act, W& w) {
   using S = model_scalar_t<M>;
-  for (int d = 0; d < m.dof_count(); ++d) w.tau[d] = -T(m.dof_damping[d]) * qd[d];
+  for (int d = 0; d < m.dof_count(); ++d) w.tau[d] = -par.dof_damping[d] * qd[d];
   for (int j = 0; j < m.body_count(); ++j) {
     int t = m.joint_type[j];
     if (t != RIGID_JOINT_REVOLUTE && t != RIGID_JOINT_PRISMATIC) continue;
@@ -296,9 +331,10 @@ ADJ_HD void rnea(const M& m, const T* qd, const T* qdd, W& w, T* out) {
   }
 }
 
-// composite rigid body algorithm: the joint-space mass matrix (row-major, dof_count^2)
-template <class M, class W>
-ADJ_HD void crba(const M& m, W& w) {
+// composite rigid body algorithm: the joint-space mass matrix with the armature on its
+// diagonal (row-major, dof_count^2)
+template <class M, class P, class W>
+ADJ_HD void crba(const M& m, const P& par, W& w) {
   using T = std::remove_reference_t<decltype(w.M[0])>;
   const int nv = m.dof_count();
   for (int k = 0; k < nv * nv; ++k) w.M[k] = T(0);
@@ -317,19 +353,82 @@ ADJ_HD void crba(const M& m, W& w) {
         }
     }
   }
-  for (int d = 0; d < nv; ++d) w.M[std::size_t(d) * nv + d] += T(m.dof_armature[d]);
+  for (int d = 0; d < nv; ++d) w.M[std::size_t(d) * nv + d] += par.dof_armature[d];
 }
 
-// dense Cholesky M = L L^T; false if M is not positive definite
+// the joint forces' own stiffness K = -d tau/d q and damping D = -d tau/d qd on each dof's
+// diagonal: joint damping, springs, limits (their ramp's slope) and PD and velocity actuators,
+// which the step integrates implicitly in velocity (couplings' 2x2 blocks: implicit_system)
+template <class T, class M, class P, class W>
+ADJ_HD void implicit_terms(const M& m, const P& par, const T* q, W& w) {
+  using S = model_scalar_t<M>;
+  for (int d = 0; d < m.dof_count(); ++d) {
+    w.stiff[d] = T(0);
+    w.damp[d] = par.dof_damping[d];
+  }
+  for (int j = 0; j < m.body_count(); ++j) {
+    int t = m.joint_type[j];
+    if (t != RIGID_JOINT_REVOLUTE && t != RIGID_JOINT_PRISMATIC) continue;
+    int d = m.joint_dof_start[j];
+    w.stiff[d] += T(m.joint_stiffness[j]);
+    if (m.joint_limit_ke[j] == S(0) && m.joint_limit_kd[j] == S(0)) continue;
+    T x = q[m.joint_q_start[j]];
+    S eps = m.joint_limit_eps;
+    T s = ramp_slope(T(m.joint_lower[j]) - x, eps) + ramp_slope(x - T(m.joint_upper[j]), eps);
+    w.stiff[d] += T(m.joint_limit_ke[j]) * s;
+    w.damp[d] += T(m.joint_limit_kd[j]) * s;
+  }
+  for (int k = 0; k < m.actuator_count(); ++k) {
+    int d = m.actuator_dof[k];
+    if (m.actuator_type[k] == RIGID_ACTUATOR_PD) {
+      w.stiff[d] += par.actuator_kp[k];
+      w.damp[d] += par.actuator_kd[k];
+    } else if (m.actuator_type[k] == RIGID_ACTUATOR_VELOCITY) {
+      w.damp[d] += par.actuator_kd[k];
+    }
+  }
+}
+
+// the implicit velocity update: the joint forces taken at the substep's end (q + h qd_out,
+// qd_out), linearized, give (M + h D + h^2 K) qdd = tau - bias - h K qd. w.M (the mass matrix
+// on entry) becomes the system matrix and w.qdd its right-hand side; couplings add their 2x2
+// blocks ke, kd [1 -r; -r r^2]
+template <class T, class M, class S, class W>
+ADJ_HD void implicit_system(const M& m, const T* qd, S h, W& w) {
+  const int nv = m.dof_count();
+  const T ht = T(h), h2 = T(h * h);
+  for (int d = 0; d < nv; ++d) {
+    w.M[std::size_t(d) * nv + d] += ht * w.damp[d] + h2 * w.stiff[d];
+    w.qdd[d] = w.tau[d] - w.bias[d] - ht * w.stiff[d] * qd[d];
+  }
+  for (int c = 0; c < m.coupling_count(); ++c) {
+    const int da = m.joint_dof_start[m.coupling_joint[c]], db = m.joint_dof_start[m.coupling_leader[c]];
+    const T r = T(m.coupling_ratio[c]), ke = T(m.coupling_ke[c]);
+    const T g = ht * T(m.coupling_kd[c]) + h2 * ke;
+    w.M[std::size_t(da) * nv + da] += g;
+    w.M[std::size_t(db) * nv + db] += r * r * g;
+    w.M[std::size_t(da) * nv + db] -= r * g;
+    w.M[std::size_t(db) * nv + da] -= r * g;
+    const T f = ht * ke * (qd[da] - r * qd[db]);
+    w.qdd[da] -= f;
+    w.qdd[db] += r * f;
+  }
+}
+
+// dense Cholesky M = L L^T; false if M is not positive definite (its first failing row in
+// *failed when given)
 template <class VM, class VL>
-ADJ_HD bool cholesky(const VM& M, VL& L, int n) {
+ADJ_HD bool cholesky(const VM& M, VL& L, int n, int* failed = nullptr) {
   using T = std::remove_cv_t<std::remove_reference_t<decltype(L[0])>>;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j <= i; ++j) {
       T s = M[std::size_t(i) * n + j];
       for (int k = 0; k < j; ++k) s -= L[std::size_t(i) * n + k] * L[std::size_t(j) * n + k];
       if (i == j) {
-        if (!(value(s) > 0)) return false;
+        if (!(value(s) > 0)) {
+          if (failed) *failed = i;
+          return false;
+        }
         L[std::size_t(i) * n + i] = sqrt_(s);
       } else {
         L[std::size_t(i) * n + j] = s / L[std::size_t(j) * n + j];
@@ -406,9 +505,10 @@ ADJ_HD bool substep(const M& m, const P& par, const T* q, const T* qd, const T* 
   for (int i = 0; i < int(w.fext_extra.size()); ++i) w.fext[i] += w.fext_extra[i];
   joint_forces(m, par, q, qd, act, w);
   rnea(m, qd, static_cast<const T*>(nullptr), w, w.bias.data());
-  crba(m, w);
+  crba(m, par, w);
+  implicit_terms(m, par, q, w);
+  implicit_system(m, qd, h, w);
   if (!cholesky(w.M, w.L, nv)) return false;
-  for (int d = 0; d < nv; ++d) w.qdd[d] = w.tau[d] - w.bias[d];
   cholesky_solve(w.L, nv, w.qdd.data(), w.qdd.data());
   for (int d = 0; d < nv; ++d) qd_out[d] = qd[d] + T(h) * w.qdd[d];
   integrate_positions(m, q, qd_out, h, q_out);

@@ -21,6 +21,8 @@ RigidModelGradT<S> RigidModelT<S>::make_grad() const {
   g.body_mass.assign(body_mass.size(), S(0));
   g.actuator_kp.assign(actuator_kp.size(), S(0));
   g.actuator_kd.assign(actuator_kd.size(), S(0));
+  g.dof_damping.assign(dof_damping.size(), S(0));
+  g.dof_armature.assign(dof_armature.size(), S(0));
   return g;
 }
 

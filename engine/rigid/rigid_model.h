@@ -52,6 +52,8 @@ struct RigidModelGradT {
   Array<S> body_mass;    // dL/d body mass (inertia scales with it), (body_count)
   Array<S> actuator_kp;  // (actuator_count)
   Array<S> actuator_kd;  // (actuator_count)
+  Array<S> dof_damping;   // (dof_count)
+  Array<S> dof_armature;  // (dof_count)
   S contact_ke = 0, contact_kd = 0, contact_mu = 0;
 };
 
@@ -184,8 +186,8 @@ struct RigidModelT {
   int actuator_count() const { return int(actuator_dof.size()); }
   int collider_count() const { return int(collider_type.size()); }
   int coupling_count() const { return int(coupling_joint.size()); }
-  // differentiable parameters: masses, PD gains, contact ke/kd/mu
-  int param_count() const { return body_count() + 2 * actuator_count() + 3; }
+  // differentiable parameters: masses, PD gains, joint damping and armature, contact ke/kd/mu
+  int param_count() const { return body_count() + 2 * actuator_count() + 2 * dof_count() + 3; }
 
   // a state at the rest configuration (zero angles, identity quaternions)
   // (joint arrays only; ModelT::make_state gives the whole world's)

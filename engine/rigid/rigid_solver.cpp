@@ -1,5 +1,7 @@
 #include "engine/rigid/rigid_solver.h"
 
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace adj {
@@ -23,15 +25,99 @@ Status shape_check(const RigidModelT<S>& m, const StateT<S>& s, const char* what
   return Status::ok();
 }
 
+// a state's mass matrix is not positive definite (forward dynamics and drawing of one state;
+// a step's failure is told by rigid_step_failure)
 template <class S>
 Status singular(const RigidModelT<S>& m) {
-  return Status::error(
-      "rigid: the mass matrix is not positive definite: a body with dofs and no mass or inertia, "
-      "or the state blew up within the step (stiff contact, gains or limits for the substep; " +
-      std::to_string(m.body_count()) + " bodies)");
+  return Status::error("rigid: the mass matrix is not positive definite (" + std::to_string(m.body_count()) +
+                       " bodies): a coordinate is not finite, or a body with dofs has no mass or inertia");
+}
+
+constexpr const char* kBlowupHint =
+    "the substep is too long for the stiffness acting on so little inertia (stiff contact, gains or limits on a "
+    "light link): try more substeps (settings.substeps), more joint damping or armature, or lower gains or contact "
+    "stiffness";
+
+template <class S>
+std::string number(S v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", double(v));
+  return buf;
+}
+
+// the first non-finite entry of a state's coordinates (q) or velocities (qd), as "joint_qd[4]
+// of joint 4 (body wrist)"; empty when all are finite
+template <class S>
+std::string first_non_finite(const RigidModelT<S>& m, const S* q, const S* qd) {
+  for (int i = 0; i < m.q_count(); ++i)
+    if (!is_finite(q[i])) return "joint_q[" + std::to_string(i) + "] of " + m.joint_label(owner<S>(m.joint_q_start, i));
+  for (int i = 0; i < m.dof_count(); ++i)
+    if (!is_finite(qd[i])) return "joint_qd[" + std::to_string(i) + "] of " + m.joint_label(m.dof_joint[i]);
+  return "";
+}
+
+// the dof moving fastest at a state, as "joint_qd[4] of joint 4 (body wrist) was 3e+05"
+template <class S>
+std::string fastest(const RigidModelT<S>& m, const S* qd) {
+  int f = 0;
+  for (int d = 1; d < m.dof_count(); ++d)
+    if (std::abs(double(qd[d])) > std::abs(double(qd[f]))) f = d;
+  if (m.dof_count() == 0) return "no dofs";
+  return "joint_qd[" + std::to_string(f) + "] of " + m.joint_label(m.dof_joint[f]) + " was " + number(qd[f]);
 }
 
 }  // namespace
+
+template <class S>
+Status rigid_substep_failure(const RigidModelT<S>& m, const S* q, const S* qd, int k, int n) {
+  const std::string at = "rigid step, substep " + std::to_string(k + 1) + " of " + std::to_string(n) + ": ";
+  const std::string bad = first_non_finite(m, q, qd);
+  if (!bad.empty()) return Status::error(at + bad + " is not finite: the state blew up; " + kBlowupHint);
+  // the mass matrix at the rest pose: a dof whose bodies have no mass or inertia fails there
+  // too (a state that is finite but huge loses it to round-off: a blow-up, below)
+  const rigid::Params<S> par = rigid::lift_params<S>(m);
+  const StateT<S> rest = m.make_state();
+  rigid::Work<S> w;
+  w.resize(m.body_count(), m.q_count(), m.dof_count());
+  rigid::kinematics(m, par, rest.joint_q.data(), rest.joint_qd.data(), w);
+  rigid::crba(m, par, w);
+  int row = -1;
+  if (!rigid::cholesky(w.M, w.L, m.dof_count(), &row) && row >= 0)
+    return Status::error(at + "the mass matrix is not positive definite at dof " + std::to_string(row) + " of " +
+                         m.joint_label(m.dof_joint[row]) + ": the bodies it moves have no mass or inertia about it");
+  return Status::error(at + "the system matrix is not positive definite: the state blew up within the substep (" +
+                       fastest(m, qd) + " at its start); " + kBlowupHint);
+}
+
+template <class S>
+Status rigid_step_failure(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
+                          int substeps) {
+  const int n = std::max(1, substeps), na = m.actuator_count();
+  for (int k = 0; k < na && k < int(control.joint_act.size()); ++k)
+    if (!is_finite(control.joint_act[k]))
+      return Status::error("rigid step: control joint_act[" + std::to_string(k) + "] (actuator " + std::to_string(k) +
+                           " on " + m.joint_label(m.dof_joint[m.actuator_dof[k]]) + ") is not finite");
+  const std::string bad = first_non_finite(m, in.joint_q.data(), in.joint_qd.data());
+  if (!bad.empty()) return Status::error("rigid step: the input's " + bad + " is not finite");
+  // the substeps again, one by one, to the first that fails or leaves a non-finite state
+  const S h = dt / S(n);
+  const rigid::Params<S> par = rigid::lift_params<S>(m);
+  rigid::Work<S> w;
+  w.resize(m.body_count(), m.q_count(), m.dof_count());
+  std::vector<S> q = in.joint_q, qd = in.joint_qd, q1 = q, qd1 = qd;
+  for (int k = 0; k < n; ++k) {
+    if (!rigid::substep(m, par, q.data(), qd.data(), control.joint_act.data(), h, q1.data(), qd1.data(), w,
+                        static_cast<RigidContactsT<S>*>(nullptr)))
+      return rigid_substep_failure(m, q.data(), qd.data(), k, n);
+    const std::string out = first_non_finite(m, q1.data(), qd1.data());
+    if (!out.empty())
+      return Status::error("rigid step, substep " + std::to_string(k + 1) + " of " + std::to_string(n) + ": " + out +
+                           " became not finite (" + fastest(m, qd.data()) + " at the substep's start); " + kBlowupHint);
+    std::swap(q, q1);
+    std::swap(qd, qd1);
+  }
+  return Status::ok();
+}
 
 template <class S>
 Status rigid_check_finite(const RigidModelT<S>& m, const StateT<S>& s, const char* what) {
@@ -59,12 +145,13 @@ Status RigidSolverT<S>::step(const RigidModelT<S>& m, const StateT<S>& in, State
   out.joint_qd.resize(in.joint_qd.size());
   if (!rigid::step(m, par, in.joint_q.data(), in.joint_qd.data(), control.joint_act.data(), dt,
                    std::max(1, options_.substeps), out.joint_q.data(), out.joint_qd.data(), work_))
-    return singular(m);
+    return rigid_step_failure(m, in, control, dt, options_.substeps);
+  if (options_.check_finite && !rigid_check_finite(m, out, "rigid step"))
+    return rigid_step_failure(m, in, control, dt, options_.substeps);
   if (contacts) {
     st = rigid_contacts(m, in, control, *contacts);
     if (!st) return st;
   }
-  if (options_.check_finite) return rigid_check_finite(m, out, "rigid step");
   return Status::ok();
 }
 
@@ -87,6 +174,8 @@ Status RigidSolverT<S>::dual_chunk(const RigidModelT<S>& m, const StateT<S>& in,
   for (S v : m.body_mass) par.body_mass.push_back(seed(v));
   for (S v : m.actuator_kp) par.actuator_kp.push_back(seed(v));
   for (S v : m.actuator_kd) par.actuator_kd.push_back(seed(v));
+  for (S v : m.dof_damping) par.dof_damping.push_back(seed(v));
+  for (S v : m.dof_armature) par.dof_armature.push_back(seed(v));
   par.contact_ke = seed(m.contact_ke);
   par.contact_kd = seed(m.contact_kd);
   par.contact_mu = seed(m.contact_mu);
@@ -94,7 +183,7 @@ Status RigidSolverT<S>::dual_chunk(const RigidModelT<S>& m, const StateT<S>& in,
   out.resize(std::size_t(nq + nv));
   if (!rigid::step(m, par, q.data(), qd.data(), act.data(), dt, std::max(1, options_.substeps), out.data(),
                    out.data() + nq, dual_work_))
-    return singular(m);
+    return rigid_step_failure(m, in, control, dt, options_.substeps);
   return Status::ok();
 }
 
@@ -109,7 +198,9 @@ Status RigidSolverT<S>::step_adjoint(const RigidModelT<S>& m, const StateT<S>& i
   const int nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count(), nb = m.body_count();
   if (int(control.joint_act.size()) != na) return Status::error("rigid: control does not match the actuators");
   adj_control.joint_act.resize(std::size_t(na), S(0));
-  if (int(adj_model.body_mass.size()) != nb || int(adj_model.actuator_kp.size()) != na) adj_model = m.make_grad();
+  if (int(adj_model.body_mass.size()) != nb || int(adj_model.actuator_kp.size()) != na ||
+      int(adj_model.dof_damping.size()) != nv)
+    adj_model = m.make_grad();
   if (!options_.dual_adjoint) return reverse_adjoint(m, in, control, dt, adj_out, adj_in, adj_control, adj_model);
   const int n_in = nq + nv + na + (options_.param_grads ? m.param_count() : 0);
   std::vector<S> g(std::size_t(n_in), S(0));
@@ -124,7 +215,7 @@ Status RigidSolverT<S>::step_adjoint(const RigidModelT<S>& m, const StateT<S>& i
       g[std::size_t(c * kChunk + t)] = s;
     }
   }
-  // unpack in the seeding order: q, qd, act, mass, kp, kd, ke, kd, mu
+  // unpack in the seeding order: q, qd, act, mass, kp, kd, damping, armature, ke, kd, mu
   int k = 0;
   adj_in.joint_q.assign(g.begin(), g.begin() + nq);
   adj_in.joint_qd.assign(g.begin() + nq, g.begin() + nq + nv);
@@ -134,6 +225,8 @@ Status RigidSolverT<S>::step_adjoint(const RigidModelT<S>& m, const StateT<S>& i
     for (int i = 0; i < nb; ++i) adj_model.body_mass[i] += g[k++];
     for (int i = 0; i < na; ++i) adj_model.actuator_kp[i] += g[k++];
     for (int i = 0; i < na; ++i) adj_model.actuator_kd[i] += g[k++];
+    for (int i = 0; i < nv; ++i) adj_model.dof_damping[i] += g[k++];
+    for (int i = 0; i < nv; ++i) adj_model.dof_armature[i] += g[k++];
     adj_model.contact_ke += g[k++];
     adj_model.contact_kd += g[k++];
     adj_model.contact_mu += g[k++];
@@ -146,7 +239,7 @@ template <class S>
 Status RigidSolverT<S>::reverse_adjoint(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
                                         const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
                                         RigidModelGradT<S>& adj_model) {
-  const int nq = m.q_count(), nv = m.dof_count(), nb = m.body_count(), na = m.actuator_count();
+  const int nq = m.q_count(), nv = m.dof_count(), nb = m.body_count();
   const int substeps = std::max(1, options_.substeps);
   const S h = dt / S(substeps);
   rigid::Params<S> par = rigid::lift_params<S>(m);
@@ -161,13 +254,10 @@ Status RigidSolverT<S>::reverse_adjoint(const RigidModelT<S>& m, const StateT<S>
     if (!rigid::substep(m, par, tape_q_[s].data(), tape_qd_[s].data(), control.joint_act.data(), h,
                         tape_q_[s + 1].data(), tape_qd_[s + 1].data(), tape_[s],
                         static_cast<RigidContactsT<S>*>(nullptr)))
-      return singular(m);
+      return rigid_step_failure(m, in, control, dt, options_.substeps);
   }
   // backward
-  rigid::Params<S> adj_par;
-  adj_par.body_mass.assign(std::size_t(nb), S(0));
-  adj_par.actuator_kp.assign(std::size_t(na), S(0));
-  adj_par.actuator_kd.assign(std::size_t(na), S(0));
+  rigid::Params<S> adj_par = rigid::zero_params(m);
   std::vector<S> aq = adj_out.joint_q, aqd = adj_out.joint_qd, aq_prev(static_cast<std::size_t>(nq)),
                  aqd_prev(static_cast<std::size_t>(nv));
   for (int s = substeps - 1; s >= 0; --s) {
@@ -179,16 +269,7 @@ Status RigidSolverT<S>::reverse_adjoint(const RigidModelT<S>& m, const StateT<S>
   }
   adj_in.joint_q = aq;
   adj_in.joint_qd = aqd;
-  if (options_.param_grads) {
-    for (int i = 0; i < nb; ++i) adj_model.body_mass[i] += adj_par.body_mass[i];
-    for (int i = 0; i < na; ++i) {
-      adj_model.actuator_kp[i] += adj_par.actuator_kp[i];
-      adj_model.actuator_kd[i] += adj_par.actuator_kd[i];
-    }
-    adj_model.contact_ke += adj_par.contact_ke;
-    adj_model.contact_kd += adj_par.contact_kd;
-    adj_model.contact_mu += adj_par.contact_mu;
-  }
+  if (options_.param_grads) rigid::add_param_grads(adj_par, adj_model);
   if (options_.check_finite) return rigid_check_finite(m, adj_in, "rigid step adjoint");
   return Status::ok();
 }
@@ -233,7 +314,7 @@ Status rigid_contacts(const RigidModelT<S>& m, const StateT<S>& s, const Control
   rigid::thrust(m, control.joint_act.data(), w);
   rigid::joint_forces(m, par, s.joint_q.data(), s.joint_qd.data(), control.joint_act.data(), w);
   rigid::rnea(m, s.joint_qd.data(), static_cast<const S*>(nullptr), w, w.bias.data());
-  rigid::crba(m, w);
+  rigid::crba(m, par, w);
   if (!rigid::cholesky(w.M, w.L, nv)) return singular(m);
   for (int d = 0; d < nv; ++d) w.qdd[d] = w.tau[d] - w.bias[d];
   rigid::cholesky_solve(w.L, nv, w.qdd.data(), w.qdd.data());
@@ -264,7 +345,7 @@ std::vector<S> rigid_mass_matrix(const RigidModelT<S>& m, const StateT<S>& s) {
   rigid::Work<S> w;
   w.resize(m.body_count(), m.q_count(), m.dof_count());
   rigid::kinematics(m, par, s.joint_q.data(), s.joint_qd.data(), w);
-  rigid::crba(m, w);
+  rigid::crba(m, par, w);
   return w.M;
 }
 
@@ -291,7 +372,7 @@ Result<std::vector<S>> rigid_forward_dynamics(const RigidModelT<S>& m, const Sta
   rigid::thrust(m, control.joint_act.data(), w);
   rigid::joint_forces(m, par, s.joint_q.data(), s.joint_qd.data(), control.joint_act.data(), w);
   rigid::rnea(m, s.joint_qd.data(), static_cast<const S*>(nullptr), w, w.bias.data());
-  rigid::crba(m, w);
+  rigid::crba(m, par, w);
   if (!rigid::cholesky(w.M, w.L, nv)) return singular(m);
   std::vector<S> qdd(static_cast<std::size_t>(nv));
   for (int d = 0; d < nv; ++d) qdd[d] = w.tau[d] - w.bias[d];
@@ -325,7 +406,9 @@ S rigid_energy(const RigidModelT<S>& m, const StateT<S>& s) {
   template std::vector<S> rigid_inverse_dynamics(const RigidModelT<S>&, const StateT<S>&, const std::vector<S>&);      \
   template Result<std::vector<S>> rigid_forward_dynamics(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&); \
   template S rigid_energy(const RigidModelT<S>&, const StateT<S>&);                                                    \
-  template Status rigid_check_finite(const RigidModelT<S>&, const StateT<S>&, const char*);
+  template Status rigid_check_finite(const RigidModelT<S>&, const StateT<S>&, const char*);                            \
+  template Status rigid_step_failure(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&, S, int);             \
+  template Status rigid_substep_failure(const RigidModelT<S>&, const S*, const S*, int, int);
 
 ADJ_RIGID_INSTANTIATE(float)
 ADJ_RIGID_INSTANTIATE(double)

@@ -109,4 +109,16 @@ S rigid_energy(const RigidModelT<S>& model, const StateT<S>& state);
 template <class S>
 Status rigid_check_finite(const RigidModelT<S>& model, const StateT<S>& state, const char* what);
 
+// why a step from `in` failed (a system matrix not positive definite, or a state that is not
+// finite): the substeps run again to the first that fails, whose message names the substep,
+// the joint and the quantity (joint_q / joint_qd / joint_act), and for a blow-up the dof moving
+// fastest before it and the remedies (substeps, damping, armature); ok if the step runs
+template <class S>
+Status rigid_step_failure(const RigidModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
+                          int substeps);
+// why substep k (of n) found its system matrix not positive definite, from its input (q, qd): a
+// coordinate already not finite, a dof whose bodies have no mass or inertia, or a blow-up
+template <class S>
+Status rigid_substep_failure(const RigidModelT<S>& model, const S* q, const S* qd, int k, int n);
+
 }  // namespace adj

@@ -168,8 +168,11 @@ Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_di
       case ObjectKind::collider: {
         const Collider& c = o.collider;
         switch (c.kind) {
-          case ColliderKind::ground:
-            r.shape = b.add_ground(S(c.position[1]));
+          case ColliderKind::ground:  // a plane across the up axis at its height
+            if (scene.settings.up_index() == 2)
+              r.shape = b.add_plane(vec3<S>(S(0), S(0), S(c.position[1])), vec3<S>(S(0), S(0), S(1)));
+            else
+              r.shape = b.add_ground(S(c.position[1]));
             break;
           case ColliderKind::plane:
             r.shape = b.add_plane(v<S>(c.position), v<S>(c.normal));

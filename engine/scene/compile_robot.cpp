@@ -124,15 +124,17 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
     cd.pos = d3(c.position);
     cd.rot = euler_quat(c.rotation);
     switch (c.kind) {
-      case ColliderKind::ground:
-        if (c.position[1] == 0.0) {
+      case ColliderKind::ground:  // across the up axis at its height; y-up at 0: the model's own ground
+        if (c.position[1] == 0.0 && st.up_index() == 1) {
           b.ground = true;
           continue;
         }
         cd.type = 0;
-        cd.pos = {0, c.position[1], 0};
+        cd.pos = {0, 0, 0};
+        cd.pos[st.up_index()] = c.position[1];
         cd.rot = {};
-        cd.size = {0, 1, 0};
+        cd.size = {0, 0, 0};
+        cd.size[st.up_index()] = 1;
         break;
       case ColliderKind::plane:
         cd.type = 0;

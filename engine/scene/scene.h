@@ -42,6 +42,10 @@ struct RobotContactSettings {
 struct Settings {
   double dt = 1.0 / 60.0;   // frame step [s]; each frame runs `substeps` solver substeps
   int substeps = 8;
+  // the scene's up axis, "y" or "z": the ground's normal (a ground's height is along it), the
+  // camera's up, and gravity's default (-9.81 along it). robots from URDF and MJCF files are
+  // z-up: in a z-up scene they stand without a rotation (written only when "z")
+  std::string up = "y";
   V3 gravity{0, -9.81, 0};  // [m/s^2]
   double damping = 0.0;     // global velocity damping [1/s]
   std::string backend = "cpu";  // "cpu" or "cuda"
@@ -49,6 +53,7 @@ struct Settings {
   RobotContactSettings robot_contact;  // written only when it differs from the defaults
 
   bool operator==(const Settings&) const = default;
+  int up_index() const { return up == "z" ? 2 : 1; }  // the up axis's coordinate
 };
 
 struct Particle {

@@ -33,6 +33,9 @@ void read_settings(Reader& r, const json& j, const std::string& path, Settings& 
   Fields f{j, path, {}};
   r.number(f, "dt", s.dt, 1e-7, 1.0);
   r.integer(f, "substeps", s.substeps, 1, r.limits().max_substeps);
+  int up = r.choice(f, "up", {"y", "z"}, false);
+  if (up >= 0) s.up = up == 0 ? "y" : "z";
+  if (s.up == "z") s.gravity = {0, 0, -9.81};  // the default along -up; a given gravity wins
   r.vec3(f, "gravity", s.gravity);
   r.number(f, "damping", s.damping, 0);
   int b = r.choice(f, "backend", {"cpu", "cuda"}, false);

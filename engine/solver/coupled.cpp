@@ -95,7 +95,8 @@ Status SolverT<S>::step_adjoint(const ModelT<S>& model, const StateT<S>& in, con
   if (model.body_count() == 0)
     return particle_adjoint(model, in, control, dt, options_.substeps, adj_out, adj_in, adj_control, adj_model);
   if (int(adj_model.rigid.body_mass.size()) != model.body_count() ||
-      int(adj_model.rigid.actuator_kp.size()) != model.rigid.actuator_count())
+      int(adj_model.rigid.actuator_kp.size()) != model.rigid.actuator_count() ||
+      int(adj_model.rigid.dof_damping.size()) != model.rigid.dof_count())
     adj_model.rigid = model.rigid.make_grad();
   adj_control.joint_act.resize(std::size_t(model.rigid.actuator_count()), S(0));
   if (model.particle_count() > 0)
@@ -141,8 +142,8 @@ Status SolverT<S>::coupled_substep(const ModelT<S>& pm, const ControlT<S>& contr
   if (!rigid::substep(rm, par, in.joint_q.data(), in.joint_qd.data(), control.joint_act.data(), h, out.joint_q.data(),
                       out.joint_qd.data(), w, static_cast<RigidContactsT<S>*>(nullptr)))
     return Status::error(
-        "coupled step: the rigid mass matrix is not positive definite (a body with dofs and no mass, or the state "
-        "blew up: stiff contact for the substep)");
+        "coupled step: " +
+        rigid_substep_failure(rm, in.joint_q.data(), in.joint_qd.data(), k, options_.substeps).message());
   if (options_.check_finite) return rigid_check_finite(rm, out, "coupled step");
   return Status::ok();
 }
@@ -178,7 +179,7 @@ Status SolverT<S>::coupled_adjoint(const ModelT<S>& pm, const StateT<S>& in, con
                                    const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
                                    ModelGradT<S>& adj_model) {
   const RigidModelT<S>& rm = pm.rigid;
-  const int nb = rm.body_count(), na = rm.actuator_count(), np = pm.particle_count();
+  const int nb = rm.body_count(), np = pm.particle_count();
   if (adj_out.particle_count() != np || adj_out.q_count() != rm.q_count() || adj_out.dof_count() != rm.dof_count())
     return Status::error("step adjoint: the adjoint of the output state does not match the model");
   if (int(adj_model.particle_mass.size()) != np) {
@@ -195,10 +196,7 @@ Status SolverT<S>::coupled_adjoint(const ModelT<S>& pm, const StateT<S>& in, con
   const S h = dt / S(n);
   const rigid::Params<S> par = rigid::lift_params<S>(rm);
   const rigid::CouplingParams<S> cp = rigid::coupling_params(pm);
-  rigid::Params<S> adj_par;
-  adj_par.body_mass.assign(std::size_t(nb), S(0));
-  adj_par.actuator_kp.assign(std::size_t(na), S(0));
-  adj_par.actuator_kd.assign(std::size_t(na), S(0));
+  rigid::Params<S> adj_par = rigid::zero_params(rm);
   rigid::CouplingParams<S> adj_cp{S(0), S(0), S(0), S(0), S(0)};
   StateT<S> adj = adj_out, prev = zero_like(adj_out);
   ControlT<S> pc_adj;
@@ -236,14 +234,7 @@ Status SolverT<S>::coupled_adjoint(const ModelT<S>& pm, const StateT<S>& in, con
     }
   }
   adj_in = std::move(adj);
-  for (int i = 0; i < nb; ++i) adj_model.rigid.body_mass[i] += adj_par.body_mass[i];
-  for (int i = 0; i < na; ++i) {
-    adj_model.rigid.actuator_kp[i] += adj_par.actuator_kp[i];
-    adj_model.rigid.actuator_kd[i] += adj_par.actuator_kd[i];
-  }
-  adj_model.rigid.contact_ke += adj_par.contact_ke;
-  adj_model.rigid.contact_kd += adj_par.contact_kd;
-  adj_model.rigid.contact_mu += adj_par.contact_mu;
+  rigid::add_param_grads(adj_par, adj_model.rigid);
   adj_model.contact_ke += adj_cp.ke;
   adj_model.contact_kd += adj_cp.kd;
   adj_model.contact_mu += adj_cp.mu;

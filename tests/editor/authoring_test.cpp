@@ -123,6 +123,23 @@ TEST_CASE("authoring: every Add entry compiles, plays 2 s, and undo/redo give th
   }
 }
 
+TEST_CASE("authoring: in a z-up scene an MJCF robot is added as it is and objects rise along +z",
+          "[editor][authoring][up]") {
+  const std::string file = std::string(ADJ_TEST_DATA) + "/mjcf/servo_arm.xml";
+  auto y = make_object(AddKind::mjcf, "arm", {0.3, 0.0, -0.2}, file);
+  auto z = make_object(AddKind::mjcf, "arm", {0.3, -0.2, 0.0}, file, "z");
+  REQUIRE(y.is_ok());
+  REQUIRE(z.is_ok());
+  CHECK(y->robot.rotation == scene::V3{-90, 0, 0});  // MJCF is z-up: stood up in a y-up scene
+  CHECK(z->robot.rotation == scene::V3{0, 0, 0});    // and left as it is in a z-up one
+  auto ball = make_object(AddKind::sphere, "ball", {0.3, -0.2, 0.0}, "", "z");
+  REQUIRE(ball.is_ok());
+  CHECK(ball->collider.position == scene::V3{0.3, -0.2, 0.25});  // lifted along +z by its radius
+  auto ground = make_object(AddKind::ground, "ground", {0.3, -0.2, 0.4}, "", "z");
+  REQUIRE(ground.is_ok());
+  CHECK(ground->collider.position[1] == 0.4);  // a ground's height, along the up axis
+}
+
 TEST_CASE("authoring: a new task measures the first moving object against the first target", "[editor][authoring]") {
   scene::Scene s = starter_scene();
   auto target = make_object(AddKind::target, "goal", {1, 0, 0});

@@ -2,6 +2,7 @@
 #include "render/camera.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <glm/gtc/matrix_transform.hpp>
 
 using adj::render::Camera;
@@ -49,8 +50,7 @@ TEST_CASE("camera: orbit keeps distance and target, clamps pitch", "[render][cam
   CHECK(c.pitch > -1.571f);
 }
 
-TEST_CASE("camera: pan moves the target with the cursor, zoom scales distance",
-          "[render][camera]") {
+TEST_CASE("camera: pan moves the target with the cursor, zoom scales distance", "[render][camera]") {
   for (bool ortho : {false, true}) {
     Camera c;
     c.orthographic = ortho;
@@ -131,4 +131,31 @@ TEST_CASE("camera: a pixel's ray passes through what projects there", "[render][
     CHECK(miss < 1e-3f);
     if (ortho) CHECK(glm::dot(r.direction, c.forward()) == Approx(1.0f));
   }
+}
+
+TEST_CASE("camera: a z-up camera orbits about +z and keeps +z up on screen", "[render][camera]") {
+  Camera y, z;
+  z.z_up = true;
+  for (Camera* c : {&y, &z}) {
+    c->target = {0.2f, -0.1f, 0.3f};
+    c->distance = 3;
+    c->yaw = 0.7f;
+    c->pitch = 0.5f;
+  }
+  CHECK(z.world_up() == glm::vec3(0, 0, 1));
+  // the same orbit turned by +90 deg about x: elevation above the xy plane, the eye above +z
+  CHECK(glm::length(z.eye() - z.target) == Approx(3.0f));
+  CHECK((z.eye() - z.target).z == Approx(3.0f * std::sin(0.5f)));
+  CHECK((y.eye() - y.target).y == Approx(3.0f * std::sin(0.5f)));
+  // screen up leans toward +z, right lies in the xy plane
+  CHECK(z.up().z > 0.8f);
+  CHECK(z.right().z == Approx(0.0f).margin(1e-6));
+  CHECK(z.project(z.target + glm::vec3(0, 0, 0.1f), k_view).y < 240.0f);
+  // orbiting turns about +z: the eye's height stays
+  const float h = z.eye().z;
+  z.orbit(1.0f, 0.0f);
+  CHECK(z.eye().z == Approx(h));
+  // yaw 0, pitch 0 looks along +y (y-up's -z turned)
+  z.yaw = z.pitch = 0;
+  CHECK(z.forward().y == Approx(1.0f));
 }

@@ -109,6 +109,10 @@ void check_scene(const Scene& sc, int env_count, int steps) {
         grad_ref.actuator_kp[i] += adj_m.actuator_kp[i];
         grad_ref.actuator_kd[i] += adj_m.actuator_kd[i];
       }
+      for (int i = 0; i < nv; ++i) {
+        grad_ref.dof_damping[i] += adj_m.dof_damping[i];
+        grad_ref.dof_armature[i] += adj_m.dof_armature[i];
+      }
       grad_ref.contact_ke += adj_m.contact_ke;
       grad_ref.contact_kd += adj_m.contact_kd;
       grad_ref.contact_mu += adj_m.contact_mu;
@@ -117,6 +121,10 @@ void check_scene(const Scene& sc, int env_count, int steps) {
     for (int i = 0; i < na; ++i) {
       CHECK(grad_batch.actuator_kp[i] == grad_ref.actuator_kp[i]);
       CHECK(grad_batch.actuator_kd[i] == grad_ref.actuator_kd[i]);
+    }
+    for (int i = 0; i < nv; ++i) {
+      CHECK(grad_batch.dof_damping[i] == grad_ref.dof_damping[i]);
+      CHECK(grad_batch.dof_armature[i] == grad_ref.dof_armature[i]);
     }
     CHECK(grad_batch.contact_ke == grad_ref.contact_ke);
     CHECK(grad_batch.contact_kd == grad_ref.contact_kd);

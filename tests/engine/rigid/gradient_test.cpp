@@ -60,7 +60,8 @@ struct Task {
   }
 };
 
-// checks dL/d(initial qd, controls, masses, kp, contact ke, mu) of the task against central differences
+// checks dL/d(initial qd, controls, masses, kp, kd, joint damping and armature, contact ke, kd, mu) of the
+// task against central differences
 void check_task(Task task, double eps, double atol, double rtol) {
   const ModelT<double> r_world = world(task.model);
   RolloutT<double> r(r_world, task.opt);
@@ -83,6 +84,10 @@ void check_task(Task task, double eps, double atol, double rtol) {
   for (int a = 0; a < task.model.actuator_count(); ++a) {
     params.push_back({&task.model.actuator_kp[a], r.grad_model().rigid.actuator_kp[a]});
     params.push_back({&task.model.actuator_kd[a], r.grad_model().rigid.actuator_kd[a]});
+  }
+  for (int d = 0; d < task.model.dof_count(); ++d) {
+    params.push_back({&task.model.dof_damping[d], r.grad_model().rigid.dof_damping[d]});
+    params.push_back({&task.model.dof_armature[d], r.grad_model().rigid.dof_armature[d]});
   }
   if (task.model.ground) {
     params.push_back({&task.model.contact_ke, r.grad_model().rigid.contact_ke});

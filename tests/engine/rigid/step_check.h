@@ -12,7 +12,8 @@
 
 namespace adj::test {
 
-// (q, qd, act, body mass, actuator kp, kd, contact ke, kd, mu): step_jacobian's inputs in its
+// (q, qd, act, body mass, actuator kp, kd, dof damping, armature, contact ke, kd, mu):
+// step_jacobian's inputs in its
 // column order, and a step_adjoint's results (adj_in, adj_u, adj_m) in the same order
 inline std::vector<double> pack_step(const RigidModelT<double>& m, const StateT<double>& s,
                                      const ControlT<double>& u, const RigidModelGradT<double>& p) {
@@ -22,6 +23,8 @@ inline std::vector<double> pack_step(const RigidModelT<double>& m, const StateT<
   x.insert(x.end(), p.body_mass.begin(), p.body_mass.end());
   x.insert(x.end(), p.actuator_kp.begin(), p.actuator_kp.end());
   x.insert(x.end(), p.actuator_kd.begin(), p.actuator_kd.end());
+  x.insert(x.end(), p.dof_damping.begin(), p.dof_damping.end());
+  x.insert(x.end(), p.dof_armature.begin(), p.dof_armature.end());
   for (double v : {p.contact_ke, p.contact_kd, p.contact_mu}) x.push_back(v);
   REQUIRE(int(x.size()) == m.q_count() + m.dof_count() + m.actuator_count() + m.param_count());
   return x;
@@ -30,7 +33,9 @@ inline std::vector<double> pack_step(const RigidModelT<double>& m, const StateT<
 // the step's inputs: the state, the control and the model's parameters
 inline std::vector<double> pack_step_inputs(const RigidModelT<double>& m, const StateT<double>& s,
                                             const ControlT<double>& u) {
-  return pack_step(m, s, u, {m.body_mass, m.actuator_kp, m.actuator_kd, m.contact_ke, m.contact_kd, m.contact_mu});
+  return pack_step(m, s, u,
+                   {m.body_mass, m.actuator_kp, m.actuator_kd, m.dof_damping, m.dof_armature, m.contact_ke,
+                    m.contact_kd, m.contact_mu});
 }
 
 // the step as a function of the packed inputs; its outputs are (q, qd)
@@ -52,6 +57,8 @@ inline std::vector<double> step_of(const RigidModelT<double>& m0, const std::vec
   }
   for (double& v : m.actuator_kp) v = x[k++];
   for (double& v : m.actuator_kd) v = x[k++];
+  for (double& v : m.dof_damping) v = x[k++];
+  for (double& v : m.dof_armature) v = x[k++];
   m.contact_ke = x[k++];
   m.contact_kd = x[k++];
   m.contact_mu = x[k++];
@@ -86,8 +93,12 @@ inline void check_step_gradients(const RigidModelT<double>& m, const StateT<doub
   const std::vector<double> x = pack_step_inputs(m, s, u);
   const int n_in = int(x.size()), n_out = m.q_count() + m.dof_count();
   REQUIRE(int(J.size()) == n_in * n_out);
+  // armature columns: a step of fd_eps would be a fair share of a light link's inertia (the
+  // curvature of 1 / (I + a) makes the difference inexact); a tenth of it
+  const int arm_lo = n_in - 3 - m.dof_count(), arm_hi = n_in - 3;
   for (int i = 0; i < n_in; ++i) {
-    const double eps = opt.fd_eps * std::max(1.0, std::fabs(x[i]));
+    const double eps =
+        (i >= arm_lo && i < arm_hi ? 0.1 : 1.0) * opt.fd_eps * std::max(1.0, std::fabs(x[i]));
     std::vector<double> xp = x, xm = x;
     xp[i] += eps;
     xm[i] -= eps;

@@ -1,0 +1,198 @@
+// a scene's up axis ("up": "y" or "z"): read and written, gravity and the ground along -up, and
+// the shared robot files (../shared/robots, in place; z-up like ROS and MuJoCo) standing in a
+// z-up scene without a rotation, holding their pose under PD at 8 substeps of 1/240 s
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include "engine/rigid/rigid_solver.h"
+#include "engine/scene/compile.h"
+#include "engine/scene/scene_json.h"
+#include "engine/solver/solver.h"
+
+using namespace adj;
+using namespace adj::scene;
+
+namespace {
+
+const std::string kRobots = ADJ_SHARED_ROBOTS;
+
+// a z-up scene at 1/240 s per frame, 8 substeps, with a ground and one robot object (JSON)
+std::string z_up_scene(const std::string& robot) {
+  return R"({"format": "adjoint-scene", "version": 1, "name": "z up",
+  "settings": {"up": "z", "dt": 0.004166666666666667, "substeps": 8},
+  "objects": [{"name": "ground", "type": "ground"}, )" +
+         robot + "]}";
+}
+
+CompiledSceneT<double> compiled(const std::string& text, const std::string& dir) {
+  auto doc = parse_scene(text, dir + "/scene.json");
+  INFO(doc.status().message());
+  REQUIRE(doc.is_ok());
+  auto cs = compile<double>(*doc, dir);
+  INFO(cs.status().message());
+  REQUIRE(cs.is_ok());
+  return std::move(cs.value());
+}
+
+// PD targets at the initial coordinates (the robot holds its pose); other inputs zero
+ControlT<double> hold(const RigidModelT<double>& m, const StateT<double>& s) {
+  ControlT<double> u = m.make_control();
+  for (int a = 0; a < m.actuator_count(); ++a)
+    if (m.actuator_type[a] == RIGID_ACTUATOR_PD)
+      u.joint_act[a] = s.joint_q[m.joint_q_start[m.dof_joint[m.actuator_dof[a]]]];
+  return u;
+}
+
+// steps `frames` frames under the hold; the largest joint rate seen [rad/s or m/s]
+double run(const CompiledSceneT<double>& cs, StateT<double>& s, int frames) {
+  const RigidModelT<double>& m = cs.model.rigid;
+  RigidSolverT<double> solver({.substeps = 8});
+  const ControlT<double> u = hold(m, s);
+  StateT<double> next;
+  double fastest = 0;
+  for (int t = 0; t < frames; ++t) {
+    Status st = solver.step(m, s, next, u, 1.0 / 240);
+    INFO("frame " << t + 1 << ": " << st.message());
+    REQUIRE(st.is_ok());
+    std::swap(s, next);
+    for (double v : s.joint_qd) fastest = std::max(fastest, std::abs(v));
+  }
+  return fastest;
+}
+
+}  // namespace
+
+TEST_CASE("up axis: \"up\" round-trips, defaults to y, and sets gravity's default along -up", "[scene][up]") {
+  auto y = parse_scene(R"({"format": "adjoint-scene", "version": 1, "name": "y", "objects": []})", "y.json");
+  REQUIRE(y.is_ok());
+  CHECK(y->settings.up == "y");
+  CHECK(y->settings.gravity == V3{0, -9.81, 0});
+  CHECK(to_json(*y).find("\"up\"") == std::string::npos);  // existing scenes are written as before
+
+  auto z = parse_scene(z_up_scene(R"({"name": "ball", "type": "particles", "particles": [{"position": [0, 0, 1]}]})"),
+                       "z.json");
+  INFO(z.status().message());
+  REQUIRE(z.is_ok());
+  CHECK(z->settings.up == "z");
+  CHECK(z->settings.gravity == V3{0, 0, -9.81});
+  const std::string text = to_json(*z);
+  CHECK(text.find("\"up\": \"z\"") != std::string::npos);
+  auto again = parse_scene(text, "again.json");
+  REQUIRE(again.is_ok());
+  CHECK(*again == *z);
+
+  // a gravity given in the file wins over the default
+  auto g = parse_scene(
+      R"({"format": "adjoint-scene", "version": 1, "name": "g", "settings": {"up": "z", "gravity": [0, 0, -1.62]},
+      "objects": []})",
+      "g.json");
+  REQUIRE(g.is_ok());
+  CHECK(g->settings.gravity == V3{0, 0, -1.62});
+  auto bad = parse_scene(R"({"format": "adjoint-scene", "version": 1, "name": "b", "settings": {"up": "x"},
+      "objects": []})",
+                         "b.json");
+  REQUIRE_FALSE(bad.is_ok());
+  CHECK(bad.status().message().find("settings.up") != std::string::npos);
+}
+
+TEST_CASE("up axis: in a z-up scene a particle and a free box fall along -z onto the ground", "[scene][up]") {
+  const std::string text = z_up_scene(
+      R"({"name": "ball", "type": "particles", "particles": [{"position": [0.3, 0.2, 0.5], "radius": 0.05}]},
+      {"name": "box", "type": "robot", "bodies": [{"name": "box", "joint": "free",
+        "shapes": [{"type": "box", "size": [0.1, 0.1, 0.1], "density": 500}]}],
+       "position": [1, 0, 0.5]})");
+  CompiledSceneT<double> cs = compiled(text, ".");
+  CHECK(cs.model.rigid.gravity.z == -9.81);
+  CHECK(cs.model.rigid.gravity.y == 0);
+  CHECK_FALSE(cs.model.rigid.ground);  // the y-up ground: here a plane across z instead
+  REQUIRE(cs.model.rigid.collider_count() == 1);
+  CHECK(cs.model.rigid.collider_size[0].z == 1);
+  SolverT<double> solver({.substeps = 8});
+  StateT<double> s = cs.model.make_state(), next;
+  const ControlT<double> u = cs.model.make_control();
+  double lowest = 1;
+  for (int t = 0; t < 240; ++t) {  // 1 s at 1/240 s
+    Status st = solver.step(cs.model, s, next, u, 1.0 / 240);
+    INFO(st.message());
+    REQUIRE(st.is_ok());
+    std::swap(s, next);
+    lowest = std::min(lowest, s.particle_q[0].z);
+  }
+  // the particle fell 0.5 m onto the ground at z = 0 and not through it (the particle contact is
+  // soft: it bounces below its start), where it was in x and y
+  INFO("lowest " << lowest << ", final height " << s.particle_q[0].z);
+  CHECK(lowest < 0.05);
+  CHECK(lowest > -0.06);
+  CHECK(s.particle_q[0].z < 0.4);
+  CHECK(s.particle_q[0].x == Approx(0.3).margin(1e-6));
+  CHECK(s.particle_q[0].y == Approx(0.2).margin(1e-6));
+  // the box's origin rests half its height above the ground
+  std::vector<vec3<double>> pos;
+  std::vector<mat33<double>> rot;
+  rigid_forward_kinematics(cs.model.rigid, s, pos, rot);
+  CHECK(pos[0].z == Approx(0.1).margin(0.005));
+  CHECK(pos[0].x == Approx(1).margin(1e-3));
+}
+
+TEST_CASE("up axis: the shared URDF arms stand in a z-up scene as they are and hold their pose 3 s",
+          "[scene][up][robot]") {
+  INFO("the shared robot files are read in place: " << kRobots);
+  REQUIRE(std::filesystem::exists(kRobots + "/urdf"));
+  for (const char* file : {"cartpole.urdf", "kuka_iiwa/model.urdf", "franka_panda/panda.urdf"}) {
+    INFO(file);
+    const std::string text =
+        z_up_scene(std::string(R"({"name": "arm", "type": "urdf", "file": ")") + file +
+                   R"(", "position": [0, 0, 0.5], "actuator": {"type": "pd", "kp": 2000, "kd": 20}})");
+    CompiledSceneT<double> cs = compiled(text, kRobots + "/urdf");
+    StateT<double> s = cs.model.make_state();
+    const RigidModelT<double>& m = cs.model.rigid;
+    for (int j = 0; j < m.body_count(); ++j)
+      if (m.joint_type[j] == RIGID_JOINT_REVOLUTE) s.joint_q[m.joint_q_start[j]] = 0.2 * std::sin(j + 1.0);
+    const StateT<double> start = s;
+    const double fastest = run(cs, s, 720);
+    INFO("fastest joint rate " << fastest);
+    CHECK(fastest < 1.0);
+    for (int i = 0; i < m.q_count(); ++i) CHECK(std::abs(s.joint_q[i] - start.joint_q[i]) < 0.05);
+  }
+}
+
+TEST_CASE("up axis: the A1 stands on a z-up ground under its PD hold (torso above 0.2 m after 3 s)",
+          "[scene][up][robot]") {
+  REQUIRE(std::filesystem::exists(kRobots + "/urdf/a1/a1.urdf"));
+  std::string initial;
+  for (const char* leg : {"FR", "FL", "RR", "RL"})
+    initial += std::string(initial.empty() ? "" : ", ") + R"({"body": ")" + leg +
+               R"(_upper", "q": [0.8]}, {"body": ")" + leg + R"(_lower", "q": [-1.5]})";
+  const std::string text = z_up_scene(R"({"name": "a1", "type": "urdf", "file": "a1.urdf", "position": [0, 0, 0.33],
+      "fixed_base": false, "actuator": {"type": "pd", "kp": 80, "kd": 2}, "initial": [)" +
+                                      initial + "]}");
+  CompiledSceneT<double> cs = compiled(text, kRobots + "/urdf/a1");
+  StateT<double> s = cs.model.make_state();
+  run(cs, s, 720);
+  std::vector<vec3<double>> pos;
+  std::vector<mat33<double>> rot;
+  rigid_forward_kinematics(cs.model.rigid, s, pos, rot);
+  INFO("torso at " << pos[0].x << ", " << pos[0].y << ", " << pos[0].z);
+  CHECK(pos[0].z > 0.2);
+  CHECK(rot[0].m[2][2] > 0.9);  // upright: its z axis still points up
+  for (double v : s.joint_qd) CHECK(std::abs(v) < 0.5);
+}
+
+TEST_CASE("up axis: the shared MJCF models stand in a z-up scene without a rotation and run 3 s",
+          "[scene][up][robot][mjcf]") {
+  const std::string dir = kRobots + "/mjcf";
+  REQUIRE(std::filesystem::exists(dir));
+  for (const char* name : {"ant.xml", "half_cheetah.xml", "hopper.xml", "inverted_pendulum.xml", "reacher.xml"}) {
+    INFO(name);
+    CompiledSceneT<double> cs =
+        compiled(z_up_scene(std::string(R"({"name": "robot", "type": "mjcf", "file": ")") + name + R"("})"), dir);
+    StateT<double> s = cs.model.make_state();
+    const double fastest = run(cs, s, 720);
+    INFO("fastest joint rate " << fastest);
+    CHECK(fastest < 100);
+    for (double q : s.joint_q) CHECK(std::isfinite(q));
+  }
+}
