@@ -81,7 +81,8 @@ std::string tick_label(double v) {
   return buf;
 }
 
-// about `want` round ticks covering [lo, hi]
+}  // namespace
+
 std::vector<double> nice_ticks(double lo, double hi, int want) {
   std::vector<double> t;
   if (!(hi > lo)) return {lo};
@@ -96,6 +97,8 @@ std::vector<double> nice_ticks(double lo, double hi, int want) {
     t.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
   return t;
 }
+
+namespace {
 
 struct Axis {
   double lo = 0, hi = 1;
@@ -119,8 +122,9 @@ Axis loss_axis(const optim::Landscape& l) {
   return a;
 }
 
-// RGB of the heat map at t in [0, 1] (dark blue - teal - yellow, as viridis)
-std::uint32_t heat(double t) {
+}  // namespace
+
+std::uint32_t landscape_heat(double t) {
   static const double stops[][3] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
   t = std::clamp(t, 0.0, 1.0) * 4;
   const int i = std::min(3, int(t));
@@ -129,6 +133,8 @@ std::uint32_t heat(double t) {
   for (int k = 0; k < 3; ++k) c = (c << 8) | std::uint32_t(std::lround(stops[i][k] * (1 - f) + stops[i + 1][k] * f));
   return c;
 }
+
+namespace {
 
 void draw_curves(Canvas& cv, const optim::Landscape& l, int x0, int y0, int w, int h) {
   const Axis ya = loss_axis(l);
@@ -219,7 +225,7 @@ void draw_heat(Canvas& cv, const optim::Landscape& l, int x0, int y0, int size) 
       const int band = std::isfinite(v) ? int(std::floor(v * levels)) : -1;
       const bool edge = (px + 1 < size && int(std::floor(val[size_t(py * size + px + 1)] * levels)) != band) ||
                         (py + 1 < size && int(std::floor(val[size_t((py + 1) * size + px)] * levels)) != band);
-      cv.put(x0 + px, y0 + py, std::isfinite(v) ? (edge ? 0xffffff : heat(v)) : 0xff00ff, edge ? 0.7f : 1.f);
+      cv.put(x0 + px, y0 + py, std::isfinite(v) ? (edge ? 0xffffff : landscape_heat(v)) : 0xff00ff, edge ? 0.7f : 1.f);
     }
   cv.line(x0, y0 + size, x0 + size, y0 + size, k_ink, 2);
   cv.line(x0, y0, x0, y0 + size, k_ink, 2);
@@ -240,7 +246,7 @@ void draw_heat(Canvas& cv, const optim::Landscape& l, int x0, int y0, int size) 
   cv.text(x0 + size + 8, y0 + size / 2 - 7, "d2", k_ink);
   // colour bar
   for (int py = 0; py < size; ++py)
-    cv.rect(x0 + size + 30, y0 + py, x0 + size + 44, y0 + py + 1, heat(1.0 - double(py) / (size - 1)));
+    cv.rect(x0 + size + 30, y0 + py, x0 + size + 44, y0 + py + 1, landscape_heat(1.0 - double(py) / (size - 1)));
   cv.text(x0 + size + 50, y0, tick_label(log ? std::pow(10, thi) : thi), k_ink);
   cv.text(x0 + size + 50, y0 + size - 14, tick_label(log ? std::pow(10, tlo) : tlo), k_ink);
 }

@@ -16,8 +16,13 @@ struct PlotImage {
   std::vector<std::uint8_t> rgba;  // width * height * 4
 };
 
-// the curve colours, in order (the task's own contact first)
-std::uint32_t landscape_colour(int curve);  // 0xRRGGBB
+// the curve colours, in order (the task's own contact first), 0xRRGGBB; the PNG and the
+// editor's Landscape panel draw with them
+std::uint32_t landscape_colour(int curve);
+// the heat map's colour at t in [0, 1] (dark blue - teal - yellow, as viridis), 0xRRGGBB
+std::uint32_t landscape_heat(double t);
+// about `want` round tick values covering [lo, hi]
+std::vector<double> nice_ticks(double lo, double hi, int want);
 
 PlotImage plot_landscape(const optim::Landscape& l);
 

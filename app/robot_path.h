@@ -23,6 +23,13 @@ inline int tracked_robot_body(const scene::CompiledScene& cs, const scene::Task&
   return -1;
 }
 
+// the mean position of an object's particles in a state (its range must have particles)
+inline vec3<float> particle_centre(const scene::ObjectRange& r, const StateT<float>& st) {
+  vec3<float> c{};
+  for (int i = r.particle_begin; i < r.particle_end; ++i) c += st.particle_q[size_t(i)];
+  return c / float(r.particle_end - r.particle_begin);
+}
+
 // that body's centre of mass [m] in each state (empty for body -1)
 inline std::vector<vec3<float>> robot_com_path(const RigidModelT<float>& model,
                                                const std::vector<StateT<float>>& states, int body) {

@@ -352,7 +352,7 @@ int run_viewer(const ViewerOptions& opt) {
         if (io.KeyCtrl && !io.WantCaptureMouse && ImGui::IsMouseClicked(ImGuiMouseButton_Left))
           pull_click = std::make_pair(int(io.MousePos.x), int(io.MousePos.y));
         // a bare recording has no editor overlays (gizmo, selection) unless asked for
-        const bool bare_video = ed.recording.active() && !ed.recording.with_ui() && !ed.record_options.overlays;
+        const bool bare_video = ed.recording.active() && !ed.recording.with_ui() && !ed.recording.overlays();
         bool tool = pull_click.has_value() || ed.update_pull(vw, vh) || (!bare_video && ed.transform_tools(vw, vh));
         if (!tool) {
           handle_viewport_input(ed.camera, float(target.extent().height));
@@ -445,7 +445,7 @@ int run_viewer(const ViewerOptions& opt) {
         const Array<vec3<float>>* field = rollout ? nullptr : ed.arrow_field(st);
         ov.vectors = field != nullptr;
         editor::robot_prepare_view(ed);  // robots: their drawn joint state, contacts, selected body
-        if (ed.recording.active() && !ed.recording.with_ui() && !ed.record_options.overlays) {
+        if (ed.recording.active() && !ed.recording.with_ui() && !ed.recording.overlays()) {
           ed.view()->set_selected(0);  // no selection outline or tint in the video
           ed.view()->set_robot_highlight(-1);
         }

@@ -21,6 +21,16 @@ namespace adj::editor {
 
 namespace {
 
+// the parameter kind whose gradient ViewSettings::gradient g (1, 2, 3) draws as arrows
+scene::ParamKind gradient_kind(int g) {
+  using K = scene::ParamKind;
+  return g == 1 ? K::initial_position : g == 2 ? K::initial_velocity : K::control_force;
+}
+
+}  // namespace
+
+namespace {
+
 // the reference scenes: $ADJ_ASSETS/scenes (tests), else the source tree's
 std::string scenes_dir() {
   if (const char* a = std::getenv("ADJ_ASSETS"); a && *a) return std::string(a) + "/scenes";
@@ -225,10 +235,8 @@ std::optional<glm::vec3> Editor::shown_selection_center() {
   const scene::ObjectRange& r = compiled_->objects[size_t(selected_)];
   const State& st = display_state();
   if (r.particle_end > r.particle_begin && st.particle_count() >= r.particle_end) {
-    glm::vec3 sum(0.0f);
-    for (int i = r.particle_begin; i < r.particle_end; ++i)
-      sum += glm::vec3(st.particle_q[size_t(i)].x, st.particle_q[size_t(i)].y, st.particle_q[size_t(i)].z);
-    return sum / float(r.particle_end - r.particle_begin);
+    const vec3<float> c = app::particle_centre(r, st);
+    return glm::vec3(c.x, c.y, c.z);
   }
   if (r.kind == scene::ObjectKind::robot && r.body_end > r.body_begin) {
     const int selected_body = robot_selected_body(*this);
@@ -260,7 +268,7 @@ std::string Editor::overlay_hint() const {
   const int g = view_settings.gradient;
   if (g > 0) {
     using K = scene::ParamKind;
-    const K want = g == 1 ? K::initial_position : g == 2 ? K::initial_velocity : K::control_force;
+    const K want = gradient_kind(g);
     const char* name = g == 1 ? "dL/dx0" : g == 2 ? "dL/dv0" : "dL/du";
     const bool has = std::any_of(snap.blocks.begin(), snap.blocks.end(), [&](const auto& b) { return b.kind == want; });
     if (snap.grad.empty() || snap.opt_generation != compiled_revision_)
@@ -342,7 +350,7 @@ const Array<vec3<float>>* Editor::arrow_field(const State& shown) {
   const int g = view_settings.gradient;
   if (g > 0 && !snap.grad.empty() && snap.opt_generation == compiled_revision_) {
     using K = scene::ParamKind;
-    const K want = g == 1 ? K::initial_position : g == 2 ? K::initial_velocity : K::control_force;
+    const K want = gradient_kind(g);
     field_.assign(size_t(n), vec3<float>());
     bool any = false;
     for (const auto& b : snap.blocks) {

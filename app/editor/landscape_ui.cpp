@@ -10,44 +10,17 @@
 
 #include "app/editor/authoring.h"
 #include "app/editor/editor.h"
+#include "app/landscape_plot.h"
 #include "engine/optim/task.h"
 
 namespace adj::editor {
 
 namespace {
 
-// the curve colours of `adjoint landscape`'s PNG (app/landscape_plot.cpp)
-ImU32 curve_colour(int c) {
-  static const ImU32 k[] = {IM_COL32(31, 95, 191, 255),  IM_COL32(217, 84, 30, 255), IM_COL32(42, 157, 63, 255),
-                            IM_COL32(142, 68, 173, 255), IM_COL32(192, 57, 43, 255), IM_COL32(22, 160, 160, 255)};
-  return k[size_t(c) % std::size(k)];
-}
-
-ImU32 heat(double t) {
-  static const float c[5][3] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
-  t = std::clamp(t, 0.0, 1.0) * 4;
-  const int i = std::min(3, int(t));
-  const float f = float(t - i);
-  return IM_COL32(int(c[i][0] + (c[i + 1][0] - c[i][0]) * f), int(c[i][1] + (c[i + 1][1] - c[i][1]) * f),
-                  int(c[i][2] + (c[i + 1][2] - c[i][2]) * f), 255);
-}
-
-std::vector<double> ticks(double lo, double hi, int want) {
-  std::vector<double> t;
-  if (!(hi > lo)) return {lo};
-  const double raw = (hi - lo) / want, mag = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = 10 * mag;
-  for (double m : {1.0, 2.0, 5.0})
-    if (raw <= m * mag) {
-      step = m * mag;
-      break;
-    }
-  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step)
-    t.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
-  return t;
-}
-
-const char* const k_knobs[] = {"ke", "kd", "kf", "mu", "eps"};
+ImU32 rgb(std::uint32_t c) { return IM_COL32((c >> 16) & 255, (c >> 8) & 255, c & 255, 255); }
+// the colours of `adjoint landscape`'s PNG (app/landscape_plot.h)
+ImU32 curve_colour(int c) { return rgb(app::landscape_colour(c)); }
+ImU32 heat(double t) { return rgb(app::landscape_heat(t)); }
 
 // the task the panel looks at (the Optimization panel's)
 const scene::Task* panel_task(const Editor& e) {
@@ -79,12 +52,12 @@ std::pair<int, int> plot_curves(const optim::Landscape& l, float height) {
   auto Y = [&](double v) { return float(p1.y - (tr(v) - ylo) / (yhi - ylo) * (p1.y - p0.y)); };
   const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), grid = ImGui::GetColorU32(ImGuiCol_Border);
   char buf[64];
-  for (double t : ticks(slo, shi, 6)) {
+  for (double t : app::nice_ticks(slo, shi, 6)) {
     dl->AddLine(ImVec2(X(t), p0.y), ImVec2(X(t), p1.y), grid);
     std::snprintf(buf, sizeof buf, "%.3g", t);
     dl->AddText(ImVec2(X(t) - ImGui::CalcTextSize(buf).x / 2, p1.y + 3), ink, buf);
   }
-  for (double t : ticks(ylo, yhi, 4)) {
+  for (double t : app::nice_ticks(ylo, yhi, 4)) {
     const float y = float(p1.y - (t - ylo) / (yhi - ylo) * (p1.y - p0.y));
     dl->AddLine(ImVec2(p0.x, y), ImVec2(p1.x, y), grid);
     std::snprintf(buf, sizeof buf, log ? "1e%.3g" : "%.3g", t);
@@ -161,8 +134,7 @@ std::pair<int, int> plot_heat(const optim::Landscape& l, float size) {
     for (int i = 0; i < g; ++i) {
       const float x = p0.x + cell * float(i + 1), y = p0.y + size - cell * float(j + 1);
       if (i + 1 < g && band(i, j) != band(i + 1, j)) dl->AddLine(ImVec2(x, y), ImVec2(x, y + cell), contour, 1.5f);
-      if (j + 1 < g && band(i, j) != band(i, j + 1))
-        dl->AddLine(ImVec2(x - cell, y), ImVec2(x, y), contour, 1.5f);
+      if (j + 1 < g && band(i, j) != band(i, j + 1)) dl->AddLine(ImVec2(x - cell, y), ImVec2(x, y), contour, 1.5f);
     }
   // axes: the offsets at the ends and the centre, both directions
   const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
@@ -302,7 +274,13 @@ void draw_landscape_panel(Editor& e) {
   ImGui::InputInt("points", &ui.points, 2);
   ui.points = std::clamp(ui.points | 1, 3, 401);
   ImGui::SetNextItemWidth(70);
-  ImGui::Combo("sweep", &ui.knob, k_knobs, int(std::size(k_knobs)));
+  ImGui::Combo(
+      "sweep", &ui.knob,
+      [](void*, int i, const char** out) {
+        *out = optim::to_string(optim::ContactKnob(i));
+        return true;
+      },
+      nullptr, int(optim::ContactKnob::eps) + 1);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(200);
   ImGui::InputTextWithHint("values", "e.g. 1e3, 1e5", ui.sweep, sizeof ui.sweep);

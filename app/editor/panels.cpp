@@ -902,7 +902,7 @@ void Editor::draw_visualization() {
   ImGui::Checkbox("wireframe", &ov.wireframe);
   ImGui::Checkbox("contact points and forces", &ov.contacts);
   ImGui::Checkbox("velocity arrows", &view_settings.velocity_arrows);
-  if (ImGui::Checkbox("ghost trajectories", &view_settings.ghosts)) worker.set_ghosts(view_settings.ghosts);
+  ImGui::Checkbox("ghost trajectories", &view_settings.ghosts);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip(
         "centre of mass of the first loss term's object over the horizon,\nper iteration (from the next one on), "
@@ -1087,7 +1087,7 @@ void Editor::draw_menu_items_view() {
   if (ImGui::BeginMenu("Overlays")) {
     ImGui::MenuItem("Contacts", nullptr, &view_settings.overlays.contacts);
     ImGui::MenuItem("Velocity arrows", nullptr, &view_settings.velocity_arrows);
-    if (ImGui::MenuItem("Ghost trajectories", nullptr, &view_settings.ghosts)) worker.set_ghosts(view_settings.ghosts);
+    ImGui::MenuItem("Ghost trajectories", nullptr, &view_settings.ghosts);
     ImGui::MenuItem("Springs", nullptr, &view_settings.overlays.springs);
     ImGui::MenuItem("Wireframe", nullptr, &view_settings.overlays.wireframe);
     ImGui::MenuItem("Grid", nullptr, &view_settings.grid);

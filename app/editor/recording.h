@@ -40,6 +40,7 @@ class Recording {
   bool active() const { return recorder_ != nullptr; }
   bool with_ui() const { return options_.with_ui; }
   bool caption() const { return options_.caption; }
+  bool overlays() const { return options_.overlays; }  // the gizmo and selection in a bare video
 
   // once per UI frame, before the UI: the optimizer's rollouts or the simulation; true
   // when a "record optimization" video is complete (the caller stops it)

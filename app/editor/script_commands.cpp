@@ -358,7 +358,6 @@ Status cmd_toggle(ScriptCall& c) {
   bool* f = overlay_flag(c.e, c.w[1]);
   if (!f) return Status::error("toggle: no overlay or panel named \"" + c.w[1] + "\"");
   *f = !*f;
-  if (c.w[1] == "ghosts") c.e.worker.set_ghosts(*f);
   return Status::ok();
 }
 
@@ -683,10 +682,10 @@ Status cmd_landscape(ScriptCall& c) {
     } else if (key == "stats") {
       ui.stats = c.arg_int(i + 1, &ok);
     } else if (key == "sweep") {
-      const char* knobs[] = {"ke", "kd", "kf", "mu", "eps"};
-      auto k = std::find(std::begin(knobs), std::end(knobs), v);
-      if (k == std::end(knobs) || i + 2 >= w.size()) return Status::error("landscape: sweep KNOB V1,V2,...");
-      ui.knob = int(k - std::begin(knobs));
+      optim::ContactKnob knob;
+      if (!optim::parse_contact_knob(v, knob) || i + 2 >= w.size())
+        return Status::error("landscape: sweep KNOB V1,V2,... (ke kd kf mu eps)");
+      ui.knob = int(knob);
       std::snprintf(ui.sweep, sizeof ui.sweep, "%s", w[i + 2].c_str());
       ++i;
     } else {

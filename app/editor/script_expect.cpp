@@ -8,6 +8,7 @@
 #include "app/editor/editor.h"
 #include "app/editor/fields.h"
 #include "app/editor/script_commands.h"
+#include "app/robot_path.h"
 
 namespace adj::editor {
 
@@ -86,12 +87,8 @@ Result<std::vector<double>> shown_centre(ScriptCall& c, const std::string& objec
   const scene::CompiledScene* cs = c.e.compiled();
   const scene::ObjectRange* r = cs ? cs->find(object) : nullptr;
   if (!r || r->particle_end <= r->particle_begin) return Status::error("no object with particles named " + object);
-  const State& st = c.e.display_state();
-  std::vector<double> m(3, 0.0);
-  for (int i = r->particle_begin; i < r->particle_end; ++i)
-    for (int k = 0; k < 3; ++k)
-      m[size_t(k)] += st.particle_q[size_t(i)][k] / double(r->particle_end - r->particle_begin);
-  return m;
+  const vec3<float> m = app::particle_centre(*r, c.e.display_state());
+  return std::vector<double>{m.x, m.y, m.z};
 }
 // note-shown-centre OBJECT NAME: keep where the viewport shows the object now
 Status cmd_note_shown_centre(ScriptCall& c) {

@@ -286,7 +286,6 @@ struct Worker::Impl {
     }
   }
 
-  bool ghosts = false;
   std::vector<std::vector<vec3<float>>> ghost_paths;
   std::vector<float> ghost_losses;
 
@@ -317,11 +316,7 @@ struct Worker::Impl {
     std::vector<vec3<float>> path;
     for (const scene::LossTerm& l : t.loss)
       if (const scene::ObjectRange* r = cs->find(l.object); r && r->particle_end > r->particle_begin) {
-        for (const State& f : frames) {
-          vec3<float> c{};
-          for (int i = r->particle_begin; i < r->particle_end; ++i) c += f.particle_q[size_t(i)];
-          path.push_back(c / float(r->particle_end - r->particle_begin));
-        }
+        for (const State& f : frames) path.push_back(app::particle_centre(*r, f));
         return path;
       }
     if (const int body = app::tracked_robot_body(*cs, t); body >= 0)
@@ -462,7 +457,6 @@ struct Worker::Impl {
 
   void optimize_once() {
     if (shac) return iterate(*shac);
-    task->set_keep_frames(true);  // ghosts, videos and the replay of the best iterate read them
     iterate(*task);
   }
 
@@ -627,7 +621,8 @@ void Worker::start_optimize(const std::string& task_name, int iterations, const 
       im->opt_error = message;
     };
     // one task whatever the scene holds, as `adjoint optimize` makes it
-    auto made = optim::make_task(*im->cs, *task, {.thread_count = im->thread_count()});
+    // it keeps its rollouts' frames: ghosts, videos and the replay of the best iterate read them
+    auto made = optim::make_task(*im->cs, *task, {.thread_count = im->thread_count(), .keep_frames = true});
     if (!made) return fail(task->name + ": " + made.status().message());
     im->task = std::move(*made);
     if (method.shac && optim::supports(*im->cs, *task, optim::Method::shac)) {  // windows over copies, a critic
@@ -667,10 +662,6 @@ void Worker::pull(int particle, const vec3<float>& target) {
     im->pull_particle = particle;
     im->pull_target = target;
   });
-}
-
-void Worker::set_ghosts(bool on) {
-  impl_->post([im = impl_.get(), on] { im->ghosts = on; });
 }
 
 void Worker::set_record_rollouts(int fps) {

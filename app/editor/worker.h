@@ -137,8 +137,7 @@ class Worker {
   // MuJoCo's perturbation: a spring pulls `particle` towards `target` [m] while the
   // simulation runs (stiffness scaled by the particle's mass); particle < 0 releases it
   void pull(int particle, const vec3<float>& target);
-  // ghost trajectories cost one more forward rollout per iteration: only while shown
-  void set_ghosts(bool on);
+  // ghost trajectories: the last k_ghosts iterations' paths (Snapshot::ghost_paths), always kept
   static constexpr size_t k_ghosts = 24;
   // the video of an optimization: each iteration's rollout at its parameters is kept at a
   // stride of about one second of video at `fps`, queued for take_rollout(); beyond

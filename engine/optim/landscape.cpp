@@ -181,16 +181,19 @@ class Evaluator {
         theta[size_t(i)] = std::clamp(theta[size_t(i)], b.lower, b.upper);
   }
 
-  // the end of the centre's rollout: positions and joint coordinates, flattened
-  std::vector<double> final_state(const std::vector<double>& theta) {
-    std::vector<S> th(theta.begin(), theta.end());
-    std::vector<double> out;
-    if (!first().evaluate(th)) return out;
+  // one rollout at the centre: its gradient and the end of its rollout (positions and joint
+  // coordinates, flattened), in one evaluate
+  Status centre(const std::vector<double>& theta, std::vector<double>& grad, std::vector<double>& final) {
+    std::vector<S> th(theta.begin(), theta.end()), g;
+    Result<S> r = first().evaluate(th, &g);
+    if (!r) return r.status();
+    grad.assign(g.begin(), g.end());
+    final.clear();
     const StateT<S>& s = first().final_state();
     for (const auto& x : s.particle_q)
-      for (int k = 0; k < 3; ++k) out.push_back(double(x[k]));
-    for (S q : s.joint_q) out.push_back(double(q));
-    return out;
+      for (int k = 0; k < 3; ++k) final.push_back(double(x[k]));
+    for (S q : s.joint_q) final.push_back(double(q));
+    return Status::ok();
   }
 
  private:
@@ -246,14 +249,12 @@ Result<Landscape> compute_landscape(const scene::Scene& doc, const std::string& 
     if (p >= n)
       return Status::error(who + "parameter " + std::to_string(p) + " is past the task's " + std::to_string(n));
 
-  // the centre's loss and gradient
-  {
-    std::vector<S> th(l.theta.begin(), l.theta.end()), g;
-    Result<S> r = ev.first().evaluate(th, &g);
-    if (!r) return Status::error(who + "at the centre: " + r.status().message());
-    l.grad.assign(g.begin(), g.end());
-    ++l.evaluations;
-  }
+  // the centre's gradient, and where its rollout ends (the task's own contact)
+  const int curves = 1 + int(o.sweep.size());
+  std::vector<std::vector<double>> finals(static_cast<size_t>(curves));
+  if (Status st = ev.centre(l.theta, l.grad, finals[0]); !st)
+    return Status::error(who + "at the centre: " + st.message());
+  ++l.evaluations;
   Normal normal(o.seed);
   auto random_unit = [&](const std::vector<double>* orthogonal_to) {
     std::vector<double> d(static_cast<size_t>(n));
@@ -303,14 +304,12 @@ Result<Landscape> compute_landscape(const scene::Scene& doc, const std::string& 
   for (double s : l.s) line.push_back(along(s, l.d, 0, nullptr));
 
   // every curve's settings: the task's own contact, then the sweep
-  const int curves = 1 + int(o.sweep.size());
   const int grid_points = o.grid > 1 ? o.grid * o.grid : 0;
   const int total = curves * (o.points + 1) + grid_points + 2 * o.stats_samples;
   int done_before = 0;
   auto step_progress = [&](int done) {
     if (progress) progress(done_before + done, total);
   };
-  std::vector<std::vector<double>> finals(static_cast<size_t>(curves));
   for (int c = 0; c < curves; ++c) {
     LandscapeCurve curve;
     Result<Evaluator<S>> other = Status::ok();
@@ -333,12 +332,14 @@ Result<Landscape> compute_landscape(const scene::Scene& doc, const std::string& 
       if (!pts[k].error.empty()) curve.failures.push_back("s = " + number(l.s[k]) + ": " + pts[k].error);
     }
     summarize(curve, l.s);
-    // the analytic slope at the centre under this setting
-    std::vector<Point> centre;
-    e->run({l.theta}, true, centre, {}, cancel);
-    curve.slope = centre[0].grad.empty() ? k_nan : dot(centre[0].grad, l.d);
-    finals[size_t(c)] = e->final_state(l.theta);
-    l.evaluations += o.points + 2;
+    // the analytic slope at the centre under this setting (the task's own: measured above)
+    std::vector<double> g = l.grad;
+    if (c > 0) {
+      if (Status st = e->centre(l.theta, g, finals[size_t(c)]); !st) g.clear();
+      ++l.evaluations;
+    }
+    curve.slope = g.empty() ? k_nan : dot(g, l.d);
+    l.evaluations += o.points;
     done_before += o.points + 1;
     l.curves.push_back(std::move(curve));
   }

@@ -60,9 +60,6 @@ class RunnerTask final : public TaskT<S> {
   const std::vector<ParamBlock>& blocks() const override { return blocks_of(r_); }
   const scene::Task& task() const override { return r_.task(); }
   const std::vector<StateT<S>>& frames() const override { return r_.frames(); }
-  void set_keep_frames(bool keep) override {
-    if constexpr (std::is_same_v<Runner, TaskRunnerT<S>>) r_.set_keep_frames(keep);
-  }
   const StateT<S>& final_state() const override {
     if constexpr (std::is_same_v<Runner, TaskRunnerT<S>>)
       return r_.final_state();

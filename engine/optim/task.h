@@ -48,10 +48,9 @@ class TaskT {
   // theta's blocks (kind, object, offset, count, ...)
   virtual const std::vector<ParamBlock>& blocks() const = 0;
   virtual const scene::Task& task() const = 0;
-  // the states of the last evaluate(), t = 0..horizon (particle tasks: TaskOptions::keep_frames
-  // or set_keep_frames; tasks with bodies always keep them)
+  // the states of the last evaluate(), t = 0..horizon (particle tasks: TaskOptions::keep_frames;
+  // tasks with bodies always keep them)
   virtual const std::vector<StateT<S>>& frames() const = 0;
-  virtual void set_keep_frames(bool keep) = 0;
   // the end of the last evaluate()'s rollout (only after one has run)
   virtual const StateT<S>& final_state() const = 0;
   // |dL/d state_t| of the last evaluate, t = 0..horizon (empty where not measured)

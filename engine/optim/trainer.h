@@ -102,10 +102,6 @@ class TaskRunnerT {
   const StateT<S>& final_state() const;
   // the states of the last evaluate(), t = 0..horizon (RunnerOptions::keep_frames; else empty)
   const std::vector<StateT<S>>& frames() const { return frames_; }
-  void set_keep_frames(bool keep) {
-    keep_frames_ = keep;
-    if (!keep) frames_.clear();
-  }
   // every iterate() so far
   const std::vector<IterationStats>& history() const { return history_; }
 
