@@ -7,7 +7,7 @@ packages=(
   # toolchain
   build-essential cmake ninja-build ccache pkg-config git
   # engine
-  libglm-dev libtinyobjloader-dev nlohmann-json3-dev libcli11-dev libomp-dev liburdfdom-dev libtinyxml2-dev
+  libglm-dev libtinyobjloader-dev nlohmann-json3-dev libcli11-dev libomp-dev liburdfdom-dev libtinyxml2-dev libassimp-dev
   # render and app
   libvulkan-dev vulkan-validationlayers mesa-vulkan-drivers glslc
   libglfw3-dev libimgui-dev libstb-dev

@@ -605,6 +605,13 @@ bool import_robot(Editor& e, const std::string& path) {
   scene::Scene trial = e.doc.scene();
   trial.objects.push_back(o);
   auto cs = scene::compile<float>(trial, e.doc.base_dir());
+  if (!cs && cs.status().message().find("balance_inertia") != std::string::npos) {
+    // an inertia no rigid body has (A + B < C, as the xArm6's link2): balanced as MuJoCo's
+    // balanceinertia would, and the warning below says which link
+    o.robot.balance_inertia = true;
+    trial.objects.back() = o;
+    cs = scene::compile<float>(trial, e.doc.base_dir());
+  }
   if (!cs) {
     e.message(Severity::error, what + cs.status().message());  // names the file and the element
     return false;

@@ -13,20 +13,20 @@ namespace adj {
 // cloth material, per unit rest area (triangles) and per edge (bending)
 template <class S>
 struct ClothMaterial {
-  S tri_ke = S(1e3);    // stretch/shear modulus [N/m]
-  S tri_ka = S(1e3);    // area modulus [N/m]
-  S tri_kd = S(1);      // strain-rate damping
-  S edge_ke = S(0.1);   // bending stiffness (0 = no bending edges)
-  S edge_kd = S(0);     // bending damping
+  S tri_ke = S(1e3);   // stretch/shear modulus [N/m]
+  S tri_ka = S(1e3);   // area modulus [N/m]
+  S tri_kd = S(1);     // strain-rate damping
+  S edge_ke = S(0.1);  // bending stiffness (0 = no bending edges)
+  S edge_kd = S(0);    // bending damping
 };
 
 // soft-body material
 template <class S>
 struct SoftMaterial {
-  S density = S(1e3);   // [kg/m^3]
-  S mu = S(1e4);        // Lame mu [Pa]
-  S lambda = S(1e4);    // Lame lambda [Pa]
-  S kd = S(0);          // strain-rate damping [Pa s]
+  S density = S(1e3);  // [kg/m^3]
+  S mu = S(1e4);       // Lame mu [Pa]
+  S lambda = S(1e4);   // Lame lambda [Pa]
+  S kd = S(0);         // strain-rate damping [Pa s]
 };
 
 // a rigid placement for meshes: world = pos + rot * (scale * local)
@@ -56,8 +56,8 @@ class ModelBuilderT {
   Status add_cloth_mesh(const std::string& obj_path, const Placement<S>& place, S particle_mass, V vel,
                         const ClothMaterial<S>& mat, S radius = S(0.01));
   // soft body: nx x ny x nz cells of size cell, 5 tets each
-  void add_soft_grid(V origin, int nx, int ny, int nz, S cell, V vel, const SoftMaterial<S>& mat,
-                     bool pin_left = false, S radius = S(0.01));
+  void add_soft_grid(V origin, int nx, int ny, int nz, S cell, V vel, const SoftMaterial<S>& mat, bool pin_left = false,
+                     S radius = S(0.01));
   // soft body from a closed OBJ mesh: voxels of size cell whose centres are inside, 5 tets each
   Status add_soft_mesh(const std::string& obj_path, const Placement<S>& place, S cell, V vel,
                        const SoftMaterial<S>& mat, S radius = S(0.01));
@@ -98,7 +98,11 @@ Result<TriMesh<S>> load_obj(const std::string& path);
 // STL, binary or ASCII (engine/model/mesh_io.cpp); every triangle has its own 3 vertices
 template <class S>
 Result<TriMesh<S>> load_stl(const std::string& path);
-// OBJ or STL by the extension (case-insensitive)
+// Collada .dae, PLY, glTF, 3DS, FBX through assimp: node transforms and <unit> applied, the
+// file's up axis ignored (as ROS tools read meshes), identical vertices joined
+template <class S>
+Result<TriMesh<S>> load_assimp(const std::string& path);
+// by the extension (case-insensitive): OBJ (tinyobjloader), STL (load_stl), the rest load_assimp
 template <class S>
 Result<TriMesh<S>> load_mesh(const std::string& path);
 

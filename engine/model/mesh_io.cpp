@@ -1,5 +1,10 @@
 #include <tiny_obj_loader.h>
 
+#include <assimp/config.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+#include <assimp/Importer.hpp>
+
 #include <cctype>
 #include <cstdint>
 #include <cstring>
@@ -94,17 +99,58 @@ Result<TriMesh<S>> load_stl(const std::string& path) {
   return mesh;
 }
 
+// Collada and the other formats of ROS packages, through assimp: every node's meshes placed by
+// the node transforms (the file's <unit meter> included), triangles only, identical vertices
+// joined. the file's up axis is ignored, as ROS tools read it: a URDF places its meshes itself
+template <class S>
+Result<TriMesh<S>> load_assimp(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return Status::error("cannot read mesh '" + path + "': no such file or not readable");
+  Assimp::Importer importer;
+  importer.SetPropertyBool(AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, true);
+  importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+  const aiScene* scene = importer.ReadFile(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
+                                                     aiProcess_PreTransformVertices | aiProcess_SortByPType);
+  if (!scene || (scene->mFlags & AI_SCENE_FLAGS_INCOMPLETE)) {
+    std::string err = importer.GetErrorString();
+    return Status::error("cannot read mesh '" + path + "': " + (err.empty() ? "unknown error" : err));
+  }
+  TriMesh<S> mesh;
+  for (unsigned m = 0; m < scene->mNumMeshes; ++m) {
+    const aiMesh* am = scene->mMeshes[m];
+    const int base = int(mesh.vertices.size());
+    for (unsigned v = 0; v < am->mNumVertices; ++v)
+      mesh.vertices.push_back({S(am->mVertices[v].x), S(am->mVertices[v].y), S(am->mVertices[v].z)});
+    for (unsigned f = 0; f < am->mNumFaces; ++f) {
+      const aiFace& face = am->mFaces[f];
+      if (face.mNumIndices != 3) continue;
+      mesh.tris.push_back({base + int(face.mIndices[0]), base + int(face.mIndices[1]), base + int(face.mIndices[2])});
+    }
+  }
+  if (mesh.tris.empty()) return Status::error("mesh '" + path + "' has no triangles");
+  for (const auto& p : mesh.vertices)
+    if (!is_finite(p.x) || !is_finite(p.y) || !is_finite(p.z))
+      return Status::error("mesh '" + path + "' has a non-finite vertex");
+  return mesh;
+}
+
 template <class S>
 Result<TriMesh<S>> load_mesh(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
   if (ext == ".stl") return load_stl<S>(path);
   if (ext == ".obj") return load_obj<S>(path);
-  return Status::error("mesh '" + path + "': unknown format '" + ext + "' (OBJ and STL are read)");
+  if (ext == ".dae" || ext == ".ply" || ext == ".gltf" || ext == ".glb" || ext == ".3ds" || ext == ".fbx")
+    return load_assimp<S>(path);
+  return Status::error("mesh '" + path + "': unknown format '" + ext +
+                       "' (OBJ, STL, Collada .dae, PLY, glTF, 3DS and FBX are read)");
 }
 
 template Result<TriMesh<float>> load_stl<float>(const std::string&);
 template Result<TriMesh<double>> load_stl<double>(const std::string&);
+template Result<TriMesh<float>> load_assimp<float>(const std::string&);
+template Result<TriMesh<double>> load_assimp<double>(const std::string&);
 template Result<TriMesh<float>> load_mesh<float>(const std::string&);
 template Result<TriMesh<double>> load_mesh<double>(const std::string&);
 

@@ -160,6 +160,7 @@ Result<RigidLossT<S>> RigidLossT<S>::create(const scene::CompiledSceneT<S>& cs, 
   }
   if (loss.terms_.empty()) return Status::error(where + ": no loss terms");
   loss.model_ = &cs.model.rigid;
+  loss.up_ = cs.up_axis;
   return loss;
 }
 
@@ -170,16 +171,16 @@ S RigidLossT<S>::running_cost(const Term& t, const std::vector<S>& q, const std:
   if (grad) *grad = RigidBodyProbe<S>{};
   switch (t.kind) {
     case LossKind::height: {
-      const S d = t.value - p.c.y;
+      const S d = t.value - p.c[up_];
       if (!(d > S(0))) return S(0);
-      if (grad) grad->c.y = S(-2) * d;
+      if (grad) grad->c[up_] = S(-2) * d;
       return d * d;
     }
     case LossKind::upright: {
-      // 1 - (R a).y = 1 - sum_j R[1][j] a_j
+      // 1 - (R a).up = 1 - sum_j R[up][j] a_j
       if (grad)
-        for (int j = 0; j < 3; ++j) grad->R.m[1][j] = -t.axis[j];
-      return S(1) - (p.R * t.axis).y;
+        for (int j = 0; j < 3; ++j) grad->R.m[up_][j] = -t.axis[j];
+      return S(1) - (p.R * t.axis)[up_];
     }
     case LossKind::speed: {
       const S d = dot(p.vc, t.axis) - t.value;

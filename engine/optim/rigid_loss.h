@@ -9,8 +9,8 @@
 //             F = step; x: the robot's first prismatic joint, theta: its first revolute
 //             (SHAC's reward with theta^2 made smooth and periodic: 2(1 - cos) ~ theta^2)
 //   running costs of a walker, 1/F sum_{t=1..F} of a cost of body b (F = step):
-//   height:   max(0, value - c_b(t).y)^2 (the com below `value` [m])
-//   upright:  1 - dot(R_b(t) axis, +y) (axis: unit, body frame)
+//   height:   max(0, value - c_b(t).up)^2 (the com below `value` [m]; up: the scene's up axis)
+//   upright:  1 - dot(R_b(t) axis, up) (axis: unit, body frame)
 //   speed:    (dot(v_b(t), axis) - value)^2, v_b: com velocity (axis: unit, world)
 //   their gradients with respect to (q, qd) come from the hand-written reverse kinematics
 //   (engine/rigid/rigid_adjoint.h) seeded with the adjoints of c_b, R_b and v_b
@@ -80,6 +80,7 @@ class RigidLossT {
   S running_cost(const Term& t, const std::vector<S>& q, const std::vector<S>& qd, RigidBodyProbe<S>* grad) const;
 
   const RigidModelT<S>* model_ = nullptr;  // the runner's (parameters applied); set by bind()
+  int up_ = 1;                             // the scene's up axis (height, upright)
   std::vector<Term> terms_;
   std::vector<S> term_values_;
   std::vector<std::vector<S>> q_, qd_;  // observed frames

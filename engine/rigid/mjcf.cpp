@@ -176,6 +176,7 @@ class Reader {
   bool degree_ = true;
   std::string eulerseq_ = "xyz";
   int inertiafromgeom_ = -1;  // 1 true, 0 false, -1 auto
+  bool balanceinertia_ = false;
   fs::path meshdir_;
   double settotalmass_ = -1;
   bool autolimits_ = true;
@@ -342,6 +343,8 @@ void Reader::compiler(const XMLElement* e) {
       if (v != "local") fail(e, "coordinate=\"" + v + "\" is not supported (local only, as MuJoCo 3)");
     } else if (n == "inertiafromgeom") {
       inertiafromgeom_ = tristate(e, nullptr, "inertiafromgeom");
+    } else if (n == "balanceinertia") {
+      balanceinertia_ = tristate(e, nullptr, "balanceinertia") == 1;
     } else if (n == "meshdir") {
       meshdir_ = v;
     } else if (n == "eulerseq") {
@@ -705,7 +708,12 @@ void Reader::body(const XMLElement* e, int parent, const V& parent_offset, const
     if (inert) warn(inert, "ignored: compiler inertiafromgeom=\"true\" takes the inertia from the geoms");
   } else if (inert) {
     mp = inertial(inert);
-    if (std::string why = rigid_inertia_problem(mp.inertia); !why.empty()) fail(inert, why);
+    if (std::string why = rigid_inertia_problem(mp.inertia); !why.empty()) {
+      if (!balanceinertia_ && !opt_.balance_inertia)
+        fail(inert, why + " (<compiler balanceinertia=\"true\"> or the scene's \"balance_inertia\" repairs it)");
+      mp.inertia = rigid_balance_inertia(mp.inertia);
+      warn(inert, why + "; balanced to " + std::to_string(mp.inertia.m[0][0]) + " kg m^2 about each axis");
+    }
   }
   mp.com = mp.com - offset;
   masses_.push_back({eb, mp});

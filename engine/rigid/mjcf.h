@@ -4,7 +4,7 @@
 //
 // supported:
 //   <include file> (anywhere; relative to the main file), <compiler angle, eulerseq,
-//   inertiafromgeom, meshdir, autolimits, settotalmass; coordinate="local" only>, <option
+//   inertiafromgeom, balanceinertia, meshdir, autolimits, settotalmass; coordinate="local" only>, <option
 //   timestep, gravity>, <default> classes (nested, `class`, `childclass`), <asset><mesh file
 //   scale> (OBJ, STL), <worldbody> with bodies (pos; quat, axisangle, euler, xyaxes or zaxis),
 //   joints (hinge, slide, ball, free and <freejoint>; pos, axis, range, limited, ref,
@@ -49,6 +49,8 @@ struct MjcfOptions {
   bool actuators = true;    // the file's actuators
   double limit_ke = 1000;   // penalty on limited joints (0 = ignore the limits)
   double limit_kd = 10;
+  bool balance_inertia = false;  // as <compiler balanceinertia="true">: an inertia that violates
+                                 // A + B >= C is made isotropic with the same trace (a warning)
 };
 
 struct MjcfImport {

@@ -343,4 +343,12 @@ std::string rigid_inertia_problem(const mat33<double>& I) {
   return {};
 }
 
+mat33<double> rigid_balance_inertia(const mat33<double>& I) {
+  if (rigid_inertia_problem(I).empty()) return I;
+  const double mean = (I.m[0][0] + I.m[1][1] + I.m[2][2]) / 3;
+  mat33<double> out{};
+  for (int k = 0; k < 3; ++k) out.m[k][k] = mean;
+  return out;
+}
+
 }  // namespace adj

@@ -104,6 +104,8 @@ class RigidBuilder {
   std::vector<RigidCouplingDesc> couplings;
 
   int body_count() const { return int(bodies_.size()); }
+  // the joint of a body added earlier, to adjust before finalize() (nullptr for no such body)
+  RigidJointDesc* joint(int body) { return body >= 0 && body < body_count() ? &bodies_[body].joint : nullptr; }
 
   template <class S>
   Result<RigidModelT<S>> finalize() const;
@@ -133,6 +135,10 @@ class RigidBuilder {
 // moments >= 0 and each at most the sum of the other two (A + B >= C, with a relative slack of
 // 1e-9); else why not
 std::string rigid_inertia_problem(const mat33<double>& inertia);
+
+// MuJoCo's compiler balanceinertia: an inertia that violates A + B >= C becomes isotropic
+// with the same trace (each principal moment their mean); a physical one comes back as it is
+mat33<double> rigid_balance_inertia(const mat33<double>& inertia);
 
 // mass [kg] and inertia about the centre [kg m^2] (shape axes) of a solid primitive shape
 // (mesh shapes: rigid_mesh_mass, whose centre of mass is not the shape origin)

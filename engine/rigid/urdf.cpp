@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -80,7 +81,7 @@ std::string resolve_mesh(const std::string& name, const fs::path& dir, std::stri
   }
 }
 
-// a URDF mesh as a mesh shape: the file read (OBJ or STL) with its scale; errors name `who`
+// a URDF mesh as a mesh shape: the file read (load_mesh: OBJ, STL, Collada) with its scale; errors name `who`
 Status mesh_shape_of(const urdf::Mesh& g, const fs::path& dir, const std::string& who, RigidShapeDesc& s) {
   std::string tried;
   std::string path = resolve_mesh(g.filename, dir, tried);
@@ -107,11 +108,77 @@ std::map<std::string, int> joint_file_order(const std::string& xml) {
   return order;
 }
 
+// what the URDF text holds beyond urdfdom's URDF: pybullet's extensions, rewritten into URDF
+// that urdfdom reads and remembered here to be mapped back
+struct Extensions {
+  std::set<std::pair<std::string, int>> capsules;  // (link, collision index): <capsule radius length>
+  std::set<std::string> spherical;                 // joints of type="spherical"
+};
+
+// checks the XML (errors with their line), refuses xacro, and rewrites pybullet's <capsule>
+// (as a cylinder of the capsule's overall length) and type="spherical" joints (as floating);
+// `text` is what urdfdom then reads
+Status prepare_urdf(const std::string& xml, const std::string& source, std::string& text, Extensions& ext) {
+  tinyxml2::XMLDocument doc;
+  if (doc.Parse(xml.c_str(), xml.size()) != tinyxml2::XML_SUCCESS)
+    return Status::error(source + ":" + std::to_string(doc.ErrorLineNum()) + ": not well-formed XML (" +
+                         (doc.ErrorStr() ? doc.ErrorStr() : "unknown error") + ")");
+  tinyxml2::XMLElement* robot = doc.RootElement();
+  if (!robot || std::string(robot->Name()) != "robot")
+    return Status::error(source + ": the root element is <" + (robot ? robot->Name() : "") + ">, not <robot>");
+  // xacro: macros and properties that only the xacro tool expands
+  std::vector<const tinyxml2::XMLElement*> todo{robot};
+  while (!todo.empty()) {
+    const tinyxml2::XMLElement* e = todo.back();
+    todo.pop_back();
+    if (std::string(e->Name()).rfind("xacro:", 0) == 0)
+      return Status::error(source + ":" + std::to_string(e->GetLineNum()) + ": <" + e->Name() +
+                           "> is a xacro macro: expand the file first (`xacro " + fs::path(source).filename().string() +
+                           " > robot.urdf`, ROS's xacro tool) and load the result");
+    for (const tinyxml2::XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) todo.push_back(c);
+  }
+  for (tinyxml2::XMLElement* link = robot->FirstChildElement("link"); link; link = link->NextSiblingElement("link")) {
+    const char* name = link->Attribute("name");
+    int index = 0;
+    for (tinyxml2::XMLElement* c = link->FirstChildElement("collision"); c;
+         c = c->NextSiblingElement("collision"), ++index) {
+      tinyxml2::XMLElement* g = c->FirstChildElement("geometry");
+      tinyxml2::XMLElement* cap = g ? g->FirstChildElement("capsule") : nullptr;
+      if (!cap) continue;
+      const double r = cap->DoubleAttribute("radius", -1), len = cap->DoubleAttribute("length", -1);
+      if (!(r > 0) || !(len >= 0))
+        return Status::error(source + ":" + std::to_string(cap->GetLineNum()) +
+                             ": <capsule> needs radius > 0 and length >= 0 (pybullet's capsule)");
+      cap->SetName("cylinder");
+      cap->SetAttribute("length", len + 2 * r);  // pybullet's length is between the cap centres
+      ext.capsules.insert({name ? name : "", index});
+    }
+    for (tinyxml2::XMLElement* vis = link->FirstChildElement("visual"); vis; vis = vis->NextSiblingElement("visual"))
+      if (tinyxml2::XMLElement* g = vis->FirstChildElement("geometry"))
+        if (tinyxml2::XMLElement* cap = g->FirstChildElement("capsule")) {  // drawn as the collision capsule
+          cap->SetName("sphere");
+          cap->DeleteAttribute("length");
+        }
+  }
+  for (tinyxml2::XMLElement* j = robot->FirstChildElement("joint"); j; j = j->NextSiblingElement("joint"))
+    if (const char* type = j->Attribute("type"); type && std::string(type) == "spherical") {
+      j->SetAttribute("type", "floating");
+      ext.spherical.insert(j->Attribute("name") ? j->Attribute("name") : "");
+    }
+  tinyxml2::XMLPrinter printer;
+  doc.Print(&printer);
+  text = printer.CStr();
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::string& source, RigidBuilder& b,
                                             const UrdfOptions& opt) {
-  urdf::ModelInterfaceSharedPtr model = urdf::parseURDF(xml);
+  std::string text;
+  Extensions ext;
+  if (Status st = prepare_urdf(xml, source, text, ext); !st) return st;
+  urdf::ModelInterfaceSharedPtr model = urdf::parseURDF(text);
   if (!model) return Status::error(source + ": not a valid URDF (urdfdom rejected it; its log says why)");
   urdf::LinkConstSharedPtr root = model->getRoot();
   if (!root) return Status::error(source + ": no root link");
@@ -156,7 +223,7 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
           jd.type = RIGID_JOINT_FIXED;
           break;
         case urdf::Joint::FLOATING:
-          jd.type = RIGID_JOINT_FREE;
+          jd.type = ext.spherical.count(j.name) ? RIGID_JOINT_BALL : RIGID_JOINT_FREE;
           break;
         default:
           return Status::error(jwho + ": joint type is not supported (planar or unknown)");
@@ -196,25 +263,34 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
       I.m[1][2] = I.m[2][1] = in.iyz;
       mat33<double> R = rigid::qmat(q(in.origin.rotation));
       mat33<double> Ib = R * I * transpose(R);
-      if (std::string why = rigid_inertia_problem(Ib); !why.empty() && in.mass > 0)
-        return Status::error(who + ": inertial: " + why + " (no rigid body has this inertia)");
+      if (std::string why = rigid_inertia_problem(Ib); !why.empty() && in.mass > 0) {
+        if (!opt.balance_inertia)
+          return Status::error(who + ": inertial: " + why +
+                               " (no rigid body has this inertia; \"balance_inertia\": true repairs it as MuJoCo's "
+                               "balanceinertia does)");
+        Ib = rigid_balance_inertia(Ib);
+        out.warnings.push_back(who + ": inertial: " + why + "; balanced to " + std::to_string(Ib.m[0][0]) +
+                               " kg m^2 about each axis (balance_inertia)");
+      }
       b.set_mass(body, in.mass, v(in.origin.position), Ib);
     } else {
       b.set_mass(body, 0, {}, mat33<double>{});
     }
 
     // collision geometry, else the visual geometry (named for messages)
-    std::vector<std::tuple<const urdf::Geometry*, urdf::Pose, std::string>> geoms;
+    // (a pybullet <capsule>, read as a cylinder of its overall length, is a capsule again)
+    std::vector<std::tuple<const urdf::Geometry*, urdf::Pose, std::string, bool>> geoms;
     for (size_t i = 0; i < link->collision_array.size(); ++i)
       if (const auto& c = link->collision_array[i]; c && c->geometry)
-        geoms.push_back({c->geometry.get(), c->origin, "collision " + std::to_string(i)});
+        geoms.push_back({c->geometry.get(), c->origin, "collision " + std::to_string(i),
+                         ext.capsules.count({link->name, int(i)}) > 0});
     if (geoms.empty())
       for (size_t i = 0; i < link->visual_array.size(); ++i)
         if (const auto& vis = link->visual_array[i]; vis && vis->geometry)
-          geoms.push_back({vis->geometry.get(), vis->origin, "visual " + std::to_string(i)});
-    for (const auto& [g, origin, what] : geoms) {
+          geoms.push_back({vis->geometry.get(), vis->origin, "visual " + std::to_string(i), false});
+    for (const auto& [g, origin, what, capsule] : geoms) {
       RigidShapeDesc s;
-      if (shape_of(*g, origin, opt.cylinder_segments, s)) {
+      if (shape_of(*g, origin, capsule ? 0 : opt.cylinder_segments, s)) {
         b.add_shape(body, s);
       } else if (g->type == urdf::Geometry::MESH) {
         std::string gwho = who;

@@ -2,11 +2,13 @@
 // bodies (named as the links, parent before child, siblings in the file order of their
 // joints, as MuJoCo orders them), joints their joints:
 //   revolute, continuous -> revolute; prismatic -> prismatic; fixed -> fixed;
-//   floating -> free; planar -> an error naming the joint.
+//   floating -> free; pybullet's spherical -> ball; planar -> an error naming the joint.
+// pybullet's <capsule radius length> (length between the cap centres) is a capsule. xacro files
+// are refused (expand them with ROS's xacro first); malformed XML is an error with its line.
 // inertial -> mass, com and inertia; collision geometry (or the visual one when a link has
 // no collision) -> shapes: box, sphere, cylinder -> capsule of the same radius and overall
 // length (axis z turned to the capsule's y), or with UrdfOptions::cylinder_segments a prism
-// that touches as a cylinder, mesh -> a mesh shape (OBJ or STL, with its scale;
+// that touches as a cylinder, mesh -> a mesh shape (OBJ, STL or Collada .dae, with its scale;
 // engine/rigid/rigid_mesh.h; its mass comes from <inertial>, so it need not be closed).
 // visual geometry is used only by links without collision geometry. mesh filenames:
 // package://pkg/rest is looked up as <dir>/pkg/rest, then <dir>/rest, for the URDF's directory
@@ -36,6 +38,9 @@ struct UrdfOptions {
   int cylinder_segments = 0;      // > 2: cylinders touch as prisms of this many sides (rigid_cylinder.h);
                                   // 0: as capsules of the same radius and length (as before)
   RigidActuatorDesc actuator{};   // kind and gains of those actuators
+  bool balance_inertia = false;   // an <inertial> that violates A + B >= C is made isotropic with
+                                  // the same trace, with a warning (MuJoCo's balanceinertia);
+                                  // false: refused
 };
 
 struct UrdfImport {
@@ -47,7 +52,8 @@ struct UrdfImport {
 };
 
 // errors name the file and the link (and its collision/visual element and mesh file) or joint;
-// an inertial whose principal moments violate A + B >= C is refused (as MuJoCo refuses it)
+// an inertial whose principal moments violate A + B >= C is refused (as MuJoCo refuses it),
+// or balanced with a warning (UrdfOptions::balance_inertia)
 Result<UrdfImport> rigid_import_urdf(const std::string& path, RigidBuilder& builder, const UrdfOptions& options = {});
 // the same from URDF text; `source` names it in messages, and its directory is where relative
 // mesh filenames start

@@ -99,6 +99,7 @@ Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_di
   CompiledSceneT<S> out;
   out.frame_dt = S(st.dt);
   out.substeps = st.substeps;
+  out.up_axis = st.up_index();
 
   for (size_t oi = 0; oi < scene.objects.size(); ++oi) {
     const Object& o = scene.objects[oi];

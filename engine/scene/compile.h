@@ -21,8 +21,8 @@ struct ObjectRange {
   int tri_begin = 0, tri_end = 0;
   int edge_begin = 0, edge_end = 0;  // bending edges
   int tet_begin = 0, tet_end = 0;
-  int shape = -1;       // collider: shape index in the model
-  V3 target{0, 0, 0};   // target: its position
+  int shape = -1;                 // collider: shape index in the model
+  V3 target{0, 0, 0};             // target: its position
   std::vector<V3> target_points;  // target: its per-particle points (may be empty)
   // robot: its bodies (= joints), coordinates, dofs and actuators in CompiledScene::rigid
   int body_begin = 0, body_end = 0;
@@ -39,12 +39,13 @@ struct CompileLimits {
 
 template <class S>
 struct CompiledSceneT {
-  ModelT<S> model;  // the one Model of the scene
-  std::vector<ObjectRange> objects;     // one per scene object, in document order
-  std::vector<int> actuated_springs;    // model spring indices whose rest length is actuated
-  std::vector<int> actuated_tets;       // model tet indices of actuated soft objects
-  S frame_dt = S(1.0 / 60.0);           // settings.dt
-  int substeps = 1;                     // settings.substeps
+  ModelT<S> model;                    // the one Model of the scene
+  std::vector<ObjectRange> objects;   // one per scene object, in document order
+  std::vector<int> actuated_springs;  // model spring indices whose rest length is actuated
+  std::vector<int> actuated_tets;     // model tet indices of actuated soft objects
+  S frame_dt = S(1.0 / 60.0);         // settings.dt
+  int substeps = 1;                   // settings.substeps
+  int up_axis = 1;                    // settings.up_index(): the world coordinate that points up
   // the one world: particles, elements, colliders and (model.rigid) every robot object's
   // bodies in document order, with their initial joint states (model.joint_q, joint_qd)
   bool has_robots() const { return model.body_count() > 0; }
@@ -65,7 +66,6 @@ template <class S>
 Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledSceneT<S>& out);
 
 template <class S>
-Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_dir,
-                                  const CompileLimits& limits = {});
+Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_dir, const CompileLimits& limits = {});
 
 }  // namespace adj::scene

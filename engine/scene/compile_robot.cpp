@@ -104,6 +104,28 @@ Status add_listed(const RobotObject& rb, const std::string& where, const std::st
   return Status::ok();
 }
 
+// the scene's per-joint overrides of an imported robot (joint name -> builder body)
+Status override_joints(const RobotObject& rb, const std::string& where, const std::map<std::string, int>& joint_body,
+                       RigidBuilder& b) {
+  for (size_t i = 0; i < rb.joints.size(); ++i) {
+    const RobotJointOverride& o = rb.joints[i];
+    const std::string jw = where + ".joints[" + std::to_string(i) + "]";
+    auto it = joint_body.find(o.name);
+    RigidJointDesc* j = it == joint_body.end() ? nullptr : b.joint(it->second);
+    if (!j) return Status::error(jw + ".name: " + rb.urdf + " has no joint named \"" + o.name + "\"");
+    if (j->type == RIGID_JOINT_FIXED) return Status::error(jw + ": joint \"" + o.name + "\" is fixed");
+    if (o.damping) j->damping = *o.damping;
+    if (o.armature) j->armature = *o.armature;
+    if (o.stiffness) j->stiffness = *o.stiffness;
+    const bool limited = std::isfinite(j->lower) && std::isfinite(j->upper) && j->lower < j->upper;
+    if ((o.limit_ke || o.limit_kd) && !limited)
+      return Status::error(jw + ": joint \"" + o.name + "\" has no limits to stiffen");
+    if (o.limit_ke) j->limit_ke = *o.limit_ke;
+    if (o.limit_kd) j->limit_kd = *o.limit_kd;
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 template <class S>
@@ -186,6 +208,10 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
       opt.fixed_base = rb.fixed_base;
       opt.default_actuators = rb.default_actuators;
       opt.actuator = actuator_desc(rb.default_actuator);
+      if (rb.limit_ke >= 0) opt.limit_ke = rb.limit_ke;
+      if (rb.limit_kd >= 0) opt.limit_kd = rb.limit_kd;
+      opt.balance_inertia = rb.balance_inertia;
+      std::map<std::string, int> joint_body;
       std::filesystem::path path(rb.urdf);
       std::string full =
           path.is_absolute() || base_dir.empty() ? rb.urdf : (std::filesystem::path(base_dir) / path).string();
@@ -195,18 +221,25 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
         mo.rotation = opt.rotation;
         mo.world_geoms = false;  // the scene has its own ground and colliders
         mo.actuators = rb.default_actuators;
+        mo.limit_ke = opt.limit_ke, mo.limit_kd = opt.limit_kd;
+        mo.balance_inertia = rb.balance_inertia;
         auto imp = rigid_import_mjcf(full, b, mo);
         if (!imp) return Status::error(where + ": " + imp.status().message());
         for (size_t i = 0; i < imp->bodies.size(); ++i) p.index[imp->names[i]] = imp->bodies[i];
+        for (const MujocoJointMap& jm : imp->layout.joints) joint_body[jm.name] = jm.body;
         for (const std::string& w : imp->warnings) out.warnings.push_back(where + ": " + w);
         actuators += int(imp->actuators.size());
       } else {
         auto imp = rigid_import_urdf(full, b, opt);
         if (!imp) return Status::error(where + ": " + imp.status().message());
-        for (size_t i = 0; i < imp->bodies.size(); ++i) p.index[imp->links[i]] = imp->bodies[i];
+        for (size_t i = 0; i < imp->bodies.size(); ++i) {
+          p.index[imp->links[i]] = imp->bodies[i];
+          if (!imp->joints[i].empty()) joint_body[imp->joints[i]] = imp->bodies[i];
+        }
         for (const std::string& w : imp->warnings) out.warnings.push_back(where + ": " + w);
         actuators += int(imp->actuators.size());
       }
+      if (Status st = override_joints(rb, where, joint_body, b); !st) return st;
     }
     for (size_t a = 0; a < rb.actuators.size(); ++a) {
       auto it = p.index.find(rb.actuators[a].body);

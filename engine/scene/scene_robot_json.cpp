@@ -3,14 +3,17 @@
 //    "bodies": [{"name", "parent", "joint", "position", "rotation", "axis", "lower", "upper",
 //                "limit_ke", "limit_kd", "damping", "armature", "mass", "com", "inertia",
 //                "shapes": [{"type", "position", "rotation", "size", "density", "group", "mask",
-//                            mesh: "file" (OBJ or STL, relative to the scene), "scale"}]}],
+//                            mesh: "file" (OBJ, STL, DAE..., relative to the scene), "scale"}]}],
 //    "actuators": [{"body", "type": "torque"|"pd"|"thrust", "dof", "gear", "kp", "kd",
 //                   thrust: "position", "axis" (body frame)}],
 //    "initial": [{"body", "q": [...], "qd": [...]}]}
 //   {"type": "urdf", "name": "cartpole", "file": "../robots/cartpole.urdf", "position", "rotation",
-//    "fixed_base", "default_actuators", "actuator": {"type", "gear", "kp", "kd"}, "actuators", "initial"}
+//    "fixed_base", "default_actuators", "actuator": {"type", "gear", "kp", "kd"}, "actuators", "initial",
+//    "limit_ke", "limit_kd" (every limited joint), "balance_inertia" (repair A + B < C inertias),
+//    "joints": [{"name", "damping", "armature", "stiffness", "limit_ke", "limit_kd"}] (per joint)}
 //   {"type": "mjcf", "name": "hopper", "file": "hopper.xml", "position", "rotation",
-//    "default_actuators" (the file's <actuator>s), "actuators", "initial"}; bodies are named as
+//    "default_actuators" (the file's <actuator>s), "actuators", "initial", and the same
+//    limit_ke, limit_kd, balance_inertia, joints}; bodies are named as
 //    in the file (engine/rigid/mjcf.h); fixed_base and actuator are read but unused
 #include <set>
 
@@ -101,6 +104,35 @@ void read_body(Reader& r, const json& j, const std::string& path, RobotBody& b) 
   r.finish(f);
 }
 
+void read_joint_override(Reader& r, const json& j, const std::string& path, RobotJointOverride& o) {
+  if (!r.is_object(j, path)) return;
+  Fields f{j, path, {}};
+  r.string(f, "name", o.name, true);
+  if (f.j.contains("name") && o.name.empty()) r.error(Reader::join(path, "name"), "must not be empty");
+  const std::pair<const char*, std::optional<double>*> keys[] = {{"damping", &o.damping},
+                                                                 {"armature", &o.armature},
+                                                                 {"stiffness", &o.stiffness},
+                                                                 {"limit_ke", &o.limit_ke},
+                                                                 {"limit_kd", &o.limit_kd}};
+  for (const auto& [key, out] : keys) {
+    if (!f.j.contains(key)) continue;
+    double x = 0;
+    r.number(f, key, x, 0);
+    *out = x;
+  }
+  r.finish(f);
+}
+
+ojson write_joint_override(const RobotJointOverride& o) {
+  ojson j{{"name", o.name}};
+  if (o.damping) j["damping"] = *o.damping;
+  if (o.armature) j["armature"] = *o.armature;
+  if (o.stiffness) j["stiffness"] = *o.stiffness;
+  if (o.limit_ke) j["limit_ke"] = *o.limit_ke;
+  if (o.limit_kd) j["limit_kd"] = *o.limit_kd;
+  return j;
+}
+
 ojson write_shape(const RobotShape& s) {
   ojson j{{"type", to_string(s.kind)},
           {"position", v3(s.position)},
@@ -175,6 +207,19 @@ void read_robot(Reader& r, Fields& f, RobotObject& robot, bool urdf) {
         r.finish(af);
       }
     }
+    r.number(f, "limit_ke", robot.limit_ke, 0);
+    r.number(f, "limit_kd", robot.limit_kd, 0);
+    r.boolean(f, "balance_inertia", robot.balance_inertia);
+    if (const json* a = r.array(f, "joints")) {
+      robot.joints.resize(a->size());
+      std::set<std::string> names;
+      for (size_t i = 0; i < a->size(); ++i) {
+        std::string jp = Reader::index(Reader::join(f.path, "joints"), i);
+        read_joint_override(r, (*a)[i], jp, robot.joints[i]);
+        if (!robot.joints[i].name.empty() && !names.insert(robot.joints[i].name).second)
+          r.error(jp + ".name", "\"" + robot.joints[i].name + "\" is overridden by an earlier entry");
+      }
+    }
   } else if (const json* a = r.array(f, "bodies", true)) {
     robot.bodies.resize(a->size());
     std::set<std::string> names;
@@ -224,6 +269,14 @@ ojson write_robot(const Object& o) {
     j["default_actuators"] = rb.default_actuators;
     j["actuator"] = write_actuator(rb.default_actuator, false);
     j["actuator"]["dof"] = rb.default_actuator.dof;
+    if (rb.limit_ke >= 0) j["limit_ke"] = rb.limit_ke;
+    if (rb.limit_kd >= 0) j["limit_kd"] = rb.limit_kd;
+    if (rb.balance_inertia) j["balance_inertia"] = true;
+    if (!rb.joints.empty()) {
+      ojson js = ojson::array();
+      for (const RobotJointOverride& o : rb.joints) js.push_back(write_joint_override(o));
+      j["joints"] = js;
+    }
   }
   j["position"] = v3(rb.position);
   j["rotation"] = v3(rb.rotation);

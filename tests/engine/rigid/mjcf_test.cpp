@@ -232,3 +232,20 @@ TEST_CASE("mjcf: orientations given as euler and as xyaxes agree", "[rigid][mjcf
     for (int j = 0; j < 3; ++j) CHECK(ra.m[i][j] == Approx(rb.m[i][j]).margin(1e-12));
   CHECK(ra.m[1][0] == Approx(1).epsilon(1e-12));  // the body's x axis is the world's y
 }
+
+TEST_CASE("mjcf: an inertia that violates A + B >= C is refused at its element, or balanced by compiler balanceinertia",
+          "[rigid][mjcf]") {
+  auto bad = load_robot_file(kData + "bad_inertia.xml");
+  REQUIRE_FALSE(bad.is_ok());
+  INFO(bad.status().message());
+  CHECK(contains(bad.status().message(), "bad_inertia.xml:5: <inertial>"));
+  CHECK(contains(bad.status().message(), "A + B >= C"));
+  CHECK(contains(bad.status().message(), "balanceinertia"));
+  auto ok = load_robot_file(kData + "bad_inertia_balanced.xml");
+  INFO(ok.status().message());
+  REQUIRE(ok.is_ok());
+  CHECK(any_contains(ok->warnings, "bad_inertia_balanced.xml:6: <inertial>", "balanced"));  // the same file, balanced
+  const mat33<double>& I = ok->model.body_inertia[0];
+  for (int k = 0; k < 3; ++k) CHECK(I.m[k][k] == Approx(0.7 / 3).epsilon(1e-12));
+  CHECK(I.m[0][1] == 0);
+}

@@ -268,10 +268,48 @@ TEST_CASE("urdf: mesh errors name the link, the geometry element and the file", 
   }
   {
     RigidBuilder b;
-    auto r = rigid_import_urdf_string(urdf_with("meshes/knob.dae"), src, b);
+    auto r = rigid_import_urdf_string(urdf_with("meshes/knob.3mf"), src, b);
     REQUIRE_FALSE(r.is_ok());
     CHECK(r.status().message().find("unknown format") != std::string::npos);
   }
+  {  // a Collada file that is not there
+    RigidBuilder b;
+    auto r = rigid_import_urdf_string(urdf_with("meshes/knob.dae"), src, b);
+    REQUIRE_FALSE(r.is_ok());
+    INFO(r.status().message());
+    CHECK(r.status().message().find("knob.dae") != std::string::npos);
+  }
+}
+
+TEST_CASE("mesh files: Collada through assimp, in metres by its <unit>, placed by its nodes, up axis as written",
+          "[rigid][mesh][dae]") {
+  const std::string data = ADJ_TEST_DATA;
+  auto m = load_mesh<double>(data + "/meshes/box_cm.dae");
+  INFO(m.status().message());
+  REQUIRE(m.is_ok());
+  CHECK(m->tris.size() == 12);
+  CHECK(m->vertices.size() == 8);  // identical vertices joined
+  vec3<double> lo(1e9, 1e9, 1e9), hi(-1e9, -1e9, -1e9);
+  for (const vec3<double>& p : m->vertices)
+    for (int k = 0; k < 3; ++k) lo[k] = std::min(lo[k], p[k]), hi[k] = std::max(hi[k], p[k]);
+  // 4 x 2 x 2 cm, its node 10 cm along x; Z_UP is not turned into y-up (ROS reads it so)
+  CHECK(lo.x == Approx(0.08).margin(1e-9));
+  CHECK(hi.x == Approx(0.12).margin(1e-9));
+  CHECK(lo.z == Approx(-0.01).margin(1e-9));
+  CHECK(hi.z == Approx(0.01).margin(1e-9));
+  CHECK(hi.y == Approx(0.01).margin(1e-9));
+  // a URDF link with that mesh as its collision shape: a closed mesh, so its hull is the box
+  const std::string urdf = R"(<robot name="r"><link name="base"/><joint name="j" type="revolute"><parent link="base"/>
+    <child link="arm"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+    <link name="arm"><inertial><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/>
+    </inertial><collision><geometry><mesh filename="box_cm.dae"/></geometry></collision></link></robot>)";
+  RigidBuilder b;
+  auto r = rigid_import_urdf_string(urdf, data + "/meshes/inline.urdf", b);
+  INFO(r.status().message());
+  REQUIRE(r.is_ok());
+  RigidModelT<double> model = test::finalize(b);
+  REQUIRE(model.shape_count() == 1);
+  CHECK(int(model.shape_type[0]) == RIGID_SHAPE_MESH);
 }
 
 TEST_CASE("mesh files: ASCII and binary STL read the same triangles; bad STL is an error naming the file",
@@ -310,4 +348,48 @@ TEST_CASE("mesh files: ASCII and binary STL read the same triangles; bad STL is 
   CHECK(r.status().message().find("adj_mesh_bad_test.stl") != std::string::npos);
   std::filesystem::remove(ascii);
   std::filesystem::remove(bad);
+}
+
+TEST_CASE("urdf: pybullet's capsule and spherical joint are read; xacro and broken XML are refused with their line",
+          "[rigid][urdf]") {
+  const char* urdf = R"(<robot name="r">
+    <link name="base"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+    <link name="arm"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial>
+      <visual><geometry><capsule radius="0.05" length="0.4"/></geometry></visual>
+      <collision><geometry><capsule radius="0.05" length="0.4"/></geometry></collision></link>
+    <joint name="shoulder" type="spherical"><parent link="base"/><child link="arm"/></joint>
+  </robot>)";
+  RigidBuilder b;
+  UrdfOptions opt;
+  opt.cylinder_segments = 16;  // cylinders as prisms: a capsule stays a capsule all the same
+  auto r = rigid_import_urdf_string(urdf, "ext.urdf", b, opt);
+  INFO(r.status().message());
+  REQUIRE(r.is_ok());
+  RigidModelT<double> m = test::finalize(b);
+  REQUIRE(m.body_count() == 2);
+  CHECK(m.joint_type[1] == RIGID_JOINT_BALL);
+  CHECK(m.dof_count() == 3);
+  REQUIRE(m.shape_count() == 1);
+  CHECK(m.shape_type[0] == RIGID_SHAPE_CAPSULE);
+  CHECK(m.shape_size[0].x == Approx(0.05));
+  CHECK(m.shape_size[0].y == Approx(0.2));  // half the length between the cap centres
+  // its axis is the link's z (URDF's cylinder axis): the capsule's y turned onto z
+  const vec3<double> axis = m.shape_rot[0] * vec3<double>(0, 1, 0);
+  CHECK(std::abs(axis.z) == Approx(1).margin(1e-9));
+
+  const char* xacro = R"(<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">
+    <xacro:property name="len" value="0.4"/>
+    <link name="base"/>
+  </robot>)";
+  auto x = rigid_import_urdf_string(xacro, "arm.urdf.xacro", b);
+  REQUIRE_FALSE(x.is_ok());
+  INFO(x.status().message());
+  CHECK(x.status().message().find("arm.urdf.xacro:2: <xacro:property> is a xacro macro") != std::string::npos);
+  CHECK(x.status().message().find("xacro arm.urdf.xacro > robot.urdf") != std::string::npos);
+
+  auto bad = rigid_import_urdf_string("<robot name=\"r\">\n<link name=\"a\">\n</robot>", "broken.urdf", b);
+  REQUIRE_FALSE(bad.is_ok());
+  INFO(bad.status().message());
+  CHECK(bad.status().message().find("broken.urdf:") != std::string::npos);
+  CHECK(bad.status().message().find("not well-formed XML") != std::string::npos);
 }

@@ -196,3 +196,84 @@ TEST_CASE("up axis: the shared MJCF models stand in a z-up scene without a rotat
     for (double q : s.joint_q) CHECK(std::isfinite(q));
   }
 }
+
+TEST_CASE("robot files: the xArm6 loads with balance_inertia (warned, naming link2) and hangs still under its PD hold",
+          "[scene][up][robot]") {
+  const std::string dir = kRobots + "/urdf/xarm";
+  REQUIRE(std::filesystem::exists(dir + "/xarm6_robot.urdf"));
+  const std::string robot = R"({"name": "xarm", "type": "urdf", "file": "xarm6_robot.urdf", "position": [0, 0, 0.1],
+      "actuator": {"type": "pd", "kp": 200, "kd": 5})";
+  {  // refused as it is, and the message says what repairs it
+    auto doc = parse_scene(z_up_scene(robot + "}"), dir + "/scene.json");
+    REQUIRE(doc.is_ok());
+    auto cs = compile<double>(*doc, dir);
+    REQUIRE_FALSE(cs.is_ok());
+    INFO(cs.status().message());
+    CHECK(cs.status().message().find("link \"link2\"") != std::string::npos);
+    CHECK(cs.status().message().find("balance_inertia") != std::string::npos);
+  }
+  CompiledSceneT<double> cs = compiled(z_up_scene(robot + R"(, "balance_inertia": true})"), dir);
+  bool warned = false;
+  for (const std::string& w : cs.warnings)
+    warned |= w.find("link2") != std::string::npos && w.find("balance") != std::string::npos;
+  CHECK(warned);
+  const RigidModelT<double>& m = cs.model.rigid;
+  StateT<double> s = cs.model.make_state();
+  for (int j = 0; j < m.body_count(); ++j)
+    if (m.joint_type[j] == RIGID_JOINT_REVOLUTE) s.joint_q[m.joint_q_start[j]] = 0.3 * std::sin(j + 1.0);
+  const StateT<double> start = s;
+  const double fastest = run(cs, s, 480);  // 2 s at 8 substeps of 1/240 s
+  INFO("fastest joint rate " << fastest);
+  CHECK(fastest < 1.0);
+  for (int i = 0; i < m.q_count(); ++i) CHECK(std::abs(s.joint_q[i] - start.joint_q[i]) < 0.05);
+}
+
+TEST_CASE("robot files: a scene overrides an imported robot's joints by name (damping, armature, stiffness, limits)",
+          "[scene][robot]") {
+  const std::string dir = kRobots + "/urdf/franka_panda";
+  REQUIRE(std::filesystem::exists(dir + "/panda.urdf"));
+  const std::string robot = R"({"name": "panda", "type": "urdf", "file": "panda.urdf", "limit_ke": 300, "limit_kd": 3,
+      "joints": [{"name": "panda_joint2", "damping": 4, "armature": 0.25, "stiffness": 7},
+                 {"name": "panda_joint4", "limit_ke": 5000}]})";
+  auto doc = parse_scene(z_up_scene(robot), dir + "/scene.json");
+  INFO(doc.status().message());
+  REQUIRE(doc.is_ok());
+  {  // the overrides survive a save and a load
+    auto again = parse_scene(to_json(*doc), dir + "/scene.json");
+    REQUIRE(again.is_ok());
+    CHECK(again->objects == doc->objects);
+  }
+  CompiledSceneT<double> cs = compiled(z_up_scene(robot), dir);
+  const RigidModelT<double>& m = cs.model.rigid;
+  auto body = [&](const std::string& name) {
+    for (int j = 0; j < m.body_count(); ++j)
+      if (m.body_name[j] == name) return j;
+    FAIL("no body " << name);
+    return -1;
+  };
+  const int j2 = body("panda_link2"), j4 = body("panda_link4"), j1 = body("panda_link1");
+  CHECK(m.dof_damping[m.joint_dof_start[j2]] == 4);
+  CHECK(m.dof_armature[m.joint_dof_start[j2]] == 0.25);
+  CHECK(m.joint_stiffness[j2] == 7);
+  CHECK(m.joint_limit_ke[j4] == 5000);
+  CHECK(m.joint_limit_kd[j4] == 3);  // the object's limit_kd
+  CHECK(m.joint_limit_ke[j1] == 300);
+  CHECK(m.dof_armature[m.joint_dof_start[j1]] == 0);  // untouched
+  for (const char* bad :
+       {R"("joints": [{"name": "elbow", "damping": 1}])", R"("joints": [{"name": "panda_joint8", "damping": 1}])"}) {
+    INFO(bad);
+    auto d =
+        parse_scene(z_up_scene(R"({"name": "panda", "type": "urdf", "file": "panda.urdf", )" + std::string(bad) + "}"),
+                    dir + "/scene.json");
+    REQUIRE(d.is_ok());
+    auto c = compile<double>(*d, dir);
+    REQUIRE_FALSE(c.is_ok());
+    INFO(c.status().message());
+    CHECK(c.status().message().find("objects[1] (\"panda\").joints[0]") != std::string::npos);
+  }
+  auto neg = parse_scene(z_up_scene(R"({"name": "p", "type": "urdf", "file": "panda.urdf",
+      "joints": [{"name": "panda_joint2", "damping": -1}]})"),
+                         dir + "/scene.json");
+  REQUIRE_FALSE(neg.is_ok());
+  CHECK(neg.status().message().find("objects[1].joints[0].damping") != std::string::npos);
+}
