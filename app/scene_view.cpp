@@ -591,11 +591,18 @@ void SceneView::bounds(const State& state, glm::vec3& lo, glm::vec3& hi) const {
   hi = static_hi_;
   float plo[3], phi[3];
   if (vis::bounds(state, 0, state.particle_count(), plo, phi)) {
-    // the particles' centres, padded by the largest radius (a lone ball is seen from outside it)
+    lo = glm::min(lo, glm::vec3(plo[0], plo[1], plo[2]));
+    hi = glm::max(hi, glm::vec3(phi[0], phi[1], phi[2]));
+    // a scene not much larger than its largest particle (a lone ball) is given room around it,
+    // so that the camera is not put inside the ball
     float radius = 0.0f;
     for (float r : cs_.model.particle_radius) radius = std::max(radius, r);
-    lo = glm::min(lo, glm::vec3(plo[0], plo[1], plo[2]) - glm::vec3(radius));
-    hi = glm::max(hi, glm::vec3(phi[0], phi[1], phi[2]) + glm::vec3(radius));
+    const glm::vec3 size = hi - lo;
+    if (std::max({size.x, size.y, size.z}) < 4.0f * radius)
+      for (int k = 0; k < 3; ++k) {
+        const float pad = 2.0f * radius - 0.5f * size[k];
+        lo[k] -= pad, hi[k] += pad;
+      }
   }
   // robots: their bodies' centres of mass, with room for the limbs
   if (cs_.has_robots() && robot_state_.joint_q.size() == cs_.model.joint_q.size()) {

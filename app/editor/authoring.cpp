@@ -187,6 +187,7 @@ Result<scene::Object> make_object(AddKind kind, const std::string& name, const V
       } else {
         const double half = 0.5 * o.cloth.nx * o.cloth.cell;
         o.cloth.position = add(at, {-half, 1.0, -half});
+        if (z_up) o.cloth.rotation = {0, 0, 0};  // the grid's own plane (xy) is level in a z-up scene
       }
       break;
     }

@@ -165,7 +165,8 @@ Status ModelBuilderT<S>::add_cloth_mesh(const std::string& obj_path, const Place
 template <class S>
 static void add_cube_tets(ModelBuilderT<S>& b, const int c[8], bool odd, const SoftMaterial<S>& mat) {
   int v0 = c[0], v1 = c[1], v2 = c[5], v3 = c[4], v4 = c[2], v5 = c[3], v6 = c[7], v7 = c[6];
-  const int even_tets[5][4] = {{v1, v2, v5, v0}, {v3, v0, v7, v2}, {v4, v7, v0, v5}, {v6, v5, v2, v7}, {v5, v2, v7, v0}};
+  const int even_tets[5][4] = {
+      {v1, v2, v5, v0}, {v3, v0, v7, v2}, {v4, v7, v0, v5}, {v6, v5, v2, v7}, {v5, v2, v7, v0}};
   const int odd_tets[5][4] = {{v0, v1, v4, v3}, {v2, v3, v6, v1}, {v5, v4, v1, v6}, {v7, v6, v3, v4}, {v4, v1, v6, v3}};
   const int(*t)[4] = odd ? odd_tets : even_tets;
   for (int k = 0; k < 5; ++k) b.add_tet(t[k][0], t[k][1], t[k][2], t[k][3], mat.mu, mat.lambda, mat.kd);
@@ -177,8 +178,7 @@ void ModelBuilderT<S>::add_soft_grid(V origin, int nx, int ny, int nz, S cell, V
   int base = particle_count();
   for (int z = 0; z <= nz; ++z)
     for (int y = 0; y <= ny; ++y)
-      for (int x = 0; x <= nx; ++x)
-        add_particle(origin + V(S(x) * cell, S(y) * cell, S(z) * cell), vel, S(0), radius);
+      for (int x = 0; x <= nx; ++x) add_particle(origin + V(S(x) * cell, S(y) * cell, S(z) * cell), vel, S(0), radius);
   auto id = [&](int x, int y, int z) { return base + (z * (ny + 1) + y) * (nx + 1) + x; };
   int first_tet = m_.tet_count();
   for (int z = 0; z < nz; ++z)
@@ -233,8 +233,9 @@ Status ModelBuilderT<S>::add_soft_mesh(const std::string& obj_path, const Placem
           int cx = x + (k & 1), cy = y + ((k >> 1) & 1), cz = z + ((k >> 2) & 1);
           auto it = vertex_of.find(key(cx, cy, cz));
           if (it == vertex_of.end())
-            it = vertex_of.emplace(key(cx, cy, cz),
-                                   add_particle(lo + V(S(cx) * cell, S(cy) * cell, S(cz) * cell), vel, S(0), radius))
+            it = vertex_of
+                     .emplace(key(cx, cy, cz),
+                              add_particle(lo + V(S(cx) * cell, S(cy) * cell, S(cz) * cell), vel, S(0), radius))
                      .first;
           c[k] = it->second;
         }
@@ -323,7 +324,6 @@ Result<ModelT<S>> ModelBuilderT<S>::finalize() const {
   auto err = [](const std::string& what, int i, const std::string& msg) {
     return Status::error(what + " " + std::to_string(i) + ": " + msg);
   };
-  if (n == 0) return Status::error("model has no particles");
   // particles
   for (int i = 0; i < n; ++i) {
     if (!finite3(m.particle_q[i])) return err("particle", i, "position is not finite");
@@ -388,8 +388,7 @@ Result<ModelT<S>> ModelBuilderT<S>::finalize() const {
     if (!(det > S(1e-15))) return err("tet", e, "degenerate (zero rest volume)");
     m.tet_pose[e] = inverse(dm());
     m.tet_volume[e] = det / S(6);
-    if (!is_finite(m.tet_mu[e]) || !is_finite(m.tet_lambda[e]) || !(m.tet_lambda[e] > S(0)) ||
-        !is_finite(m.tet_kd[e]))
+    if (!is_finite(m.tet_mu[e]) || !is_finite(m.tet_lambda[e]) || !(m.tet_lambda[e] > S(0)) || !is_finite(m.tet_kd[e]))
       return err("tet", e, "Lame parameters must be finite (lambda > 0)");
   }
   // colliders

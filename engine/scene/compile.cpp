@@ -215,15 +215,11 @@ Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_di
     out.objects.push_back(r);
   }
 
-  // a scene of robots only has no particles to finalize
-  const bool robots = std::any_of(scene.objects.begin(), scene.objects.end(),
-                                  [](const Object& o) { return o.kind == ObjectKind::robot; });
-  if (b.particle_count() > 0 || !robots) {
-    auto model = b.finalize();
-    if (!model) return Status::error("scene \"" + scene.name + "\": " + model.status().message());
-    out.model = std::move(model.value());
-    if (Status s = apply_particle_state(scene, out); !s) return s;
-  }
+  // every scene has its Model, empty ones too (a ground to start authoring on)
+  auto model = b.finalize();
+  if (!model) return Status::error("scene \"" + scene.name + "\": " + model.status().message());
+  out.model = std::move(model.value());
+  if (Status s = apply_particle_state(scene, out); !s) return s;
   if (Status s = compile_robots(scene, base_dir, out); !s) return s;
   return out;
 }

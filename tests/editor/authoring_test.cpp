@@ -138,6 +138,34 @@ TEST_CASE("authoring: in a z-up scene an MJCF robot is added as it is and object
   auto ground = make_object(AddKind::ground, "ground", {0.3, -0.2, 0.4}, "", "z");
   REQUIRE(ground.is_ok());
   CHECK(ground->collider.position[1] == 0.4);  // a ground's height, along the up axis
+  // a cloth grid and a soft block lie level and rise along +z: every particle of the cloth
+  // at one height 1 m over the click, the block's bottom just over it
+  scene::Scene zs = starter_scene();
+  zs.settings.up = "z";
+  zs.settings.gravity = {0, 0, -9.81};
+  zs.objects.clear();
+  for (AddKind k : {AddKind::cloth_grid, AddKind::soft_grid}) {
+    auto o = make_object(k, "thing", {0.3, -0.2, 0.0}, "", "z");
+    REQUIRE(o.is_ok());
+    zs.objects.push_back(*o);
+  }
+  auto cs = scene::compile<double>(zs, "");
+  INFO(cs.status().message());
+  REQUIRE(cs.is_ok());
+  const scene::ObjectRange& cloth = cs->objects[0];
+  const scene::ObjectRange& soft = cs->objects[1];
+  double lo_x = 1e9, hi_x = -1e9, lo_y = 1e9, hi_y = -1e9;
+  for (int i = cloth.particle_begin; i < cloth.particle_end; ++i) {
+    const vec3<double>& p = cs->model.particle_q[i];
+    CHECK(p.z == Approx(1.0).margin(1e-9));
+    lo_x = std::min(lo_x, p.x), hi_x = std::max(hi_x, p.x), lo_y = std::min(lo_y, p.y), hi_y = std::max(hi_y, p.y);
+  }
+  CHECK(0.5 * (lo_x + hi_x) == Approx(0.3).margin(0.05));  // centred on the click
+  CHECK(0.5 * (lo_y + hi_y) == Approx(-0.2).margin(0.05));
+  double soft_low = 1e9;
+  for (int i = soft.particle_begin; i < soft.particle_end; ++i)
+    soft_low = std::min(soft_low, cs->model.particle_q[i].z);
+  CHECK(soft_low == Approx(0.05).margin(1e-9));
 }
 
 TEST_CASE("authoring: a new task measures the first moving object against the first target", "[editor][authoring]") {

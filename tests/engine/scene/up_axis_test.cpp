@@ -277,3 +277,26 @@ TEST_CASE("robot files: a scene overrides an imported robot's joints by name (da
   REQUIRE_FALSE(neg.is_ok());
   CHECK(neg.status().message().find("objects[1].joints[0].damping") != std::string::npos);
 }
+
+TEST_CASE("empty scenes: a ground and nothing else compiles, steps and takes a robot later", "[scene][up]") {
+  const std::string text = R"({"format": "adjoint-scene", "version": 1, "name": "nothing yet",
+    "settings": {"up": "z"}, "objects": [{"name": "ground", "type": "ground"}]})";
+  auto doc = parse_scene(text, "empty.json");
+  INFO(doc.status().message());
+  REQUIRE(doc.is_ok());
+  auto cs = compile<double>(*doc, "");
+  INFO(cs.status().message());
+  REQUIRE(cs.is_ok());
+  CHECK(cs->model.particle_count() == 0);
+  CHECK(cs->model.body_count() == 0);
+  SolverT<double> solver({.substeps = 4});
+  StateT<double> s = cs->model.make_state(), next;
+  const ControlT<double> u = cs->model.make_control();
+  for (int t = 0; t < 3; ++t) {
+    Status st = solver.step(cs->model, s, next, u, 1.0 / 60);
+    INFO(st.message());
+    REQUIRE(st.is_ok());
+    std::swap(s, next);
+  }
+  CHECK(s.particle_count() == 0);
+}
