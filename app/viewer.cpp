@@ -125,8 +125,11 @@ void draw_caption(editor::Editor& ed) {
   // simulation is the scene as it is (not an optimizer's result, whatever the optimizer did)
   if (ed.replay_ready()) {
     const double t = ed.replay.frame * double(ed.compiled()->frame_dt);
-    ImGui::Text("%s   replay of iteration %d (loss %.5g)", ed.snap.replay.task.c_str(), ed.snap.replay.iteration,
-                ed.snap.replay.loss);
+    const char* stage = ed.before_after == editor::Editor::BeforeAfter::before  ? "before:   "
+                        : ed.before_after == editor::Editor::BeforeAfter::after ? "after:   "
+                                                                                : "";
+    ImGui::Text("%s%s   replay of iteration %d (loss %.5g)", stage, ed.snap.replay.task.c_str(),
+                ed.snap.replay.iteration, ed.snap.replay.loss);
     ImGui::Text("%s   t = %.2f s   frame %d", ed.doc.scene().name.c_str(), t, ed.replay.frame);
   } else {
     ImGui::Text("%s   t = %.2f s   frame %d", ed.doc.scene().name.c_str(), ed.snap.time, ed.snap.frame);
@@ -409,10 +412,16 @@ int run_viewer(const ViewerOptions& opt) {
       // recording: start or stop (Ctrl+R, the Record button, a script). A recording that
       // starts now captures from the next frame: this one was built with the panels
       bool started_now = false;
+      if (ed.before_after_record_pending && ed.replay_ready()) {  // Record before/after: the first replay is here
+        ed.before_after_record_pending = false;
+        ed.replay.frame = 0;
+        ed.record_toggle_requested = true;
+      }
       if (ed.record_toggle_requested) {
         ed.record_toggle_requested = false;
         if (ed.recording.active()) {
           finish_recording(loop, ed);
+          ed.before_after = editor::Editor::BeforeAfter::off;
         } else if (ed.has_scene()) {
           editor::RecordingOptions ro = ed.record_options;
           ro.optimization = std::exchange(ed.record_optimization_pending, false);
@@ -430,7 +439,9 @@ int run_viewer(const ViewerOptions& opt) {
       }
       // a replay being recorded: every UI frame is the next video frame (the rollout is at hand)
       const bool record_replay = ed.recording.active() && ed.replay_ready() && !ed.recording.rollout();
-      const bool record_frame = !started_now && (record_replay || ed.recording.ready(ed.snap));
+      // (between a before/after video's two replays nothing is recorded)
+      const bool between = ed.before_after != editor::Editor::BeforeAfter::off && !ed.replay_ready();
+      const bool record_frame = !started_now && !between && (record_replay || ed.recording.ready(ed.snap));
       if (!ed.recording.active()) ed.advance_replay(io.DeltaTime);
       rollout = ed.recording.rollout();  // none once a recording has stopped
 
@@ -532,9 +543,13 @@ int run_viewer(const ViewerOptions& opt) {
       loop.end_frame((last && !opt.screenshot.empty()) || capture_path.has_value() || record_frame);
       if (record_frame) {
         if (record_replay) {
-          // the replay's last frame is in the video: the recording is complete
-          if (ed.replay.frame >= ed.snap.replay.frames - 1) ed.record_toggle_requested = true;
-          ed.step_replay(ed.recording.steps_per_frame());
+          // the replay's last frame is in the video: the recording is complete (or, before/after,
+          // goes on with the best iteration's replay)
+          if (ed.replay.frame >= ed.snap.replay.frames - 1) {
+            if (!ed.continue_before_after()) ed.record_toggle_requested = true;
+          } else {
+            ed.step_replay(ed.recording.steps_per_frame());
+          }
         } else {
           ed.recording.advance(ed.worker, ed.snap);
         }

@@ -282,7 +282,7 @@ std::string Editor::overlay_hint() const {
 }
 
 void Editor::start_replay() {
-  worker.replay(apply_iteration);
+  replay_request_ = worker.replay(apply_iteration);
   replay = {.active = true, .playing = true, .frame = 0, .carry = 0};
   replay_loaded_ = -1;
   worker.play(false);
@@ -291,6 +291,33 @@ void Editor::start_replay() {
 void Editor::stop_replay() {
   replay = {};
   replay_loaded_ = -1;
+  before_after = BeforeAfter::off;
+  before_after_record_pending = false;
+}
+
+Status Editor::start_before_after() {
+  if (recording.active()) return Status::error("record before/after: already recording");
+  if (snap.loss.size() < 2) return Status::error("record before/after: optimize for at least two iterations first");
+  apply_iteration = 0;
+  start_replay();
+  replay.playing = false;  // the recording steps it, one rollout frame per video frame
+  before_after = BeforeAfter::before;
+  before_after_record_pending = true;
+  record_options.with_ui = false;
+  record_options.overlays = false;
+  return Status::ok();
+}
+
+bool Editor::continue_before_after() {
+  if (before_after != BeforeAfter::before) {
+    before_after = BeforeAfter::off;
+    return false;
+  }
+  apply_iteration = -1;  // the best
+  start_replay();
+  replay.playing = false;
+  before_after = BeforeAfter::after;
+  return true;
 }
 
 void Editor::advance_replay(double seconds) {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "app/editor/document.h"
-#include "app/editor/recording.h"
 #include "app/editor/landscape_ui.h"
+#include "app/editor/recording.h"
 #include "app/editor/robot_ui.h"
 #include "app/editor/worker.h"
 #include "app/scene_view.h"
@@ -76,7 +76,7 @@ class Editor {
   bool remove_task(int index);
   bool rename_task(int index, const std::string& name);
   bool duplicate_task(int index);
-  int find_task(const std::string& name) const;  // index, or -1
+  int find_task(const std::string& name) const;                           // index, or -1
   bool set_task_horizon(int index, int horizon, uint64_t merge_key = 0);  // frames >= 1
 
   // the compiled document, recompiled (and sent to the worker) when the revision changes
@@ -216,7 +216,18 @@ class Editor {
   void stop_replay();
   void advance_replay(double seconds);  // playing: real time at the speed slider
   void step_replay(int frames);         // a recording's video step; stops playing at the end
-  bool replay_ready() const { return replay.active && snap.replay.frames > 0; }
+  // the replay asked for last has arrived (not an earlier one still in the snapshot)
+  bool replay_ready() const {
+    return replay.active && snap.replay.request == replay_request_ && snap.replay.frames > 0;
+  }
+  // Record before/after (the Optimization panel): one video of the first iteration's replay,
+  // then the best's, captioned "before" and "after" with their iteration and loss
+  enum class BeforeAfter { off, before, after };
+  BeforeAfter before_after = BeforeAfter::off;
+  bool before_after_record_pending = false;  // the viewer starts the recording once the replay is ready
+  Status start_before_after();
+  // the viewer at the recorded replay's last frame: true when the video goes on (the best's replay)
+  bool continue_before_after();
   // what clicking a message does: select its object, move the timeline to its frame
   void activate_message(const Message& m);
 
@@ -231,8 +242,8 @@ class Editor {
 
   Document doc;
   Worker worker;
-  Snapshot snap;  // copied from the worker each frame
-  RobotUi robot;  // robots: selected body, URDF import prompt (robot_ui.h)
+  Snapshot snap;          // copied from the worker each frame
+  RobotUi robot;          // robots: selected body, URDF import prompt (robot_ui.h)
   LandscapeUi landscape;  // View > Landscape (landscape_ui.h)
   PanelVisibility panels;
   ViewSettings view_settings;
@@ -279,7 +290,8 @@ class Editor {
   int scrub_loaded_ = -1;
   State replay_state_;  // the replayed frame shown, cached
   int replay_loaded_ = -1;
-  uint64_t replay_run_ = 0;  // Snapshot::replay.run of the cached frame
+  uint64_t replay_run_ = 0;      // Snapshot::replay.run of the cached frame
+  uint64_t replay_request_ = 0;  // Worker::replay's number of the replay asked for last
   Array<vec3<float>> field_;
   std::string title_;
   Pending pending_ = Pending::none;

@@ -845,6 +845,19 @@ void Editor::draw_optimization() {
     ImGui::SameLine();
     if (ImGui::Button("Stop replay")) stop_replay();
   }
+  ImGui::SameLine();
+  ImGui::BeginDisabled(snap.loss.size() < 2 || snap.opt_shac || snap.opt_phase == OptPhase::running ||
+                       snap.opt_generation != doc.revision() || recording.active());
+  if (ImGui::Button("Record before/after")) {
+    record_options.path.clear();  // a new file, named as Ctrl+R names them
+    if (Status st = start_before_after(); !st) message(Severity::error, st.message());
+  }
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip(
+        "one video: the rollout of the first iteration, then of the best (%d), each captioned\n"
+        "\"before\" or \"after\" with its iteration and loss (no panels, no editor overlays)",
+        snap.best_iteration);
 
   PlotGeometry lg;
   const int hovered = plot_series("loss", snap.loss, true, 70, "iteration", &lg);

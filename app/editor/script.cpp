@@ -146,7 +146,7 @@ Script::Progress Script::update(Editor& e) {
       break;
     case Wait::recording:  // a "record optimization" video, until it has stopped by itself
       wait_frame_ms_.push_back(e.ui_frame_ms);
-      if (e.recording.active() || e.record_toggle_requested) {
+      if (e.recording.active() || e.record_toggle_requested || e.before_after_record_pending) {
         if (now_s() - wait_started_ > k_wait_limit_s) {
           fail(lines_[next_ - 1], "the recording of the optimization still runs after 300 s", 1);
           return Progress::failed;

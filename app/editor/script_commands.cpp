@@ -411,6 +411,15 @@ Status cmd_record_replay(ScriptCall& c) {  // record-replay PATH: Record while a
   return Status::ok();
 }
 
+// record-before-after PATH: the Optimization panel's Record before/after, to its end
+Status cmd_record_before_after(ScriptCall& c) {
+  if (Status st = c.need(1); !st) return st;
+  if (Status st = c.e.start_before_after(); !st) return st;
+  c.e.record_options.path = c.w[1];
+  c.wait_recording();
+  return Status::ok();
+}
+
 Status cmd_record_stop(ScriptCall& c) {
   if (!c.e.recording.active()) return Status::error("record-stop: not recording");
   c.e.record_toggle_requested = true;
@@ -769,6 +778,7 @@ const ScriptCommand k_optimization[] = {
     {"replay-frame", cmd_replay_frame},
     {"replay-stop", cmd_replay_stop},
     {"record-replay", cmd_record_replay},
+    {"record-before-after", cmd_record_before_after},
     {"landscape", cmd_landscape},
     {"landscape-pick", cmd_landscape_pick},
 };

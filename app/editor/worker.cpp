@@ -50,6 +50,7 @@ struct Worker::Impl {
   std::condition_variable cv;
   std::deque<std::function<void()>> queue;
   std::atomic<int> unfinished{0};  // posted and not yet run and published
+  std::atomic<uint64_t> replay_requests{0};
   bool quit = false;
 
   // published
@@ -381,8 +382,9 @@ struct Worker::Impl {
 
   // the replay of iteration i (-1: the best): the best's rollout as it was measured, another
   // iteration's evaluated again at its kept parameters on a copy of the task
-  void replay(int i) {
+  void replay(int i, uint64_t request) {
     ReplayInfo info;
+    info.request = request;
     info.run = opt_run;
     info.task = opt_task;
     std::vector<State> frames;
@@ -711,8 +713,10 @@ bool Worker::iteration_theta(int i, std::vector<float>& out) const {
   return true;
 }
 
-void Worker::replay(int iteration) {
-  impl_->post([im = impl_.get(), iteration] { im->replay(iteration); });
+uint64_t Worker::replay(int iteration) {
+  const uint64_t request = ++impl_->replay_requests;
+  impl_->post([im = impl_.get(), iteration, request] { im->replay(iteration, request); });
+  return request;
 }
 
 bool Worker::replay_state(int frame, State& out) const {

@@ -47,25 +47,26 @@ struct RecordedRollout {
 // what Worker::replay prepared: an iteration's rollout, frames 0..frames-1 (replay_state)
 struct ReplayInfo {
   uint64_t run = 0;      // the optimization it belongs to (Snapshot::opt_run)
+  uint64_t request = 0;  // the Worker::replay call it answers
   std::string task;
-  int iteration = -1;    // 0-based; -1: none
-  double loss = 0;       // at its parameters
+  int iteration = -1;  // 0-based; -1: none
+  double loss = 0;     // at its parameters
   int frames = 0;
-  std::string error;     // why there is nothing to replay
+  std::string error;  // why there is nothing to replay
 };
 
 struct Snapshot {
-  uint64_t generation = 0;   // document revision the simulation state belongs to
+  uint64_t generation = 0;  // document revision the simulation state belongs to
   // simulation
-  int frame = 0;             // frames since reset
-  double time = 0;           // [s]
+  int frame = 0;    // frames since reset
+  double time = 0;  // [s]
   bool playing = false;
-  int pending_steps = 0;     // requested single steps not yet taken
+  int pending_steps = 0;        // requested single steps not yet taken
   double steps_per_second = 0;  // solver frames per wall second (while playing)
-  int recorded_frames = 0;   // frames available to the timeline (0..recorded_frames-1)
-  State state;               // the newest frame
-  Contacts contacts;         // of the newest frame
-  std::string sim_error;     // the step that failed, with its element
+  int recorded_frames = 0;      // frames available to the timeline (0..recorded_frames-1)
+  State state;                  // the newest frame
+  Contacts contacts;            // of the newest frame
+  std::string sim_error;        // the step that failed, with its element
   std::string backend = "cpu";  // the solver that runs the simulation: "cpu" or "cuda"
   std::string backend_error;    // why settings.backend "cuda" runs on the CPU (empty: as asked)
   // the robots' contacts and joint forces (empty when the scene has no robots); their joint
@@ -74,36 +75,36 @@ struct Snapshot {
   // optimization
   OptPhase opt_phase = OptPhase::idle;
   std::string opt_task;
-  int opt_iteration = 0;     // iterations done
-  int opt_iterations = 0;    // asked for
-  double opt_ms = 0;         // last iteration [ms]
-  std::vector<double> loss, grad_norm;   // per iteration
-  std::vector<float> step_grad_norms;    // |dL/dx_t| of the last iteration, t = 0..steps
-  std::vector<float> theta;              // parameters after the last step
+  int opt_iteration = 0;                // iterations done
+  int opt_iterations = 0;               // asked for
+  double opt_ms = 0;                    // last iteration [ms]
+  std::vector<double> loss, grad_norm;  // per iteration
+  std::vector<float> step_grad_norms;   // |dL/dx_t| of the last iteration, t = 0..steps
+  std::vector<float> theta;             // parameters after the last step
   // the evaluated parameters with the lowest loss so far (what Apply writes), its 0-based
   // iteration and loss; empty / -1 before the first iteration
   std::vector<float> best_theta;
   std::vector<std::string> opt_notes;  // stored values the task could not start from (write_back.h)
   int best_iteration = -1;
   double best_loss = 0;
-  std::vector<float> grad;               // dLoss/dtheta of the last iteration
-  std::vector<optim::ParamBlock> blocks; // what the entries of theta and grad are
-  std::vector<std::string> theta_names;  // the first few entries' names
-  State opt_final_state;                 // end of the last rollout (particles and joints)
+  std::vector<float> grad;                // dLoss/dtheta of the last iteration
+  std::vector<optim::ParamBlock> blocks;  // what the entries of theta and grad are
+  std::vector<std::string> theta_names;   // the first few entries' names
+  State opt_final_state;                  // end of the last rollout (particles and joints)
   // ghost trajectories: the tracked object's centre of mass over the horizon, one path per
   // iteration (newest last, at most k_ghosts), with that iteration's loss
   std::vector<std::vector<vec3<float>>> ghost_paths;
   std::vector<float> ghost_losses;
   bool has_opt_final_state = false;
-  bool opt_shac = false;                 // a robot policy trained by SHAC (app/editor/shac_run.h)
+  bool opt_shac = false;  // a robot policy trained by SHAC (app/editor/shac_run.h)
   std::string opt_error;
-  uint64_t opt_generation = 0;           // document revision the optimizer started from
-  uint64_t opt_run = 0;                  // optimizations started so far
-  bool recording_rollouts = false;       // this optimization's rollouts go to a video (running or paused)
-  ReplayInfo replay;                     // the last Worker::replay
+  uint64_t opt_generation = 0;      // document revision the optimizer started from
+  uint64_t opt_run = 0;             // optimizations started so far
+  bool recording_rollouts = false;  // this optimization's rollouts go to a video (running or paused)
+  ReplayInfo replay;                // the last Worker::replay
   // gradient check
   bool grad_check_running = false;
-  std::string grad_check_text;           // the table as text, or the error
+  std::string grad_check_text;  // the table as text, or the error
   std::vector<optim::GradCheckRow> grad_check_rows;
   double grad_check_max_rel_err = -1;
 };
@@ -131,7 +132,7 @@ class Worker {
   void set_scene(const scene::Scene& doc, const scene::CompiledScene& compiled, const std::string& base_dir,
                  uint64_t generation, bool restart = true);
   void play(bool on);
-  void step(int frames);       // as fast as possible, then pause
+  void step(int frames);  // as fast as possible, then pause
   void reset();
   void set_speed(double speed);  // 1 = real time
   // MuJoCo's perturbation: a spring pulls `particle` towards `target` [m] while the
@@ -167,7 +168,7 @@ class Worker {
   // the rollout of iteration `iteration` (-1: the best) for replay: the best's as it was
   // measured, another's evaluated again at its kept parameters; Snapshot::replay says when
   // it is ready (or why not), replay_state reads its frames
-  void replay(int iteration);
+  uint64_t replay(int iteration);  // the request's number (ReplayInfo::request of its answer)
   bool replay_state(int frame, State& out) const;
   // a recorded frame of the simulation for the timeline (false if not recorded)
   bool recorded_state(int frame, State& out) const;
