@@ -456,15 +456,16 @@ int run_viewer(const ViewerOptions& opt) {
         const Array<vec3<float>>* field = rollout ? nullptr : ed.arrow_field(st);
         ov.vectors = field != nullptr;
         editor::robot_prepare_view(ed);  // robots: their drawn joint state, contacts, selected body
+        app::SceneView* view = ed.view();  // (each ed.view() sets the view's selection again)
         if (ed.recording.active() && !ed.recording.with_ui() && !ed.recording.overlays()) {
-          ed.view()->set_selected(0);  // no selection outline or tint in the video
-          ed.view()->set_robot_highlight(-1);
+          view->set_selected(0);  // no selection outline or tint in the video
+          view->set_robot_highlight(-1);
         }
         if (rollout && rollout->rigid_state()) {  // an optimization's video: its robots, bare
-          ed.view()->set_robot_state(*rollout->rigid_state());
-          ed.view()->set_robot_contacts(nullptr);
+          view->set_robot_state(*rollout->rigid_state());
+          view->set_robot_contacts(nullptr);
         }
-        list = &ed.view()->build(st, rollout ? nullptr : ed.display_contacts(), field, ov);
+        list = &view->build(st, rollout ? nullptr : ed.display_contacts(), field, ov);
         auto& l = const_cast<render::DrawList&>(*list);  // the view's own list, adjusted for the view toggles
         l.ground.visible = l.ground.visible && ed.view_settings.grid;
         l.lighting.shadows = ed.view_settings.shadows;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Editor frame rates on this machine's Vulkan device, as a table: the real editor (script
 # mode, in a window under Xvfb when there is no display) on a 64x64 cloth at 1280x720, idle,
-# playing and optimizing. Frame times are the UI's own (the worker thread never blocks a frame).
+# playing (bare, and with contacts, velocity and gradient arrows and ghosts), optimizing, and
+# playing while optimizing. Frame times are the UI's own (the worker thread never blocks a frame).
 #   scripts/bench-editor.sh [build dir]   (default build/; builds nothing)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -27,11 +28,17 @@ echo "Editor, 64x64 cloth (4225 particles), 1280x720, $(nproc) cores, $device"
 echo
 echo "| case | frames | mean fps | slowest frame [ms] |"
 echo "|---|---|---|---|"
-for c in idle playing optimizing; do
+# "playing, overlays": contacts, velocity arrows, dL/dv0 arrows and the ghosts of 2 iterations;
+# "playing and optimizing": the simulation plays while 4 iterations run on the worker
+for c in idle playing "playing, overlays" optimizing "playing and optimizing"; do
   case $c in
     idle) r=$(run idle "wait 120") ;;
     playing) r=$(run playing "key space" "wait 120") ;;
+    "playing, overlays")
+      r=$(run overlays "optimize 2" "toggle contacts" "toggle velocity" "toggle ghosts" "gradient v0" "key space" \
+        "wait 120") ;;
     optimizing) r=$(run optimizing "optimize 4") ;;
+    "playing and optimizing") r=$(run play_optimize "key space" "optimize 4") ;;
   esac
   read -r n fps worst <<< "${r:-- - -}"
   echo "| $c | $n | $fps | $worst |"

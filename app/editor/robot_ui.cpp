@@ -602,6 +602,7 @@ bool import_robot(Editor& e, const std::string& path) {
   o.robot.default_actuator.kind = scene::RobotActuatorKind::pd;  // posable: they hold the pose
   o.robot.default_actuator.kp = 50;
   o.robot.default_actuator.kd = 5;
+  if (!mjcf) o.robot.cylinder_segments = 24;  // a URDF's cylinders touch as cylinders (wheels, hips), as MJCF's do
   scene::Scene trial = e.doc.scene();
   trial.objects.push_back(o);
   auto cs = scene::compile<float>(trial, e.doc.base_dir());

@@ -211,6 +211,7 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
       if (rb.limit_ke >= 0) opt.limit_ke = rb.limit_ke;
       if (rb.limit_kd >= 0) opt.limit_kd = rb.limit_kd;
       opt.balance_inertia = rb.balance_inertia;
+      opt.cylinder_segments = rb.cylinder_segments;
       std::map<std::string, int> joint_body;
       std::filesystem::path path(rb.urdf);
       std::string full =

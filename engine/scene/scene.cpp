@@ -19,40 +19,60 @@ const Task* Scene::find_task(const std::string& task_name) const {
 
 const char* to_string(ObjectKind k) {
   switch (k) {
-    case ObjectKind::particles: return "particles";
-    case ObjectKind::cloth: return "cloth";
-    case ObjectKind::soft: return "soft";
-    case ObjectKind::collider: return "collider";
-    case ObjectKind::target: return "target";
-    case ObjectKind::robot: return "robot";
+    case ObjectKind::particles:
+      return "particles";
+    case ObjectKind::cloth:
+      return "cloth";
+    case ObjectKind::soft:
+      return "soft";
+    case ObjectKind::collider:
+      return "collider";
+    case ObjectKind::target:
+      return "target";
+    case ObjectKind::robot:
+      return "robot";
   }
   return "?";
 }
 
 const char* to_string(ColliderKind k) {
   switch (k) {
-    case ColliderKind::ground: return "ground";
-    case ColliderKind::plane: return "plane";
-    case ColliderKind::sphere: return "sphere";
-    case ColliderKind::box: return "box";
-    case ColliderKind::capsule: return "capsule";
-    case ColliderKind::mesh: return "mesh";
+    case ColliderKind::ground:
+      return "ground";
+    case ColliderKind::plane:
+      return "plane";
+    case ColliderKind::sphere:
+      return "sphere";
+    case ColliderKind::box:
+      return "box";
+    case ColliderKind::capsule:
+      return "capsule";
+    case ColliderKind::mesh:
+      return "mesh";
   }
   return "?";
 }
 
 const char* to_string(ParamKind k) {
   switch (k) {
-    case ParamKind::initial_position: return "initial_position";
-    case ParamKind::initial_velocity: return "initial_velocity";
-    case ParamKind::control_force: return "control_force";
+    case ParamKind::initial_position:
+      return "initial_position";
+    case ParamKind::initial_velocity:
+      return "initial_velocity";
+    case ParamKind::control_force:
+      return "control_force";
     case ParamKind::spring_activation:
       return "spring_activation";
-    case ParamKind::policy: return "policy";
-    case ParamKind::tet_activation: return "tet_activation";
-    case ParamKind::joint_q: return "joint_q";
-    case ParamKind::joint_qd: return "joint_qd";
-    case ParamKind::actuator_control: return "actuator_control";
+    case ParamKind::policy:
+      return "policy";
+    case ParamKind::tet_activation:
+      return "tet_activation";
+    case ParamKind::joint_q:
+      return "joint_q";
+    case ParamKind::joint_qd:
+      return "joint_qd";
+    case ParamKind::actuator_control:
+      return "actuator_control";
 #define ADJ_X(decl, kind, ...) ADJ_FIELD_DECLARES_##decl(case ParamKind::kind : return #kind;)
       ADJ_MODEL_FIELDS(ADJ_X)
 #undef ADJ_X
@@ -108,24 +128,36 @@ bool is_robot_param(ParamKind k) {
 
 const char* to_string(LossKind k) {
   switch (k) {
-    case LossKind::position: return "position";
-    case LossKind::distance: return "distance";
-    case LossKind::shape: return "shape";
-    case LossKind::velocity: return "velocity";
-    case LossKind::effort: return "effort";
-    case LossKind::joint: return "joint";
-    case LossKind::cartpole: return "cartpole";
-    case LossKind::height: return "height";
-    case LossKind::upright: return "upright";
-    case LossKind::speed: return "speed";
+    case LossKind::position:
+      return "position";
+    case LossKind::distance:
+      return "distance";
+    case LossKind::shape:
+      return "shape";
+    case LossKind::velocity:
+      return "velocity";
+    case LossKind::effort:
+      return "effort";
+    case LossKind::joint:
+      return "joint";
+    case LossKind::cartpole:
+      return "cartpole";
+    case LossKind::height:
+      return "height";
+    case LossKind::upright:
+      return "upright";
+    case LossKind::speed:
+      return "speed";
   }
   return "?";
 }
 
 const char* to_string(OptimizerKind k) {
   switch (k) {
-    case OptimizerKind::sgd: return "sgd";
-    case OptimizerKind::adam: return "adam";
+    case OptimizerKind::sgd:
+      return "sgd";
+    case OptimizerKind::adam:
+      return "adam";
   }
   return "?";
 }

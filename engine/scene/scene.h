@@ -255,6 +255,7 @@ struct RobotObject {
   // urdf/mjcf: limit penalty of every limited joint (< 0: the importer's 1000 N m/rad, 10 N m s/rad)
   double limit_ke = -1, limit_kd = -1;
   bool balance_inertia = false;            // urdf/mjcf: repair inertias that violate A + B >= C (warned)
+  int cylinder_segments = 0;               // urdf: > 2: cylinders touch as prisms of this many sides; 0: as capsules
   std::vector<RobotJointOverride> joints;  // urdf/mjcf: per-joint overrides, by name
 
   bool operator==(const RobotObject&) const = default;

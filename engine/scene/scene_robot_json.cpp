@@ -10,6 +10,7 @@
 //   {"type": "urdf", "name": "cartpole", "file": "../robots/cartpole.urdf", "position", "rotation",
 //    "fixed_base", "default_actuators", "actuator": {"type", "gear", "kp", "kd"}, "actuators", "initial",
 //    "limit_ke", "limit_kd" (every limited joint), "balance_inertia" (repair A + B < C inertias),
+//    "cylinder_segments" (cylinders touch as prisms of that many sides; 0: as capsules),
 //    "joints": [{"name", "damping", "armature", "stiffness", "limit_ke", "limit_kd"}] (per joint)}
 //   {"type": "mjcf", "name": "hopper", "file": "hopper.xml", "position", "rotation",
 //    "default_actuators" (the file's <actuator>s), "actuators", "initial", and the same
@@ -210,6 +211,9 @@ void read_robot(Reader& r, Fields& f, RobotObject& robot, bool urdf) {
     r.number(f, "limit_ke", robot.limit_ke, 0);
     r.number(f, "limit_kd", robot.limit_kd, 0);
     r.boolean(f, "balance_inertia", robot.balance_inertia);
+    r.integer(f, "cylinder_segments", robot.cylinder_segments, 0, 256);
+    if (robot.cylinder_segments == 1 || robot.cylinder_segments == 2)
+      r.error(Reader::join(f.path, "cylinder_segments"), "must be 0 (capsules) or at least 3");
     if (const json* a = r.array(f, "joints")) {
       robot.joints.resize(a->size());
       std::set<std::string> names;
@@ -272,6 +276,7 @@ ojson write_robot(const Object& o) {
     if (rb.limit_ke >= 0) j["limit_ke"] = rb.limit_ke;
     if (rb.limit_kd >= 0) j["limit_kd"] = rb.limit_kd;
     if (rb.balance_inertia) j["balance_inertia"] = true;
+    if (rb.cylinder_segments > 0) j["cylinder_segments"] = rb.cylinder_segments;
     if (!rb.joints.empty()) {
       ojson js = ojson::array();
       for (const RobotJointOverride& o : rb.joints) js.push_back(write_joint_override(o));

@@ -300,3 +300,23 @@ TEST_CASE("empty scenes: a ground and nothing else compiles, steps and takes a r
   }
   CHECK(s.particle_count() == 0);
 }
+
+TEST_CASE("robot files: a URDF object's cylinders touch as prisms with cylinder_segments (the A1's hip rotors)",
+          "[scene][robot]") {
+  const std::string dir = kRobots + "/urdf/a1";
+  REQUIRE(std::filesystem::exists(dir + "/a1.urdf"));
+  auto count = [&](const std::string& extra, int type) {
+    CompiledSceneT<double> cs = compiled(
+        z_up_scene(R"({"name": "a1", "type": "urdf", "file": "a1.urdf", "fixed_base": false)" + extra + "}"), dir);
+    int n = 0;
+    for (int s = 0; s < cs.model.rigid.shape_count(); ++s) n += cs.model.rigid.shape_type[s] == type;
+    return n;
+  };
+  const int capsules = count("", RIGID_SHAPE_CAPSULE), meshes = count("", RIGID_SHAPE_MESH);
+  CHECK(count(R"(, "cylinder_segments": 24)", RIGID_SHAPE_CAPSULE) == capsules - 8);  // the 8 cylinders
+  CHECK(count(R"(, "cylinder_segments": 24)", RIGID_SHAPE_MESH) == meshes + 8);       // as 24-sided prisms
+  auto bad = parse_scene(z_up_scene(R"({"name": "a1", "type": "urdf", "file": "a1.urdf", "cylinder_segments": 2})"),
+                         dir + "/scene.json");
+  REQUIRE_FALSE(bad.is_ok());
+  CHECK(bad.status().message().find("objects[1].cylinder_segments") != std::string::npos);
+}
