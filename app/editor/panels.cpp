@@ -776,9 +776,8 @@ void Editor::draw_optimization() {
       ImGui::SetTooltip("per-frame inputs and policy weights that Apply kept: the optimizer starts from them");
   }
 
-  // a robot policy: trained by the full-horizon gradient or by SHAC (windows, copies, critic)
-  if (t.has_policy && std::any_of(s.objects.begin(), s.objects.end(),
-                                  [](const scene::Object& o) { return o.kind == scene::ObjectKind::robot; })) {
+  // a policy: trained by the full-horizon gradient or by SHAC (windows, copies, critic)
+  if (t.has_policy) {
     int method = opt_method.shac ? 1 : 0;
     const char* methods[] = {"BPTT", "SHAC"};
     ImGui::BeginDisabled(running);

@@ -9,17 +9,14 @@ namespace adj::editor {
 ShacRun::ShacRun(optim::BatchShacTrainerT<float> trainer, scene::Task task)
     : trainer_(std::move(trainer)), task_(std::move(task)) {
   // the eval copy holds the task's start until its first episode
-  if (const auto* eval = dynamic_cast<const optim::RigidPolicyEnvT<float>*>(&trainer_.eval_env()))
-    initial_ = eval->state(0);
+  initial_ = trainer_.eval_env().state(0);
 }
 
 Result<optim::IterationStats> ShacRun::iterate() {
   const auto t0 = std::chrono::steady_clock::now();
   // the policy as it is, from the task's start: the loss before this window's step
   std::vector<State> frames{initial_};
-  auto cost = trainer_.evaluate([&](int, const optim::PolicyEnvT<float>& env) {
-    frames.push_back(static_cast<const optim::RigidPolicyEnvT<float>&>(env).state(0));
-  });
+  auto cost = trainer_.evaluate([&](int, const optim::PolicyEnvT<float>& env) { frames.push_back(env.state(0)); });
   if (!cost) return cost.status();
   auto st = trainer_.step();
   if (!st) return st.status();

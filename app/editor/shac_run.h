@@ -1,5 +1,5 @@
 #pragma once
-// The editor's SHAC method for robot policy tasks (engine/optim/shac_task.h): one iteration
+// The editor's SHAC method for policy tasks (engine/optim/shac_task.h): one iteration
 // is one training window on every copy, preceded by an episode of the deterministic policy
 // from the task's start, whose mean frame cost is the iteration's loss and whose states are
 // the iteration's rollout (ghosts, "show optimized result", recorded videos). The same shape
@@ -9,7 +9,6 @@
 
 #include "engine/optim/shac_task.h"
 #include "engine/optim/trainer.h"
-#include "engine/rigid/rigid_model.h"
 
 namespace adj::editor {
 

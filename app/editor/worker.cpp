@@ -625,9 +625,9 @@ void Worker::start_optimize(const std::string& task_name, int iterations, const 
     auto made = optim::make_task(*im->cs, *task, {.thread_count = im->thread_count(), .keep_frames = true});
     if (!made) return fail(task->name + ": " + made.status().message());
     im->task = std::move(*made);
-    if (method.shac && optim::supports(*im->cs, *task, optim::Method::shac)) {  // windows over copies, a critic
+    if (method.shac) {  // windows over copies, a critic
       auto trainer = optim::make_shac_trainer(
-          *im->cs, *task,
+          *im->task,
           {.envs = method.envs, .windows = im->opt_target, .seed = method.seed, .thread_count = im->thread_count()});
       if (!trainer) return fail(trainer.status().message());  // the trainer's messages name the task
       im->shac = std::make_unique<ShacRun>(std::move(*trainer), *task);

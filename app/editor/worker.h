@@ -108,9 +108,9 @@ struct Snapshot {
   double grad_check_max_rel_err = -1;
 };
 
-// how start_optimize trains a robot policy task: the task runner's full-horizon gradient
-// (BPTT, as `adjoint optimize`) or SHAC (as `adjoint optimize --shac`: windows over `envs`
-// randomized copies and a critic); other tasks always use their runner
+// how start_optimize trains a policy task: the task's full-horizon gradient (BPTT, as
+// `adjoint optimize`) or SHAC (as `adjoint optimize --method shac`: windows over `envs`
+// randomized copies and a critic); tasks without a policy always use BPTT
 struct OptMethod {
   bool shac = false;
   int envs = 32;

@@ -41,11 +41,13 @@ struct SampleEfficiencyOptions {
   double target_fraction = 0.8;         // of the mean best BPTT progress
   PpoOptions ppo = default_ppo();       // seed is replaced by each seed
 
-  // robot tasks (the cartpole swing-up): progress = -(mean frame cost of an episode from the
-  // task's initial state); every method runs until its cost is <= target_cost. SHAC runs with
-  // a critic on `rigid_envs` copies from randomized states (BatchShacTrainerT's defaults, the
-  // settings of the swing-up test); PPO collects its episodes from the same randomized states.
-  double target_cost = 3.0;  // the swing-up test's threshold (hanging still: 4.0)
+  // target_cost > 0 (the cartpole swing-up: 3.0, the swing-up test's threshold; hanging still
+  // is 4.0): progress = -(mean frame cost of an episode from the task's initial state); every
+  // method runs until its cost is <= target_cost. SHAC runs with a critic on `rigid_envs`
+  // copies from randomized states (BatchShacTrainerT's defaults, the settings of the swing-up
+  // test); PPO collects its episodes from the same randomized states. 0: the target follows
+  // BPTT (target_fraction), as above.
+  double target_cost = 0;
   int rigid_envs = 32;
   int rigid_shac_windows = 300;  // SHAC budget [windows of shac_window frames] (its lr decays over it)
   PpoOptions rigid_ppo = default_rigid_ppo();
