@@ -110,9 +110,12 @@ struct Snapshot {
 
 // how start_optimize trains a policy task: the task's full-horizon gradient (BPTT, as
 // `adjoint optimize`) or SHAC (as `adjoint optimize --method shac`: windows over `envs`
-// randomized copies and a critic); tasks without a policy always use BPTT
+// randomized copies and a critic) or PODS (as `--method pods`); tasks without a policy
+// always use BPTT
 struct OptMethod {
   bool shac = false;
+  bool pods = false;  // PODS (engine/optim/pods.h) of `order`, `envs` episodes per iteration
+  int order = 1;
   int envs = 32;
   std::uint64_t seed = 0;
 };

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "engine/optim/pods.h"
 #include "engine/optim/shac.h"
 #include "engine/optim/task.h"
 #include "engine/scene/compile.h"
@@ -145,6 +146,38 @@ Result<SampleEfficiencyTable> run_to_cost(const scene::Scene& sc, const scene::T
       report(r);
     }
   }
+  // PODS-1 and PODS-2 from the same randomized states (H v products counted in their steps)
+  for (int order = 1; order <= 2 && opt.pods_iterations > 0; ++order)
+    for (std::uint64_t seed : opt.seeds) {
+      scene::Task task = found;
+      task.seed = seed;
+      auto pt = make_task(cs, task);
+      if (!pt) return pt.status();
+      PodsOptions po;
+      po.order = order;
+      po.batch = opt.rigid_envs;
+      auto pods = PodsTrainerT<double>::create(**pt, po, randomized);
+      if (!pods) return pods.status();
+      SampleEfficiencyRow r;
+      r.method = order == 1 ? "PODS-1" : "PODS-2";
+      r.seed = seed;
+      r.best_progress = -1e300;
+      auto t0 = Clock::now();
+      for (int k = 0; k < opt.pods_iterations; ++k) {
+        if (!pods->step()) break;
+        Result<double> l = pods->evaluate();
+        if (!l) break;
+        r.best_progress = std::max(r.best_progress, -l.value());
+        if (-l.value() >= table.target) {
+          r.steps_to_target = pods->sim_steps();
+          r.seconds_to_target = seconds_since(t0);
+          break;
+        }
+      }
+      r.steps_run = pods->sim_steps();
+      r.seconds_run = seconds_since(t0);
+      report(r);
+    }
   // PPO from the same randomized states
   for (std::uint64_t seed : opt.seeds) {
     scene::Task task = found;

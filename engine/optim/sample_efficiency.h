@@ -50,6 +50,9 @@ struct SampleEfficiencyOptions {
   double target_cost = 0;
   int rigid_envs = 32;
   int rigid_shac_windows = 300;  // SHAC budget [windows of shac_window frames] (its lr decays over it)
+  // PODS-1 and PODS-2 (engine/optim/pods.h, in double) from the same randomized states, rigid_envs
+  // episodes per iteration, evaluated after each iteration; 0 skips PODS
+  int pods_iterations = 60;
   PpoOptions rigid_ppo = default_rigid_ppo();
 
   // the walker's PPO settings: rewards x 100 (a frame's progress is ~1e-3 m)
@@ -72,7 +75,7 @@ struct SampleEfficiencyOptions {
 };
 
 struct SampleEfficiencyRow {
-  std::string method;  // "BPTT", "SHAC", "PPO"
+  std::string method;  // "BPTT", "SHAC", "PODS-1", "PODS-2", "PPO"
   std::uint64_t seed = 0;
   double best_progress = 0;        // best -loss seen [m for the walker]
   long long steps_to_target = -1;  // -1: not reached within the budget

@@ -150,6 +150,8 @@ const char* to_string(Method m) {
       return "BPTT";
     case Method::shac:
       return "SHAC";
+    case Method::pods:
+      return "PODS";
     case Method::receding_horizon:
       return "receding horizon";
   }

@@ -75,6 +75,7 @@ class TaskT {
 enum class Method {
   bptt,              // every task: TaskT::iterate
   shac,              // short windows over many copies and a critic (engine/optim/shac_task.h)
+  pods,              // improved action sequences, the policy regressed onto them (engine/optim/pods.h)
   receding_horizon,  // plans of a few frames, re-planned as they are flown (receding_horizon.h)
 };
 const char* to_string(Method m);
