@@ -2,6 +2,7 @@
 // normalization on), training progress on the walker, determinism and errors
 #include "engine/optim/shac.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -109,4 +110,40 @@ TEST_CASE("shac: errors", "[optim][shac]") {
   r = walker_shac(cs, t, {});
   REQUIRE(!r.is_ok());
   CHECK_THAT(r.status().message(), Catch::Contains("no policy"));
+}
+
+TEST_CASE("shac critic: a particle policy task trains through the same trainer (actor gradient vs FD)",
+          "[optim][shac][fd]") {
+  // the walker's springs, not a robot's actuators: the task's policy env is a ParticlePolicyEnvT
+  auto cs = robot_scene<double>();
+  auto made = must_ok(make_task(cs, shac_task(32)));
+  BatchShacOptions so;
+  so.window = 8;
+  so.critic_hidden = {8};
+  so.action_noise = 0;  // actor_loss must be a function of w alone
+  so.seed = 2;
+  auto shac = must_ok(BatchShacTrainerT<double>::create(*made, so, {.env_count = 2}));
+  for (int k = 0; k < 2; ++k) must_ok(shac.step());  // normalizer and critic in use, mid-episode
+  std::vector<double> w = shac.weights(), g;
+  must_ok(shac.actor_loss(w, &g));
+  std::mt19937 rng(7);
+  std::vector<double> ad, fd;
+  for (int n = 0; n < 16; ++n) {
+    int i = int(rng() % w.size());
+    const double eps = 1e-6;
+    std::vector<double> x = w;
+    x[i] = w[i] + eps;
+    double fp = must_ok(shac.actor_loss(x, nullptr));
+    x[i] = w[i] - eps;
+    double fm = must_ok(shac.actor_loss(x, nullptr));
+    ad.push_back(g[i]);
+    fd.push_back((fp - fm) / (2 * eps));
+  }
+  FdReport r = compare_gradients(ad, fd, 1e-9, 1e-4);
+  INFO(r.message);
+  CHECK(r.ok);
+  double largest = 0;
+  for (double x : fd) largest = std::max(largest, std::abs(x));
+  CHECK(largest > 1e-5);  // not a comparison of zeros
+  CHECK(shac.sim_steps() == 2LL * 2 * 8 * cs.substeps);
 }
