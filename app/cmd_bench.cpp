@@ -48,6 +48,7 @@ int run_bench_sample_efficiency(const BenchSampleOptions& o) {
   opt.ppo_max_steps = o.ppo_max_steps;
   opt.bptt_iterations = o.bptt_iterations;
   opt.shac_window = o.shac_window;
+  opt.pods_iterations = o.pods_iterations;
   opt.target_cost = o.target_cost;
   std::printf("sample efficiency on %s: BPTT and SHAC (gradients) vs PPO, seeds", o.scene_path.c_str());
   for (auto s : o.seeds) std::printf(" %llu", (unsigned long long)s);

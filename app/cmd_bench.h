@@ -22,7 +22,8 @@ struct BenchSampleOptions {
   long long ppo_max_steps = 3'000'000;
   int bptt_iterations = 100;
   int shac_window = 32;      // 0 skips SHAC
-  double target_cost = 3.0;  // robot tasks (cartpole): mean frame cost to reach
+  int pods_iterations = 60;  // with --target-cost: PODS-1 and PODS-2 iterations; 0 skips PODS
+  double target_cost = 0;    // > 0: the mean frame cost to reach (cartpole: 3); 0: 0.8 x BPTT's best
 };
 
 int run_bench_sample_efficiency(const BenchSampleOptions& options);

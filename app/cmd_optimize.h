@@ -16,11 +16,15 @@ struct OptimizeOptions {
   uint32_t record_width = 1280, record_height = 720;
   int record_fps = 60;
   int record_every = 1;      // record every k-th iteration (and the last)
+  // the method (--method; --shac and --receding-horizon W are its older spellings):
+  // "bptt" (the task's full-horizon gradient), "shac", "pods", "receding"
+  std::string method = "bptt";
+  int pods_order = 1;        // PODS: 1 (gradient step) or 2 (Newton step)
   int receding_window = 0;   // > 0: receding-horizon control with plans of this many frames
   int receding_execute = 1;  // frames of each plan applied before replanning
-  bool shac = false;         // robot policy tasks: SHAC (short windows, critic) instead of BPTT
-  int shac_envs = 32;        // copies of the world per window
-  long long seed = -1;       // --shac: overrides the task's seed when >= 0
+  bool shac = false;         // policy tasks: SHAC (short windows, critic) instead of BPTT
+  int shac_envs = 32;        // copies of the world per window (SHAC), episodes per iteration (PODS)
+  long long seed = -1;       // SHAC: overrides the task's seed when >= 0
 };
 
 struct CheckGradOptions {
@@ -38,8 +42,10 @@ int run_optimize(const OptimizeOptions& options);
 // receding_window > 0: the task flown by receding-horizon control (iterations: Adam steps
 // per plan, default 8); exit codes as run_optimize
 int run_receding_horizon(const OptimizeOptions& options);
-// shac: a robot policy task trained by SHAC (iterations: windows); exit codes as run_optimize
+// shac: a policy task trained by SHAC (iterations: windows); exit codes as run_optimize
 int run_shac(const OptimizeOptions& options);
+// pods: a policy task trained by PODS of pods_order (iterations: PODS iterations)
+int run_pods(const OptimizeOptions& options);
 // exit codes: 0 within tolerance, 1 error, 4 above tolerance
 int run_check_grad(const CheckGradOptions& options);
 

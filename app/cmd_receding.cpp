@@ -2,6 +2,7 @@
 // (engine/optim/receding_horizon.h) instead of one open-loop optimization
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -18,10 +19,10 @@ int run_receding_horizon(const OptimizeOptions& o) {
   const scene::Scene* doc = &loaded->doc;
   const scene::CompiledScene* cs = &loaded->cs;
   const scene::Task* task = &loaded->task;
-  if (Status st = optim::supports(*cs, *task, optim::Method::receding_horizon); !st)
-    return std::fprintf(stderr, "%s: --receding-horizon: %s\n", o.scene_path.c_str(), st.message().c_str()), 1;
+  auto made = optim::make_task(*cs, *task, {.thread_count = std::max(o.threads, 0)});
+  if (!made) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), made.status().message().c_str()), 1;
   optim::RecedingHorizonOptions ro{o.receding_window, o.iterations >= 0 ? o.iterations : 8, o.receding_execute};
-  auto mpc = optim::RecedingHorizon::create(*cs, *task, ro);
+  auto mpc = optim::RecedingHorizon::create(**made, ro);
   if (!mpc) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), mpc.status().message().c_str()), 1;
   std::printf(
       "%s / %s: receding horizon over %d frames: plans of %d frames, %d Adam steps each, %d frame(s) "

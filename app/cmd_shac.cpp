@@ -1,4 +1,4 @@
-// `adjoint optimize SCENE --task T --shac`: a robot policy task trained as SHAC does it
+// `adjoint optimize SCENE --task T --method shac`: a policy task trained as SHAC does it
 // (engine/optim/shac.h BatchShacTrainerT: windows of 32 frames over many randomized copies,
 // a learned critic for each window's end), BatchShacOptions' defaults: the settings the
 // cartpole swing-up test uses
@@ -22,14 +22,14 @@ int run_shac(const OptimizeOptions& o) {
   const scene::Scene* doc = &loaded->doc;
   const scene::CompiledScene* cs = &loaded->cs;
   const scene::Task* task = &loaded->task;
-  if (Status st = optim::supports(*cs, *task, optim::Method::shac); !st)
-    return std::fprintf(stderr, "%s: --shac: %s\n", o.scene_path.c_str(), st.message().c_str()), 1;
   const int windows = o.iterations >= 0 ? o.iterations : task->optimizer.iterations;
   optim::ShacTaskSettings ts{.envs = o.shac_envs,
                              .windows = windows,
                              .seed = o.seed >= 0 ? std::uint64_t(o.seed) : task->seed,
                              .thread_count = std::max(o.threads, 0)};
-  auto shac = optim::make_shac_trainer(*cs, *task, ts);
+  auto made = optim::make_task(*cs, *task, {.thread_count = std::max(o.threads, 0)});
+  if (!made) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), made.status().message().c_str()), 1;
+  auto shac = optim::make_shac_trainer(**made, ts);
   if (!shac) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), shac.status().message().c_str()), 1;
   const optim::BatchShacOptions so;  // the window length the trainer uses
   std::printf("%s / %s: SHAC, %d copies, windows of %d frames, %d windows, seed %llu\n", doc->name.c_str(),

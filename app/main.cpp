@@ -144,12 +144,22 @@ int main(int argc, char** argv) {
   opt_cmd->add_option("--execute", opt.receding_execute, "With --receding-horizon: frames applied per plan")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
-  opt_cmd->add_flag("--shac", opt.shac,
-                    "Robot policy tasks: train by SHAC (windows of 32 frames, a critic; --iterations: windows)");
-  opt_cmd->add_option("--envs", opt.shac_envs, "With --shac: copies of the world per window")
+  opt_cmd
+      ->add_option("--method", opt.method,
+                   "bptt: the full-horizon gradient; shac: windows of 32 frames over copies, a critic "
+                   "(--iterations: windows); pods: improved action sequences, the policy regressed onto them "
+                   "(--order, --envs: episodes per iteration); receding: receding-horizon control (plans of "
+                   "--receding-horizon W frames, default 30)")
+      ->check(CLI::IsMember({"bptt", "shac", "pods", "receding"}))
+      ->capture_default_str();
+  opt_cmd->add_option("--order", opt.pods_order, "PODS: 1 (normalized gradient step) or 2 (Newton step)")
+      ->check(CLI::Range(1, 2))
+      ->capture_default_str();
+  opt_cmd->add_flag("--shac", opt.shac, "The same as --method shac");
+  opt_cmd->add_option("--envs", opt.shac_envs, "SHAC: copies of the world per window; PODS: episodes per iteration")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
-  opt_cmd->add_option("--seed", opt.seed, "With --shac: the seed (default: the task's)")->check(CLI::NonNegativeNumber);
+  opt_cmd->add_option("--seed", opt.seed, "SHAC, PODS: the seed (default: the task's)")->check(CLI::NonNegativeNumber);
 
   adj::app::CheckGradOptions cg;
   CLI::App* cg_cmd = app.add_subcommand("check-grad", "Compare a task's gradient with central differences");
@@ -246,7 +256,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bench_sample_cmd->add_option("--shac-window", bench_sample.shac_window, "SHAC window [frames]; 0 skips SHAC")
       ->capture_default_str();
-  bench_sample_cmd->add_option("--target-cost", bench_sample.target_cost, "Robot tasks: mean frame cost to reach")
+  bench_sample_cmd
+      ->add_option("--pods-iterations", bench_sample.pods_iterations,
+                   "With --target-cost: PODS-1 and PODS-2 iterations; 0 skips PODS")
+      ->capture_default_str();
+  bench_sample_cmd
+      ->add_option("--target-cost", bench_sample.target_cost,
+                   "Mean frame cost to reach (cartpole: 3); 0: 0.8 x the best BPTT progress")
       ->capture_default_str();
 
   try {
@@ -294,8 +310,15 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "adjoint: --record-size %s: expected WxH between 16x16 and 16384x16384\n", rec_size.c_str());
       return 2;
     }
-    if (opt.shac) return adj::app::run_shac(opt);
-    return opt.receding_window > 0 ? adj::app::run_receding_horizon(opt) : adj::app::run_optimize(opt);
+    if (opt.shac) opt.method = "shac";  // the older spellings
+    if (opt.receding_window > 0) opt.method = "receding";
+    if (opt.method == "shac") return adj::app::run_shac(opt);
+    if (opt.method == "pods") return adj::app::run_pods(opt);
+    if (opt.method == "receding") {
+      if (opt.receding_window <= 0) opt.receding_window = 30;
+      return adj::app::run_receding_horizon(opt);
+    }
+    return adj::app::run_optimize(opt);
   }
   if (*cg_cmd) return adj::app::run_check_grad(cg);
   if (*land_cmd) return adj::app::run_landscape(land);

@@ -776,21 +776,24 @@ void Editor::draw_optimization() {
       ImGui::SetTooltip("per-frame inputs and policy weights that Apply kept: the optimizer starts from them");
   }
 
-  // a robot policy: trained by the full-horizon gradient or by SHAC (windows, copies, critic)
-  if (t.has_policy && std::any_of(s.objects.begin(), s.objects.end(),
-                                  [](const scene::Object& o) { return o.kind == scene::ObjectKind::robot; })) {
-    int method = opt_method.shac ? 1 : 0;
-    const char* methods[] = {"BPTT", "SHAC"};
+  // a policy: trained by the full-horizon gradient or by SHAC (windows, copies, critic)
+  if (t.has_policy) {
+    int method = opt_method.shac ? 1 : opt_method.pods ? 1 + opt_method.order : 0;
+    const char* methods[] = {"BPTT", "SHAC", "PODS-1", "PODS-2"};
     ImGui::BeginDisabled(running);
     ImGui::SetNextItemWidth(80);
-    ImGui::Combo("##method", &method, methods, 2);
+    ImGui::Combo("##method", &method, methods, 4);
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip(
           "BPTT: the gradient through the whole horizon (as adjoint optimize)\n"
           "SHAC: short windows over many randomized copies, a critic for each window's end\n"
-          "(as adjoint optimize --shac); each iteration is one window, its loss the policy's episode");
+          "(as adjoint optimize --shac); each iteration is one window, its loss the policy's episode\n"
+          "PODS-1/2: each episode's actions improved by a gradient (1) or Newton (2) step, the policy\n"
+          "regressed onto them (as adjoint optimize --method pods); the gradient-norm plot shows the step");
     opt_method.shac = method == 1;
-    if (opt_method.shac) {
+    opt_method.pods = method >= 2;
+    if (opt_method.pods) opt_method.order = method - 1;
+    if (opt_method.shac || opt_method.pods) {
       ImGui::SameLine();
       ImGui::SetNextItemWidth(110);
       ImGui::DragInt("##copies", &opt_method.envs, 0.5f, 1, 1024, "%d copies");

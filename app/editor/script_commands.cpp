@@ -478,11 +478,14 @@ Status cmd_optimize(ScriptCall& c) {  // optimize N [TASK]
   return Status::ok();
 }
 
-Status cmd_optimize_method(ScriptCall& c) {  // optimize-method bptt|shac [COPIES [SEED]]: the method combo
+// optimize-method bptt|shac|pods1|pods2 [COPIES [SEED]]: the method combo
+Status cmd_optimize_method(ScriptCall& c) {
   const auto& w = c.w;
-  if (w.size() < 2 || (w[1] != "bptt" && w[1] != "shac"))
-    return Status::error("optimize-method bptt|shac [COPIES [SEED]]");
+  if (w.size() < 2 || (w[1] != "bptt" && w[1] != "shac" && w[1] != "pods1" && w[1] != "pods2"))
+    return Status::error("optimize-method bptt|shac|pods1|pods2 [COPIES [SEED]]");
   c.e.opt_method.shac = w[1] == "shac";
+  c.e.opt_method.pods = w[1] == "pods1" || w[1] == "pods2";
+  c.e.opt_method.order = w[1] == "pods2" ? 2 : 1;
   bool ok = true;
   if (w.size() > 2) {
     int n = c.arg_int(2, &ok);

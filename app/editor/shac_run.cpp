@@ -6,32 +6,52 @@
 
 namespace adj::editor {
 
-ShacRun::ShacRun(optim::BatchShacTrainerT<float> trainer, scene::Task task)
-    : trainer_(std::move(trainer)), task_(std::move(task)) {
-  // the eval copy holds the task's start until its first episode
-  if (const auto* eval = dynamic_cast<const optim::RigidPolicyEnvT<float>*>(&trainer_.eval_env()))
-    initial_ = eval->state(0);
-}
-
-Result<optim::IterationStats> ShacRun::iterate() {
+Result<optim::IterationStats> PolicyRun::iterate() {
   const auto t0 = std::chrono::steady_clock::now();
-  // the policy as it is, from the task's start: the loss before this window's step
-  std::vector<State> frames{initial_};
-  auto cost = trainer_.evaluate([&](int, const optim::PolicyEnvT<float>& env) {
-    frames.push_back(static_cast<const optim::RigidPolicyEnvT<float>&>(env).state(0));
-  });
+  // the policy as it is, from the task's start: the loss before this iteration's step
+  std::vector<State> frames{start()};
+  auto cost = episode(frames);
   if (!cost) return cost.status();
-  auto st = trainer_.step();
-  if (!st) return st.status();
-  last_ = *st;
+  auto shown = train();
+  if (!shown) return shown.status();
   frames_ = std::move(frames);
   optim::IterationStats it;
   it.iteration = int(history_.size());
   it.loss = double(*cost);
-  it.grad_norm = st->grad_norm;
+  it.grad_norm = *shown;
   it.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   history_.push_back(it);
   return it;
+}
+
+ShacRun::ShacRun(optim::BatchShacTrainerT<float> trainer, scene::Task task)
+    : PolicyRun(std::move(task)), trainer_(std::move(trainer)) {
+  initial_ = trainer_.eval_env().state(0);  // the eval copy holds the task's start until its first episode
+}
+
+Result<float> ShacRun::episode(std::vector<State>& frames) {
+  return trainer_.evaluate([&](int, const optim::PolicyEnvT<float>& env) { frames.push_back(env.state(0)); });
+}
+
+Result<double> ShacRun::train() {
+  auto st = trainer_.step();
+  if (!st) return st.status();
+  return st->grad_norm;
+}
+
+PodsRun::PodsRun(optim::PodsTrainerT<float> trainer, scene::Task task)
+    : PolicyRun(std::move(task)), trainer_(std::move(trainer)) {
+  initial_ = trainer_.eval_env().state(0);
+}
+
+Result<float> PodsRun::episode(std::vector<State>& frames) {
+  return trainer_.evaluate([&](int, const optim::PolicyEnvT<float>& env) { frames.push_back(env.state(0)); });
+}
+
+Result<double> PodsRun::train() {
+  auto st = trainer_.step();
+  if (!st) return st.status();
+  return st->step_rms;
 }
 
 }  // namespace adj::editor

@@ -1,40 +1,76 @@
 #pragma once
-// The editor's SHAC method for robot policy tasks (engine/optim/shac_task.h): one iteration
-// is one training window on every copy, preceded by an episode of the deterministic policy
-// from the task's start, whose mean frame cost is the iteration's loss and whose states are
-// the iteration's rollout (ghosts, "show optimized result", recorded videos). The same shape
-// as the task runners the worker drives (iterate, history, frames, theta).
+// The editor's policy methods besides BPTT, with the shape of the task the worker drives
+// (iterate, history, frames, theta): one iteration is one training step of the method,
+// preceded by an episode of the deterministic policy from the task's start, whose mean frame
+// cost is the iteration's loss and whose states are the iteration's rollout (ghosts, "show
+// optimized result", recorded videos).
+//   ShacRun (engine/optim/shac_task.h): a step is one window on every copy
+//   PodsRun (engine/optim/pods.h): a step is one PODS iteration; the iteration's grad_norm is
+//           the improvement step's RMS per action entry (how far the policy is pulled)
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/optim/pods.h"
 #include "engine/optim/shac_task.h"
 #include "engine/optim/trainer.h"
-#include "engine/rigid/rigid_model.h"
 
 namespace adj::editor {
 
-class ShacRun {
+class PolicyRun {
  public:
-  ShacRun(optim::BatchShacTrainerT<float> trainer, scene::Task task);
+  explicit PolicyRun(scene::Task task) : task_(std::move(task)) {}
+  virtual ~PolicyRun() = default;
 
   Result<optim::IterationStats> iterate();
   const std::vector<optim::IterationStats>& history() const { return history_; }
   const std::vector<State>& frames() const { return frames_; }  // the last episode, t = 0..horizon
   const State& final_state() const { return frames_.back(); }
-  const std::vector<float>& theta() const { return trainer_.weights(); }  // the policy's weights
-  const std::vector<float>& grad() const { return grad_; }                // (not kept: empty)
+  virtual const std::vector<float>& theta() const = 0;      // the policy's weights
+  const std::vector<float>& grad() const { return grad_; }  // (not kept: empty)
   std::string entry_name(int i) const { return "policy[" + std::to_string(i) + "]"; }
   const scene::Task& task() const { return task_; }
-  const optim::BatchShacStats& last() const { return last_; }
+
+ protected:
+  // the policy's episode from the task's start: its mean frame cost, every state after the first
+  virtual Result<float> episode(std::vector<State>& frames) = 0;
+  virtual const State& start() const = 0;
+  // one training step; the value shown as the iteration's grad_norm
+  virtual Result<double> train() = 0;
 
  private:
-  optim::BatchShacTrainerT<float> trainer_;
   scene::Task task_;
   std::vector<optim::IterationStats> history_;
-  State initial_;
   std::vector<State> frames_;
   std::vector<float> grad_;
-  optim::BatchShacStats last_;
+};
+
+class ShacRun final : public PolicyRun {
+ public:
+  ShacRun(optim::BatchShacTrainerT<float> trainer, scene::Task task);
+  const std::vector<float>& theta() const override { return trainer_.weights(); }
+
+ private:
+  Result<float> episode(std::vector<State>& frames) override;
+  const State& start() const override { return initial_; }
+  Result<double> train() override;
+
+  optim::BatchShacTrainerT<float> trainer_;
+  State initial_;
+};
+
+class PodsRun final : public PolicyRun {
+ public:
+  PodsRun(optim::PodsTrainerT<float> trainer, scene::Task task);
+  const std::vector<float>& theta() const override { return trainer_.weights(); }
+
+ private:
+  Result<float> episode(std::vector<State>& frames) override;
+  const State& start() const override { return initial_; }
+  Result<double> train() override;
+
+  optim::PodsTrainerT<float> trainer_;
+  State initial_;
 };
 
 }  // namespace adj::editor

@@ -81,9 +81,9 @@ struct Worker::Impl {
   double steps_per_second = 0;
 
   // the optimization: one task (optim::make_task, whatever the scene holds), trained by its
-  // own full-horizon gradient or, for OptMethod::shac, by SHAC
+  // own full-horizon gradient or, for OptMethod::shac / pods, by SHAC or PODS
   std::unique_ptr<optim::TaskT<float>> task;
-  std::unique_ptr<ShacRun> shac;
+  std::unique_ptr<PolicyRun> shac;                   // SHAC or PODS
   std::unique_ptr<optim::TaskT<float>> replay_task;  // evaluates a kept iteration again (Worker::replay)
   std::vector<State> best_frames;                    // the best iteration's rollout (guarded by pub_mu)
   std::vector<State> replay_frames;                  // the replayed one (guarded by pub_mu)
@@ -395,7 +395,7 @@ struct Worker::Impl {
       info.loss = best_loss;
       if (frames.empty()) info.error = "no iteration has finished yet";
     } else if (shac) {
-      info.error = "SHAC keeps the best iteration's rollout only";
+      info.error = "SHAC and PODS keep the best iteration's rollout only";
     } else {
       std::vector<float> theta;
       {
@@ -627,12 +627,24 @@ void Worker::start_optimize(const std::string& task_name, int iterations, const 
     auto made = optim::make_task(*im->cs, *task, {.thread_count = im->thread_count(), .keep_frames = true});
     if (!made) return fail(task->name + ": " + made.status().message());
     im->task = std::move(*made);
-    if (method.shac && optim::supports(*im->cs, *task, optim::Method::shac)) {  // windows over copies, a critic
+    if (method.shac) {  // windows over copies, a critic
       auto trainer = optim::make_shac_trainer(
-          *im->cs, *task,
+          *im->task,
           {.envs = method.envs, .windows = im->opt_target, .seed = method.seed, .thread_count = im->thread_count()});
       if (!trainer) return fail(trainer.status().message());  // the trainer's messages name the task
       im->shac = std::make_unique<ShacRun>(std::move(*trainer), *task);
+    } else if (method.pods) {  // improved action sequences from randomized starts, the policy regressed onto them
+      optim::PodsOptions po;
+      po.order = method.order;
+      po.batch = method.envs;
+      po.thread_count = im->thread_count();
+      scene::Task seeded = *task;
+      seeded.seed = method.seed;
+      auto pt = optim::make_task(*im->cs, seeded, {.thread_count = 1});
+      if (!pt) return fail(pt.status().message());
+      auto trainer = optim::PodsTrainerT<float>::create(**pt, po, {.q_range = 3.14159, .qd_range = 0.5});
+      if (!trainer) return fail(trainer.status().message());
+      im->shac = std::make_unique<PodsRun>(std::move(*trainer), *task);
     }
     im->opt_generation = im->generation;
     im->phase = im->opt_target > 0 ? OptPhase::running : OptPhase::finished;

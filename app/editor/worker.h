@@ -109,11 +109,14 @@ struct Snapshot {
   double grad_check_max_rel_err = -1;
 };
 
-// how start_optimize trains a robot policy task: the task runner's full-horizon gradient
-// (BPTT, as `adjoint optimize`) or SHAC (as `adjoint optimize --shac`: windows over `envs`
-// randomized copies and a critic); other tasks always use their runner
+// how start_optimize trains a policy task: the task's full-horizon gradient (BPTT, as
+// `adjoint optimize`) or SHAC (as `adjoint optimize --method shac`: windows over `envs`
+// randomized copies and a critic) or PODS (as `--method pods`); tasks without a policy
+// always use BPTT
 struct OptMethod {
   bool shac = false;
+  bool pods = false;  // PODS (engine/optim/pods.h) of `order`, `envs` episodes per iteration
+  int order = 1;
   int envs = 32;
   std::uint64_t seed = 0;
 };

@@ -27,6 +27,9 @@ class MlpT {
   int weight_count() const { return weight_count_; }
   const std::vector<int>& layer_sizes() const { return sizes_; }
   MlpActivation activation() const { return act_; }
+  // the outputs lie in (-output_scale, output_scale) unless linear
+  S output_scale() const { return output_scale_; }
+  bool linear_output() const { return linear_; }
 
   // "W1[r][c]" (layer 1, output r, input c) or "b1[r]"
   std::string weight_name(int k) const;

@@ -10,12 +10,8 @@ namespace {
 // std::uniform_real_distribution differs between standard libraries: draw by hand
 double uniform_pm1(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-52 - 1.0; }
 
-}  // namespace
-
-template <class S>
-Result<std::unique_ptr<RigidPolicyEnvT<S>>> RigidPolicyEnvT<S>::create(const scene::CompiledSceneT<S>& cs,
-                                                                       const scene::Task& task,
-                                                                       RigidEnvOptions options) {
+// what every env asks of a task: a policy and nothing else to train, frame costs
+Status check_env_task(const scene::Task& task, const PolicyEnvOptions& options) {
   const std::string where = "task '" + task.name + "'";
   if (!task.has_policy) return Status::error(where + ": the task has no policy to train");
   for (const scene::ParamSpec& p : task.parameters)
@@ -28,9 +24,29 @@ Result<std::unique_ptr<RigidPolicyEnvT<S>>> RigidPolicyEnvT<S>::create(const sce
   if (options.env_count < 1) return Status::error(where + ": env_count must be >= 1");
   if (!(options.q_range >= 0) || !(options.qd_range >= 0))
     return Status::error(where + ": q_range and qd_range must be >= 0");
-  if (!cs.has_robots()) return Status::error(where + ": the scene has no robots");
   for (int h : options.hidden)
     if (h < 1) return Status::error(where + ": policy layers need width >= 1");
+  return Status::ok();
+}
+
+// adj += scale x seed, entry by entry
+template <class S>
+void add_scaled(StateT<S>& adj, S scale, const StateT<S>& seed) {
+  for (std::size_t k = 0; k < adj.particle_q.size(); ++k) adj.particle_q[k] += seed.particle_q[k] * scale;
+  for (std::size_t k = 0; k < adj.particle_qd.size(); ++k) adj.particle_qd[k] += seed.particle_qd[k] * scale;
+  for (std::size_t k = 0; k < adj.joint_q.size(); ++k) adj.joint_q[k] += scale * seed.joint_q[k];
+  for (std::size_t k = 0; k < adj.joint_qd.size(); ++k) adj.joint_qd[k] += scale * seed.joint_qd[k];
+}
+
+}  // namespace
+
+template <class S>
+Result<std::unique_ptr<RigidPolicyEnvT<S>>> RigidPolicyEnvT<S>::create(const scene::CompiledSceneT<S>& cs,
+                                                                       const scene::Task& task,
+                                                                       PolicyEnvOptions options) {
+  const std::string where = "task '" + task.name + "'";
+  if (Status st = check_env_task(task, options); !st) return st;
+  if (!cs.has_robots()) return Status::error(where + ": the scene has no robots");
   auto env = std::unique_ptr<RigidPolicyEnvT>(new RigidPolicyEnvT());
   scene::Task net_task = task;
   if (!options.hidden.empty()) net_task.policy.hidden = options.hidden;
@@ -161,5 +177,137 @@ Status RigidPolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_acti
 
 template class RigidPolicyEnvT<float>;
 template class RigidPolicyEnvT<double>;
+
+template <class S>
+Result<std::unique_ptr<ParticlePolicyEnvT<S>>> ParticlePolicyEnvT<S>::create(const scene::CompiledSceneT<S>& cs,
+                                                                             const scene::Task& task,
+                                                                             PolicyEnvOptions options) {
+  const std::string where = "task '" + task.name + "'";
+  if (Status st = check_env_task(task, options); !st) return st;
+  if (options.activation != MlpActivation::tanh) return Status::error(where + ": particle policies are tanh networks");
+  auto env = std::unique_ptr<ParticlePolicyEnvT>(new ParticlePolicyEnvT());
+  scene::Task net_task = task;
+  if (!options.hidden.empty()) net_task.policy.hidden = options.hidden;
+  Result<PolicyT<S>> pol = PolicyT<S>::create(cs, net_task);
+  if (!pol) return pol.status();
+  env->policy_ = std::move(pol.value());
+  scene::Task one = task;
+  one.horizon = 1;
+  Result<ParametersT<S>> params = ParametersT<S>::create(cs, one, env->policy_.weight_count());
+  if (!params) return params.status();
+  Result<LossT<S>> loss = LossT<S>::create(cs, one, params.value());
+  if (!loss) return loss.status();
+  env->model_ = std::make_unique<ModelT<S>>(cs.model);
+  env->initial_ = env->model_->make_state();
+  env->dt_ = cs.frame_dt;
+  env->horizon_ = task.horizon;
+  env->substeps_ = cs.substeps;
+  env->copies_.resize(std::size_t(options.env_count));
+  for (Copy& c : env->copies_) {
+    c.solver = std::make_unique<SolverT<S>>(SolverOptions{cs.substeps, options.thread_count, true});
+    c.loss = loss.value();
+    c.grad_control = env->model_->make_control();
+    c.grad_model = env->model_->make_grad();
+  }
+  for (int i = 0; i < env->env_count(); ++i) env->reset(i, nullptr);
+  return env;
+}
+
+template <class S>
+S ParticlePolicyEnvT<S>::loss_at(Copy& c, const StateT<S>& s) {
+  c.loss.begin();
+  c.loss.observe(0, c.start);
+  c.loss.observe(1, s);
+  return c.loss.value({});
+}
+
+template <class S>
+void ParticlePolicyEnvT<S>::add_loss_seed(Copy& c, const StateT<S>& s, S scale, StateT<S>& adj) {
+  loss_at(c, s);  // the terms record what they read
+  c.seed = zero_like(s);
+  c.loss.seed(1, c.seed);
+  add_scaled(adj, scale, c.seed);
+}
+
+template <class S>
+void ParticlePolicyEnvT<S>::reset(int i, std::mt19937_64*) {
+  // TODO(optim): randomized particle starts (q_range/qd_range move joints only); safe to leave:
+  // the particle tasks train from the task's start, and PPO's draws stay where they were
+  Copy& c = copies_[i];
+  c.state = initial_;
+  c.frame = 0;
+  c.tape.clear();
+  c.start = c.state;
+  c.last = loss_at(c, c.state);
+}
+
+template <class S>
+void ParticlePolicyEnvT<S>::observe(int i, std::vector<S>& obs) const {
+  policy_.observe(copies_[i].frame, copies_[i].state, obs);
+}
+
+template <class S>
+Result<S> ParticlePolicyEnvT<S>::step(int i, const std::vector<S>& action) {
+  Copy& c = copies_[i];
+  Frame f{c.state, model_->make_control()};
+  f.control.zero();
+  policy_.apply_outputs(action, f.control);
+  Status st = c.solver->step(*model_, f.in, c.state, f.control, dt_);
+  if (!st)
+    return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
+  const S now = loss_at(c, c.state);
+  const S cost = now - c.last;
+  c.last = now;
+  c.tape.push_back(std::move(f));
+  ++c.frame;
+  return cost;
+}
+
+template <class S>
+void ParticlePolicyEnvT<S>::rewind(int i) {
+  Copy& c = copies_[i];
+  if (c.tape.empty()) return;
+  c.state = c.tape.front().in;
+  c.frame -= int(c.tape.size());
+  c.tape.clear();
+  c.last = loss_at(c, c.state);
+}
+
+template <class S>
+void ParticlePolicyEnvT<S>::begin_backward(int i) {
+  Copy& c = copies_[i];
+  c.adj = zero_like(c.state);
+  c.back = int(c.tape.size());
+}
+
+template <class S>
+void ParticlePolicyEnvT<S>::add_observation_adjoint(int i, const std::vector<S>& d_obs) {
+  policy_.observe_adjoint(d_obs, copies_[i].adj);
+}
+
+template <class S>
+Status ParticlePolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_action) {
+  Copy& c = copies_[i];
+  if (c.back < 1) return Status::error("env " + std::to_string(i) + ": backward past the recorded frames");
+  const int k = c.back - 1;
+  const Frame& f = c.tape[k];
+  const StateT<S>& out = k + 1 == int(c.tape.size()) ? c.state : c.tape[k + 1].in;
+  // cost = L(out) - L(in): + d_cost dL/d out before the step adjoint, - d_cost dL/d in after it
+  // (the episode's start is no function of the frames recorded)
+  if (d_cost != S(0)) add_loss_seed(c, out, d_cost, c.adj);
+  c.grad_control.zero();
+  Status st = c.solver->step_adjoint(*model_, f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control, c.grad_model);
+  if (!st)
+    return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame - int(c.tape.size()) + k) +
+                         " (backward): " + st.message());
+  if (d_cost != S(0)) add_loss_seed(c, f.in, -d_cost, c.adj_in);
+  policy_.output_grads(c.grad_control, d_action);
+  std::swap(c.adj, c.adj_in);
+  c.back = k;
+  return Status::ok();
+}
+
+template class ParticlePolicyEnvT<float>;
+template class ParticlePolicyEnvT<double>;
 
 }  // namespace adj::optim

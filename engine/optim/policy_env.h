@@ -12,10 +12,15 @@
 //   rewind(i)                 undo the recorded frames (gradient checks run a window twice)
 //
 // Copies share nothing that steps mutate, so different copies may run on different threads.
-// The cost of a frame is the task's loss over a one-frame horizon read on (s_t, s_t+1), as
-// PPO's rewards are: for a distance term, the progress of the frame; for the cartpole term,
-// the cost of s_t+1. An episode's costs sum to the task's loss times the horizon for the
-// cartpole term and to the task's loss for a distance term.
+// A task makes its env (TaskT::policy_env, engine/optim/task.h); the trainers never ask what
+// the world holds. The cost of a frame, per world:
+//   robots (RigidPolicyEnvT): the task's loss over a one-frame horizon read on (s_t, s_t+1):
+//     for a distance term, the progress of the frame; for the cartpole term, the cost of
+//     s_t+1. An episode's costs sum to the task's loss times the horizon for the cartpole
+//     term and to the task's loss for a distance term.
+//   particles (ParticlePolicyEnvT): L(s_t+1) - L(s_t), L(s) the task's loss were the episode
+//     to end in s (its terms read the episode's start and s): an episode's costs sum to the
+//     task's loss minus its value at the start (PPO's rewards on particle tasks).
 #pragma once
 
 #include <cstdint>
@@ -24,12 +29,15 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "engine/optim/loss.h"
 #include "engine/optim/mlp.h"
+#include "engine/optim/policy.h"
 #include "engine/optim/rigid_loss.h"
 #include "engine/optim/rigid_policy.h"
 #include "engine/rigid/rigid_solver.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
+#include "engine/solver/solver.h"
 
 namespace adj::optim {
 
@@ -49,6 +57,7 @@ class PolicyEnvT {
   // state of copy i: the task's initial state (rng null) or a randomized one; frame 0
   virtual void reset(int i, std::mt19937_64* rng) = 0;
   virtual int frame(int i) const = 0;  // frames since the last reset
+  virtual const StateT<S>& state(int i) const = 0;
   virtual void observe(int i, std::vector<S>& obs) const = 0;
   // one frame under `action` (the policy's outputs); returns the frame's cost
   virtual Result<S> step(int i, const std::vector<S>& action) = 0;
@@ -64,15 +73,17 @@ class PolicyEnvT {
 
 // randomized initial states (reset with an rng): every coordinate of a revolute or prismatic
 // joint moves from the task's initial value by `q_range` x uniform(-1, 1) [rad or m], and is
-// kept within the joint's limits; every dof velocity by `qd_range` x uniform(-1, 1)
-// The policy network is the task's (PolicySpec), unless `hidden` names other hidden layers;
-// `activation` is their activation (SHAC's networks: ELU).
-struct RigidEnvOptions {
+// kept within the joint's limits; every dof velocity by `qd_range` x uniform(-1, 1) (worlds
+// without joints start where the task starts). The policy network is the task's (PolicySpec),
+// unless `hidden` names other hidden layers; `activation` is their activation (SHAC's
+// networks: ELU; particle policies are tanh networks).
+struct PolicyEnvOptions {
   int env_count = 1;
   double q_range = 0;
   double qd_range = 0;
   std::vector<int> hidden;  // empty: the task's policy.hidden
   MlpActivation activation = MlpActivation::tanh;
+  int thread_count = 1;  // OpenMP threads of each copy's particle stages (0: OpenMP's default)
 };
 
 // the robot tasks' world: RigidSolverT copies of the scene's robots, actions on the policy
@@ -82,7 +93,7 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
  public:
   // errors: no policy, parameters other than the policy, effort terms, terms reading a step
   static Result<std::unique_ptr<RigidPolicyEnvT>> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
-                                                         RigidEnvOptions options = {});
+                                                         PolicyEnvOptions options = {});
 
   int env_count() const override { return int(copies_.size()); }
   int horizon() const override { return horizon_; }
@@ -99,7 +110,7 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
   void add_observation_adjoint(int i, const std::vector<S>& d_obs) override;
   Status backward_step(int i, S d_cost, std::vector<S>& d_action) override;
 
-  const StateT<S>& state(int i) const { return copies_[i].state; }
+  const StateT<S>& state(int i) const override { return copies_[i].state; }
   const RigidModelT<S>& model() const { return model_; }
   const RigidPolicyT<S>& policy() const { return policy_; }
 
@@ -122,7 +133,60 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
   RigidModelT<S> model_;
   StateT<S> initial_;
   RigidPolicyT<S> policy_;
-  RigidEnvOptions options_;
+  PolicyEnvOptions options_;
+  std::vector<Copy> copies_;
+  S dt_ = S(1.0 / 60.0);
+  int horizon_ = 0, substeps_ = 1;
+};
+
+// the particle tasks' world: SolverT copies of the scene's model, actions on the policy's
+// actuated springs and tets (PolicyT's observations and outputs)
+template <class S>
+class ParticlePolicyEnvT final : public PolicyEnvT<S> {
+ public:
+  // errors: no policy, parameters other than the policy, effort terms, terms reading a step,
+  // an activation other than tanh
+  static Result<std::unique_ptr<ParticlePolicyEnvT>> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
+                                                            PolicyEnvOptions options = {});
+
+  int env_count() const override { return int(copies_.size()); }
+  int horizon() const override { return horizon_; }
+  int substeps() const override { return substeps_; }
+  const MlpT<S>& mlp() const override { return policy_.mlp(); }
+  void reset(int i, std::mt19937_64* rng) override;
+  int frame(int i) const override { return copies_[i].frame; }
+  const StateT<S>& state(int i) const override { return copies_[i].state; }
+  void observe(int i, std::vector<S>& obs) const override;
+  Result<S> step(int i, const std::vector<S>& action) override;
+  void clear_tape(int i) override { copies_[i].tape.clear(); }
+  int tape_size(int i) const override { return int(copies_[i].tape.size()); }
+  void rewind(int i) override;
+  void begin_backward(int i) override;
+  void add_observation_adjoint(int i, const std::vector<S>& d_obs) override;
+  Status backward_step(int i, S d_cost, std::vector<S>& d_action) override;
+
+ private:
+  struct Frame {
+    StateT<S> in;
+    ControlT<S> control;
+  };
+  struct Copy {
+    StateT<S> start, state, adj, adj_in, seed;  // start: the episode's first state
+    std::vector<Frame> tape;
+    std::unique_ptr<SolverT<S>> solver;
+    LossT<S> loss;  // the one-frame loss, fed (start, s)
+    S last = S(0);  // L(state)
+    ControlT<S> grad_control;
+    ModelGradT<S> grad_model;
+    int frame = 0;
+    int back = 0;
+  };
+  S loss_at(Copy& c, const StateT<S>& s);
+  void add_loss_seed(Copy& c, const StateT<S>& s, S scale, StateT<S>& adj);
+
+  std::unique_ptr<ModelT<S>> model_;
+  StateT<S> initial_;
+  PolicyT<S> policy_;
   std::vector<Copy> copies_;
   S dt_ = S(1.0 / 60.0);
   int horizon_ = 0, substeps_ = 1;

@@ -5,8 +5,6 @@
 #include <cmath>
 #include <numeric>
 
-#include "engine/optim/parameters.h"
-
 namespace adj::optim {
 
 namespace {
@@ -92,71 +90,32 @@ PpoTrainer::~PpoTrainer() = default;
 PpoTrainer::PpoTrainer(PpoTrainer&&) noexcept = default;
 PpoTrainer& PpoTrainer::operator=(PpoTrainer&&) noexcept = default;
 
-Result<PpoTrainer> PpoTrainer::create(const scene::CompiledSceneT<double>& cs, const scene::Task& task,
-                                      PpoOptions options) {
-  const std::string where = "task '" + task.name + "' (PPO)";
-  if (!task.has_policy) return Status::error(where + ": the task has no policy to train");
-  for (const scene::ParamSpec& p : task.parameters)
-    if (p.kind != scene::ParamKind::policy)
-      return Status::error(where + ": only policy weights can be trained, not " + scene::to_string(p.kind));
-  for (const scene::LossTerm& l : task.loss)
-    if (l.kind == scene::LossKind::effort || l.step >= 0)
-      return Status::error(where + ": rewards need loss terms that read the last frame (step -1), without effort");
+Result<PpoTrainer> PpoTrainer::create(const TaskT<double>& task, PpoOptions options, PolicyEnvOptions env_options) {
+  const std::string where = "task '" + task.task().name + "' (PPO)";
   if (options.episodes_per_iteration < 1 || options.epochs < 1 || options.minibatch < 1 || !(options.lr > 0) ||
       !(options.clip_ratio > 0) || options.value_hidden < 1 || !(options.gamma > 0 && options.gamma <= 1) ||
       !(options.lambda >= 0 && options.lambda <= 1))
     return Status::error(where +
                          ": options out of range (episodes, epochs, minibatch, value_hidden >= 1; "
                          "lr, clip_ratio > 0; gamma in (0, 1]; lambda in [0, 1])");
-  PpoTrainer r;
-  r.task_ = task;
-  r.options_ = options;
-  r.rng_.seed(options.seed);
-  Result<PolicyT<double>> p = PolicyT<double>::create(cs, task);
-  if (!p) return p.status();
-  r.policy_ = std::move(p.value());
-  scene::Task one = task;
-  one.horizon = 1;
-  Result<ParametersT<double>> params = ParametersT<double>::create(cs, one, r.policy_.weight_count());
-  if (!params) return params.status();
-  Result<LossT<double>> l = LossT<double>::create(cs, one, params.value());
-  if (!l) return l.status();
-  r.step_loss_ = std::move(l.value());
-  r.model_ = std::make_unique<ModelT<double>>(cs.model);
-  r.solver_ = std::make_unique<SolverT<double>>(SolverOptions{cs.substeps, options.thread_count, true});
-  r.dt_ = cs.frame_dt;
-  r.substeps_ = cs.substeps;
-  const int nw = r.policy_.weight_count(), na = r.policy_.output_size();
-  r.pi_.assign(nw + na, options.initial_log_std);
-  r.policy_.init_weights(r.pi_.data(), task.seed);  // the network BPTT starts from
-  r.value_.init({r.policy_.input_size(), options.value_hidden, 1}, r.rng_);
-  r.v_ = r.value_.w;
-  scene::OptimizerSpec os{scene::OptimizerKind::adam, options.lr, options.max_grad_norm, 0};
-  r.pi_opt_ = OptimizerT<double>(os, nw + na);
-  r.v_opt_ = OptimizerT<double>(os, r.value_.weight_count());
-  return r;
-}
-
-Result<PpoTrainer> PpoTrainer::create(std::unique_ptr<PolicyEnvT<double>> env, std::unique_ptr<PolicyEnvT<double>> eval,
-                                      std::uint64_t init_seed, PpoOptions options) {
-  if (!env || !eval) return Status::error("PPO: no environment");
-  if (options.episodes_per_iteration < 1 || options.epochs < 1 || options.minibatch < 1 || !(options.lr > 0) ||
-      !(options.clip_ratio > 0) || options.value_hidden < 1 || !(options.gamma > 0 && options.gamma <= 1) ||
-      !(options.lambda >= 0 && options.lambda <= 1))
-    return Status::error(
-        "PPO: options out of range (episodes, epochs, minibatch, value_hidden >= 1; "
-        "lr, clip_ratio > 0; gamma in (0, 1]; lambda in [0, 1])");
+  env_options.thread_count = options.thread_count;
+  auto env = task.policy_env(env_options);
+  if (!env) return Status::error(where + ": " + env.status().message());
+  PolicyEnvOptions one = env_options;  // evaluation: one copy from the task's start
+  one.env_count = 1;
+  one.q_range = one.qd_range = 0;
+  auto eval = task.policy_env(one);
+  if (!eval) return Status::error(where + ": " + eval.status().message());
   PpoTrainer r;
   r.options_ = options;
   r.rng_.seed(options.seed);
-  r.env_ = std::move(env);
-  r.eval_ = std::move(eval);
+  r.env_ = std::move(env.value());
+  r.eval_ = std::move(eval.value());
   r.substeps_ = r.env_->substeps();
-  r.task_.horizon = r.env_->horizon();
   const MlpT<double>& net = r.env_->mlp();
   const int nw = net.weight_count(), na = net.output_size();
   r.pi_.assign(nw + na, options.initial_log_std);
-  net.init_weights(r.pi_.data(), init_seed);
+  net.init_weights(r.pi_.data(), task.task().seed);  // the network BPTT starts from
   r.value_.init({net.input_size(), options.value_hidden, 1}, r.rng_);
   r.v_ = r.value_.w;
   scene::OptimizerSpec os{scene::OptimizerKind::adam, options.lr, options.max_grad_norm, 0};
@@ -199,51 +158,7 @@ Result<double> PpoTrainer::env_episode(bool sample, std::vector<Sample>* out, in
   return sum / double(env.horizon());
 }
 
-double PpoTrainer::frame_loss(const StateT<double>& s0, const StateT<double>& s) {
-  step_loss_.begin();
-  step_loss_.observe(0, s0);
-  step_loss_.observe(1, s);
-  return step_loss_.value({});
-}
-
-Result<double> PpoTrainer::episode(bool sample, std::vector<Sample>* out) {
-  const int nw = policy_.weight_count(), na = policy_.output_size();
-  StateT<double> s = model_->make_state(), next;
-  const StateT<double> s0 = s;
-  ControlT<double> c = model_->make_control();
-  std::vector<double> obs, mean;
-  double prev = frame_loss(s0, s0);
-  for (int t = 0; t < task_.horizon; ++t) {
-    policy_.observe(t, s, obs);
-    policy_.forward(pi_.data(), obs, mean);
-    Sample smp;
-    smp.action = mean;
-    if (sample) {
-      for (int k = 0; k < na; ++k) {
-        double e = normal(rng_), ls = pi_[nw + k];
-        smp.action[k] = mean[k] + std::exp(ls) * e;
-        smp.logp += -0.5 * e * e - ls - k_log_sqrt_2pi;
-      }
-      smp.value = value_.forward(obs);
-    }
-    c.zero();
-    policy_.apply_outputs(smp.action, c);
-    Status st = solver_->step(*model_, s, next, c, dt_);
-    if (!st) return Status::error("PPO episode, step " + std::to_string(t + 1) + ": " + st.message());
-    if (sample) sim_steps_ += substeps_;
-    double loss = frame_loss(s0, next);
-    smp.reward = prev - loss;
-    prev = loss;
-    std::swap(s, next);
-    if (out) {
-      smp.obs = obs;
-      out->push_back(std::move(smp));
-    }
-  }
-  return prev;
-}
-
-Result<double> PpoTrainer::evaluate() { return env_ ? env_episode(false, nullptr, 0) : episode(false, nullptr); }
+Result<double> PpoTrainer::evaluate() { return env_episode(false, nullptr, 0); }
 
 Result<PpoIteration> PpoTrainer::iterate() {
   auto t0 = std::chrono::steady_clock::now();
@@ -252,7 +167,7 @@ Result<PpoIteration> PpoTrainer::iterate() {
   std::vector<Sample> batch;
   for (int e = 0; e < options_.episodes_per_iteration; ++e) {
     std::vector<Sample> ep;
-    Result<double> l = env_ ? env_episode(true, &ep, episodes_++) : episode(true, &ep);
+    Result<double> l = env_episode(true, &ep, episodes_++);
     if (!l) return l.status();
     // generalized advantage estimation; the episode ends at the horizon (value 0 after it)
     double adv = 0, next_value = 0, ret = 0;

@@ -5,15 +5,15 @@
 // with Adam over shuffled minibatches. Deterministic for a seed: one random stream, fixed
 // loop orders, no threads in the learner.
 //
-// Rewards come from the task's loss: r_t = L(t) - L(t + 1), where L(t) is the loss the
-// task would have if the episode ended at frame t, so an episode's return is L(0) - L(T)
-// (for a distance loss: the distance travelled).
+// The episodes run on the task's policy env (TaskT::policy_env, engine/optim/policy_env.h),
+// on its copies in turn (randomized resets when the env randomizes); the rewards are the
+// negated frame costs (particle tasks: r_t = L(t) - L(t + 1), L(t) the loss the task would
+// have if the episode ended at frame t, so an episode's return is L(0) - L(T), for a distance
+// loss the distance travelled), and evaluate() returns the mean frame cost of an episode
+// from the task's initial state.
 //
-// On a PolicyEnv (robots: RigidPolicyEnvT) the rewards are the negated frame costs, the
-// episodes run on the env's copies in turn (randomized resets when the env randomizes) and
-// evaluate() returns the eval copy's mean frame cost from the task's initial state.
-//
-//   auto ppo = optim::PpoTrainer::create(compiled, task, {.seed = 1});
+//   auto task = optim::make_task(compiled_double, spec).value();
+//   auto ppo = optim::PpoTrainer::create(*task, {.seed = 1});
 //   while (ppo->sim_steps() < budget) { auto it = ppo->iterate(); ... it->eval_loss ... }
 #pragma once
 
@@ -23,13 +23,9 @@
 #include <vector>
 
 #include "engine/core/status.h"
-#include "engine/optim/loss.h"
 #include "engine/optim/optimizer.h"
-#include "engine/optim/policy.h"
 #include "engine/optim/policy_env.h"
-#include "engine/scene/compile.h"
-#include "engine/scene/scene.h"
-#include "engine/solver/solver.h"
+#include "engine/optim/task.h"
 
 namespace adj::optim {
 
@@ -75,25 +71,20 @@ class PpoTrainer {
   PpoTrainer(PpoTrainer&&) noexcept;
   PpoTrainer& operator=(PpoTrainer&&) noexcept;
 
-  // errors: the task has no policy, parameters other than the policy, an effort term,
-  // or options out of range
-  static Result<PpoTrainer> create(const scene::CompiledSceneT<double>& cs, const scene::Task& task,
-                                   PpoOptions options = {});
-
-  // the same on a batch of environment copies (env) with a separate copy for evaluate()
-  // (eval); the policy network is the env's, initialized with init_seed
-  static Result<PpoTrainer> create(std::unique_ptr<PolicyEnvT<double>> env, std::unique_ptr<PolicyEnvT<double>> eval,
-                                   std::uint64_t init_seed, PpoOptions options = {});
+  // episodes on task.policy_env(env) (its thread_count: options.thread_count), evaluate()
+  // on one more copy from the task's start; the policy network is the env's, initialized
+  // with the task's seed. Errors: the task has no policy, parameters other than the policy,
+  // an effort term, or options out of range
+  static Result<PpoTrainer> create(const TaskT<double>& task, PpoOptions options = {}, PolicyEnvOptions env = {});
 
   // collect episodes_per_iteration episodes, then update
   Result<PpoIteration> iterate();
-  // the task's loss over an episode with the mean action (forward only; not counted)
+  // the mean frame cost of an episode with the mean action (forward only; not counted)
   Result<double> evaluate();
 
   long long sim_steps() const { return sim_steps_; }
   // the policy's weights, then one log sigma per output
   const std::vector<double>& parameters() const { return pi_; }
-  const PolicyT<double>& policy() const { return policy_; }
 
  private:
   struct Sample {
@@ -101,20 +92,12 @@ class PpoTrainer {
     std::vector<double> action;
     double logp = 0, value = 0, reward = 0, adv = 0, ret = 0;
   };
-  Result<double> episode(bool sample, std::vector<Sample>* out);
   Result<double> env_episode(bool sample, std::vector<Sample>* out, int copy);
-  const MlpT<double>& net() const { return env_ ? env_->mlp() : policy_.mlp(); }
-  double frame_loss(const StateT<double>& s0, const StateT<double>& s);
+  const MlpT<double>& net() const { return env_->mlp(); }
   void update(std::vector<Sample>& batch, PpoIteration& it);
 
-  scene::Task task_;
   PpoOptions options_;
-  PolicyT<double> policy_;                          // particle tasks
-  std::unique_ptr<PolicyEnvT<double>> env_, eval_;  // env tasks
-  LossT<double> step_loss_;                         // the task's terms reading frame 1 (fed s0 and s_t)
-  std::unique_ptr<ModelT<double>> model_;
-  std::unique_ptr<SolverT<double>> solver_;
-  double dt_ = 0;
+  std::unique_ptr<PolicyEnvT<double>> env_, eval_;
   int substeps_ = 1;
   Mlp value_;
   std::vector<double> pi_, v_;  // policy weights + log sigmas; value weights

@@ -6,7 +6,8 @@
 // for frame s counts in the window that contains s; past the window only the next term
 // still ahead counts, at the window's end (the robot heads for the next waypoint).
 //
-//   auto mpc = optim::RecedingHorizonT<float>::create(cs, task, {.window = 30, .iterations = 8});
+//   auto task = optim::make_task(cs, spec).value();  // plans and frames: task->restart(state, ...)
+//   auto mpc = optim::RecedingHorizonT<float>::create(*task, {.window = 30, .iterations = 8});
 //   auto report = mpc->run([](int frame, State& s) { /* optional disturbance */ });
 //   report->loss;    // the whole task's loss on the trajectory that was really flown
 //
@@ -17,8 +18,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
-#include "engine/optim/rigid_task.h"
-#include "engine/scene/compile.h"
+#include "engine/optim/task.h"
 
 namespace adj::optim {
 
@@ -31,7 +31,7 @@ struct RecedingHorizonOptions {
 template <class S>
 struct RecedingHorizonReport {
   std::vector<StateT<S>> states;  // the real trajectory, frames 0..horizon
-  std::vector<S> theta;                // the inputs applied, as the whole task's parameters
+  std::vector<S> theta;           // the inputs applied, as the whole task's parameters (from its theta())
   double loss = 0;                     // the whole task's loss on that trajectory
   int replans = 0;
   double ms = 0;                       // wall time of the run
@@ -40,9 +40,9 @@ struct RecedingHorizonReport {
 template <class S>
 class RecedingHorizonT {
  public:
-  // errors name the task (no robot, no actuator_control parameter, a policy task, bad options)
-  static Result<RecedingHorizonT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
-                                         RecedingHorizonOptions options);
+  // errors name the task (no actuator_control parameter, a policy task, bad options); the
+  // task must outlive the controller
+  static Result<RecedingHorizonT> create(const TaskT<S>& task, RecedingHorizonOptions options);
 
   // the whole horizon; disturb (optional) may change the real state before each frame is
   // stepped (a push, a gust): the plans only ever see the state as it is
@@ -51,10 +51,10 @@ class RecedingHorizonT {
   const RecedingHorizonOptions& options() const { return options_; }
 
  private:
-  // the task for the window that starts at frame `frame`
-  scene::Task window_task(int frame) const;
+  // the task for the `frames` frames from frame `frame` (at most to the horizon)
+  scene::Task window_task(int frame, int frames) const;
 
-  const scene::CompiledSceneT<S>* cs_ = nullptr;
+  const TaskT<S>* full_ = nullptr;
   scene::Task task_;
   RecedingHorizonOptions options_;
 };

@@ -4,10 +4,9 @@
 #include <chrono>
 #include <cstdio>
 
-#include "engine/optim/rigid_task.h"
+#include "engine/optim/pods.h"
 #include "engine/optim/shac.h"
 #include "engine/optim/task.h"
-#include "engine/optim/trainer.h"
 #include "engine/scene/compile.h"
 
 namespace adj::optim {
@@ -37,9 +36,11 @@ std::string row_line(const SampleEfficiencyRow& r) {
   return buf;
 }
 
-// robot tasks: progress = -(mean frame cost); target = -target_cost
-// PPO until its evaluation reaches the target progress or the step budget is spent
-Result<SampleEfficiencyRow> ppo_row(PpoTrainer& ppo, std::uint64_t seed, long long max_steps, double target) {
+// PPO until its evaluation reaches the target progress or the step budget is spent;
+// progress = -(mean frame cost) x `frames` (1: the mean frame cost; the horizon: the
+// episode's summed costs, for a distance term the distance travelled)
+Result<SampleEfficiencyRow> ppo_row(PpoTrainer& ppo, std::uint64_t seed, long long max_steps, double target,
+                                    double frames) {
   SampleEfficiencyRow r;
   r.method = "PPO";
   r.seed = seed;
@@ -50,8 +51,9 @@ Result<SampleEfficiencyRow> ppo_row(PpoTrainer& ppo, std::uint64_t seed, long lo
     if (!it) return Status::error("sample efficiency, PPO seed " + std::to_string(seed) + ": " + it.status().message());
     Result<double> l = ppo.evaluate();
     if (!l) break;
-    r.best_progress = std::max(r.best_progress, -l.value());
-    if (-l.value() >= target) {
+    const double progress = -l.value() * frames;
+    r.best_progress = std::max(r.best_progress, progress);
+    if (progress >= target) {
       r.steps_to_target = ppo.sim_steps();
       r.seconds_to_target = seconds_since(t0);
       break;
@@ -62,10 +64,11 @@ Result<SampleEfficiencyRow> ppo_row(PpoTrainer& ppo, std::uint64_t seed, long lo
   return r;
 }
 
-Result<SampleEfficiencyTable> run_rigid(const scene::Scene& sc, const scene::Task& found,
-                                        const scene::CompiledSceneT<double>& cs, const std::string& base_dir,
-                                        const SampleEfficiencyOptions& opt,
-                                        const std::function<void(const std::string&)>& progress) {
+// a fixed target cost (opt.target_cost > 0): progress = -(mean frame cost); target = -target_cost
+Result<SampleEfficiencyTable> run_to_cost(const scene::Scene& sc, const scene::Task& found,
+                                          const scene::CompiledSceneT<double>& cs, const std::string& base_dir,
+                                          const SampleEfficiencyOptions& opt,
+                                          const std::function<void(const std::string&)>& progress) {
   SampleEfficiencyTable table;
   table.scene = sc.name;
   table.task = found.name;
@@ -77,13 +80,14 @@ Result<SampleEfficiencyTable> run_rigid(const scene::Scene& sc, const scene::Tas
     table.rows.push_back(r);
     if (progress) progress(row_line(r));
   };
-  RigidEnvOptions randomized{.env_count = opt.rigid_envs, .q_range = 3.14159, .qd_range = 0.5};
+  PolicyEnvOptions randomized{.env_count = opt.rigid_envs, .q_range = 3.14159, .qd_range = 0.5};
   // full-horizon BPTT through the closed loop (the task runner), its loss = the mean frame cost
   for (std::uint64_t seed : opt.seeds) {
     scene::Task task = found;
     task.seed = seed;
-    Result<RigidTaskRunnerT<double>> runner = RigidTaskRunnerT<double>::create(cs, task);
+    auto runner = make_task(cs, task);
     if (!runner) return runner.status();
+    TaskT<double>& bptt = **runner;
     SampleEfficiencyRow r;
     r.method = "BPTT";
     r.seed = seed;
@@ -91,7 +95,7 @@ Result<SampleEfficiencyTable> run_rigid(const scene::Scene& sc, const scene::Tas
     auto t0 = Clock::now();
     int k = 0;
     for (; k < opt.bptt_iterations; ++k) {
-      Result<IterationStats> it = runner->iterate();
+      Result<IterationStats> it = bptt.iterate();
       if (!it) break;
       r.best_progress = std::max(r.best_progress, -it->loss);
       if (-it->loss >= table.target) {
@@ -112,15 +116,13 @@ Result<SampleEfficiencyTable> run_rigid(const scene::Scene& sc, const scene::Tas
     for (std::uint64_t seed : opt.seeds) {
       scene::Task task = found;
       task.seed = seed;
-      auto env = RigidPolicyEnvT<float>::create(*csf, task, randomized);
-      if (!env) return env.status();
-      auto eval = RigidPolicyEnvT<float>::create(*csf, task);
-      if (!eval) return eval.status();
+      auto ft = make_task(*csf, task);
+      if (!ft) return ft.status();
       BatchShacOptions so;  // the defaults: the swing-up test's settings
       so.window = opt.shac_window;
       so.lr_decay_windows = opt.rigid_shac_windows;
       so.seed = seed;
-      auto shac = BatchShacTrainerT<float>::create(std::move(env.value()), std::move(eval.value()), so);
+      auto shac = BatchShacTrainerT<float>::create(**ft, so, randomized);
       if (!shac) return shac.status();
       SampleEfficiencyRow r;
       r.method = "SHAC";
@@ -144,19 +146,49 @@ Result<SampleEfficiencyTable> run_rigid(const scene::Scene& sc, const scene::Tas
       report(r);
     }
   }
+  // PODS-1 and PODS-2 from the same randomized states (H v products counted in their steps)
+  for (int order = 1; order <= 2 && opt.pods_iterations > 0; ++order)
+    for (std::uint64_t seed : opt.seeds) {
+      scene::Task task = found;
+      task.seed = seed;
+      auto pt = make_task(cs, task);
+      if (!pt) return pt.status();
+      PodsOptions po;
+      po.order = order;
+      po.batch = opt.rigid_envs;
+      auto pods = PodsTrainerT<double>::create(**pt, po, randomized);
+      if (!pods) return pods.status();
+      SampleEfficiencyRow r;
+      r.method = order == 1 ? "PODS-1" : "PODS-2";
+      r.seed = seed;
+      r.best_progress = -1e300;
+      auto t0 = Clock::now();
+      for (int k = 0; k < opt.pods_iterations; ++k) {
+        if (!pods->step()) break;
+        Result<double> l = pods->evaluate();
+        if (!l) break;
+        r.best_progress = std::max(r.best_progress, -l.value());
+        if (-l.value() >= table.target) {
+          r.steps_to_target = pods->sim_steps();
+          r.seconds_to_target = seconds_since(t0);
+          break;
+        }
+      }
+      r.steps_run = pods->sim_steps();
+      r.seconds_run = seconds_since(t0);
+      report(r);
+    }
   // PPO from the same randomized states
   for (std::uint64_t seed : opt.seeds) {
     scene::Task task = found;
     task.seed = seed;
-    auto env = RigidPolicyEnvT<double>::create(cs, task, randomized);
-    if (!env) return env.status();
-    auto eval = RigidPolicyEnvT<double>::create(cs, task);
-    if (!eval) return eval.status();
+    auto dt = make_task(cs, task);
+    if (!dt) return dt.status();
     PpoOptions po = opt.rigid_ppo;
     po.seed = seed;
-    auto ppo = PpoTrainer::create(std::move(env.value()), std::move(eval.value()), seed, po);
+    auto ppo = PpoTrainer::create(**dt, po, randomized);
     if (!ppo) return ppo.status();
-    auto r = ppo_row(*ppo, seed, opt.ppo_max_steps, table.target);
+    auto r = ppo_row(*ppo, seed, opt.ppo_max_steps, table.target, 1.0);
     if (!r) return r.status();
     report(*r);
   }
@@ -211,8 +243,9 @@ Result<SampleEfficiencyTable> run_sample_efficiency(const scene::Scene& sc, cons
     return Status::error("sample efficiency: needs at least one seed and one BPTT iteration");
   Result<scene::CompiledSceneT<double>> cs = scene::compile<double>(sc, base_dir);
   if (!cs) return cs.status();
-  // robot copies train by SHAC against PPO; particle tasks by full-horizon BPTT against PPO
-  if (supports(cs.value(), *found, Method::shac)) return run_rigid(sc, *found, cs.value(), base_dir, opt, progress);
+  // a fixed target cost: SHAC with a critic from randomized starts against PPO; else the
+  // target follows full-horizon BPTT
+  if (opt.target_cost > 0) return run_to_cost(sc, *found, cs.value(), base_dir, opt, progress);
   SampleEfficiencyTable table;
   table.scene = sc.name;
   table.task = found->name;
@@ -233,7 +266,7 @@ Result<SampleEfficiencyTable> run_sample_efficiency(const scene::Scene& sc, cons
   for (std::uint64_t seed : opt.seeds) {
     scene::Task task = *found;
     task.seed = seed;
-    Result<TaskRunnerT<double>> runner = TaskRunnerT<double>::create(*cs, task);
+    auto runner = make_task(*cs, task);
     if (!runner) return runner.status();
     std::vector<Point> curve;
     auto t0 = Clock::now();
@@ -241,7 +274,7 @@ Result<SampleEfficiencyTable> run_sample_efficiency(const scene::Scene& sc, cons
     r.method = "BPTT";
     r.seed = seed;
     for (int k = 0; k < opt.bptt_iterations; ++k) {
-      Result<IterationStats> it = runner->iterate();
+      Result<IterationStats> it = (*runner)->iterate();
       if (!it) break;  // a non-finite gradient ends the run; what it reached stands
       curve.push_back({-it->loss, seconds_since(t0)});
       r.best_progress = std::max(r.best_progress, -it->loss);
@@ -277,7 +310,9 @@ Result<SampleEfficiencyTable> run_sample_efficiency(const scene::Scene& sc, cons
       so.window = opt.shac_window;
       so.lr = opt.shac_lr;
       so.normalize_observations = opt.shac_normalize;
-      Result<ShacTrainerT<double>> shac = ShacTrainerT<double>::create(*cs, task, so);
+      auto st = make_task(*cs, task);
+      if (!st) return st.status();
+      Result<ShacTrainerT<double>> shac = ShacTrainerT<double>::create(**st, so);
       if (!shac) return shac.status();
       SampleEfficiencyRow r;
       r.method = "SHAC";
@@ -308,9 +343,11 @@ Result<SampleEfficiencyTable> run_sample_efficiency(const scene::Scene& sc, cons
     task.seed = seed;
     PpoOptions po = opt.ppo;
     po.seed = seed;
-    Result<PpoTrainer> ppo = PpoTrainer::create(*cs, task, po);
+    auto pt = make_task(*cs, task);
+    if (!pt) return pt.status();
+    Result<PpoTrainer> ppo = PpoTrainer::create(**pt, po);
     if (!ppo) return ppo.status();
-    auto r = ppo_row(*ppo, seed, opt.ppo_max_steps, table.target);
+    auto r = ppo_row(*ppo, seed, opt.ppo_max_steps, table.target, double(found->horizon));
     if (!r) return r.status();
     report(*r);
   }

@@ -41,13 +41,18 @@ struct SampleEfficiencyOptions {
   double target_fraction = 0.8;         // of the mean best BPTT progress
   PpoOptions ppo = default_ppo();       // seed is replaced by each seed
 
-  // robot tasks (the cartpole swing-up): progress = -(mean frame cost of an episode from the
-  // task's initial state); every method runs until its cost is <= target_cost. SHAC runs with
-  // a critic on `rigid_envs` copies from randomized states (BatchShacTrainerT's defaults, the
-  // settings of the swing-up test); PPO collects its episodes from the same randomized states.
-  double target_cost = 3.0;  // the swing-up test's threshold (hanging still: 4.0)
+  // target_cost > 0 (the cartpole swing-up: 3.0, the swing-up test's threshold; hanging still
+  // is 4.0): progress = -(mean frame cost of an episode from the task's initial state); every
+  // method runs until its cost is <= target_cost. SHAC runs with a critic on `rigid_envs`
+  // copies from randomized states (BatchShacTrainerT's defaults, the settings of the swing-up
+  // test); PPO collects its episodes from the same randomized states. 0: the target follows
+  // BPTT (target_fraction), as above.
+  double target_cost = 0;
   int rigid_envs = 32;
   int rigid_shac_windows = 300;  // SHAC budget [windows of shac_window frames] (its lr decays over it)
+  // PODS-1 and PODS-2 (engine/optim/pods.h, in double) from the same randomized states, rigid_envs
+  // episodes per iteration, evaluated after each iteration; 0 skips PODS
+  int pods_iterations = 60;
   PpoOptions rigid_ppo = default_rigid_ppo();
 
   // the walker's PPO settings: rewards x 100 (a frame's progress is ~1e-3 m)
@@ -70,7 +75,7 @@ struct SampleEfficiencyOptions {
 };
 
 struct SampleEfficiencyRow {
-  std::string method;  // "BPTT", "SHAC", "PPO"
+  std::string method;  // "BPTT", "SHAC", "PODS-1", "PODS-2", "PPO"
   std::uint64_t seed = 0;
   double best_progress = 0;        // best -loss seen [m for the walker]
   long long steps_to_target = -1;  // -1: not reached within the budget

@@ -35,95 +35,111 @@ template <class S>
 ShacTrainerT<S>& ShacTrainerT<S>::operator=(ShacTrainerT&&) noexcept = default;
 
 template <class S>
-Result<ShacTrainerT<S>> ShacTrainerT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
-                                                ShacOptions options) {
-  const std::string where = "task '" + task.name + "' (SHAC)";
-  if (!task.has_policy) return Status::error(where + ": the task has no policy to train");
-  if (options.window < 1 || options.window > task.horizon)
+Result<ShacTrainerT<S>> ShacTrainerT<S>::create(const TaskT<S>& task, ShacOptions options) {
+  const scene::Task& spec = task.task();
+  const std::string where = "task '" + spec.name + "' (SHAC)";
+  if (!spec.has_policy) return Status::error(where + ": the task has no policy to train");
+  if (options.window < 1 || options.window > spec.horizon)
     return Status::error(where + ": window " + std::to_string(options.window) + " must lie in 1.." +
-                         std::to_string(task.horizon) + " (the horizon)");
-  for (const scene::ParamSpec& p : task.parameters)
-    if (p.kind != scene::ParamKind::policy)
-      return Status::error(where + ": only policy weights can be trained by windows, not " + scene::to_string(p.kind));
-  for (const scene::LossTerm& l : task.loss)
-    if (l.kind == scene::LossKind::effort || l.step >= 0)
-      return Status::error(where + ": window losses need terms that read the last frame (step -1), without effort");
+                         std::to_string(spec.horizon) + " (the horizon)");
+  auto env = task.policy_env({.env_count = 2, .thread_count = options.thread_count});
+  if (!env) return Status::error(where + ": " + env.status().message());
   ShacTrainerT r;
-  r.task_ = task;
   r.options_ = options;
-  if (!(r.options_.lr > 0)) r.options_.lr = task.optimizer.lr;
-  Result<PolicyT<S>> p = PolicyT<S>::create(cs, task);
-  if (!p) return p.status();
-  r.policy_ = std::make_unique<PolicyT<S>>(std::move(p.value()));
-  Result<ParametersT<S>> params = ParametersT<S>::create(cs, task, r.policy_->weight_count());
-  if (!params) return params.status();
-  scene::Task window_task = task;
-  window_task.horizon = options.window;
-  Result<LossT<S>> wl = LossT<S>::create(cs, window_task, params.value());
-  if (!wl) return wl.status();
-  r.window_loss_ = std::move(wl.value());
-  Result<LossT<S>> el = LossT<S>::create(cs, task, params.value());
-  if (!el) return el.status();
-  r.episode_loss_ = std::move(el.value());
+  if (!(r.options_.lr > 0)) r.options_.lr = spec.optimizer.lr;
+  r.env_ = std::move(env.value());
+  r.horizon_ = spec.horizon;
+  const int n = r.env_->mlp().weight_count();
   scene::OptimizerSpec os{scene::OptimizerKind::adam, r.options_.lr, options.clip, 0};
-  r.optimizer_ = OptimizerT<S>(os, r.policy_->weight_count());
-  r.model_ = std::make_unique<ModelT<S>>(cs.model);
-  r.window_rollout_ = std::make_unique<PolicyRolloutT<S>>(*r.model_, *r.policy_, options.window, cs.frame_dt,
-                                                          cs.substeps, options.thread_count);
-  r.initial_ = r.model_->make_state();
-  r.state_ = r.initial_;
-  r.w_.assign(r.policy_->weight_count(), S(0));
-  r.policy_->init_weights(r.w_.data(), task.seed);
+  r.optimizer_ = OptimizerT<S>(os, n);
+  r.w_.assign(std::size_t(n), S(0));
+  r.env_->mlp().init_weights(r.w_.data(), spec.seed);
   return r;
 }
 
 template <class S>
+void ShacTrainerT<S>::normalize(const std::vector<S>& raw, std::vector<S>& obs) const {
+  obs = raw;
+  for (std::size_t k = 0; k < norm_mean_.size(); ++k) obs[k] = (raw[k] - norm_mean_[k]) * norm_inv_std_[k];
+}
+
+template <class S>
+Result<S> ShacTrainerT<S>::run(int i, int frames, const std::vector<S>& w, std::vector<S>* grad, bool keep) {
+  PolicyEnvT<S>& env = *env_;
+  env.clear_tape(i);
+  raw_.resize(std::size_t(frames));
+  std::vector<std::vector<S>> obs(static_cast<std::size_t>(frames));
+  std::vector<S> action, d_action, d_obs;
+  S sum = S(0);
+  for (int t = 0; t < frames; ++t) {
+    env.observe(i, raw_[t]);
+    normalize(raw_[t], obs[t]);
+    env.mlp().forward(w.data(), obs[t], action);
+    Result<S> cost = env.step(i, action);
+    if (!cost) {
+      env.rewind(i);
+      return cost.status();
+    }
+    sum += cost.value();
+  }
+  Status st;
+  if (grad) {  // each frame, last first: the frame's cost, then its action's network
+    grad->assign(w.size(), S(0));
+    env.begin_backward(i);
+    for (int t = frames - 1; t >= 0 && st; --t) {
+      st = env.backward_step(i, S(1), d_action);
+      if (!st) break;
+      env.mlp().backward(w.data(), obs[t], d_action, grad->data(), d_obs);
+      for (std::size_t k = 0; k < norm_inv_std_.size(); ++k) d_obs[k] *= norm_inv_std_[k];
+      env.add_observation_adjoint(i, d_obs);
+    }
+  }
+  if (keep && st)
+    env.clear_tape(i);
+  else
+    env.rewind(i);
+  if (!st) return st;
+  return sum;
+}
+
+template <class S>
 Result<S> ShacTrainerT<S>::window_loss(const std::vector<S>& w, std::vector<S>* grad) {
-  if (frame_ + options_.window > task_.horizon) {  // a new episode
-    state_ = initial_;
-    frame_ = 0;
-  }
-  if (options_.normalize_observations && stats_.count > 1) {
-    std::vector<S> mean(stats_.mean.begin(), stats_.mean.end()), sd;
-    for (int k = 0; k < int(mean.size()); ++k) sd.push_back(S(stats_.stddev(k)));
-    policy_->set_normalizer(std::move(mean), std::move(sd));
-  }
-  window_rollout_->set_frame_offset(frame_);
-  window_loss_.begin();
-  Status st =
-      window_rollout_->forward(state_, {}, w.data(), [&](int t, const StateT<S>& s) { window_loss_.observe(t, s); });
-  if (!st) return Status::error("SHAC window at frame " + std::to_string(frame_) + ": " + st.message());
-  S value = window_loss_.value({});
-  if (!is_finite(value)) return Status::error("SHAC window at frame " + std::to_string(frame_) + ": loss not finite");
-  if (!grad) return value;
-  grad->assign(w.size(), S(0));
-  st = window_rollout_->backward(
-      w.data(), [&](int t, StateT<S>& adj) { window_loss_.seed(t, adj); }, grad->data());
-  if (!st) return Status::error("SHAC window at frame " + std::to_string(frame_) + ": " + st.message());
+  return window(w, grad, false);
+}
+
+template <class S>
+Result<S> ShacTrainerT<S>::window(const std::vector<S>& w, std::vector<S>* grad, bool keep) {
+  if (env_->frame(0) + options_.window > horizon_) env_->reset(0, nullptr);  // a new episode
+  window_start_ = env_->frame(0);
+  norm_mean_.clear();
+  norm_inv_std_.clear();
+  if (options_.normalize_observations && stats_.count > 1)
+    for (std::size_t k = 0; k < stats_.mean.size(); ++k) {
+      norm_mean_.push_back(S(stats_.mean[k]));
+      norm_inv_std_.push_back(S(1.0 / std::max(stats_.stddev(int(k)), 1e-4)));
+    }
+  Result<S> value = run(0, options_.window, w, grad, keep);
+  const std::string at = "SHAC window at frame " + std::to_string(window_start_);
+  if (!value) return Status::error(at + ": " + value.status().message());
+  if (!is_finite(value.value())) return Status::error(at + ": loss not finite");
   return value;
 }
 
 template <class S>
 Result<ShacWindowStats> ShacTrainerT<S>::step_window() {
   std::vector<S> g;
-  Result<S> loss = window_loss(w_, &g);
+  Result<S> loss = window(w_, &g, true);  // kept: the episode goes on from the window's end
   if (!loss) return loss.status();
   ShacWindowStats s;
   s.window = windows_;
-  s.frame = frame_;
+  s.frame = window_start_;
   s.loss = double(loss.value());
   for (S x : g)
-    if (!is_finite(x)) return Status::error("SHAC window at frame " + std::to_string(frame_) + ": gradient not finite");
+    if (!is_finite(x))
+      return Status::error("SHAC window at frame " + std::to_string(window_start_) + ": gradient not finite");
   s.grad_norm = optimizer_.step(w_, g);
-  // the window's observations join the running statistics, then the episode goes on
-  std::vector<S> obs;
-  for (int t = 0; t < options_.window; ++t) {
-    policy_->observe_raw(frame_ + t, window_rollout_->state(t), obs);
-    stats_.add(obs);
-  }
-  state_ = window_rollout_->final_state();
-  frame_ += options_.window;
-  sim_steps_ += (long long)options_.window * window_rollout_->substeps();
+  for (const std::vector<S>& obs : raw_) stats_.add(obs);  // the window's observations join the statistics
+  sim_steps_ += (long long)options_.window * env_->substeps();
   s.sim_steps = sim_steps_;
   ++windows_;
   return s;
@@ -131,12 +147,10 @@ Result<ShacWindowStats> ShacTrainerT<S>::step_window() {
 
 template <class S>
 Result<S> ShacTrainerT<S>::evaluate() {
-  PolicyRolloutT<S> roll(*model_, *policy_, task_.horizon, window_rollout_->dt(), window_rollout_->substeps(),
-                         options_.thread_count);
-  episode_loss_.begin();
-  Status st = roll.forward(initial_, {}, w_.data(), [&](int t, const StateT<S>& s) { episode_loss_.observe(t, s); });
-  if (!st) return Status::error("SHAC evaluation: " + st.message());
-  return episode_loss_.value({});
+  env_->reset(1, nullptr);
+  Result<S> sum = run(1, horizon_, w_, nullptr, true);
+  if (!sum) return Status::error("SHAC evaluation: " + sum.status().message());
+  return sum;
 }
 
 template void RunningStats::add(const std::vector<float>&);
@@ -159,13 +173,19 @@ double gaussian(std::mt19937_64& rng) {
 }  // namespace
 
 template <class S>
-Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(std::unique_ptr<PolicyEnvT<S>> env,
-                                                          std::unique_ptr<PolicyEnvT<S>> eval, BatchShacOptions o) {
-  const std::string where = "SHAC";
-  if (!env || !eval) return Status::error(where + ": no environment");
-  if (o.window < 1 || o.window > env->horizon())
+Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(const TaskT<S>& task, BatchShacOptions o,
+                                                          PolicyEnvOptions env_options) {
+  const std::string where = "task '" + task.task().name + "' (SHAC)";
+  auto env = task.policy_env(env_options);
+  if (!env) return Status::error(where + ": " + env.status().message());
+  PolicyEnvOptions one = env_options;  // evaluation: one copy from the task's start
+  one.env_count = 1;
+  one.q_range = one.qd_range = 0;
+  auto eval = task.policy_env(one);
+  if (!eval) return Status::error(where + ": " + eval.status().message());
+  if (o.window < 1 || o.window > (*env)->horizon())
     return Status::error(where + ": window " + std::to_string(o.window) + " must lie in 1.." +
-                         std::to_string(env->horizon()) + " (the horizon)");
+                         std::to_string((*env)->horizon()) + " (the horizon)");
   if (!(o.actor_lr > 0) || !(o.critic_lr > 0) || !(o.gamma > 0 && o.gamma < 1) || !(o.lambda >= 0 && o.lambda <= 1) ||
       o.critic_passes < 1 || o.critic_minibatches < 1 || !(o.target_alpha >= 0 && o.target_alpha < 1) ||
       !(o.clip >= 0) || !(o.critic_clip >= 0) || !(o.beta1 >= 0 && o.beta1 < 1) || !(o.beta2 >= 0 && o.beta2 < 1) ||
@@ -178,8 +198,8 @@ Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(std::unique_ptr<Policy
     if (h < 1) return Status::error(where + ": critic layers need width >= 1");
   BatchShacTrainerT r;
   r.options_ = o;
-  r.env_ = std::move(env);
-  r.eval_ = std::move(eval);
+  r.env_ = std::move(env.value());
+  r.eval_ = std::move(eval.value());
   const int n = r.env_->env_count();
   r.w_.assign(r.env_->mlp().weight_count(), S(0));
   r.env_->mlp().init_weights(r.w_.data(), o.seed);

@@ -1,15 +1,15 @@
 // SHAC-style policy training (Xu et al. 2022, without the critic): the episode is cut into
-// short windows (16-32 frames); each window runs the closed-loop policy from where the
-// last one stopped, evaluates the task's loss over the window alone (its terms read the
-// window's last frame; a distance term measures the progress made in the window) and
-// backpropagates through those frames only. The gradient is clipped to a global norm and
-// applied with Adam at once, so one episode gives episode / window updates. Observations
-// are normalized with a running mean and standard deviation, frozen inside a window so
-// that the window's gradient is exact.
+// short windows (16-32 frames); each window runs the closed-loop policy on the task's policy
+// env (TaskT::policy_env) from where the last one stopped, sums the window's frame costs (for
+// a distance term: the progress made in the window) and backpropagates through those frames
+// only. The gradient is clipped to a global norm and applied with Adam at once, so one
+// episode gives episode / window updates. Observations are normalized with a running mean
+// and standard deviation, frozen inside a window so that the window's gradient is exact.
 //
-//   auto shac = optim::ShacTrainerT<double>::create(compiled, task, {.window = 24});
+//   auto task = optim::make_task(compiled, spec).value();
+//   auto shac = optim::ShacTrainerT<double>::create(*task, {.window = 24});
 //   for (int k = 0; k < 200; ++k) shac->step_window();   // {loss, grad_norm, frame, ...}
-//   double loss = shac->evaluate().value();             // the task's loss over a whole episode
+//   double loss = shac->evaluate().value();             // an episode's summed frame costs
 #pragma once
 
 #include <cstdint>
@@ -23,6 +23,7 @@
 #include "engine/optim/parameters.h"
 #include "engine/optim/policy.h"
 #include "engine/optim/policy_env.h"
+#include "engine/optim/task.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
 
@@ -64,34 +65,37 @@ class ShacTrainerT {
 
   // the task needs a policy; its other parameters must be policy weights only; errors
   // name the task (window < 1 or longer than the horizon, effort terms, no policy)
-  static Result<ShacTrainerT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
-                                     ShacOptions options = {});
+  static Result<ShacTrainerT> create(const TaskT<S>& task, ShacOptions options = {});
 
   // train on the next window (a new episode starts when the last one is used up)
   Result<ShacWindowStats> step_window();
   // the current window's loss at weights w (and dL/dw) without stepping (for gradient checks)
   Result<S> window_loss(const std::vector<S>& w, std::vector<S>* grad);
-  // the task's loss over a whole episode with the current weights (forward only; not counted)
+  // an episode's summed frame costs from the task's start with the current weights (forward
+  // only; not counted); for a distance term, the task's loss
   Result<S> evaluate();
 
   const std::vector<S>& weights() const { return w_; }
   void set_weights(std::vector<S> w) { w_ = std::move(w); }
-  const PolicyT<S>& policy() const { return *policy_; }
+  const PolicyEnvT<S>& env() const { return *env_; }
   long long sim_steps() const { return sim_steps_; }
-  int windows_per_episode() const { return task_.horizon / options_.window; }
+  int windows_per_episode() const { return horizon_ / options_.window; }
 
  private:
-  scene::Task task_;
+  // copy `i` runs `frames` frames from where it is; with grad, backward through them; the
+  // recorded frames are kept (the episode goes on) or undone
+  Result<S> run(int i, int frames, const std::vector<S>& w, std::vector<S>* grad, bool keep);
+  Result<S> window(const std::vector<S>& w, std::vector<S>* grad, bool keep);
+  void normalize(const std::vector<S>& raw, std::vector<S>& obs) const;
+
   ShacOptions options_;
-  std::unique_ptr<PolicyT<S>> policy_;  // the rollouts point at it: kept in place across moves
-  LossT<S> window_loss_, episode_loss_;
+  std::unique_ptr<PolicyEnvT<S>> env_;  // copy 0 trains, copy 1 evaluates
   OptimizerT<S> optimizer_;
-  std::unique_ptr<ModelT<S>> model_;
-  std::unique_ptr<PolicyRolloutT<S>> window_rollout_;
-  StateT<S> initial_, state_;
   RunningStats stats_;
+  std::vector<S> norm_mean_, norm_inv_std_;  // frozen for a window; empty: raw observations
+  std::vector<std::vector<S>> raw_;          // the last window's raw observations
   std::vector<S> w_;
-  int frame_ = 0, windows_ = 0;
+  int horizon_ = 0, windows_ = 0, window_start_ = 0;
   long long sim_steps_ = 0;
 };
 
@@ -112,9 +116,8 @@ class ShacTrainerT {
 // randomizes. Deterministic for a seed at any thread count: each copy has its own random
 // stream and its own gradient slot, summed in copy order.
 //
-//   auto env = optim::RigidPolicyEnvT<double>::create(compiled, task, {.env_count = 32, .q_range = 3.14});
-//   auto eval = optim::RigidPolicyEnvT<double>::create(compiled, task);
-//   auto shac = optim::BatchShacTrainerT<double>::create(std::move(*env), std::move(*eval), {});
+//   auto task = optim::make_task(compiled, spec).value();
+//   auto shac = optim::BatchShacTrainerT<double>::create(*task, {}, {.env_count = 32, .q_range = 3.14});
 //   for (int k = 0; k < 300; ++k) shac->step();                 // {actor_loss, critic_loss, ...}
 //   double cost = shac->evaluate().value();                     // mean frame cost of one episode
 // defaults: the cartpole swing-up's (robot_cartpole.json, 32 copies, 300 windows)
@@ -161,9 +164,10 @@ struct BatchShacStats {
 template <class S>
 class BatchShacTrainerT {
  public:
-  // env: the copies that train; eval: a copy for evaluate() (its copy 0 is used)
-  static Result<BatchShacTrainerT> create(std::unique_ptr<PolicyEnvT<S>> env, std::unique_ptr<PolicyEnvT<S>> eval,
-                                          BatchShacOptions options = {});
+  // the copies that train: task.policy_env(env); evaluate() runs one more copy from the
+  // task's start. Errors name the task.
+  static Result<BatchShacTrainerT> create(const TaskT<S>& task, BatchShacOptions options = {},
+                                          PolicyEnvOptions env = {});
 
   // one window on every copy, an actor step and the critic's fit
   Result<BatchShacStats> step();

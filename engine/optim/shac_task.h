@@ -1,12 +1,12 @@
-// a robot policy task trained as SHAC does it (shac.h BatchShacTrainerT: windows of 32 frames
+// a policy task trained as SHAC does it (shac.h BatchShacTrainerT: windows of 32 frames
 // over many randomized copies, a learned critic for each window's end), with the settings
-// that `adjoint optimize --shac` and the editor's SHAC method share
+// that `adjoint optimize --method shac` and the editor's SHAC method share
 #pragma once
 
 #include <cstdint>
 
 #include "engine/optim/shac.h"
-#include "engine/scene/compile.h"
+#include "engine/optim/task.h"
 
 namespace adj::optim {
 
@@ -17,8 +17,7 @@ struct ShacTaskSettings {
   int thread_count = 0;      // 0: OpenMP's default
 };
 
-// the trainer for `task` (one that optim::supports(cs, task, Method::shac)); errors name the task
-Result<BatchShacTrainerT<float>> make_shac_trainer(const scene::CompiledScene& cs, const scene::Task& task,
-                                                   const ShacTaskSettings& settings);
+// the trainer for `task` (a policy task whose world has a policy env); errors name the task
+Result<BatchShacTrainerT<float>> make_shac_trainer(const TaskT<float>& task, const ShacTaskSettings& settings);
 
 }  // namespace adj::optim

@@ -40,11 +40,43 @@ const std::vector<ParamBlock>& blocks_of(const CoupledTaskRunnerT<S>& r) {
   return r.blocks();
 }
 
+// the env of each runner's world
+template <class S>
+Result<std::unique_ptr<PolicyEnvT<S>>> env_of(const TaskRunnerT<S>&, const scene::CompiledSceneT<S>& cs,
+                                              const scene::Task& task, const PolicyEnvOptions& o) {
+  auto env = ParticlePolicyEnvT<S>::create(cs, task, o);
+  if (!env) return env.status();
+  return std::unique_ptr<PolicyEnvT<S>>(std::move(env.value()));
+}
+template <class S>
+Result<std::unique_ptr<PolicyEnvT<S>>> env_of(const RigidTaskRunnerT<S>&, const scene::CompiledSceneT<S>& cs,
+                                              const scene::Task& task, const PolicyEnvOptions& o) {
+  auto env = RigidPolicyEnvT<S>::create(cs, task, o);
+  if (!env) return env.status();
+  return std::unique_ptr<PolicyEnvT<S>>(std::move(env.value()));
+}
+template <class S>
+Result<std::unique_ptr<PolicyEnvT<S>>> env_of(const CoupledTaskRunnerT<S>&, const scene::CompiledSceneT<S>&,
+                                              const scene::Task& task, const PolicyEnvOptions&) {
+  // TODO(optim): a coupled env (robots and particles stepped together, frame by frame); safe
+  // to leave: the scenes' coupled tasks have no policy, and BPTT trains them
+  return Status::error("task '" + task.name + "': policies on robots and particles together train by BPTT only");
+}
+
+// the loss of given frames, by each runner's loss
+template <class S, class Loss>
+S loss_of(Loss loss, const std::vector<StateT<S>>& frames, const std::vector<S>& theta) {
+  loss.begin();
+  for (std::size_t t = 0; t < frames.size(); ++t) loss.observe(int(t), frames[t]);
+  return loss.value(theta);
+}
+
 // a runner behind the Task interface
 template <class S, class Runner>
 class RunnerTask final : public TaskT<S> {
  public:
-  RunnerTask(Runner r, const char* kind) : r_(std::move(r)), kind_(kind) {}
+  RunnerTask(Runner r, const char* kind, std::shared_ptr<const scene::CompiledSceneT<S>> cs, TaskOptions options)
+      : r_(std::move(r)), kind_(kind), cs_(std::move(cs)), options_(options), start_(cs_->model.make_state()) {}
   const char* kind() const override { return kind_; }
   Result<S> evaluate(const std::vector<S>& theta, std::vector<S>* grad) override { return r_.evaluate(theta, grad); }
   Result<IterationStats> iterate() override { return r_.iterate(); }
@@ -72,17 +104,42 @@ class RunnerTask final : public TaskT<S> {
     else
       return none_;
   }
+  const StateT<S>& start() const override { return start_; }
+  Result<std::unique_ptr<PolicyEnvT<S>>> policy_env(const PolicyEnvOptions& options) const override {
+    return env_of(r_, *cs_, r_.task(), options);
+  }
+  Result<std::unique_ptr<TaskT<S>>> restart(const StateT<S>& start, const scene::Task& spec) const override {
+    scene::CompiledSceneT<S> cs = *cs_;  // the model's initial state is where the task starts
+    cs.model.particle_q = start.particle_q;
+    cs.model.particle_qd = start.particle_qd;
+    cs.model.joint_q = start.joint_q;
+    cs.model.joint_qd = start.joint_qd;
+    return make_task(cs, spec, options_);
+  }
+  Result<S> trajectory_loss(const std::vector<StateT<S>>& frames, const std::vector<S>& theta) const override {
+    if (int(frames.size()) != r_.task().horizon + 1)
+      return Status::error("task '" + r_.task().name + "': a trajectory of " + std::to_string(frames.size()) +
+                           " frames, the horizon needs " + std::to_string(r_.task().horizon + 1));
+    if constexpr (std::is_same_v<Runner, CoupledTaskRunnerT<S>>)
+      return Status::error("task '" + r_.task().name + "': the loss of a given trajectory is not measured here yet");
+    else
+      return loss_of<S>(r_.loss(), frames, theta);
+  }
 
  private:
   Runner r_;
   const char* kind_;
+  std::shared_ptr<const scene::CompiledSceneT<S>> cs_;  // restart() and policy_env() build from it
+  TaskOptions options_;
+  StateT<S> start_;
   std::vector<S> none_;
 };
 
 template <class S, class Runner>
-Result<std::unique_ptr<TaskT<S>>> wrap(Result<Runner> r, const char* kind) {
+Result<std::unique_ptr<TaskT<S>>> wrap(Result<Runner> r, const char* kind,
+                                       std::shared_ptr<const scene::CompiledSceneT<S>> cs, TaskOptions options) {
   if (!r) return r.status();
-  return std::unique_ptr<TaskT<S>>(new RunnerTask<S, Runner>(std::move(r.value()), kind));
+  return std::unique_ptr<TaskT<S>>(new RunnerTask<S, Runner>(std::move(r.value()), kind, std::move(cs), options));
 }
 
 }  // namespace
@@ -93,6 +150,8 @@ const char* to_string(Method m) {
       return "BPTT";
     case Method::shac:
       return "SHAC";
+    case Method::pods:
+      return "PODS";
     case Method::receding_horizon:
       return "receding horizon";
   }
@@ -100,41 +159,20 @@ const char* to_string(Method m) {
 }
 
 template <class S>
-Status supports(const scene::CompiledSceneT<S>& cs, const scene::Task& task, Method method) {
-  const std::string who = "task '" + task.name + "': ";
-  switch (method) {
-    case Method::bptt:
-      return Status::ok();
-    case Method::shac:  // the batched copies are robot copies (engine/optim/rigid_policy_env)
-      if (!task.has_policy) return Status::error(who + "SHAC trains a policy; the task has no policy");
-      if (!is_robot_task(cs, task))
-        return Status::error(who + "SHAC trains a robot task's policy; the task has no robot");
-      if (cs.has_particles())  // its copies step the bodies alone
-        return Status::error(who + "SHAC's copies step robots alone; this scene also has particles (use BPTT)");
-      return Status::ok();
-    case Method::receding_horizon:  // plans actuator inputs
-      if (!is_robot_task(cs, task))
-        return Status::error(who + "receding horizon plans robot actuator inputs; the task has no robot");
-      return Status::ok();
-  }
-  return Status::error(who + "unknown method");
-}
-
-template <class S>
 Result<std::unique_ptr<TaskT<S>>> make_task(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
                                             TaskOptions options) {
+  auto shared = std::make_shared<const scene::CompiledSceneT<S>>(cs);
   if (is_robot_task(cs, task)) {
     if (cs.has_particles())  // robots and particles acting on each other
-      return wrap<S>(CoupledTaskRunnerT<S>::create(cs, task, options.thread_count), "robot + particles, coupled");
-    return wrap<S>(RigidTaskRunnerT<S>::create(cs, task), "robot");
+      return wrap<S>(CoupledTaskRunnerT<S>::create(cs, task, options.thread_count), "robot + particles, coupled",
+                     shared, options);
+    return wrap<S>(RigidTaskRunnerT<S>::create(cs, task), "robot", shared, options);
   }
   return wrap<S>(
       TaskRunnerT<S>::create(cs, task, {.thread_count = options.thread_count, .keep_frames = options.keep_frames}),
-      "particles");
+      "particles", shared, options);
 }
 
-template Status supports(const scene::CompiledSceneT<float>&, const scene::Task&, Method);
-template Status supports(const scene::CompiledSceneT<double>&, const scene::Task&, Method);
 template Result<std::unique_ptr<TaskT<float>>> make_task(const scene::CompiledSceneT<float>&, const scene::Task&,
                                                          TaskOptions);
 template Result<std::unique_ptr<TaskT<double>>> make_task(const scene::CompiledSceneT<double>&, const scene::Task&,

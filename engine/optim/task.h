@@ -1,8 +1,10 @@
 // Task: one interface over every scene task, whatever the scene holds (particles, robots or
-// both): the optimization methods, `adjoint optimize` / `check-grad` and the editor take a
-// Task. make_task() is the one place that looks at what the scene holds and picks the
-// implementation (particles: TaskRunner, trainer.h; robots: RigidTaskRunner, rigid_task.h;
-// robots and particles: CoupledTaskRunner, coupled_task.h), all stepping the one solver.
+// both): the optimization methods (BPTT: iterate(); SHAC, PPO, PODS: policy_env(); receding
+// horizon: restart()), `adjoint optimize` / `check-grad` and the editor take a Task.
+// make_task() is the one place that looks at what the scene holds and picks the
+// implementation (particles: TaskRunner, trainer.h, and ParticlePolicyEnv; robots:
+// RigidTaskRunner, rigid_task.h, and RigidPolicyEnv; robots and particles:
+// CoupledTaskRunner, coupled_task.h), all stepping the one solver.
 //
 //   auto task = optim::make_task(compiled, *scene.find_task(name));
 //   if (!task) report(task.status());
@@ -18,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/optim/policy_env.h"
 #include "engine/optim/trainer.h"
 
 namespace adj::optim {
@@ -55,20 +58,27 @@ class TaskT {
   virtual const StateT<S>& final_state() const = 0;
   // |dL/d state_t| of the last evaluate, t = 0..horizon (empty where not measured)
   virtual const std::vector<S>& step_grad_norms() const = 0;
+
+  // the state the task starts from (frame 0)
+  virtual const StateT<S>& start() const = 0;
+  // copies of the task's world that a policy drives frame by frame (SHAC, PPO, PODS:
+  // engine/optim/policy_env.h); errors name the task and what it lacks (a policy, ...)
+  virtual Result<std::unique_ptr<PolicyEnvT<S>>> policy_env(const PolicyEnvOptions& options) const = 0;
+  // the same world from `start` under another spec (horizon, loss, parameters): receding
+  // horizon's plans and the frames it flies
+  virtual Result<std::unique_ptr<TaskT>> restart(const StateT<S>& start, const scene::Task& spec) const = 0;
+  // this task's loss of a trajectory flown elsewhere (frames t = 0..horizon) under inputs theta
+  virtual Result<S> trajectory_loss(const std::vector<StateT<S>>& frames, const std::vector<S>& theta) const = 0;
 };
 
-// the methods that train a task besides its own full-horizon gradient (iterate())
+// the methods that train a task (the CLI's --method, the editor's method combo)
 enum class Method {
   bptt,              // every task: TaskT::iterate
   shac,              // short windows over many copies and a critic (engine/optim/shac_task.h)
+  pods,              // improved action sequences, the policy regressed onto them (engine/optim/pods.h)
   receding_horizon,  // plans of a few frames, re-planned as they are flown (receding_horizon.h)
 };
 const char* to_string(Method m);
-
-// whether `method` can train `task` of `cs`; the error says why not, naming the task. With
-// make_task, the one place that looks at what the scene holds.
-template <class S>
-Status supports(const scene::CompiledSceneT<S>& cs, const scene::Task& task, Method method);
 
 template <class S>
 Result<std::unique_ptr<TaskT<S>>> make_task(const scene::CompiledSceneT<S>& cs, const scene::Task& task,

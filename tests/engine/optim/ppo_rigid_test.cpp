@@ -1,4 +1,4 @@
-// PPO on robots (engine/optim/ppo.h over engine/optim/policy_env.h RigidPolicyEnvT): the
+// PPO on robots (engine/optim/ppo.h over the task's policy env, engine/optim/policy_env.h): the
 // cartpole swing-up's return rises, determinism; the sample-efficiency table for the cartpole
 // (hidden: `adjoint_optim_tests "[.bench]"`)
 #include <catch2/catch.hpp>
@@ -8,6 +8,7 @@
 
 #include "engine/optim/ppo.h"
 #include "engine/optim/sample_efficiency.h"
+#include "engine/optim/task.h"
 #include "engine/scene/scene_json.h"
 
 using namespace adj;
@@ -28,10 +29,10 @@ PpoTrainer cartpole_ppo(std::uint64_t seed, PpoOptions po) {
   scene::Scene sc = ok(scene::load_scene(kScenes + "/robot_cartpole.json"));
   auto cs = ok(scene::compile<double>(sc, kScenes));
   scene::Task task = *sc.find_task("swing up (policy)");
-  auto env = ok(RigidPolicyEnvT<double>::create(cs, task, {.env_count = 8, .q_range = 3.14159, .qd_range = 0.5}));
-  auto eval = ok(RigidPolicyEnvT<double>::create(cs, task));
+  task.seed = seed;  // the policy's initial weights
+  auto made = ok(make_task(cs, task));
   po.seed = seed;
-  return ok(PpoTrainer::create(std::move(env), std::move(eval), seed, po));
+  return ok(PpoTrainer::create(*made, po, {.env_count = 8, .q_range = 3.14159, .qd_range = 0.5}));
 }
 
 }  // namespace
@@ -72,6 +73,7 @@ TEST_CASE("sample efficiency: cartpole swing-up, SHAC vs PPO", "[.bench]") {
   if (const char* s = std::getenv("SEEDS")) o.seeds = {std::uint64_t(std::atoi(s))};
   if (const char* s = std::getenv("PPO_STEPS")) o.ppo_max_steps = std::atoll(s);
   o.bptt_iterations = 50;
+  o.target_cost = 3.0;
   auto t = ok(run_sample_efficiency(sc, kScenes, o, [](const std::string& l) {
     std::fputs(l.c_str(), stdout);
     std::fflush(stdout);

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "engine/grad/fd_check.h"
+#include "engine/optim/task.h"
 #include "tests/engine/optim/optim_scenes.h"
 
 using namespace adj;
@@ -38,6 +39,12 @@ PpoOptions small_ppo() {
   return o;
 }
 
+Result<PpoTrainer> cage_ppo(const scene::CompiledSceneT<double>& cs, const Task& t, PpoOptions o) {
+  auto made = make_task(cs, t);
+  if (!made) return made.status();
+  return PpoTrainer::create(**made, o);
+}
+
 }  // namespace
 
 TEST_CASE("ppo: value network backward vs FD", "[optim][ppo][fd]") {
@@ -61,7 +68,7 @@ TEST_CASE("ppo: value network backward vs FD", "[optim][ppo][fd]") {
 TEST_CASE("ppo: raises the return on the actuated cage", "[optim][ppo]") {
   // measured: mean return of the first 3 iterations -0.0032, of the last 3 of 40 +0.0034
   auto cs = cage_scene<double>(true);
-  PpoTrainer ppo = must_ok(PpoTrainer::create(cs, cage_policy_task(), small_ppo()));
+  PpoTrainer ppo = must_ok(cage_ppo(cs, cage_policy_task(), small_ppo()));
   double before = -must_ok(ppo.evaluate());
   double early = 0, late = 0;
   const int n = 40;
@@ -82,7 +89,7 @@ TEST_CASE("ppo: the same seed gives the same parameters, bit for bit", "[optim][
   auto run = [&](std::uint64_t seed) {
     PpoOptions o = small_ppo();
     o.seed = seed;
-    PpoTrainer ppo = must_ok(PpoTrainer::create(cs, cage_policy_task(), o));
+    PpoTrainer ppo = must_ok(cage_ppo(cs, cage_policy_task(), o));
     for (int k = 0; k < 3; ++k) must_ok(ppo.iterate());
     return ppo.parameters();
   };
@@ -94,12 +101,12 @@ TEST_CASE("ppo: errors", "[optim][ppo]") {
   auto cs = cage_scene<double>(true);
   PpoOptions o = small_ppo();
   o.epochs = 0;
-  auto r = PpoTrainer::create(cs, cage_policy_task(), o);
+  auto r = cage_ppo(cs, cage_policy_task(), o);
   REQUIRE(!r.is_ok());
   CHECK_THAT(r.status().message(), Catch::Contains("options out of range"));
   Task t = cage_policy_task();
   t.loss = {{LossKind::position, "cage", "goal", 5}};
-  r = PpoTrainer::create(cs, t, small_ppo());
+  r = cage_ppo(cs, t, small_ppo());
   REQUIRE(!r.is_ok());
   CHECK_THAT(r.status().message(), Catch::Contains("step -1"));
 }

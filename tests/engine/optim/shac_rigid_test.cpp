@@ -1,5 +1,5 @@
-// SHAC with a critic on robots (engine/optim/shac.h BatchShacTrainerT over
-// engine/optim/policy_env.h RigidPolicyEnvT): the actor gradient against central
+// SHAC with a critic on robots (engine/optim/shac.h BatchShacTrainerT over the task's
+// policy env, engine/optim/policy_env.h RigidPolicyEnvT): the actor gradient against central
 // differences, determinism across thread counts, and the cartpole swing-up
 #include <catch2/catch.hpp>
 
@@ -11,6 +11,7 @@
 
 #include "engine/grad/fd_check.h"
 #include "engine/optim/shac.h"
+#include "engine/optim/task.h"
 #include "engine/scene/scene_json.h"
 
 using namespace adj;
@@ -32,16 +33,15 @@ struct Cartpole {
   scene::Scene scene;
   scene::CompiledSceneT<S> cs;
   scene::Task task;
+  std::unique_ptr<TaskT<S>> made;
   Cartpole() {
     scene = ok(scene::load_scene(kScenes + "/robot_cartpole.json"));
     cs = ok(scene::compile<S>(scene, kScenes));
     task = *scene.find_task("swing up (policy)");
+    made = ok(make_task(cs, task));
   }
-  BatchShacTrainerT<S> trainer(RigidEnvOptions eo, BatchShacOptions so, RigidPolicyEnvT<S>** eval_out = nullptr) {
-    auto env = ok(RigidPolicyEnvT<S>::create(cs, task, eo));
-    auto eval = ok(RigidPolicyEnvT<S>::create(cs, task));
-    if (eval_out) *eval_out = eval.get();
-    return ok(BatchShacTrainerT<S>::create(std::move(env), std::move(eval), so));
+  BatchShacTrainerT<S> trainer(PolicyEnvOptions eo, BatchShacOptions so) {
+    return ok(BatchShacTrainerT<S>::create(*made, so, eo));
   }
 };
 
@@ -59,7 +59,7 @@ template <class S>
 void swing_up_experiment() {
   Cartpole<S> cp;
   auto env = env_or;
-  RigidEnvOptions eo{.env_count = int(env("ENVS", 32)), .q_range = env("QR", 3.14159), .qd_range = env("QDR", 0.5)};
+  PolicyEnvOptions eo{.env_count = int(env("ENVS", 32)), .q_range = env("QR", 3.14159), .qd_range = env("QDR", 0.5)};
   if (env("AH", 0) > 0) eo.hidden = {int(env("AH", 0)), int(env("AH", 0))};
   if (env("AELU", 0) > 0) eo.activation = MlpActivation::elu;
   BatchShacOptions so;  // the defaults unless a variable says otherwise
@@ -82,8 +82,8 @@ void swing_up_experiment() {
   so.actor_target_critic = env("TGT", 1) > 0;
   if (env("CELU", 0) > 0) so.critic_activation = MlpActivation::elu;
   so.seed = std::uint64_t(env("SEED", 0));
-  RigidPolicyEnvT<S>* eval = nullptr;
-  auto shac = cp.trainer(eo, so, &eval);
+  auto shac = cp.trainer(eo, so);
+  const PolicyEnvT<S>* eval = &shac.eval_env();
   auto t0 = std::chrono::steady_clock::now();
   for (int k = 0; k < iters; ++k) {
     auto st = ok(shac.step());
@@ -124,7 +124,7 @@ TEST_CASE("shac critic: actor gradient vs FD, mid-episode, normalized, critic tr
   so.action_noise = 0;  // actor_loss must be a function of w alone
   so.seed = 3;
   if (elu) so.critic_activation = MlpActivation::elu;
-  RigidEnvOptions eo{.env_count = 4, .q_range = 3.0, .qd_range = 0.5};
+  PolicyEnvOptions eo{.env_count = 4, .q_range = 3.0, .qd_range = 0.5};
   if (elu) eo.activation = MlpActivation::elu;
   auto shac = cp.trainer(eo, so);
   REQUIRE(shac.env().mlp().activation() == eo.activation);
@@ -169,16 +169,12 @@ TEST_CASE("shac critic: errors", "[optim][shac]") {
   Cartpole<double> cp;
   BatchShacOptions so;
   so.window = 500;
-  auto env = ok(RigidPolicyEnvT<double>::create(cp.cs, cp.task));
-  auto eval = ok(RigidPolicyEnvT<double>::create(cp.cs, cp.task));
-  auto r = BatchShacTrainerT<double>::create(std::move(env), std::move(eval), so);
+  auto r = BatchShacTrainerT<double>::create(*cp.made, so);
   REQUIRE(!r.is_ok());
   CHECK_THAT(r.status().message(), Catch::Contains("window 500 must lie in 1..240"));
   so.window = 32;
   so.beta1 = 1.0;
-  env = ok(RigidPolicyEnvT<double>::create(cp.cs, cp.task));
-  eval = ok(RigidPolicyEnvT<double>::create(cp.cs, cp.task));
-  r = BatchShacTrainerT<double>::create(std::move(env), std::move(eval), so);
+  r = BatchShacTrainerT<double>::create(*cp.made, so);
   REQUIRE(!r.is_ok());
   CHECK_THAT(r.status().message(), Catch::Contains("beta1, beta2 in [0, 1)"));
   auto bad = RigidPolicyEnvT<double>::create(cp.cs, cp.task, {.hidden = {8, 0}});
@@ -217,8 +213,8 @@ void check_swing_up(std::uint64_t seed) {
   so.lr_decay_windows = 300;
   so.thread_count = 2;
   so.seed = seed;
-  RigidPolicyEnvT<float>* eval = nullptr;
-  auto shac = cp.trainer({.env_count = 32, .q_range = 3.14159, .qd_range = 0.5}, so, &eval);
+  auto shac = cp.trainer({.env_count = 32, .q_range = 3.14159, .qd_range = 0.5}, so);
+  const PolicyEnvT<float>* eval = &shac.eval_env();
   std::vector<float> theta;
   auto watch = [&](int, const PolicyEnvT<float>&) { theta.push_back(eval->state(0).joint_q[1]); };
   const float before = ok(shac.evaluate(watch));
