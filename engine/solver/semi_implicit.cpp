@@ -1,6 +1,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 #include "engine/core/parallel.h"
@@ -50,18 +51,54 @@ int substep_work(const ModelView<S>& m) {
   return m.particle_count + m.spring_count + m.tri_count + m.edge_count + m.tet_count;
 }
 
-template <class S>
-void run_forward(int threads, const KernelArgs<S>& a) {
-  if (threads <= 1 || substep_work(a.m) < k_team_min) return substep_forward(SerialExec{}, a);
+// one thread or the team for a substep, by measured time: where other processes keep the cores
+// busy, a team's barriers wait for a descheduled thread and can cost far more than the work they
+// split (measured: a 32x32 cloth 25x slower on 2 threads at load 10). The slower choice is retried
+// after 8, 16, ... 4096 substeps. Results do not depend on the choice.
+struct TeamChoice {
+  double ms[2] = {0, 0};  // recent time of a substep: [0] one thread, [1] the team
+  int calls = 0, next_probe = 8, probe_gap = 8;
+  bool best = true;
+
+  bool pick() {
+    if (calls < 2) return calls == 1;  // one of each first
+    if (calls < next_probe) return best;
+    next_probe = calls + probe_gap;
+    probe_gap = std::min(2 * probe_gap, 4096);
+    return !best;
+  }
+  void note(bool team, double t) {
+    double& m = ms[team ? 1 : 0];
+    m = (m == 0 || team != best) ? t : 0.5 * (m + t);
+    bool was = best;
+    if (++calls >= 2) best = ms[1] < ms[0];
+    if (best != was) probe_gap = 8;
+  }
+};
+
+template <class F>
+void run_chosen(int threads, int work, TeamChoice& choice, const F& body) {
+  if (threads <= 1 || work < k_team_min) return body(SerialExec{});
+  bool team = choice.pick();
+  auto t0 = std::chrono::steady_clock::now();
+  if (team) {
 #pragma omp parallel num_threads(threads)
-  substep_forward(TeamExec{}, a);
+    body(TeamExec{});
+  } else {
+    body(SerialExec{});
+  }
+  choice.note(team, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 
 template <class S>
-void run_adjoint(int threads, const KernelArgs<S>& a) {
-  if (threads <= 1 || substep_work(a.m) < k_team_min) return substep_adjoint(SerialExec{}, a, /*recompute=*/false);
-#pragma omp parallel num_threads(threads)
-  substep_adjoint(TeamExec{}, a, /*recompute=*/false);
+void run_forward(int threads, TeamChoice& choice, const KernelArgs<S>& a) {
+  run_chosen(threads, substep_work(a.m), choice, [&](const auto& exec) { substep_forward(exec, a); });
+}
+
+template <class S>
+void run_adjoint(int threads, TeamChoice& choice, const KernelArgs<S>& a) {
+  run_chosen(threads, substep_work(a.m), choice,
+             [&](const auto& exec) { substep_adjoint(exec, a, /*recompute=*/false); });
 }
 
 template <class S>
@@ -87,8 +124,9 @@ struct SolverT<S>::Scratch {
   Array<vec3<S>> f_slot, f_total, adj_f, adj_q_slot, adj_qd_slot, dummy_q, dummy_qd;
   Array<S> grad_partials;  // scene-wide fields' per-element gradient partials (grad_slots.h)
   StateT<S> adj_a, adj_b;
-  std::vector<const StateT<S>*> inputs;  // each substep's input state, for the adjoint
-  std::vector<const vec3<S>*> forces;    // each substep's total force, for the adjoint
+  std::vector<const StateT<S>*> inputs;   // each substep's input state, for the adjoint
+  std::vector<const vec3<S>*> forces;     // each substep's total force, for the adjoint
+  TeamChoice forward_team, adjoint_team;  // one thread or the team, by measured time
   // hash grid
   int table_size = 0;
   Array<int> cell_start, sorted, grid_fill;
@@ -143,7 +181,7 @@ struct SolverT<S>::Scratch {
       a.f_total = record ? record->f_total[k].data() : f_total.data();
       a.grid = grid(m, a.q);
       if (contacts && k + 1 == substeps) compute_contacts(m, *cur, *contacts);
-      run_forward(threads, a);
+      run_forward(threads, forward_team, a);
       if (check_each) {
         Status st = check_state_finite(next, "state");
         if (!st) return name_force(m, a, st);
@@ -193,7 +231,7 @@ struct SolverT<S>::Scratch {
       a.adj_qd_in = target.particle_qd.data();
       a.f_total = const_cast<vec3<S>*>(forces[k]);  // read only: the adjoint kernels never write it
       a.grid = grid(m, a.q);
-      run_adjoint(threads, a);
+      run_adjoint(threads, adjoint_team, a);
       if (check_each) {
         Status st = check_state_finite(target, "adjoint");
         if (!st) {
@@ -369,7 +407,7 @@ Status SolverT<S>::particle_adjoint(const ModelT<S>& model, const StateT<S>& in,
       a.f_slot = sc.f_slot.data();
       a.f_total = sc.f_total_sub[k].data();
       a.grid = sc.grid(model, a.q);
-      run_forward(threads, a);
+      run_forward(threads, sc.forward_team, a);
       sc.inputs[k] = &sc.sub[k];
       sc.forces[k] = sc.f_total_sub[k].data();
     }
