@@ -53,26 +53,26 @@ int substep_work(const ModelView<S>& m) {
 
 // one thread or the team for a substep, by measured time: where other processes keep the cores
 // busy, a team's barriers wait for a descheduled thread and can cost far more than the work they
-// split (measured: a 32x32 cloth 25x slower on 2 threads at load 10). The slower choice is retried
-// after 8, 16, ... 4096 substeps. Results do not depend on the choice.
+// split (measured: a 32x32 cloth 25x slower on 2 threads at load 10). Each way keeps the lower
+// envelope of its times (the fastest recent substep, drifting up 5% a sample, so one preempted
+// substep does not decide); the slower way is retried after 8, 16, ... 4096 substeps. Results
+// do not depend on the choice.
 struct TeamChoice {
-  double ms[2] = {0, 0};  // recent time of a substep: [0] one thread, [1] the team
+  double ms[2] = {0, 0};  // [0] one thread, [1] the team
   int calls = 0, next_probe = 8, probe_gap = 8;
-  bool best = true;
 
+  bool best() const { return ms[1] < ms[0]; }
   bool pick() {
     if (calls < 2) return calls == 1;  // one of each first
-    if (calls < next_probe) return best;
+    if (calls < next_probe) return best();
     next_probe = calls + probe_gap;
     probe_gap = std::min(2 * probe_gap, 4096);
-    return !best;
+    return !best();
   }
   void note(bool team, double t) {
     double& m = ms[team ? 1 : 0];
-    m = (m == 0 || team != best) ? t : 0.5 * (m + t);
-    bool was = best;
-    if (++calls >= 2) best = ms[1] < ms[0];
-    if (best != was) probe_gap = 8;
+    m = m == 0 ? t : std::min(t, 1.05 * m);
+    ++calls;
   }
 };
 
