@@ -9,6 +9,11 @@ namespace adj {
 // cloth 200x slower (measured: 63 vs 17,000 substeps/s on 2 busy cores)
 inline constexpr int k_parallel_min = 4096;
 
+// the particle solver runs a whole substep in one parallel region (one team, a barrier between
+// its loops), so the bar is on the substep's particles + elements together: a 16x16 cloth
+// (~1,500) runs serially, a 32x32 (~6,100) on the team
+inline constexpr int k_team_min = 4096;
+
 // thread_count 0 = OpenMP's default
 template <class F>
 inline void parallel_for(int n, int thread_count, const F& f) {

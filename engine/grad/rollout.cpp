@@ -24,6 +24,16 @@ const ControlT<S>& RolloutT<S>::control(int t) const {
 }
 
 template <class S>
+int RolloutT<S>::record_count() const {
+  const ModelT<S>& m = *model_;
+  if (m.body_count() > 0 || m.particle_count() == 0) return 0;  // the coupled solver records nothing
+  int count = k_ == 1 ? options_.steps : k_;
+  std::size_t per_step =
+      std::size_t(3 * std::max(1, options_.substeps) - 2) * std::size_t(m.particle_count()) * sizeof(vec3<S>);
+  return per_step * std::size_t(count) <= options_.substep_bytes_max ? count : 0;
+}
+
+template <class S>
 void RolloutT<S>::note_bytes(std::size_t b) {
   peak_bytes_ = std::max(peak_bytes_, b);
 }
@@ -53,8 +63,13 @@ Status RolloutT<S>::forward(const StateT<S>& initial, const std::vector<ControlT
   if (observe) observe(0, initial);
   StateT<S> cur = initial, next;
   std::size_t state_bytes = initial.bytes();
+  const bool keep = k_ == 1 && record_count() > 0;
+  records_.resize(keep ? std::size_t(T) : 0);
+  std::size_t record_bytes = 0;
   for (int t = 0; t < T; ++t) {
-    st = solver_.step(*model_, cur, next, control(t), options_.dt, options_.record_contacts ? &contacts_[t] : nullptr);
+    st = solver_.step(*model_, cur, next, control(t), options_.dt, options_.record_contacts ? &contacts_[t] : nullptr,
+                      keep ? &records_[t] : nullptr);
+    if (keep) record_bytes += records_[t].bytes();
     if (!st) {
       failed_step_ = t + 1;
       return Status::error("rollout forward, step " + std::to_string(t + 1) + ": " + st.message());
@@ -62,7 +77,7 @@ Status RolloutT<S>::forward(const StateT<S>& initial, const std::vector<ControlT
     std::swap(cur, next);
     if ((t + 1) % k_ == 0 && t + 1 < T) checkpoints_.push_back(cur);
     if (observe) observe(t + 1, cur);
-    note_bytes((checkpoints_.size() + 2) * state_bytes);
+    note_bytes((checkpoints_.size() + 2) * state_bytes + record_bytes);
   }
   final_ = cur;
   forward_done_ = true;
@@ -106,24 +121,37 @@ Status RolloutT<S>::backward(const Seed& seed) {
   // segments, last first: recompute states [a, b) from the checkpoint at a
   std::vector<StateT<S>> segment;
   int last_start = ((T - 1) / k_) * k_;
+  // with K = 1 the forward pass kept every step's substeps; else each segment's recompute keeps
+  // them, running its last step too (what step_adjoint would otherwise recompute)
+  const bool kept = k_ == 1 && int(records_.size()) == T;
+  const bool record_segment = !kept && record_count() > 0;
+  if (record_segment) records_.resize(std::size_t(k_));
   for (int a = last_start; a >= 0; a -= k_) {
     int b = std::min(a + k_, T);
-    segment.resize(b - a);
-    segment[0] = checkpoints_[a / k_];
-    for (int t = a; t + 1 < b; ++t) {
-      st = solver_.step(m, segment[t - a], segment[t - a + 1], control(t), options_.dt);
+    segment.resize(b - a);  // segment[0] unused: the checkpoint itself is read
+    auto state = [&](int t) -> const StateT<S>& { return t == a ? checkpoints_[a / k_] : segment[t - a]; };
+    std::size_t record_bytes = 0;
+    for (int t = a; t < b; ++t) {
+      if (t + 1 == b && !record_segment) break;
+      StateT<S>& out = t + 1 < b ? segment[t - a + 1] : segment_end_;
+      st =
+          solver_.step(m, state(t), out, control(t), options_.dt, nullptr, record_segment ? &records_[t - a] : nullptr);
       if (!st) return Status::error("rollout recompute, step " + std::to_string(t + 1) + ": " + st.message());
+      if (record_segment) record_bytes += records_[t - a].bytes();
     }
-    note_bytes((checkpoints_.size() + segment.size() + 2) * state_bytes);
+    if (kept)
+      for (int t = a; t < b; ++t) record_bytes += records_[t].bytes();
+    note_bytes((checkpoints_.size() + segment.size() + 2) * state_bytes + record_bytes);
     for (int t = b - 1; t >= a; --t) {
       ControlT<S>& gc = options_.control_grads ? grad_controls_[t] : scratch_control_grad_;
-      st = solver_.step_adjoint(m, segment[t - a], control(t), options_.dt, adj, adj_prev, gc, grad_model_);
+      const StepRecordT<S>* rec = kept ? &records_[t] : record_segment ? &records_[t - a] : nullptr;
+      st = solver_.step_adjoint(m, state(t), control(t), options_.dt, adj, adj_prev, gc, grad_model_, rec);
       if (!st) {
         failed_step_ = t;
         return Status::error("rollout backward, step " + std::to_string(t) + ": " + st.message());
       }
       std::swap(adj, adj_prev);
-      if (seed) seed(t, segment[t - a], adj);
+      if (seed) seed(t, state(t), adj);
       st = check_state_finite(m, adj, "loss gradient");
       if (!st) {
         failed_step_ = t;

@@ -73,12 +73,13 @@ typename SolverT<S>::Bodies& SolverT<S>::bodies() {
 
 template <class S>
 Status SolverT<S>::step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt,
-                        ContactsT<S>* contacts) {
+                        ContactsT<S>* contacts, StepRecordT<S>* record) {
+  if (record) record->substeps = 0;
   if (model.body_count() == 0) {
     out.joint_q.clear();
     out.joint_qd.clear();
     if (contacts) contacts->clear();
-    return particle_step(model, in, out, control, dt, options_.substeps, contacts);
+    return particle_step(model, in, out, control, dt, options_.substeps, contacts, record);
   }
   if (&in == &out) return Status::error("step: states are never updated in place (in and out are the same)");
   if (model.particle_count() > 0) return coupled_step(model, in, out, control, dt, contacts);
@@ -91,9 +92,9 @@ Status SolverT<S>::step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& 
 template <class S>
 Status SolverT<S>::step_adjoint(const ModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
                                 const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
-                                ModelGradT<S>& adj_model) {
+                                ModelGradT<S>& adj_model, const StepRecordT<S>* record) {
   if (model.body_count() == 0)
-    return particle_adjoint(model, in, control, dt, options_.substeps, adj_out, adj_in, adj_control, adj_model);
+    return particle_adjoint(model, in, control, dt, options_.substeps, adj_out, adj_in, adj_control, adj_model, record);
   if (int(adj_model.rigid.body_mass.size()) != model.body_count() ||
       int(adj_model.rigid.actuator_kp.size()) != model.rigid.actuator_count() ||
       int(adj_model.rigid.dof_damping.size()) != model.rigid.dof_count())
@@ -245,9 +246,10 @@ Status SolverT<S>::coupled_adjoint(const ModelT<S>& pm, const StateT<S>& in, con
   template void SolverT<S>::BodiesDelete::operator()(Bodies*) const;                                      \
   template SolverT<S>::Bodies& SolverT<S>::bodies();                                                      \
   template Status SolverT<S>::step(const ModelT<S>&, const StateT<S>&, StateT<S>&, const ControlT<S>&, S, \
-                                   ContactsT<S>*);                                                        \
+                                   ContactsT<S>*, StepRecordT<S>*);                                       \
   template Status SolverT<S>::step_adjoint(const ModelT<S>&, const StateT<S>&, const ControlT<S>&, S,     \
-                                           const StateT<S>&, StateT<S>&, ControlT<S>&, ModelGradT<S>&);
+                                           const StateT<S>&, StateT<S>&, ControlT<S>&, ModelGradT<S>&,    \
+                                           const StepRecordT<S>*);
 ADJ_SOLVER_BODIES(float)
 ADJ_SOLVER_BODIES(double)
 #undef ADJ_SOLVER_BODIES

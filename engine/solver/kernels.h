@@ -469,13 +469,16 @@ struct ParticleGatherAdjoint {
   }
 };
 
-// ---- one substep, on any executor with launch(n, functor) ----
+// ---- one substep, on any executor with launch(n, functor) and launch_nowait(n, functor) ----
+// launch: the next loop sees everything this one wrote. launch_nowait: the next loop may start
+// before this one ends (a team of threads skips its barrier), so it is used only between the
+// element loops, which read the state and write their own slots
 
 template <class S, class Exec>
 inline void substep_forward(const Exec& exec, const KernelArgs<S>& a) {
-  exec.launch(a.m.spring_count, SpringForward<S>{a});
-  exec.launch(a.m.tri_count, TriangleForward<S>{a});
-  exec.launch(a.m.edge_count, BendingForward<S>{a});
+  exec.launch_nowait(a.m.spring_count, SpringForward<S>{a});
+  exec.launch_nowait(a.m.tri_count, TriangleForward<S>{a});
+  exec.launch_nowait(a.m.edge_count, BendingForward<S>{a});
   exec.launch(a.m.tet_count, TetForward<S>{a});
   exec.launch(a.m.particle_count, ParticleForward<S>{a});
 }
@@ -486,9 +489,9 @@ template <class S, class Exec>
 inline void substep_adjoint(const Exec& exec, const KernelArgs<S>& a, bool recompute = true) {
   if (recompute) substep_forward(exec, a);
   exec.launch(a.m.particle_count, ParticleIntegrateAdjoint<S>{a});
-  exec.launch(a.m.spring_count, SpringAdjoint<S>{a});
-  exec.launch(a.m.tri_count, TriangleAdjoint<S>{a});
-  exec.launch(a.m.edge_count, BendingAdjoint<S>{a});
+  exec.launch_nowait(a.m.spring_count, SpringAdjoint<S>{a});
+  exec.launch_nowait(a.m.tri_count, TriangleAdjoint<S>{a});
+  exec.launch_nowait(a.m.edge_count, BendingAdjoint<S>{a});
   exec.launch(a.m.tet_count, TetAdjoint<S>{a});
   exec.launch(a.m.particle_count, ParticleGatherAdjoint<S>{a});
 }

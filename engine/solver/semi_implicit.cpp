@@ -1,4 +1,7 @@
+#include <omp.h>
+
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 #include "engine/core/parallel.h"
@@ -12,13 +15,91 @@ namespace adj {
 
 namespace {
 
-struct CpuExec {
-  int thread_count;
+// the loops of a substep on one thread
+struct SerialExec {
   template <class F>
   void launch(int n, const F& f) const {
-    parallel_for(n, thread_count, f);
+    for (int i = 0; i < n; ++i) f(i);
+  }
+  template <class F>
+  void launch_nowait(int n, const F& f) const {
+    launch(n, f);
   }
 };
+
+// the loops of a substep inside one OpenMP team (one parallel region per substep, not one per
+// loop): each loop is split statically and ends in the team's barrier
+struct TeamExec {
+  template <class F>
+  void launch(int n, const F& f) const {
+#pragma omp for schedule(static)
+    for (int i = 0; i < n; ++i) f(i);
+  }
+  template <class F>
+  void launch_nowait(int n, const F& f) const {
+#pragma omp for schedule(static) nowait
+    for (int i = 0; i < n; ++i) f(i);
+  }
+};
+
+// threads of the particle stages: thread_count, 0 = OpenMP's default
+int team_size(int thread_count) { return thread_count > 0 ? thread_count : std::max(1, omp_get_max_threads()); }
+
+// particles + elements of a substep: below k_team_min the substep runs on one thread
+template <class S>
+int substep_work(const ModelView<S>& m) {
+  return m.particle_count + m.spring_count + m.tri_count + m.edge_count + m.tet_count;
+}
+
+// one thread or the team for a substep, by measured time: where other processes keep the cores
+// busy, a team's barriers wait for a descheduled thread and can cost far more than the work they
+// split (measured: a 32x32 cloth 25x slower on 2 threads at load 10). Each way keeps the lower
+// envelope of its times (the fastest recent substep, drifting up 5% a sample, so one preempted
+// substep does not decide); the slower way is retried after 8, 16, ... 4096 substeps. Results
+// do not depend on the choice.
+struct TeamChoice {
+  double ms[2] = {0, 0};  // [0] one thread, [1] the team
+  int calls = 0, next_probe = 8, probe_gap = 8;
+
+  bool best() const { return ms[1] < ms[0]; }
+  bool pick() {
+    if (calls < 2) return calls == 1;  // one of each first
+    if (calls < next_probe) return best();
+    next_probe = calls + probe_gap;
+    probe_gap = std::min(2 * probe_gap, 4096);
+    return !best();
+  }
+  void note(bool team, double t) {
+    double& m = ms[team ? 1 : 0];
+    m = m == 0 ? t : std::min(t, 1.05 * m);
+    ++calls;
+  }
+};
+
+template <class F>
+void run_chosen(int threads, int work, TeamChoice& choice, const F& body) {
+  if (threads <= 1 || work < k_team_min) return body(SerialExec{});
+  bool team = choice.pick();
+  auto t0 = std::chrono::steady_clock::now();
+  if (team) {
+#pragma omp parallel num_threads(threads)
+    body(TeamExec{});
+  } else {
+    body(SerialExec{});
+  }
+  choice.note(team, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+}
+
+template <class S>
+void run_forward(int threads, TeamChoice& choice, const KernelArgs<S>& a) {
+  run_chosen(threads, substep_work(a.m), choice, [&](const auto& exec) { substep_forward(exec, a); });
+}
+
+template <class S>
+void run_adjoint(int threads, TeamChoice& choice, const KernelArgs<S>& a) {
+  run_chosen(threads, substep_work(a.m), choice,
+             [&](const auto& exec) { substep_adjoint(exec, a, /*recompute=*/false); });
+}
 
 template <class S>
 bool finite3(const vec3<S>& v) {
@@ -43,6 +124,9 @@ struct SolverT<S>::Scratch {
   Array<vec3<S>> f_slot, f_total, adj_f, adj_q_slot, adj_qd_slot, dummy_q, dummy_qd;
   Array<S> grad_partials;  // scene-wide fields' per-element gradient partials (grad_slots.h)
   StateT<S> adj_a, adj_b;
+  std::vector<const StateT<S>*> inputs;   // each substep's input state, for the adjoint
+  std::vector<const vec3<S>*> forces;     // each substep's total force, for the adjoint
+  TeamChoice forward_team, adjoint_team;  // one thread or the team, by measured time
   // hash grid
   int table_size = 0;
   Array<int> cell_start, sorted, grid_fill;
@@ -80,6 +164,86 @@ struct SolverT<S>::Scratch {
       build_hash_grid(q, m.particle_count(), m.grid_cell, table_size, cell_start.data(), sorted.data(), cell.data(),
                       grid_fill.data());
     return {table_size, cell_start.data(), sorted.data(), cell.data()};
+  }
+
+  // the substeps from `in` to `out` (into record, when given); check_each: stop at the first
+  // substep whose output is not finite, naming the element whose force is not
+  Status forward(const ModelT<S>& m, KernelArgs<S> a, int threads, const StateT<S>& in, StateT<S>& out, int substeps,
+                 ContactsT<S>* contacts, StepRecordT<S>* record, bool check_each) {
+    a.f_slot = f_slot.data();
+    const StateT<S>* cur = &in;
+    for (int k = 0; k < substeps; ++k) {
+      StateT<S>& next = (k + 1 == substeps) ? out : (record ? record->sub[k] : sub[k + 1]);
+      a.q = cur->particle_q.data();
+      a.qd = cur->particle_qd.data();
+      a.q_out = next.particle_q.data();
+      a.qd_out = next.particle_qd.data();
+      a.f_total = record ? record->f_total[k].data() : f_total.data();
+      a.grid = grid(m, a.q);
+      if (contacts && k + 1 == substeps) compute_contacts(m, *cur, *contacts);
+      run_forward(threads, forward_team, a);
+      if (check_each) {
+        Status st = check_state_finite(next, "state");
+        if (!st) return name_force(m, a, st);
+      }
+      cur = &next;
+    }
+    return Status::ok();
+  }
+
+  // the first element or particle whose force of the substep just run is not finite
+  static Status name_force(const ModelT<S>& m, const KernelArgs<S>& a, const Status& st) {
+    for (int s = 0; s < m.slot_count(); ++s)
+      if (!finite3(a.f_slot[s]))
+        return Status::error(st.message() + " (non-finite force from " + slot_owner(m, s) + ")");
+    for (int p = 0; p < m.particle_count(); ++p)
+      if (!finite3(a.f_total[p]))
+        return Status::error(st.message() + " (non-finite contact/external force on particle " + std::to_string(p) +
+                             ")");
+    return st;
+  }
+
+  // backwards through the substeps whose inputs and forces are `inputs` and `forces`;
+  // check_each: stop at the first substep whose adjoint is not finite, naming its element
+  Status backward(const ModelT<S>& m, KernelArgs<S> a, int threads, const StateT<S>& adj_out, StateT<S>& adj_in,
+                  ControlT<S>& adj_control, ModelGradT<S>& adj_model, const GradSlots& slots, bool check_each) {
+    int n = m.particle_count(), substeps = int(inputs.size());
+    a.f_slot = f_slot.data();
+    a.q_out = dummy_q.data();
+    a.qd_out = dummy_qd.data();
+    a.adj_f = adj_f.data();
+    a.adj_q_slot = adj_q_slot.data();
+    a.adj_qd_slot = adj_qd_slot.data();
+    a.adj_control_f = adj_control.particle_f.data();
+    a.adj_spring_act = data_or_null(adj_control.spring_act);
+    a.adj_tet_act = data_or_null(adj_control.tet_act);
+    a.g = grad_view(adj_model, slots, grad_partials.data());
+    const StateT<S>* upstream = &adj_out;
+    for (int k = substeps - 1; k >= 0; --k) {
+      StateT<S>& target = (k == 0) ? adj_in : ((k % 2) ? adj_a : adj_b);
+      target.particle_q.resize(n);
+      target.particle_qd.resize(n);
+      a.q = inputs[k]->particle_q.data();
+      a.qd = inputs[k]->particle_qd.data();
+      a.adj_q_out = upstream->particle_q.data();
+      a.adj_qd_out = upstream->particle_qd.data();
+      a.adj_q_in = target.particle_q.data();
+      a.adj_qd_in = target.particle_qd.data();
+      a.f_total = const_cast<vec3<S>*>(forces[k]);  // read only: the adjoint kernels never write it
+      a.grid = grid(m, a.q);
+      run_adjoint(threads, adjoint_team, a);
+      if (check_each) {
+        Status st = check_state_finite(target, "adjoint");
+        if (!st) {
+          for (int s = 0; s < m.slot_count(); ++s)
+            if (!finite3(adj_q_slot[s]) || !finite3(adj_qd_slot[s]))
+              return Status::error(st.message() + " (non-finite adjoint from " + slot_owner(m, s) + ")");
+          return Status::error(st.message() + " (from contact, mass or integration terms)");
+        }
+      }
+      upstream = &target;
+    }
+    return Status::ok();
   }
 };
 
@@ -145,8 +309,49 @@ static bool control_ok(const ModelT<S>& m, const ControlT<S>& c) {
 }
 
 template <class S>
+void StepRecordT<S>::resize(int particle_count, int substep_count) {
+  substeps = substep_count;
+  sub.resize(std::size_t(substep_count - 1));
+  f_total.resize(std::size_t(substep_count));
+  for (auto& s : sub) {
+    s.particle_q.resize(std::size_t(particle_count));
+    s.particle_qd.resize(std::size_t(particle_count));
+  }
+  for (auto& f : f_total) f.resize(std::size_t(particle_count));
+}
+
+template <class S>
+bool StepRecordT<S>::matches(int particle_count) const {
+  for (const auto& f : f_total)
+    if (int(f.size()) != particle_count) return false;
+  for (const auto& s : sub)
+    if (s.particle_count() != particle_count) return false;
+  return int(f_total.size()) == substeps && int(sub.size()) == substeps - 1;
+}
+
+template <class S>
+std::size_t StepRecordT<S>::bytes() const {
+  std::size_t b = 0;
+  for (const auto& s : sub) b += s.bytes();
+  for (const auto& f : f_total) b += f.size() * sizeof(vec3<S>);
+  return b;
+}
+
+// whether the positions and velocities are all finite (one pass, no message)
+template <class S>
+static bool particles_finite(const StateT<S>& s) {
+  const S* p = reinterpret_cast<const S*>(s.particle_q.data());
+  const S* v = reinterpret_cast<const S*>(s.particle_qd.data());
+  static_assert(sizeof(vec3<S>) == 3 * sizeof(S), "vec3 is three packed scalars");
+  bool ok = true;
+  for (std::size_t i = 0, n = 3 * s.particle_q.size(); i < n; ++i) ok &= is_finite(p[i]) & is_finite(v[i]);
+  return ok;
+}
+
+template <class S>
 Status SolverT<S>::particle_step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out,
-                                 const ControlT<S>& control, S dt, int substeps, ContactsT<S>* contacts) {
+                                 const ControlT<S>& control, S dt, int substeps, ContactsT<S>* contacts,
+                                 StepRecordT<S>* record) {
   int n = model.particle_count();
   if (in.particle_count() != n) return Status::error("step: state does not match the model");
   if (&in == &out) return Status::error("step: states are never updated in place (in and out are the same)");
@@ -155,44 +360,21 @@ Status SolverT<S>::particle_step(const ModelT<S>& model, const StateT<S>& in, St
   sc.resize(model, substeps);
   out.particle_q.resize(n);
   out.particle_qd.resize(n);
-  S h = dt / S(substeps);
-  CpuExec exec{options_.thread_count};
-  KernelArgs<S> a = base_args(model, control, h);
-  a.f_slot = sc.f_slot.data();
-  a.f_total = sc.f_total.data();
-  const StateT<S>* cur = &in;
-  for (int k = 0; k < substeps; ++k) {
-    StateT<S>& next = (k + 1 == substeps) ? out : sc.sub[k + 1];
-    a.q = cur->particle_q.data();
-    a.qd = cur->particle_qd.data();
-    a.q_out = next.particle_q.data();
-    a.qd_out = next.particle_qd.data();
-    a.grid = sc.grid(model, a.q);
-    if (contacts && k + 1 == substeps) compute_contacts(model, *cur, *contacts);
-    substep_forward(exec, a);
-    if (options_.check_finite) {
-      Status st = check_state_finite(next, "state");
-      if (!st) {
-        // name the first element whose force is not finite
-        for (int s = 0; s < model.slot_count(); ++s)
-          if (!finite3(sc.f_slot[s]))
-            return Status::error(st.message() + " (non-finite force from " + slot_owner(model, s) + ")");
-        for (int p = 0; p < n; ++p)
-          if (!finite3(sc.f_total[p]))
-            return Status::error(st.message() + " (non-finite contact/external force on particle " + std::to_string(p) +
-                                 ")");
-        return st;
-      }
-    }
-    cur = &next;
-  }
-  return Status::ok();
+  if (record) record->resize(n, substeps);
+  KernelArgs<S> a = base_args(model, control, dt / S(substeps));
+  int threads = team_size(options_.thread_count);
+  sc.forward(model, a, threads, in, out, substeps, contacts, record, /*check_each=*/false);
+  // a non-finite position or velocity stays non-finite in every later substep's positions, so
+  // one check of the step's output finds it; then a rerun checks each substep to name the first
+  if (!options_.check_finite || particles_finite(out)) return Status::ok();
+  Status st = sc.forward(model, a, threads, in, out, substeps, nullptr, record, /*check_each=*/true);
+  return st ? check_state_finite(out, "state") : st;
 }
 
 template <class S>
 Status SolverT<S>::particle_adjoint(const ModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
                                     int substeps, const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
-                                    ModelGradT<S>& adj_model) {
+                                    ModelGradT<S>& adj_model, const StepRecordT<S>* record) {
   int n = model.particle_count();
   if (in.particle_count() != n || adj_out.particle_count() != n)
     return Status::error("step_adjoint: state does not match the model");
@@ -204,62 +386,42 @@ Status SolverT<S>::particle_adjoint(const ModelT<S>& model, const StateT<S>& in,
   if (!control_ok(model, control)) return Status::error("step_adjoint: control does not match the model");
   Scratch& sc = *scratch_;
   sc.resize(model, substeps);
-  S h = dt / S(substeps);
-  CpuExec exec{options_.thread_count};
-  KernelArgs<S> a = base_args(model, control, h);
-  a.f_slot = sc.f_slot.data();
-  a.f_total = sc.f_total.data();
-  // recompute the substep states, keeping each substep's total force
-  sc.sub[0].particle_q = in.particle_q;
-  sc.sub[0].particle_qd = in.particle_qd;
-  for (int k = 0; k < substeps; ++k) {
-    a.q = sc.sub[k].particle_q.data();
-    a.qd = sc.sub[k].particle_qd.data();
-    a.q_out = sc.sub[k + 1].particle_q.data();
-    a.qd_out = sc.sub[k + 1].particle_qd.data();
-    a.f_total = sc.f_total_sub[k].data();
-    a.grid = sc.grid(model, a.q);
-    substep_forward(exec, a);
+  KernelArgs<S> a = base_args(model, control, dt / S(substeps));
+  int threads = team_size(options_.thread_count);
+  // each substep's input and total force: recorded by step(), or recomputed here
+  sc.inputs.assign(std::size_t(substeps), &in);
+  sc.forces.assign(std::size_t(substeps), nullptr);
+  if (record && record->substeps == substeps && record->matches(n)) {
+    for (int k = 0; k < substeps; ++k) {
+      if (k > 0) sc.inputs[k] = &record->sub[k - 1];
+      sc.forces[k] = record->f_total[k].data();
+    }
+  } else {
+    sc.sub[0].particle_q = in.particle_q;
+    sc.sub[0].particle_qd = in.particle_qd;
+    for (int k = 0; k < substeps; ++k) {
+      a.q = sc.sub[k].particle_q.data();
+      a.qd = sc.sub[k].particle_qd.data();
+      a.q_out = sc.sub[k + 1].particle_q.data();
+      a.qd_out = sc.sub[k + 1].particle_qd.data();
+      a.f_slot = sc.f_slot.data();
+      a.f_total = sc.f_total_sub[k].data();
+      a.grid = sc.grid(model, a.q);
+      run_forward(threads, sc.forward_team, a);
+      sc.inputs[k] = &sc.sub[k];
+      sc.forces[k] = sc.f_total_sub[k].data();
+    }
   }
-  // backwards through the substeps
   adj_control.particle_f.resize(n);
   adj_control.spring_act.resize(model.spring_count());
   adj_control.tet_act.resize(model.tet_count());
   const GradSlots slots = grad_slots(model);
   sc.grad_partials.assign(std::size_t(slots.size), S(0));
-  a.q_out = sc.dummy_q.data();
-  a.qd_out = sc.dummy_qd.data();
-  a.adj_f = sc.adj_f.data();
-  a.adj_q_slot = sc.adj_q_slot.data();
-  a.adj_qd_slot = sc.adj_qd_slot.data();
-  a.adj_control_f = adj_control.particle_f.data();
-  a.adj_spring_act = data_or_null(adj_control.spring_act);
-  a.adj_tet_act = data_or_null(adj_control.tet_act);
-  a.g = grad_view(adj_model, slots, sc.grad_partials.data());
-  const StateT<S>* upstream = &adj_out;
-  for (int k = substeps - 1; k >= 0; --k) {
-    StateT<S>& target = (k == 0) ? adj_in : ((k % 2) ? sc.adj_a : sc.adj_b);
-    target.particle_q.resize(n);
-    target.particle_qd.resize(n);
-    a.q = sc.sub[k].particle_q.data();
-    a.qd = sc.sub[k].particle_qd.data();
-    a.adj_q_out = upstream->particle_q.data();
-    a.adj_qd_out = upstream->particle_qd.data();
-    a.adj_q_in = target.particle_q.data();
-    a.adj_qd_in = target.particle_qd.data();
-    a.f_total = sc.f_total_sub[k].data();
-    a.grid = sc.grid(model, a.q);
-    substep_adjoint(exec, a, /*recompute=*/false);
-    if (options_.check_finite) {
-      Status st = check_state_finite(target, "adjoint");
-      if (!st) {
-        for (int s = 0; s < model.slot_count(); ++s)
-          if (!finite3(sc.adj_q_slot[s]) || !finite3(sc.adj_qd_slot[s]))
-            return Status::error(st.message() + " (non-finite adjoint from " + slot_owner(model, s) + ")");
-        return Status::error(st.message() + " (from contact, mass or integration terms)");
-      }
-    }
-    upstream = &target;
+  sc.backward(model, a, threads, adj_out, adj_in, adj_control, adj_model, slots, /*check_each=*/false);
+  // adjoints are linear in the upstream adjoint: a non-finite one stays so down to adj_in
+  if (options_.check_finite && !particles_finite(adj_in)) {
+    Status st = sc.backward(model, a, threads, adj_out, adj_in, adj_control, adj_model, slots, /*check_each=*/true);
+    return st ? check_state_finite(adj_in, "adjoint") : st;
   }
   // scene-wide fields (contact, aerodynamics, gravity): fixed-order serial sums
   add_slots(slots, sc.grad_partials.data(), adj_model, /*per_element=*/false);
@@ -317,6 +479,8 @@ void compute_contacts(const ModelT<S>& model, const StateT<S>& state, ContactsT<
 
 template class SolverT<float>;
 template class SolverT<double>;
+template struct StepRecordT<float>;
+template struct StepRecordT<double>;
 template void compute_contacts(const ModelT<float>&, const StateT<float>&, ContactsT<float>&);
 template void compute_contacts(const ModelT<double>&, const StateT<double>&, ContactsT<double>&);
 template Status check_state_finite(const StateT<float>&, const char*);

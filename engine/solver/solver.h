@@ -7,11 +7,12 @@
 // A model without bodies runs the particle stages only (engine/solver/semi_implicit.cpp); one
 // without particles the articulation only (engine/rigid/rigid_solver.h); both read the same
 // input state (explicit coupling), so the pair forces cancel exactly (engine/solver/coupled.cpp).
-// step_adjoint() recomputes the substeps from `in` (the same contacts, deterministically) and
-// runs them backwards.
+// step_adjoint() runs the substeps backwards: from a StepRecord that step() filled, or after
+// recomputing them from `in` (the same contacts, deterministically: the same numbers either way).
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "engine/core/status.h"
 #include "engine/model/model.h"
@@ -19,10 +20,24 @@
 namespace adj {
 
 struct SolverOptions {
-  int substeps = 1;          // substeps per step (contacts found in each)
-  int thread_count = 0;      // OpenMP threads of the particle stages, 0 = default
-  bool check_finite = true;  // report the first non-finite state/adjoint with its element
+  int substeps = 1;              // substeps per step (contacts found in each)
+  int thread_count = 0;          // OpenMP threads of the particle stages, 0 = default
+  bool check_finite = true;      // report the first non-finite state/adjoint with its element
   bool body_param_grads = true;  // step_adjoint: also dL/d body parameters (rigid dual path)
+};
+
+// the particle substeps of one step as step() ran them: the input state of each substep after
+// the first (the first's is the step's input) and each substep's total force, the only forward
+// results the adjoint reads. A Rollout that keeps every state keeps one per step, so the
+// backward pass does not recompute the substeps. Models with bodies record nothing (substeps 0).
+template <class S>
+struct StepRecordT {
+  int substeps = 0;                     // 0: nothing recorded
+  std::vector<StateT<S>> sub;           // inputs of substeps 1..substeps-1, (substeps - 1)
+  std::vector<Array<vec3<S>>> f_total;  // total force on each particle [N], (substeps) x (particle_count)
+  void resize(int particle_count, int substeps);
+  bool matches(int particle_count) const;  // sized for this many particles
+  std::size_t bytes() const;
 };
 
 template <class S>
@@ -36,14 +51,16 @@ class SolverT {
   // advance by dt (split into options.substeps); contacts (optional), for drawing: of the last
   // substep's input (particles, bodies and body-particle pairs; a model of bodies only: the
   // bodies' of the step's input)
+  // record (optional): the substeps, for step_adjoint
   Status step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt,
-              ContactsT<S>* contacts = nullptr);
+              ContactsT<S>* contacts = nullptr, StepRecordT<S>* record = nullptr);
 
   // given adj_out = dL/d out, write adj_in = dL/d in and accumulate dL/d control and
-  // dL/d model parameters into adj_control and adj_model (sized by make_control/make_grad)
+  // dL/d model parameters into adj_control and adj_model (sized by make_control/make_grad);
+  // record (optional): what step() recorded from this `in`, read instead of a recompute
   Status step_adjoint(const ModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
-                      const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
-                      ModelGradT<S>& adj_model);
+                      const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control, ModelGradT<S>& adj_model,
+                      const StepRecordT<S>* record = nullptr);
 
   const SolverOptions& options() const { return options_; }
   // bytes of scratch memory held
@@ -60,10 +77,10 @@ class SolverT {
   };
   // the particle stages alone, `substeps` substeps of dt / substeps
   Status particle_step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt,
-                       int substeps, ContactsT<S>* contacts);
+                       int substeps, ContactsT<S>* contacts, StepRecordT<S>* record = nullptr);
   Status particle_adjoint(const ModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt, int substeps,
                           const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
-                          ModelGradT<S>& adj_model);
+                          ModelGradT<S>& adj_model, const StepRecordT<S>* record = nullptr);
   // particles and bodies together, options.substeps coupled substeps
   Status coupled_step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt,
                       ContactsT<S>* contacts);

@@ -1,7 +1,8 @@
 // engine benchmark: cloth NxN (N = 16, 32, 64, 128) and a ~10k-tet soft body.
 // Prints Google Benchmark's table, then a summary: forward steps/s, backward/forward time
 // ratio, 2-thread speed-up, and peak rollout state memory for T = 1000 with and without
-// checkpointing. Quick smoke mode: --smoke (what ctest runs).
+// checkpointing. Quick smoke mode: --smoke (what ctest runs). With --scene FILE: a fixed number
+// of timed rollouts of that scene's task instead (tests/bench/task_timing.h).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -14,6 +15,7 @@
 #include "engine/grad/rollout.h"
 #include "engine/model/builder.h"
 #include "engine/solver/solver.h"
+#include "tests/bench/task_timing.h"
 
 using namespace adj;
 
@@ -172,8 +174,10 @@ class SummaryReporter : public benchmark::ConsoleReporter {
 
 int main(int argc, char** argv) {
   bool smoke = false;
-  for (int i = 1; i < argc; ++i)
+  for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--smoke") == 0) smoke = true;
+    if (std::strcmp(argv[i], "--scene") == 0) return adj::bench::run_task_timing(argc, argv);
+  }
   std::vector<int> sizes = smoke ? std::vector<int>{16} : std::vector<int>{16, 32, 64, 128, -1};
   for (int n : sizes) {
     benchmark::RegisterBenchmark("BM_Forward", BM_Forward)->Args({n, 2})->Unit(benchmark::kMillisecond)->MinTime(smoke ? 0.01 : 0.3)->Repetitions(smoke ? 1 : 3);
