@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/collision/contact_law.h"
 #include "engine/model/field_table.h"
 
 namespace adj::scene {
@@ -17,37 +18,40 @@ using V3 = std::array<double, 3>;
 
 inline constexpr int k_format_version = 1;
 
+// contact laws (engine/collision/contact_law.h), both with its one set of defaults
 struct ContactSettings {
-  double ke = 1e3;    // normal stiffness [N/m]
-  double kd = 1.0;    // normal damping [N s/m]
-  double kf = 1.0;    // friction stiffness [N s/m]; 0 = no friction
-  double mu = 0.5;    // Coulomb coefficient
-  double eps = 1e-2;  // friction smoothing width around zero slip [m/s]
+  double ke = kContactKe;         // normal stiffness [N/m]
+  double kd = kContactKd;         // normal damping [N s/m]
+  double kf = kContactKf;         // friction stiffness [N s/m]; 0 = no friction
+  double mu = kContactMu;         // Coulomb coefficient
+  double eps = kContactEps;       // friction smoothing width around zero slip [m/s]
   bool particle_contact = false;  // particle-particle contact (hash grid)
 
   bool operator==(const ContactSettings&) const = default;
 };
 
-// contact of robots (engine/rigid) with the ground; the particle contact above is separate
+// contact of robots (engine/rigid) with the ground, colliders and each other; the particle
+// contact above is separate. kg-scale robots usually state a stiffer law than the default
+// (the robot scenes in assets/scenes: ke 1e4, kd 1e2, kf 1e2, mu 0.8)
 struct RobotContactSettings {
-  double ke = 1e4;    // normal stiffness [N/m]
-  double kd = 1e2;    // normal damping [N s/m]
-  double kf = 1e2;    // friction slope [N s/m]; 0 = off
-  double mu = 0.8;    // Coulomb coefficient
-  double eps = 1e-2;  // friction smoothing width around zero slip [m/s]
+  double ke = kContactKe;    // normal stiffness [N/m]
+  double kd = kContactKd;    // normal damping [N s/m]
+  double kf = kContactKf;    // friction slope [N s/m]; 0 = off
+  double mu = kContactMu;    // Coulomb coefficient
+  double eps = kContactEps;  // friction smoothing width around zero slip [m/s]
 
   bool operator==(const RobotContactSettings&) const = default;
 };
 
 struct Settings {
-  double dt = 1.0 / 60.0;   // frame step [s]; each frame runs `substeps` solver substeps
+  double dt = 1.0 / 60.0;  // frame step [s]; each frame runs `substeps` solver substeps
   int substeps = 8;
   // the scene's up axis, "y" or "z": the ground's normal (a ground's height is along it), the
   // camera's up, and gravity's default (-9.81 along it). robots from URDF and MJCF files are
   // z-up: in a z-up scene they stand without a rotation (written only when "z")
   std::string up = "y";
-  V3 gravity{0, -9.81, 0};  // [m/s^2]
-  double damping = 0.0;     // global velocity damping [1/s]
+  V3 gravity{0, -9.81, 0};      // [m/s^2]
+  double damping = 0.0;         // global velocity damping [1/s]
   std::string backend = "cpu";  // "cpu" or "cuda"
   ContactSettings contact;
   RobotContactSettings robot_contact;  // written only when it differs from the defaults
@@ -93,17 +97,17 @@ struct ClothMaterialSpec {
 
 // a grid (mesh empty) or any triangle mesh from an OBJ file
 struct ClothObject {
-  std::string mesh;              // OBJ path relative to the scene file; empty = grid
-  int nx = 16, ny = 16;          // grid cells
-  double cell = 0.1;             // grid cell size [m]
-  V3 position{0, 1, 0};          // grid corner or mesh origin [m]
-  V3 rotation{0, 0, 0};          // XYZ Euler angles [deg]
-  double scale = 1.0;            // mesh scale
-  V3 velocity{0, 0, 0};          // initial velocity [m/s]
-  double particle_mass = 0.01;   // [kg]
-  double radius = 0.02;          // contact radius [m]
-  bool pin_left = false;         // pin the grid's x = 0 column
-  bool pin_right = false;        // pin the grid's x = nx column (both: a hammock)
+  std::string mesh;             // OBJ path relative to the scene file; empty = grid
+  int nx = 16, ny = 16;         // grid cells
+  double cell = 0.1;            // grid cell size [m]
+  V3 position{0, 1, 0};         // grid corner or mesh origin [m]
+  V3 rotation{0, 0, 0};         // XYZ Euler angles [deg]
+  double scale = 1.0;           // mesh scale
+  V3 velocity{0, 0, 0};         // initial velocity [m/s]
+  double particle_mass = 0.01;  // [kg]
+  double radius = 0.02;         // contact radius [m]
+  bool pin_left = false;        // pin the grid's x = 0 column
+  bool pin_right = false;       // pin the grid's x = nx column (both: a hammock)
   ClothMaterialSpec material;
   // optimized initial state, one entry per particle in the compiled order (empty: the grid or
   // mesh positions, `velocity` for all); the rest shape stays the grid's or mesh's
@@ -126,9 +130,9 @@ struct SoftMaterialSpec {
 struct SoftObject {
   std::string mesh;
   int nx = 2, ny = 2, nz = 2;
-  double cell = 0.25;     // [m]
-  V3 position{0, 1, 0};   // grid corner or mesh origin [m]
-  V3 rotation{0, 0, 0};   // mesh rotation [deg]
+  double cell = 0.25;    // [m]
+  V3 position{0, 1, 0};  // grid corner or mesh origin [m]
+  V3 rotation{0, 0, 0};  // mesh rotation [deg]
   double scale = 1.0;
   V3 velocity{0, 0, 0};
   double radius = 0.02;
@@ -145,11 +149,11 @@ enum class ColliderKind { ground, plane, sphere, box, capsule, mesh };
 
 struct Collider {
   ColliderKind kind = ColliderKind::ground;
-  V3 position{0, 0, 0};   // centre (ground: height = position[1]; plane: a point) [m]
-  V3 normal{0, 1, 0};     // plane normal
-  V3 size{1, 1, 1};       // box half extents; sphere/capsule: size[0] radius, capsule size[1] half height
-  V3 rotation{0, 0, 0};   // [deg]
-  std::string mesh;       // mesh collider OBJ path relative to the scene file
+  V3 position{0, 0, 0};  // centre (ground: height = position[1]; plane: a point) [m]
+  V3 normal{0, 1, 0};    // plane normal
+  V3 size{1, 1, 1};      // box half extents; sphere/capsule: size[0] radius, capsule size[1] half height
+  V3 rotation{0, 0, 0};  // [deg]
+  std::string mesh;      // mesh collider OBJ path relative to the scene file
   double scale = 1.0;
 
   bool operator==(const Collider&) const = default;
@@ -171,14 +175,14 @@ enum class RobotActuatorKind { torque, pd, thrust };
 // a collision shape of a robot body (with a density it also gives the body mass)
 struct RobotShape {
   RobotShapeKind kind = RobotShapeKind::sphere;
-  V3 position{0, 0, 0};   // in the body frame [m]
-  V3 rotation{0, 0, 0};   // XYZ Euler angles in the body frame [deg]
-  V3 size{0.1, 0.1, 0.1}; // sphere (r), box half extents, capsule (r, half height along y) [m]
-  std::string file;       // mesh: OBJ or STL, relative to the scene file (engine/rigid/rigid_mesh.h)
-  V3 scale{1, 1, 1};      // mesh: per-axis scale of its vertices
-  double density = 0;     // [kg/m^3]; 0 = no mass
-  int group = 1;          // body-body contact filter: shapes a, b touch if (group_a & mask_b) and
-  int mask = -1;          // (group_b & mask_a); -1 = every bit
+  V3 position{0, 0, 0};    // in the body frame [m]
+  V3 rotation{0, 0, 0};    // XYZ Euler angles in the body frame [deg]
+  V3 size{0.1, 0.1, 0.1};  // sphere (r), box half extents, capsule (r, half height along y) [m]
+  std::string file;        // mesh: OBJ or STL, relative to the scene file (engine/rigid/rigid_mesh.h)
+  V3 scale{1, 1, 1};       // mesh: per-axis scale of its vertices
+  double density = 0;      // [kg/m^3]; 0 = no mass
+  int group = 1;           // body-body contact filter: shapes a, b touch if (group_a & mask_b) and
+  int mask = -1;           // (group_b & mask_a); -1 = every bit
 
   bool operator==(const RobotShape&) const = default;
 };
@@ -186,11 +190,11 @@ struct RobotShape {
 // a body and the joint that attaches it to its parent (bodies listed parent first)
 struct RobotBody {
   std::string name;
-  std::string parent;                 // parent body's name; empty = the world (a root)
+  std::string parent;  // parent body's name; empty = the world (a root)
   RobotJointKind joint = RobotJointKind::revolute;
-  V3 position{0, 0, 0};               // joint frame origin in the parent body frame [m]
-  V3 rotation{0, 0, 0};               // joint frame axes in the parent frame, XYZ Euler [deg]
-  V3 axis{0, 0, 1};                   // revolute/prismatic axis in the joint frame
+  V3 position{0, 0, 0};                                     // joint frame origin in the parent body frame [m]
+  V3 rotation{0, 0, 0};                                     // joint frame axes in the parent frame, XYZ Euler [deg]
+  V3 axis{0, 0, 1};                                         // revolute/prismatic axis in the joint frame
   double lower = -std::numeric_limits<double>::infinity();  // limit [rad or m]
   double upper = std::numeric_limits<double>::infinity();
   double limit_ke = 0, limit_kd = 0;  // limit penalty; ke 0 = no limit
@@ -207,8 +211,8 @@ struct RobotBody {
 struct RobotActuator {
   std::string body;  // the body whose joint it drives
   RobotActuatorKind kind = RobotActuatorKind::torque;
-  int dof = 0;       // dof within the joint
-  double gear = 1;   // torque = gear * control
+  int dof = 0;            // dof within the joint
+  double gear = 1;        // torque = gear * control
   double kp = 0, kd = 0;  // pd: kp (control - q) - kd qd
   V3 position{0, 0, 0};   // thrust: point of application, body frame [m]
   V3 axis{0, 1, 0};       // thrust: force direction, body frame (force = gear * control)
@@ -228,14 +232,14 @@ struct RobotInitial {
 // ("urdf": bodies are the URDF links, named as there) or an MJCF file ("mjcf": bodies are the
 // MJCF bodies, one per joint where a body has several: engine/rigid/mjcf.h)
 struct RobotObject {
-  std::string urdf;                  // robot file path relative to the scene file; empty = `bodies`
-  bool mjcf = false;                 // the file is MJCF (type "mjcf"), not URDF
-  V3 position{0, 0, 0};              // placement of the root joint frames [m]
-  V3 rotation{0, 0, 0};              // [deg]
-  bool fixed_base = true;            // urdf: root link welded to the world, else a free joint
-  bool default_actuators = true;     // urdf: one actuator per revolute/prismatic joint
-  RobotActuator default_actuator;    // urdf: its kind and gains (body ignored)
-  std::vector<RobotBody> bodies;     // "robot"
+  std::string urdf;                      // robot file path relative to the scene file; empty = `bodies`
+  bool mjcf = false;                     // the file is MJCF (type "mjcf"), not URDF
+  V3 position{0, 0, 0};                  // placement of the root joint frames [m]
+  V3 rotation{0, 0, 0};                  // [deg]
+  bool fixed_base = true;                // urdf: root link welded to the world, else a free joint
+  bool default_actuators = true;         // urdf: one actuator per revolute/prismatic joint
+  RobotActuator default_actuator;        // urdf: its kind and gains (body ignored)
+  std::vector<RobotBody> bodies;         // "robot"
   std::vector<RobotActuator> actuators;  // "robot"; urdf: added after the defaults
   std::vector<RobotInitial> initial;
 
@@ -292,31 +296,31 @@ struct ParamSpec {
 };
 
 enum class LossKind {
-  position,   // |centre of mass of object at step - target|^2
-  distance,   // -(centre of mass displacement along axis) at step (distance travelled)
-  shape,      // mean |x_i(step) - (x_i(0) + offset)|^2: final shape vs the initial one moved to target;
-              // mean |x_i(step) - p_i|^2 when the target lists points p_i (one per particle)
-  velocity,   // |mean velocity of object at step|^2
-  effort,     // sum over steps and entries of control^2
+  position,  // |centre of mass of object at step - target|^2
+  distance,  // -(centre of mass displacement along axis) at step (distance travelled)
+  shape,     // mean |x_i(step) - (x_i(0) + offset)|^2: final shape vs the initial one moved to target;
+             // mean |x_i(step) - p_i|^2 when the target lists points p_i (one per particle)
+  velocity,  // |mean velocity of object at step|^2
+  effort,    // sum over steps and entries of control^2
   // robots: position and distance read the robot's `body` (its com); effort its actuator_control
-  joint,      // (q_body(step) - value)^2: the body's joint coordinate against a value
-  cartpole,   // SHAC's swing-up cost, mean over frames 1..step: 2(1 - cos theta) + 0.1 thetadot^2
-              // + 0.05 x^2 + 0.1 xdot^2 (x: the robot's first prismatic joint, theta: its first revolute)
+  joint,     // (q_body(step) - value)^2: the body's joint coordinate against a value
+  cartpole,  // SHAC's swing-up cost, mean over frames 1..step: 2(1 - cos theta) + 0.1 thetadot^2
+             // + 0.05 x^2 + 0.1 xdot^2 (x: the robot's first prismatic joint, theta: its first revolute)
   // robots, running costs: the mean over frames 1..step of a cost on the robot's `body`
-  height,     // max(0, value - com height)^2: the body's centre of mass below `value` [m] is penalized
-  upright,    // 1 - (R_body axis) . up: the body-frame `axis` (unit) tilted away from world +y
-  speed,      // (com velocity . axis - value)^2: forward speed along the world `axis` against `value` [m/s]
+  height,   // max(0, value - com height)^2: the body's centre of mass below `value` [m] is penalized
+  upright,  // 1 - (R_body axis) . up: the body-frame `axis` (unit) tilted away from world +y
+  speed,    // (com velocity . axis - value)^2: forward speed along the world `axis` against `value` [m/s]
 };
 
 struct LossTerm {
   LossKind kind = LossKind::position;
-  std::string object;   // object the term measures
-  std::string target;   // target object's name (position, shape)
-  int step = -1;        // frame the term reads; -1 = the last
-  V3 axis{1, 0, 0};     // distance, speed: world direction; upright: the body-frame axis that points up
+  std::string object;  // object the term measures
+  std::string target;  // target object's name (position, shape)
+  int step = -1;       // frame the term reads; -1 = the last
+  V3 axis{1, 0, 0};    // distance, speed: world direction; upright: the body-frame axis that points up
   double weight = 1.0;
-  std::string body;     // robots: the body the term reads
-  double value = 0.0;   // joint: the target coordinate [rad or m]; height: min height [m]; speed: [m/s]
+  std::string body;    // robots: the body the term reads
+  double value = 0.0;  // joint: the target coordinate [rad or m]; height: min height [m]; speed: [m/s]
 
   bool operator==(const LossTerm&) const = default;
 };
@@ -326,7 +330,7 @@ enum class OptimizerKind { sgd, adam };
 struct OptimizerSpec {
   OptimizerKind kind = OptimizerKind::adam;
   double lr = 0.01;
-  double clip = 0.0;       // global gradient norm clip; 0 = none
+  double clip = 0.0;  // global gradient norm clip; 0 = none
   int iterations = 50;
 
   bool operator==(const OptimizerSpec&) const = default;
@@ -355,14 +359,14 @@ struct ParamValues {
 
 struct Task {
   std::string name;
-  int horizon = 60;               // frames (each `substeps` solver steps)
+  int horizon = 60;  // frames (each `substeps` solver steps)
   std::vector<ParamSpec> parameters;
   std::vector<LossTerm> loss;
   OptimizerSpec optimizer;
   bool has_policy = false;
   PolicySpec policy;
   uint64_t seed = 0;
-  int checkpoint_every = 0;       // 0 = ceil(sqrt(steps)), 1 = keep every state
+  int checkpoint_every = 0;         // 0 = ceil(sqrt(steps)), 1 = keep every state
   std::vector<ParamValues> values;  // what Apply kept of per-frame inputs and policy weights
                                     // (saved inline, or large ones in a sidecar file: scene_json.h)
 

@@ -44,7 +44,7 @@ TEST_CASE("robot scenes: a mesh body shape round-trips, compiles with its mass a
   REQUIRE(c.is_ok());
   const RigidModelT<double>& m = c->model.rigid;
   REQUIRE(m.shape_count() == 1);
-  CHECK(m.shape_type[0] == RIGID_SHAPE_MESH);
+  CHECK(m.shape_type[0] == GEOM_MESH);
   // the paddle box 0.3 x 0.04 x 0.06 with y doubled, 1000 kg/m^3, com at (0.15, 0, 0)
   CHECK(std::fabs(m.body_mass[0] - 1000 * 0.3 * 0.08 * 0.06) < 1e-6);
   CHECK(std::fabs(m.body_com[0].x - 0.15) < 1e-7);
