@@ -19,10 +19,12 @@ namespace {
 
 const std::string kRobots = ADJ_SHARED_ROBOTS;
 
-// a z-up scene at 1/240 s per frame, 8 substeps, with a ground and one robot object (JSON)
+// a z-up scene at 1/240 s per frame, 8 substeps, with a ground and one robot object (JSON);
+// the robots stand on the stiff body contact (not engine/collision/contact_law.h's defaults)
 std::string z_up_scene(const std::string& robot) {
   return R"({"format": "adjoint-scene", "version": 1, "name": "z up",
-  "settings": {"up": "z", "dt": 0.004166666666666667, "substeps": 8},
+  "settings": {"up": "z", "dt": 0.004166666666666667, "substeps": 8,
+               "robot_contact": {"ke": 1e4, "kd": 100, "kf": 100, "mu": 0.8, "eps": 0.01}},
   "objects": [{"name": "ground", "type": "ground"}, )" +
          robot + "]}";
 }
