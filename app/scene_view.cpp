@@ -149,7 +149,7 @@ SceneView::SceneView(const scene::Scene& doc, const scene::CompiledScene& cs)
   const RigidModelT<float>& rm = cs.model.rigid;
   for (const vec3<float>& v : rm.mesh_vertex) robot_mesh_vertices_.emplace_back(v.x, v.y, v.z);
   for (int k = 0; k < rm.shape_count(); ++k) {
-    if (rm.shape_type[size_t(k)] != RIGID_SHAPE_MESH || size_t(k + 1) >= rm.shape_mesh_tri_start.size()) continue;
+    if (rm.shape_type[size_t(k)] != GEOM_MESH || size_t(k + 1) >= rm.shape_mesh_tri_start.size()) continue;
     RobotMesh mesh{k, robot_mesh_indices_.size(), 0};
     for (int t = rm.shape_mesh_tri_start[size_t(k)]; t < rm.shape_mesh_tri_start[size_t(k + 1)]; ++t) {
       const Idx3& tri = rm.mesh_tri[size_t(t)];
@@ -339,10 +339,11 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
     rigid_vis_shapes(rm, robot_state_, rigid_shapes_.data());
     rigid_vis_joints(rm, robot_state_, rigid_joints_.data());
     for (auto& d : robot_draws_) d.instances.clear();
+    // GEOM_SPHERE, GEOM_BOX, GEOM_CAPSULE (mesh shapes are drawn below)
     const render::ShapeKind kinds[3] = {render::ShapeKind::sphere, render::ShapeKind::box, render::ShapeKind::capsule};
     for (int k = 0; k < rm.shape_count(); ++k) {
       const float* f = &rigid_shapes_[size_t(k) * kRigidShapeFloats];
-      int type = int(f[10]);
+      const int type = int(f[10]) - GEOM_SPHERE;
       if (type < 0 || type > 2) continue;
       const int body = int(f[11]);
       const uint32_t id = size_t(body) < body_object_.size() ? body_object_[size_t(body)] : 0;

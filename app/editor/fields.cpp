@@ -170,6 +170,12 @@ const Field k_settings[] = {
     {"contact.mu", FieldType::number, 0.01f, 0, 10, "", nullptr, SET(contact.mu), K::contact_mu},
     {"contact.eps", FieldType::number, 0.001f, 1e-6, 10, "m/s", nullptr, SET(contact.eps), {}},
     {"contact.particle_contact", FieldType::boolean, 0, 0, 0, "", nullptr, SET(contact.particle_contact), {}},
+    // the robots' contact law (the same defaults; kg-scale robots usually want it stiffer)
+    {"robot_contact.ke", FieldType::number, 0.0f, 0, 1e9, "N/m", nullptr, SET(robot_contact.ke), {}},
+    {"robot_contact.kd", FieldType::number, 0.0f, 0, 1e6, "N s/m", nullptr, SET(robot_contact.kd), {}},
+    {"robot_contact.kf", FieldType::number, 0.0f, 0, 1e6, "N s/m", nullptr, SET(robot_contact.kf), {}},
+    {"robot_contact.mu", FieldType::number, 0.01f, 0, 10, "", nullptr, SET(robot_contact.mu), {}},
+    {"robot_contact.eps", FieldType::number, 0.001f, 1e-6, 10, "m/s", nullptr, SET(robot_contact.eps), {}},
 };
 
 #undef OBJ

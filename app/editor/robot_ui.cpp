@@ -228,7 +228,7 @@ float ray_shape(glm::vec3 o, glm::vec3 d, const float* f) {
   const glm::vec3 c(f[0], f[1], f[2]);
   const glm::quat q(f[3], f[4], f[5], f[6]);
   const int type = int(f[10]);
-  if (type == RIGID_SHAPE_BOX) {  // slabs in the box's frame
+  if (type == GEOM_BOX) {  // slabs in the box's frame
     const glm::vec3 lo = glm::conjugate(q) * (o - c), ld = glm::conjugate(q) * d, h(f[7], f[8], f[9]);
     float t0 = 0, t1 = FLT_MAX;
     for (int k = 0; k < 3; ++k) {
@@ -244,7 +244,7 @@ float ray_shape(glm::vec3 o, glm::vec3 d, const float* f) {
     }
     return t0;
   }
-  if (type == RIGID_SHAPE_CAPSULE) {  // the nearest of the two end spheres and the side
+  if (type == GEOM_CAPSULE) {  // the nearest of the two end spheres and the side
     const glm::vec3 axis = q * glm::vec3(0, 1, 0), a = c - axis * f[8], b = c + axis * f[8];
     const float r = f[7];
     float best = -1;
@@ -302,7 +302,7 @@ void robot_pick_body(Editor& e, int object, glm::vec2 px, glm::vec2 view) {
     if (body < r->body_begin || body >= r->body_end) continue;
     const glm::vec3 c(f[0], f[1], f[2]);
     float d = to_point(c);
-    if (int(f[10]) == RIGID_SHAPE_CAPSULE) {  // along local y, half length f[8]
+    if (int(f[10]) == GEOM_CAPSULE) {  // along local y, half length f[8]
       const glm::vec3 axis = glm::quat(f[3], f[4], f[5], f[6]) * glm::vec3(0, f[8], 0);
       d = to_segment(c - axis, c + axis);
     }

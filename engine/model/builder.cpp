@@ -255,7 +255,7 @@ Status ModelBuilderT<S>::add_soft_mesh(const std::string& obj_path, const Placem
 
 template <class S>
 int ModelBuilderT<S>::add_plane(V point, V normal) {
-  m_.shape_type.push_back(SHAPE_PLANE);
+  m_.shape_type.push_back(GEOM_PLANE);
   m_.shape_pos.push_back(point);
   m_.shape_rot.push_back(mat33<S>::identity());
   S l = length(normal);
@@ -273,7 +273,7 @@ int ModelBuilderT<S>::add_ground(S height) {
 template <class S>
 int ModelBuilderT<S>::add_sphere(V center, S radius) {
   int s = add_plane(center, V(S(0), S(1), S(0)));
-  m_.shape_type[s] = SHAPE_SPHERE;
+  m_.shape_type[s] = GEOM_SPHERE;
   m_.shape_size[s] = V(radius, S(0), S(0));
   return s;
 }
@@ -281,7 +281,7 @@ int ModelBuilderT<S>::add_sphere(V center, S radius) {
 template <class S>
 int ModelBuilderT<S>::add_box(V center, V half_extents, const mat33<S>& rot) {
   int s = add_plane(center, V(S(0), S(1), S(0)));
-  m_.shape_type[s] = SHAPE_BOX;
+  m_.shape_type[s] = GEOM_BOX;
   m_.shape_rot[s] = rot;
   m_.shape_size[s] = half_extents;
   return s;
@@ -290,7 +290,7 @@ int ModelBuilderT<S>::add_box(V center, V half_extents, const mat33<S>& rot) {
 template <class S>
 int ModelBuilderT<S>::add_capsule(V center, S radius, S half_height, const mat33<S>& rot) {
   int s = add_plane(center, V(S(0), S(1), S(0)));
-  m_.shape_type[s] = SHAPE_CAPSULE;
+  m_.shape_type[s] = GEOM_CAPSULE;
   m_.shape_rot[s] = rot;
   m_.shape_size[s] = V(radius, half_height, S(0));
   return s;
@@ -300,7 +300,7 @@ template <class S>
 int ModelBuilderT<S>::add_mesh_collider(const Array<V>& vertices, const Array<Idx3>& tris) {
   int s = add_plane(V(), V(S(0), S(1), S(0)));
   int vbase = int(m_.mesh_vertices.size());
-  m_.shape_type[s] = SHAPE_MESH;
+  m_.shape_type[s] = GEOM_MESH;
   m_.shape_mesh_start[s] = int(m_.mesh_tris.size());
   m_.shape_mesh_count[s] = int(tris.size());
   m_.mesh_vertices.insert(m_.mesh_vertices.end(), vertices.begin(), vertices.end());
@@ -394,7 +394,7 @@ Result<ModelT<S>> ModelBuilderT<S>::finalize() const {
   // colliders
   for (int sh = 0; sh < m.shape_count(); ++sh)
     if (!finite3(m.shape_pos[sh]) || !finite3(m.shape_size[sh]) ||
-        (m.shape_type[sh] != SHAPE_PLANE && m.shape_size[sh].x < S(0)))
+        (m.shape_type[sh] != GEOM_PLANE && m.shape_size[sh].x < S(0)))
       return err("shape", sh, "position and size must be finite (sizes >= 0)");
   for (std::size_t v = 0; v < m.mesh_vertices.size(); ++v)
     if (!finite3(m.mesh_vertices[v])) return err("collider mesh vertex", int(v), "is not finite");

@@ -14,35 +14,26 @@
 
 namespace adj {
 
-// collider kinds
-enum ShapeType : int {
-  SHAPE_PLANE = 0,    // half space below a plane: shape_pos = a point, shape_size = unit normal
-  SHAPE_SPHERE = 1,   // shape_size.x = radius
-  SHAPE_BOX = 2,      // shape_size = half extents, oriented by shape_rot
-  SHAPE_CAPSULE = 3,  // shape_size.x = radius, shape_size.y = half height along local y
-  SHAPE_MESH = 4,     // static triangle mesh: mesh_tri_start/mesh_tri_count of shape_mesh
-};
-
 // gradients of the differentiable fields, the same names as in ModelT (one per row of
 // engine/model/field_table.h; zero() and make_grad() are generated from it)
 template <class S>
 struct ModelGradT {
-  Array<S> particle_mass;  // dL/dmass, (particle_count)
-  Array<S> spring_ke;      // dL/dke, (spring_count)
-  Array<S> spring_kd;      // dL/dkd, (spring_count)
-  Array<S> spring_rest;    // dL/drest length, (spring_count)
-  Array<S> tri_ke;         // dL/d stretch modulus, (tri_count)
-  Array<S> tri_ka;         // dL/d area modulus, (tri_count)
-  Array<S> tri_kd;         // dL/d strain-rate damping, (tri_count)
-  Array<S> edge_ke;        // dL/d bending stiffness, (edge_count)
-  Array<S> tet_mu;         // dL/dmu, (tet_count)
-  Array<S> tet_lambda;     // dL/dlambda, (tet_count)
-  S tri_lift = 0;          // dL/d lift coefficient
-  S tri_drag = 0;          // dL/d drag coefficient
-  vec3<S> gravity;         // dL/d gravity (the particles')
-  S contact_ke = 0;        // dL/dcontact stiffness
-  S contact_kd = 0;        // dL/dcontact damping
-  S contact_mu = 0;        // dL/dfriction coefficient
+  Array<S> particle_mass;    // dL/dmass, (particle_count)
+  Array<S> spring_ke;        // dL/dke, (spring_count)
+  Array<S> spring_kd;        // dL/dkd, (spring_count)
+  Array<S> spring_rest;      // dL/drest length, (spring_count)
+  Array<S> tri_ke;           // dL/d stretch modulus, (tri_count)
+  Array<S> tri_ka;           // dL/d area modulus, (tri_count)
+  Array<S> tri_kd;           // dL/d strain-rate damping, (tri_count)
+  Array<S> edge_ke;          // dL/d bending stiffness, (edge_count)
+  Array<S> tet_mu;           // dL/dmu, (tet_count)
+  Array<S> tet_lambda;       // dL/dlambda, (tet_count)
+  S tri_lift = 0;            // dL/d lift coefficient
+  S tri_drag = 0;            // dL/d drag coefficient
+  vec3<S> gravity;           // dL/d gravity (the particles')
+  S contact_ke = 0;          // dL/dcontact stiffness
+  S contact_kd = 0;          // dL/dcontact damping
+  S contact_mu = 0;          // dL/dfriction coefficient
   RigidModelGradT<S> rigid;  // the articulated bodies' parameters (masses, gains, their contact)
 
   void zero();
@@ -68,12 +59,12 @@ struct ContactsT {
 template <class S>
 struct ModelT {
   // particles
-  Array<vec3<S>> particle_q;  // initial positions [m], (particle_count)
-  Array<vec3<S>> particle_qd;  // initial velocities [m/s], (particle_count)
-  Array<S> particle_mass;      // mass [kg], 0 = pinned (kinematic), (particle_count)
-  Array<S> particle_radius;    // contact radius [m], (particle_count)
+  Array<vec3<S>> particle_q;              // initial positions [m], (particle_count)
+  Array<vec3<S>> particle_qd;             // initial velocities [m/s], (particle_count)
+  Array<S> particle_mass;                 // mass [kg], 0 = pinned (kinematic), (particle_count)
+  Array<S> particle_radius;               // contact radius [m], (particle_count)
   vec3<S> gravity{S(0), S(-9.81), S(0)};  // [m/s^2]
-  S particle_damping = 0;      // global velocity damping [1/s]
+  S particle_damping = 0;                 // global velocity damping [1/s]
 
   // springs
   Array<Idx2> spring_indices;  // particle pairs, (spring_count)
@@ -82,60 +73,60 @@ struct ModelT {
   Array<S> spring_rest;        // rest length [m], (spring_count)
 
   // triangles (cloth membranes, StVK) and their aerodynamics
-  Array<Idx3> tri_indices;     // particle triples, (tri_count)
-  Array<mat22<S>> tri_pose;    // inverse rest shape in the triangle's plane, (tri_count)
-  Array<S> tri_area;           // rest area [m^2], (tri_count)
-  Array<S> tri_ke;             // stretch/shear modulus mu [N/m], (tri_count)
-  Array<S> tri_ka;             // area modulus lambda [N/m], (tri_count)
-  Array<S> tri_kd;             // strain-rate damping [N s/m], (tri_count)
-  S tri_lift = 0;              // aerodynamic lift coefficient
-  S tri_drag = 0;              // aerodynamic drag coefficient
+  Array<Idx3> tri_indices;   // particle triples, (tri_count)
+  Array<mat22<S>> tri_pose;  // inverse rest shape in the triangle's plane, (tri_count)
+  Array<S> tri_area;         // rest area [m^2], (tri_count)
+  Array<S> tri_ke;           // stretch/shear modulus mu [N/m], (tri_count)
+  Array<S> tri_ka;           // area modulus lambda [N/m], (tri_count)
+  Array<S> tri_kd;           // strain-rate damping [N s/m], (tri_count)
+  S tri_lift = 0;            // aerodynamic lift coefficient
+  S tri_drag = 0;            // aerodynamic drag coefficient
 
   // bending edges: i, j opposite vertices, k, l the shared edge
-  Array<Idx4> edge_indices;    // (edge_count)
-  Array<S> edge_rest_angle;    // rest dihedral angle [rad], (edge_count)
-  Array<S> edge_ke;            // bending stiffness [N m/rad], (edge_count)
-  Array<S> edge_kd;            // bending damping, (edge_count)
+  Array<Idx4> edge_indices;  // (edge_count)
+  Array<S> edge_rest_angle;  // rest dihedral angle [rad], (edge_count)
+  Array<S> edge_ke;          // bending stiffness [N m/rad], (edge_count)
+  Array<S> edge_kd;          // bending damping, (edge_count)
 
   // tetrahedra (Neo-Hookean FEM)
-  Array<Idx4> tet_indices;     // (tet_count)
-  Array<mat33<S>> tet_pose;    // inverse rest edge matrix, (tet_count)
-  Array<S> tet_volume;         // rest volume [m^3], (tet_count)
-  Array<S> tet_mu;             // Lame mu [Pa], (tet_count)
-  Array<S> tet_lambda;         // Lame lambda [Pa], (tet_count)
-  Array<S> tet_kd;             // strain-rate damping [Pa s], (tet_count)
+  Array<Idx4> tet_indices;   // (tet_count)
+  Array<mat33<S>> tet_pose;  // inverse rest edge matrix, (tet_count)
+  Array<S> tet_volume;       // rest volume [m^3], (tet_count)
+  Array<S> tet_mu;           // Lame mu [Pa], (tet_count)
+  Array<S> tet_lambda;       // Lame lambda [Pa], (tet_count)
+  Array<S> tet_kd;           // strain-rate damping [Pa s], (tet_count)
 
   // colliders (static)
-  Array<int> shape_type;       // ShapeType, (shape_count)
-  Array<vec3<S>> shape_pos;    // position [m], (shape_count)
-  Array<mat33<S>> shape_rot;   // rotation, local to world, (shape_count)
-  Array<vec3<S>> shape_size;   // per-type size (see ShapeType), (shape_count)
-  Array<int> shape_mesh_start;  // first triangle in mesh_tris, (shape_count)
-  Array<int> shape_mesh_count;  // triangle count, (shape_count)
+  Array<int> shape_type;         // GeomType (engine/collision/geometry.h), (shape_count)
+  Array<vec3<S>> shape_pos;      // position [m], (shape_count)
+  Array<mat33<S>> shape_rot;     // rotation, local to world, (shape_count)
+  Array<vec3<S>> shape_size;     // per-type size (see GeomType), (shape_count)
+  Array<int> shape_mesh_start;   // first triangle in mesh_tris, (shape_count)
+  Array<int> shape_mesh_count;   // triangle count, (shape_count)
   Array<vec3<S>> mesh_vertices;  // world-space collider mesh vertices [m], (mesh_vertex_count)
-  Array<Idx3> mesh_tris;       // collider mesh triangles, (mesh_tri_count)
+  Array<Idx3> mesh_tris;         // collider mesh triangles, (mesh_tri_count)
 
-  // contact (particle-shape and particle-particle)
-  S contact_ke = S(1e3);       // normal stiffness [N/m]
-  S contact_kd = S(1);         // normal damping [N s/m]
-  S contact_kf = S(1);         // friction stiffness [N s/m] (kf h/m < 2 for stability); 0 = off
-  S contact_mu = S(0.5);       // Coulomb coefficient
-  S contact_eps = S(1e-2);     // friction smoothing width around zero slip [m/s]
-  bool particle_contact = false;  // particle-particle contact through the hash grid
-  S grid_cell = 0;             // hash grid cell size [m] (>= 2 max radius), set by finalize
+  // contact (particle-shape, particle-particle, body-particle; engine/collision/contact_law.h)
+  S contact_ke = S(kContactKe);    // normal stiffness [N/m]
+  S contact_kd = S(kContactKd);    // normal damping [N s/m]
+  S contact_kf = S(kContactKf);    // friction stiffness [N s/m] (kf h/m < 2 for stability); 0 = off
+  S contact_mu = S(kContactMu);    // Coulomb coefficient
+  S contact_eps = S(kContactEps);  // friction smoothing width around zero slip [m/s]
+  bool particle_contact = false;   // particle-particle contact through the hash grid
+  S grid_cell = 0;                 // hash grid cell size [m] (>= 2 max radius), set by finalize
 
   // particle incidence (CSR): force slots of each particle, in a fixed order
   Array<int> incidence_start;  // (particle_count + 1)
   Array<int> incidence_slot;   // slot indices, (slot_count)
   // particle-particle exclusions (CSR, sorted): topological neighbours never collide
-  Array<int> exclude_start;    // (particle_count + 1)
-  Array<int> exclude_list;     // particle indices
+  Array<int> exclude_start;  // (particle_count + 1)
+  Array<int> exclude_list;   // particle indices
 
   // articulated bodies: joints, bodies, body shapes, actuators and their contact parameters
   // (engine/rigid/rigid_model.h), with the initial joint state; empty without robots
   RigidModelT<S> rigid;
-  Array<S> joint_q;            // initial generalized positions, (rigid.q_count())
-  Array<S> joint_qd;           // initial generalized velocities, (rigid.dof_count())
+  Array<S> joint_q;   // initial generalized positions, (rigid.q_count())
+  Array<S> joint_qd;  // initial generalized velocities, (rigid.dof_count())
 
   int particle_count() const { return int(particle_q.size()); }
   int body_count() const { return rigid.body_count(); }
@@ -156,7 +147,7 @@ struct ModelT {
   // inputs that hold the initial pose: PD targets at the initial revolute/prismatic joint
   // coordinates, everything else zero (what `adjoint run`, `render` and the editor play with)
   ControlT<S> make_hold_control() const;
-  ModelGradT<S> make_grad() const;   // zero gradients
+  ModelGradT<S> make_grad() const;  // zero gradients
 };
 
 using Model = ModelT<float>;

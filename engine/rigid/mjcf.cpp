@@ -450,7 +450,7 @@ MassPart Reader::geom(const XMLElement* e, const std::string& cls, int engine_bo
       warn(e, "a plane in a body is not supported (skipped; planes belong in the worldbody)");
     } else if (!(ct == 0 && ca == 0)) {
       RigidColliderDesc cd;
-      cd.type = 0;
+      cd.type = GEOM_PLANE;
       cd.pos = opt_.position + rigid::qmat(opt_.rotation) * pos;
       cd.size = rigid::qmat(rigid::qmul(opt_.rotation, rot)) * V{0, 0, 1};
       b_.colliders.push_back(cd);
@@ -461,7 +461,7 @@ MassPart Reader::geom(const XMLElement* e, const std::string& cls, int engine_bo
     double r = size[0];
     volume = 4 * kPi * r * r * r / 3;
     unit = scaled(diag(1, 1, 1), volume * 2 * r * r / 5);
-    s.type = RIGID_SHAPE_SPHERE, s.size = {r, 0, 0};
+    s.type = GEOM_SPHERE, s.size = {r, 0, 0};
   } else if (type == "capsule" || type == "cylinder") {
     need(2);
     double r = size[0], h = 2 * size[1];
@@ -470,7 +470,7 @@ MassPart Reader::geom(const XMLElement* e, const std::string& cls, int engine_bo
     double ix = vc * (3 * r * r + h * h) / 12 + vs * (2 * r * r / 5 + h * h / 4 + 3 * h * r / 8);
     unit = diag(ix, ix, vc * r * r / 2 + vs * 2 * r * r / 5);
     if (type == "capsule" || engine_body < 0) {
-      s.type = RIGID_SHAPE_CAPSULE;
+      s.type = GEOM_CAPSULE;
       s.size = {r, type == "capsule" ? size[1] : std::max(size[1] - r, 1e-4), 0};
       s.rot = rigid::qmul(rot, y_to_z);
       if (type == "cylinder" && !(ct == 0 && ca == 0))
@@ -483,13 +483,13 @@ MassPart Reader::geom(const XMLElement* e, const std::string& cls, int engine_bo
     double a = size[0], bb = size[1], c = size[2];
     volume = 8 * a * bb * c;
     unit = scaled(diag(bb * bb + c * c, a * a + c * c, a * a + bb * bb), volume / 3);
-    s.type = RIGID_SHAPE_BOX, s.size = {a, bb, c};
+    s.type = GEOM_BOX, s.size = {a, bb, c};
   } else if (type == "ellipsoid") {
     need(3);
     double a = size[0], bb = size[1], c = size[2];
     volume = 4 * kPi * a * bb * c / 3;
     unit = scaled(diag(bb * bb + c * c, a * a + c * c, a * a + bb * bb), volume / 5);
-    s.type = RIGID_SHAPE_SPHERE, s.size = {std::max({a, bb, c}), 0, 0};
+    s.type = GEOM_SPHERE, s.size = {std::max({a, bb, c}), 0, 0};
     warn(e, "an ellipsoid touches as a sphere of its largest radius (mass and inertia are the ellipsoid's)");
   } else if (type == "mesh") {
     const char* mn = attr(e, d, "mesh");
@@ -498,7 +498,7 @@ MassPart Reader::geom(const XMLElement* e, const std::string& cls, int engine_bo
     if (it == meshes_.end()) fail(e, std::string("mesh \"") + mn + "\" is not in <asset>");
     auto tm = load_mesh<double>(it->second.file);
     if (!tm) fail(it->second.e, tm.status().message());
-    s.type = RIGID_SHAPE_MESH;
+    s.type = GEOM_MESH;
     s.mesh_vertices.assign(tm->vertices.begin(), tm->vertices.end());
     s.mesh_tris.assign(tm->tris.begin(), tm->tris.end());
     s.scale = it->second.scale;
@@ -527,7 +527,7 @@ MassPart Reader::geom(const XMLElement* e, const std::string& cls, int engine_bo
   if (shape && engine_body >= 0) b_.add_shape(engine_body, s);
   if (shape && engine_body < 0) {
     RigidColliderDesc cd;
-    cd.type = s.type == RIGID_SHAPE_SPHERE ? 1 : s.type == RIGID_SHAPE_BOX ? 2 : 3;
+    cd.type = s.type;  // sphere, box or capsule: one GeomType for colliders and body shapes
     cd.pos = opt_.position + rigid::qmat(opt_.rotation) * s.pos;
     cd.rot = rigid::qmul(opt_.rotation, s.rot);
     cd.size = s.size;

@@ -387,6 +387,16 @@ ADJ_HD void body_kinematics_adjoint_dual(const M& m, const P& par, const S* q, c
   adj_par.body_mass[i] += c.take();
 }
 
+// the reverse of the kinematics (every body's pose, motion subspace, inertia and velocity from
+// q, qd; forward scratch w), leaves to root: given their adjoints in g (R, p, S_, I, v; consumed),
+// adds to adj_q, adj_qd and adj_par.body_mass. the step's own reverse ends with it; body-particle
+// contact (engine/collision/body_particle.h) runs it once more for the poses it read
+template <class S, class M, class P, class W, class PA, class G>
+ADJ_HD void kinematics_adjoint(const M& m, const P& par, const S* q, const S* qd, const W& w, S* adj_q, S* adj_qd,
+                               PA& adj_par, G& g) {
+  for (int i = m.body_count() - 1; i >= 0; --i) body_kinematics_adjoint(m, par, q, qd, w, i, adj_q, adj_qd, adj_par, g);
+}
+
 // the substep q, qd -> q_out, qd_out (forward scratch w, left by substep()) run backwards:
 // given adj_q_out and adj_qd_out, writes adj_q, adj_qd and adds to adj_act and adj_par
 template <class S, class M, class P, class W, class PA, class G>
@@ -535,8 +545,7 @@ ADJ_HD void substep_adjoint(const M& m, const P& par, const S* q, const S* qd, c
   contact_forces_adjoint(m, par.contact_ke, par.contact_kd, par.contact_mu, w.R.data(), w.p.data(), w.v.data(),
                          g.fext.data(), g.R.data(), g.p.data(), g.v.data(), adj_par.contact_ke, adj_par.contact_kd,
                          adj_par.contact_mu);
-  // kinematics, leaves to root
-  for (int i = nb - 1; i >= 0; --i) body_kinematics_adjoint(m, par, q, qd, w, i, adj_q, adj_qd, adj_par, g);
+  kinematics_adjoint(m, par, q, qd, w, adj_q, adj_qd, adj_par, g);
 }
 
 }  // namespace adj::rigid

@@ -26,10 +26,10 @@ bool finite3(const vec3<double>& v) { return std::isfinite(v.x) && std::isfinite
 void rigid_shape_mass(const RigidShapeDesc& s, double& mass, mat33<double>& I) {
   I = mat33<double>();
   double r = s.size.x, rho = s.density;
-  if (s.type == RIGID_SHAPE_SPHERE) {
+  if (s.type == GEOM_SPHERE) {
     mass = rho * 4.0 / 3.0 * kPi * r * r * r;
     I.m[0][0] = I.m[1][1] = I.m[2][2] = 0.4 * mass * r * r;
-  } else if (s.type == RIGID_SHAPE_BOX) {
+  } else if (s.type == GEOM_BOX) {
     double a = s.size.x, b = s.size.y, c = s.size.z;
     mass = rho * 8 * a * b * c;
     I.m[0][0] = mass / 3 * (b * b + c * c);
@@ -70,7 +70,7 @@ int RigidBuilder::add_shape(int body, const RigidShapeDesc& shape) {
   shape_body_.push_back(body);
   meshes_.emplace_back();
   vec3<double> mesh_com;  // mesh shapes: centre of mass in the shape frame
-  if (shape.type == RIGID_SHAPE_MESH) {
+  if (shape.type == GEOM_MESH) {
     std::string who = "rigid builder: shape " + std::to_string(shapes_.size() - 1);
     if (body >= 0 && body < body_count()) who += " of body " + bodies_[std::size_t(body)].name;
     if (!shape.mesh_name.empty()) who += " (mesh " + shape.mesh_name + ")";
@@ -87,7 +87,7 @@ int RigidBuilder::add_shape(int body, const RigidShapeDesc& shape) {
     // parallel axis theorem, accumulated about the body origin
     double m;
     mat33<double> Ic;
-    if (shape.type == RIGID_SHAPE_MESH) {
+    if (shape.type == GEOM_MESH) {
       const RigidMeshGeometry& g = meshes_.back();
       std::string who =
           "rigid builder: shape " + std::to_string(shapes_.size() - 1) + " of body " + bodies_[std::size_t(body)].name;
@@ -194,7 +194,7 @@ Result<RigidModelT<S>> RigidBuilder::finalize() const {
     m.shape_mask.push_back(sh.mask);
     // mesh geometry: triangles index the whole mesh_vertex array, hull faces the hull_vertex one
     const RigidMeshGeometry& g = meshes_[s];
-    m.shape_size.push_back(sh.type == RIGID_SHAPE_MESH ? vec3<S>(S(g.bound), S(0), S(0)) : to<S>(sh.size));
+    m.shape_size.push_back(sh.type == GEOM_MESH ? vec3<S>(S(g.bound), S(0), S(0)) : to<S>(sh.size));
     m.shape_mesh_tri_start.push_back(int(m.mesh_tri.size()));
     m.shape_hull_vertex_start.push_back(int(m.hull_vertex.size()));
     m.shape_hull_tri_start.push_back(int(m.hull_tri.size()));

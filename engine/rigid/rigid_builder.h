@@ -5,7 +5,7 @@
 //
 //   RigidBuilder b;
 //   int cart = b.add_body("cart", {.type = RIGID_JOINT_PRISMATIC, .axis = {1, 0, 0}});
-//   b.add_shape(cart, {.type = RIGID_SHAPE_BOX, .size = {0.2, 0.1, 0.1}, .density = 100});
+//   b.add_shape(cart, {.type = GEOM_BOX, .size = {0.2, 0.1, 0.1}, .density = 100});
 //   int pole = b.add_body("pole", {.type = RIGID_JOINT_REVOLUTE, .parent = cart, .axis = {0, 0, 1}});
 //   b.set_mass(pole, 0.1, {0, 0.5, 0}, inertia);
 //   b.add_actuator(cart, {.type = RIGID_ACTUATOR_TORQUE, .gear = 10});
@@ -39,7 +39,7 @@ struct RigidJointDesc {
 };
 
 struct RigidShapeDesc {
-  RigidShapeType type = RIGID_SHAPE_SPHERE;
+  GeomType type = GEOM_SPHERE;
   vec3<double> pos{};                // in the body frame [m]
   rigid::quat<double> rot{};         // axes in the body frame
   vec3<double> size{0.1, 0.1, 0.1};  // sphere (r), box half-extents, capsule (r, half-height along y) [m];
@@ -55,9 +55,9 @@ struct RigidShapeDesc {
   std::string mesh_name{};
 };
 
-// a static collider that body shapes touch (engine/forces/contact.h's ShapeRef types)
+// a static collider that body shapes touch (engine/collision/geometry.h's GeomType)
 struct RigidColliderDesc {
-  int type = 0;                // 0 plane, 1 sphere, 2 box, 3 capsule
+  int type = GEOM_PLANE;       // GeomType: plane, sphere, box or capsule
   vec3<double> pos{};          // centre (plane: a point on it), world [m]
   rigid::quat<double> rot{};   // axes, world
   vec3<double> size{0, 1, 0};  // plane: normal (normalized by finalize); sphere (r); box half extents;
@@ -96,7 +96,9 @@ class RigidBuilder {
 
   vec3<double> gravity{0, -9.81, 0};  // [m/s^2]
   bool ground = true;
-  double contact_ke = 1e4, contact_kd = 1e2, contact_kf = 1e2, contact_mu = 0.8, contact_eps = 1e-2;
+  // contact law (engine/collision/contact_law.h's defaults)
+  double contact_ke = kContactKe, contact_kd = kContactKd, contact_kf = kContactKf, contact_mu = kContactMu,
+         contact_eps = kContactEps;
   double joint_limit_eps = 0.01;  // [rad or m]
   bool body_contact = true;       // shapes of different bodies touch
   bool self_collision = false;    // bodies of one tree touch too (never a parent and its child)

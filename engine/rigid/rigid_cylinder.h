@@ -17,7 +17,7 @@ inline constexpr int kRigidCylinderSegments = 24;
 
 inline void rigid_cylinder_mesh(double r, double h, RigidShapeDesc& s, const std::string& name,
                                 int segments = kRigidCylinderSegments) {
-  s.type = RIGID_SHAPE_MESH;
+  s.type = GEOM_MESH;
   s.density = 0;
   s.scale = {1, 1, 1};
   s.mesh_name = name;

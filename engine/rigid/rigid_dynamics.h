@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "engine/rigid/rigid_contact.h"
+#include "engine/collision/body_contact.h"
 #include "engine/rigid/rigid_model.h"
 #include "engine/rigid/rigid_view.h"
 
@@ -86,7 +86,7 @@ struct Work {
   std::vector<T> stiff, damp;     // implicit diagonal K and D of each dof (implicit_terms), (dof_count)
   std::vector<T> q0, qd0;         // substep ping buffers
   // external forces added to fext after contact and thrust, e.g. particles pushing on the
-  // bodies (engine/rigid/coupling.h); (body_count) or empty = none. the reverse pass leaves
+  // bodies (engine/collision/body_particle.h); (body_count) or empty = none. the reverse pass leaves
   // dL/d fext in AdjWork::fext, which is also dL/d fext_extra
   std::vector<svec<T>> fext_extra;
   void resize(int nb, int nq, int nv) {
@@ -222,7 +222,7 @@ ADJ_HD void kinematics(const M& m, const P& par, const T* q, const T* qd, W& w) 
 }
 
 // every contact force (ground, static colliders, other bodies) summed per body into fext
-// (engine/rigid/rigid_contact.h; J^T f reaches the joints through RNEA's backward sweep)
+// (engine/collision/body_contact.h; J^T f reaches the joints through RNEA's backward sweep)
 template <class M, class P, class W, class Rec>
 ADJ_HD void contact(const M& m, const P& par, W& w, Rec* record) {
   contact_forces(m, par.contact_ke, par.contact_kd, par.contact_mu, w.R.data(), w.p.data(), w.v.data(), w.fext.data(),

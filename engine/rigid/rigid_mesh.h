@@ -1,7 +1,7 @@
-// triangle-mesh body shapes (RIGID_SHAPE_MESH): preparing a mesh for a model (welded
+// triangle-mesh body shapes (GEOM_MESH): preparing a mesh for a model (welded
 // vertices, scale, convex hull), the mass properties of the solid a closed mesh bounds, and
-// the contact features of mesh shapes (defined in rigid_mesh_contact.h, which
-// rigid_contact.h includes at its end; declared here so its dispatch lines can call them).
+// the contact features of mesh shapes (defined in engine/collision/mesh_pairs.h, which
+// engine/collision/body_contact.h includes at its end; declared here so its dispatch lines can call them).
 //
 // contact of a mesh shape is the contact of its convex hull (at most kRigidMeshHullCap
 // vertices; for larger meshes the hull of the mesh's support points in kRigidMeshHullCap
@@ -63,7 +63,7 @@ namespace rigid {
 // hull vertices [begin, end) of shape s in RigidModelT::hull_vertex (empty for other shapes)
 template <class S>
 inline void mesh_hull_vertices(const RigidModelT<S>& m, int s, int& begin, int& end) {
-  const bool has = m.shape_type[s] == RIGID_SHAPE_MESH && s + 1 < int(m.shape_hull_vertex_start.size());
+  const bool has = m.shape_type[s] == GEOM_MESH && s + 1 < int(m.shape_hull_vertex_start.size());
   begin = has ? m.shape_hull_vertex_start[s] : 0;
   end = has ? m.shape_hull_vertex_start[s + 1] : 0;
 }
@@ -102,7 +102,7 @@ T mesh_hull_distance(const RigidModelT<S>& m, int s, const mat33<T>& Rs, const v
   return d;
 }
 
-// mesh contact features (rigid_mesh_contact.h; the order is in the comment at the top)
+// mesh contact features (engine/collision/mesh_pairs.h; the order is in the comment at the top)
 template <class S>
 int mesh_collider_feature_count(const RigidModelT<S>& m, int s, int c);
 template <class S>

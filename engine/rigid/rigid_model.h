@@ -16,9 +16,10 @@
 
 #include <string>
 
+#include "engine/collision/contact_law.h"
+#include "engine/collision/geometry.h"
 #include "engine/core/array.h"
 #include "engine/core/math.h"
-#include "engine/forces/contact.h"
 #include "engine/model/state.h"
 #include "engine/rigid/spatial.h"
 
@@ -31,8 +32,6 @@ enum RigidJointType {
   RIGID_JOINT_FREE,
   RIGID_JOINT_FIXED
 };
-// mesh: a triangle mesh in the shape frame (mesh_* arrays below; engine/rigid/rigid_mesh.h)
-enum RigidShapeType { RIGID_SHAPE_SPHERE, RIGID_SHAPE_BOX, RIGID_SHAPE_CAPSULE, RIGID_SHAPE_MESH };
 // torque: gear * act on the dof; pd: kp (act - q) - kd qd; thrust: a force gear * act along
 // a body-fixed axis at a body-fixed point of the body (rotors; the dof only names the body);
 // velocity: kd (act - qd) (MuJoCo's velocity servo, revolute/prismatic)
@@ -49,9 +48,9 @@ ADJ_HD inline int rigid_joint_dof_count(int type) {
 // gradients of the differentiable parameters (the same names as in RigidModelT)
 template <class S>
 struct RigidModelGradT {
-  Array<S> body_mass;    // dL/d body mass (inertia scales with it), (body_count)
-  Array<S> actuator_kp;  // (actuator_count)
-  Array<S> actuator_kd;  // (actuator_count)
+  Array<S> body_mass;     // dL/d body mass (inertia scales with it), (body_count)
+  Array<S> actuator_kp;   // (actuator_count)
+  Array<S> actuator_kd;   // (actuator_count)
   Array<S> dof_damping;   // (dof_count)
   Array<S> dof_armature;  // (dof_count)
   S contact_ke = 0, contact_kd = 0, contact_mu = 0;
@@ -130,7 +129,7 @@ struct RigidModelT {
 
   // collision shapes (against the ground, static colliders and the shapes of other bodies)
   Array<int> shape_body;      // (shape_count)
-  Array<int> shape_type;      // RigidShapeType, (shape_count)
+  Array<int> shape_type;      // GeomType (sphere, box, capsule, mesh), (shape_count)
   Array<vec3<S>> shape_pos;   // in the body frame [m], (shape_count)
   Array<mat33<S>> shape_rot;  // axes in the body frame, (shape_count)
   Array<vec3<S>> shape_size;  // sphere (r), box half-extents, capsule (r, half-height along y),
@@ -161,8 +160,8 @@ struct RigidModelT {
   Array<vec3<S>> actuator_pos;   // thrust: point of application, body frame [m], (actuator_count)
   Array<vec3<S>> actuator_axis;  // thrust: unit direction, body frame, (actuator_count)
 
-  // static colliders that body shapes touch (engine/forces/contact.h's ShapeRef types)
-  Array<int> collider_type;      // 0 plane, 1 sphere, 2 box, 3 capsule, (collider_count)
+  // static colliders that body shapes touch (engine/collision/geometry.h's ShapeRef)
+  Array<int> collider_type;      // GeomType (plane, sphere, box, capsule), (collider_count)
   Array<vec3<S>> collider_pos;   // centre (plane: a point on it), world [m], (collider_count)
   Array<mat33<S>> collider_rot;  // axes, world, (collider_count)
   Array<vec3<S>> collider_size;  // plane: unit normal; sphere (r); box half extents; capsule (r, half height
@@ -171,13 +170,14 @@ struct RigidModelT {
   // world
   vec3<S> gravity{S(0), S(-9.81), S(0)};  // [m/s^2]
   bool ground = true;                     // plane through the origin with normal +y
-  S contact_ke = S(1e4);                  // normal stiffness [N/m]
-  S contact_kd = S(1e2);                  // normal damping [N s/m]
-  S contact_kf = S(1e2);                  // friction slope [N s/m]; 0 = off
-  S contact_mu = S(0.8);                  // Coulomb coefficient
-  S contact_eps = S(1e-2);                // friction smoothing width around zero slip [m/s]
-  bool body_contact = true;               // shapes of different bodies touch (filtered as above)
-  bool self_collision = false;            // bodies of one tree touch too (never a parent and its child)
+  // contact law (engine/collision/contact_law.h; its defaults)
+  S contact_ke = S(kContactKe);    // normal stiffness [N/m]
+  S contact_kd = S(kContactKd);    // normal damping [N s/m]
+  S contact_kf = S(kContactKf);    // friction slope [N s/m]; 0 = off
+  S contact_mu = S(kContactMu);    // Coulomb coefficient
+  S contact_eps = S(kContactEps);  // friction smoothing width around zero slip [m/s]
+  bool body_contact = true;        // shapes of different bodies touch (filtered as above)
+  bool self_collision = false;     // bodies of one tree touch too (never a parent and its child)
 
   int body_count() const { return int(body_mass.size()); }
   int q_count() const { return joint_q_start.empty() ? 0 : joint_q_start.back(); }

@@ -1,5 +1,5 @@
 // a pointer/count view of RigidModelT with the same field names, so the stages of a rigid step
-// (rigid_dynamics.h, rigid_adjoint.h, rigid_contact.h: generic over the model type) run on a
+// (rigid_dynamics.h, rigid_adjoint.h, engine/collision/body_contact.h: generic over the model type) run on a
 // CUDA device from the same source as on the host; Span (pointer + count) for its arrays and
 // for the per-environment scratch carved from one preallocated arena (ArenaCursor).
 //
@@ -206,7 +206,7 @@ RigidViewT<S> make_rigid_view(const RigidModelT<S>& m) {
 template <class S>
 int rigid_first_mesh_shape(const RigidModelT<S>& m) {
   for (int s = 0; s < m.shape_count(); ++s)
-    if (m.shape_type[s] == RIGID_SHAPE_MESH) return s;
+    if (m.shape_type[s] == GEOM_MESH) return s;
   return -1;
 }
 
@@ -224,7 +224,7 @@ struct ArenaCursor {
 };
 
 // mesh contact on a view: none (see the top of this file); found by argument-dependent lookup
-// from the dispatch lines of rigid_contact.h
+// from the dispatch lines of engine/collision/body_contact.h
 template <class S>
 ADJ_HD inline int mesh_collider_feature_count(const RigidViewT<S>&, int, int) {
   return 0;

@@ -2,7 +2,7 @@
 // the renderer never sees an engine type). every writer fills memory the caller provides.
 //   shapes:   kRigidShapeFloats per shape: position [m] (3), rotation quaternion w x y z (4),
 //             size (3: sphere r; box half extents; capsule r, half height along local y),
-//             kind (RigidShapeType), body index
+//             kind (GeomType), body index
 //   joints:   kRigidJointFloats per body: joint anchor, world [m] (3), joint axis, world (3; zero
 //             for ball, free and fixed joints), body centre of mass, world [m] (3)
 //   contacts: kRigidContactFloats per contact: point [m] (3), force of the ground [N] (3)

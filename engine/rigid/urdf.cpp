@@ -28,12 +28,12 @@ bool shape_of(const urdf::Geometry& g, const urdf::Pose& origin, int cylinder_se
   s.rot = q(origin.rotation);
   switch (g.type) {
     case urdf::Geometry::SPHERE:
-      s.type = RIGID_SHAPE_SPHERE;
+      s.type = GEOM_SPHERE;
       s.size = {static_cast<const urdf::Sphere&>(g).radius, 0, 0};
       return true;
     case urdf::Geometry::BOX: {
       const urdf::Vector3& d = static_cast<const urdf::Box&>(g).dim;
-      s.type = RIGID_SHAPE_BOX;
+      s.type = GEOM_BOX;
       s.size = {d.x / 2, d.y / 2, d.z / 2};
       return true;
     }
@@ -44,7 +44,7 @@ bool shape_of(const urdf::Geometry& g, const urdf::Pose& origin, int cylinder_se
         return true;
       }
       // capsule of the cylinder's radius and overall length, its y axis turned onto z
-      s.type = RIGID_SHAPE_CAPSULE;
+      s.type = GEOM_CAPSULE;
       s.size = {c.radius, std::max(c.length / 2 - c.radius, 1e-4), 0};
       const double h = std::sqrt(0.5);
       s.rot = rigid::qmul(s.rot, rigid::quat<double>(h, h, 0, 0));
@@ -88,7 +88,7 @@ Status mesh_shape_of(const urdf::Mesh& g, const fs::path& dir, const std::string
   if (path.empty()) return Status::error(who + ": mesh \"" + g.filename + "\" not found (looked for " + tried + ")");
   auto mesh = load_mesh<double>(path);
   if (!mesh) return Status::error(who + ": " + mesh.status().message());
-  s.type = RIGID_SHAPE_MESH;
+  s.type = GEOM_MESH;
   s.mesh_vertices.assign(mesh->vertices.begin(), mesh->vertices.end());
   s.mesh_tris.assign(mesh->tris.begin(), mesh->tris.end());
   s.scale = v(g.scale);

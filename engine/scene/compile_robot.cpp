@@ -23,6 +23,20 @@ rigid::quat<double> euler_quat(const V3& deg) {
   return rigid::qmul(qz, rigid::qmul(qy, qx));
 }
 
+GeomType geom_type(RobotShapeKind k) {
+  switch (k) {
+    case RobotShapeKind::sphere:
+      return GEOM_SPHERE;
+    case RobotShapeKind::box:
+      return GEOM_BOX;
+    case RobotShapeKind::capsule:
+      return GEOM_CAPSULE;
+    case RobotShapeKind::mesh:
+      return GEOM_MESH;
+  }
+  return GEOM_SPHERE;
+}
+
 RigidActuatorDesc actuator_desc(const RobotActuator& a) {
   return {.type = a.kind == RobotActuatorKind::pd       ? RIGID_ACTUATOR_PD
                   : a.kind == RobotActuatorKind::thrust ? RIGID_ACTUATOR_THRUST
@@ -70,7 +84,7 @@ Status add_listed(const RobotObject& rb, const std::string& where, const std::st
     index[body.name] = k;
     for (size_t si = 0; si < body.shapes.size(); ++si) {
       const RobotShape& s = body.shapes[si];
-      RigidShapeDesc sd{.type = RigidShapeType(int(s.kind)),
+      RigidShapeDesc sd{.type = geom_type(s.kind),
                         .pos = d3(s.position),
                         .rot = euler_quat(s.rotation),
                         .size = d3(s.size),
@@ -137,7 +151,7 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
   // colliders: the ground at height 0 is the rigid model's ground; other heights, planes,
   // spheres, boxes and capsules are static colliders of the body shapes. mesh colliders act on
   // particles only (TODO: body shapes against triangle meshes need a mesh distance in
-  // engine/rigid/rigid_contact.h; robots pass through them until then)
+  // engine/collision/body_contact.h; robots pass through them until then)
   for (size_t oi = 0; oi < scene.objects.size(); ++oi) {
     const Object& o = scene.objects[oi];
     if (o.kind != ObjectKind::collider) continue;
@@ -151,7 +165,7 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
           b.ground = true;
           continue;
         }
-        cd.type = 0;
+        cd.type = GEOM_PLANE;
         cd.pos = {0, 0, 0};
         cd.pos[st.up_index()] = c.position[1];
         cd.rot = {};
@@ -159,20 +173,20 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
         cd.size[st.up_index()] = 1;
         break;
       case ColliderKind::plane:
-        cd.type = 0;
+        cd.type = GEOM_PLANE;
         cd.rot = {};
         cd.size = d3(c.normal);
         break;
       case ColliderKind::sphere:
-        cd.type = 1;
+        cd.type = GEOM_SPHERE;
         cd.size = {c.size[0], 0, 0};
         break;
       case ColliderKind::box:
-        cd.type = 2;
+        cd.type = GEOM_BOX;
         cd.size = d3(c.size);
         break;
       case ColliderKind::capsule:
-        cd.type = 3;
+        cd.type = GEOM_CAPSULE;
         cd.size = {c.size[0], c.size[1], 0};
         break;
       case ColliderKind::mesh:

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/collision/contact_law.h"
 #include "engine/model/field_table.h"
 
 namespace adj::scene {
@@ -18,24 +19,27 @@ using V3 = std::array<double, 3>;
 
 inline constexpr int k_format_version = 1;
 
+// contact laws (engine/collision/contact_law.h), both with its one set of defaults
 struct ContactSettings {
-  double ke = 1e3;                // normal stiffness [N/m]
-  double kd = 1.0;                // normal damping [N s/m]
-  double kf = 1.0;                // friction stiffness [N s/m]; 0 = no friction
-  double mu = 0.5;                // Coulomb coefficient
-  double eps = 1e-2;              // friction smoothing width around zero slip [m/s]
+  double ke = kContactKe;         // normal stiffness [N/m]
+  double kd = kContactKd;         // normal damping [N s/m]
+  double kf = kContactKf;         // friction stiffness [N s/m]; 0 = no friction
+  double mu = kContactMu;         // Coulomb coefficient
+  double eps = kContactEps;       // friction smoothing width around zero slip [m/s]
   bool particle_contact = false;  // particle-particle contact (hash grid)
 
   bool operator==(const ContactSettings&) const = default;
 };
 
-// contact of robots (engine/rigid) with the ground; the particle contact above is separate
+// contact of robots (engine/rigid) with the ground, colliders and each other; the particle
+// contact above is separate. kg-scale robots usually state a stiffer law than the default
+// (the robot scenes in assets/scenes: ke 1e4, kd 1e2, kf 1e2, mu 0.8)
 struct RobotContactSettings {
-  double ke = 1e4;    // normal stiffness [N/m]
-  double kd = 1e2;    // normal damping [N s/m]
-  double kf = 1e2;    // friction slope [N s/m]; 0 = off
-  double mu = 0.8;    // Coulomb coefficient
-  double eps = 1e-2;  // friction smoothing width around zero slip [m/s]
+  double ke = kContactKe;    // normal stiffness [N/m]
+  double kd = kContactKd;    // normal damping [N s/m]
+  double kf = kContactKf;    // friction slope [N s/m]; 0 = off
+  double mu = kContactMu;    // Coulomb coefficient
+  double eps = kContactEps;  // friction smoothing width around zero slip [m/s]
 
   bool operator==(const RobotContactSettings&) const = default;
 };

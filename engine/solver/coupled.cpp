@@ -1,5 +1,5 @@
 // SolverT's dispatch over the stages the Model holds, and the coupled substep of particles
-// and articulated bodies (two-way body-particle contact, engine/rigid/coupling.h).
+// and articulated bodies (two-way body-particle contact, engine/collision/body_particle.h).
 //
 // each coupled substep reads one state and writes the next:
 //   body poses and velocities (rigid kinematics) -> body-particle contact forces ->
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/rigid/coupling.h"
+#include "engine/collision/body_particle.h"
 #include "engine/rigid/rigid_solver.h"
 #include "engine/solver/solver.h"
 
@@ -201,9 +201,7 @@ Status SolverT<S>::coupled_adjoint(const ModelT<S>& pm, const StateT<S>& in, con
   rigid::CouplingParams<S> adj_cp{S(0), S(0), S(0), S(0), S(0)};
   StateT<S> adj = adj_out, prev = zero_like(adj_out);
   ControlT<S> pc_adj;
-  std::vector<mat33<S>> adj_R;
-  std::vector<vec3<S>> adj_p;
-  std::vector<rigid::svec<S>> adj_v;
+  rigid::AdjWork<S> kin;  // the adjoints of the body poses and velocities the pair forces read
   for (int k = n - 1; k >= 0; --k) {
     const StateT<S>& s = b.sub[std::size_t(k)];
     const rigid::Work<S>& w = b.tape[std::size_t(k)];
@@ -221,13 +219,11 @@ Status SolverT<S>::coupled_adjoint(const ModelT<S>& pm, const StateT<S>& in, con
                            adj.joint_q.data(), adj.joint_qd.data(), prev.joint_q.data(), prev.joint_qd.data(),
                            adj_control.joint_act.data(), adj_par, b.adj_work);
     // the pair forces, then the body poses and velocities they read
-    adj_R.assign(std::size_t(nb), mat33<S>());
-    adj_p.assign(std::size_t(nb), vec3<S>());
-    adj_v.assign(std::size_t(nb), rigid::svec<S>{});
-    rigid::coupling_forces_adjoint(rm, cp, w.R, w.p, w.v, pm, s, pc_adj.particle_f, b.adj_work.fext, adj_R, adj_p,
-                                   adj_v, prev.particle_q.data(), prev.particle_qd.data(), adj_cp);
-    rigid::motion_vjp(rm, par, s.joint_q.data(), s.joint_qd.data(), w, adj_R, adj_p, adj_v, prev.joint_q.data(),
-                      prev.joint_qd.data());
+    kin.reset(nb, rm.dof_count());
+    rigid::coupling_forces_adjoint(rm, cp, w.R, w.p, w.v, pm, s, pc_adj.particle_f, b.adj_work.fext, kin.R, kin.p,
+                                   kin.v, prev.particle_q.data(), prev.particle_qd.data(), adj_cp);
+    rigid::kinematics_adjoint(rm, par, s.joint_q.data(), s.joint_qd.data(), w, prev.joint_q.data(),
+                              prev.joint_qd.data(), adj_par, kin);
     std::swap(adj, prev);
     if (options_.check_finite) {
       st = check_state_finite(pm, adj, "adjoint");

@@ -5,8 +5,8 @@
 
 #include "engine/forces/aero.h"
 #include "engine/forces/bending.h"
-#include "engine/forces/contact.h"
-#include "engine/forces/particle_contact.h"
+#include "engine/collision/particle_particle.h"
+#include "engine/collision/particle_shape.h"
 #include "engine/forces/spring.h"
 #include "engine/forces/tet_fem.h"
 #include "engine/forces/triangle.h"

@@ -26,7 +26,8 @@ std::string a1_scene(int horizon, const std::string& loss) {
     initial += std::string(initial.empty() ? "" : ", ") + R"({"body": ")" + leg +
                R"(_upper", "q": [0.8]}, {"body": ")" + leg + R"(_lower", "q": [-1.5]})";
   return R"({"format": "adjoint-scene", "version": 1, "name": "a1 push",
-  "settings": {"up": "z", "dt": 0.004166666666666667, "substeps": 8},
+  "settings": {"up": "z", "dt": 0.004166666666666667, "substeps": 8,
+               "robot_contact": {"ke": 1e4, "kd": 100, "kf": 100, "mu": 0.8, "eps": 0.01}},
   "objects": [{"name": "ground", "type": "ground"},
     {"name": "a1", "type": "urdf", "file": "a1.urdf", "position": [0, 0, 0.3], "fixed_base": false,
      "actuator": {"type": "pd", "kp": 80, "kd": 2}, "initial": [)" +

@@ -109,7 +109,8 @@ TEST_CASE("robot scenes: colliders and shape filters reach the rigid model; a bo
           "[optim][robot][scene][collider]") {
   auto s = scene::parse_scene(R"({
     "format": "adjoint-scene", "version": 1, "name": "collider test",
-    "settings": {"dt": 0.016666666666666666, "substeps": 8},
+    "settings": {"dt": 0.016666666666666666, "substeps": 8,
+                 "robot_contact": {"ke": 1e4, "kd": 100, "kf": 100, "mu": 0.8, "eps": 0.01}},
     "objects": [
       {"name": "floor", "type": "ground", "height": 0.5},
       {"name": "ball", "type": "sphere", "position": [2, 0, 0], "size": [0.3, 0.3, 0.3]},

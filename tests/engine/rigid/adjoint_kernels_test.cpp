@@ -134,7 +134,7 @@ TEST_CASE("reverse kernels: hand-written ground contact adjoint equals the dual-
     const int s = trial % m.shape_count();
     vec3<double> pts[8];
     double r = 0;
-    const int count = rigid::shape_points(m.shape_type[s], m.shape_size[s], pts, r);
+    const int count = shape_points(m.shape_type[s], m.shape_size[s], pts, r);
     const int k = (trial / m.shape_count()) % count;
     // a random pose near the ground, random velocity (some points separate fast: no force)
     rigid::quat<double> qr(1 + 0.5 * rnd<double>(rng), rnd<double>(rng), rnd<double>(rng), rnd<double>(rng));

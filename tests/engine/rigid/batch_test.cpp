@@ -33,9 +33,9 @@ std::vector<Scene> scenes() {
   {
     RigidBuilder b;  // a small box resting turned on a larger one on the ground
     int lower = b.add_body("lower", {.type = RIGID_JOINT_FREE});
-    b.add_shape(lower, {.type = RIGID_SHAPE_BOX, .size = {0.3, 0.1, 0.3}, .density = 500});
+    b.add_shape(lower, {.type = GEOM_BOX, .size = {0.3, 0.1, 0.3}, .density = 500});
     int upper = b.add_body("upper", {.type = RIGID_JOINT_FREE, .pos = {0.05, 0.2, -0.03}, .rot = {0.99, 0, 0.15, 0}});
-    b.add_shape(upper, {.type = RIGID_SHAPE_BOX, .size = {0.1, 0.1, 0.1}, .density = 500});
+    b.add_shape(upper, {.type = GEOM_BOX, .size = {0.1, 0.1, 0.1}, .density = 500});
     r.push_back({"box-on-box", b, 0.098, 4});
   }
   {

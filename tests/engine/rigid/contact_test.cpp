@@ -1,4 +1,4 @@
-// body-body and body-collider contact (engine/rigid/rigid_contact.h): the force of each pair
+// body-body and body-collider contact (engine/collision/body_contact.h): the force of each pair
 // type against its closed form, equal and opposite; the step's dual Jacobian against central
 // differences and the reverse adjoint against J^T, per pair type, in double; resting and
 // dropping scenes; filters
@@ -26,12 +26,12 @@ struct PairCase {
 };
 
 std::vector<PairCase> pair_cases() {
-  const RigidShapeDesc sphere{.type = RIGID_SHAPE_SPHERE, .size = {0.1, 0, 0}};
-  const RigidShapeDesc sphere2{.type = RIGID_SHAPE_SPHERE, .size = {0.08, 0, 0}};
-  const RigidShapeDesc box{.type = RIGID_SHAPE_BOX, .size = {0.2, 0.1, 0.15}};
-  const RigidShapeDesc small_box{.type = RIGID_SHAPE_BOX, .size = {0.08, 0.05, 0.06}};
-  const RigidShapeDesc capsule{.type = RIGID_SHAPE_CAPSULE, .size = {0.05, 0.2, 0}};
-  const RigidShapeDesc capsule2{.type = RIGID_SHAPE_CAPSULE, .size = {0.05, 0.15, 0}};
+  const RigidShapeDesc sphere{.type = GEOM_SPHERE, .size = {0.1, 0, 0}};
+  const RigidShapeDesc sphere2{.type = GEOM_SPHERE, .size = {0.08, 0, 0}};
+  const RigidShapeDesc box{.type = GEOM_BOX, .size = {0.2, 0.1, 0.15}};
+  const RigidShapeDesc small_box{.type = GEOM_BOX, .size = {0.08, 0.05, 0.06}};
+  const RigidShapeDesc capsule{.type = GEOM_CAPSULE, .size = {0.05, 0.2, 0}};
+  const RigidShapeDesc capsule2{.type = GEOM_CAPSULE, .size = {0.05, 0.15, 0}};
   const Q tilt = axis_quat({0.3, 1, 0.2}, 0.5);
   const Q lie = axis_quat({0, 0, 1}, 1.5707963267948966);  // capsule axis along -x
   std::vector<PairCase> c;
@@ -136,9 +136,9 @@ TEST_CASE("body contact: step Jacobian and reverse adjoint per pair type match c
 
 TEST_CASE("static colliders: every body shape against a plane, sphere, box and capsule; FD in double",
           "[rigid][contact][collider][grad]") {
-  const RigidShapeDesc shapes[3] = {{.type = RIGID_SHAPE_SPHERE, .size = {0.1, 0, 0}},
-                                    {.type = RIGID_SHAPE_BOX, .size = {0.1, 0.06, 0.08}},
-                                    {.type = RIGID_SHAPE_CAPSULE, .size = {0.05, 0.12, 0}}};
+  const RigidShapeDesc shapes[3] = {{.type = GEOM_SPHERE, .size = {0.1, 0, 0}},
+                                    {.type = GEOM_BOX, .size = {0.1, 0.06, 0.08}},
+                                    {.type = GEOM_CAPSULE, .size = {0.05, 0.12, 0}}};
   // colliders with their top at y = -0.2 under the body; the body's lowest point ~0.01 inside
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(-1, 1);
@@ -196,10 +196,11 @@ TEST_CASE("static colliders: every body shape against a plane, sphere, box and c
 
 TEST_CASE("body contact: a box resting on another box on the ground stays put for 3 s", "[rigid][contact][rest]") {
   RigidBuilder b;
+  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2, b.contact_mu = 0.8;  // the stiff body contact it was measured with
   int lower = b.add_body("lower", {.type = RIGID_JOINT_FREE});
-  b.add_shape(lower, {.type = RIGID_SHAPE_BOX, .size = {0.3, 0.1, 0.3}, .density = 500});
+  b.add_shape(lower, {.type = GEOM_BOX, .size = {0.3, 0.1, 0.3}, .density = 500});
   int upper = b.add_body("upper", {.type = RIGID_JOINT_FREE});
-  b.add_shape(upper, {.type = RIGID_SHAPE_BOX, .size = {0.1, 0.1, 0.1}, .density = 500});
+  b.add_shape(upper, {.type = GEOM_BOX, .size = {0.1, 0.1, 0.1}, .density = 500});
   RigidModelT<double> m = finalize(b);
   StateT<double> s = m.make_state(), next;
   // resting depths: the lower box carries both weights on 4 corners, the upper its own
@@ -236,10 +237,11 @@ TEST_CASE("body contact: a box resting on another box on the ground stays put fo
 
 TEST_CASE("body contact: a sphere dropped on a box bounces, then rests on it", "[rigid][contact][rest]") {
   RigidBuilder b;
+  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2, b.contact_mu = 0.8;  // the stiff body contact it was measured with
   int box = b.add_body("box", {.type = RIGID_JOINT_FIXED, .pos = {0, 0.2, 0}});
-  b.add_shape(box, {.type = RIGID_SHAPE_BOX, .size = {0.3, 0.2, 0.3}});
+  b.add_shape(box, {.type = GEOM_BOX, .size = {0.3, 0.2, 0.3}});
   int ball = b.add_body("ball", {.type = RIGID_JOINT_FREE});
-  b.add_shape(ball, {.type = RIGID_SHAPE_SPHERE, .size = {0.1, 0, 0}, .density = 300});
+  b.add_shape(ball, {.type = GEOM_SPHERE, .size = {0.1, 0, 0}, .density = 300});
   RigidModelT<double> m = finalize(b);
   StateT<double> s = m.make_state(), next;
   place(m, s, 1, {0.05, 0.8, 0}, Q());
@@ -270,13 +272,13 @@ TEST_CASE("body contact: filters (same body, parent and child, self_collision, g
   RigidBuilder b;
   b.ground = false;
   int base = b.add_body("base", {.type = RIGID_JOINT_FIXED});
-  b.add_shape(base, {.type = RIGID_SHAPE_BOX, .size = {0.2, 0.1, 0.2}});
+  b.add_shape(base, {.type = GEOM_BOX, .size = {0.2, 0.1, 0.2}});
   int l1 = b.add_body("l1", {.type = RIGID_JOINT_REVOLUTE, .parent = base, .pos = {0, 0.05, 0}});
-  b.add_shape(l1, {.type = RIGID_SHAPE_SPHERE, .size = {0.05, 0, 0}, .density = 100});  // inside the base
+  b.add_shape(l1, {.type = GEOM_SPHERE, .size = {0.05, 0, 0}, .density = 100});  // inside the base
   int l2 = b.add_body("l2", {.type = RIGID_JOINT_REVOLUTE, .parent = l1, .pos = {0.1, 0, 0}});
-  b.add_shape(l2, {.type = RIGID_SHAPE_SPHERE, .size = {0.05, 0, 0}, .density = 100});  // in base and l1
+  b.add_shape(l2, {.type = GEOM_SPHERE, .size = {0.05, 0, 0}, .density = 100});  // in base and l1
   int ball = b.add_body("ball", {.type = RIGID_JOINT_FREE});
-  b.add_shape(ball, {.type = RIGID_SHAPE_SPHERE, .pos = {0.05, 0.08, 0}, .size = {0.05, 0, 0}, .density = 100});
+  b.add_shape(ball, {.type = GEOM_SPHERE, .pos = {0.05, 0.08, 0}, .size = {0.05, 0, 0}, .density = 100});
   auto pairs = [](const RigidModelT<double>& m) {
     RigidContactsT<double> c;
     REQUIRE(rigid_contacts(m, m.make_state(), m.make_control(), c).is_ok());

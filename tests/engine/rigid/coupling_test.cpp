@@ -1,4 +1,4 @@
-// two-way coupling of rigid bodies and particles (engine/rigid/coupling.h, coupled_rollout.h):
+// two-way coupling of rigid bodies and particles (engine/collision/body_particle.h, coupled_rollout.h):
 // the pair forces cancel (momentum), the coupled step's adjoint against central differences in
 // double (a sphere pressing a few particles; a box sliding on a cloth patch), a short coupled
 // rollout's gradients (controls, initial robot and particle states), determinism
@@ -7,7 +7,7 @@
 
 #include "engine/grad/rollout.h"
 #include "engine/model/builder.h"
-#include "engine/rigid/coupling.h"
+#include "engine/collision/body_particle.h"
 #include "engine/solver/solver.h"
 #include "mesh_test_util.h"
 #include "rigid_test_util.h"
@@ -37,7 +37,7 @@ SpherePress sphere_press(bool gravity, D mu) {
   RigidBuilder rb;
   rb.ground = false;
   int s = rb.add_body("ball", {.type = RIGID_JOINT_FREE});
-  rb.add_shape(s, {.type = RIGID_SHAPE_SPHERE, .size = {0.1, 0, 0}, .density = 500});
+  rb.add_shape(s, {.type = GEOM_SPHERE, .size = {0.1, 0, 0}, .density = 500});
   SpherePress c;
   c.rm = finalize(rb);
   ModelBuilderT<D> pb;
@@ -236,9 +236,9 @@ static int box_on_cloth(bool mesh) {
   int box = rb.add_body("box", {.type = RIGID_JOINT_FREE});
   if (mesh) {
     TestMesh bm = box_mesh({0.06, 0.03, 0.05});
-    rb.add_shape(box, {.type = RIGID_SHAPE_MESH, .density = 400, .mesh_vertices = bm.v, .mesh_tris = bm.t});
+    rb.add_shape(box, {.type = GEOM_MESH, .density = 400, .mesh_vertices = bm.v, .mesh_tris = bm.t});
   } else {
-    rb.add_shape(box, {.type = RIGID_SHAPE_BOX, .size = {0.06, 0.03, 0.05}, .density = 400});
+    rb.add_shape(box, {.type = GEOM_BOX, .size = {0.06, 0.03, 0.05}, .density = 400});
   }
   RigidModelT<D> rm = finalize(rb);
   ModelBuilderT<D> pb;
@@ -285,7 +285,7 @@ TEST_CASE("coupling: rollout gradients (controls, initial robot and particle sta
   RigidBuilder rb;
   rb.ground = false;
   int link = rb.add_body("link", {.type = RIGID_JOINT_REVOLUTE, .pos = {0, 0.3, 0}, .axis = {0, 0, 1}});
-  rb.add_shape(link, {.type = RIGID_SHAPE_CAPSULE, .pos = {0, -0.15, 0}, .size = {0.03, 0.12, 0}, .density = 800});
+  rb.add_shape(link, {.type = GEOM_CAPSULE, .pos = {0, -0.15, 0}, .size = {0.03, 0.12, 0}, .density = 800});
   rb.add_actuator(link, {.type = RIGID_ACTUATOR_PD, .kp = 5, .kd = 0.2});
   RigidModelT<D> rm = finalize(rb);
   ModelBuilderT<D> pb;

@@ -237,8 +237,8 @@ TEST_CASE("builder: errors name the body, and shape masses add up", "[rigid][bui
   CHECK(r.status().message().find("(a)") != std::string::npos);
   RigidBuilder c;
   int body = c.add_body("two spheres", {.type = RIGID_JOINT_FREE});
-  c.add_shape(body, {.type = RIGID_SHAPE_SPHERE, .pos = {1, 0, 0}, .size = {0.1, 0, 0}, .density = 1000});
-  c.add_shape(body, {.type = RIGID_SHAPE_SPHERE, .pos = {-1, 0, 0}, .size = {0.1, 0, 0}, .density = 1000});
+  c.add_shape(body, {.type = GEOM_SPHERE, .pos = {1, 0, 0}, .size = {0.1, 0, 0}, .density = 1000});
+  c.add_shape(body, {.type = GEOM_SPHERE, .pos = {-1, 0, 0}, .size = {0.1, 0, 0}, .density = 1000});
   RigidModelT<double> m = finalize(c);
   double ms = 1000 * 4.0 / 3.0 * 3.14159265358979323846 * 1e-3;
   CHECK(std::fabs(m.body_mass[0] - 2 * ms) < 1e-9);
@@ -252,7 +252,7 @@ TEST_CASE("contact: a capsule lying on the ground touches at both end caps", "[r
   int body = b.add_body("capsule", {.type = RIGID_JOINT_FREE});
   // axis along world x: the capsule's local y rotated by -90 degrees about z
   double s = std::sqrt(0.5);
-  b.add_shape(body, {.type = RIGID_SHAPE_CAPSULE, .rot = {s, 0, 0, -s}, .size = {0.05, 0.2, 0}, .density = 1000});
+  b.add_shape(body, {.type = GEOM_CAPSULE, .rot = {s, 0, 0, -s}, .size = {0.05, 0.2, 0}, .density = 1000});
   RigidModelT<double> m = finalize(b);
   StateT<double> st = m.make_state();
   st.joint_q[1] = 0.05 - 2e-3;

@@ -1,4 +1,4 @@
-// box-box edge-edge contact (engine/rigid/rigid_contact.h, box_edge_contact): two boxes crossed
+// box-box edge-edge contact (engine/collision/body_contact.h, box_edge_contact): two boxes crossed
 // edge to edge with no corner inside the other, a fixed one below turned 45 degrees about x
 // (its top is an edge along x) and a free one above turned 45 degrees about z (its bottom is an
 // edge along z): the force against its closed form, the step's gradients against central
@@ -25,9 +25,9 @@ RigidModelT<double> crossed_boxes() {
   b.contact_kd = 1e2;
   int lower =
       b.add_body("lower", {.type = RIGID_JOINT_FIXED, .pos = {0, 0.3, 0}, .rot = axis_quat({1, 0, 0}, kPi / 4)});
-  b.add_shape(lower, {.type = RIGID_SHAPE_BOX, .size = {0.3, 0.1, 0.1}, .density = 100});
+  b.add_shape(lower, {.type = GEOM_BOX, .size = {0.3, 0.1, 0.1}, .density = 100});
   int upper = b.add_body("upper", {.type = RIGID_JOINT_FREE});
-  b.add_shape(upper, {.type = RIGID_SHAPE_BOX, .size = {0.1, 0.1, 0.3}, .density = 100});
+  b.add_shape(upper, {.type = GEOM_BOX, .size = {0.1, 0.1, 0.3}, .density = 100});
   return finalize(b);
 }
 

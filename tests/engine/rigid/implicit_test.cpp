@@ -25,7 +25,7 @@ RigidModelT<double> one_joint(double damping, double armature, double stiffness,
                                  .armature = armature,
                                  .stiffness = stiffness,
                                  .spring_q = 0.2});
-  b.add_shape(link, {.type = RIGID_SHAPE_SPHERE, .pos = {0.1, 0, 0}, .size = {0.02, 0, 0}, .density = 1000});
+  b.add_shape(link, {.type = GEOM_SPHERE, .pos = {0.1, 0, 0}, .size = {0.02, 0, 0}, .density = 1000});
   b.add_actuator(link, {.type = RIGID_ACTUATOR_PD, .kp = kp, .kd = kd});
   return finalize(b);
 }

@@ -1,4 +1,4 @@
-// contact of mesh shapes (engine/rigid/rigid_mesh_contact.h): forces against their closed
+// contact of mesh shapes (engine/collision/mesh_pairs.h): forces against their closed
 // form (ke x depth) for a mesh box against every shape type and against another mesh; the
 // step's dual Jacobian against central differences and the reverse adjoint against J^T in
 // double, per pair, per static collider and on the ground; a mesh box resting on the ground
@@ -18,7 +18,7 @@ using Q = rigid::quat<double>;
 
 RigidShapeDesc mesh_of(const TestMesh& tm) {
   RigidShapeDesc s;
-  s.type = RIGID_SHAPE_MESH;
+  s.type = GEOM_MESH;
   s.mesh_vertices = tm.v;
   s.mesh_tris = tm.t;
   s.mesh_name = "test mesh";
@@ -36,9 +36,9 @@ struct PairCase {
 // body a: a mesh box (half extents 0.2, 0.1, 0.15) turned by `tilt`; body b on its top face
 std::vector<PairCase> pair_cases() {
   const RigidShapeDesc mesh_box = mesh_of(box_mesh({0.2, 0.1, 0.15}, 2));
-  const RigidShapeDesc sphere{.type = RIGID_SHAPE_SPHERE, .size = {0.08, 0, 0}};
-  const RigidShapeDesc small_box{.type = RIGID_SHAPE_BOX, .size = {0.08, 0.05, 0.06}};
-  const RigidShapeDesc capsule{.type = RIGID_SHAPE_CAPSULE, .size = {0.05, 0.15, 0}};
+  const RigidShapeDesc sphere{.type = GEOM_SPHERE, .size = {0.08, 0, 0}};
+  const RigidShapeDesc small_box{.type = GEOM_BOX, .size = {0.08, 0.05, 0.06}};
+  const RigidShapeDesc capsule{.type = GEOM_CAPSULE, .size = {0.05, 0.15, 0}};
   const RigidShapeDesc small_mesh = mesh_of(box_mesh({0.08, 0.05, 0.06}));
   const Q lie = axis_quat({0, 0, 1}, 1.5707963267948966);
   const Q turn = axis_quat({0, 1, 0}, 0.4);
@@ -64,6 +64,7 @@ RigidModelT<double> pair_model(const PairCase& pc, StateT<double>& s, const Q& r
 // height of its origin
 double rest_height(const RigidShapeDesc& shape, double half) {
   RigidBuilder b;
+  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2, b.contact_mu = 0.8;  // the stiff body contact it was measured with
   int body = b.add_body("body", {.type = RIGID_JOINT_FREE});
   RigidShapeDesc s = shape;
   s.density = 500;
@@ -176,7 +177,7 @@ TEST_CASE("mesh contact: a mesh against the ground and each static collider; FD 
 
 TEST_CASE("mesh contact: a mesh box rests on the ground at the box primitive's height", "[rigid][mesh][rest]") {
   const vec3<double> h{0.15, 0.1, 0.12};
-  double box = rest_height({.type = RIGID_SHAPE_BOX, .size = h}, h.y);
+  double box = rest_height({.type = GEOM_BOX, .size = h}, h.y);
   double mesh = rest_height(mesh_of(box_mesh(h, 3)), h.y);
   const double mass = 500 * 8 * h.x * h.y * h.z, ke = 1e4;
   INFO("box " << box << ", mesh box " << mesh);
@@ -187,8 +188,9 @@ TEST_CASE("mesh contact: a mesh box rests on the ground at the box primitive's h
 // a body with `shape` dropped from 0.4 m above the top of a fixed box: its trajectory
 std::vector<StateT<double>> drop_on_box(const RigidShapeDesc& shape, RigidModelT<double>& m) {
   RigidBuilder b;
+  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2, b.contact_mu = 0.8;  // the stiff body contact it was measured with
   int box = b.add_body("box", {.type = RIGID_JOINT_FIXED, .pos = {0, 0.2, 0}});
-  b.add_shape(box, {.type = RIGID_SHAPE_BOX, .size = {0.3, 0.2, 0.3}});
+  b.add_shape(box, {.type = GEOM_BOX, .size = {0.3, 0.2, 0.3}});
   int drop = b.add_body("drop", {.type = RIGID_JOINT_FREE});
   RigidShapeDesc sd = shape;
   sd.density = 300;
@@ -212,7 +214,7 @@ TEST_CASE("mesh contact: a mesh box dropped on a box body falls and rests on it 
   const vec3<double> h{0.08, 0.06, 0.07};
   RigidModelT<double> mm, mb;
   auto mesh = drop_on_box(mesh_of(box_mesh(h, 2)), mm);
-  auto prim = drop_on_box({.type = RIGID_SHAPE_BOX, .size = h}, mb);
+  auto prim = drop_on_box({.type = GEOM_BOX, .size = h}, mb);
   // the same corners against the same box: the same path up to summation order, which the
   // rocking after the impact amplifies to ~0.5 mm
   double worst = 0, lowest = 1e9;
@@ -239,8 +241,9 @@ TEST_CASE("mesh contact: a mesh box dropped on a box body falls and rests on it 
 TEST_CASE("mesh contact: a 20k-triangle sphere mesh rests on the ground and on a box body at hull cost",
           "[rigid][mesh][rest][cost]") {
   RigidBuilder b;
+  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2, b.contact_mu = 0.8;  // the stiff body contact it was measured with
   int box = b.add_body("box", {.type = RIGID_JOINT_FREE});
-  b.add_shape(box, {.type = RIGID_SHAPE_BOX, .size = {0.3, 0.1, 0.3}, .density = 300});
+  b.add_shape(box, {.type = GEOM_BOX, .size = {0.3, 0.1, 0.3}, .density = 300});
   int ball = b.add_body("ball", {.type = RIGID_JOINT_FREE});
   RigidShapeDesc sd = mesh_of(icosphere(0.1, 5));
   sd.density = 300;

@@ -15,7 +15,7 @@ constexpr double kPi = 3.14159265358979323846;
 
 RigidShapeDesc mesh_shape(const TestMesh& tm, double density, const char* name = "test.obj") {
   RigidShapeDesc s;
-  s.type = RIGID_SHAPE_MESH;
+  s.type = GEOM_MESH;
   s.mesh_vertices = tm.v;
   s.mesh_tris = tm.t;
   s.density = density;
@@ -40,7 +40,7 @@ TEST_CASE("mesh shapes: a mesh cube has the box's mass, centre and inertia, plac
     INFO("faces as " << grid << " x " << grid << " grids");
     RigidBuilder b;
     int a = b.add_body("prim", {.type = RIGID_JOINT_FREE});
-    b.add_shape(a, {.type = RIGID_SHAPE_BOX, .pos = {0.3, -0.1, 0.2}, .rot = rot, .size = h, .density = 700});
+    b.add_shape(a, {.type = GEOM_BOX, .pos = {0.3, -0.1, 0.2}, .rot = rot, .size = h, .density = 700});
     int c = b.add_body("mesh", {.type = RIGID_JOINT_FREE});
     // the unit-half-extent cube scaled to h by the shape's scale
     RigidShapeDesc s = mesh_shape(box_mesh({1, 1, 1}, grid), 700);
@@ -74,7 +74,7 @@ TEST_CASE("mesh shapes: mass properties of a mesh moved inside its own frame (co
   vec3<double> com;
   mat33<double> I;
   REQUIRE(rigid_mesh_mass(tm.v, tm.t, 1000, mass, com, I, "moved").is_ok());
-  RigidShapeDesc box{.type = RIGID_SHAPE_BOX, .size = {0.3, 0.2, 0.1}, .density = 1000};
+  RigidShapeDesc box{.type = GEOM_BOX, .size = {0.3, 0.2, 0.1}, .density = 1000};
   double mb;
   mat33<double> Ib;
   rigid_shape_mass(box, mb, Ib);

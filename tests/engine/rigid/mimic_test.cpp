@@ -17,13 +17,13 @@ TEST_CASE("mimic: a coupling's step gradients match central differences", "[rigi
   RigidBuilder b;
   b.ground = false;
   int upper = b.add_body("upper", {.type = RIGID_JOINT_REVOLUTE, .axis = {0, 0, 1}, .damping = 0.05});
-  b.add_shape(upper, {.type = RIGID_SHAPE_CAPSULE, .pos = {0, -0.2, 0}, .size = {0.04, 0.15, 0}, .density = 800});
+  b.add_shape(upper, {.type = GEOM_CAPSULE, .pos = {0, -0.2, 0}, .size = {0.04, 0.15, 0}, .density = 800});
   int slider =
       b.add_body("slider", {.type = RIGID_JOINT_PRISMATIC, .parent = upper, .pos = {0, -0.4, 0}, .axis = {1, 0, 0}});
-  b.add_shape(slider, {.type = RIGID_SHAPE_BOX, .size = {0.05, 0.04, 0.03}, .density = 700});
+  b.add_shape(slider, {.type = GEOM_BOX, .size = {0.05, 0.04, 0.03}, .density = 700});
   int lower =
       b.add_body("lower", {.type = RIGID_JOINT_REVOLUTE, .parent = slider, .pos = {0, -0.1, 0}, .axis = {1, 0, 1}});
-  b.add_shape(lower, {.type = RIGID_SHAPE_SPHERE, .pos = {0, -0.1, 0}, .size = {0.05, 0, 0}, .density = 900});
+  b.add_shape(lower, {.type = GEOM_SPHERE, .pos = {0, -0.1, 0}, .size = {0.05, 0, 0}, .density = 900});
   b.couplings.push_back({.joint = lower, .leader = upper, .ratio = -0.5, .offset = 0.1, .ke = 40, .kd = 0.5});
   b.couplings.push_back({.joint = slider, .leader = lower, .ratio = 0.2, .offset = 0, .ke = 80, .kd = 1});
   b.add_actuator(upper, {.type = RIGID_ACTUATOR_TORQUE, .gear = 2});

@@ -171,7 +171,7 @@ TEST_CASE("mjcf: a cylinder touches as a cylinder: a puck rests on its face", "[
   REQUIRE(f.is_ok());
   RigidModelT<double> m = f->model;
   REQUIRE(m.shape_count() == 1);
-  CHECK(m.shape_type[0] == RIGID_SHAPE_MESH);
+  CHECK(m.shape_type[0] == GEOM_MESH);
   // mass and inertia of the true cylinder: m = rho pi r^2 l, Izz = m r^2 / 2
   const double mass = 500 * std::numbers::pi * 0.04 * 0.05;
   CHECK(m.body_mass[0] == Approx(mass).epsilon(1e-12));

@@ -145,7 +145,7 @@ TEST_CASE("URDF cylinders: capsules by default, prisms that touch as cylinders o
     auto m = b.finalize<double>();
     REQUIRE(m.is_ok());
     REQUIRE(m->shape_count() == 1);
-    CHECK(m->shape_type[0] == (segments ? RIGID_SHAPE_MESH : RIGID_SHAPE_CAPSULE));
+    CHECK(m->shape_type[0] == (segments ? GEOM_MESH : GEOM_CAPSULE));
     CHECK(m->body_mass[0] == 1);  // from <inertial>, not the mesh
     if (segments) CHECK(m->shape_hull_vertex_start[1] - m->shape_hull_vertex_start[0] >= 48);
   }

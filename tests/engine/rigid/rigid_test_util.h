@@ -34,7 +34,7 @@ ControlT<S> joint_control(std::vector<S> act) {
 inline RigidBuilder mixed_tree() {
   RigidBuilder b;
   int base = b.add_body("base", {.type = RIGID_JOINT_FREE});
-  b.add_shape(base, {.type = RIGID_SHAPE_BOX, .size = {0.2, 0.1, 0.15}, .density = 500});
+  b.add_shape(base, {.type = GEOM_BOX, .size = {0.2, 0.1, 0.15}, .density = 500});
   int arm = b.add_body("arm", {.type = RIGID_JOINT_REVOLUTE,
                                .parent = base,
                                .pos = {0.2, 0, 0.05},
@@ -45,9 +45,9 @@ inline RigidBuilder mixed_tree() {
                                .limit_ke = 30,
                                .limit_kd = 0.5,
                                .damping = 0.05});
-  b.add_shape(arm, {.type = RIGID_SHAPE_CAPSULE, .pos = {0.05, -0.15, 0}, .size = {0.04, 0.12, 0}, .density = 800});
+  b.add_shape(arm, {.type = GEOM_CAPSULE, .pos = {0.05, -0.15, 0}, .size = {0.04, 0.12, 0}, .density = 800});
   int ball = b.add_body("wrist", {.type = RIGID_JOINT_BALL, .parent = arm, .pos = {0.05, -0.3, 0}, .damping = 0.02});
-  b.add_shape(ball, {.type = RIGID_SHAPE_SPHERE, .pos = {0.02, -0.08, 0.01}, .size = {0.06, 0, 0}, .density = 900});
+  b.add_shape(ball, {.type = GEOM_SPHERE, .pos = {0.02, -0.08, 0.01}, .size = {0.06, 0, 0}, .density = 900});
   int slide = b.add_body("slider", {.type = RIGID_JOINT_PRISMATIC,
                                     .parent = ball,
                                     .pos = {0, -0.1, 0},
@@ -56,13 +56,13 @@ inline RigidBuilder mixed_tree() {
                                     .upper = 0.1,
                                     .limit_ke = 50,
                                     .limit_kd = 1});
-  b.add_shape(slide, {.type = RIGID_SHAPE_BOX,
+  b.add_shape(slide, {.type = GEOM_BOX,
                       .pos = {0, -0.05, 0},
                       .rot = {0.95, 0.0, 0.31, 0.0},
                       .size = {0.05, 0.04, 0.03},
                       .density = 700});
   int tail = b.add_body("tail", {.type = RIGID_JOINT_FIXED, .parent = base, .pos = {-0.25, 0.02, 0}});
-  b.add_shape(tail, {.type = RIGID_SHAPE_SPHERE, .size = {0.05, 0, 0}, .density = 600});
+  b.add_shape(tail, {.type = GEOM_SPHERE, .size = {0.05, 0, 0}, .density = 600});
   b.add_actuator(arm, {.type = RIGID_ACTUATOR_PD, .kp = 20, .kd = 1});
   b.add_actuator(slide, {.type = RIGID_ACTUATOR_TORQUE, .gear = 3});
   b.add_actuator(ball, {.type = RIGID_ACTUATOR_TORQUE, .dof = 1, .gear = 0.5});

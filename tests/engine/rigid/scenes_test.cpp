@@ -65,7 +65,7 @@ TEST_CASE("spherical pendulum on a ball joint: energy within 1% over 5 s", "[rig
   RigidBuilder b;
   b.ground = false;
   int bob = b.add_body("bob", {.type = RIGID_JOINT_BALL});
-  b.add_shape(bob, {.type = RIGID_SHAPE_CAPSULE, .pos = {0, -0.5, 0}, .size = {0.05, 0.4, 0}, .density = 1000});
+  b.add_shape(bob, {.type = GEOM_CAPSULE, .pos = {0, -0.5, 0}, .size = {0.05, 0.4, 0}, .density = 1000});
   RigidModelT<double> m = finalize(b);
   StateT<double> s = m.make_state();
   s.joint_q = {std::cos(0.4), std::sin(0.4), 0, 0};  // tilted 0.8 rad about x

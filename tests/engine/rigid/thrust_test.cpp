@@ -16,7 +16,7 @@ RigidBuilder drone() {
   mat33<double> I;
   I.m[0][0] = I.m[1][1] = I.m[2][2] = 0.01;
   b.set_mass(body, 1.0, {}, I);
-  b.add_shape(body, {.type = RIGID_SHAPE_BOX, .size = {0.15, 0.03, 0.15}});
+  b.add_shape(body, {.type = GEOM_BOX, .size = {0.15, 0.03, 0.15}});
   for (double x : {0.15, -0.15})
     for (double z : {0.15, -0.15})
       b.add_actuator(body, {.type = RIGID_ACTUATOR_THRUST, .gear = 5, .pos = {x, 0, z}, .axis = {0, 1, 0}});

@@ -57,7 +57,7 @@ TEST_CASE("urdf: cartpole.urdf matches rigid_cartpole (mass matrix and dynamics 
   REQUIRE(imp.joints[2] == "hinge");
   REQUIRE(u.dof_count() == 2);
   REQUIRE(u.shape_count() == 2);
-  CHECK(u.shape_type[1] == RIGID_SHAPE_CAPSULE);
+  CHECK(u.shape_type[1] == GEOM_CAPSULE);
   CHECK(std::fabs(u.shape_size[1].x - 0.02) < 1e-12);
   CHECK(std::fabs(u.shape_size[1].y - 0.5) < 1e-12);
   std::mt19937 rng(7);
@@ -149,7 +149,7 @@ TEST_CASE("rigid_vis: shape transforms follow the bodies; joint axes and contact
   CHECK(std::fabs(shapes[1]) < 1e-6f);
   CHECK(std::fabs(shapes[3] - std::sqrt(0.5f)) < 1e-6f);
   CHECK(std::fabs(shapes[6] - std::sqrt(0.5f)) < 1e-6f);
-  CHECK(shapes[10] == float(RIGID_SHAPE_CAPSULE));
+  CHECK(shapes[10] == float(GEOM_CAPSULE));
   CHECK(shapes[kRigidShapeFloats + 11] == 1.0f);  // second shape on body 1
   // joint 1 anchor at the end of link 0; every axis +z
   CHECK(std::fabs(joints[kRigidJointFloats + 0] - 0.5f) < 1e-6f);
@@ -180,9 +180,9 @@ TEST_CASE("urdf: mesh links (binary STL by package://, OBJ with a scale) become 
   REQUIRE(imp.links == std::vector<std::string>{"base", "paddle", "knob"});
   CHECK(imp.warnings.empty());
   REQUIRE(m.shape_count() == 3);
-  CHECK(m.shape_type[0] == RIGID_SHAPE_BOX);
-  CHECK(m.shape_type[1] == RIGID_SHAPE_MESH);
-  CHECK(m.shape_type[2] == RIGID_SHAPE_MESH);
+  CHECK(m.shape_type[0] == GEOM_BOX);
+  CHECK(m.shape_type[1] == GEOM_MESH);
+  CHECK(m.shape_type[2] == GEOM_MESH);
   // the paddle: 12 triangles, 8 welded corners, hull = the box
   CHECK(m.shape_mesh_tri_start[2] - m.shape_mesh_tri_start[1] == 12);
   CHECK(m.shape_hull_vertex_start[2] - m.shape_hull_vertex_start[1] == 8);
@@ -224,7 +224,7 @@ TEST_CASE("urdf: a mesh robot steps under gravity and poses; its mesh shapes fol
   const float* knob = &f[2 * kRigidShapeFloats];
   CHECK(std::fabs(knob[0] - 0.3 * std::cos(0.7)) < 1e-6);
   CHECK(std::fabs(knob[1] - (0.15 + 0.3 * std::sin(0.7))) < 1e-6);
-  CHECK(int(knob[10]) == RIGID_SHAPE_MESH);
+  CHECK(int(knob[10]) == GEOM_MESH);
   // stepped: the PD actuator holds the paddle at its target against gravity
   RigidSolverT<double> solver({.substeps = 4});
   ControlT<double> u = m.make_control();
@@ -309,7 +309,7 @@ TEST_CASE("mesh files: Collada through assimp, in metres by its <unit>, placed b
   REQUIRE(r.is_ok());
   RigidModelT<double> model = test::finalize(b);
   REQUIRE(model.shape_count() == 1);
-  CHECK(int(model.shape_type[0]) == RIGID_SHAPE_MESH);
+  CHECK(int(model.shape_type[0]) == GEOM_MESH);
 }
 
 TEST_CASE("mesh files: ASCII and binary STL read the same triangles; bad STL is an error naming the file",
@@ -370,7 +370,7 @@ TEST_CASE("urdf: pybullet's capsule and spherical joint are read; xacro and brok
   CHECK(m.joint_type[1] == RIGID_JOINT_BALL);
   CHECK(m.dof_count() == 3);
   REQUIRE(m.shape_count() == 1);
-  CHECK(m.shape_type[0] == RIGID_SHAPE_CAPSULE);
+  CHECK(m.shape_type[0] == GEOM_CAPSULE);
   CHECK(m.shape_size[0].x == Approx(0.05));
   CHECK(m.shape_size[0].y == Approx(0.2));  // half the length between the cap centres
   // its axis is the link's z (URDF's cylinder axis): the capsule's y turned onto z

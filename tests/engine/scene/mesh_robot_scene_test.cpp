@@ -17,7 +17,8 @@ namespace {
 
 const char* kMeshScene = R"({
   "format": "adjoint-scene", "version": 1, "name": "mesh robot",
-  "settings": {"dt": 0.01, "substeps": 2},
+  "settings": {"dt": 0.01, "substeps": 2,
+               "robot_contact": {"ke": 1e4, "kd": 100, "kf": 100, "mu": 0.8, "eps": 0.01}},
   "objects": [
     {"name": "ground", "type": "ground", "position": [0, 0, 0]},
     {"name": "crate", "type": "robot", "position": [0, 0.5, 0],
@@ -44,11 +45,11 @@ TEST_CASE("robot scenes: a mesh body shape round-trips, compiles with its mass a
   REQUIRE(c.is_ok());
   const RigidModelT<double>& m = c->model.rigid;
   REQUIRE(m.shape_count() == 1);
-  CHECK(m.shape_type[0] == RIGID_SHAPE_MESH);
+  CHECK(m.shape_type[0] == GEOM_MESH);
   // the paddle box 0.3 x 0.04 x 0.06 with y doubled, 1000 kg/m^3, com at (0.15, 0, 0)
   CHECK(std::fabs(m.body_mass[0] - 1000 * 0.3 * 0.08 * 0.06) < 1e-6);
   CHECK(std::fabs(m.body_com[0].x - 0.15) < 1e-7);
-  // 16 substeps: the default contact damping (kd 100) on a 1.4 kg bar whose corners are 0.15 m
+  // 16 substeps: the stated contact damping (kd 100) on a 1.4 kg bar whose corners are 0.15 m
   // from its centre needs dt < ~2 ms, or the explicit damping rocks it onto its end (the box
   // primitive does the same)
   RigidSolverT<double> solver({.substeps = 16});

@@ -19,10 +19,12 @@ namespace {
 
 const std::string kRobots = ADJ_SHARED_ROBOTS;
 
-// a z-up scene at 1/240 s per frame, 8 substeps, with a ground and one robot object (JSON)
+// a z-up scene at 1/240 s per frame, 8 substeps, with a ground and one robot object (JSON);
+// the robots stand on the stiff body contact (not engine/collision/contact_law.h's defaults)
 std::string z_up_scene(const std::string& robot) {
   return R"({"format": "adjoint-scene", "version": 1, "name": "z up",
-  "settings": {"up": "z", "dt": 0.004166666666666667, "substeps": 8},
+  "settings": {"up": "z", "dt": 0.004166666666666667, "substeps": 8,
+               "robot_contact": {"ke": 1e4, "kd": 100, "kf": 100, "mu": 0.8, "eps": 0.01}},
   "objects": [{"name": "ground", "type": "ground"}, )" +
          robot + "]}";
 }
@@ -312,9 +314,9 @@ TEST_CASE("robot files: a URDF object's cylinders touch as prisms with cylinder_
     for (int s = 0; s < cs.model.rigid.shape_count(); ++s) n += cs.model.rigid.shape_type[s] == type;
     return n;
   };
-  const int capsules = count("", RIGID_SHAPE_CAPSULE), meshes = count("", RIGID_SHAPE_MESH);
-  CHECK(count(R"(, "cylinder_segments": 24)", RIGID_SHAPE_CAPSULE) == capsules - 8);  // the 8 cylinders
-  CHECK(count(R"(, "cylinder_segments": 24)", RIGID_SHAPE_MESH) == meshes + 8);       // as 24-sided prisms
+  const int capsules = count("", GEOM_CAPSULE), meshes = count("", GEOM_MESH);
+  CHECK(count(R"(, "cylinder_segments": 24)", GEOM_CAPSULE) == capsules - 8);  // the 8 cylinders
+  CHECK(count(R"(, "cylinder_segments": 24)", GEOM_MESH) == meshes + 8);       // as 24-sided prisms
   auto bad = parse_scene(z_up_scene(R"({"name": "a1", "type": "urdf", "file": "a1.urdf", "cylinder_segments": 2})"),
                          dir + "/scene.json");
   REQUIRE_FALSE(bad.is_ok());

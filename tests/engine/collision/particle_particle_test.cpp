@@ -1,4 +1,4 @@
-#include "engine/forces/particle_contact.h"
+#include "engine/collision/particle_particle.h"
 
 #include "tests/engine/test_util.h"
 
@@ -23,7 +23,8 @@ TEST_CASE("particle pair contact adjoint matches central differences", "[forces]
     double out[3];
     e.eval(in.data(), out);
     if (length(load3(out)) == 0) continue;  // separating fast enough to cancel: no contact force
-    FdReport r = check_vjp(e, [&](const double* i, const double* o, double* a) { pair_contact_adjoint(e, i, o, a); }, in, rng, 1e-7);
+    FdReport r = check_vjp(
+        e, [&](const double* i, const double* o, double* a) { pair_contact_adjoint(e, i, o, a); }, in, rng, 1e-7);
     INFO(r.message);
     CHECK(r.ok);
   }

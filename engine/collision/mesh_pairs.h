@@ -1,10 +1,13 @@
-// contact features of mesh shapes (the method and what it misses: rigid_mesh.h). included at
-// the end of rigid_contact.h, whose dispatch lines call these for any pair with a mesh; every
-// kernel is generic over the scalar, so the adjoint takes dual numbers through it as for the
-// other pairs (contact_forces_adjoint), except the ground, reversed by hand
+// the pair functions of a body's mesh shape, which touches as its convex hull (the method and
+// what it misses: engine/rigid/rigid_mesh.h): mesh against a plane, a sphere, a box, a capsule
+// or another mesh. included at the end of body_contact.h, whose dispatch lines call these for
+// any pair with a mesh (they read the model's hull arrays, so they are not in the model-free
+// table of pairs.h); every kernel is generic over the scalar, so the adjoint takes dual
+// numbers through it as for the other pairs (contact_forces_adjoint), except the ground,
+// reversed by hand
 #pragma once
 
-#include "engine/rigid/rigid_contact.h"
+#include "engine/collision/body_contact.h"
 #include "engine/rigid/rigid_mesh.h"
 
 namespace adj::rigid {
@@ -13,7 +16,7 @@ namespace mesh_detail {
 
 template <class T>
 inline bool is_mesh(const PlacedShape<T>& P) {
-  return P.ref.type == RIGID_SHAPE_MESH + 1;
+  return P.ref.type == GEOM_MESH;
 }
 
 // samples of one side (shape: body shape index, -1 for a static collider): a mesh's hull
@@ -25,9 +28,9 @@ inline int sample_count(const RigidModelT<S>& m, const PlacedShape<T>& P, int sh
     mesh_hull_vertices(m, shape, b, e);
     return e - b;
   }
-  if (P.ref.type == 0) return 0;
+  if (P.ref.type == GEOM_PLANE) return 0;
   const vec3<S> z(value(P.ref.size.x), value(P.ref.size.y), value(P.ref.size.z));
-  return code_samples(P.ref.type, z, true);
+  return shape_sample_count(P.ref.type, z, true);
 }
 
 template <class T, class S>
@@ -37,7 +40,7 @@ inline vec3<T> sample(const RigidModelT<S>& m, const PlacedShape<T>& P, int shap
     return P.ref.pos + P.ref.rot * lift<T>(m.hull_vertex[m.shape_hull_vertex_start[shape] + k]);
   }
   const vec3<S> z(value(P.ref.size.x), value(P.ref.size.y), value(P.ref.size.z));
-  return P.ref.pos + P.ref.rot * lift<T>(shape_sample(P.ref.type - 1, z, true, k, r));
+  return P.ref.pos + P.ref.rot * lift<T>(shape_sample(P.ref.type, z, true, k, r));
 }
 
 // signed distance to one side's surface (meshes: their hull); points beyond `reach` may
@@ -52,8 +55,8 @@ inline T distance(const RigidModelT<S>& m, const PlacedShape<T>& P, int shape, c
 // feature count of side A against side B, at least one a mesh (see rigid_mesh.h)
 template <class T, class S>
 inline int feature_count(const RigidModelT<S>& m, const PlacedShape<T>& A, int sa, const PlacedShape<T>& B, int sb) {
-  if (B.ref.type == 0) return sample_count(m, A, sa);
-  if (A.ref.type == 1 || B.ref.type == 1) return 1;
+  if (B.ref.type == GEOM_PLANE) return sample_count(m, A, sa);
+  if (A.ref.type == GEOM_SPHERE || B.ref.type == GEOM_SPHERE) return 1;
   return sample_count(m, A, sa) + sample_count(m, B, sb);
 }
 
@@ -64,10 +67,10 @@ bool feature(const RigidModelT<S>& m, const PlacedShape<T>& A, int sa, const Pla
   int side = 0;
   vec3<T> x;
   S r = S(0);
-  if (B.ref.type == 0) {
+  if (B.ref.type == GEOM_PLANE) {
     x = sample(m, A, sa, k, r);
-  } else if (A.ref.type == 1 || B.ref.type == 1) {
-    side = A.ref.type == 1 ? 0 : 1;
+  } else if (A.ref.type == GEOM_SPHERE || B.ref.type == GEOM_SPHERE) {
+    side = A.ref.type == GEOM_SPHERE ? 0 : 1;
     x = side == 0 ? A.ref.pos : B.ref.pos;
     r = side == 0 ? S(value(A.ref.size.x)) : S(value(B.ref.size.x));
   } else {

@@ -1,4 +1,4 @@
-#include "engine/forces/contact.h"
+#include "engine/collision/particle_shape.h"
 
 #include "tests/engine/test_util.h"
 
@@ -10,7 +10,7 @@ static ShapeRef<double> make_shape(int type, const std::vector<vec3<double>>& ve
   double c = std::cos(0.5), s = std::sin(0.5);
   mat33<double> rot = mat33<double>::from_cols({c, s, 0}, {-s, c, 0}, {0, 0, 1});
   ShapeRef<double> sh{type, {0.1, -0.2, 0.05}, rot, {0.5, 0.4, 0.3}, verts.data(), tris.data(), 0, int(tris.size())};
-  if (type == SHAPE_PLANE) {
+  if (type == GEOM_PLANE) {
     sh.size = vec3<double>(0.3, 1, 0.2) / length(vec3<double>(0.3, 1, 0.2));
   }
   return sh;
@@ -32,7 +32,7 @@ TEST_CASE("collider contact adjoint matches central differences (in contact, sli
   std::vector<vec3<double>> verts = {{-1, 0, -1}, {1, 0.1, -1}, {1, 0, 1}, {-1, -0.1, 1}};
   std::vector<Idx3> tris = {{0, 1, 2}, {0, 2, 3}};
   std::mt19937 rng(8);
-  for (int type : {SHAPE_PLANE, SHAPE_SPHERE, SHAPE_BOX, SHAPE_CAPSULE, SHAPE_MESH}) {
+  for (int type : {GEOM_PLANE, GEOM_SPHERE, GEOM_BOX, GEOM_CAPSULE, GEOM_MESH}) {
     ShapeRef<double> sh = make_shape(type, verts, tris);
     for (int trial = 0; trial < 10; ++trial) {
       double radius = 0.05;
@@ -53,7 +53,8 @@ TEST_CASE("collider contact adjoint matches central differences (in contact, sli
       e.eval(in.data(), out);
       INFO("shape type " << type << " trial " << trial);
       REQUIRE(length(load3(out)) > 0);  // really in contact
-      FdReport r = check_vjp(e, [&](const double* i, const double* o, double* a) { shape_contact_adjoint(e, i, o, a); }, in, rng, 1e-7);
+      FdReport r = check_vjp(
+          e, [&](const double* i, const double* o, double* a) { shape_contact_adjoint(e, i, o, a); }, in, rng, 1e-7);
       INFO(r.message);
       CHECK(r.ok);
     }
@@ -76,20 +77,20 @@ TEST_CASE("contact law: normal push, friction opposes slip and is capped by mu f
 }
 
 TEST_CASE("shape distances: sphere, box, capsule, plane", "[forces][contact]") {
-  ShapeRef<double> s{SHAPE_SPHERE, {0, 0, 0}, mat33<double>::identity(), {1, 0, 0}, nullptr, nullptr, 0, 0};
+  ShapeRef<double> s{GEOM_SPHERE, {0, 0, 0}, mat33<double>::identity(), {1, 0, 0}, nullptr, nullptr, 0, 0};
   vec3<double> n, surf;
   CHECK(shape_distance(s, vec3<double>(0, 2, 0), n, surf) == Approx(1));
   CHECK(n.y == Approx(1));
-  s.type = SHAPE_BOX;
+  s.type = GEOM_BOX;
   s.size = {1, 2, 3};
   CHECK(shape_distance(s, vec3<double>(0, 0, 3.5), n, surf) == Approx(0.5));
   CHECK(shape_distance(s, vec3<double>(0.5, 0, 0), n, surf) == Approx(-0.5));
   CHECK(n.x == Approx(1));
-  s.type = SHAPE_CAPSULE;
+  s.type = GEOM_CAPSULE;
   s.size = {0.5, 1, 0};
   CHECK(shape_distance(s, vec3<double>(0, 2, 0), n, surf) == Approx(0.5));
   CHECK(shape_distance(s, vec3<double>(1, 0.3, 0), n, surf) == Approx(0.5));
-  s.type = SHAPE_PLANE;
+  s.type = GEOM_PLANE;
   s.size = {0, 1, 0};
   CHECK(shape_distance(s, vec3<double>(3, -0.25, 1), n, surf) == Approx(-0.25));
 }

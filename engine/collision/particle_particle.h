@@ -1,8 +1,8 @@
-// particle-particle contact: the same penalty/friction law as collider contact, along the
+// particle-particle contact: the contact law (contact_law.h) of two spheres, along the
 // line between the centres. Each particle sums the forces of its own pairs (no scatter).
 #pragma once
 
-#include "engine/forces/contact.h"
+#include "engine/collision/contact_law.h"
 
 namespace adj {
 

@@ -1,0 +1,79 @@
+// the contact law of every pair (particle-shape, particle-particle, body-body, body-collider,
+// body-particle): penalty normal force (ke, kd) and Coulomb friction smoothed around zero
+// slip, |f_t| = smooth-min(kf |v_t|, mu f_n) with |v_t| smoothed by eps. one set of defaults
+// for every Model and scene; robot scenes that want stiffer contact state it (settings.robot_contact)
+#pragma once
+
+#include "engine/core/math.h"
+
+namespace adj {
+
+// the defaults, for particles and bodies alike (ModelT, RigidModelT, RigidBuilder, the scene's
+// contact and robot_contact settings). the articulated bodies' old defaults (ke 1e4, kd 1e2,
+// kf 1e2, mu 0.8) are now stated by the robots and scenes that rely on them
+inline constexpr double kContactKe = 1e3;    // normal stiffness [N/m]
+inline constexpr double kContactKd = 1.0;    // normal damping [N s/m]
+inline constexpr double kContactKf = 1.0;    // friction slope [N s/m] (kf h/m < 2 for stability); 0 = off
+inline constexpr double kContactMu = 0.5;    // Coulomb coefficient
+inline constexpr double kContactEps = 1e-2;  // friction smoothing width around zero slip [m/s]
+
+// the law's parameters (a scene's, or a model's)
+template <class S>
+struct ContactParams {
+  S ke = S(kContactKe), kd = S(kContactKd), kf = S(kContactKf), mu = S(kContactMu), eps = S(kContactEps);
+};
+
+// force on the body with signed gap c (< 0 = penetrating), normal n out of the other side and
+// velocity relative to it vrel
+template <class T, class S>
+ADJ_HD inline vec3<T> contact_force(T c, const vec3<T>& n, const vec3<T>& vrel, T ke, T kd, S kf, T mu, S eps) {
+  if (!(value(c) < 0)) return vec3<T>();
+  T vn = dot(n, vrel);
+  T lambda = -ke * c - kd * vn;
+  if (!(value(lambda) > 0)) return vec3<T>();
+  vec3<T> f = n * lambda;
+  if (kf > S(0) && value(mu) > 0) {
+    vec3<T> vt = vrel - n * vn;
+    T mul = mu * lambda;
+    T denom = sqrt_(T(kf * kf) * (dot(vt, vt) + T(eps * eps)) + mul * mul);
+    f -= vt * (T(kf) * mul / denom);
+  }
+  return f;
+}
+
+// adjoint: the reverse of contact_force by hand: given adj_f, adds to the
+// adjoints of c, vrel, ke, kd and mu (nothing where the force is zero: apart, or pulling)
+template <class S>
+ADJ_HD inline void contact_force_adjoint(S c, const vec3<S>& n, const vec3<S>& vrel, S ke, S kd, S kf, S mu, S eps,
+                                         const vec3<S>& adj_f, S& adj_c, vec3<S>& adj_vrel, S& adj_ke, S& adj_kd,
+                                         S& adj_mu) {
+  if (!(c < 0)) return;
+  const S vn = dot(n, vrel), lambda = -ke * c - kd * vn;
+  if (!(lambda > 0)) return;
+  S adj_lambda = dot(n, adj_f), adj_vn = S(0);
+  if (kf > S(0) && mu > S(0)) {
+    // f -= vt k, k = kf mul / denom, denom = sqrt(kf^2 (vt.vt + eps^2) + mul^2), mul = mu lambda
+    const vec3<S> vt = vrel - n * vn;
+    const S mul = mu * lambda;
+    const S denom = sqrt_(kf * kf * (dot(vt, vt) + eps * eps) + mul * mul);
+    const S k = kf * mul / denom;
+    vec3<S> adj_vt = adj_f * (-k);
+    const S adj_k = -dot(vt, adj_f);
+    S adj_mul = adj_k * kf / denom;
+    const S adj_denom = -adj_k * k / denom;
+    const S adj_Q = adj_denom / (S(2) * denom);
+    adj_vt += vt * (S(2) * kf * kf * adj_Q);
+    adj_mul += S(2) * mul * adj_Q;
+    adj_mu += adj_mul * lambda;
+    adj_lambda += adj_mul * mu;
+    adj_vrel += adj_vt;
+    adj_vn -= dot(n, adj_vt);
+  }
+  adj_ke -= c * adj_lambda;
+  adj_kd -= vn * adj_lambda;
+  adj_c -= ke * adj_lambda;
+  adj_vn -= kd * adj_lambda;
+  adj_vrel += n * adj_vn;
+}
+
+}  // namespace adj
