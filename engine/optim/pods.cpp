@@ -112,18 +112,13 @@ Result<PodsTrainerT<S>> PodsTrainerT<S>::create(const TaskT<S>& task, PodsOption
                          ": options out of range (order 1 or 2; batch, cg_iterations, epochs, minibatch >= 1; "
                          "line_search, damping, hvp_eps >= 0; step, radius, lr > 0; radius_min <= radius_max)");
   env_options.env_count = o.batch;
-  auto env = task.policy_env(env_options);
-  if (!env) return Status::error(where + ": " + env.status().message());
-  PolicyEnvOptions one = env_options;  // evaluation: one copy from the task's start
-  one.env_count = 1;
-  one.q_range = one.qd_range = 0;
-  auto eval = task.policy_env(one);
-  if (!eval) return Status::error(where + ": " + eval.status().message());
+  auto envs = make_policy_envs(task, env_options, where);
+  if (!envs) return envs.status();
   if (o.hvp_eps == 0) o.hvp_eps = sizeof(S) == sizeof(float) ? 1e-2 : 1e-5;  // the gradient's own precision
   PodsTrainerT r;
   r.options_ = o;
-  r.env_ = std::move(env.value());
-  r.eval_ = std::move(eval.value());
+  r.env_ = std::move(envs->train);
+  r.eval_ = std::move(envs->eval);
   const std::uint64_t seed = task.task().seed;
   r.w_.assign(std::size_t(r.env_->mlp().weight_count()), S(0));
   r.env_->mlp().init_weights(r.w_.data(), seed);

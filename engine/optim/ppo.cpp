@@ -99,18 +99,13 @@ Result<PpoTrainer> PpoTrainer::create(const TaskT<double>& task, PpoOptions opti
                          ": options out of range (episodes, epochs, minibatch, value_hidden >= 1; "
                          "lr, clip_ratio > 0; gamma in (0, 1]; lambda in [0, 1])");
   env_options.thread_count = options.thread_count;
-  auto env = task.policy_env(env_options);
-  if (!env) return Status::error(where + ": " + env.status().message());
-  PolicyEnvOptions one = env_options;  // evaluation: one copy from the task's start
-  one.env_count = 1;
-  one.q_range = one.qd_range = 0;
-  auto eval = task.policy_env(one);
-  if (!eval) return Status::error(where + ": " + eval.status().message());
+  auto envs = make_policy_envs(task, env_options, where);
+  if (!envs) return envs.status();
   PpoTrainer r;
   r.options_ = options;
   r.rng_.seed(options.seed);
-  r.env_ = std::move(env.value());
-  r.eval_ = std::move(eval.value());
+  r.env_ = std::move(envs->train);
+  r.eval_ = std::move(envs->eval);
   r.substeps_ = r.env_->substeps();
   const MlpT<double>& net = r.env_->mlp();
   const int nw = net.weight_count(), na = net.output_size();

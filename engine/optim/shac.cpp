@@ -176,16 +176,11 @@ template <class S>
 Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(const TaskT<S>& task, BatchShacOptions o,
                                                           PolicyEnvOptions env_options) {
   const std::string where = "task '" + task.task().name + "' (SHAC)";
-  auto env = task.policy_env(env_options);
-  if (!env) return Status::error(where + ": " + env.status().message());
-  PolicyEnvOptions one = env_options;  // evaluation: one copy from the task's start
-  one.env_count = 1;
-  one.q_range = one.qd_range = 0;
-  auto eval = task.policy_env(one);
-  if (!eval) return Status::error(where + ": " + eval.status().message());
-  if (o.window < 1 || o.window > (*env)->horizon())
+  auto envs = make_policy_envs(task, env_options, where);
+  if (!envs) return envs.status();
+  if (o.window < 1 || o.window > envs->train->horizon())
     return Status::error(where + ": window " + std::to_string(o.window) + " must lie in 1.." +
-                         std::to_string((*env)->horizon()) + " (the horizon)");
+                         std::to_string(envs->train->horizon()) + " (the horizon)");
   if (!(o.actor_lr > 0) || !(o.critic_lr > 0) || !(o.gamma > 0 && o.gamma < 1) || !(o.lambda >= 0 && o.lambda <= 1) ||
       o.critic_passes < 1 || o.critic_minibatches < 1 || !(o.target_alpha >= 0 && o.target_alpha < 1) ||
       !(o.clip >= 0) || !(o.critic_clip >= 0) || !(o.beta1 >= 0 && o.beta1 < 1) || !(o.beta2 >= 0 && o.beta2 < 1) ||
@@ -198,8 +193,8 @@ Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(const TaskT<S>& task, 
     if (h < 1) return Status::error(where + ": critic layers need width >= 1");
   BatchShacTrainerT r;
   r.options_ = o;
-  r.env_ = std::move(env.value());
-  r.eval_ = std::move(eval.value());
+  r.env_ = std::move(envs->train);
+  r.eval_ = std::move(envs->eval);
   const int n = r.env_->env_count();
   r.w_.assign(r.env_->mlp().weight_count(), S(0));
   r.env_->mlp().init_weights(r.w_.data(), o.seed);

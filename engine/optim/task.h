@@ -84,4 +84,23 @@ template <class S>
 Result<std::unique_ptr<TaskT<S>>> make_task(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
                                             TaskOptions options = {});
 
+// what SHAC, PPO and PODS train on: task.policy_env(options), and one more copy from the task's
+// own start (no randomized starts) that their evaluate() runs; errors begin with `who`
+template <class S>
+struct PolicyEnvPair {
+  std::unique_ptr<PolicyEnvT<S>> train, eval;
+};
+template <class S>
+Result<PolicyEnvPair<S>> make_policy_envs(const TaskT<S>& task, const PolicyEnvOptions& options,
+                                          const std::string& who) {
+  auto train = task.policy_env(options);
+  if (!train) return Status::error(who + ": " + train.status().message());
+  PolicyEnvOptions one = options;
+  one.env_count = 1;
+  one.q_range = one.qd_range = 0;
+  auto eval = task.policy_env(one);
+  if (!eval) return Status::error(who + ": " + eval.status().message());
+  return PolicyEnvPair<S>{std::move(train.value()), std::move(eval.value())};
+}
+
 }  // namespace adj::optim
