@@ -215,7 +215,7 @@ int run_viewer(const ViewerOptions& opt) {
 
     VkExtent2D extent = window ? window->framebuffer_extent() : VkExtent2D{opt.width, opt.height};
     // a CPU rasterizer (lavapipe) pays for every sample and shadow texel: the editor keeps
-    // its frame rate there with 1 sample and a 1024^2 shadow map (--msaa overrides)
+    // its frame rate there with 1 sample, a 1024^2 shadow map and one PCF lookup (--msaa overrides)
     const bool cpu_device = ctx.info().type == "cpu";
     const int msaa = opt.msaa > 0 ? opt.msaa : cpu_device ? 1 : 4;
     render::RenderTarget target(ctx, extent, render::pick_msaa(ctx, msaa));
@@ -224,7 +224,7 @@ int run_viewer(const ViewerOptions& opt) {
     render::FrameLoop loop(ctx, target, swapchain.get());
     render::Background background(ctx, target);
     render::SceneRendererOptions scene_options;
-    if (cpu_device) scene_options.shadow_map_size = 1024;
+    if (cpu_device) scene_options.shadow_map_size = 1024, scene_options.shadow_taps = 1;
     render::SceneRenderer scene_renderer(ctx, target, scene_options);
 
     ImGuiContextGuard imgui_context;
@@ -455,7 +455,7 @@ int run_viewer(const ViewerOptions& opt) {
         const State& st = rollout ? rollout->state() : ed.display_state();
         const Array<vec3<float>>* field = rollout ? nullptr : ed.arrow_field(st);
         ov.vectors = field != nullptr;
-        editor::robot_prepare_view(ed);  // robots: their drawn joint state, contacts, selected body
+        editor::robot_prepare_view(ed);    // robots: their drawn joint state, contacts, selected body
         app::SceneView* view = ed.view();  // (each ed.view() sets the view's selection again)
         if (ed.recording.active() && !ed.recording.with_ui() && !ed.recording.overlays()) {
           view->set_selected(0);  // no selection outline or tint in the video

@@ -22,7 +22,7 @@ struct Frame {
   glm::vec4 light_color{0.0f};  // w shadows on
   glm::vec4 sky_ambient{0.0f};
   glm::vec4 ground_ambient{0.0f};
-  glm::vec4 shadow{0.0f};  // texel world size, 1/resolution, depth bias
+  glm::vec4 shadow{0.0f};  // texel world size, 1/resolution, depth bias, w 1: one PCF lookup (else 4)
   glm::vec4 ground{0.0f};  // height, cell, fade radius, 1 = the world is z-up (0: y-up)
   glm::vec4 ground_color{0.0f};
   glm::vec4 ground_center{0.0f};

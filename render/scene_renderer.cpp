@@ -440,7 +440,7 @@ void SceneRenderer::write_frame(void* ubo, const DrawList& list, const Camera& c
   f.sky_ambient = glm::vec4(L.sky * L.ambient, 0.0f);
   f.ground_ambient = glm::vec4(L.ground * L.ambient, 0.0f);
   // depth bias: about one texel of depth; the normal offset does the rest
-  f.shadow = {2.0f * radius / sm, 1.0f / sm, 1.0f / sm, 0.0f};
+  f.shadow = {2.0f * radius / sm, 1.0f / sm, 1.0f / sm, options_.shadow_taps == 1 ? 1.0f : 0.0f};
 
   const Ground& g = list.ground;
   float extent_m = g.extent > 0.0f ? g.extent : std::max(8.0f * radius, 4.0f * camera.distance);

@@ -34,6 +34,9 @@ class UploadArena;
 
 struct SceneRendererOptions {
   uint32_t shadow_map_size = 2048;  // texels per side
+  // shadow lookups per shaded pixel, each a 2x2 hardware PCF: 4 (soft edges) or 1 (a CPU
+  // rasterizer pays for every lookup over the whole ground: a quarter of the cost)
+  uint32_t shadow_taps = 4;
   uint32_t frames_in_flight = FrameLoop::k_frames_in_flight;  // upload slots, one per frame
 };
 

@@ -14,7 +14,7 @@ layout(set = 0, binding = 0) uniform Frame {
   vec4 light_color;      // rgb linear, w: 1 when shadows are on
   vec4 sky_ambient;      // rgb linear, premultiplied by the ambient strength
   vec4 ground_ambient;
-  vec4 shadow;           // x world size of a texel, y 1/resolution, z depth bias
+  vec4 shadow;           // x world size of a texel, y 1/resolution, z depth bias, w 1: one lookup
   vec4 ground;           // x height, y cell, z fade radius, w 1 = z-up world (0: y-up)
   vec4 ground_color;     // rgb linear
   vec4 ground_center;    // xyz centre of the fade
@@ -57,7 +57,7 @@ vec3 view_dir(vec3 p) {  // unit, from p towards the camera
   return v.eye.w > 0.5 ? -v.forward.xyz : normalize(v.eye.xyz - p);
 }
 
-// 0 (in shadow) .. 1 (lit); 4 taps of 2x2 hardware PCF
+// 0 (in shadow) .. 1 (lit); 4 taps of 2x2 hardware PCF (1 when frame.shadow.w says so)
 float shadow_at(vec3 p, vec3 n) {
   if (frame.light_color.w < 0.5) return 1.0;
   float ndl = dot(n, frame.light_dir.xyz);
@@ -67,6 +67,7 @@ float shadow_at(vec3 p, vec3 n) {
   vec2 uv = s.xy * 0.5 + 0.5;
   if (any(lessThan(uv, vec2(0.0))) || any(greaterThan(uv, vec2(1.0))) || s.z >= 1.0) return 1.0;
   float z = s.z - frame.shadow.z;
+  if (frame.shadow.w > 0.5) return texture(shadow_map, vec3(uv, z));
   vec2 o = vec2(frame.shadow.y * 0.9);
   float sum = texture(shadow_map, vec3(uv + vec2(-o.x, -o.y), z)) +
               texture(shadow_map, vec3(uv + vec2(o.x, -o.y), z)) +

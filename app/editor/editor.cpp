@@ -254,14 +254,25 @@ void Editor::follow_selection() {
   if (auto c = shown_selection_center()) camera.target = *c;
 }
 
+namespace {
+// hides a column's panels, remembering which were open, or shows those again
+void toggle_column(bool* open[3], bool hidden[3]) {
+  const bool shown = *open[0] || *open[1] || *open[2];
+  for (int i = 0; i < 3; ++i) {
+    if (shown) hidden[i] = *open[i];
+    *open[i] = !shown && hidden[i];
+  }
+}
+}  // namespace
+
 void Editor::toggle_left_panels() {
-  const bool shown = panels.outliner || panels.inspector;
-  panels.outliner = panels.inspector = !shown;
+  bool* open[3] = {&panels.outliner, &panels.inspector, &panels.visualization};
+  toggle_column(open, panels.left_hidden);
 }
 
 void Editor::toggle_right_panels() {
-  const bool shown = panels.simulation || panels.optimization;
-  panels.simulation = panels.optimization = !shown;
+  bool* open[3] = {&panels.simulation, &panels.optimization, &panels.stats};
+  toggle_column(open, panels.right_hidden);
 }
 
 std::string Editor::overlay_hint() const {

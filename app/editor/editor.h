@@ -36,6 +36,13 @@ struct Message {
 struct PanelVisibility {
   bool outliner = true, inspector = true, simulation = true, optimization = true;
   bool visualization = false, stats = false, messages = true;
+  // what the panels that size to their content (simulation, visualization, stats) drew last
+  // frame [px]: the columns stack them without clipping their last row
+  float simulation_h = 230.0f, visualization_h = 200.0f, stats_h = 150.0f;
+  float simulation_window_h = 0.0f;  // the Simulation panel's height as laid out last frame [px]
+  // what Tab / Shift+Tab hid, to show again: outliner, inspector, visualization; simulation,
+  // optimization, stats
+  bool left_hidden[3] = {true, true, false}, right_hidden[3] = {true, true, false};
 };
 
 struct ViewSettings {

@@ -215,17 +215,28 @@ long resident_mb() {
 
 void Editor::draw_panels(float menu_height) {
   report_worker_errors();
+  // Tab is the panels' key (MuJoCo's): ImGui's Tab focusing into the focused panel's next field
+  // would capture the keyboard and swallow the next Tab / Shift+Tab
+  ImGui::PushAllowKeyboardFocus(false);
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float W = vp->Size.x, H = vp->Size.y - menu_height;
   const float left = std::clamp(W * 0.22f, 200.0f, 320.0f), right = std::clamp(W * 0.26f, 240.0f, 380.0f);
   const float top = vp->Pos.y + menu_height;
   const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoSavedSettings;
 
-  // left column: outliner over inspector
+  // a panel that sizes to its content: what it drew last frame, within reason
+  auto fit = [&](float content) { return std::clamp(content, 80.0f, H * 0.6f); };
+  // and records it: the cursor after the last row, in the window's coordinates (title bar
+  // and any scroll included), plus the bottom padding
+  auto measure = [](float& content) { content = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y; };
+
+  // left column: outliner over inspector, the visualization settings docked below them
+  const float vis_h = panels.visualization ? fit(panels.visualization_h) : 0.0f;
+  const float left_h = H - vis_h;
   float outliner_h =
       panels.inspector
-          ? std::min(H * 0.34f, 60.0f + 22.0f * float(doc.scene().objects.size() + 1 + robot_outliner_rows(*this)))
-          : H;
+          ? std::min(left_h * 0.34f, 60.0f + 22.0f * float(doc.scene().objects.size() + 1 + robot_outliner_rows(*this)))
+          : left_h;
   if (panels.outliner) {
     ImGui::SetNextWindowPos(ImVec2(vp->Pos.x, top), ImGuiCond_Always);
     ImGui::SetNextWindowSize(ImVec2(left, outliner_h), ImGuiCond_Always);
@@ -235,36 +246,52 @@ void Editor::draw_panels(float menu_height) {
   if (panels.inspector) {
     float y = panels.outliner ? top + outliner_h : top;
     ImGui::SetNextWindowPos(ImVec2(vp->Pos.x, y), ImGuiCond_Always);
-    ImGui::SetNextWindowSize(ImVec2(left, top + H - y), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(left, top + left_h - y), ImGuiCond_Always);
     if (ImGui::Begin("Inspector", &panels.inspector, fixed)) draw_inspector();
     ImGui::End();
   }
-  // right column: simulation over optimization
-  float sim_h = panels.optimization ? 196.0f + (replay.active ? 96.0f : 0.0f) : H;
+  if (panels.visualization) {  // the whole column when the outliner and inspector are closed
+    const float y = panels.outliner || panels.inspector ? top + left_h : top;
+    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x, y), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(left, top + H - y), ImGuiCond_Always);
+    if (ImGui::Begin("Visualization", &panels.visualization, fixed)) {
+      draw_visualization();
+      measure(panels.visualization_h);
+    }
+    ImGui::End();
+  }
+  // right column: simulation over optimization, the stats docked below them
+  const float stats_h = panels.stats ? fit(panels.stats_h) : 0.0f;
+  const float right_h = H - stats_h;
+  const float sim_h = panels.optimization ? std::min(fit(panels.simulation_h), right_h * 0.6f) : right_h;
   if (panels.simulation) {
     ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + W - right, top), ImGuiCond_Always);
     ImGui::SetNextWindowSize(ImVec2(right, sim_h), ImGuiCond_Always);
-    if (ImGui::Begin("Simulation", &panels.simulation, fixed)) draw_simulation();
+    panels.simulation_window_h = sim_h;
+    if (ImGui::Begin("Simulation", &panels.simulation, fixed)) {
+      draw_simulation();
+      measure(panels.simulation_h);
+    }
     ImGui::End();
   }
   if (panels.optimization) {
     float y = panels.simulation ? top + sim_h : top;
     ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + W - right, y), ImGuiCond_Always);
-    ImGui::SetNextWindowSize(ImVec2(right, top + H - y), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(right, top + right_h - y), ImGuiCond_Always);
     if (ImGui::Begin("Optimization", &panels.optimization, fixed)) draw_optimization();
     ImGui::End();
   }
-  // floating: visualization, stats; messages along the bottom of the viewport
-  if (panels.visualization) {
-    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + left + 10, top + 10), ImGuiCond_FirstUseEver);
-    if (ImGui::Begin("Visualization", &panels.visualization, ImGuiWindowFlags_AlwaysAutoResize)) draw_visualization();
-    ImGui::End();
-  }
   if (panels.stats) {
-    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + W - right - 230, top + 10), ImGuiCond_FirstUseEver);
-    if (ImGui::Begin("Stats", &panels.stats, ImGuiWindowFlags_AlwaysAutoResize)) draw_stats();
+    const float y = panels.simulation || panels.optimization ? top + right_h : top;
+    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + W - right, y), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(right, top + H - y), ImGuiCond_Always);
+    if (ImGui::Begin("Stats", &panels.stats, fixed)) {
+      draw_stats();
+      measure(panels.stats_h);
+    }
     ImGui::End();
   }
+  // messages along the bottom of the viewport
   draw_landscape_panel(*this);
   if (panels.messages && !messages.empty()) {
     const float h = 78.0f;
@@ -287,6 +314,7 @@ void Editor::draw_panels(float menu_height) {
   draw_prompt();
   draw_recovery_prompt();
   draw_robot_dialogs(*this);
+  ImGui::PopAllowKeyboardFocus();
 }
 
 void Editor::draw_recovery_prompt() {
@@ -314,8 +342,10 @@ void Editor::draw_recovery_prompt() {
 }
 
 std::pair<float, float> Editor::free_columns(float W) const {
-  float left = panels.outliner || panels.inspector ? std::clamp(W * 0.22f, 200.0f, 320.0f) : 0.0f;
-  float right = panels.simulation || panels.optimization ? std::clamp(W * 0.26f, 240.0f, 380.0f) : 0.0f;
+  const bool any_left = panels.outliner || panels.inspector || panels.visualization;
+  const bool any_right = panels.simulation || panels.optimization || panels.stats;
+  float left = any_left ? std::clamp(W * 0.22f, 200.0f, 320.0f) : 0.0f;
+  float right = any_right ? std::clamp(W * 0.26f, 240.0f, 380.0f) : 0.0f;
   return {left, std::max(W - right, left)};
 }
 
@@ -925,8 +955,9 @@ void Editor::draw_visualization() {
         "coloured by loss");
   const char* grads[] = {"none", "dL/dx0 (initial positions)", "dL/dv0 (initial velocities)",
                          "dL/du (force, scrubbed frame)"};
-  ImGui::SetNextItemWidth(200);
-  ImGui::Combo("gradient arrows", &view_settings.gradient, grads, 4);
+  ImGui::TextUnformatted("gradient arrows");
+  ImGui::SetNextItemWidth(-1);  // the column's width: the label above
+  ImGui::Combo("##gradient arrows", &view_settings.gradient, grads, 4);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("the last optimizer iteration's gradient, per particle,\nfor parameters the task optimizes");
   ImGui::Checkbox("grid", &view_settings.grid);
@@ -940,7 +971,7 @@ void Editor::draw_visualization() {
     ImVec2 p = ImGui::GetCursorScreenPos();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const int n = 32;
-    const float w = 200, h = 10;
+    const float w = std::min(200.0f, ImGui::GetContentRegionAvail().x), h = 10;
     for (int i = 0; i < n; ++i)
       dl->AddRectFilled(ImVec2(p.x + w * float(i) / n, p.y), ImVec2(p.x + w * float(i + 1) / n, p.y + h),
                         viridis(float(i) / (n - 1)));
@@ -958,7 +989,7 @@ void Editor::draw_visualization() {
 void Editor::draw_stats() {
   ImGui::Text("UI frame     %.1f ms (%.0f fps)", ui_frame_ms, ui_frame_ms > 0 ? 1000.0 / ui_frame_ms : 0.0);
   ImGui::Text("simulation   %.0f frames/s", snap.steps_per_second);
-  ImGui::Text("data path    %s", data_path());
+  ImGui::TextWrapped("data path    %s", data_path());
   if (compiled_) {
     const Model& m = compiled_->model;
     ImGui::Text("particles    %d", m.particle_count());

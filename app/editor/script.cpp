@@ -123,6 +123,7 @@ Script::Progress Script::update(Editor& e) {
       break;
     case Wait::frames:
       wait_frame_ms_.push_back(e.ui_frame_ms);
+      sim_frame_last_ = e.snap.frame;
       if (++waited_frames_ < wait_frames_) return Progress::running;
       if (deferred_screenshot_) {  // the panels have settled: capture this frame
         screenshot_ = std::move(deferred_screenshot_);
@@ -134,6 +135,7 @@ Script::Progress Script::update(Editor& e) {
     case Wait::worker:
       // two UI frames after the worker is done, so the panels show its last snapshot
       wait_frame_ms_.push_back(e.ui_frame_ms);
+      sim_frame_last_ = e.snap.frame;
       if (!e.worker.idle() || e.landscape.job.view().running) {
         if (now_s() - wait_started_ > k_wait_limit_s) {
           fail(lines_[next_ - 1], "still waiting for the worker after 300 s", 1);
@@ -146,6 +148,7 @@ Script::Progress Script::update(Editor& e) {
       break;
     case Wait::recording:  // a "record optimization" video, until it has stopped by itself
       wait_frame_ms_.push_back(e.ui_frame_ms);
+      sim_frame_last_ = e.snap.frame;
       if (e.recording.active() || e.record_toggle_requested || e.before_after_record_pending) {
         if (now_s() - wait_started_ > k_wait_limit_s) {
           fail(lines_[next_ - 1], "the recording of the optimization still runs after 300 s", 1);
@@ -223,6 +226,7 @@ void ScriptCall::wait_frames(int n) {
 
 void ScriptCall::wait_worker() {
   script.wait_frame_ms_.clear();
+  script.sim_frame_at_clear_ = script.sim_frame_last_ = e.snap.frame;
   script.wait_ = Script::Wait::worker;
   script.waited_frames_ = 0;
   script.wait_started_ = now_s();
@@ -253,7 +257,11 @@ void ScriptCall::screenshot(const std::string& path) {
 }
 
 const std::vector<double>& ScriptCall::wait_frame_ms() const { return script.wait_frame_ms_; }
-void ScriptCall::clear_frame_ms() { script.wait_frame_ms_.clear(); }
+void ScriptCall::clear_frame_ms() {
+  script.wait_frame_ms_.clear();
+  script.sim_frame_at_clear_ = script.sim_frame_last_ = e.snap.frame;
+}
+int ScriptCall::wait_sim_frames() const { return script.sim_frame_last_ - script.sim_frame_at_clear_; }
 
 // ---- dispatch: the command tables by panel, then the robots' commands (robot_ui.h)
 

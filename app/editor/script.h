@@ -117,7 +117,8 @@ class Script {
   std::optional<ScriptKey> key_;
   std::optional<std::pair<int, int>> click_;
   int exit_code_ = 0;
-  std::vector<double> wait_frame_ms_;  // UI frame times during the last worker wait
+  std::vector<double> wait_frame_ms_;                // UI frame times during the last worker wait
+  int sim_frame_at_clear_ = 0, sim_frame_last_ = 0;  // the simulation's frame then and at the last wait's end
 };
 
 }  // namespace adj::editor

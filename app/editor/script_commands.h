@@ -38,6 +38,7 @@ struct ScriptCall {
   void screenshot(const std::string& path);          // after 2 frames
   const std::vector<double>& wait_frame_ms() const;  // UI frame times during the last wait
   void clear_frame_ms();
+  int wait_sim_frames() const;                          // simulation frames the worker published during the last wait
   std::map<std::string, std::vector<double>>& notes();  // values noted for a later expect
 };
 

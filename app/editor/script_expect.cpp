@@ -78,8 +78,16 @@ Status ex_hint(ScriptCall& c) {
   if ((h.empty() && want == "none") || h == want) return Status::ok();
   return Status::error("hint is \"" + h + "\"");
 }
-Status ex_left_panels(ScriptCall& c) { return expect_bool(c, c.e.panels.outliner || c.e.panels.inspector); }
-Status ex_right_panels(ScriptCall& c) { return expect_bool(c, c.e.panels.simulation || c.e.panels.optimization); }
+Status ex_left_panels(ScriptCall& c) {
+  return expect_bool(c, c.e.panels.outliner || c.e.panels.inspector || c.e.panels.visualization);
+}
+// the Simulation panel shows all its rows (its last row is not cut off by the panel below)
+Status ex_simulation_fits(ScriptCall& c) {
+  return expect_bool(c, c.e.panels.simulation_h <= c.e.panels.simulation_window_h + 0.5f);
+}
+Status ex_right_panels(ScriptCall& c) {
+  return expect_bool(c, c.e.panels.simulation || c.e.panels.optimization || c.e.panels.stats);
+}
 Status ex_replay_frames(ScriptCall& c) { return expect_int(c, c.e.replay_ready() ? c.e.snap.replay.frames : 0); }
 Status ex_replay_iteration(ScriptCall& c) { return expect_int(c, c.e.snap.replay.iteration); }
 // where the viewport shows an object's particles now (their mean)
@@ -178,7 +186,8 @@ Status ex_fps_above(ScriptCall& c) {  // UI frames per second while the last wai
   double sum = 0, worst = 0;
   for (double m : ms) sum += m, worst = std::max(worst, m);
   double fps = 1000.0 * double(ms.size()) / sum;
-  std::printf("script: %zu UI frames while waiting: mean %.1f fps, slowest frame %.1f ms\n", ms.size(), fps, worst);
+  std::printf("script: %zu UI frames while waiting: mean %.1f fps, slowest frame %.1f ms, %d simulation frames\n",
+              ms.size(), fps, worst, c.wait_sim_frames());
   return fps > n ? Status::ok() : bad(c, std::to_string(fps) + " fps");
 }
 
@@ -260,6 +269,7 @@ const ScriptCommand k_expect[] = {
     {"replay-frames", ex_replay_frames},
     {"camera-on-selection", ex_camera_on_selection},
     {"left-panels", ex_left_panels},
+    {"simulation-fits", ex_simulation_fits},
     {"hint", ex_hint},
     {"right-panels", ex_right_panels},
     {"replay-iteration", ex_replay_iteration},

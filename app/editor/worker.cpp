@@ -6,6 +6,11 @@
 #include <cmath>
 #include <cstdio>
 #include <type_traits>
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "app/editor/shac_run.h"
 #include "app/robot_path.h"
@@ -533,8 +538,22 @@ struct Worker::Impl {
   }
 };
 
+namespace {
+// the worker (and the solver threads it starts, which inherit it) yields the CPU to the UI
+// thread and to the GPU driver, which on lavapipe renders on the CPU: the viewport stays
+// smooth and the simulation falls behind real time instead (its rate is in the status line)
+void yield_to_ui() {
+#if defined(__linux__)
+  setpriority(PRIO_PROCESS, id_t(syscall(SYS_gettid)), 10);
+#endif
+}
+}  // namespace
+
 Worker::Worker() : impl_(std::make_unique<Impl>()) {
-  impl_->thread = std::thread([this] { impl_->run(); });
+  impl_->thread = std::thread([this] {
+    yield_to_ui();
+    impl_->run();
+  });
 }
 
 Worker::~Worker() {
