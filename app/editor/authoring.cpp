@@ -345,6 +345,19 @@ double footprint_radius(const scene::Object& o) {
   return footprint(o, &f) ? f.r : 0.0;
 }
 
+std::optional<scene::Settings> settings_for_added(const scene::Scene& s, const scene::Object& o) {
+  auto robot = [](const scene::Object& x) { return x.kind == ObjectKind::robot; };
+  if (!robot(o) || std::any_of(s.objects.begin(), s.objects.end(), robot) ||
+      !(s.settings.robot_contact == scene::RobotContactSettings{}))
+    return std::nullopt;
+  scene::Settings out = s.settings;
+  out.robot_contact.ke = 1e4;
+  out.robot_contact.kd = 1e2;
+  out.robot_contact.kf = 1e2;
+  out.robot_contact.mu = 0.8;
+  return out;
+}
+
 std::string unique_task_name(const scene::Scene& s, const std::string& base_in) {
   const std::string base = base_in.empty() ? "task" : base_in;
   auto taken = [&](const std::string& n) {

@@ -3,6 +3,7 @@
 // (one entry per object type the scene format has) and the reference scenes File > New from
 // template offers. Plain functions over scene documents: the editor adds what they return
 // as one undo step (Document::add_object), tests call them directly.
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -65,6 +66,17 @@ Result<scene::Object> make_object(AddKind kind, const std::string& name, const s
 // inside each other; footprint_radius is what an object covers (0: ground, plane)
 scene::V3 free_spot(const scene::Scene& s, const scene::V3& at, double radius);
 double footprint_radius(const scene::Object& o);
+
+// the contact of the shipped robot scenes (ke 1e4 N/m, kd 1e2, kf 1e2, mu 0.8): kg-scale bodies
+// on the one soft default (ke 1e3, the particles' stability bound) sink in (an A1 stands 1.7 cm
+// deep). The first robot added to a scene that still has the default robot contact brings it:
+// the settings to add it with, or nullopt when the scene keeps its own
+std::optional<scene::Settings> settings_for_added(const scene::Scene& s, const scene::Object& o);
+// the message that says so
+inline const char* robot_contact_note() {
+  return "robot contact set to ke 1e4 N/m, kd 1e2, kf 1e2, mu 0.8 for kg-scale robots (scene settings, "
+         "robot_contact.*; Ctrl+Z undoes it with the robot)";
+}
 
 // File > New from template: the reference problems in assets/scenes
 struct TemplateEntry {

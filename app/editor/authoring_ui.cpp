@@ -63,7 +63,9 @@ bool Editor::add_object(const std::string& entry_id, const std::string& name, co
     message(Severity::error, "add " + std::string(entry->id) + ": " + cs.status().message());
     return false;
   }
-  selected_ = doc.add_object(std::move(*made), std::string("Add ") + entry->label);
+  const std::optional<scene::Settings> settings = settings_for_added(doc.scene(), *made);
+  selected_ = doc.add_object(std::move(*made), std::string("Add ") + entry->label, settings ? &*settings : nullptr);
+  if (settings) message(Severity::info, robot_contact_note());
   message(Severity::info, "added " + std::string(scene::to_string(doc.scene().objects[size_t(selected_)].kind)) +
                               " \"" + doc.scene().objects[size_t(selected_)].name + "\"");
   return true;

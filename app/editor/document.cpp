@@ -142,8 +142,9 @@ void Document::set_task(int index, scene::Task task, const std::string& label, u
   commit(std::move(s), label, merge_key);
 }
 
-int Document::add_object(scene::Object object, const std::string& label) {
+int Document::add_object(scene::Object object, const std::string& label, const scene::Settings* settings) {
   scene::Scene s = scene_;
+  if (settings) s.settings = *settings;
   object.name = unique_name(s, object.name.empty() ? "object" : object.name);
   s.objects.push_back(std::move(object));
   int index = int(s.objects.size()) - 1;

@@ -26,9 +26,9 @@ class Document {
   Document(scene::Scene scene, std::string path);
 
   const scene::Scene& scene() const { return scene_; }
-  const std::string& path() const { return path_; }     // empty: never saved
-  std::string base_dir() const;                         // resolves relative mesh paths
-  uint64_t revision() const { return revision_; }       // changes with every edit, undo, redo
+  const std::string& path() const { return path_; }  // empty: never saved
+  std::string base_dir() const;                      // resolves relative mesh paths
+  uint64_t revision() const { return revision_; }    // changes with every edit, undo, redo
   // a document that replaces another goes on from its revisions, so that nothing published
   // for the old one (the worker's optimization) matches the new one by accident
   void continue_revisions(uint64_t after) { revision_ = std::max(revision_, after + 1); }
@@ -42,8 +42,10 @@ class Document {
   void set_object(int index, scene::Object object, const std::string& label, uint64_t merge_key = 0);
   void set_settings(scene::Settings settings, const std::string& label, uint64_t merge_key = 0);
   void set_task(int index, scene::Task task, const std::string& label, uint64_t merge_key = 0);
-  int add_object(scene::Object object, const std::string& label);  // name made unique; returns its index
-  int duplicate_object(int index);                                 // the copy's index, after the original
+  // name made unique; returns its index. settings (optional): the scene's new settings, in the
+  // same undo step
+  int add_object(scene::Object object, const std::string& label, const scene::Settings* settings = nullptr);
+  int duplicate_object(int index);                         // the copy's index, after the original
   void delete_object(int index);                           // also drops task parameters and loss terms naming it
   bool rename_object(int index, const std::string& name);  // false if taken or empty; tasks follow
   void replace(scene::Scene scene, const std::string& label, uint64_t merge_key = 0);

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "app/editor/authoring.h"
 #include "app/editor/editor.h"
 #include "app/editor/fields.h"
 #include "app/editor/robot_fields.h"
@@ -638,7 +639,9 @@ bool import_robot(Editor& e, const std::string& path) {
     low = std::min(low, f[up] - std::sqrt(f[7] * f[7] + f[8] * f[8] + f[9] * f[9]));
   }
   if (low < 1e29f && low < 0.05f) o.robot.position[size_t(up)] = 0.05 - double(low);
-  int index = e.doc.add_object(o, "Import " + path);
+  const std::optional<scene::Settings> settings = settings_for_added(e.doc.scene(), o);
+  int index = e.doc.add_object(o, "Import " + path, settings ? &*settings : nullptr);
+  if (settings) e.message(Severity::info, robot_contact_note());
   e.select(index);
   e.message(Severity::info, "imported " + path + " as robot \"" + e.doc.scene().objects[size_t(index)].name + "\" (" +
                                 std::to_string(r.body_end - r.body_begin) + " bodies)");

@@ -123,6 +123,40 @@ TEST_CASE("authoring: every Add entry compiles, plays 2 s, and undo/redo give th
   }
 }
 
+// the first robot brings the shipped robot scenes' contact (kg-scale bodies sink into the soft
+// default), in the same undo step; a scene that states its own keeps it, and so does a second
+// robot or any other object
+TEST_CASE("authoring: the first robot added brings the stiff robot contact, one undo step", "[editor][authoring]") {
+  const std::string assets = ADJ_ASSETS;
+  Document doc(starter_scene(), "");
+  const scene::Scene before = doc.scene();
+  REQUIRE(before.settings.robot_contact == scene::RobotContactSettings{});
+  auto cloth = make_object(AddKind::cloth_grid, "sheet", {0.3, 0.0, -0.2});
+  REQUIRE(cloth.is_ok());
+  CHECK_FALSE(settings_for_added(before, *cloth).has_value());
+  auto arm = make_object(AddKind::urdf, "arm", {0.3, 0.0, -0.2}, assets + "/robots/arm3.urdf");
+  REQUIRE(arm.is_ok());
+  const auto settings = settings_for_added(before, *arm);
+  REQUIRE(settings.has_value());
+  CHECK(settings->robot_contact.ke == 1e4);
+  CHECK(settings->robot_contact.kd == 1e2);
+  CHECK(settings->robot_contact.kf == 1e2);
+  CHECK(settings->robot_contact.mu == 0.8);
+  CHECK(settings->robot_contact.eps == before.settings.robot_contact.eps);
+  CHECK(settings->dt == before.settings.dt);  // nothing else changes
+  doc.add_object(*arm, "Add URDF robot", &*settings);
+  CHECK(doc.undo_count() == 1);
+  CHECK(doc.scene().settings.robot_contact.ke == 1e4);
+  auto second = make_object(AddKind::body_box, "box", {1.0, 0.0, 0.5});
+  REQUIRE(second.is_ok());
+  CHECK_FALSE(settings_for_added(doc.scene(), *second).has_value());  // a robot is there already
+  REQUIRE(doc.undo());
+  CHECK(doc.scene() == before);  // the contact goes back with the robot
+  scene::Scene own = before;
+  own.settings.robot_contact.ke = 5e3;
+  CHECK_FALSE(settings_for_added(own, *arm).has_value());  // the scene's own choice stays
+}
+
 TEST_CASE("authoring: in a z-up scene an MJCF robot is added as it is and objects rise along +z",
           "[editor][authoring][up]") {
   const std::string file = std::string(ADJ_TEST_DATA) + "/mjcf/servo_arm.xml";
