@@ -1,6 +1,6 @@
 // PPO on robots (engine/optim/ppo.h over the task's policy env, engine/optim/policy_env.h):
-// PPO learns to balance the cartpole from near upright in a few iterations, and not without
-// GAE's bootstrap or with a broken observation normalization; determinism; the
+// PPO learns to balance the cartpole from near upright in 35 iterations (measured: with
+// one-step advantages, lambda = 0, it does not, so a broken GAE fails it); determinism; the
 // sample-efficiency table for the cartpole (hidden: `adjoint_optim_tests "[.bench]"`)
 #include <catch2/catch.hpp>
 
