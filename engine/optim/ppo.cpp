@@ -22,66 +22,49 @@ double normal(std::mt19937_64& rng) {
 
 }  // namespace
 
-void Mlp::init(std::vector<int> layer_sizes, std::mt19937_64& rng) {
-  sizes = std::move(layer_sizes);
-  w.clear();
-  for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
-    int in = sizes[l], out = sizes[l + 1];
-    double a = std::sqrt(6.0 / (in + out));
-    for (int k = 0; k < in * out; ++k) w.push_back(a * (2 * uniform01(rng) - 1));
-    for (int k = 0; k < out; ++k) w.push_back(0.0);
-  }
+void RunningMeanStd::resize(int n) {
+  mean.assign(std::size_t(n), 0.0);
+  var.assign(std::size_t(n), 1.0);
+  count = 0;
 }
 
-double Mlp::forward(const std::vector<double>& x) const {
-  std::vector<double> a = x, z;
-  const double* W = w.data();
-  const int L = int(sizes.size()) - 1;
-  for (int l = 0; l < L; ++l) {
-    int in = sizes[l], n = sizes[l + 1];
-    z.assign(n, 0.0);
-    for (int r = 0; r < n; ++r) {
-      double s = W[in * n + r];
-      for (int c = 0; c < in; ++c) s += W[r * in + c] * a[c];
-      z[r] = l == L - 1 ? s : std::tanh(s);
+void RunningMeanStd::update(const double* x, int rows) {
+  if (rows < 1) return;
+  const int n = size();
+  for (int k = 0; k < n; ++k) {
+    double m = 0, v = 0;
+    for (int r = 0; r < rows; ++r) m += x[r * n + k];
+    m /= rows;
+    for (int r = 0; r < rows; ++r) v += (x[r * n + k] - m) * (x[r * n + k] - m);
+    v /= rows;
+    if (count == 0) {
+      mean[k] = m, var[k] = v;
+      continue;
     }
-    W += (in + 1) * n;
-    a.swap(z);
+    // Chan et al.: the merged population variance of both sets
+    const double total = count + rows, d = m - mean[k];
+    mean[k] += d * rows / total;
+    var[k] = (var[k] * count + v * rows + d * d * count * rows / total) / total;
   }
-  return a[0];
+  count += rows;
 }
 
-void Mlp::backward(const std::vector<double>& x, double d_out, double* d_w) const {
-  const int L = int(sizes.size()) - 1;
-  std::vector<std::vector<double>> act(L + 1);
-  std::vector<int> off(L);
-  act[0] = x;
-  for (int l = 0, o = 0; l < L; ++l) {
-    int in = sizes[l], n = sizes[l + 1];
-    off[l] = o;
-    act[l + 1].assign(n, 0.0);
-    for (int r = 0; r < n; ++r) {
-      double s = w[o + in * n + r];
-      for (int c = 0; c < in; ++c) s += w[o + r * in + c] * act[l][c];
-      act[l + 1][r] = l == L - 1 ? s : std::tanh(s);
-    }
-    o += (in + 1) * n;
-  }
-  std::vector<double> da(sizes.back(), 0.0), dz;
-  da[0] = d_out;
-  for (int l = L - 1; l >= 0; --l) {
-    int in = sizes[l], n = sizes[l + 1], o = off[l];
-    dz.assign(n, 0.0);
-    for (int r = 0; r < n; ++r) dz[r] = l == L - 1 ? da[r] : da[r] * (1 - act[l + 1][r] * act[l + 1][r]);
-    std::vector<double> prev(in, 0.0);
-    for (int r = 0; r < n; ++r) {
-      d_w[o + in * n + r] += dz[r];
-      for (int c = 0; c < in; ++c) {
-        d_w[o + r * in + c] += dz[r] * act[l][c];
-        prev[c] += w[o + r * in + c] * dz[r];
-      }
-    }
-    da.swap(prev);
+void RunningMeanStd::normalize(std::vector<double>& x, double clip) const {
+  for (int k = 0; k < size(); ++k) x[k] = std::clamp((x[k] - mean[k]) / std::sqrt(var[k] + 1e-8), -clip, clip);
+}
+
+void generalized_advantages(const std::vector<GaeFrame>& frames, double last_value, double gamma, double lambda,
+                            std::vector<double>& adv) {
+  const int n = int(frames.size());
+  adv.assign(std::size_t(n), 0.0);
+  double next_adv = 0, next_value = last_value;
+  for (int t = n - 1; t >= 0; --t) {
+    const GaeFrame& f = frames[t];
+    // an ended episode bootstraps from its last state and carries nothing from the next one
+    if (f.done) next_value = f.boot, next_adv = 0;
+    const double delta = f.reward + gamma * next_value - f.value;
+    adv[t] = next_adv = delta + gamma * lambda * next_adv;
+    next_value = f.value;
   }
 }
 
@@ -90,17 +73,27 @@ PpoTrainer::~PpoTrainer() = default;
 PpoTrainer::PpoTrainer(PpoTrainer&&) noexcept = default;
 PpoTrainer& PpoTrainer::operator=(PpoTrainer&&) noexcept = default;
 
+const MlpT<double>& PpoTrainer::net() const { return env_->mlp(); }
+int PpoTrainer::env_count() const { return env_->env_count(); }
+
 Result<PpoTrainer> PpoTrainer::create(const TaskT<double>& task, PpoOptions options, PolicyEnvOptions env_options) {
   const std::string where = "task '" + task.task().name + "' (PPO)";
-  if (options.episodes_per_iteration < 1 || options.epochs < 1 || options.minibatch < 1 || !(options.lr > 0) ||
-      !(options.clip_ratio > 0) || options.value_hidden < 1 || !(options.gamma > 0 && options.gamma <= 1) ||
-      !(options.lambda >= 0 && options.lambda <= 1))
+  bool ok = options.steps_per_env >= 1 && options.epochs >= 1 && options.minibatches >= 1 && options.lr > 0 &&
+            options.clip_ratio > 0 && options.value_clip >= 0 && options.gamma > 0 && options.gamma <= 1 &&
+            options.lambda >= 0 && options.lambda <= 1 && options.entropy_coef >= 0 && options.obs_clip > 0 &&
+            options.reward_clip > 0 && options.lr_anneal_steps >= 0;
+  for (int h : options.value_hidden) ok = ok && h >= 1;
+  if (!ok)
     return Status::error(where +
-                         ": options out of range (episodes, epochs, minibatch, value_hidden >= 1; "
-                         "lr, clip_ratio > 0; gamma in (0, 1]; lambda in [0, 1])");
+                         ": options out of range (steps_per_env, epochs, minibatches, value_hidden >= 1; "
+                         "lr, clip_ratio, obs_clip, reward_clip > 0; value_clip, entropy_coef, lr_anneal_steps >= "
+                         "0; gamma in (0, 1]; lambda in [0, 1])");
   env_options.thread_count = options.thread_count;
   auto envs = make_policy_envs(task, env_options, where);
   if (!envs) return envs.status();
+  const int copies = envs->train->env_count();
+  if (options.minibatches > copies * options.steps_per_env)
+    return Status::error(where + ": options out of range (minibatches > env_count x steps_per_env)");
   PpoTrainer r;
   r.options_ = options;
   r.rng_.seed(options.seed);
@@ -108,136 +101,231 @@ Result<PpoTrainer> PpoTrainer::create(const TaskT<double>& task, PpoOptions opti
   r.eval_ = std::move(envs->eval);
   r.substeps_ = r.env_->substeps();
   const MlpT<double>& net = r.env_->mlp();
-  const int nw = net.weight_count(), na = net.output_size();
-  r.pi_.assign(nw + na, options.initial_log_std);
+  const int nw = net.weight_count(), na = net.output_size(), no = net.input_size();
+  r.pi_.assign(std::size_t(nw + na), options.initial_log_std);
   net.init_weights(r.pi_.data(), task.task().seed);  // the network BPTT starts from
-  r.value_.init({net.input_size(), options.value_hidden, 1}, r.rng_);
-  r.v_ = r.value_.w;
+  std::vector<int> sizes{no};
+  sizes.insert(sizes.end(), options.value_hidden.begin(), options.value_hidden.end());
+  sizes.push_back(1);
+  r.value_net_ = MlpT<double>(sizes, 1.0, true);
+  r.v_.assign(std::size_t(r.value_net_.weight_count()), 0.0);
+  r.value_net_.init_weights(r.v_.data(), r.rng_());
   scene::OptimizerSpec os{scene::OptimizerKind::adam, options.lr, options.max_grad_norm, 0};
   r.pi_opt_ = OptimizerT<double>(os, nw + na);
-  r.v_opt_ = OptimizerT<double>(os, r.value_.weight_count());
+  r.v_opt_ = OptimizerT<double>(os, r.value_net_.weight_count());
+  r.obs_rms_.resize(no);
+  r.ret_rms_.resize(1);
+  r.disc_return_.assign(std::size_t(copies), 0.0);
+  r.ep_return_.assign(std::size_t(copies), 0.0);
+  // every copy starts an episode; the statistics start from their first observations
+  r.obs_.resize(std::size_t(copies));
+  std::vector<double> raw;
+  for (int i = 0; i < copies; ++i) {
+    r.env_->reset(i, &r.rng_);
+    r.env_->observe(i, r.obs_[i]);
+    raw.insert(raw.end(), r.obs_[i].begin(), r.obs_[i].end());
+  }
+  if (options.normalize_observations) {
+    r.obs_rms_.update(raw.data(), copies);
+    for (std::vector<double>& o : r.obs_) r.obs_rms_.normalize(o, options.obs_clip);
+  }
   return r;
 }
 
-Result<double> PpoTrainer::env_episode(bool sample, std::vector<Sample>* out, int copy) {
-  PolicyEnvT<double>& env = sample ? *env_ : *eval_;
-  const int i = sample ? copy % env.env_count() : 0;
-  const int nw = net().weight_count(), na = net().output_size();
-  env.reset(i, sample ? &rng_ : nullptr);
-  std::vector<double> obs, mean;
-  double sum = 0;
-  for (int t = 0; t < env.horizon(); ++t) {
-    env.observe(i, obs);
-    net().forward(pi_.data(), obs, mean);
-    Sample smp;
-    smp.action = mean;
-    if (sample) {
-      for (int k = 0; k < na; ++k) {
-        double e = normal(rng_), ls = pi_[nw + k];
-        smp.action[k] = mean[k] + std::exp(ls) * e;
-        smp.logp += -0.5 * e * e - ls - k_log_sqrt_2pi;
-      }
-      smp.value = value_.forward(obs);
-    }
-    Result<double> cost = env.step(i, smp.action);
-    if (!cost) return Status::error("PPO episode: " + cost.status().message());
-    env.clear_tape(i);
-    if (sample) sim_steps_ += substeps_;
-    smp.reward = -cost.value();
-    sum += cost.value();
-    if (out) {
-      smp.obs = obs;
-      out->push_back(std::move(smp));
-    }
-  }
-  return sum / double(env.horizon());
+void PpoTrainer::observe_normalized(PolicyEnvT<double>& env, int i, std::vector<double>& obs, bool update) {
+  env.observe(i, obs);
+  if (!options_.normalize_observations) return;
+  if (update) obs_rms_.update(obs.data(), 1);
+  obs_rms_.normalize(obs, options_.obs_clip);
 }
 
-Result<double> PpoTrainer::evaluate() { return env_episode(false, nullptr, 0); }
+double PpoTrainer::value_of(const std::vector<double>& obs) const {
+  std::vector<double> out;
+  value_net_.forward(v_.data(), obs, out);
+  return out[0];
+}
+
+Result<double> PpoTrainer::evaluate() {
+  std::vector<double> obs, mean;
+  eval_->reset(0, nullptr);
+  double sum = 0;
+  for (int t = 0; t < eval_->horizon(); ++t) {
+    observe_normalized(*eval_, 0, obs, false);
+    net().forward(pi_.data(), obs, mean);
+    Result<double> cost = eval_->step(0, mean);
+    if (!cost) return Status::error("PPO evaluation: " + cost.status().message());
+    eval_->clear_tape(0);
+    sum += cost.value();
+  }
+  return sum / double(eval_->horizon());
+}
+
+// every copy runs steps_per_env frames; a copy whose episode reaches the horizon restarts
+Status PpoTrainer::collect(PpoIteration& it) {
+  const int n = env_count(), T = options_.steps_per_env;
+  const int nw = net().weight_count(), na = net().output_size(), no = net().input_size();
+  const double bound = net().output_scale();
+  batch_.assign(std::size_t(n) * T, Sample{});
+  std::vector<double> mean, applied(static_cast<std::size_t>(na)), raw(static_cast<std::size_t>(n * no)),
+      returns(static_cast<std::size_t>(n));
+  double reward_sum = 0, finished = 0;
+  for (int t = 0; t < T; ++t) {
+    for (int i = 0; i < n; ++i) {
+      Sample& s = batch_[std::size_t(t) * n + i];
+      s.obs = obs_[i];
+      net().forward(pi_.data(), s.obs, mean);
+      s.action = mean;
+      for (int k = 0; k < na; ++k) {
+        const double e = normal(rng_), ls = pi_[nw + k];
+        s.action[k] = mean[k] + std::exp(ls) * e;
+        s.logp += -0.5 * e * e - ls - k_log_sqrt_2pi;
+        applied[k] = std::clamp(s.action[k], -bound, bound);
+      }
+      s.value = value_of(s.obs);
+      Result<double> cost = env_->step(i, applied);
+      if (!cost) return Status::error("PPO collection: " + cost.status().message());
+      env_->clear_tape(i);
+      sim_steps_ += substeps_;
+      s.reward = -cost.value();
+      reward_sum += s.reward;
+      ep_return_[i] += s.reward;
+      disc_return_[i] = options_.gamma * disc_return_[i] + s.reward * options_.reward_scale;
+      returns[i] = disc_return_[i];
+      s.done = env_->frame(i) >= env_->horizon();
+      env_->observe(i, obs_[i]);
+      std::copy(obs_[i].begin(), obs_[i].end(), raw.begin() + std::ptrdiff_t(i) * no);
+    }
+    // the statistics take this frame's observations and returns, copy by copy in order
+    if (options_.normalize_observations) obs_rms_.update(raw.data(), n);
+    if (options_.normalize_rewards) ret_rms_.update(returns.data(), n);
+    for (int i = 0; i < n; ++i) {
+      Sample& s = batch_[std::size_t(t) * n + i];
+      s.reward *= options_.reward_scale;
+      if (options_.normalize_rewards)
+        s.reward =
+            std::clamp(s.reward / std::sqrt(ret_rms_.var[0] + 1e-8), -options_.reward_clip, options_.reward_clip);
+      if (options_.normalize_observations) obs_rms_.normalize(obs_[i], options_.obs_clip);
+      if (!s.done) continue;
+      // a time limit: the last state's value stands for the rest of the return
+      s.boot = value_of(obs_[i]);
+      ++it.episodes;
+      finished += ep_return_[i];
+      ep_return_[i] = disc_return_[i] = 0;
+      env_->reset(i, &rng_);
+      observe_normalized(*env_, i, obs_[i], false);
+    }
+  }
+  last_value_.resize(std::size_t(n));
+  for (int i = 0; i < n; ++i) last_value_[i] = value_of(obs_[i]);
+  it.mean_reward = reward_sum / double(n * T);
+  if (it.episodes > 0) last_mean_return_ = finished / it.episodes;
+  it.mean_return = last_mean_return_;
+  return Status::ok();
+}
+
+void PpoTrainer::advantages() {
+  const int n = env_count(), T = options_.steps_per_env;
+  std::vector<GaeFrame> frames(static_cast<std::size_t>(T));
+  std::vector<double> adv;
+  for (int i = 0; i < n; ++i) {
+    for (int t = 0; t < T; ++t) {
+      const Sample& s = batch_[std::size_t(t) * n + i];
+      frames[t] = {s.reward, s.value, s.done, s.boot};
+    }
+    generalized_advantages(frames, last_value_[i], options_.gamma, options_.lambda, adv);
+    for (int t = 0; t < T; ++t) {
+      Sample& s = batch_[std::size_t(t) * n + i];
+      s.adv = adv[t];
+      s.ret = adv[t] + s.value;
+    }
+  }
+}
 
 Result<PpoIteration> PpoTrainer::iterate() {
   auto t0 = std::chrono::steady_clock::now();
   PpoIteration it;
   it.iteration = iteration_++;
-  std::vector<Sample> batch;
-  for (int e = 0; e < options_.episodes_per_iteration; ++e) {
-    std::vector<Sample> ep;
-    Result<double> l = env_episode(true, &ep, episodes_++);
-    if (!l) return l.status();
-    // generalized advantage estimation; the episode ends at the horizon (value 0 after it)
-    double adv = 0, next_value = 0, ret = 0;
-    for (int t = int(ep.size()) - 1; t >= 0; --t) {
-      double r = ep[t].reward * options_.reward_scale;
-      double delta = r + options_.gamma * next_value - ep[t].value;
-      adv = delta + options_.gamma * options_.lambda * adv;
-      ep[t].adv = adv;
-      ep[t].ret = adv + ep[t].value;
-      next_value = ep[t].value;
-      ret += ep[t].reward;
-    }
-    it.mean_return += ret / options_.episodes_per_iteration;
-    batch.insert(batch.end(), std::make_move_iterator(ep.begin()), std::make_move_iterator(ep.end()));
-  }
-  // normalized advantages
-  double m = 0, v = 0;
-  for (const Sample& s : batch) m += s.adv;
-  m /= double(batch.size());
-  for (const Sample& s : batch) v += (s.adv - m) * (s.adv - m);
-  double sd = std::sqrt(v / double(batch.size())) + 1e-8;
-  for (Sample& s : batch) s.adv = (s.adv - m) / sd;
-  update(batch, it);
+  // linear annealing over the budget, set before the batch is collected
+  double frac = 1.0;
+  if (options_.lr_anneal_steps > 0) frac = std::max(0.0, 1.0 - double(sim_steps_) / double(options_.lr_anneal_steps));
+  it.lr = options_.lr * frac;
+  pi_opt_.set_lr(it.lr);
+  v_opt_.set_lr(it.lr);
+  if (Status st = collect(it); !st) return st;
+  advantages();
+  update(it);
   it.sim_steps = sim_steps_;
   it.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return it;
 }
 
-void PpoTrainer::update(std::vector<Sample>& batch, PpoIteration& it) {
-  const int nw = net().weight_count(), na = net().output_size();
-  const int n = int(batch.size()), mb = std::min(options_.minibatch, n);
-  std::vector<int> order(n);
+void PpoTrainer::update(PpoIteration& it) {
+  const int n = int(batch_.size()), mb = n / options_.minibatches;
+  std::vector<int> order(static_cast<std::size_t>(n));
   std::iota(order.begin(), order.end(), 0);
-  std::vector<double> g_pi, g_v, mean, d_out(na), d_obs;
   for (int epoch = 0; epoch < options_.epochs; ++epoch) {
     // Fisher-Yates with our own draws (std::shuffle's use of the engine is unspecified)
     for (int i = n - 1; i > 0; --i) std::swap(order[i], order[int(rng_() % std::uint64_t(i + 1))]);
-    for (int b = 0; b + mb <= n; b += mb) {
-      g_pi.assign(pi_.size(), 0.0);
-      g_v.assign(v_.size(), 0.0);
-      double pl = 0, vl = 0;
-      value_.w = v_;
-      for (int q = b; q < b + mb; ++q) {
-        const Sample& s = batch[order[q]];
-        net().forward(pi_.data(), s.obs, mean);
-        double logp = 0;
-        for (int k = 0; k < na; ++k) {
-          double ls = pi_[nw + k], z = (s.action[k] - mean[k]) * std::exp(-ls);
-          logp += -0.5 * z * z - ls - k_log_sqrt_2pi;
-        }
-        double ratio = std::exp(logp - s.logp);
-        double clipped = std::clamp(ratio, 1 - options_.clip_ratio, 1 + options_.clip_ratio);
-        double surr = std::min(ratio * s.adv, clipped * s.adv);
-        pl -= surr / mb;
-        // d(-surr)/d logp: the unclipped branch carries the gradient, the clipped one none
-        double g = ratio * s.adv <= clipped * s.adv ? -ratio * s.adv / mb : 0.0;
-        if (g != 0.0) {
-          for (int k = 0; k < na; ++k) {
-            double ls = pi_[nw + k], inv_var = std::exp(-2 * ls), d = s.action[k] - mean[k];
-            d_out[k] = g * d * inv_var;
-            g_pi[nw + k] += g * (d * d * inv_var - 1);
-          }
-          net().backward(pi_.data(), s.obs, d_out, g_pi.data(), d_obs);
-        }
-        double val = value_.forward(s.obs);
-        vl += 0.5 * (val - s.ret) * (val - s.ret) / mb;
-        value_.backward(s.obs, options_.value_coef * (val - s.ret) / mb, g_v.data());
-      }
-      pi_opt_.step(pi_, g_pi);
-      v_opt_.step(v_, g_v);
-      it.policy_loss = pl;
-      it.value_loss = vl;
-    }
+    it.approx_kl = 0;
+    for (int m = 0; m < options_.minibatches; ++m) minibatch_step(order.data() + std::ptrdiff_t(m) * mb, mb, it);
+    it.approx_kl /= options_.minibatches;
   }
-  value_.w = v_;
+}
+
+// one Adam step of each network on the samples idx[0..n)
+void PpoTrainer::minibatch_step(const int* idx, int n, PpoIteration& it) {
+  const int nw = net().weight_count(), na = net().output_size();
+  // the advantages normalized over the minibatch
+  double am = 0, av = 0;
+  for (int q = 0; q < n; ++q) am += batch_[idx[q]].adv;
+  am /= n;
+  for (int q = 0; q < n; ++q) av += (batch_[idx[q]].adv - am) * (batch_[idx[q]].adv - am);
+  const double asd = std::sqrt(av / n) + 1e-8;
+  std::vector<double> g_pi(pi_.size(), 0.0), g_v(v_.size(), 0.0), mean, d_out(static_cast<std::size_t>(na)), d_in, val,
+      d_val(1);
+  double pl = 0, vl = 0, kl = 0;
+  const double eps = options_.clip_ratio, vc = options_.value_clip;
+  for (int q = 0; q < n; ++q) {
+    const Sample& s = batch_[idx[q]];
+    const double adv = (s.adv - am) / asd;
+    net().forward(pi_.data(), s.obs, mean);
+    double logp = 0;
+    for (int k = 0; k < na; ++k) {
+      const double ls = pi_[nw + k], z = (s.action[k] - mean[k]) * std::exp(-ls);
+      logp += -0.5 * z * z - ls - k_log_sqrt_2pi;
+    }
+    const double ratio = std::exp(logp - s.logp), clipped = std::clamp(ratio, 1 - eps, 1 + eps);
+    pl -= std::min(ratio * adv, clipped * adv) / n;
+    kl += (ratio - 1 - (logp - s.logp)) / n;
+    // d(-surrogate)/d logp: the unclipped branch carries the gradient, the clipped one none
+    const double g = ratio * adv <= clipped * adv ? -ratio * adv / n : 0.0;
+    if (g != 0.0) {
+      for (int k = 0; k < na; ++k) {
+        const double ls = pi_[nw + k], inv_var = std::exp(-2 * ls), d = s.action[k] - mean[k];
+        d_out[k] = g * d * inv_var;
+        g_pi[nw + k] += g * (d * d * inv_var - 1);
+      }
+      net().backward(pi_.data(), s.obs, d_out, g_pi.data(), d_in);
+    }
+    // the value loss 0.5 max((v - R)^2, (v_clipped - R)^2), v_clipped within vc of the old value
+    value_net_.forward(v_.data(), s.obs, val);
+    const double v = val[0], e1 = v - s.ret;
+    double d_v = e1, l = e1 * e1;
+    if (vc > 0) {
+      const double dv = v - s.value, vcl = s.value + std::clamp(dv, -vc, vc), e2 = vcl - s.ret;
+      if (e2 * e2 > l) l = e2 * e2, d_v = std::abs(dv) < vc ? e2 : 0.0;
+    }
+    vl += 0.5 * l / n;
+    d_val[0] = options_.value_coef * d_v / n;
+    if (d_val[0] != 0.0) value_net_.backward(v_.data(), s.obs, d_val, g_v.data(), d_in);
+  }
+  // the entropy bonus: H = sum of log sigma + const, so -coef per log sigma
+  for (int k = 0; k < na; ++k) g_pi[nw + k] -= options_.entropy_coef;
+  pi_opt_.step(pi_, g_pi);
+  v_opt_.step(v_, g_v);
+  it.policy_loss = pl;
+  it.value_loss = vl;
+  it.approx_kl += kl;
 }
 
 }  // namespace adj::optim

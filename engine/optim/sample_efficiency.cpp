@@ -186,7 +186,10 @@ Result<SampleEfficiencyTable> run_to_cost(const scene::Scene& sc, const scene::T
     if (!dt) return dt.status();
     PpoOptions po = opt.rigid_ppo;
     po.seed = seed;
-    auto ppo = PpoTrainer::create(**dt, po, randomized);
+    po.lr_anneal_steps = opt.ppo_max_steps;
+    PolicyEnvOptions copies = randomized;
+    copies.env_count = opt.rigid_ppo_envs;
+    auto ppo = PpoTrainer::create(**dt, po, copies);
     if (!ppo) return ppo.status();
     auto r = ppo_row(*ppo, seed, opt.ppo_max_steps, table.target, 1.0);
     if (!r) return r.status();
@@ -343,9 +346,10 @@ Result<SampleEfficiencyTable> run_sample_efficiency(const scene::Scene& sc, cons
     task.seed = seed;
     PpoOptions po = opt.ppo;
     po.seed = seed;
+    po.lr_anneal_steps = opt.ppo_max_steps;
     auto pt = make_task(*cs, task);
     if (!pt) return pt.status();
-    Result<PpoTrainer> ppo = PpoTrainer::create(**pt, po);
+    Result<PpoTrainer> ppo = PpoTrainer::create(**pt, po, {.env_count = opt.ppo_envs});
     if (!ppo) return ppo.status();
     auto r = ppo_row(*ppo, seed, opt.ppo_max_steps, table.target, double(found->horizon));
     if (!r) return r.status();
