@@ -20,7 +20,7 @@ run() {  # run NAME COMMAND...: the script's "UI frames while waiting" line
   local launcher=()
   [[ -z "${DISPLAY:-}" ]] && launcher=(xvfb-run -a -s "-screen 0 1400x900x24")
   "${launcher[@]}" "$bin" --no-vsync --size 1280x720 --script "$tmp/$name.txt" 2>&1 |
-    sed -n 's/^script: \([0-9]*\) UI frames while waiting: mean \([0-9.]*\) fps, slowest frame \([0-9.]*\) ms, \([0-9]*\) simulation frames/\1 \2 \3 \4/p'
+    sed -n 's/^script: \([0-9]*\) UI frames while waiting: mean \([0-9.]*\) fps, slowest frame \([0-9.]*\) ms\(, \([0-9]*\) simulation frames\)\{0,1\}.*/\1 \2 \3 \5/p'
 }
 
 device=$(VK_DRIVER_FILES="$VK_DRIVER_FILES" "$bin" info 2>/dev/null | sed -n 's/^vulkan device: //p')
