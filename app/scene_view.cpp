@@ -199,14 +199,24 @@ void add_contact_marks(render::DrawList& l, const std::vector<glm::vec3>& points
   l.arrows.push_back(a);
 }
 
-// a vector field's arrows on at most k_field_arrows particles: a dense cloth's 4225 arrows are
-// a wall no one can read (and cost 0.3 s a frame on a CPU rasterizer). The kept particles are
-// scattered by a multiplicative hash (the same ones every frame), not a stride that a grid's
-// width could turn into stripes.
-constexpr int k_field_arrows = 512;
-bool field_arrow_kept(int i, int n) {
-  const uint32_t every = uint32_t((n + k_field_arrows - 1) / k_field_arrows);
-  return every <= 1 || ((uint32_t(i) * 2654435761u) >> 8) % every == 0;
+// a vector field's arrows and the contact marks on at most about `most` (Overlays::max_marks)
+// particles or contacts, 0 = all. The kept ones are scattered by a multiplicative hash of the
+// index (the same particles every frame), not a stride that a grid's width could turn into
+// stripes. Compacts three parallel arrays of n entries to the kept ones
+template <class A, class B, class C>
+void keep_scattered(int n, int most, A& a, B& b, C& c) {
+  if (most <= 0 || n <= most) return;
+  const uint32_t every = uint32_t((n + most - 1) / most);
+  size_t kept = 0;
+  for (int i = 0; i < n; ++i)
+    if (((uint32_t(i) * 2654435761u) >> 8) % every == 0) {
+      a[kept] = a[size_t(i)];
+      b[kept] = b[size_t(i)];
+      c[kept++] = c[size_t(i)];
+    }
+  a.resize(kept);
+  b.resize(kept);
+  c.resize(kept);
 }
 
 }  // namespace
@@ -322,6 +332,7 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
     contact_normals_.resize(c);
     contact_forces_.resize(c);
     vis::write_contacts(*contacts, floats(contact_points_), floats(contact_normals_), floats(contact_forces_));
+    keep_scattered(int(c), ov.max_marks, contact_points_, contact_normals_, contact_forces_);
     add_contact_marks(l, contact_points_, contact_normals_, contact_forces_, {0.015f, 0.004f, 1.0f, ov.arrow_scale});
   }
   if (ov.vectors && field && int(field->size()) == n && n > 0) {
@@ -330,16 +341,7 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
     arrow_magnitudes_.resize(size_t(n));
     float largest = vis::write_vectors(state, *field, 0, n, floats(arrow_origins_), floats(arrow_vectors_),
                                        arrow_magnitudes_.data());
-    size_t kept = 0;
-    for (int i = 0; i < n; ++i)
-      if (field_arrow_kept(i, n)) {
-        arrow_origins_[kept] = arrow_origins_[size_t(i)];
-        arrow_vectors_[kept] = arrow_vectors_[size_t(i)];
-        arrow_magnitudes_[kept++] = arrow_magnitudes_[size_t(i)];
-      }
-    arrow_origins_.resize(kept);
-    arrow_vectors_.resize(kept);
-    arrow_magnitudes_.resize(kept);
+    keep_scattered(n, ov.max_marks, arrow_origins_, arrow_vectors_, arrow_magnitudes_);
     render::ArrowDraw a;
     a.origins = arrow_origins_;
     a.vectors = arrow_vectors_;

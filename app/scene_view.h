@@ -18,12 +18,16 @@
 namespace adj::app {
 
 struct Overlays {
-  bool particles = true;      // spheres for free particle systems
+  bool particles = true;  // spheres for free particle systems
   bool springs = true;
-  bool wireframe = false;     // edges over cloth and soft bodies
-  bool contacts = false;      // contact points and force arrows
-  bool vectors = false;       // the per-particle vector field passed to build()
-  float arrow_scale = 0.1f;   // [m per unit] (log length reference = 1 unit)
+  bool wireframe = false;    // edges over cloth and soft bodies
+  bool contacts = false;     // contact points and force arrows
+  bool vectors = false;      // the per-particle vector field passed to build()
+  float arrow_scale = 0.1f;  // [m per unit] (log length reference = 1 unit)
+  // the most vector-field arrows and contact marks drawn, scattered over the particles or
+  // contacts (a dense cloth's 4225 arrows are a wall no one reads; a CPU rasterizer pays
+  // ~0.1 ms for each); 0 = all
+  int max_marks = 0;
 };
 
 // particle arrays that already live in Vulkan buffers (app/gpu_view.h: CPU-mapped, staging
@@ -62,8 +66,10 @@ class SceneView {
   // (drawn with overlays.contacts; null: none) and a body drawn highlighted (-1: none)
   void set_robot_state(const StateT<float>& state) { robot_state_ = state; }
   void set_robot_contacts(const RigidContactsT<float>* contacts) {
-    if (contacts) robot_contacts_ = *contacts;
-    else robot_contacts_ = {};
+    if (contacts)
+      robot_contacts_ = *contacts;
+    else
+      robot_contacts_ = {};
   }
   void set_robot_highlight(int body) { robot_highlight_ = body; }
 
@@ -96,9 +102,9 @@ class SceneView {
     uint32_t id;
   };
   std::vector<ShapeObject> shapes_;
-  std::vector<glm::vec3> collider_vertices_;      // mesh colliders
+  std::vector<glm::vec3> collider_vertices_;  // mesh colliders
   std::vector<uint32_t> collider_indices_;
-  struct ColliderMesh {  // one draw per mesh collider, so that picking names it
+  struct ColliderMesh {   // one draw per mesh collider, so that picking names it
     size_t first, count;  // its range of collider_indices_
     uint32_t id;
   };
@@ -108,12 +114,12 @@ class SceneView {
   std::vector<glm::vec3> outline_;                         // and outlined (segment pairs)
   std::vector<uint32_t> outline_indices_;
   bool ground_ = false;
-  float ground_height_ = 0.0f;  // along the up axis
-  bool z_up_ = false;           // the scene's up axis is +Z (settings.up)
+  float ground_height_ = 0.0f;                      // along the up axis
+  bool z_up_ = false;                               // the scene's up axis is +Z (settings.up)
   glm::vec3 static_lo_{1e30f}, static_hi_{-1e30f};  // colliders and targets
 
   // robots: shapes as instances (by render::ShapeKind), bodies' centres of mass and joint axes
-  std::vector<uint32_t> body_object_;    // object id of each rigid body
+  std::vector<uint32_t> body_object_;  // object id of each rigid body
   StateT<float> robot_state_;
   RigidContactsT<float> robot_contacts_;
   int robot_highlight_ = -1;

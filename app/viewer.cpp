@@ -451,6 +451,7 @@ int run_viewer(const ViewerOptions& opt) {
       const render::DrawList* list = nullptr;
       if (ed.has_scene()) {
         app::Overlays ov = ed.view_settings.overlays;
+        ov.max_marks = cpu_device ? 256 : 4096;
         // while recording an optimization: its rollout's frame, without contacts or arrows
         const State& st = rollout ? rollout->state() : ed.display_state();
         const Array<vec3<float>>* field = rollout ? nullptr : ed.arrow_field(st);

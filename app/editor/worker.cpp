@@ -56,6 +56,10 @@ struct Worker::Impl {
   std::deque<std::function<void()>> queue;
   std::atomic<int> unfinished{0};  // posted and not yet run and published
   std::atomic<uint64_t> replay_requests{0};
+  // the newest frame the UI has taken (snapshot()): playing runs at most one frame ahead of it,
+  // so a simulation slower than real time and the viewport share the cores as a pipeline (the
+  // UI draws frame F while frame F + 1 is computed) instead of one starving the other
+  std::atomic<int> taken_frame{0};
   bool quit = false;
 
   // published
@@ -526,7 +530,10 @@ struct Worker::Impl {
         publish();
       } else if (playing && cs) {
         auto now = Clock::now();
-        if (now >= next_due) {
+        if (frame > taken_frame.load()) {  // the UI has not drawn the last one yet
+          std::unique_lock lock(queue_mu);
+          cv.wait_for(lock, std::chrono::milliseconds(2));
+        } else if (now >= next_due) {
           step_sim();
           auto period = std::chrono::duration_cast<Clock::duration>(
               std::chrono::duration<double>(double(cs->frame_dt) / std::max(speed, 1e-3)));
@@ -544,7 +551,7 @@ namespace {
 // smooth and the simulation falls behind real time instead (its rate is in the status line)
 void yield_to_ui() {
 #if defined(__linux__)
-  setpriority(PRIO_PROCESS, id_t(syscall(SYS_gettid)), 10);
+  setpriority(PRIO_PROCESS, id_t(syscall(SYS_gettid)), 5);
 #endif
 }
 }  // namespace
@@ -735,6 +742,7 @@ void Worker::check_gradient(const std::string& task, int samples) {
 void Worker::snapshot(Snapshot& out) const {
   std::lock_guard lock(impl_->pub_mu);
   out = impl_->pub;
+  impl_->taken_frame = out.frame;
 }
 
 bool Worker::iteration_theta(int i, std::vector<float>& out) const {

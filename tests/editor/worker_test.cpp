@@ -41,6 +41,38 @@ TEST_CASE("worker: steps N frames, records them, resets", "[editor][worker]") {
   CHECK(s.frame == 0);
 }
 
+// playing runs at most one frame ahead of the frame the UI took last (snapshot()): a viewport
+// slower than the simulation is not starved by it (on a CPU rasterizer both need the cores),
+// the UI draws frame F while frame F + 1 is computed, and every frame is shown
+TEST_CASE("worker: playing runs at most one frame ahead of the UI", "[editor][worker]") {
+  auto doc = scene::load_scene(std::string(ADJ_SCENES) + "/bounce.json");
+  REQUIRE(doc.is_ok());
+  auto cs = scene::compile<float>(*doc, ADJ_SCENES);
+  REQUIRE(cs.is_ok());
+  Worker w;
+  w.set_scene(*doc, *cs, ADJ_SCENES, 1);
+  REQUIRE(wait_idle(w));
+  Snapshot s;
+  w.snapshot(s);  // the UI takes frame 0
+  REQUIRE(s.frame == 0);
+  w.play(true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));  // 24 frames at 60 Hz, were nobody drawing them
+  w.snapshot(s);
+  CHECK(s.playing);
+  CHECK(s.frame <= 1);
+  // a UI that takes a frame every 20 ms gets them one by one, and the simulation goes on
+  int last = s.frame, shown = 0;
+  for (int k = 0; k < 30; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    w.snapshot(s);
+    CHECK(s.frame - last <= 1);
+    shown += s.frame - last;
+    last = s.frame;
+  }
+  CHECK(shown >= 5);
+  w.play(false);
+}
+
 TEST_CASE("worker: optimizes a few iterations and the loss goes down", "[editor][worker]") {
   auto doc = scene::load_scene(std::string(ADJ_SCENES) + "/bounce.json");
   REQUIRE(doc.is_ok());
