@@ -1,6 +1,6 @@
 // CUDA backend: device copies of the model, and the substep functors of
 // engine/solver/kernels.h launched as kernels (one source for CPU and GPU physics). a model
-// with bodies steps through the coupled path of cuda_coupled.cu.
+// with bodies steps through the coupled path of cuda_coupled.cuh.
 #include <cuda_runtime.h>
 
 #include <string>

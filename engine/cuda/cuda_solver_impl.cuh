@@ -1,7 +1,8 @@
 // internal to engine/cuda (nvcc only): CudaSolverT's device state, shared by the particle
 // path (cuda_backend.cu) and the coupled path of particles and articulated bodies
-// (cuda_coupled.cu, engine/solver/coupled_kernels.h's functors), which is its own
-// translation unit so the rigid stages compile apart from the particle kernels.
+// (cuda_coupled.cuh, engine/solver/coupled_kernels.h's functors), which has its own
+// translation units (cuda_coupled_float.cu, cuda_coupled_double.cu) so the rigid stages compile
+// apart from the particle kernels and in parallel.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -20,7 +21,7 @@ namespace adj {
 
 namespace cuda_detail {
 
-// the coupled path's device state (cuda_coupled.cu): the bodies' model as a view over device
+// the coupled path's device state (cuda_coupled.cuh): the bodies' model as a view over device
 // copies, the articulation arena of every substep (engine/solver/coupled_kernels.h's
 // CoupledScratch carves it), the pair slots and the particles' control + pair forces
 template <class S>
@@ -30,7 +31,7 @@ struct CoupledDeviceDelete {
   void operator()(CoupledDevice<S>* p) const;
 };
 
-// the coupled step and its adjoint on the device (cuda_coupled.cu); the particle buffers are
+// the coupled step and its adjoint on the device (cuda_coupled.cuh); the particle buffers are
 // the solver's (CudaSolverT<S>::Impl)
 template <class S, class Impl>
 Status coupled_upload(Impl& d, const ModelT<S>& m, int substeps);
@@ -61,7 +62,7 @@ struct CudaSolverT<S>::Impl {
   DeviceArray<S> adj_model;  // ... all of them, (grad_slots.size)
   DeviceGrid<S> grid_;       // built on the device each substep when particle contact is on
   cudaStream_t stream = nullptr;
-  std::unique_ptr<CoupledDevice<S>, CoupledDeviceDelete<S>> coupled;  // models with bodies (cuda_coupled.cu)
+  std::unique_ptr<CoupledDevice<S>, CoupledDeviceDelete<S>> coupled;  // models with bodies (cuda_coupled.cuh)
 
   template <class T>
   const T* up(DeviceArray<T>& d, const std::vector<T>& a) {

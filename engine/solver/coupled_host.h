@@ -1,6 +1,6 @@
 // the coupled step of particles and articulated bodies (engine/solver/coupled_kernels.h's
 // functors) in plain host loops: the reference of the CUDA backend's coupled path
-// (CudaSolverT, engine/cuda/cuda_coupled.cu), which launches the same functors in the same
+// (CudaSolverT, engine/cuda/cuda_coupled.cuh), which launches the same functors in the same
 // order. on the host it equals SolverT (engine/solver/coupled.cpp) bit for bit, states and
 // gradients (tests/engine/solver/coupled_kernels_test.cpp): the same stage functions, the
 // same accumulation orders, and the particle-side model gradients reduced per substep as the

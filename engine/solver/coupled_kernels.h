@@ -1,7 +1,7 @@
 // the coupled substep of particles and articulated bodies (engine/solver/coupled.cpp's stages)
 // as ADJ_HD functors over views, so the same source runs in plain host loops (CoupledHostT,
 // engine/solver/coupled_host.h: bit-equal to SolverT) and as CUDA launches (CudaSolverT,
-// engine/cuda/cuda_coupled.cu). one coupled substep, forward:
+// engine/cuda/cuda_coupled.cuh). one coupled substep, forward:
 //   body kinematics (one thread) -> body-particle pairs (one thread per particle: every body
 //   shape in shape order, into (shape, particle) slots, and the particle's control + contact
 //   force) -> the pair forces on each body (one thread per body: its slots in (shape, particle)

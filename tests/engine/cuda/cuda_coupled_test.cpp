@@ -1,6 +1,6 @@
 // CPU vs CUDA on a coupled scene: the arm pushing the soft ball (assets/scenes/
 // robot_arm_push_soft.json: body-particle contact, 8 substeps) stepped by CudaSolverT's
-// coupled path (engine/cuda/cuda_coupled.cu) against SolverT: states over 30 steps and each
+// coupled path (engine/cuda/cuda_coupled.cuh) against SolverT: states over 30 steps and each
 // step's adjoint (from the CPU's states) within float tolerance (float: nvcc's FMAs and the
 // per-step gradient reduction differ in rounding; double: near round-off), run-to-run bit
 // identity on the device, and the refusal of mesh body shapes. The host twin of the device

@@ -7,13 +7,18 @@
 // match the CPU within float round-off (nvcc contracts a*b+c into FMAs); the particle-side
 // model gradients are reduced once per step (cuda_backend.cu does the same), not per substep.
 // mesh body shapes are refused at upload (a RigidViewT has no meshes).
+//
+// internal to engine/cuda (nvcc only): included by cuda_coupled_float.cu and
+// cuda_coupled_double.cu, one scalar each, so the two halves of this heavy translation unit
+// (the rigid stages and their adjoints on the device) compile in parallel.
+#pragma once
+
 #include <cuda_runtime.h>
 
 #include <string>
 #include <vector>
 
 #include "engine/cuda/cuda_solver_impl.cuh"
-#include "engine/rigid/rigid_solver.h"
 #include "engine/solver/coupled_kernels.h"
 
 namespace adj::cuda_detail {
@@ -293,6 +298,7 @@ Status coupled_step_adjoint(Impl& d, const SolverOptions& o, const StateT<S>& in
   return o.check_finite ? check_state_finite(pm, adj_in, "adjoint (CUDA)") : Status::ok();
 }
 
+// the explicit instantiations of one scalar (cuda_coupled_float.cu, cuda_coupled_double.cu)
 #define ADJ_CUDA_COUPLED(S)                                                                                            \
   template struct CoupledDeviceDelete<S>;                                                                              \
   template Status coupled_upload<S, CudaSolverT<S>::Impl>(CudaSolverT<S>::Impl&, const ModelT<S>&, int);               \
@@ -301,8 +307,5 @@ Status coupled_step_adjoint(Impl& d, const SolverOptions& o, const StateT<S>& in
   template Status coupled_step_adjoint<S, CudaSolverT<S>::Impl>(                                                       \
       CudaSolverT<S>::Impl&, const SolverOptions&, const StateT<S>&, const ControlT<S>&, S, const StateT<S>&,          \
       StateT<S>&, ControlT<S>&, ModelGradT<S>&);
-ADJ_CUDA_COUPLED(float)
-ADJ_CUDA_COUPLED(double)
-#undef ADJ_CUDA_COUPLED
 
 }  // namespace adj::cuda_detail
