@@ -1,12 +1,13 @@
 // CudaSolverT's coupled path: particles and articulated bodies stepped together on the device,
-// engine/solver/coupled_kernels.h's functors launched in the order CoupledHostT
-// (engine/solver/coupled_host.h) runs them on the host, where they equal the CPU solver bit
-// for bit: one thread per particle for the body-particle pairs and the particle substep, one
-// per body for the pair forces' gather, one thread for the articulation's substep and its
-// adjoint (the tree's recursions are serial). no float atomics. on the device the results
-// match the CPU within float round-off (nvcc contracts a*b+c into FMAs); the particle-side
-// model gradients are reduced once per step (cuda_backend.cu does the same), not per substep.
-// mesh body shapes are refused at upload (a RigidViewT has no meshes).
+// engine/solver/coupled_kernels.h's functors launched by the substep loops that CoupledHostT
+// (engine/solver/coupled_host.h) runs on the host, where they equal the CPU solver bit for
+// bit; here: the device buffers, uploads and downloads. one thread per particle for the
+// body-particle pairs and the particle substep, one per body for the pair forces' gather, one
+// thread for the articulation's substep and its adjoint (the tree's recursions are serial).
+// no float atomics. on the device the results match the CPU within float round-off (nvcc
+// contracts a*b+c into FMAs); the particle-side model gradients are reduced once per step
+// (cuda_backend.cu does the same), not per substep. mesh body shapes are refused at upload
+// (a RigidViewT has no meshes).
 //
 // internal to engine/cuda (nvcc only): included by cuda_coupled_float.cu and
 // cuda_coupled_double.cu, one scalar each, so the two halves of this heavy translation unit
@@ -77,27 +78,44 @@ Status check_sizes(const Impl& d, const StateT<S>& in, const ControlT<S>& contro
   return Status::ok();
 }
 
-// substep k's arguments (forward); base: the particle substep's, control uploaded
+// what every substep shares; base: the particle substep's arguments, the control uploaded
 template <class S, class Impl>
-CoupledArgs<S> substep_args(Impl& d, CoupledDevice<S>& c, const KernelArgs<S>& base, bool control_f, S h, int k) {
+CoupledArgs<S> shared_args(Impl& d, CoupledDevice<S>& c, const KernelArgs<S>& base, bool control_f, S h) {
   CoupledArgs<S> a;
   a.p = base;
-  a.p.q = d.sub[std::size_t(k)].q.get();
-  a.p.qd = d.sub[std::size_t(k)].qd.get();
-  a.p.q_out = d.sub[std::size_t(k + 1)].q.get();
-  a.p.qd_out = d.sub[std::size_t(k + 1)].qd.get();
-  a.p.f_total = d.f_total_sub[std::size_t(k)].get();
-  a.p.control_f = c.pf.get();
-  a.p.grid = d.grid(a.p.q);
   a.m = c.view;
   a.c = rigid::coupling_params(*d.host);
   a.h = h;
   a.act = c.act.get();
-  c.sc.bind(a, c.view, k);
-  a.pairs = c.pairs.get();
   a.control_f = control_f ? d.control_f.get() : nullptr;
-  a.pf = c.pf.get();
   return a;
+}
+
+// the particle-side device arrays of a step (the solver's substep states, forces and slots)
+template <class S, class Impl>
+CoupledBuffers<S> buffers(Impl& d, CoupledDevice<S>& c) {
+  CoupledBuffers<S> b;
+  for (DeviceState<S>& s : d.sub) {
+    b.q.push_back(s.q.get());
+    b.qd.push_back(s.qd.get());
+  }
+  for (DeviceArray<vec3<S>>& f : d.f_total_sub) b.f_total.push_back(f.get());
+  b.pf = c.pf.get();
+  b.adj_pf = c.adj_pf.get();
+  b.pairs = c.pairs.get();
+  b.grads = c.grads.get();
+  DeviceState<S>* adj[3] = {&d.adj_top, &d.adj_a, &d.adj_b};
+  for (int k = 0; k < 3; ++k) {
+    b.adj_q[k] = adj[k]->q.get();
+    b.adj_qd[k] = adj[k]->qd.get();
+  }
+  b.adj_joint_out = c.adj_top.get();
+  b.dummy_q = d.dummy_q.get();
+  b.dummy_qd = d.dummy_qd.get();
+  b.adj_f = d.adj_f.get();
+  b.adj_q_slot = d.adj_q_slot.get();
+  b.adj_qd_slot = d.adj_qd_slot.get();
+  return b;
 }
 
 // every substep of a step on the device, keeping each one's states, scratch and total force
@@ -115,9 +133,8 @@ Status coupled_forward(Impl& d, const SolverOptions& o, const StateT<S>& in, con
   if (nq > 0) d.check(cudaMemcpy(c.sc.q.data(), in.joint_q.data(), sizeof(S) * nq, cudaMemcpyHostToDevice));
   if (nv > 0) d.check(cudaMemcpy(c.sc.qd.data(), in.joint_qd.data(), sizeof(S) * nv, cudaMemcpyHostToDevice));
   d.up(c.act, control.joint_act);
-  CudaExec exec{&d.error};
-  for (int k = 0; k < o.substeps; ++k)
-    coupled_substep_forward(exec, substep_args<S>(d, c, base, !control.particle_f.empty(), h, k));
+  coupled_forward_substeps(CudaExec{&d.error}, shared_args<S>(d, c, base, !control.particle_f.empty(), h), c.sc,
+                           buffers<S>(d, c), o.substeps, [&](const vec3<S>* q) { return d.grid(q); });
   c.ok.assign(std::size_t(o.substeps), 0);
   d.check(cudaMemcpy(c.ok.data(), c.sc.ok.data(), sizeof(int) * c.ok.size(), cudaMemcpyDeviceToHost));
   if (d.error != cudaSuccess) return cuda_status(d.error, "coupled step");
@@ -236,48 +253,21 @@ Status coupled_step_adjoint(Impl& d, const SolverOptions& o, const StateT<S>& in
   d.up(c.adj_top, top);
   d.up(d.adj_top.q, adj_out.particle_q);
   d.up(d.adj_top.qd, adj_out.particle_qd);
-  const S h = dt / S(o.substeps);
-  CudaExec exec{&d.error};
-  DeviceState<S>* upstream = &d.adj_top;
-  S* joint_up = c.adj_top.get();
-  for (int k = o.substeps - 1; k >= 0; --k) {
-    DeviceState<S>* target = (upstream == &d.adj_a) ? &d.adj_b : &d.adj_a;
-    S* joint_target = ((k % 2) ? c.sc.adj_a : c.sc.adj_b).data();
-    CoupledArgs<S> a = substep_args<S>(d, c, base, control_f, h, k);
-    a.adj_q_out = joint_up;
-    a.adj_qd_out = joint_up + nq;
-    a.adj_q = joint_target;
-    a.adj_qd = joint_target + nq;
-    a.adj_act = c.sc.adj_act.data();
-    a.adj_param = c.sc.adj_param.data();
-    a.adj_coupling = c.sc.adj_coupling.data();
-    a.adj_pf = c.adj_pf.get();
-    a.adj_control_f = control_f ? d.adj_control_f.get() : nullptr;
-    a.g = c.sc.g;
-    a.kin = c.sc.kin;
-    a.grads = c.grads.get();
-    a.p.q_out = d.dummy_q.get();
-    a.p.qd_out = d.dummy_qd.get();
-    a.p.adj_q_out = upstream->q.get();
-    a.p.adj_qd_out = upstream->qd.get();
-    a.p.adj_q_in = target->q.get();
-    a.p.adj_qd_in = target->qd.get();
-    a.p.adj_f = d.adj_f.get();
-    a.p.adj_q_slot = d.adj_q_slot.get();
-    a.p.adj_qd_slot = d.adj_qd_slot.get();
-    a.p.adj_control_f = c.adj_pf.get();
-    a.p.adj_spring_act = d.adj_spring_act.get();
-    a.p.adj_tet_act = d.adj_tet_act.get();
-    a.p.g = grad_view(d.grad_slots, d.adj_model.get());
-    d.check(c.adj_pf.zero());
-    coupled_substep_adjoint(exec, a);
-    upstream = target;
-    joint_up = joint_target;
-  }
+  CoupledArgs<S> a = shared_args<S>(d, c, base, control_f, dt / S(o.substeps));
+  a.adj_control_f = control_f ? d.adj_control_f.get() : nullptr;
+  a.p.adj_spring_act = d.adj_spring_act.get();
+  a.p.adj_tet_act = d.adj_tet_act.get();
+  a.p.g = grad_view(d.grad_slots, d.adj_model.get());  // reduced once per step, below
+  const CoupledBuffers<S> b = buffers<S>(d, c);
+  const CoupledAdjointOut<S> r = coupled_adjoint_substeps(
+      CudaExec{&d.error}, a, c.sc, b, o.substeps, [&](const vec3<S>* q) { return d.grid(q); }, [](CoupledArgs<S>&) {},
+      [] {});
+  DeviceState<S>* upstream = r.particles == 1 ? &d.adj_a : (r.particles == 2 ? &d.adj_b : &d.adj_top);
+  const S* joint_up = r.joints;
   std::vector<S> tmp;
   d.check(upstream->q.download(adj_in.particle_q));
   d.check(upstream->qd.download(adj_in.particle_qd));
-  d.check(download_span(rigid::Span<S>(joint_up, nq + nv), tmp));
+  d.check(download_span(rigid::Span<S>(const_cast<S*>(joint_up), nq + nv), tmp));
   adj_in.joint_q.assign(tmp.begin(), tmp.begin() + nq);
   adj_in.joint_qd.assign(tmp.begin() + nq, tmp.end());
   d.check(download_span(c.sc.adj_act, adj_control.joint_act));

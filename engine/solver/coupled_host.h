@@ -42,6 +42,7 @@ class CoupledHostT {
     sc_.carve(reinterpret_cast<char*>(arena_.data()), rv_, options_.substeps);
     sub_.assign(std::size_t(options_.substeps + 1), model_.make_state());
     f_total_.assign(std::size_t(options_.substeps), std::vector<vec3<S>>(std::size_t(n)));
+    adj_ping_.assign(2, model_.make_state());
     pf_.assign(std::size_t(n), vec3<S>());
     adj_pf_.assign(std::size_t(n), vec3<S>());
     for (auto* a : {&f_slot_, &adj_q_slot_, &adj_qd_slot_}) a->assign(std::size_t(model_.slot_count()), vec3<S>());
@@ -83,48 +84,30 @@ class CoupledHostT {
     for (S& x : sc_.adj_param) x = S(0);
     for (S& x : sc_.adj_coupling) x = S(0);
     const GradSlots slots = grad_slots(pm);
-    StateT<S> up = adj_out, down = zero_like(adj_out);
-    const S h = dt / S(options_.substeps);
-    for (int k = options_.substeps - 1; k >= 0; --k) {
-      CoupledArgs<S> a = args(control, h, k);
-      rigid::Span<S> aq = (k % 2) ? sc_.adj_a : sc_.adj_b;  // this substep's input adjoint
-      for (int i = 0; i < nq; ++i) aq[i] = S(0);
-      a.adj_q_out = up.joint_q.data();
-      a.adj_qd_out = up.joint_qd.data();
-      a.adj_q = aq.data();
-      a.adj_qd = aq.data() + nq;
-      a.adj_act = sc_.adj_act.data();
-      a.adj_param = sc_.adj_param.data();
-      a.adj_coupling = sc_.adj_coupling.data();
-      a.adj_pf = adj_pf_.data();
-      a.adj_control_f = control.particle_f.empty() ? nullptr : adj_control.particle_f.data();
-      a.g = sc_.g;
-      a.kin = sc_.kin;
-      a.grads = grads_.data();
-      a.p.f_total = f_total_[std::size_t(k)].data();
-      a.p.q_out = dummy_q_.data();
-      a.p.qd_out = dummy_qd_.data();
-      a.p.adj_q_out = up.particle_q.data();
-      a.p.adj_qd_out = up.particle_qd.data();
-      a.p.adj_q_in = down.particle_q.data();
-      a.p.adj_qd_in = down.particle_qd.data();
-      a.p.adj_f = adj_f_.data();
-      a.p.adj_q_slot = adj_q_slot_.data();
-      a.p.adj_qd_slot = adj_qd_slot_.data();
-      a.p.adj_control_f = adj_pf_.data();
-      a.p.adj_spring_act = data_or_null(adj_control.spring_act);
-      a.p.adj_tet_act = data_or_null(adj_control.tet_act);
-      // the particle-side model gradients as the CPU solver takes them, per substep
+    adj_top_ = adj_out;
+    std::vector<S> joint_out(adj_out.joint_q.begin(), adj_out.joint_q.end());
+    joint_out.insert(joint_out.end(), adj_out.joint_qd.begin(), adj_out.joint_qd.end());
+    CoupledBuffers<S> b = buffers();
+    b.adj_q[0] = adj_top_.particle_q.data();
+    b.adj_qd[0] = adj_top_.particle_qd.data();
+    b.adj_joint_out = joint_out.data();
+    CoupledArgs<S> a = shared_args(control, dt / S(options_.substeps));
+    a.adj_control_f = control.particle_f.empty() ? nullptr : adj_control.particle_f.data();
+    a.p.adj_spring_act = data_or_null(adj_control.spring_act);
+    a.p.adj_tet_act = data_or_null(adj_control.tet_act);
+    // the particle-side model gradients as the CPU solver takes them, per substep
+    auto before = [&](CoupledArgs<S>& x) {
       partials_.assign(std::size_t(slots.size), S(0));
-      a.p.g = grad_view(adj_model, slots, partials_.data());
-      for (vec3<S>& x : adj_pf_) x = vec3<S>();
-      coupled_substep_adjoint(Serial{}, a);
-      add_slots(slots, partials_.data(), adj_model, /*per_element=*/false);
-      std::swap(up, down);
-      up.joint_q.assign(aq.data(), aq.data() + nq);
-      up.joint_qd.assign(aq.data() + nq, aq.data() + nq + nv);
-    }
-    adj_in = std::move(up);
+      x.p.g = grad_view(adj_model, slots, partials_.data());
+    };
+    auto after = [&] { add_slots(slots, partials_.data(), adj_model, /*per_element=*/false); };
+    const CoupledAdjointOut<S> r = coupled_adjoint_substeps(
+        Serial{}, a, sc_, b, options_.substeps, [&](const vec3<S>* q) { return grid(q); }, before, after);
+    adj_in = zero_like(adj_out);
+    adj_in.particle_q.assign(b.adj_q[r.particles], b.adj_q[r.particles] + np);
+    adj_in.particle_qd.assign(b.adj_qd[r.particles], b.adj_qd[r.particles] + np);
+    adj_in.joint_q.assign(r.joints, r.joints + nq);
+    adj_in.joint_qd.assign(r.joints + nq, r.joints + nq + nv);
     for (int k = 0; k < rv_.actuator_count(); ++k) adj_control.joint_act[std::size_t(k)] = sc_.adj_act[k];
     rigid::batch_sum_param_grads(pm.rigid, 1, sc_.adj_param.data(), adj_model.rigid);
     adj_model.contact_ke += sc_.adj_coupling[0];
@@ -167,31 +150,45 @@ class CoupledHostT {
       adj_control.tet_act.resize(std::size_t(pm.tet_count()), S(0));
   }
 
-  // substep k's arguments, forward (control as given)
-  CoupledArgs<S> args(const ControlT<S>& control, S h, int k) {
+  // what every substep shares (control as given)
+  CoupledArgs<S> shared_args(const ControlT<S>& control, S h) {
     CoupledArgs<S> a;
     a.p = KernelArgs<S>{};
     a.p.m = pv_;
     a.p.dt = h;
-    a.p.q = sub_[std::size_t(k)].particle_q.data();
-    a.p.qd = sub_[std::size_t(k)].particle_qd.data();
-    a.p.q_out = sub_[std::size_t(k + 1)].particle_q.data();
-    a.p.qd_out = sub_[std::size_t(k + 1)].particle_qd.data();
-    a.p.control_f = pf_.data();
     a.p.spring_act = data_or_null(control.spring_act);
     a.p.tet_act = data_or_null(control.tet_act);
     a.p.f_slot = f_slot_.data();
-    a.p.f_total = f_total_[std::size_t(k)].data();
-    a.p.grid = grid(a.p.q);
     a.m = rv_;
     a.c = rigid::coupling_params(model_);
     a.h = h;
     a.act = data_or_null(control.joint_act);
-    sc_.bind(a, rv_, k);
-    a.pairs = pairs_.data();
     a.control_f = data_or_null(control.particle_f);
-    a.pf = pf_.data();
     return a;
+  }
+
+  // the particle-side arrays of a step (the output's adjoint set by the caller)
+  CoupledBuffers<S> buffers() {
+    CoupledBuffers<S> b;
+    for (StateT<S>& s : sub_) {
+      b.q.push_back(s.particle_q.data());
+      b.qd.push_back(s.particle_qd.data());
+    }
+    for (auto& f : f_total_) b.f_total.push_back(f.data());
+    b.pf = pf_.data();
+    b.adj_pf = adj_pf_.data();
+    b.pairs = pairs_.data();
+    b.grads = grads_.data();
+    for (int k = 1; k < 3; ++k) {
+      b.adj_q[k] = adj_ping_[std::size_t(k - 1)].particle_q.data();
+      b.adj_qd[k] = adj_ping_[std::size_t(k - 1)].particle_qd.data();
+    }
+    b.dummy_q = dummy_q_.data();
+    b.dummy_qd = dummy_qd_.data();
+    b.adj_f = adj_f_.data();
+    b.adj_q_slot = adj_q_slot_.data();
+    b.adj_qd_slot = adj_qd_slot_.data();
+    return b;
   }
 
   GridView grid(const vec3<S>* q) {
@@ -214,9 +211,9 @@ class CoupledHostT {
     sub_[0].particle_qd = in.particle_qd;
     for (int i = 0; i < nq; ++i) sc_.q[i] = in.joint_q[std::size_t(i)];
     for (int i = 0; i < nv; ++i) sc_.qd[i] = in.joint_qd[std::size_t(i)];
-    const S h = dt / S(options_.substeps);
+    coupled_forward_substeps(Serial{}, shared_args(control, dt / S(options_.substeps)), sc_, buffers(),
+                             options_.substeps, [&](const vec3<S>* q) { return grid(q); });
     for (int k = 0; k < options_.substeps; ++k) {
-      coupled_substep_forward(Serial{}, args(control, h, k));
       if (!sc_.ok[k])
         return Status::error("coupled host step: the mass matrix is not positive definite (substep " +
                              std::to_string(k) + ")");
@@ -230,8 +227,10 @@ class CoupledHostT {
   ModelView<S> pv_{};
   rigid::RigidViewT<S> rv_;
   CoupledScratch<S> sc_;
-  std::vector<double> arena_;   // doubles: 8-byte aligned
-  std::vector<StateT<S>> sub_;  // particle states of each substep, (substeps + 1)
+  std::vector<double> arena_;        // doubles: 8-byte aligned
+  std::vector<StateT<S>> sub_;       // particle states of each substep, (substeps + 1)
+  std::vector<StateT<S>> adj_ping_;  // the substeps' particle adjoints, ping-pong, (2)
+  StateT<S> adj_top_;                // the output's adjoint
   std::vector<std::vector<vec3<S>>> f_total_;
   std::vector<vec3<S>> pf_, adj_pf_, f_slot_, adj_q_slot_, adj_qd_slot_, adj_f_, dummy_q_, dummy_qd_;
   std::vector<rigid::CouplingPair<S>> pairs_;

@@ -14,7 +14,11 @@
 // kinematics adjoint (one thread). no atomics: each thread writes its own slots.
 //
 // the articulation scratch of every substep (rigid::WorkView, kept for the adjoint) and the
-// joint-side buffers are carved from one arena (CoupledScratch), host or device memory alike.
+// joint-side buffers are carved from one arena (CoupledScratch), host or device memory alike;
+// the substep loops of a step and of its adjoint (coupled_forward_substeps,
+// coupled_adjoint_substeps: which buffer each substep reads and writes) are shared too, so
+// the host runner's bit-equality test covers the device path's wiring; only the uploads,
+// downloads and the reduction of the model-gradient slots differ.
 // mesh body shapes are not in a RigidViewT (engine/rigid/rigid_view.h): callers refuse them.
 #pragma once
 
@@ -216,5 +220,107 @@ struct CoupledScratch {
     a.ok = ok.data() + k;
   }
 };
+
+// the particle side of a coupled step (host or device pointers): each substep's state and
+// total force, the pair slots, and the adjoint's buffers
+template <class S>
+struct CoupledBuffers {
+  std::vector<vec3<S>*> q, qd;    // each substep's input and the step's output, (substeps + 1) x (particle_count)
+  std::vector<vec3<S>*> f_total;  // each substep's total particle force, (substeps) x (particle_count)
+  vec3<S>* pf = nullptr;          // (particle_count)
+  vec3<S>* adj_pf = nullptr;      // (particle_count)
+  rigid::CouplingPair<S>* pairs = nullptr;
+  rigid::CouplingPairGrad<S>* grads = nullptr;
+  vec3<S>* adj_q[3] = {};      // [0] dL/d the output's positions; [1], [2] the substeps' (ping-pong)
+  vec3<S>* adj_qd[3] = {};     // ... and velocities
+  S* adj_joint_out = nullptr;  // dL/d the output's joint state, (q_count + dof_count)
+  vec3<S>*dummy_q = nullptr, *dummy_qd = nullptr, *adj_f = nullptr, *adj_q_slot = nullptr, *adj_qd_slot = nullptr;
+};
+
+// zeroes a vec3 array (one thread per entry)
+template <class S>
+struct ZeroVec3 {
+  vec3<S>* x;
+  ADJ_HD void operator()(int i) const { x[i] = vec3<S>(); }
+};
+
+// every substep of a step: `a` holds what the substeps share (the particle model, control and
+// force slots; the rigid view, contact law, substep length, joint control); grid(q) builds
+// the particle grid of a state (or returns an unused one)
+template <class S, class Exec, class Grid>
+void coupled_forward_substeps(const Exec& exec, CoupledArgs<S> a, const CoupledScratch<S>& sc,
+                              const CoupledBuffers<S>& b, int substeps, Grid&& grid) {
+  a.pairs = b.pairs;
+  a.pf = b.pf;
+  a.p.control_f = b.pf;
+  for (int k = 0; k < substeps; ++k) {
+    a.p.q = b.q[std::size_t(k)];
+    a.p.qd = b.qd[std::size_t(k)];
+    a.p.q_out = b.q[std::size_t(k + 1)];
+    a.p.qd_out = b.qd[std::size_t(k + 1)];
+    a.p.f_total = b.f_total[std::size_t(k)];
+    a.p.grid = grid(a.p.q);
+    sc.bind(a, a.m, k);
+    coupled_substep_forward(exec, a);
+  }
+}
+
+// where coupled_adjoint_substeps left dL/d the step's input
+template <class S>
+struct CoupledAdjointOut {
+  int particles = 0;          // CoupledBuffers::adj_q / adj_qd index
+  const S* joints = nullptr;  // (q_count + dof_count)
+};
+
+// the substeps backwards, after coupled_forward_substeps on the same input: `a` as there,
+// plus the accumulators it shares (the control's force, spring and tet adjoints, the
+// particle-side model gradient slots); before(a) and after() run around each substep (the
+// host runner reduces the model gradients per substep there, as the CPU solver does)
+template <class S, class Exec, class Grid, class Before, class After>
+CoupledAdjointOut<S> coupled_adjoint_substeps(const Exec& exec, CoupledArgs<S> a, const CoupledScratch<S>& sc,
+                                              const CoupledBuffers<S>& b, int substeps, Grid&& grid, Before&& before,
+                                              After&& after) {
+  const int nq = a.m.q_count();
+  a.pairs = b.pairs;
+  a.pf = b.pf;
+  a.p.control_f = b.pf;
+  a.adj_act = sc.adj_act.data();
+  a.adj_param = sc.adj_param.data();
+  a.adj_coupling = sc.adj_coupling.data();
+  a.adj_pf = b.adj_pf;
+  a.g = sc.g;
+  a.kin = sc.kin;
+  a.grads = b.grads;
+  a.p.q_out = b.dummy_q;
+  a.p.qd_out = b.dummy_qd;
+  a.p.adj_f = b.adj_f;
+  a.p.adj_q_slot = b.adj_q_slot;
+  a.p.adj_qd_slot = b.adj_qd_slot;
+  a.p.adj_control_f = b.adj_pf;
+  CoupledAdjointOut<S> up{0, b.adj_joint_out};
+  for (int k = substeps - 1; k >= 0; --k) {
+    const int target = up.particles == 1 ? 2 : 1;
+    S* joints = ((k % 2) ? sc.adj_a : sc.adj_b).data();
+    a.p.q = b.q[std::size_t(k)];
+    a.p.qd = b.qd[std::size_t(k)];
+    a.p.f_total = b.f_total[std::size_t(k)];
+    a.p.grid = grid(a.p.q);
+    sc.bind(a, a.m, k);
+    a.adj_q_out = up.joints;
+    a.adj_qd_out = up.joints + nq;
+    a.adj_q = joints;
+    a.adj_qd = joints + nq;
+    a.p.adj_q_out = b.adj_q[up.particles];
+    a.p.adj_qd_out = b.adj_qd[up.particles];
+    a.p.adj_q_in = b.adj_q[target];
+    a.p.adj_qd_in = b.adj_qd[target];
+    exec.launch(a.p.m.particle_count, ZeroVec3<S>{b.adj_pf});
+    before(a);
+    coupled_substep_adjoint(exec, a);
+    after();
+    up = {target, joints};
+  }
+  return up;
+}
 
 }  // namespace adj
