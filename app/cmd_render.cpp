@@ -129,8 +129,14 @@ int run_render(const RenderOptions& opt) {
   // from it needs it (springs, overlays, trails)
   std::unique_ptr<CudaRollout> device_sim;
   bool host_state_needed = !cuda;
-  if (cuda && cs->has_robots())  // one physics: never particles on the GPU and bodies beside them
-    return std::fprintf(stderr, "%s: --backend cuda: the CUDA backend does not step articulated bodies yet\n",
+  // one physics: never particles on the GPU and bodies beside them. CudaSolver steps bodies
+  // (the editor's CUDA backend), but render draws from the device-resident CudaRollout, which
+  // does not yet
+  if (cuda && cs->has_robots())
+    return std::fprintf(stderr,
+                        "%s: --backend cuda: render's device-resident rollout (CudaRollout) does not step "
+                        "articulated bodies yet; render this scene with --backend cpu (the editor's CUDA backend "
+                        "steps it)\n",
                         o.scene_path.c_str()),
            1;
   if (cuda) {

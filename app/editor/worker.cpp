@@ -133,10 +133,8 @@ struct Worker::Impl {
     backend = "cpu";
     backend_error.clear();
     if (doc.settings.backend != "cuda") return;
-    if (cs->has_robots()) {  // one physics: never particles on the GPU with bodies beside them
-      backend_error = "the CUDA backend does not step articulated bodies yet: simulating on the CPU";
-      return;
-    }
+    // particles and bodies step together on the device (engine/cuda/cuda_coupled.cuh); a scene
+    // with mesh body shapes is refused by upload() with the shape named, and runs on the CPU
     std::string why;
     if (!cuda_available(&why)) {
       backend_error = "CUDA backend unavailable (" + why + "): simulating on the CPU";

@@ -1,5 +1,9 @@
 // the CUDA backend: the same substep kernels (engine/solver/kernels.h) launched on the GPU.
 // Available when built with nvcc (ADJ_HAS_CUDA) and a device is present at run time.
+// A model with articulated bodies steps particles and bodies together, as SolverT does: the
+// coupled substep's functors of engine/solver/coupled_kernels.h (engine/cuda/cuda_coupled.cuh;
+// their host twin CoupledHostT equals SolverT bit for bit). Mesh body shapes are refused at
+// upload (the device has no mesh contact).
 #pragma once
 
 #include <memory>
@@ -25,7 +29,8 @@ class CudaSolverT {
   CudaSolverT(const CudaSolverT&) = delete;
   CudaSolverT& operator=(const CudaSolverT&) = delete;
 
-  // copy the model to the device (again after any parameter change)
+  // copy the model to the device (again after any parameter change); the model must outlive
+  // the solver's use of it
   Status upload(const ModelT<S>& model);
   Status step(const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt);
   Status step_adjoint(const StateT<S>& in, const ControlT<S>& control, S dt, const StateT<S>& adj_out,

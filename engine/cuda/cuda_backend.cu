@@ -1,15 +1,15 @@
 // CUDA backend: device copies of the model, and the substep functors of
-// engine/solver/kernels.h launched as kernels (one source for CPU and GPU physics).
+// engine/solver/kernels.h launched as kernels (one source for CPU and GPU physics). a model
+// with bodies steps through the coupled path of cuda_coupled.cuh.
 #include <cuda_runtime.h>
 
 #include <string>
 #include <vector>
 
 #include "engine/cuda/cuda.h"
-#include "engine/cuda/device.cuh"
+#include "engine/cuda/cuda_solver_impl.cuh"
 #include "engine/solver/grad_slots.h"
 #include "engine/solver/kernels.h"
-#include "engine/solver/model_view.h"
 
 namespace adj {
 
@@ -32,40 +32,6 @@ bool cuda_available(std::string* reason) {
 }
 
 using namespace cuda_detail;
-
-template <class S>
-struct CudaSolverT<S>::Impl {
-  cudaError_t error = cudaSuccess;
-  const ModelT<S>* host = nullptr;  // for the grid build and messages
-  DeviceModel<S> model;
-  // per-call data
-  std::vector<DeviceState<S>> sub;
-  std::vector<DeviceArray<vec3<S>>> f_total_sub;  // total force of each recomputed substep
-  DeviceState<S> adj_a, adj_b, adj_top;
-  DeviceArray<vec3<S>> f_slot, f_total, adj_f, adj_q_slot, adj_qd_slot, dummy_q, dummy_qd, control_f, adj_control_f;
-  DeviceArray<S> spring_act, tet_act, adj_spring_act, adj_tet_act;
-  GradSlots grad_slots;      // the model-gradient slots (engine/solver/grad_slots.h)
-  DeviceArray<S> adj_model;  // ... all of them, (grad_slots.size)
-  DeviceGrid<S> grid_;  // built on the device each substep when particle contact is on
-  cudaStream_t stream = nullptr;
-
-  template <class T>
-  const T* up(DeviceArray<T>& d, const std::vector<T>& a) {
-    cudaError_t e = d.upload(a);
-    if (e != cudaSuccess && error == cudaSuccess) error = e;
-    return a.empty() ? nullptr : d.get();
-  }
-  void check(cudaError_t e) {
-    if (e != cudaSuccess && error == cudaSuccess) error = e;
-  }
-
-  GridView grid(const vec3<S>* q_device) {
-    if (host->particle_contact) grid_.build(CudaExec{&error, stream}, q_device, host->particle_count());
-    return grid_.view();
-  }
-
-  void alloc_state(DeviceState<S>& s, int n) { check(s.alloc(n)); }
-};
 
 template <class S>
 CudaSolverT<S>::CudaSolverT(SolverOptions options) : options_(options), impl_(std::make_unique<Impl>()) {
@@ -96,26 +62,16 @@ Status CudaSolverT<S>::upload(const ModelT<S>& m) {
   d.grad_slots = grad_slots(m);
   d.check(d.adj_model.resize(std::size_t(d.grad_slots.size)));
   d.check(d.grid_.alloc(n, m.grid_cell));
+  if (d.error == cudaSuccess && m.body_count() > 0) return coupled_upload<S>(d, m, options_.substeps);
+  d.coupled.reset();
   return cuda_status(d.error, "model upload");
-}
-
-template <class S, class Impl>
-static KernelArgs<S> device_args(Impl& d, const ControlT<S>& c, S h) {
-  KernelArgs<S> a{};
-  a.m = d.model.view;
-  a.dt = h;
-  a.control_f = c.particle_f.empty() ? nullptr : d.up(d.control_f, c.particle_f);
-  a.spring_act = d.up(d.spring_act, c.spring_act);
-  a.tet_act = d.up(d.tet_act, c.tet_act);
-  a.f_slot = d.f_slot.get();
-  a.f_total = d.f_total.get();
-  return a;
 }
 
 template <class S>
 Status CudaSolverT<S>::step(const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt) {
   Impl& d = *impl_;
   if (!d.host) return Status::error("CUDA backend: upload() a model first");
+  if (d.host->body_count() > 0) return coupled_step<S>(d, options_, in, out, control, dt);
   int n = d.host->particle_count();
   if (in.particle_count() != n) return Status::error("CUDA step: state does not match the model");
   d.error = cudaSuccess;
@@ -148,6 +104,8 @@ Status CudaSolverT<S>::step_adjoint(const StateT<S>& in, const ControlT<S>& cont
                                     StateT<S>& adj_in, ControlT<S>& adj_control, ModelGradT<S>& adj_model) {
   Impl& d = *impl_;
   if (!d.host) return Status::error("CUDA backend: upload() a model first");
+  if (d.host->body_count() > 0)
+    return coupled_step_adjoint<S>(d, options_, in, control, dt, adj_out, adj_in, adj_control, adj_model);
   const ModelT<S>& m = *d.host;
   int n = m.particle_count();
   if (in.particle_count() != n || adj_out.particle_count() != n)

@@ -224,6 +224,10 @@ template <class S>
 Status CudaRolloutT<S>::upload(const ModelT<S>& m) {
   std::string reason;
   if (!cuda_available(&reason)) return Status::error("CUDA backend unavailable: " + reason);
+  if (m.body_count() > 0)  // one physics: never the particles alone of a world with bodies
+    return Status::error("CUDA rollout: the model has " + std::to_string(m.body_count()) +
+                         " articulated bodies; the device-resident rollout steps particles only "
+                         "(CudaSolver steps bodies and particles together)");
   Impl& d = *impl_;
   if (!d.stream) {
     cudaError_t e = cudaStreamCreate(&d.stream);

@@ -5,7 +5,8 @@
 // replays a captured one-step adjoint graph T times (each step's input state and control
 // are copied device-to-device into the graph's fixed buffers first). The same kernels as
 // the CPU solver (engine/solver/kernels.h); per-element slots gathered through CSR
-// incidence, no float atomics: run-to-run bit-identical on one GPU.
+// incidence, no float atomics: run-to-run bit-identical on one GPU. Particles only: a model
+// with articulated bodies is refused at upload (CudaSolverT, engine/cuda/cuda.h, steps them).
 //
 // Built without CUDA (cuda_rollout_stub.cpp) every call returns an error.
 #pragma once

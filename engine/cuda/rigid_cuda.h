@@ -5,7 +5,8 @@
 // FMAs); run to run they are bit-identical (no atomics: per-environment parameter gradients
 // are summed on the host in environment order). states and controls stay on the host in this
 // API (uploaded and downloaded per call), as CudaSolverT does; the model is uploaded once.
-// mesh shapes and body-particle coupling (engine/collision/body_particle.h) are CPU-only.
+// mesh shapes are CPU-only; body-particle coupling (engine/collision/body_particle.h) steps on
+// the device through CudaSolverT (engine/cuda/cuda.h), not through this batch.
 //
 // built without CUDA (rigid_cuda_stub.cpp) every call returns an error.
 #pragma once

@@ -40,6 +40,32 @@ ADJ_HD inline ParamsT<S, Span<const S>> view_params(const RigidViewT<S>& m) {
   return p;
 }
 
+// parameter adjoints over one packed row (param_count, in the order of the top comment): the
+// arrays as spans into it; the contact scalars ke, kd, mu (its last three entries) loaded
+template <class S>
+ADJ_HD inline ParamsT<S, Span<S>> param_spans(const RigidViewT<S>& m, S* ap) {
+  const int nb = m.body_count(), na = m.actuator_count(), nv = m.dof_count(), pc = nb + 2 * na + 2 * nv;
+  ParamsT<S, Span<S>> p;
+  p.body_mass = Span<S>(ap, nb);
+  p.actuator_kp = Span<S>(ap + nb, na);
+  p.actuator_kd = Span<S>(ap + nb + na, na);
+  p.dof_damping = Span<S>(ap + nb + 2 * na, nv);
+  p.dof_armature = Span<S>(ap + nb + 2 * na + nv, nv);
+  p.contact_ke = ap[pc];
+  p.contact_kd = ap[pc + 1];
+  p.contact_mu = ap[pc + 2];
+  return p;
+}
+
+// the contact scalars of param_spans' parameters back into their row
+template <class S>
+ADJ_HD inline void store_contact_params(const RigidViewT<S>& m, const ParamsT<S, Span<S>>& p, S* ap) {
+  const int pc = m.body_count() + 2 * m.actuator_count() + 2 * m.dof_count();
+  ap[pc] = p.contact_ke;
+  ap[pc + 1] = p.contact_kd;
+  ap[pc + 2] = p.contact_mu;
+}
+
 // bytes of one environment's slice: forward only, or forward plus what the adjoint needs
 template <class S>
 inline std::size_t batch_slice_bytes(const RigidViewT<S>& m, int substeps, bool adjoint) {
@@ -139,12 +165,7 @@ struct BatchAdjointKernel {
     // this environment's parameter gradients, zeroed
     S* ap = adj_param + std::size_t(env) * m.param_count();
     for (int k = 0; k < m.param_count(); ++k) ap[k] = S(0);
-    ParamsT<S, Span<S>> adj_par;
-    adj_par.body_mass = Span<S>(ap, nb);
-    adj_par.actuator_kp = Span<S>(ap + nb, na);
-    adj_par.actuator_kd = Span<S>(ap + nb + na, na);
-    adj_par.dof_damping = Span<S>(ap + nb + 2 * na, nv);
-    adj_par.dof_armature = Span<S>(ap + nb + 2 * na + nv, nv);
+    ParamsT<S, Span<S>> adj_par = param_spans(m, ap);
     S* adj_act_e = adj_act + std::size_t(env) * na;
     for (int k = 0; k < na; ++k) adj_act_e[k] = S(0);
     for (int i = 0; i < nq; ++i) aq[i] = adj_q_out[std::size_t(env) * nq + i];
@@ -165,10 +186,7 @@ struct BatchAdjointKernel {
     }
     for (int i = 0; i < nq; ++i) adj_q[std::size_t(env) * nq + i] = aq[i];
     for (int i = 0; i < nv; ++i) adj_qd[std::size_t(env) * nv + i] = aqd[i];
-    const int pc = nb + 2 * na + 2 * nv;  // the contact parameters' slots
-    ap[pc] = adj_par.contact_ke;
-    ap[pc + 1] = adj_par.contact_kd;
-    ap[pc + 2] = adj_par.contact_mu;
+    store_contact_params(m, adj_par, ap);
   }
 };
 

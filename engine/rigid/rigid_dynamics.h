@@ -112,7 +112,8 @@ struct Work {
 };
 
 // Work's fields as spans carved from an arena (one environment's slice on a device); the
-// same names, so the stages run on either (fext_extra is left empty: no coupling on devices)
+// same names, so the stages run on either (fext_extra: empty in the rigid batch, carved by the
+// coupled path of engine/solver/coupled_kernels.h for the body-particle forces)
 template <class T>
 struct WorkView {
   Span<mat33<T>> R;

@@ -224,7 +224,7 @@ struct ArenaCursor {
 };
 
 // mesh contact on a view: none (see the top of this file); found by argument-dependent lookup
-// from the dispatch lines of engine/collision/body_contact.h
+// from the dispatch lines of engine/collision/body_contact.h and body_particle.h
 template <class S>
 ADJ_HD inline int mesh_collider_feature_count(const RigidViewT<S>&, int, int) {
   return 0;
@@ -243,6 +243,12 @@ template <class T, class S>
 ADJ_HD inline bool mesh_pair_contact(const RigidViewT<S>&, int, int, int, const mat33<T>&, const vec3<T>&,
                                      const svec<T>&, const mat33<T>&, const vec3<T>&, const svec<T>&, const T&,
                                      const T&, const T&, svec<T>&, vec3<T>&, vec3<T>&, vec3<T>&) {
+  return false;
+}
+template <class T, class S>
+ADJ_HD inline bool mesh_particle_contact(const RigidViewT<S>&, int, const mat33<T>&, const vec3<T>&, const svec<T>&,
+                                         const vec3<T>&, const vec3<T>&, S, const T&, const T&, const T&, S, S,
+                                         vec3<T>&, vec3<T>&, vec3<T>&) {
   return false;
 }
 template <class T, class S, class Keep>

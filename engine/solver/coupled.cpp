@@ -50,6 +50,8 @@ struct SolverT<S>::Bodies {
   std::vector<ControlT<S>> pcontrol;  // particle control of each substep (with the contact forces)
   std::vector<vec3<S>> f_particle;
   std::vector<rigid::svec<S>> fext_body;
+  std::vector<rigid::CouplingPair<S>> pairs;           // (shape, particle) slots of the pair forces
+  std::vector<rigid::CouplingPairGrad<S>> pair_grads;  // ... and of their adjoints
   rigid::AdjWork<S> adj_work;
 };
 
@@ -122,7 +124,7 @@ Status SolverT<S>::coupled_substep(const ModelT<S>& pm, const ControlT<S>& contr
   rigid::kinematics(rm, par, in.joint_q.data(), in.joint_qd.data(), w);
   rigid::CouplingContactsT<S> pair_record;
   rigid::coupling_forces(rm, rigid::coupling_params(pm), w.R, w.p, w.v, pm, in, b.f_particle, b.fext_body,
-                         contacts ? &pair_record : nullptr);
+                         contacts ? &pair_record : nullptr, &b.pairs);
   ControlT<S>& pc = b.pcontrol[std::size_t(k)];
   pc.particle_f = control.particle_f;
   pc.spring_act = control.spring_act;
@@ -221,7 +223,7 @@ Status SolverT<S>::coupled_adjoint(const ModelT<S>& pm, const StateT<S>& in, con
     // the pair forces, then the body poses and velocities they read
     kin.reset(nb, rm.dof_count());
     rigid::coupling_forces_adjoint(rm, cp, w.R, w.p, w.v, pm, s, pc_adj.particle_f, b.adj_work.fext, kin.R, kin.p,
-                                   kin.v, prev.particle_q.data(), prev.particle_qd.data(), adj_cp);
+                                   kin.v, prev.particle_q.data(), prev.particle_qd.data(), adj_cp, &b.pair_grads);
     rigid::kinematics_adjoint(rm, par, s.joint_q.data(), s.joint_qd.data(), w, prev.joint_q.data(),
                               prev.joint_qd.data(), adj_par, kin);
     std::swap(adj, prev);

@@ -1,0 +1,8 @@
+// CudaSolverT<float>'s coupled path of particles and articulated bodies (cuda_coupled.cuh)
+#include "engine/cuda/cuda_coupled.cuh"
+
+namespace adj::cuda_detail {
+
+ADJ_CUDA_COUPLED(float)
+
+}  // namespace adj::cuda_detail
