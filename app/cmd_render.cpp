@@ -97,7 +97,7 @@ int run_render(const RenderOptions& opt) {
   }
 
   const bool cuda = o.backend == "cuda";
-  if (cuda && (o.data_path == "host" || o.data_path == "mapped"))
+  if (cuda && o.data_path == "mapped")
     return std::fprintf(stderr, "adjoint render: --data-path %s needs --backend cpu\n", o.data_path.c_str()), 1;
   if (!cuda && (o.data_path == "staging" || o.data_path == "interop"))
     return std::fprintf(stderr, "adjoint render: --data-path %s needs --backend cuda\n", o.data_path.c_str()), 1;
@@ -126,20 +126,27 @@ int run_render(const RenderOptions& opt) {
   int sim_frame = 0;
   // CUDA: the particles live on the device (state 0 of a one-step rollout, restarted from
   // its end after each step); the host state `a` is downloaded only when something drawn
-  // from it needs it (springs, overlays, trails)
+  // from it needs it (springs, overlays, trails). A scene with bodies is stepped by CudaSolver
+  // (particles, bodies and their contact, as the editor's CUDA backend), whose states come back
+  // to the host each step and are drawn from host arrays: one physics on every path
   std::unique_ptr<CudaRollout> device_sim;
+  std::unique_ptr<CudaSolver> device_solver;
   bool host_state_needed = !cuda;
-  // one physics: never particles on the GPU and bodies beside them. CudaSolver steps bodies
-  // (the editor's CUDA backend), but render draws from the device-resident CudaRollout, which
-  // does not yet
-  if (cuda && cs->has_robots())
-    return std::fprintf(stderr,
-                        "%s: --backend cuda: render's device-resident rollout (CudaRollout) does not step "
-                        "articulated bodies yet; render this scene with --backend cpu (the editor's CUDA backend "
-                        "steps it)\n",
-                        o.scene_path.c_str()),
-           1;
-  if (cuda) {
+  if (cuda && cs->has_robots()) {
+    if (o.data_path == "staging" || o.data_path == "interop")
+      return std::fprintf(stderr,
+                          "%s: --data-path %s: a scene with bodies is stepped by CudaSolver, whose states are on "
+                          "the host (use --data-path host or auto)\n",
+                          o.scene_path.c_str(), o.data_path.c_str()),
+             1;
+    o.data_path = "host";
+    host_state_needed = true;
+    device_solver = std::make_unique<CudaSolver>(SolverOptions{.substeps = cs->substeps});
+    if (Status st = device_solver->upload(model); !st)
+      return std::fprintf(stderr, "%s: CUDA: %s\n", o.scene_path.c_str(), st.message().c_str()), 1;
+  } else if (cuda) {
+    if (o.data_path == "host")
+      return std::fprintf(stderr, "adjoint render: --data-path host needs --backend cpu (or a scene with bodies)\n"), 1;
     bool springs = false;
     for (const scene::ObjectRange& r : cs->objects) springs |= r.spring_end > r.spring_begin;
     host_state_needed = springs || o.contacts || o.velocities || o.gradients || o.ghosts;
@@ -150,6 +157,11 @@ int run_render(const RenderOptions& opt) {
     if (!st) return std::fprintf(stderr, "%s: CUDA: %s\n", o.scene_path.c_str(), st.message().c_str()), 1;
   }
   auto cuda_step = [&]() -> Status {
+    if (device_solver) {
+      Status st = device_solver->step(a, b, control, cs->frame_dt);
+      if (st) std::swap(a, b);
+      return st;
+    }
     Status st = device_sim->forward();
     if (st) st = device_sim->restart_from_final();
     if (st && host_state_needed) {
