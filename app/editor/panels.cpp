@@ -225,7 +225,7 @@ void Editor::draw_panels(float menu_height) {
   const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoSavedSettings;
 
   // a panel that sizes to its content: what it drew last frame, within reason
-  auto fit = [&](float content) { return std::clamp(content, 80.0f, H * 0.6f); };
+  auto fit = [&](float content) { return std::clamp(content, 80.0f, std::max(80.0f, H * 0.6f)); };
   // and records it: the cursor after the last row, in the window's coordinates (title bar
   // and any scroll included), plus the bottom padding
   auto measure = [](float& content) { content = ImGui::GetCursorPosY() + ImGui::GetStyle().WindowPadding.y; };

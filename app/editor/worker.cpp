@@ -56,9 +56,9 @@ struct Worker::Impl {
   std::deque<std::function<void()>> queue;
   std::atomic<int> unfinished{0};  // posted and not yet run and published
   std::atomic<uint64_t> replay_requests{0};
-  // the newest frame the UI has taken (snapshot()): playing runs at most one frame ahead of it,
-  // so a simulation slower than real time and the viewport share the cores as a pipeline (the
-  // UI draws frame F while frame F + 1 is computed) instead of one starving the other
+  // the newest frame the UI has taken (snapshot()): a simulation slower than its pace runs at
+  // most one frame ahead of it, so it and the viewport share the cores as a pipeline (the UI
+  // draws frame F while frame F + 1 is computed) instead of one starving the other
   std::atomic<int> taken_frame{0};
   bool quit = false;
 
@@ -528,13 +528,17 @@ struct Worker::Impl {
         publish();
       } else if (playing && cs) {
         auto now = Clock::now();
-        if (frame > taken_frame.load()) {  // the UI has not drawn the last one yet
-          std::unique_lock lock(queue_mu);
-          cv.wait_for(lock, std::chrono::milliseconds(2));
+        const auto period = std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double>(double(cs->frame_dt) / std::max(speed, 1e-3)));
+        // a simulation that cannot keep its pace runs at most one frame ahead of the frame the
+        // UI took (one that keeps it plays on schedule, faster than the UI draws if it must)
+        const bool behind = now - next_due > period;
+        if (behind && frame > taken_frame.load()) {
+          std::unique_lock lock(queue_mu);  // snapshot() wakes it
+          cv.wait_for(lock, std::chrono::milliseconds(20),
+                      [&] { return quit || !queue.empty() || frame <= taken_frame.load(); });
         } else if (now >= next_due) {
           step_sim();
-          auto period = std::chrono::duration_cast<Clock::duration>(
-              std::chrono::duration<double>(double(cs->frame_dt) / std::max(speed, 1e-3)));
           next_due = std::max(next_due + period, now - period * 4);  // fall behind at most 4 frames
           publish();
         }
@@ -740,7 +744,7 @@ void Worker::check_gradient(const std::string& task, int samples) {
 void Worker::snapshot(Snapshot& out) const {
   std::lock_guard lock(impl_->pub_mu);
   out = impl_->pub;
-  impl_->taken_frame = out.frame;
+  if (impl_->taken_frame.exchange(out.frame) != out.frame) impl_->cv.notify_one();
 }
 
 bool Worker::iteration_theta(int i, std::vector<float>& out) const {
