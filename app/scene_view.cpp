@@ -201,8 +201,9 @@ void add_contact_marks(render::DrawList& l, const std::vector<glm::vec3>& points
 
 // a vector field's arrows and the contact marks on at most about `most` (Overlays::max_marks)
 // particles or contacts, 0 = all. The kept ones are scattered by a multiplicative hash of the
-// index (the same particles every frame), not a stride that a grid's width could turn into
-// stripes. Compacts three parallel arrays of n entries to the kept ones
+// index, not a stride that a grid's width could turn into stripes: a vector field keeps the
+// same particles every frame; contacts are numbered as they are found, so the kept marks change
+// as contacts come and go. Compacts three parallel arrays of n entries to the kept ones
 template <class A, class B, class C>
 void keep_scattered(int n, int most, A& a, B& b, C& c) {
   if (most <= 0 || n <= most) return;

@@ -132,10 +132,9 @@ Result<PpoTrainer> PpoTrainer::create(const TaskT<double>& task, PpoOptions opti
   return r;
 }
 
-void PpoTrainer::observe_normalized(PolicyEnvT<double>& env, int i, std::vector<double>& obs, bool update) {
+void PpoTrainer::observe_normalized(PolicyEnvT<double>& env, int i, std::vector<double>& obs) {
   env.observe(i, obs);
   if (!options_.normalize_observations) return;
-  if (update) obs_rms_.update(obs.data(), 1);
   obs_rms_.normalize(obs, options_.obs_clip);
 }
 
@@ -150,7 +149,7 @@ Result<double> PpoTrainer::evaluate() {
   eval_->reset(0, nullptr);
   double sum = 0;
   for (int t = 0; t < eval_->horizon(); ++t) {
-    observe_normalized(*eval_, 0, obs, false);
+    observe_normalized(*eval_, 0, obs);
     net().forward(pi_.data(), obs, mean);
     Result<double> cost = eval_->step(0, mean);
     if (!cost) return Status::error("PPO evaluation: " + cost.status().message());
@@ -212,7 +211,7 @@ Status PpoTrainer::collect(PpoIteration& it) {
       finished += ep_return_[i];
       ep_return_[i] = disc_return_[i] = 0;
       env_->reset(i, &rng_);
-      observe_normalized(*env_, i, obs_[i], false);
+      observe_normalized(*env_, i, obs_[i]);
     }
   }
   last_value_.resize(std::size_t(n));

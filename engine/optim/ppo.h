@@ -138,7 +138,7 @@ class PpoTrainer {
     bool done = false;
   };
   const MlpT<double>& net() const;
-  void observe_normalized(PolicyEnvT<double>& env, int i, std::vector<double>& obs, bool update);
+  void observe_normalized(PolicyEnvT<double>& env, int i, std::vector<double>& obs);
   double value_of(const std::vector<double>& obs) const;
   Status collect(PpoIteration& it);
   void advantages();

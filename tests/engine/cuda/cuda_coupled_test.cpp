@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/cuda/cuda.h"
@@ -39,39 +40,53 @@ ModelT<S> push_soft_model(int& substeps, S& dt) {
   return cs.value().model;
 }
 
-// every entry of a state, flattened
+// the arrays compared, each by name: one relative tolerance per array, so a small quantity
+// (a joint velocity beside particle positions, a contact gradient beside mass gradients) cannot
+// hide behind a large one
+using Named = std::vector<std::pair<std::string, std::vector<double>>>;
+
 template <class S>
-std::vector<double> flat(const StateT<S>& s) {
+std::vector<double> flat3(const Array<vec3<S>>& a) {
   std::vector<double> v;
-  for (const auto& x : s.particle_q) v.insert(v.end(), {double(x.x), double(x.y), double(x.z)});
-  for (const auto& x : s.particle_qd) v.insert(v.end(), {double(x.x), double(x.y), double(x.z)});
-  for (S x : s.joint_q) v.push_back(double(x));
-  for (S x : s.joint_qd) v.push_back(double(x));
+  for (const auto& x : a) v.insert(v.end(), {double(x.x), double(x.y), double(x.z)});
   return v;
 }
 
-// max |a - b| / max |a|
-double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
+template <class S>
+std::vector<double> flat1(const Array<S>& a) {
+  return std::vector<double>(a.begin(), a.end());
+}
+
+template <class S>
+Named arrays(const StateT<S>& s) {
+  return {{"particle_q", flat3(s.particle_q)},
+          {"particle_qd", flat3(s.particle_qd)},
+          {"joint_q", flat1(s.joint_q)},
+          {"joint_qd", flat1(s.joint_qd)}};
+}
+
+template <class S>
+Named grads(const ControlT<S>& c, const ModelGradT<S>& g) {
+  return {{"joint_act", flat1(c.joint_act)},         {"spring_act", flat1(c.spring_act)},
+          {"particle_mass", flat1(g.particle_mass)}, {"spring_ke", flat1(g.spring_ke)},
+          {"body_mass", flat1(g.rigid.body_mass)},   {"actuator_kp", flat1(g.rigid.actuator_kp)},
+          {"contact_ke", {double(g.contact_ke)}},    {"contact_kd", {double(g.contact_kd)}},
+          {"contact_mu", {double(g.contact_mu)}}};
+}
+
+// per array: max |a - b| / max |a| below tol (an all-zero array must stay zero: floor 1e-30)
+void check_close(const Named& a, const Named& b, double tol) {
   REQUIRE(a.size() == b.size());
-  double num = 0, den = 1e-30;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    num = std::max(num, std::fabs(a[i] - b[i]));
-    den = std::max(den, std::fabs(a[i]));
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    INFO(a[k].first);
+    REQUIRE(a[k].second.size() == b[k].second.size());
+    double num = 0, den = 1e-30;
+    for (std::size_t i = 0; i < a[k].second.size(); ++i) {
+      num = std::max(num, std::fabs(a[k].second[i] - b[k].second[i]));
+      den = std::max(den, std::fabs(a[k].second[i]));
+    }
+    CHECK(num / den < tol);
   }
-  return num / den;
-}
-
-template <class S>
-std::vector<double> grads(const ControlT<S>& c, const ModelGradT<S>& g) {
-  std::vector<double> v;
-  for (S x : c.joint_act) v.push_back(double(x));
-  for (S x : c.spring_act) v.push_back(double(x));
-  for (S x : g.particle_mass) v.push_back(double(x));
-  for (S x : g.spring_ke) v.push_back(double(x));
-  for (S x : g.rigid.body_mass) v.push_back(double(x));
-  for (S x : g.rigid.actuator_kp) v.push_back(double(x));
-  v.insert(v.end(), {double(g.contact_ke), double(g.contact_kd), double(g.contact_mu)});
-  return v;
 }
 
 // the arm's PD targets swept toward the ball
@@ -104,7 +119,7 @@ void check_parity(double state_tol, double grad_tol) {
     INFO(st.message());
     REQUIRE(st.is_ok());
     touching += contacts.body_particle.contact_count() > 0;
-    CHECK(rel_diff(flat(n_cpu), flat(n_gpu)) < state_tol);
+    check_close(arrays(n_cpu), arrays(n_gpu), state_tol);
     // the step's adjoint from the CPU's input state on both
     StateT<S> adj_out = zero_like(n_cpu);
     for (std::size_t i = 0; i < adj_out.particle_q.size(); ++i) adj_out.particle_q[i] = {S(1), S(0.5), S(-0.25)};
@@ -116,8 +131,8 @@ void check_parity(double state_tol, double grad_tol) {
     st = gpu.step_adjoint(s_cpu, control, dt, adj_out, a_gpu, c_gpu, g_gpu);
     INFO(st.message());
     REQUIRE(st.is_ok());
-    CHECK(rel_diff(flat(a_cpu), flat(a_gpu)) < grad_tol);
-    CHECK(rel_diff(grads(c_cpu, g_cpu), grads(c_gpu, g_gpu)) < grad_tol);
+    check_close(arrays(a_cpu), arrays(a_gpu), grad_tol);
+    check_close(grads(c_cpu, g_cpu), grads(c_gpu, g_gpu), grad_tol);
     s_cpu = n_cpu;
     s_gpu = n_gpu;
   }
@@ -151,9 +166,9 @@ TEST_CASE("CUDA coupled: two runs are bit-identical", "[cuda][coupling]") {
     ControlT<float> ac;
     ModelGradT<float> g;
     REQUIRE(gpu.step_adjoint(s, sweep_control(model, 20), dt, model.make_state(), adj_in, ac, g).is_ok());
-    r = flat(s);
-    std::vector<double> gr = grads(ac, g);
-    r.insert(r.end(), gr.begin(), gr.end());
+    r.clear();
+    for (const Named& n : {arrays(s), grads(ac, g)})
+      for (const auto& [name, v] : n) r.insert(r.end(), v.begin(), v.end());
   }
   REQUIRE(runs[0].size() == runs[1].size());
   CHECK(std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(double)) == 0);
