@@ -483,14 +483,21 @@ int run_viewer(const ViewerOptions& opt) {
           rollout->ghosts(ghosts);
           if (!ghosts.positions.empty()) l.lines.push_back(ghosts.draw(3.0f));
         } else if (ed.view_settings.ghosts && !ed.snap.ghost_paths.empty()) {
-          ghost_points.assign(ed.snap.ghost_paths.size(), {});
+          const size_t n = ed.snap.ghost_paths.size(), pulls = ed.snap.pull_paths.size();
+          ghost_points.assign(n + pulls, {});
           std::vector<render::GhostTrajectory> g;
-          for (size_t k = 0; k < ed.snap.ghost_paths.size(); ++k) {
+          for (size_t k = 0; k < n; ++k) {
             for (const auto& p : ed.snap.ghost_paths[k]) ghost_points[k].emplace_back(p.x, p.y, p.z);
             g.push_back({ghost_points[k], ed.snap.ghost_losses[k]});
           }
           auto [lo, hi] = std::minmax_element(ed.snap.ghost_losses.begin(), ed.snap.ghost_losses.end());
           render::add_ghost_trajectories(ghosts, g, {render::Colormap::viridis, *lo, *hi > *lo ? *hi : *lo + 1.0f});
+          // PODS: copy 0 under the policy (white) and under the improved actions (cyan)
+          for (size_t k = 0; k < pulls; ++k) {
+            for (const auto& p : ed.snap.pull_paths[k]) ghost_points[n + k].emplace_back(p.x, p.y, p.z);
+            ghosts.add_strip(ghost_points[n + k], render::pack_rgba8(k == 0 ? glm::vec4(0.95f, 0.95f, 0.95f, 0.9f)
+                                                                            : glm::vec4(0.2f, 0.9f, 1.0f, 1.0f)));
+          }
           l.lines.push_back(ghosts.draw(3.0f));
         }
       }

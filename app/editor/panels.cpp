@@ -952,7 +952,8 @@ void Editor::draw_visualization() {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip(
         "centre of mass of the first loss term's object over the horizon,\nper iteration (from the next one on), "
-        "coloured by loss");
+        "coloured by loss;\nPODS: one copy's path under the policy (white) and under the improved\nactions (cyan), "
+        "where the policy is being pulled to");
   const char* grads[] = {"none", "dL/dx0 (initial positions)", "dL/dv0 (initial velocities)",
                          "dL/du (force, scrubbed frame)"};
   ImGui::TextUnformatted("gradient arrows");

@@ -131,6 +131,12 @@ Status ex_shown_centre(ScriptCall& c) {
   return Status::ok();
 }
 Status ex_ghosts(ScriptCall& c) { return expect_int(c, int(c.e.snap.ghost_paths.size())); }
+// PODS's pair of paths (policy, improved actions) with at least 2 points each; 0 otherwise
+Status ex_pull_paths(ScriptCall& c) {
+  int n = 0;
+  for (const auto& p : c.e.snap.pull_paths) n += p.size() >= 2;
+  return expect_int(c, n);
+}
 Status ex_objects(ScriptCall& c) { return expect_int(c, int(c.e.doc.scene().objects.size())); }
 Status ex_undo(ScriptCall& c) { return expect_int(c, int(c.e.doc.undo_count())); }
 Status ex_tasks(ScriptCall& c) { return expect_int(c, int(c.e.doc.scene().tasks.size())); }
@@ -266,6 +272,7 @@ const ScriptCommand k_expect[] = {
     {"slowest-frame-below", ex_slowest_frame_below},
     {"data-path", ex_data_path},
     {"ghosts", ex_ghosts},
+    {"pull-paths", ex_pull_paths},
     {"replay-frames", ex_replay_frames},
     {"camera-on-selection", ex_camera_on_selection},
     {"left-panels", ex_left_panels},

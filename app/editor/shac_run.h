@@ -30,6 +30,9 @@ class PolicyRun {
   const std::vector<float>& grad() const { return grad_; }  // (not kept: empty)
   std::string entry_name(int i) const { return "policy[" + std::to_string(i) + "]"; }
   const scene::Task& task() const { return task_; }
+  // PODS: the last iteration's copy-0 rollout under the policy (0) and under the improved
+  // actions (1); null for other methods
+  virtual const std::vector<State>* pulled(int /*which*/) const { return nullptr; }
 
  protected:
   // the policy's episode from the task's start: its mean frame cost, every state after the first
@@ -63,6 +66,9 @@ class PodsRun final : public PolicyRun {
  public:
   PodsRun(optim::PodsTrainerT<float> trainer, scene::Task task);
   const std::vector<float>& theta() const override { return trainer_.weights(); }
+  const std::vector<State>* pulled(int which) const override {
+    return which == 0 ? &trainer_.policy_states() : &trainer_.improved_states();
+  }
 
  private:
   Result<float> episode(std::vector<State>& frames) override;

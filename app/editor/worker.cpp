@@ -237,6 +237,7 @@ struct Worker::Impl {
     s.best_loss = best_loss;
     s.grad_check_running = grad_check_pending;
     s.ghost_paths = ghost_paths;
+    s.pull_paths = pull_paths;
     s.ghost_losses = ghost_losses;
     s.opt_shac = shac != nullptr;
     if (shac) {
@@ -294,7 +295,7 @@ struct Worker::Impl {
     }
   }
 
-  std::vector<std::vector<vec3<float>>> ghost_paths;
+  std::vector<std::vector<vec3<float>>> ghost_paths, pull_paths;
   std::vector<float> ghost_losses;
 
   // recorded rollouts for the video of an optimization (guarded by pub_mu)
@@ -451,6 +452,7 @@ struct Worker::Impl {
     best_theta.clear();
     best_iteration = -1;
     ghost_paths.clear();
+    pull_paths.clear();
     ghost_losses.clear();
     grad_check_pending = false;
     std::lock_guard lock(pub_mu);
@@ -465,8 +467,12 @@ struct Worker::Impl {
   }
 
   void optimize_once() {
-    if (shac) return iterate(*shac);
-    iterate(*task);
+    if (!shac) return iterate(*task);
+    iterate(*shac);
+    pull_paths.clear();
+    for (int which = 0; which < 2; ++which)
+      if (const std::vector<State>* f = shac->pulled(which); f && !f->empty())
+        pull_paths.push_back(ghost_path(shac->task(), *f));
   }
 
   void grad_check() {
@@ -636,6 +642,7 @@ void Worker::start_optimize(const std::string& task_name, int iterations, const 
     }
     im->opt_task = task->name;
     im->ghost_paths.clear();
+    im->pull_paths.clear();
     im->ghost_losses.clear();
     im->best_theta.clear();
     im->best_iteration = -1;

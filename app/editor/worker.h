@@ -95,6 +95,9 @@ struct Snapshot {
   // iteration (newest last, at most k_ghosts), with that iteration's loss
   std::vector<std::vector<vec3<float>>> ghost_paths;
   std::vector<float> ghost_losses;
+  // PODS: the last iteration's copy-0 path under the policy, then under the improved actions
+  // (where the policy is being pulled to); empty for other methods
+  std::vector<std::vector<vec3<float>>> pull_paths;
   bool has_opt_final_state = false;
   bool opt_shac = false;  // a robot policy trained by SHAC (app/editor/shac_run.h)
   std::string opt_error;

@@ -227,7 +227,7 @@ Status PodsTrainerT<S>::run_episode(int i, Episode& e) {
   env.rewind(i);
   ActionSequenceT<S> seq(env, i, T);
   std::vector<S> g;
-  Result<S> c0 = seq.cost(e.a0, &g);
+  Result<S> c0 = seq.cost(e.a0, &g, nullptr, i == 0 ? &e.states0 : nullptr);
   if (!c0) return c0.status();
   e.cost0 = c0.value();
   if (Status st = improve(seq, e, g); !st) return st;
@@ -310,6 +310,7 @@ Result<PodsStats> PodsTrainerT<S>::step() {
   // the step (order 1) or trust region (order 2) follows how often the full step was taken
   radius_ = std::clamp(2 * full >= n ? radius_ * 1.5 : radius_ * 0.5, options_.radius_min, options_.radius_max);
   s.regression_loss = regress(episodes);
+  policy_states_ = std::move(episodes[0].states0);
   improved_states_ = std::move(episodes[0].states);
   s.sim_steps = sim_steps_;
   s.hvps = hvps_;

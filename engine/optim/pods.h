@@ -105,14 +105,16 @@ class PodsTrainerT {
   long long sim_steps() const { return sim_steps_; }
   const PolicyEnvT<S>& env() const { return *env_; }
   const PolicyEnvT<S>& eval_env() const { return *eval_; }
-  // the last iteration's improved trajectory of copy 0 (states 0..horizon): the ghost of where
-  // the policy is being pulled to
+  // the last iteration's trajectories of copy 0 (states 0..horizon), from the same start: the
+  // policy's own, and the improved actions' (the ghost of where the policy is being pulled to)
+  const std::vector<StateT<S>>& policy_states() const { return policy_states_; }
   const std::vector<StateT<S>>& improved_states() const { return improved_states_; }
 
  private:
   struct Episode {
     std::vector<S> a0, a;             // the policy's actions, the improved ones
     std::vector<std::vector<S>> obs;  // raw observations along the improved trajectory
+    std::vector<StateT<S>> states0;   // copy 0 only: the policy's trajectory
     std::vector<StateT<S>> states;    // copy 0 only: the improved trajectory
     S cost0 = S(0), cost = S(0);
     long long steps = 0, hvps = 0;
@@ -133,7 +135,7 @@ class PodsTrainerT {
   double radius_ = 0;                  // PODS-2's trust radius, RMS per action entry
   long long sim_steps_ = 0, hvps_ = 0;
   int iteration_ = 0;
-  std::vector<StateT<S>> improved_states_;
+  std::vector<StateT<S>> policy_states_, improved_states_;
 };
 
 }  // namespace adj::optim

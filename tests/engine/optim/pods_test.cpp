@@ -194,6 +194,26 @@ TEST_CASE("pods: PODS-1 lowers the cartpole policy's cost, and PODS-2's Newton s
   CHECK(best < 3.95);
 }
 
+// the editor's ghost pair: copy 0's rollout under the policy and under the improved actions,
+// from one start, horizon + 1 states each; they part (the step moved the actions)
+TEST_CASE("pods: copy 0's policy and improved trajectories start together and part", "[optim][pods]") {
+  Cartpole cp;
+  auto task = ok(make_task(cp.cs, cp.task));
+  auto pods = ok(PodsTrainerT<double>::create(*task, {.batch = 1}, {.q_range = 0.5, .qd_range = 0.25}));
+  CHECK(pods.policy_states().empty());
+  ok(pods.step());
+  const auto& p = pods.policy_states();
+  const auto& q = pods.improved_states();
+  REQUIRE(p.size() == std::size_t(cp.task.horizon + 1));
+  REQUIRE(q.size() == p.size());
+  CHECK(p.front().joint_q == q.front().joint_q);
+  CHECK(p.front().joint_qd == q.front().joint_qd);
+  double apart = 0;
+  for (std::size_t k = 0; k < p.back().joint_q.size(); ++k)
+    apart = std::max(apart, std::abs(p.back().joint_q[k] - q.back().joint_q[k]));
+  CHECK(apart > 1e-6);
+}
+
 TEST_CASE("pods: the same seed gives the same weights on 1 and 2 threads", "[optim][pods]") {
   for (int order : {1, 2}) {
     INFO("PODS-" << order);
