@@ -27,7 +27,7 @@ struct BenchSampleOptions {
   double start_q_range = 3.14159, start_qd_range = 0.5;  // with --target-cost: the randomized starts
   int shac_windows = 300;                                // with --target-cost: SHAC's budget [windows]
   std::vector<std::string> methods;                      // empty: all
-  int pods_batch = 0;                                    // episodes per PODS iteration; 0: as SHAC's copies (32)
+  int pods_batch = 8;                                    // episodes per PODS iteration; 0: as SHAC's copies (32)
   int pods_cg = 10;                                      // PODS-2: conjugate-gradient steps (H v products) per episode
   double pods_radius = 0.05;  // PODS-2: the first trust radius (RMS per action entry); PODS-1: the first step
 };

@@ -276,7 +276,8 @@ int main(int argc, char** argv) {
       ->add_option("--shac-windows", bench_sample.shac_windows, "With --target-cost: SHAC's budget [windows]")
       ->capture_default_str();
   bench_sample_cmd->add_option("--methods", bench_sample.methods, "Methods to run: BPTT SHAC PODS-1 PODS-2 PPO (all)");
-  bench_sample_cmd->add_option("--pods-batch", bench_sample.pods_batch, "PODS episodes per iteration (0: 32)")
+  bench_sample_cmd
+      ->add_option("--pods-batch", bench_sample.pods_batch, "PODS episodes per iteration (0: as SHAC's copies, 32)")
       ->capture_default_str();
   bench_sample_cmd->add_option("--pods-cg", bench_sample.pods_cg, "PODS-2: H v products per episode")
       ->capture_default_str();

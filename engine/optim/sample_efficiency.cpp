@@ -95,18 +95,19 @@ Result<SampleEfficiencyTable> run_to_cost(const scene::Scene& sc, const scene::T
     r.seed = seed;
     r.best_progress = -1e300;
     auto t0 = Clock::now();
-    int k = 0;
-    for (; k < opt.bptt_iterations; ++k) {
+    int done = 0;  // iterations that ran
+    for (int k = 0; k < opt.bptt_iterations; ++k) {
       Result<IterationStats> it = bptt.iterate();
       if (!it) break;
+      ++done;
       r.best_progress = std::max(r.best_progress, -it->loss);
       if (-it->loss >= table.target) {
-        r.steps_to_target = 2 * episode_steps * (k + 1);
+        r.steps_to_target = 2 * episode_steps * done;
         r.seconds_to_target = seconds_since(t0);
         break;
       }
     }
-    r.steps_run = 2 * episode_steps * k;
+    r.steps_run = 2 * episode_steps * done;
     r.seconds_run = seconds_since(t0);
     report(r);
   }

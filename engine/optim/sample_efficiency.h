@@ -63,8 +63,11 @@ struct SampleEfficiencyOptions {
   // PODS-1 and PODS-2 (engine/optim/pods.h, in double) from the same randomized states, rigid_envs
   // episodes per iteration, evaluated after each iteration; 0 skips PODS
   int pods_iterations = 60;
-  PodsOptions pods;    // order and batch are replaced (order 1 and 2; batch: pods_batch)
-  int pods_batch = 0;  // episodes per PODS iteration; 0: rigid_envs
+  PodsOptions pods;  // order and batch are replaced (order 1 and 2; batch: pods_batch)
+  // episodes per PODS iteration (0: rigid_envs). 8, PodsOptions' default: on the payload PODS
+  // reached the target cost with 4x fewer steps than with 32, on the throw it reached lower
+  // costs; on the cartpole neither swung up (the README)
+  int pods_batch = 8;
   // PPO (PpoOptions' defaults: 32 frames per copy per update, normalized observations, GAE
   // 0.95) on ppo_envs copies (the walker) or rigid_ppo_envs copies from the randomized states
   // (the cartpole); each run anneals its step size linearly over its budget (ppo_max_steps)
