@@ -167,7 +167,7 @@ TEST_CASE("pods scenes: throw, PODS-2 lowers the policy's cost", "[optim][pods][
   CHECK(t.stats.back().hvps > 0);
 }
 
-// measured: BPTT's best of 40 iterations (0.4 s) throws the ball (0.8 m out and 1.1 m high at
+// measured: BPTT's best of 40 iterations (0.5 s) throws the ball (0.8 m out and 1.1 m high at
 // frame 30), lands it 0.4 m short of the goal by frame 50 and it rolls to rest 0.03 m from the
 // goal (the ball's joint damping stands for rolling resistance)
 TEST_CASE("pods scenes: BPTT trains the throw: the ball lands and comes to rest near the goal",
