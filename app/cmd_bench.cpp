@@ -57,6 +57,8 @@ int run_bench_sample_efficiency(const BenchSampleOptions& o) {
   opt.pods_batch = o.pods_batch;
   opt.pods.cg_iterations = o.pods_cg;
   opt.pods.radius = opt.pods.step = o.pods_radius;
+  if (o.pods_epochs > 0) opt.pods.epochs = o.pods_epochs;
+  if (o.pods_radius_max > 0) opt.pods.radius_max = o.pods_radius_max;
   std::printf("sample efficiency on %s: BPTT and SHAC (gradients) vs PPO, seeds", o.scene_path.c_str());
   for (auto s : o.seeds) std::printf(" %llu", (unsigned long long)s);
   std::printf("\n");

@@ -29,7 +29,9 @@ struct BenchSampleOptions {
   std::vector<std::string> methods;                      // empty: all
   int pods_batch = 8;                                    // episodes per PODS iteration; 0: as SHAC's copies (32)
   int pods_cg = 10;                                      // PODS-2: conjugate-gradient steps (H v products) per episode
-  double pods_radius = 0.05;  // PODS-2: the first trust radius (RMS per action entry); PODS-1: the first step
+  int pods_epochs = 0;         // regression passes per PODS iteration; 0: PodsOptions' default
+  double pods_radius_max = 0;  // PODS: the largest step or trust radius; 0: PodsOptions' default
+  double pods_radius = 0.05;   // PODS-2: the first trust radius (RMS per action entry); PODS-1: the first step
 };
 
 int run_bench_sample_efficiency(const BenchSampleOptions& options);

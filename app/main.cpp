@@ -279,6 +279,14 @@ int main(int argc, char** argv) {
   bench_sample_cmd
       ->add_option("--pods-batch", bench_sample.pods_batch, "PODS episodes per iteration (0: as SHAC's copies, 32)")
       ->capture_default_str();
+  bench_sample_cmd
+      ->add_option("--pods-epochs", bench_sample.pods_epochs,
+                   "PODS: regression passes per iteration (0: PodsOptions' default)")
+      ->capture_default_str();
+  bench_sample_cmd
+      ->add_option("--pods-radius-max", bench_sample.pods_radius_max,
+                   "PODS: the largest step or trust radius (0: PodsOptions' default)")
+      ->capture_default_str();
   bench_sample_cmd->add_option("--pods-cg", bench_sample.pods_cg, "PODS-2: H v products per episode")
       ->capture_default_str();
   bench_sample_cmd
