@@ -50,6 +50,15 @@ int run_bench_sample_efficiency(const BenchSampleOptions& o) {
   opt.shac_window = o.shac_window;
   opt.pods_iterations = o.pods_iterations;
   opt.target_cost = o.target_cost;
+  opt.start_q_range = o.start_q_range;
+  opt.start_qd_range = o.start_qd_range;
+  opt.rigid_shac_windows = o.shac_windows;
+  opt.methods = o.methods;
+  opt.pods_batch = o.pods_batch;
+  opt.pods.cg_iterations = o.pods_cg;
+  opt.pods.radius = opt.pods.step = o.pods_radius;
+  if (o.pods_epochs > 0) opt.pods.epochs = o.pods_epochs;
+  if (o.pods_radius_max > 0) opt.pods.radius_max = o.pods_radius_max;
   std::printf("sample efficiency on %s: BPTT and SHAC (gradients) vs PPO, seeds", o.scene_path.c_str());
   for (auto s : o.seeds) std::printf(" %llu", (unsigned long long)s);
   std::printf("\n");

@@ -264,6 +264,35 @@ int main(int argc, char** argv) {
       ->add_option("--target-cost", bench_sample.target_cost,
                    "Mean frame cost to reach (cartpole: 3); 0: 0.8 x the best BPTT progress")
       ->capture_default_str();
+  bench_sample_cmd
+      ->add_option("--start-q-range", bench_sample.start_q_range,
+                   "With --target-cost: randomized starts move each joint coordinate by up to this [rad or m]")
+      ->capture_default_str();
+  bench_sample_cmd
+      ->add_option("--start-qd-range", bench_sample.start_qd_range,
+                   "With --target-cost: randomized starts move each dof velocity by up to this")
+      ->capture_default_str();
+  bench_sample_cmd
+      ->add_option("--shac-windows", bench_sample.shac_windows, "With --target-cost: SHAC's budget [windows]")
+      ->capture_default_str();
+  bench_sample_cmd->add_option("--methods", bench_sample.methods, "Methods to run: BPTT SHAC PODS-1 PODS-2 PPO (all)");
+  bench_sample_cmd
+      ->add_option("--pods-batch", bench_sample.pods_batch, "PODS episodes per iteration (0: as SHAC's copies, 32)")
+      ->capture_default_str();
+  bench_sample_cmd
+      ->add_option("--pods-epochs", bench_sample.pods_epochs,
+                   "PODS: regression passes per iteration (0: PodsOptions' default)")
+      ->capture_default_str();
+  bench_sample_cmd
+      ->add_option("--pods-radius-max", bench_sample.pods_radius_max,
+                   "PODS: the largest step or trust radius (0: PodsOptions' default)")
+      ->capture_default_str();
+  bench_sample_cmd->add_option("--pods-cg", bench_sample.pods_cg, "PODS-2: H v products per episode")
+      ->capture_default_str();
+  bench_sample_cmd
+      ->add_option("--pods-radius", bench_sample.pods_radius,
+                   "PODS: first step (order 1) or trust radius (order 2), RMS per action entry")
+      ->capture_default_str();
 
   try {
     app.parse(argc, argv);

@@ -624,7 +624,7 @@ Status check_loss_term(const scene::Scene& s, const scene::LossTerm& t) {
       return Status::error(kind + " term: \"" + t.object + "\" is a " + scene::to_string(o->kind) +
                            ", which does not move");
   }
-  if (t.kind == K::position || (t.kind == K::shape && !t.target.empty())) {
+  if (t.kind == K::position || t.kind == K::reach || (t.kind == K::shape && !t.target.empty())) {
     const scene::Object* g = s.find(t.target);
     if (!g || g->kind != scene::ObjectKind::target)
       return Status::error(kind + " term: \"" + t.target + "\" is not a target object");

@@ -651,8 +651,8 @@ void Editor::draw_simulation() {
 void Editor::draw_loss_terms(const scene::Task& t) {
   using K = scene::LossKind;
   const scene::Scene& s = doc.scene();
-  const K kinds[] = {K::position, K::distance, K::shape,  K::velocity, K::effort,
-                     K::joint,    K::cartpole, K::height, K::upright,  K::speed};
+  const K kinds[] = {K::position, K::distance, K::shape,   K::velocity, K::effort, K::joint,
+                     K::cartpole, K::height,   K::upright, K::speed,    K::reach};
   // objects a term can measure (what moves) and targets it can aim at
   auto object_combo = [&](const char* id, std::string& value, bool targets) {
     bool changed = false;
@@ -690,7 +690,7 @@ void Editor::draw_loss_terms(const scene::Task& t) {
     // (distance and speed: world direction; upright: the body-frame axis that points up)
     const scene::ObjectRange* rr = compiled_ ? compiled_->find(l.object) : nullptr;
     const bool body_term = l.kind == K::position || l.kind == K::distance || l.kind == K::joint ||
-                           l.kind == K::height || l.kind == K::upright || l.kind == K::speed;
+                           l.kind == K::height || l.kind == K::upright || l.kind == K::speed || l.kind == K::reach;
     if (rr && rr->kind == scene::ObjectKind::robot && body_term) {
       ImGui::SetNextItemWidth(120);
       if (ImGui::BeginCombo("##body", l.body.empty() ? "(body)" : l.body.c_str())) {
@@ -724,7 +724,7 @@ void Editor::draw_loss_terms(const scene::Task& t) {
       }
     }
     // second row: target, step, weight
-    if (l.kind == K::position || l.kind == K::shape) {
+    if (l.kind == K::position || l.kind == K::shape || l.kind == K::reach) {
       ImGui::SetNextItemWidth(86);
       changed |= object_combo("##target", l.target, true);
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("target object");

@@ -78,7 +78,7 @@ bool* overlay_flag(Editor& e, const std::string& name) {
 
 Status set_loss_field(scene::LossTerm& t, const std::string& field, const std::string& value) {
   if (field == "kind") {
-    for (int k = 0; k <= int(scene::LossKind::speed); ++k)
+    for (int k = 0; k <= int(scene::LossKind::reach); ++k)
       if (value == scene::to_string(scene::LossKind(k))) {
         t.kind = scene::LossKind(k);
         return Status::ok();

@@ -134,10 +134,19 @@ Result<RigidLossT<S>> RigidLossT<S>::create(const scene::CompiledSceneT<S>& cs, 
         break;
       case LossKind::height:
       case LossKind::upright:
-      case LossKind::speed: {
+      case LossKind::speed:
+      case LossKind::reach: {
         if (Status s = find_body(t.body); !s) return s;
         if (t.frame < 1) return Status::error(lw + ": step must be >= 1 (the cost runs over frames 1..step)");
         t.value = S(l.value);
+        if (l.kind == LossKind::reach) {
+          const scene::ObjectRange* tg = cs.find(l.target);
+          if (!tg || tg->kind != scene::ObjectKind::target)
+            return Status::error(lw + ": \"" + l.target + "\" is not a target");
+          t.target = {S(tg->target[0]), S(tg->target[1]), S(tg->target[2])};
+          t.label += " -> " + l.target;
+          break;
+        }
         if (l.kind != LossKind::height) {
           double n = std::sqrt(l.axis[0] * l.axis[0] + l.axis[1] * l.axis[1] + l.axis[2] * l.axis[2]);
           if (!(n > 0)) return Status::error(lw + ": axis is zero");
@@ -154,7 +163,7 @@ Result<RigidLossT<S>> RigidLossT<S>::create(const scene::CompiledSceneT<S>& cs, 
       default:
         return Status::error(lw +
                              ": not defined for robots (position, distance, joint, effort, cartpole, height, upright, "
-                             "speed are)");
+                             "speed, reach are)");
     }
     loss.terms_.push_back(t);
   }
@@ -186,6 +195,11 @@ S RigidLossT<S>::running_cost(const Term& t, const std::vector<S>& q, const std:
       const S d = dot(p.vc, t.axis) - t.value;
       if (grad) grad->vc = t.axis * (S(2) * d);
       return d * d;
+    }
+    case LossKind::reach: {
+      const vec3<S> d = p.c - t.target;
+      if (grad) grad->c = d * S(2);
+      return dot(d, d);
     }
     default:
       return S(0);
@@ -243,6 +257,7 @@ S RigidLossT<S>::value(const std::vector<S>& theta) {
       case LossKind::height:
       case LossKind::upright:
       case LossKind::speed:
+      case LossKind::reach:
         for (int f = 1; f <= t.frame; ++f) v += running_cost(t, q_[f], qd_[f], nullptr);
         v /= S(t.frame);
         break;
@@ -279,6 +294,7 @@ void RigidLossT<S>::seed(int f, const StateT<S>& s, StateT<S>& adj) const {
       case LossKind::height:
       case LossKind::upright:
       case LossKind::speed:
+      case LossKind::reach:
         if (f >= 1 && f <= t.frame) {
           RigidBodyProbe<S> g;
           running_cost(t, s.joint_q, s.joint_qd, &g);

@@ -80,9 +80,11 @@ Result<SampleEfficiencyTable> run_to_cost(const scene::Scene& sc, const scene::T
     table.rows.push_back(r);
     if (progress) progress(row_line(r));
   };
-  PolicyEnvOptions randomized{.env_count = opt.rigid_envs, .q_range = 3.14159, .qd_range = 0.5};
+  PolicyEnvOptions randomized{
+      .env_count = opt.rigid_envs, .q_range = opt.start_q_range, .qd_range = opt.start_qd_range};
   // full-horizon BPTT through the closed loop (the task runner), its loss = the mean frame cost
   for (std::uint64_t seed : opt.seeds) {
+    if (!opt.runs("BPTT")) break;
     scene::Task task = found;
     task.seed = seed;
     auto runner = make_task(cs, task);
@@ -93,24 +95,25 @@ Result<SampleEfficiencyTable> run_to_cost(const scene::Scene& sc, const scene::T
     r.seed = seed;
     r.best_progress = -1e300;
     auto t0 = Clock::now();
-    int k = 0;
-    for (; k < opt.bptt_iterations; ++k) {
+    int done = 0;  // iterations that ran
+    for (int k = 0; k < opt.bptt_iterations; ++k) {
       Result<IterationStats> it = bptt.iterate();
       if (!it) break;
+      ++done;
       r.best_progress = std::max(r.best_progress, -it->loss);
       if (-it->loss >= table.target) {
-        r.steps_to_target = 2 * episode_steps * (k + 1);
+        r.steps_to_target = 2 * episode_steps * done;
         r.seconds_to_target = seconds_since(t0);
         break;
       }
     }
-    r.steps_run = 2 * episode_steps * k;
+    r.steps_run = 2 * episode_steps * done;
     r.seconds_run = seconds_since(t0);
     report(r);
   }
   // SHAC with a critic, evaluated every 4 windows; in float, as the swing-up test and
   // `adjoint optimize --shac` run it (training is chaotic: float and double runs differ)
-  if (opt.shac_window > 0) {
+  if (opt.shac_window > 0 && opt.runs("SHAC")) {
     Result<scene::CompiledSceneT<float>> csf = scene::compile<float>(sc, base_dir);
     if (!csf) return csf.status();
     for (std::uint64_t seed : opt.seeds) {
@@ -149,13 +152,14 @@ Result<SampleEfficiencyTable> run_to_cost(const scene::Scene& sc, const scene::T
   // PODS-1 and PODS-2 from the same randomized states (H v products counted in their steps)
   for (int order = 1; order <= 2 && opt.pods_iterations > 0; ++order)
     for (std::uint64_t seed : opt.seeds) {
+      if (!opt.runs(order == 1 ? "PODS-1" : "PODS-2")) break;
       scene::Task task = found;
       task.seed = seed;
       auto pt = make_task(cs, task);
       if (!pt) return pt.status();
-      PodsOptions po;
+      PodsOptions po = opt.pods;
       po.order = order;
-      po.batch = opt.rigid_envs;
+      po.batch = opt.pods_batch > 0 ? opt.pods_batch : opt.rigid_envs;
       auto pods = PodsTrainerT<double>::create(**pt, po, randomized);
       if (!pods) return pods.status();
       SampleEfficiencyRow r;
@@ -180,6 +184,7 @@ Result<SampleEfficiencyTable> run_to_cost(const scene::Scene& sc, const scene::T
     }
   // PPO from the same randomized states
   for (std::uint64_t seed : opt.seeds) {
+    if (!opt.runs("PPO")) break;
     scene::Task task = found;
     task.seed = seed;
     auto dt = make_task(cs, task);

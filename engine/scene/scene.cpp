@@ -148,6 +148,8 @@ const char* to_string(LossKind k) {
       return "upright";
     case LossKind::speed:
       return "speed";
+    case LossKind::reach:
+      return "reach";
   }
   return "?";
 }

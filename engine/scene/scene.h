@@ -330,6 +330,8 @@ enum class LossKind {
             // (height along the scene's up axis)
   upright,  // 1 - (R_body axis) . up: the body-frame `axis` (unit) tilted away from the scene's up
   speed,    // (com velocity . axis - value)^2: forward speed along the world `axis` against `value` [m/s]
+  reach,    // |com - target|^2: the body's centre of mass against a target object, every frame (a running
+            // position term: "get there soon and stay"; the same cost for BPTT and the policy envs)
 };
 
 struct LossTerm {

@@ -323,10 +323,10 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       if (!r.is_object((*a)[i], lp)) continue;
       Fields lf{(*a)[i], lp, {}};
       LossTerm l;
-      int k = r.choice(
-          lf, "kind",
-          {"position", "distance", "shape", "velocity", "effort", "joint", "cartpole", "height", "upright", "speed"},
-          true);
+      int k = r.choice(lf, "kind",
+                       {"position", "distance", "shape", "velocity", "effort", "joint", "cartpole", "height", "upright",
+                        "speed", "reach"},
+                       true);
       if (k >= 0) l.kind = static_cast<LossKind>(k);
       r.string(lf, "object", l.object);
       r.string(lf, "target", l.target);
@@ -409,14 +409,14 @@ void check_references(Reader& r, const Scene& s) {
         const Object* o = kind_of(l.object);
         if (!o) r.error(lp + ".object", "no object named \"" + l.object + "\"");
       }
-      if (l.kind == LossKind::position || l.kind == LossKind::shape) {
+      if (l.kind == LossKind::position || l.kind == LossKind::shape || l.kind == LossKind::reach) {
         const Object* o = kind_of(l.target);
         if (!o || o->kind != ObjectKind::target) r.error(lp + ".target", "\"" + l.target + "\" is not a target object");
       }
       const Object* lo = kind_of(l.object);
       bool robot = lo && lo->kind == ObjectKind::robot;
       bool robot_only = l.kind == LossKind::joint || l.kind == LossKind::cartpole || l.kind == LossKind::height ||
-                        l.kind == LossKind::upright || l.kind == LossKind::speed;
+                        l.kind == LossKind::upright || l.kind == LossKind::speed || l.kind == LossKind::reach;
       bool needs_body = (robot_only && l.kind != LossKind::cartpole) ||
                         (robot && (l.kind == LossKind::position || l.kind == LossKind::distance));
       if (needs_body && l.body.empty()) r.error(lp + ".body", "missing: which body of the robot does this term read?");
