@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <omp.h>
@@ -12,6 +13,7 @@
 #include "engine/cuda/rigid_cuda.h"
 #include "engine/rigid/rigid_solver.h"
 #include "engine/rigid/robots.h"
+#include "engine/rigid/urdf.h"
 
 using namespace adj;
 
@@ -21,7 +23,8 @@ static const char* g_filter = nullptr;
 static bool selected(std::string label) { return !g_filter || label.find(g_filter) != std::string::npos; }
 
 template <class S>
-void bench(const char* name, const RigidBuilder& b, S height, int substeps, bool dual = false) {
+void bench(const char* name, const RigidBuilder& b, S height, int substeps, bool dual = false,
+           double step = 1.0 / 60.0) {
   std::string label = name;
   label += sizeof(S) == 4 ? " float" : " double";
   label += dual ? " dual" : " reverse";
@@ -37,7 +40,7 @@ void bench(const char* name, const RigidBuilder& b, S height, int substeps, bool
   ControlT<S> u = m.make_control(), adj_u = m.make_control();
   RigidModelGradT<S> adj_m = m.make_grad();
   RigidSolverT<S> solver({.substeps = substeps, .dual_adjoint = dual});
-  const S dt = S(1.0 / 60.0);
+  const S dt = S(step);
   using clock = std::chrono::steady_clock;
   int steps = 0;
   auto t0 = clock::now();
@@ -174,8 +177,35 @@ void bench_cuda(const char* name, const RigidBuilder& b, S height, int count, in
       name, sizeof(S) == 4 ? "float" : "double", count, substeps, fwd, bwd, fwd / bwd, gpu.device_bytes() >> 20);
 }
 
+// a robot file of ../shared/robots, z-up, without actuators (as MuJoCo loads a URDF): fixed to
+// the world with no contact at all, or free 0.5 m over a ground plane (its shapes touch it)
+RigidBuilder shared_robot(const char* file, bool free_fall) {
+  RigidBuilder b;
+  b.gravity = {0, 0, -9.81};
+  b.ground = false;  // the builder's ground is y-up
+  b.body_contact = false;
+  UrdfOptions o;
+  o.fixed_base = !free_fall;
+  o.default_actuators = false;
+  if (free_fall) {
+    o.position = {0, 0, 0.5};
+    b.colliders.push_back({.type = GEOM_PLANE, .pos = {0, 0, 0}, .size = {0, 0, 1}});
+  }
+  auto r = rigid_import_urdf(std::string(ADJ_SHARED_ROBOTS) + "/" + file, b, o);
+  if (!r) std::printf("%s: %s\n", file, r.status().message().c_str());
+  return b;
+}
+
 int main(int argc, char** argv) {
   if (argc > 1) g_filter = argv[1];
+  // beside MuJoCo (scripts/bench-mujoco.sh): one 1/240 s step (no substeps), as its timestep
+  for (const auto& [name, file, fall] :
+       {std::tuple{"kuka_iiwa (fixed, no contact, 1/240 s)", "urdf/kuka_iiwa/model.urdf", false},
+        std::tuple{"a1 (fixed, no contact, 1/240 s)", "urdf/a1/a1.urdf", false},
+        std::tuple{"a1 (free fall onto the ground, 1/240 s)", "urdf/a1/a1.urdf", true}}) {
+    bench<float>(name, shared_robot(file, fall), 0.0f, 1, false, 1.0 / 240);
+    bench<double>(name, shared_robot(file, fall), 0.0, 1, false, 1.0 / 240);
+  }
   bench<float>("cartpole", rigid_cartpole(), 0.0f, 4);
   bench<double>("cartpole", rigid_cartpole(), 0.0, 4);
   bench<float>("arm3", rigid_arm3(), 0.0f, 4);
