@@ -24,14 +24,14 @@ struct BenchSampleOptions {
   int shac_window = 32;      // 0 skips SHAC
   int pods_iterations = 60;  // with --target-cost: PODS-1 and PODS-2 iterations; 0 skips PODS
   double target_cost = 0;    // > 0: the mean frame cost to reach (cartpole: 3); 0: 0.8 x BPTT's best
-  double start_q_range = 3.14159, start_qd_range = 0.5;  // with --target-cost: the randomized starts
-  int shac_windows = 300;                                // with --target-cost: SHAC's budget [windows]
-  std::vector<std::string> methods;                      // empty: all
-  int pods_batch = 8;                                    // episodes per PODS iteration; 0: as SHAC's copies (32)
-  int pods_cg = 10;                                      // PODS-2: conjugate-gradient steps (H v products) per episode
-  int pods_epochs = 0;         // regression passes per PODS iteration; 0: PodsOptions' default
-  double pods_radius_max = 0;  // PODS: the largest step or trust radius; 0: PodsOptions' default
-  double pods_radius = 0.05;   // PODS-2: the first trust radius (RMS per action entry); PODS-1: the first step
+  double start_q_range = -1, start_qd_range = -1;  // with --target-cost: the randomized starts (< 0: the task's)
+  int shac_windows = 300;                          // with --target-cost: SHAC's budget [windows]
+  std::vector<std::string> methods;                // empty: all
+  int pods_batch = 8;                              // episodes per PODS iteration; 0: as SHAC's copies (32)
+  int pods_cg = 10;                                // PODS-2: conjugate-gradient steps (H v products) per episode
+  int pods_epochs = 0;                             // regression passes per PODS iteration; 0: PodsOptions' default
+  double pods_radius_max = 0;                      // PODS: the largest step or trust radius; 0: PodsOptions' default
+  double pods_radius = 0.05;  // PODS-2: the first trust radius (RMS per action entry); PODS-1: the first step
 };
 
 int run_bench_sample_efficiency(const BenchSampleOptions& options);

@@ -29,8 +29,9 @@ int run_pods(const OptimizeOptions& o) {
   po.order = o.pods_order;
   po.batch = o.shac_envs;
   po.thread_count = std::max(o.threads, 0);
-  // starts: random joint angles and rates around the task's start (worlds without joints: the task's start)
-  auto pods = optim::PodsTrainerT<double>::create(**made, po, {.q_range = 3.14159, .qd_range = 0.5});
+  // starts: random joint angles and rates around the task's start, as its policy spec says
+  // (worlds without joints: the task's start)
+  auto pods = optim::PodsTrainerT<double>::create(**made, po, optim::training_starts(task));
   if (!pods) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), pods.status().message().c_str()), 1;
   std::printf("%s / %s: PODS-%d, %d episodes per iteration, %d iterations, seed %llu\n", loaded->doc.name.c_str(),
               task.name.c_str(), po.order, po.batch, iterations, static_cast<unsigned long long>(task.seed));

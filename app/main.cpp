@@ -266,11 +266,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bench_sample_cmd
       ->add_option("--start-q-range", bench_sample.start_q_range,
-                   "With --target-cost: randomized starts move each joint coordinate by up to this [rad or m]")
+                   "With --target-cost: randomized starts move each joint coordinate by up to this [rad or m] (< 0: "
+                   "the task policy's start_q_range)")
       ->capture_default_str();
   bench_sample_cmd
       ->add_option("--start-qd-range", bench_sample.start_qd_range,
-                   "With --target-cost: randomized starts move each dof velocity by up to this")
+                   "With --target-cost: randomized starts move each dof velocity by up to this (< 0: the task policy's "
+                   "start_qd_range)")
       ->capture_default_str();
   bench_sample_cmd
       ->add_option("--shac-windows", bench_sample.shac_windows, "With --target-cost: SHAC's budget [windows]")

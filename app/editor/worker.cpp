@@ -677,7 +677,7 @@ void Worker::start_optimize(const std::string& task_name, int iterations, const 
       seeded.seed = method.seed;
       auto pt = optim::make_task(*im->cs, seeded, {.thread_count = 1});
       if (!pt) return fail(pt.status().message());
-      auto trainer = optim::PodsTrainerT<float>::create(**pt, po, {.q_range = 3.14159, .qd_range = 0.5});
+      auto trainer = optim::PodsTrainerT<float>::create(**pt, po, optim::training_starts(seeded));
       if (!trainer) return fail(trainer.status().message());
       im->shac = std::make_unique<PodsRun>(std::move(*trainer), *task);
     }

@@ -80,8 +80,9 @@ Result<SampleEfficiencyTable> run_to_cost(const scene::Scene& sc, const scene::T
     table.rows.push_back(r);
     if (progress) progress(row_line(r));
   };
-  PolicyEnvOptions randomized{
-      .env_count = opt.rigid_envs, .q_range = opt.start_q_range, .qd_range = opt.start_qd_range};
+  PolicyEnvOptions randomized = training_starts(found, opt.rigid_envs);  // the task's, unless overridden
+  if (opt.start_q_range >= 0) randomized.q_range = opt.start_q_range;
+  if (opt.start_qd_range >= 0) randomized.qd_range = opt.start_qd_range;
   // full-horizon BPTT through the closed loop (the task runner), its loss = the mean frame cost
   for (std::uint64_t seed : opt.seeds) {
     if (!opt.runs("BPTT")) break;

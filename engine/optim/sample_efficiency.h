@@ -53,7 +53,7 @@ struct SampleEfficiencyOptions {
   int rigid_envs = 32;
   // the randomized starts of SHAC, PODS and PPO with target_cost > 0 (PolicyEnvOptions): joint
   // coordinates moved by up to start_q_range [rad or m], dof velocities by up to start_qd_range
-  double start_q_range = 3.14159, start_qd_range = 0.5;
+  double start_q_range = -1, start_qd_range = -1;  // < 0: the task's policy spec's
   // the methods run, by name (BPTT, SHAC, PODS-1, PODS-2, PPO); empty: all
   std::vector<std::string> methods;
   bool runs(const std::string& method) const {

@@ -8,7 +8,7 @@ Result<BatchShacTrainerT<float>> make_shac_trainer(const TaskT<float>& task, con
   so.seed = settings.seed;
   so.thread_count = settings.thread_count;
   // copies start from random joint angles and rates around the task's start
-  return BatchShacTrainerT<float>::create(task, so, {.env_count = settings.envs, .q_range = 3.14159, .qd_range = 0.5});
+  return BatchShacTrainerT<float>::create(task, so, training_starts(task.task(), settings.envs));
 }
 
 }  // namespace adj::optim

@@ -84,6 +84,16 @@ template <class S>
 Result<std::unique_ptr<TaskT<S>>> make_task(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
                                             TaskOptions options = {});
 
+// the randomized starts SHAC, PPO and PODS train from: the task's policy spec (start_q_range,
+// start_qd_range), env_count copies
+inline PolicyEnvOptions training_starts(const scene::Task& task, int env_count = 1) {
+  PolicyEnvOptions o;
+  o.env_count = env_count;
+  o.q_range = task.policy.start_q_range;
+  o.qd_range = task.policy.start_qd_range;
+  return o;
+}
+
 // what SHAC, PPO and PODS train on: task.policy_env(options), and one more copy from the task's
 // own start (no randomized starts) that their evaluate() runs; errors begin with `who`
 template <class S>

@@ -363,6 +363,9 @@ struct PolicySpec {
   int phases = 4;               // sine phase observations (DiffTaichi robots)
   double phase_period = 1.0;    // [s]
   double output_scale = 1.0;    // controls = scale * tanh(last layer)
+  // the randomized starts SHAC, PPO and PODS train from (robots): each joint coordinate moved by
+  // up to start_q_range [rad or m], each dof velocity by up to start_qd_range [rad/s or m/s]
+  double start_q_range = 3.14159, start_qd_range = 0.5;
 
   bool operator==(const PolicySpec&) const = default;
 };

@@ -175,11 +175,17 @@ ojson write_task(const Task& t, const std::string& sidecar = "") {
                     {"lr", t.optimizer.lr},
                     {"clip", t.optimizer.clip},
                     {"iterations", t.optimizer.iterations}};
-  if (t.has_policy)
+  if (t.has_policy) {
     j["policy"] = {{"hidden", t.policy.hidden},
                    {"phases", t.policy.phases},
                    {"phase_period", t.policy.phase_period},
                    {"output_scale", t.policy.output_scale}};
+    const PolicySpec defaults;
+    if (t.policy.start_q_range != defaults.start_q_range || t.policy.start_qd_range != defaults.start_qd_range) {
+      j["policy"]["start_q_range"] = t.policy.start_q_range;
+      j["policy"]["start_qd_range"] = t.policy.start_qd_range;
+    }
+  }
   return j;
 }
 

@@ -82,6 +82,40 @@ TEST_CASE("broken scene files report the file, the JSON path and the problem", "
   }
 }
 
+// a policy task's randomized training starts (SHAC, PPO, PODS): the cartpole keeps the defaults
+// (any angle), the throw starts with the ball on the paddle (no joint offsets); out of range is
+// an error naming the JSON path
+TEST_CASE("a policy's randomized starts are read, written only when they differ, and checked", "[scene]") {
+  auto cart = load_scene(std::string(ADJ_ASSET_SCENES) + "/robot_cartpole.json");
+  REQUIRE(cart.is_ok());
+  const Task* swing = cart->find_task("swing up (policy)");
+  REQUIRE(swing);
+  CHECK(swing->policy.start_q_range == 3.14159);
+  CHECK(swing->policy.start_qd_range == 0.5);
+  auto throw_scene = load_scene(std::string(ADJ_ASSET_SCENES) + "/robot_arm_throw.json");
+  REQUIRE(throw_scene.is_ok());
+  const Task* th = throw_scene->find_task("throw (policy)");
+  REQUIRE(th);
+  CHECK(th->policy.start_q_range == 0.0);
+  CHECK(th->policy.start_qd_range == 0.3);
+  const fs::path dir = temp_dir("starts");
+  Scene bad = *throw_scene;
+  REQUIRE(save_scene(bad, (dir / "ok.json").string()).is_ok());
+  CHECK(read_file(dir / "ok.json").find("start_qd_range") != std::string::npos);
+  REQUIRE(save_scene(*cart, (dir / "cart.json").string()).is_ok());
+  CHECK(read_file(dir / "cart.json").find("start_q_range") == std::string::npos);  // defaults: not written
+  std::string text = read_file(dir / "ok.json");
+  const std::string key = "\"start_q_range\": 0.0";
+  const auto at = text.find(key);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, key.size(), "\"start_q_range\": -1.0");
+  std::ofstream(dir / "bad.json") << text;
+  auto refused = load_scene((dir / "bad.json").string());
+  REQUIRE_FALSE(refused.is_ok());
+  INFO(refused.status().message());
+  CHECK(refused.status().message().find("policy.start_q_range: -1 is out of range") != std::string::npos);
+}
+
 TEST_CASE("a missing mesh is an error that names the object and the file", "[scene]") {
   std::string path = std::string(ADJ_TEST_DATA) + "/scenes/broken/missing_mesh.json";
   auto s = load_scene(path);
