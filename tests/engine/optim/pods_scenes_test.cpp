@@ -15,34 +15,15 @@
 #include "engine/optim/pods.h"
 #include "engine/optim/rigid_loss.h"
 #include "engine/scene/scene_json.h"
+#include "tests/engine/asset_scene.h"
 
 using namespace adj;
 using namespace adj::optim;
+using namespace adj::test;
 
 namespace {
 
-const std::string kScenes = ADJ_ASSET_SCENES;
-
-template <class T>
-T ok(Result<T> r) {
-  INFO(r.status().message());
-  REQUIRE(r.is_ok());
-  return std::move(r.value());
-}
-
-struct Example {
-  scene::Scene doc;
-  scene::CompiledSceneT<double> cs;
-  scene::Task task;
-  Example(const std::string& file, const std::string& task_name, int horizon = 0) {
-    doc = ok(scene::load_scene(kScenes + "/" + file));
-    cs = ok(scene::compile<double>(doc, kScenes));
-    const scene::Task* t = doc.find_task(task_name);
-    REQUIRE(t);
-    task = *t;
-    if (horizon > 0) task.horizon = horizon;
-  }
-};
+using Example = AssetScene<double>;
 
 // the policy weights' gradient (BPTT through the closed loop) against central differences on
 // 24 sampled weights: |AD - FD| <= atol + 1e-4 |FD| (atol: the differences' own noise; the

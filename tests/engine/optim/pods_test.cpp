@@ -12,33 +12,20 @@
 #include "engine/grad/fd_check.h"
 #include "engine/optim/pods.h"
 #include "engine/scene/scene_json.h"
+#include "tests/engine/asset_scene.h"
 #include "tests/engine/optim/optim_scenes.h"
 
 using namespace adj;
 using namespace adj::optim;
 using namespace adj::optim::test;
+using adj::test::AssetScene;
+using adj::test::ok;
 
 namespace {
 
-const std::string kScenes = ADJ_ASSET_SCENES;
-
-template <class T>
-T ok(Result<T> r) {
-  INFO(r.status().message());
-  REQUIRE(r.is_ok());
-  return std::move(r.value());
-}
-
-struct Cartpole {
-  scene::Scene doc;
-  scene::CompiledSceneT<double> cs;
-  scene::Task task;
-  explicit Cartpole(int horizon = 0) {
-    doc = ok(scene::load_scene(kScenes + "/robot_cartpole.json"));
-    cs = ok(scene::compile<double>(doc, kScenes));
-    task = *doc.find_task("swing up (policy)");
-    if (horizon > 0) task.horizon = horizon;
-  }
+// robot_cartpole.json's "swing up (policy)", in double
+struct Cartpole : AssetScene<double> {
+  explicit Cartpole(int horizon = 0) : AssetScene<double>("robot_cartpole.json", "swing up (policy)", horizon) {}
 };
 
 // the spring walker (tests/engine/optim/optim_scenes.h: penalty contact and smoothed friction

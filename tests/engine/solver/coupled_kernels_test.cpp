@@ -18,6 +18,7 @@
 #include "engine/scene/scene_json.h"
 #include "engine/solver/coupled_host.h"
 #include "engine/solver/solver.h"
+#include "tests/engine/asset_scene.h"
 
 using namespace adj;
 
@@ -25,15 +26,10 @@ namespace {
 
 template <class S>
 ModelT<S> push_soft_model(int& substeps, S& dt) {
-  auto s = scene::load_scene(std::string(ADJ_ASSET_SCENES) + "/robot_arm_push_soft.json");
-  INFO(s.status().message());
-  REQUIRE(s.is_ok());
-  auto cs = scene::compile<S>(s.value(), ADJ_ASSET_SCENES);
-  INFO(cs.status().message());
-  REQUIRE(cs.is_ok());
-  substeps = cs.value().substeps;
-  dt = cs.value().frame_dt;
-  return cs.value().model;
+  const test::AssetScene<S> a("robot_arm_push_soft.json");
+  substeps = a.cs.substeps;
+  dt = a.cs.frame_dt;
+  return a.cs.model;
 }
 
 // the first index where two arrays differ in their bits, -1 if none
