@@ -254,6 +254,8 @@ int run_viewer(const ViewerOptions& opt) {
     std::vector<std::vector<glm::vec3>> ghost_points;  // a script's key, released the next frame
     auto last_frame = std::chrono::steady_clock::now();
     std::optional<uint64_t> last_scene;  // what the saved scene image shows (content_hash + view)
+    bool saved_reduced = false;          // ... drawn at the reduced size of a moving view
+    constexpr float k_moving_scale = 0.7f;
     while (true) {
       // events and window size
       if (window) {
@@ -451,7 +453,7 @@ int run_viewer(const ViewerOptions& opt) {
       const render::DrawList* list = nullptr;
       if (ed.has_scene()) {
         app::Overlays ov = ed.view_settings.overlays;
-        ov.max_marks = cpu_device ? 256 : 4096;
+        ov.max_marks = cpu_device ? 128 : 4096;  // a CPU rasterizer sets up every mark's triangles
         // while recording an optimization: its rollout's frame, without contacts or arrows
         const State& st = rollout ? rollout->state() : ed.display_state();
         const Array<vec3<float>>* field = rollout ? nullptr : ed.arrow_field(st);
@@ -522,14 +524,26 @@ int run_viewer(const ViewerOptions& opt) {
                               float(target.extent().height)};
         for (float v : view) *scene_key = (*scene_key ^ std::hash<float>{}(v)) * 1099511628211ull;
       }
-      if (scene_key && last_scene == scene_key && target.scene_saved()) {
+      // a CPU rasterizer draws a moving view at a reduced size, and the same view once more at
+      // full size when it holds still; what is captured (screenshots, videos) is full size
+      const bool unchanged = scene_key && last_scene == scene_key && target.scene_saved();
+      const bool ends = (opt.frames > 0 && frame + 1 >= opt.frames) || script_done;
+      const bool captured = capture_path || record_frame || ed.recording.active() || (ends && !opt.screenshot.empty());
+      if (unchanged && !saved_reduced) {
         target.restore_scene(cmd);
       } else {
+        const bool reduce = cpu_device && ed.view_settings.lower_res_moving && !captured && !unchanged;
+        target.set_scene_scale(reduce ? k_moving_scale : 1.0f);
+        saved_reduced = reduce;
+        ed.drawn_scene_scale = target.scene_scale();
         if (list) scene_renderer.prepare(cmd, *list, ed.camera, loop.frame_index());
         target.begin(cmd, clear);
         // the side panels are opaque: shade only the columns between them (on a CPU
         // rasterizer that is nearly half of a frame's cost)
-        VkRect2D free{{int32_t(free_x0), 0}, {uint32_t(free_x1 - free_x0), target.extent().height}};
+        const float s = target.scene_scale();
+        const VkExtent2D se = target.scene_extent();
+        const auto x0 = uint32_t(free_x0 * s), x1 = std::min(se.width, uint32_t(std::ceil(free_x1 * s)));
+        VkRect2D free{{int32_t(x0), 0}, {x1 > x0 ? x1 - x0 : 0, se.height}};
         if (free.extent.width > 0) vkCmdSetScissor(cmd, 0, 1, &free);
         background.draw(cmd, sky_top, sky_bottom);
         if (list) scene_renderer.draw(cmd);

@@ -13,7 +13,8 @@ struct View {
   glm::mat4 view_proj{1.0f};
   glm::vec4 eye{0.0f};  // w: 1 orthographic
   glm::vec4 forward{0.0f};
-  glm::vec4 viewport{0.0f};  // w, h, 1/w, 1/h
+  // w, h of the image [px]; z: the pass's pixels per image pixel (< 1: a reduced scene pass)
+  glm::vec4 viewport{0.0f};
 };
 
 struct Frame {

@@ -64,6 +64,7 @@ PipelineDesc describe(SceneRenderer::Kind kind) {
       d.fragment_shader = "sphere.frag";
       break;
     case SceneRenderer::k_arrow:
+      d.cull = VK_CULL_MODE_BACK_BIT;  // closed meshes: half the triangles (a CPU rasterizer sets each up)
       d.vertex_shader = "arrow.vert";
       d.fragment_shader = "lit.frag";
       d.bindings = {Binding{0, sizeof(UnitVertex), k_vertex}, Binding{1, 12, k_instance},
@@ -73,6 +74,7 @@ PipelineDesc describe(SceneRenderer::Kind kind) {
                       Attribute{4, 3, k_float, 0}};
       break;
     case SceneRenderer::k_arrow_pulled:  // no vertex input: reads the unit mesh and uploads
+      d.cull = VK_CULL_MODE_BACK_BIT;
       d.vertex_shader = "arrow_pulled.vert";
       d.fragment_shader = "lit.frag";
       break;

@@ -405,14 +405,14 @@ void SceneRenderer::build(const DrawList& list, UploadArena& arena, std::vector<
   }
 }
 
-void SceneRenderer::write_frame(void* ubo, const DrawList& list, const Camera& camera,
-                                VkExtent2D extent) const {
+void SceneRenderer::write_frame(void* ubo, const DrawList& list, const Camera& camera, VkExtent2D extent,
+                                float pixel_scale) const {
   auto& f = *static_cast<gpu::Frame*>(ubo);
   const float w = float(extent.width), h = float(extent.height);
   f.views[0].view_proj = camera.view_projection(w / h);
   f.views[0].eye = glm::vec4(camera.eye(), camera.orthographic ? 1.0f : 0.0f);
   f.views[0].forward = glm::vec4(camera.forward(), 0.0f);
-  f.views[0].viewport = {w, h, 1.0f / w, 1.0f / h};
+  f.views[0].viewport = {w, h, pixel_scale, 0.0f};
 
   // the region to shadow: the list's bounds, else around the camera's target
   glm::vec3 lo = list.bounds_lo, hi = list.bounds_hi;
@@ -433,7 +433,7 @@ void SceneRenderer::write_frame(void* ubo, const DrawList& list, const Camera& c
   f.views[1].view_proj = lproj * glm::lookAtRH(leye, center, up);
   f.views[1].eye = glm::vec4(leye, 1.0f);
   f.views[1].forward = glm::vec4(-l, 0.0f);
-  f.views[1].viewport = {sm, sm, 1.0f / sm, 1.0f / sm};
+  f.views[1].viewport = {sm, sm, 1.0f, 0.0f};
 
   f.light_dir = glm::vec4(l, L.intensity);
   f.light_color = glm::vec4(L.color, L.shadows ? 1.0f : 0.0f);
@@ -455,8 +455,8 @@ void SceneRenderer::write_frame(void* ubo, const DrawList& list, const Camera& c
           glm::vec4(colormap_srgb(Colormap(m), float(i) / float(k_colormap_lut_size - 1)), 1.0f);
 }
 
-void SceneRenderer::record(VkCommandBuffer cmd, const std::vector<Cmd>& cmds, const Pipeline* pipes,
-                           uint32_t view, bool shadow_casters_only) const {
+void SceneRenderer::record(VkCommandBuffer cmd, const std::vector<Cmd>& cmds, const Pipeline* pipes, uint32_t view,
+                           bool shadow_casters_only, float pixel_scale) const {
   VkPipeline bound = VK_NULL_HANDLE;
   for (const Cmd& c : cmds) {
     if (shadow_casters_only && !c.cast_shadow) continue;
@@ -472,7 +472,7 @@ void SceneRenderer::record(VkCommandBuffer cmd, const std::vector<Cmd>& cmds, co
                        sizeof push, &push);
     if (c.vb_count) vkCmdBindVertexBuffers(cmd, 0, c.vb_count, c.vb, c.vo);
     if (c.kind == k_line || c.kind == k_line_overlay || c.kind == k_wire)
-      vkCmdSetLineWidth(cmd, c.line_width);  // wire: polygon mode LINE uses it too
+      vkCmdSetLineWidth(cmd, std::max(1.0f, c.line_width * pixel_scale));  // wire: polygon mode LINE too
     if (c.ib) {
       vkCmdBindIndexBuffer(cmd, c.ib, c.io, VK_INDEX_TYPE_UINT32);
       vkCmdDrawIndexed(cmd, c.count, c.instances, c.first_index, 0, 0);
@@ -489,13 +489,16 @@ void SceneRenderer::prepare(VkCommandBuffer cmd, const DrawList& list, const Cam
   ensure_quad_indices(list);
   build(list, s.arena, cmds_);
   bind_upload(s);
-  write_frame(s.ubo.mapped, list, camera, target_.extent());
+  // a reduced scene pass (RenderTarget::set_scene_scale) draws lines and the grid as wide, in
+  // the full image's pixels, as a full-size one
+  pixel_scale_ = target_.scene_scale();
+  write_frame(s.ubo.mapped, list, camera, target_.extent(), pixel_scale_);
   shadows_ = list.lighting.shadows;
   if (!shadows_) return;
   shadow_->begin(cmd);
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, main_pipes_[k_mesh].layout, 0, 1,
                           &s.set, 0, nullptr);
-  record(cmd, cmds_, shadow_pipes_, 1, true);
+  record(cmd, cmds_, shadow_pipes_, 1, true, 1.0f);
   shadow_->end(cmd);
 }
 
@@ -534,7 +537,7 @@ void SceneRenderer::draw(VkCommandBuffer cmd) const {
   const Slot& s = *slots_[current_slot_];
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, main_pipes_[k_mesh].layout, 0, 1,
                           &s.set, 0, nullptr);
-  record(cmd, cmds_, main_pipes_, 0, false);
+  record(cmd, cmds_, main_pipes_, 0, false, pixel_scale_);
 }
 
 std::optional<PickResult> SceneRenderer::pick(const DrawList& list, const Camera& camera,
@@ -553,12 +556,12 @@ std::optional<PickResult> SceneRenderer::pick(const DrawList& list, const Camera
   // and must not hide what is under them
   std::erase_if(cmds, [](const Cmd& c) { return c.push.flags.y == 0; });
   bind_upload(s);
-  write_frame(s.ubo.mapped, list, camera, extent);
+  write_frame(s.ubo.mapped, list, camera, extent, 1.0f);
   ctx_.run_once([&](VkCommandBuffer cmd) {
     ids_->begin(cmd, x, y);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, main_pipes_[k_mesh].layout, 0, 1,
                             &s.set, 0, nullptr);
-    record(cmd, cmds, id_pipes_, 0, false);
+    record(cmd, cmds, id_pipes_, 0, false, 1.0f);
     ids_->end_and_copy(cmd, x, y);
   });
   const uint32_t* px = ids_->pixel();

@@ -91,9 +91,10 @@ class SceneRenderer {
   void ensure_quad_indices(const DrawList& list);
   void create_id_pipelines();
   void build(const DrawList& list, UploadArena& arena, std::vector<Cmd>& out) const;
-  void write_frame(void* ubo, const DrawList& list, const Camera& camera, VkExtent2D extent) const;
-  void record(VkCommandBuffer cmd, const std::vector<Cmd>& cmds, const Pipeline* pipes,
-              uint32_t view, bool shadow_casters_only) const;
+  // pixel_scale: the pass's pixels per image pixel (RenderTarget::scene_scale)
+  void write_frame(void* ubo, const DrawList& list, const Camera& camera, VkExtent2D extent, float pixel_scale) const;
+  void record(VkCommandBuffer cmd, const std::vector<Cmd>& cmds, const Pipeline* pipes, uint32_t view,
+              bool shadow_casters_only, float pixel_scale) const;
 
   Context& ctx_;
   const RenderTarget& target_;
@@ -114,6 +115,7 @@ class SceneRenderer {
   std::unique_ptr<Ranges> ranges_;
   std::vector<Cmd> cmds_;  // the prepared frame
   uint32_t current_slot_ = 0;
+  float pixel_scale_ = 1.0f;  // of the prepared frame
   bool shadows_ = false;
   float line_width_max_ = 1.0f;
   VkDeviceSize max_storage_range_ = 0;

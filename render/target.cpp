@@ -1,5 +1,7 @@
 #include "render/target.h"
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "render/context.h"
@@ -125,22 +127,21 @@ void RenderTarget::resize(VkExtent2D extent) {
   create_images();
 }
 
-void RenderTarget::create_images() {
-  VkExtent2D extent = color_.extent;
+void RenderTarget::create_scene_pass(ScenePass& p, VkExtent2D extent, bool own_color) {
   const bool msaa = samples_ != VK_SAMPLE_COUNT_1_BIT;
-  color_ = create_image(ctx_, extent, k_color_format,
-                        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                            VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
-                        VK_IMAGE_ASPECT_COLOR_BIT);
+  if (own_color)
+    p.color =
+        create_image(ctx_, extent, k_color_format,
+                     VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
+                     VK_IMAGE_ASPECT_COLOR_BIT);
   if (msaa)
-    msaa_ = create_image(ctx_, extent, k_color_format,
-                         VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-                             VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
-                         VK_IMAGE_ASPECT_COLOR_BIT, samples_);
-  depth_ = create_image(ctx_, extent, k_depth_format, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
-                        VK_IMAGE_ASPECT_DEPTH_BIT, samples_);
-
-  VkImageView views[3] = {msaa ? msaa_.view : color_.view, depth_.view, color_.view};
+    p.msaa = create_image(ctx_, extent, k_color_format,
+                          VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT,
+                          VK_IMAGE_ASPECT_COLOR_BIT, samples_);
+  p.depth = create_image(ctx_, extent, k_depth_format, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                         VK_IMAGE_ASPECT_DEPTH_BIT, samples_);
+  VkImageView color = own_color ? p.color.view : color_.view;
+  VkImageView views[3] = {msaa ? p.msaa.view : color, p.depth.view, color};
   VkFramebufferCreateInfo fb{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
   fb.renderPass = render_pass_;
   fb.attachmentCount = msaa ? 3 : 2;
@@ -148,10 +149,31 @@ void RenderTarget::create_images() {
   fb.width = extent.width;
   fb.height = extent.height;
   fb.layers = 1;
-  ADJ_VK(vkCreateFramebuffer(ctx_.device(), &fb, nullptr, &framebuffer_));
+  ADJ_VK(vkCreateFramebuffer(ctx_.device(), &fb, nullptr, &p.framebuffer));
+}
+
+void RenderTarget::destroy_scene_pass(ScenePass& p) {
+  if (p.framebuffer) vkDestroyFramebuffer(ctx_.device(), p.framebuffer, nullptr);
+  p.framebuffer = VK_NULL_HANDLE;
+  destroy(ctx_, p.color);
+  destroy(ctx_, p.msaa);
+  destroy(ctx_, p.depth);
+}
+
+void RenderTarget::create_images() {
+  VkExtent2D extent = color_.extent;
+  color_ = create_image(ctx_, extent, k_color_format,
+                        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                            VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
+                        VK_IMAGE_ASPECT_COLOR_BIT);
+  create_scene_pass(full_, extent, /*own_color=*/false);
+  VkFramebufferCreateInfo fb{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
   fb.renderPass = overlay_pass_;
   fb.attachmentCount = 1;
   fb.pAttachments = &color_.view;
+  fb.width = extent.width;
+  fb.height = extent.height;
+  fb.layers = 1;
   ADJ_VK(vkCreateFramebuffer(ctx_.device(), &fb, nullptr, &overlay_framebuffer_));
   saved_ = create_image(ctx_, extent, k_color_format,
                         VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
@@ -160,38 +182,58 @@ void RenderTarget::create_images() {
 }
 
 void RenderTarget::destroy_images() {
-  if (framebuffer_) vkDestroyFramebuffer(ctx_.device(), framebuffer_, nullptr);
+  destroy_scene_pass(full_);
+  destroy_scene_pass(reduced_);
   if (overlay_framebuffer_) vkDestroyFramebuffer(ctx_.device(), overlay_framebuffer_, nullptr);
-  framebuffer_ = overlay_framebuffer_ = VK_NULL_HANDLE;
+  overlay_framebuffer_ = VK_NULL_HANDLE;
   destroy(ctx_, saved_);
   scene_saved_ = false;
   VkExtent2D extent = color_.extent;
   destroy(ctx_, color_);
-  destroy(ctx_, msaa_);
-  destroy(ctx_, depth_);
   color_.extent = extent;
 }
 
-void RenderTarget::begin(VkCommandBuffer cmd, const float clear_rgba[4]) const {
+void RenderTarget::set_scene_scale(float scale) {
+  scale = scale > 0.0f && scale < 1.0f ? scale : 1.0f;
+  if (scale == scene_scale_) return;
+  scene_scale_ = scale;
+  if (reduced_.framebuffer) {  // another reduced size: made again on the next begin()
+    vkDeviceWaitIdle(ctx_.device());
+    destroy_scene_pass(reduced_);
+  }
+}
+
+VkExtent2D RenderTarget::scene_extent() const {
+  if (scene_scale_ >= 1.0f) return color_.extent;
+  auto scaled = [&](uint32_t n) { return std::max(1u, uint32_t(float(n) * scene_scale_ + 0.5f)); };
+  return {scaled(color_.extent.width), scaled(color_.extent.height)};
+}
+
+void RenderTarget::begin(VkCommandBuffer cmd, const float clear_rgba[4]) {
+  const VkExtent2D extent = scene_extent();
+  const bool reduced = scene_scale_ < 1.0f;
+  if (reduced && !reduced_.framebuffer) create_scene_pass(reduced_, extent, /*own_color=*/true);
   VkClearValue clears[3]{};
   for (int i = 0; i < 4; ++i) clears[0].color.float32[i] = clear_rgba[i];
   clears[1].depthStencil = {1.0f, 0};
   clears[2] = clears[0];
   VkRenderPassBeginInfo bi{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
   bi.renderPass = render_pass_;
-  bi.framebuffer = framebuffer_;
-  bi.renderArea = {{0, 0}, color_.extent};
+  bi.framebuffer = reduced ? reduced_.framebuffer : full_.framebuffer;
+  bi.renderArea = {{0, 0}, extent};
   bi.clearValueCount = samples_ != VK_SAMPLE_COUNT_1_BIT ? 3 : 2;
   bi.pClearValues = clears;
   vkCmdBeginRenderPass(cmd, &bi, VK_SUBPASS_CONTENTS_INLINE);
+  in_scene_pass_ = true;
 
-  VkViewport vp{0, 0, float(color_.extent.width), float(color_.extent.height), 0, 1};
-  VkRect2D sc{{0, 0}, color_.extent};
+  VkViewport vp{0, 0, float(extent.width), float(extent.height), 0, 1};
+  VkRect2D sc{{0, 0}, extent};
   vkCmdSetViewport(cmd, 0, 1, &vp);
   vkCmdSetScissor(cmd, 0, 1, &sc);
 }
 
-void RenderTarget::begin_overlay(VkCommandBuffer cmd) const {
+void RenderTarget::begin_overlay(VkCommandBuffer cmd) {
+  in_scene_pass_ = false;
   VkRenderPassBeginInfo bi{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
   bi.renderPass = overlay_pass_;
   bi.framebuffer = overlay_framebuffer_;
@@ -203,7 +245,32 @@ void RenderTarget::begin_overlay(VkCommandBuffer cmd) const {
   vkCmdSetScissor(cmd, 0, 1, &sc);
 }
 
-void RenderTarget::end(VkCommandBuffer cmd) const { vkCmdEndRenderPass(cmd); }
+void RenderTarget::end(VkCommandBuffer cmd) {
+  vkCmdEndRenderPass(cmd);
+  if (std::exchange(in_scene_pass_, false) && scene_scale_ < 1.0f) stretch_scene(cmd);
+}
+
+void RenderTarget::stretch_scene(VkCommandBuffer cmd) const {
+  // the color image's earlier users: the last frame's overlay pass, blit and read-back; the
+  // scene pass's dependency made the reduced image's writes visible to transfer reads
+  image_barrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+  const VkExtent2D from = scene_extent(), to = color_.extent;
+  VkImageBlit b{};
+  b.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  b.dstSubresource = b.srcSubresource;
+  b.srcOffsets[1] = {int32_t(from.width), int32_t(from.height), 1};
+  b.dstOffsets[1] = {int32_t(to.width), int32_t(to.height), 1};
+  vkCmdBlitImage(cmd, reduced_.color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, color_.image,
+                 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &b, VK_FILTER_LINEAR);
+  image_barrier(
+      cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+      VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+      VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+      VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+}
 
 namespace {
 

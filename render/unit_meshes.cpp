@@ -36,9 +36,15 @@ struct Builder {
   void band(uint32_t r0, uint32_t r1, int segments) {
     for (int i = 0; i < segments; ++i) quad(r0 + i, r1 + i, r1 + i + 1, r0 + i + 1);
   }
+  // a cap facing n (+y or -y): counter-clockwise seen from that side, so that closed meshes can
+  // cull their back faces
   void fan(glm::vec3 center, float w, glm::vec3 n, uint32_t ring_first, int segments) {
     uint32_t c = vertex(center, w, n);
-    for (int i = 0; i < segments; ++i) tri(c, ring_first + i + 1, ring_first + i);
+    for (int i = 0; i < segments; ++i)
+      if (n.y >= 0.0f)
+        tri(c, ring_first + i + 1, ring_first + i);
+      else
+        tri(c, ring_first + i, ring_first + i + 1);
   }
 };
 
@@ -114,9 +120,10 @@ UnitMeshes make_unit_meshes() {
   }
   m.arrow = b.end();
 
-  // disc (contact markers, drawn by arrow.vert without a head): a closed flat cylinder
+  // disc (contact markers, drawn by arrow.vert without a head): a closed flat cylinder. 12
+  // sides: a few pixels across, by the hundred (a CPU rasterizer pays per triangle)
   b.begin();
-  const int dseg = 20;
+  const int dseg = 12;
   uint32_t d0 = b.ring(1.0f, 0.0f, 0.0f, dseg, true, {});
   uint32_t d1 = b.ring(1.0f, 1.0f, 0.0f, dseg, true, {});
   b.band(d0, d1, dseg);

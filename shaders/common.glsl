@@ -5,7 +5,7 @@ struct View {
   mat4 view_proj;  // world -> clip
   vec4 eye;        // xyz eye position, w: 1 orthographic
   vec4 forward;    // xyz unit view direction
-  vec4 viewport;   // width, height, 1/width, 1/height [px]
+  vec4 viewport;   // width, height of the image [px]; z: the pass's pixels per image pixel
 };
 
 layout(set = 0, binding = 0) uniform Frame {

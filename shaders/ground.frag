@@ -6,14 +6,16 @@
 layout(location = 0) in vec3 v_world;
 layout(location = 0) out vec4 o_color;
 
-// coverage (0..1) of grid lines of spacing `cell`, about `width` pixels wide
+// coverage (0..1) of grid lines of spacing `cell`, about `width` pixels of the image wide
+// (a reduced scene pass draws them as wide as a full-size one: fewer, partly covered pixels)
 float grid(vec2 p, float cell, float width) {
+  float px = frame.views[0].viewport.z;  // pass pixels per image pixel
   vec2 g = p / cell;
   vec2 fw = max(fwidth(g), vec2(1e-6));
   vec2 d = abs(fract(g - 0.5) - 0.5) / fw;
-  float line = 1.0 - clamp(min(d.x, d.y) - 0.5 * width + 0.5, 0.0, 1.0);
-  // cells under ~4 px would alias: fade them out
-  return line * (1.0 - smoothstep(0.12, 0.3, max(fw.x, fw.y)));
+  float line = 1.0 - clamp(min(d.x, d.y) - 0.5 * width * px + 0.5, 0.0, 1.0);
+  // cells under ~4 image px would alias: fade them out
+  return line * (1.0 - smoothstep(0.12, 0.3, max(fw.x, fw.y) * px));
 }
 
 void main() {

@@ -54,6 +54,10 @@ struct ViewSettings {
   bool show_optimized = false;   // show the optimizer's last rollout end state instead of the simulation
   bool ghosts = false;           // ghost trajectories of earlier optimizer iterations
   bool follow = false;           // the camera's target follows the selected object (or body) as it moves
+  // on a CPU rasterizer (lavapipe), a viewport that changes every frame (playing, orbiting) is
+  // drawn at 0.7x the size per axis and stretched; once it holds still it is drawn at full size
+  // again, and screenshots and videos always are
+  bool lower_res_moving = true;
   int gradient = 0;              // arrows of the last iteration's gradient: 0 none, 1 dL/dx0, 2 dL/dv0,
                                  // 3 dL/du (control force) at the scrubbed frame
 };
@@ -264,6 +268,8 @@ class Editor {
   std::vector<std::string> recent_files;
   std::string open_path_input, save_path_input, import_path_input;
   double ui_frame_ms = 0;  // the UI's own frame time (stats)
+  // the size the viewport's scene was last drawn at, per axis (ViewSettings::lower_res_moving)
+  float drawn_scene_scale = 1.0f;
   double speed = 1.0;
 
   const std::string& title() const { return title_; }

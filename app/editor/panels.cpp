@@ -1140,6 +1140,11 @@ void Editor::draw_menu_items_view() {
     ImGui::MenuItem("Wireframe", nullptr, &view_settings.overlays.wireframe);
     ImGui::MenuItem("Grid", nullptr, &view_settings.grid);
     ImGui::MenuItem("Shadows", nullptr, &view_settings.shadows);
+    ImGui::MenuItem("Lower resolution while moving", nullptr, &view_settings.lower_res_moving);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "on a CPU renderer (lavapipe): a moving view is drawn at 0.7x its size;\n"
+          "still views, screenshots and videos at full size");
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Camera")) {

@@ -28,6 +28,7 @@
 //   expect can-apply BOOL (the Apply button) | expect grad-check-shown BOOL
 //   expect sim-error none|TEXT | expect no-message TEXT
 //   expect slowest-frame-below MS (no UI frame during the last wait took that long)
+//   expect scene-scale X    (the size the viewport's scene was last drawn at: 0.7 moving on lavapipe)
 //   expect-above PATH VALUE | expect-below PATH VALUE
 //   expect message TEXT     (a message containing TEXT was shown)
 //   record PATH [panels]    (as Ctrl+R: lockstep video of the viewport)   record-stop

@@ -61,6 +61,7 @@ bool* overlay_flag(Editor& e, const std::string& name) {
   if (name == "particles") return &v.overlays.particles;
   if (name == "grid") return &v.grid;
   if (name == "shadows") return &v.shadows;
+  if (name == "lower-res-moving") return &v.lower_res_moving;
   if (name == "ghosts") return &v.ghosts;
   if (name == "optimized") return &v.show_optimized;
   if (name == "outliner") return &p.outliner;

@@ -88,6 +88,12 @@ Status ex_simulation_fits(ScriptCall& c) {
 Status ex_right_panels(ScriptCall& c) {
   return expect_bool(c, c.e.panels.simulation || c.e.panels.optimization || c.e.panels.stats);
 }
+// the size the viewport's scene was last drawn at (0.7: a moving view on a CPU rasterizer)
+Status ex_scene_scale(ScriptCall& c) {
+  char got[32];
+  std::snprintf(got, sizeof got, "%.2g", double(c.e.drawn_scene_scale));
+  return expect_text(c, got);
+}
 Status ex_replay_frames(ScriptCall& c) { return expect_int(c, c.e.replay_ready() ? c.e.snap.replay.frames : 0); }
 Status ex_replay_iteration(ScriptCall& c) { return expect_int(c, c.e.snap.replay.iteration); }
 // where the viewport shows an object's particles now (their mean)
@@ -277,6 +283,7 @@ const ScriptCommand k_expect[] = {
     {"camera-on-selection", ex_camera_on_selection},
     {"left-panels", ex_left_panels},
     {"simulation-fits", ex_simulation_fits},
+    {"scene-scale", ex_scene_scale},
     {"hint", ex_hint},
     {"right-panels", ex_right_panels},
     {"replay-iteration", ex_replay_iteration},

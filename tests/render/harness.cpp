@@ -57,13 +57,20 @@ Harness& shared() {
   return h;
 }
 
-bool matches_golden(const std::string& name, const Capture& cap, std::string* message) {
+void write_png(const std::string& name, const Capture& cap) {
   namespace fs = std::filesystem;
-  const fs::path golden = fs::path(ADJ_GOLDEN_DIR) / (name + ".png");
   const fs::path out_dir = fs::path(ADJ_TEST_OUT_DIR);
   fs::create_directories(out_dir);
   const int w = int(cap.width), h = int(cap.height);
   stbi_write_png((out_dir / (name + ".png")).c_str(), w, h, 4, cap.rgba.data(), w * 4);
+}
+
+bool matches_golden(const std::string& name, const Capture& cap, std::string* message) {
+  namespace fs = std::filesystem;
+  const fs::path golden = fs::path(ADJ_GOLDEN_DIR) / (name + ".png");
+  const fs::path out_dir = fs::path(ADJ_TEST_OUT_DIR);
+  const int w = int(cap.width), h = int(cap.height);
+  write_png(name, cap);
 
   const char* update = std::getenv("ADJ_UPDATE_GOLDENS");
   if (update && std::string(update) == "1") {

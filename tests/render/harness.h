@@ -38,5 +38,7 @@ ContextOptions validation_options(bool sync);
 // 5/255 in any channel. ADJ_UPDATE_GOLDENS=1 rewrites the golden instead. The capture is
 // always written to <build>/tests/render/out/<name>.png (and a diff image on failure).
 bool matches_golden(const std::string& name, const Capture& cap, std::string* message);
+// write a capture to <build>/tests/render/out/<name>.png, to look at
+void write_png(const std::string& name, const Capture& cap);
 
 }  // namespace adj::render::test

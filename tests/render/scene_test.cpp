@@ -2,7 +2,9 @@
 // (tests/golden, see its README) and object picking.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstring>
 
 #include "harness.h"
@@ -51,6 +53,49 @@ TEST_CASE("scene: flat-shaded wireframe mesh in an orthographic view", "[render]
   s->camera.orthographic = true;
   s->list.lighting.shadows = false;
   check_golden("cloth_flat_wire_ortho", *s);
+}
+
+TEST_CASE("scene: a reduced scene pass is stretched over the whole image", "[render]") {
+  // the editor's moving view on a CPU rasterizer: drawn at a fraction of the size, then
+  // stretched (linear) over the full-size image that the overlay, saves and captures use
+  test::Harness& h = test::shared();
+  auto s = demo::draped_cloth(48);
+  const Capture full = h.render(s->list, s->camera);
+  h.target->set_scene_scale(0.5f);
+  CHECK(h.target->scene_extent().width == 160);
+  CHECK(h.target->scene_extent().height == 120);
+  const Capture half = h.render(s->list, s->camera);
+  h.target->set_scene_scale(1.0f);
+  REQUIRE(half.width == full.width);
+  REQUIRE(half.height == full.height);
+  test::write_png("reduced_cloth_sphere", half);
+  // the same picture, blurred: compared in 8x8-pixel blocks (their mean colours), it is closer
+  // to the full-size image than that image is to itself moved by 2 pixels (a half-size image
+  // left in a corner, or a stretch off by a pixel or two, is not), and not the same bits
+  const int w = int(full.width), hgt = int(full.height), b = 8;
+  auto block_difference = [&](const Capture& other, int dx) {
+    double total = 0;
+    int blocks = 0;
+    for (int by = 0; by < hgt / b; ++by)
+      for (int bx = 1; bx < w / b - 1; ++bx, ++blocks)
+        for (int c = 0; c < 3; ++c) {
+          double d = 0;
+          for (int y = by * b; y < (by + 1) * b; ++y)
+            for (int x = bx * b; x < (bx + 1) * b; ++x) {
+              const size_t i = (size_t(y) * size_t(w) + size_t(x)) * 4 + size_t(c);
+              d += double(full.rgba[i]) - double(other.rgba[i + size_t(dx) * 4]);
+            }
+          total += std::abs(d) / (b * b) / 3;
+        }
+    return total / blocks;
+  };
+  const double reduced = block_difference(half, 0), shifted = block_difference(full, 2);
+  size_t differ = 0;
+  for (size_t i = 0; i < full.rgba.size(); ++i) differ += full.rgba[i] != half.rgba[i];
+  INFO("8x8 blocks, mean |difference|: reduced " << reduced << ", moved 2 px " << shifted);
+  CHECK(reduced < 0.5 * shifted);
+  CHECK(differ > 1000);
+  CHECK(h.ctx.validation_errors() == 0);
 }
 
 TEST_CASE("scene: a malformed draw list is reported, not drawn", "[render]") {
