@@ -536,6 +536,7 @@ int run_viewer(const ViewerOptions& opt) {
         target.set_scene_scale(reduce ? k_moving_scale : 1.0f);
         saved_reduced = reduce;
         ed.drawn_scene_scale = target.scene_scale();
+        target.set_scene_columns(uint32_t(free_x0), uint32_t(std::ceil(free_x1)));
         if (list) scene_renderer.prepare(cmd, *list, ed.camera, loop.frame_index());
         target.begin(cmd, clear);
         // the side panels are opaque: shade only the columns between them (on a CPU

@@ -188,6 +188,7 @@ void RenderTarget::destroy_images() {
   overlay_framebuffer_ = VK_NULL_HANDLE;
   destroy(ctx_, saved_);
   scene_saved_ = false;
+  color_written_ = false;
   VkExtent2D extent = color_.extent;
   destroy(ctx_, color_);
   color_.extent = extent;
@@ -201,6 +202,11 @@ void RenderTarget::set_scene_scale(float scale) {
     vkDeviceWaitIdle(ctx_.device());
     destroy_scene_pass(reduced_);
   }
+}
+
+void RenderTarget::set_scene_columns(uint32_t x0, uint32_t x1) {
+  scene_x0_ = x0;
+  scene_x1_ = x1;
 }
 
 VkExtent2D RenderTarget::scene_extent() const {
@@ -248,21 +254,30 @@ void RenderTarget::begin_overlay(VkCommandBuffer cmd) {
 void RenderTarget::end(VkCommandBuffer cmd) {
   vkCmdEndRenderPass(cmd);
   if (std::exchange(in_scene_pass_, false) && scene_scale_ < 1.0f) stretch_scene(cmd);
+  color_written_ = true;  // every pass leaves color_ in TRANSFER_SRC_OPTIMAL
 }
 
 void RenderTarget::stretch_scene(VkCommandBuffer cmd) const {
   // the color image's earlier users: the last frame's overlay pass, blit and read-back; the
-  // scene pass's dependency made the reduced image's writes visible to transfer reads
-  image_barrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+  // scene pass's dependency made the reduced image's writes visible to transfer reads. Only
+  // the given columns are stretched over: the rest keeps the last frame (after a resize there
+  // is none, and all columns are)
+  const bool keep = color_written_;
+  image_barrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT,
+                keep ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL : VK_IMAGE_LAYOUT_UNDEFINED,
                 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                 VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                 VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
   const VkExtent2D from = scene_extent(), to = color_.extent;
+  const uint32_t x1 = keep ? std::min(scene_x1_, to.width) : to.width, x0 = keep ? std::min(scene_x0_, x1) : 0;
+  const float sx = float(from.width) / float(to.width);
   VkImageBlit b{};
   b.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
   b.dstSubresource = b.srcSubresource;
-  b.srcOffsets[1] = {int32_t(from.width), int32_t(from.height), 1};
-  b.dstOffsets[1] = {int32_t(to.width), int32_t(to.height), 1};
+  b.srcOffsets[0] = {int32_t(float(x0) * sx + 0.5f), 0, 0};
+  b.srcOffsets[1] = {std::max(b.srcOffsets[0].x + 1, int32_t(float(x1) * sx + 0.5f)), int32_t(from.height), 1};
+  b.dstOffsets[0] = {int32_t(x0), 0, 0};
+  b.dstOffsets[1] = {int32_t(x1), int32_t(to.height), 1};
   vkCmdBlitImage(cmd, reduced_.color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, color_.image,
                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &b, VK_FILTER_LINEAR);
   image_barrier(
@@ -297,7 +312,8 @@ void RenderTarget::save_scene(VkCommandBuffer cmd) {
   scene_saved_ = true;
 }
 
-void RenderTarget::restore_scene(VkCommandBuffer cmd) const {
+void RenderTarget::restore_scene(VkCommandBuffer cmd) {
+  color_written_ = true;
   // the color image's earlier users: the last frame's overlay pass, blit and read-back
   image_barrier(cmd, color_.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
                 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,

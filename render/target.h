@@ -51,6 +51,9 @@ class RenderTarget {
   float scene_scale() const { return scene_scale_; }
   // the size the scene pass draws at: extent() times the scale, at least 1x1
   VkExtent2D scene_extent() const;
+  // the columns [x0, x1) of the full image that a reduced scene pass is stretched over (the
+  // rest, under opaque panels, keeps what the last frame left there); default: all of it
+  void set_scene_columns(uint32_t x0, uint32_t x1);
 
   // begin the scene pass, clearing color and depth; viewport and scissor cover scene_extent()
   void begin(VkCommandBuffer cmd, const float clear_rgba[4]);
@@ -62,7 +65,7 @@ class RenderTarget {
   // after the scene pass: copy its color image aside; restore_scene copies it back (the
   // color image is then as the scene pass left it). Forgotten on resize.
   void save_scene(VkCommandBuffer cmd);
-  void restore_scene(VkCommandBuffer cmd) const;
+  void restore_scene(VkCommandBuffer cmd);
   bool scene_saved() const { return scene_saved_; }
 
  private:
@@ -85,6 +88,8 @@ class RenderTarget {
   Image saved_;        // the scene as the last save_scene left it
   bool scene_saved_ = false;
   float scene_scale_ = 1.0f;
+  uint32_t scene_x0_ = 0, scene_x1_ = ~0u;
+  bool color_written_ = false;  // color_ holds a frame (in TRANSFER_SRC_OPTIMAL) since resize
   bool in_scene_pass_ = false;  // end() closes the scene pass (else the overlay's)
   VkRenderPass render_pass_ = VK_NULL_HANDLE;
   VkRenderPass overlay_pass_ = VK_NULL_HANDLE;

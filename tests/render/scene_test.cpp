@@ -95,6 +95,23 @@ TEST_CASE("scene: a reduced scene pass is stretched over the whole image", "[ren
   INFO("8x8 blocks, mean |difference|: reduced " << reduced << ", moved 2 px " << shifted);
   CHECK(reduced < 0.5 * shifted);
   CHECK(differ > 1000);
+
+  // stretched over columns 100..220 only: the columns outside keep the last frame's pixels
+  h.render(s->list, s->camera);  // a full-size frame first
+  h.target->set_scene_scale(0.5f);
+  h.target->set_scene_columns(100, 220);
+  auto moved = demo::draped_cloth(48);
+  moved->camera.yaw += 0.3f;
+  const Capture part = h.render(moved->list, moved->camera);
+  h.target->set_scene_scale(1.0f);
+  h.target->set_scene_columns(0, ~0u);
+  size_t outside_changed = 0, inside_changed = 0;
+  for (size_t i = 0; i < part.rgba.size(); ++i) {
+    const size_t x = (i / 4) % part.width;
+    (x < 100 || x >= 220 ? outside_changed : inside_changed) += part.rgba[i] != full.rgba[i];
+  }
+  CHECK(outside_changed == 0);
+  CHECK(inside_changed > 1000);
   CHECK(h.ctx.validation_errors() == 0);
 }
 

@@ -20,6 +20,7 @@ TEST_CASE("sync validation: several frames in flight, picking between them", "[r
       h.target->restore_scene(cmd);
     } else {
       h.target->set_scene_scale(frame % 2 ? 0.6f : 1.0f);
+      h.target->set_scene_columns(20, 140);  // a reduced pass keeps the columns outside
       h.scene->prepare(cmd, s.list, s.camera, h.loop->frame_index());
       const float clear[4] = {0, 0, 0, 1}, top[3] = {0.4f, 0.5f, 0.6f}, bottom[3] = {0.8f, 0.8f, 0.8f};
       h.target->begin(cmd, clear);
