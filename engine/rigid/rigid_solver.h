@@ -13,7 +13,7 @@
 // second derivatives, forward over reverse: tangent_step() and tangent_step_adjoint() run the
 // same step and reverse pass on Tangent numbers (a value and its derivative along one direction
 // of the inputs), so the adjoint's tangent is a directional derivative of the gradient: a share of
-// a Hessian-vector product (engine/optim/pods.h); cost ~ 2-3 of their plain counterparts.
+// a Hessian-vector product (engine/optim/pods.h, where its measured cost is).
 #pragma once
 
 #include <vector>
