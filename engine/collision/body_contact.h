@@ -42,21 +42,22 @@ ADJ_HD bool point_contact(const M& m, int s, const vec3<S>& pt, S r, const mat33
 
 // the reverse of point_contact by hand (a point that touches): given the adjoint of the
 // spatial force on the body, adds to the adjoints of the body pose and velocity and of ke, kd, mu
-template <class S, class M>
-ADJ_HD void point_contact_adjoint(const M& m, int s, const vec3<S>& pt, S r, const mat33<S>& R, const vec3<S>& p,
+// (S: the adjoints' scalar, plain or a dual for forward-over-reverse; P: the model's)
+template <class S, class P, class M>
+ADJ_HD void point_contact_adjoint(const M& m, int s, const vec3<P>& pt, P r, const mat33<S>& R, const vec3<S>& p,
                                   const svec<S>& v, S ke, S kd, S mu, const svec<S>& adj_fs, mat33<S>& adj_R,
                                   vec3<S>& adj_p, svec<S>& adj_v, S& adj_ke, S& adj_kd, S& adj_mu) {
   const vec3<S> n(S(0), S(1), S(0));
-  const vec3<S> xl = m.shape_pos[s] + m.shape_rot[s] * pt;
-  const vec3<S> x = p + R * xl, xc = x - n * r;
+  const vec3<S> xl = lift<S>(m.shape_pos[s] + m.shape_rot[s] * pt);
+  const vec3<S> x = p + R * xl, xc = x - n * S(r);
   const vec3<S> vel = v.v + cross(v.w, xc);
-  const S c = x.y - r;
+  const S c = x.y - S(r);
   const vec3<S> f = contact_force(c, n, vel, ke, kd, m.contact_kf, mu, m.contact_eps);
   // fs = (xc x f, f)
   const vec3<S> adj_f = adj_fs.v + cross(adj_fs.w, xc);
   vec3<S> adj_xc = cross(f, adj_fs.w), adj_vel;
   S adj_c = S(0);
-  contact_force_adjoint(c, n, vel, ke, kd, m.contact_kf, mu, m.contact_eps, adj_f, adj_c, adj_vel, adj_ke, adj_kd,
+  contact_force_adjoint(c, n, vel, ke, kd, S(m.contact_kf), mu, S(m.contact_eps), adj_f, adj_c, adj_vel, adj_ke, adj_kd,
                         adj_mu);
   // vel = v.v + v.w x xc; c = x.y - r; xc = x - n r; x = p + R xl
   adj_v.v += adj_vel;
@@ -226,7 +227,8 @@ ADJ_HD void contact_forces(const M& m, const T& ke, const T& kd, const T& mu, co
 // the reverse of contact_forces: given adj_fext, adds to the adjoints of the body poses and
 // velocities and of ke, kd, mu. each touching feature is found on plain values first; ground
 // points (the common case: feet) are reversed by hand (point_contact_adjoint), colliders and
-// shape pairs take their vector-Jacobian product from dual numbers through the same kernel
+// shape pairs take their vector-Jacobian product from dual numbers through the same kernel.
+// S: the adjoints' scalar (plain, or a dual for forward-over-reverse); the model's constants stay plain
 template <class S, class M>
 ADJ_HD void contact_forces_adjoint(const M& m, S ke, S kd, S mu, const mat33<S>* R, const vec3<S>* p, const svec<S>* v,
                                    const svec<S>* adj_fext, mat33<S>* adj_R, vec3<S>* adj_p, svec<S>* adj_v, S& adj_ke,
@@ -261,8 +263,8 @@ ADJ_HD void contact_forces_adjoint(const M& m, S ke, S kd, S mu, const mat33<S>*
                             adj_kd, adj_mu);
         continue;
       }
-      vec3<S> pts[8];
-      S r;
+      vec3<model_scalar_t<M>> pts[8];
+      model_scalar_t<M> r;
       int count = shape_points(m.shape_type[s], m.shape_size[s], pts, r);
       for (int k = 0; k < count; ++k) {
         if (!point_contact(m, s, pts[k], r, R[b], p[b], v[b], ke, kd, mu, fs, xc, f)) continue;
@@ -291,7 +293,8 @@ ADJ_HD void contact_forces_adjoint(const M& m, S ke, S kd, S mu, const mat33<S>*
     for (int sb = sa + 1; sb < m.shape_count(); ++sb) {
       if (!pair_enabled(m, sa, sb)) continue;
       const int a = m.shape_body[sa], b = m.shape_body[sb];
-      if (!pair_near(m, sa, sb, p[a] + R[a] * m.shape_pos[sa], p[b] + R[b] * m.shape_pos[sb])) continue;
+      if (!pair_near(m, sa, sb, p[a] + R[a] * lift<S>(m.shape_pos[sa]), p[b] + R[b] * lift<S>(m.shape_pos[sb])))
+        continue;
       for (int k = 0; k < pair_feature_count(m, sa, sb); ++k) {
         if (!pair_contact(m, sa, sb, k, R[a], p[a], v[a], R[b], p[b], v[b], ke, kd, mu, fs, xc, n, f)) continue;
         Seeder<S, N2> seed;

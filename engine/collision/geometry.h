@@ -28,7 +28,7 @@ struct plain_scalar {
 };
 template <class S, int N>
 struct plain_scalar<Dual<S, N>> {
-  using type = S;
+  using type = typename plain_scalar<S>::type;  // duals of duals (forward-over-reverse): the innermost
 };
 template <class T>
 using plain_scalar_t = typename plain_scalar<T>::type;

@@ -147,8 +147,8 @@ void mesh_ground_forces(const RigidModelT<S>& m, int s, const mat33<T>& R, const
   }
 }
 
-template <class S>
-void mesh_ground_adjoint(const RigidModelT<S>& m, int s, const mat33<S>& R, const vec3<S>& p, const svec<S>& v, S ke,
+template <class S, class P>
+void mesh_ground_adjoint(const RigidModelT<P>& m, int s, const mat33<S>& R, const vec3<S>& p, const svec<S>& v, S ke,
                          S kd, S mu, const svec<S>& adj_fext, mat33<S>& adj_R, vec3<S>& adj_p, svec<S>& adj_v,
                          S& adj_ke, S& adj_kd, S& adj_mu) {
   int h0, h1;
@@ -156,8 +156,8 @@ void mesh_ground_adjoint(const RigidModelT<S>& m, int s, const mat33<S>& R, cons
   svec<S> fs;
   vec3<S> xc, f;
   for (int h = h0; h < h1; ++h) {
-    if (!point_contact(m, s, m.hull_vertex[h], S(0), R, p, v, ke, kd, mu, fs, xc, f)) continue;
-    point_contact_adjoint(m, s, m.hull_vertex[h], S(0), R, p, v, ke, kd, mu, adj_fext, adj_R, adj_p, adj_v, adj_ke,
+    if (!point_contact(m, s, m.hull_vertex[h], P(0), R, p, v, ke, kd, mu, fs, xc, f)) continue;
+    point_contact_adjoint(m, s, m.hull_vertex[h], P(0), R, p, v, ke, kd, mu, adj_fext, adj_R, adj_p, adj_v, adj_ke,
                           adj_kd, adj_mu);
   }
 }

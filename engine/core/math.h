@@ -116,7 +116,8 @@ struct Dual {
     for (int k = 0; k < N; ++k) r.d[k] = (x.v * y.d[k] - y.v * x.d[k]) / r2;
     return r;
   }
-  ADJ_HD friend S value(const Dual& a) { return a.v; }
+  // the plain value (of the innermost scalar, for duals of duals)
+  ADJ_HD friend auto value(const Dual& a) { return value(a.v); }
 };
 
 template <class T>

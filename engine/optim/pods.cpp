@@ -87,19 +87,13 @@ Result<S> ActionSequenceT<S>::cost(const std::vector<S>& a, std::vector<S>* grad
 }
 
 template <class S>
-Status ActionSequenceT<S>::hvp(const std::vector<S>& a, const std::vector<S>& v, std::vector<S>& out, double eps) {
-  const std::vector<double> vd = to_double(v);
-  const double norm = std::sqrt(dot(vd, vd));
-  out.assign(a.size(), S(0));
-  if (norm == 0) return Status::ok();
-  const double e = eps / norm;
-  std::vector<S> gp, gm;
-  Result<S> cp = cost(plus(a, e, vd), &gp);
-  if (!cp) return cp.status();
-  Result<S> cm = cost(plus(a, -e, vd), &gm);
-  if (!cm) return cm.status();
-  for (std::size_t k = 0; k < a.size(); ++k) out[k] = S((double(gp[k]) - double(gm[k])) / (2 * e));
-  return Status::ok();
+Status ActionSequenceT<S>::hvp(const std::vector<S>& a, const std::vector<S>& v, std::vector<S>& out) {
+  if (int(a.size()) != size() || int(v.size()) != size())
+    return Status::error("action sequence: H v of " + std::to_string(a.size()) + " actions along " +
+                         std::to_string(v.size()) + " entries, expected " + std::to_string(size()));
+  Status st = env_->action_hvp(copy_, a, v, S(1.0 / double(frames_)), out);
+  sim_steps_ += 2LL * frames_ * env_->substeps();
+  return st;
 }
 
 template <class S>
@@ -107,14 +101,13 @@ Result<PodsTrainerT<S>> PodsTrainerT<S>::create(const TaskT<S>& task, PodsOption
   const std::string where = "task '" + task.task().name + "' (PODS)";
   if ((o.order != 1 && o.order != 2) || o.batch < 1 || o.line_search < 0 || !(o.step > 0) || !(o.radius > 0) ||
       !(o.radius_min > 0) || !(o.radius_max >= o.radius_min) || !(o.damping >= 0) || o.cg_iterations < 1 ||
-      !(o.hvp_eps >= 0) || o.epochs < 1 || o.minibatch < 1 || !(o.lr > 0))
+      o.epochs < 1 || o.minibatch < 1 || !(o.lr > 0))
     return Status::error(where +
                          ": options out of range (order 1 or 2; batch, cg_iterations, epochs, minibatch >= 1; "
-                         "line_search, damping, hvp_eps >= 0; step, radius, lr > 0; radius_min <= radius_max)");
+                         "line_search, damping >= 0; step, radius, lr > 0; radius_min <= radius_max)");
   env_options.env_count = o.batch;
   auto envs = make_policy_envs(task, env_options, where);
   if (!envs) return envs.status();
-  if (o.hvp_eps == 0) o.hvp_eps = sizeof(S) == sizeof(float) ? 1e-2 : 1e-5;  // the gradient's own precision
   PodsTrainerT r;
   r.options_ = o;
   r.env_ = std::move(envs->train);
@@ -142,7 +135,7 @@ Status PodsTrainerT<S>::newton_step(ActionSequenceT<S>& seq, Episode& e, const s
   const double tol = 1e-6 * std::sqrt(rr);
   std::vector<S> hv;
   for (int it = 0; it < options_.cg_iterations; ++it) {
-    Status st = seq.hvp(e.a0, from_double<S>(d), hv, options_.hvp_eps);
+    Status st = seq.hvp(e.a0, from_double<S>(d), hv);
     ++e.hvps;
     if (!st) return st;
     hd = to_double(hv);

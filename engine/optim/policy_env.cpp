@@ -175,6 +175,66 @@ Status RigidPolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_acti
   return Status::ok();
 }
 
+template <class S>
+Status RigidPolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost,
+                                      std::vector<S>& out) {
+  using T = Dual<S, 1>;
+  Copy& c = copies_[i];
+  const int na = this->action_size();
+  if (na < 1 || a.size() != v.size() || a.size() % std::size_t(na) != 0)
+    return Status::error("env " + std::to_string(i) + ": H v needs actions and a direction of whole frames (" +
+                         std::to_string(na) + " entries per frame; got " + std::to_string(a.size()) + " and " +
+                         std::to_string(v.size()) + ")");
+  const int frames = int(a.size()) / na;
+  auto where = [&](int t, const char* pass) {
+    return "env " + std::to_string(i) + ", frame " + std::to_string(c.frame + t) + " (H v, " + pass + "): ";
+  };
+  // forward: the frames on tangent numbers, the actions' tangents v
+  std::vector<StateT<T>> s(static_cast<std::size_t>(frames + 1));
+  std::vector<ControlT<T>> u(static_cast<std::size_t>(frames));
+  for (S x : c.state.joint_q) s[0].joint_q.push_back(T(x));
+  for (S x : c.state.joint_qd) s[0].joint_qd.push_back(T(x));
+  std::vector<T> action(static_cast<std::size_t>(na));
+  for (int t = 0; t < frames; ++t) {
+    for (int k = 0; k < na; ++k) {
+      const std::size_t e = std::size_t(t) * std::size_t(na) + std::size_t(k);
+      action[std::size_t(k)] = T(a[e]);
+      action[std::size_t(k)].d[0] = v[e];
+    }
+    u[std::size_t(t)].joint_act.assign(std::size_t(model_.actuator_count()), T(0));
+    policy_.apply_outputs(action, u[std::size_t(t)]);
+    Status st = c.solver.tangent_step(model_, s[std::size_t(t)], s[std::size_t(t) + 1], u[std::size_t(t)], dt_);
+    if (!st) return Status::error(where(t, "forward") + st.message());
+  }
+  // reverse: each frame's cost seeds its states' adjoints (their tangents: the cost's second
+  // derivatives along the states' tangents), the step's adjoint moves them to its input
+  StateT<T> adj, adj_in, seed;
+  adj.joint_q.assign(s[0].joint_q.size(), T(0));
+  adj.joint_qd.assign(s[0].joint_qd.size(), T(0));
+  auto add_seed = [&](int f, const StateT<T>& state, StateT<T>& to) {
+    seed.joint_q.assign(state.joint_q.size(), T(0));
+    seed.joint_qd.assign(state.joint_qd.size(), T(0));
+    c.loss.seed(f, state, seed);
+    for (std::size_t q = 0; q < seed.joint_q.size(); ++q) to.joint_q[q] += T(d_cost) * seed.joint_q[q];
+    for (std::size_t d = 0; d < seed.joint_qd.size(); ++d) to.joint_qd[d] += T(d_cost) * seed.joint_qd[d];
+  };
+  ControlT<T> grad_control;
+  std::vector<T> d_action;
+  out.assign(a.size(), S(0));
+  for (int t = frames - 1; t >= 0; --t) {
+    add_seed(1, s[std::size_t(t) + 1], adj);
+    grad_control.joint_act.assign(std::size_t(model_.actuator_count()), T(0));
+    Status st =
+        c.solver.tangent_step_adjoint(model_, s[std::size_t(t)], u[std::size_t(t)], dt_, adj, adj_in, grad_control);
+    if (!st) return Status::error(where(t, "reverse") + st.message());
+    add_seed(0, s[std::size_t(t)], adj_in);
+    policy_.output_grads(grad_control, d_action);
+    for (int k = 0; k < na; ++k) out[std::size_t(t) * std::size_t(na) + std::size_t(k)] = d_action[std::size_t(k)].d[0];
+    std::swap(adj, adj_in);
+  }
+  return Status::ok();
+}
+
 template class RigidPolicyEnvT<float>;
 template class RigidPolicyEnvT<double>;
 

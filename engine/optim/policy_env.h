@@ -10,6 +10,8 @@
 //             the adjoint to the frame's input state; add_observation_adjoint(i, d_obs) again
 //   clear_tape(i)             forget the recorded frames (the state stays: the episode goes on)
 //   rewind(i)                 undo the recorded frames (gradient checks run a window twice)
+//   action_hvp(i, a, v, ...)  H v of an open-loop action sequence from the copy's state (PODS-2),
+//                             exact, forward over reverse; robots only (particle worlds refuse)
 //
 // Copies share nothing that steps mutate, so different copies may run on different threads.
 // A task makes its env (TaskT::policy_env, engine/optim/task.h); the trainers never ask what
@@ -69,6 +71,19 @@ class PolicyEnvT {
   virtual void begin_backward(int i) = 0;
   virtual void add_observation_adjoint(int i, const std::vector<S>& d_obs) = 0;
   virtual Status backward_step(int i, S d_cost, std::vector<S>& d_action) = 0;
+
+  // the open-loop problem J(a) = d_cost x (the sum of the frame costs) of the frames that the
+  // actions a (frame-major, action_size() per frame) drive from copy i's state: out = H v,
+  // H = d^2 J / da^2, by forward over reverse: the frames and their reverse pass run on tangent
+  // numbers Dual<S, 1> whose tangents start as v on the actions, and the tangent of dJ/da is H v
+  // (exact up to rounding). Neither the copy's state nor its tape change; the frames' steps are
+  // one forward and one reverse pass, as a gradient's. Errors: a world without it (particles)
+  virtual Status action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost, std::vector<S>& out) {
+    (void)i, (void)a, (void)v, (void)d_cost, (void)out;
+    return Status::error(
+        "exact Hessian-vector products (PODS-2) need a world that steps on tangent numbers: robot tasks do, "
+        "particle tasks do not (use PODS-1)");
+  }
 };
 
 // randomized initial states (reset with an rng): every coordinate of a revolute or prismatic
@@ -109,6 +124,7 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
   void begin_backward(int i) override;
   void add_observation_adjoint(int i, const std::vector<S>& d_obs) override;
   Status backward_step(int i, S d_cost, std::vector<S>& d_action) override;
+  Status action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost, std::vector<S>& out) override;
 
   const StateT<S>& state(int i) const override { return copies_[i].state; }
   const RigidModelT<S>& model() const { return model_; }

@@ -8,17 +8,17 @@ namespace adj::optim {
 
 using scene::LossKind;
 
-template <class S>
-vec3<S> rigid_body_com(const RigidModelT<S>& m, const std::vector<S>& q, int body, std::vector<vec3<S>>* jac) {
+template <class T, class S>
+vec3<T> rigid_body_com(const RigidModelT<S>& m, const std::vector<T>& q, int body, std::vector<vec3<T>>* jac) {
   constexpr int N = 8;
-  using D = Dual<S, N>;
+  using D = Dual<T, N>;
   const int nq = m.q_count(), nv = m.dof_count();
   rigid::Work<D> w;
   w.resize(m.body_count(), nq, nv);
   rigid::Params<D> par = rigid::lift_params<D>(m);
   std::vector<D> qd(nv), qq(nq);
-  if (jac) jac->assign(nq, vec3<S>{});
-  vec3<S> c{};
+  if (jac) jac->assign(nq, vec3<T>{});
+  vec3<T> c{};
   for (int lo = 0; lo < std::max(nq, 1); lo += N) {
     for (int k = 0; k < nq; ++k) qq[k] = (jac && k >= lo && k < lo + N) ? D::var(q[k], k - lo) : D(q[k]);
     rigid::kinematics(m, par, qq.data(), qd.data(), w);
@@ -30,37 +30,37 @@ vec3<S> rigid_body_com(const RigidModelT<S>& m, const std::vector<S>& q, int bod
   return c;
 }
 
-template <class S>
-RigidBodyProbe<S> rigid_body_probe(const RigidModelT<S>& m, const std::vector<S>& q, const std::vector<S>& qd,
+template <class T, class S>
+RigidBodyProbe<T> rigid_body_probe(const RigidModelT<S>& m, const std::vector<T>& q, const std::vector<T>& qd,
                                    int body) {
-  rigid::Work<S> w;
+  rigid::Work<T> w;
   w.resize(m.body_count(), m.q_count(), m.dof_count());
-  rigid::kinematics(m, rigid::lift_params<S>(m), q.data(), qd.data(), w);
-  RigidBodyProbe<S> r;
+  rigid::kinematics(m, rigid::lift_params<T>(m), q.data(), qd.data(), w);
+  RigidBodyProbe<T> r;
   r.R = w.R[body];
-  r.c = w.p[body] + w.R[body] * m.body_com[body];
+  r.c = w.p[body] + w.R[body] * lift<T>(m.body_com[body]);
   r.vc = w.v[body].v + cross(w.v[body].w, r.c);
   return r;
 }
 
-template <class S>
-void rigid_body_probe_adjoint(const RigidModelT<S>& m, const std::vector<S>& q, const std::vector<S>& qd, int body,
-                              const RigidBodyProbe<S>& adj, std::vector<S>& adj_q, std::vector<S>& adj_qd) {
+template <class T, class S>
+void rigid_body_probe_adjoint(const RigidModelT<S>& m, const std::vector<T>& q, const std::vector<T>& qd, int body,
+                              const RigidBodyProbe<T>& adj, std::vector<T>& adj_q, std::vector<T>& adj_qd) {
   const int nb = m.body_count(), nv = m.dof_count();
-  rigid::Work<S> w;
+  rigid::Work<T> w;
   w.resize(nb, m.q_count(), nv);
-  const rigid::Params<S> par = rigid::lift_params<S>(m);
+  const rigid::Params<T> par = rigid::lift_params<T>(m);
   rigid::kinematics(m, par, q.data(), qd.data(), w);
-  rigid::AdjWork<S> g;
+  rigid::AdjWork<T> g;
   g.reset(nb, nv);
-  rigid::Params<S> adj_par;
-  adj_par.body_mass.assign(std::size_t(nb), S(0));
+  rigid::Params<T> adj_par;
+  adj_par.body_mass.assign(std::size_t(nb), T(0));
   // vc = v.v + v.w x c, c = p + R com
-  const rigid::svec<S>& v = w.v[body];
-  const vec3<S> c = w.p[body] + w.R[body] * m.body_com[body];
+  const rigid::svec<T>& v = w.v[body];
+  const vec3<T> c = w.p[body] + w.R[body] * lift<T>(m.body_com[body]);
   g.v[body].v += adj.vc;
   g.v[body].w += cross(c, adj.vc);
-  const vec3<S> gc = adj.c + cross(adj.vc, v.w);
+  const vec3<T> gc = adj.c + cross(adj.vc, v.w);
   g.p[body] += gc;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) g.R[body].m[i][j] += adj.R.m[i][j] + gc[i] * m.body_com[body][j];
@@ -174,35 +174,37 @@ Result<RigidLossT<S>> RigidLossT<S>::create(const scene::CompiledSceneT<S>& cs, 
 }
 
 template <class S>
-S RigidLossT<S>::running_cost(const Term& t, const std::vector<S>& q, const std::vector<S>& qd,
-                              RigidBodyProbe<S>* grad) const {
-  const RigidBodyProbe<S> p = rigid_body_probe(*model_, q, qd, t.body);
-  if (grad) *grad = RigidBodyProbe<S>{};
+template <class T>
+T RigidLossT<S>::running_cost(const Term& t, const std::vector<T>& q, const std::vector<T>& qd,
+                              RigidBodyProbe<T>* grad) const {
+  const RigidBodyProbe<T> p = rigid_body_probe(*model_, q, qd, t.body);
+  const vec3<T> axis = lift<T>(t.axis);
+  if (grad) *grad = RigidBodyProbe<T>{};
   switch (t.kind) {
     case LossKind::height: {
-      const S d = t.value - p.c[up_];
-      if (!(d > S(0))) return S(0);
-      if (grad) grad->c[up_] = S(-2) * d;
+      const T d = T(t.value) - p.c[up_];
+      if (!(d > T(0))) return T(0);
+      if (grad) grad->c[up_] = T(-2) * d;
       return d * d;
     }
     case LossKind::upright: {
       // 1 - (R a).up = 1 - sum_j R[up][j] a_j
       if (grad)
-        for (int j = 0; j < 3; ++j) grad->R.m[up_][j] = -t.axis[j];
-      return S(1) - (p.R * t.axis)[up_];
+        for (int j = 0; j < 3; ++j) grad->R.m[up_][j] = -axis[j];
+      return T(1) - (p.R * axis)[up_];
     }
     case LossKind::speed: {
-      const S d = dot(p.vc, t.axis) - t.value;
-      if (grad) grad->vc = t.axis * (S(2) * d);
+      const T d = dot(p.vc, axis) - T(t.value);
+      if (grad) grad->vc = axis * (T(2) * d);
       return d * d;
     }
     case LossKind::reach: {
-      const vec3<S> d = p.c - t.target;
-      if (grad) grad->c = d * S(2);
+      const vec3<T> d = p.c - lift<T>(t.target);
+      if (grad) grad->c = d * T(2);
       return dot(d, d);
     }
     default:
-      return S(0);
+      return T(0);
   }
 }
 
@@ -258,7 +260,7 @@ S RigidLossT<S>::value(const std::vector<S>& theta) {
       case LossKind::upright:
       case LossKind::speed:
       case LossKind::reach:
-        for (int f = 1; f <= t.frame; ++f) v += running_cost(t, q_[f], qd_[f], nullptr);
+        for (int f = 1; f <= t.frame; ++f) v += running_cost<S>(t, q_[f], qd_[f], nullptr);
         v /= S(t.frame);
         break;
       default:
@@ -271,48 +273,50 @@ S RigidLossT<S>::value(const std::vector<S>& theta) {
 }
 
 template <class S>
-void RigidLossT<S>::seed(int f, const StateT<S>& s, StateT<S>& adj) const {
-  std::vector<vec3<S>> jac;
+template <class T>
+void RigidLossT<S>::seed(int f, const StateT<T>& s, StateT<T>& adj) const {
+  std::vector<vec3<T>> jac;
   for (const Term& t : terms_) {
+    const T w = T(t.weight);
     switch (t.kind) {
       case LossKind::position:
         if (f == t.frame) {
-          vec3<S> d = rigid_body_com(*model_, s.joint_q, t.body, &jac) - t.target;
-          for (int k = 0; k < int(jac.size()); ++k) adj.joint_q[k] += t.weight * S(2) * dot(d, jac[k]);
+          vec3<T> d = rigid_body_com(*model_, s.joint_q, t.body, &jac) - lift<T>(t.target);
+          for (int k = 0; k < int(jac.size()); ++k) adj.joint_q[k] += w * T(2) * dot(d, jac[k]);
         }
         break;
       case LossKind::distance:
         if (f == t.frame || f == 0) {
           rigid_body_com(*model_, s.joint_q, t.body, &jac);
-          S sign = (f == t.frame ? S(-1) : S(0)) + (f == 0 ? S(1) : S(0));
-          for (int k = 0; k < int(jac.size()); ++k) adj.joint_q[k] += t.weight * sign * dot(t.axis, jac[k]);
+          T sign = T((f == t.frame ? -1 : 0) + (f == 0 ? 1 : 0));
+          for (int k = 0; k < int(jac.size()); ++k) adj.joint_q[k] += w * sign * dot(lift<T>(t.axis), jac[k]);
         }
         break;
       case LossKind::joint:
-        if (f == t.frame) adj.joint_q[t.body] += t.weight * S(2) * (s.joint_q[t.body] - t.value);
+        if (f == t.frame) adj.joint_q[t.body] += w * T(2) * (s.joint_q[t.body] - T(t.value));
         break;
       case LossKind::height:
       case LossKind::upright:
       case LossKind::speed:
       case LossKind::reach:
         if (f >= 1 && f <= t.frame) {
-          RigidBodyProbe<S> g;
+          RigidBodyProbe<T> g;
           running_cost(t, s.joint_q, s.joint_qd, &g);
-          const S c = t.weight / S(t.frame);
+          const T c = w / T(t.frame);
           g.c = g.c * c;
           g.vc = g.vc * c;
           for (auto& row : g.R.m)
-            for (S& x : row) x *= c;
+            for (T& x : row) x *= c;
           rigid_body_probe_adjoint(*model_, s.joint_q, s.joint_qd, t.body, g, adj.joint_q, adj.joint_qd);
         }
         break;
       case LossKind::cartpole:
         if (f >= 1 && f <= t.frame) {
-          S c = t.weight / S(t.frame);
-          adj.joint_q[t.theta] += c * S(2) * std::sin(s.joint_q[t.theta]);
-          adj.joint_qd[t.thetad] += c * S(0.2) * s.joint_qd[t.thetad];
-          adj.joint_q[t.x] += c * S(0.1) * s.joint_q[t.x];
-          adj.joint_qd[t.xd] += c * S(0.2) * s.joint_qd[t.xd];
+          const T c = w / T(t.frame);
+          adj.joint_q[t.theta] += c * T(2) * rigid::rsin(s.joint_q[t.theta]);
+          adj.joint_qd[t.thetad] += c * T(0.2) * s.joint_qd[t.thetad];
+          adj.joint_q[t.x] += c * T(0.1) * s.joint_q[t.x];
+          adj.joint_qd[t.xd] += c * T(0.2) * s.joint_qd[t.xd];
         }
         break;
       default:
@@ -329,20 +333,21 @@ void RigidLossT<S>::add_effort(const std::vector<S>& theta, std::vector<S>& grad
         for (int i = a; i < b; ++i) grad[i] += t.weight * S(2) * theta[i];
 }
 
+#define ADJ_RIGID_LOSS_INSTANTIATE(S, T)                                                                           \
+  template void RigidLossT<S>::seed(int, const StateT<T>&, StateT<T>&) const;                                      \
+  template RigidBodyProbe<T> rigid_body_probe(const RigidModelT<S>&, const std::vector<T>&, const std::vector<T>&, \
+                                              int);                                                                \
+  template void rigid_body_probe_adjoint(const RigidModelT<S>&, const std::vector<T>&, const std::vector<T>&, int, \
+                                         const RigidBodyProbe<T>&, std::vector<T>&, std::vector<T>&);              \
+  template vec3<T> rigid_body_com(const RigidModelT<S>&, const std::vector<T>&, int, std::vector<vec3<T>>*);
+
 template class RigidLossT<float>;
 template class RigidLossT<double>;
-template RigidBodyProbe<float> rigid_body_probe(const RigidModelT<float>&, const std::vector<float>&,
-                                                const std::vector<float>&, int);
-template RigidBodyProbe<double> rigid_body_probe(const RigidModelT<double>&, const std::vector<double>&,
-                                                 const std::vector<double>&, int);
-template void rigid_body_probe_adjoint(const RigidModelT<float>&, const std::vector<float>&, const std::vector<float>&,
-                                       int, const RigidBodyProbe<float>&, std::vector<float>&, std::vector<float>&);
-template void rigid_body_probe_adjoint(const RigidModelT<double>&, const std::vector<double>&,
-                                       const std::vector<double>&, int, const RigidBodyProbe<double>&,
-                                       std::vector<double>&, std::vector<double>&);
-template vec3<float> rigid_body_com<float>(const RigidModelT<float>&, const std::vector<float>&, int,
-                                           std::vector<vec3<float>>*);
-template vec3<double> rigid_body_com<double>(const RigidModelT<double>&, const std::vector<double>&, int,
-                                             std::vector<vec3<double>>*);
+ADJ_RIGID_LOSS_INSTANTIATE(float, float)
+ADJ_RIGID_LOSS_INSTANTIATE(double, double)
+using TangentF = Dual<float, 1>;
+using TangentD = Dual<double, 1>;
+ADJ_RIGID_LOSS_INSTANTIATE(float, TangentF)
+ADJ_RIGID_LOSS_INSTANTIATE(double, TangentD)
 
 }  // namespace adj::optim

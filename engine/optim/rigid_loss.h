@@ -24,9 +24,12 @@
 
 namespace adj::optim {
 
+// these functions and RigidLossT::seed run on the model's scalar S, and on tangent numbers
+// T = Dual<S, 1> over the same model for the H v products of engine/optim/pods.h
+
 // world centre of mass of `body` and, when jac is given, d com / d q (q_count rows)
-template <class S>
-vec3<S> rigid_body_com(const RigidModelT<S>& m, const std::vector<S>& q, int body, std::vector<vec3<S>>* jac);
+template <class T, class S>
+vec3<T> rigid_body_com(const RigidModelT<S>& m, const std::vector<T>& q, int body, std::vector<vec3<T>>* jac);
 
 // what the running costs read of one body at (q, qd): com c [m], axes R, com velocity vc [m/s]
 template <class S>
@@ -34,13 +37,13 @@ struct RigidBodyProbe {
   vec3<S> c, vc;
   mat33<S> R;
 };
-template <class S>
-RigidBodyProbe<S> rigid_body_probe(const RigidModelT<S>& m, const std::vector<S>& q, const std::vector<S>& qd,
+template <class T, class S>
+RigidBodyProbe<T> rigid_body_probe(const RigidModelT<S>& m, const std::vector<T>& q, const std::vector<T>& qd,
                                    int body);
 // adj_q += d <adj, probe> / d q, adj_qd likewise (adj.c, adj.R, adj.vc: adjoints of the probe)
-template <class S>
-void rigid_body_probe_adjoint(const RigidModelT<S>& m, const std::vector<S>& q, const std::vector<S>& qd, int body,
-                              const RigidBodyProbe<S>& adj, std::vector<S>& adj_q, std::vector<S>& adj_qd);
+template <class T, class S>
+void rigid_body_probe_adjoint(const RigidModelT<S>& m, const std::vector<T>& q, const std::vector<T>& qd, int body,
+                              const RigidBodyProbe<T>& adj, std::vector<T>& adj_q, std::vector<T>& adj_qd);
 
 template <class S>
 class RigidLossT {
@@ -53,7 +56,10 @@ class RigidLossT {
   void observe(int t, const StateT<S>& state);
   S value(const std::vector<S>& theta);
   const std::vector<S>& term_values() const { return term_values_; }
-  void seed(int t, const StateT<S>& state, StateT<S>& adj) const;
+  // adj += dL/d state of frame t (T: S, or Dual<S, 1>: then the tangent of adj is the loss's
+  // second derivative along the state's tangent)
+  template <class T>
+  void seed(int t, const StateT<T>& state, StateT<T>& adj) const;
   void add_effort(const std::vector<S>& theta, std::vector<S>& grad) const;
   // the model the terms evaluate kinematics on (create() binds cs.model.rigid; the runner binds its
   // copy with theta applied, so body masses and placements match the rollout)
@@ -77,7 +83,8 @@ class RigidLossT {
   };
 
   // a running cost (height, upright, speed) of one frame; grad: its adjoints of the body probe
-  S running_cost(const Term& t, const std::vector<S>& q, const std::vector<S>& qd, RigidBodyProbe<S>* grad) const;
+  template <class T>
+  T running_cost(const Term& t, const std::vector<T>& q, const std::vector<T>& qd, RigidBodyProbe<T>* grad) const;
 
   const RigidModelT<S>* model_ = nullptr;  // the runner's (parameters applied); set by bind()
   int up_ = 1;                             // the scene's up axis (height, upright)

@@ -78,17 +78,6 @@ void RigidPolicyT<S>::observe_adjoint(const StateT<S>& s, const std::vector<S>& 
   }
 }
 
-template <class S>
-void RigidPolicyT<S>::apply_outputs(const std::vector<S>& out, ControlT<S>& control) const {
-  for (size_t k = 0; k < out.size(); ++k) control.joint_act[actuator_begin_ + int(k)] += out[k];
-}
-
-template <class S>
-void RigidPolicyT<S>::output_grads(const ControlT<S>& gc, std::vector<S>& d_out) const {
-  d_out.resize(size_t(output_size()));
-  for (int k = 0; k < output_size(); ++k) d_out[k] = gc.joint_act[actuator_begin_ + k];
-}
-
 template class RigidPolicyT<float>;
 template class RigidPolicyT<double>;
 

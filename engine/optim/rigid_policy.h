@@ -45,8 +45,16 @@ class RigidPolicyT {
     mlp_.backward(w, obs, d_out, d_w, d_obs);
   }
   // control.joint_act of the robot's actuators += out; d_out = those entries of a control gradient
-  void apply_outputs(const std::vector<S>& out, ControlT<S>& control) const;
-  void output_grads(const ControlT<S>& grad_control, std::vector<S>& d_out) const;
+  // (T: S, or the tangent numbers of PolicyEnvT::action_hvp)
+  template <class T>
+  void apply_outputs(const std::vector<T>& out, ControlT<T>& control) const {
+    for (std::size_t k = 0; k < out.size(); ++k) control.joint_act[actuator_begin_ + int(k)] += out[k];
+  }
+  template <class T>
+  void output_grads(const ControlT<T>& grad_control, std::vector<T>& d_out) const {
+    d_out.resize(std::size_t(output_size()));
+    for (int k = 0; k < output_size(); ++k) d_out[std::size_t(k)] = grad_control.joint_act[actuator_begin_ + k];
+  }
 
  private:
   struct Obs {

@@ -140,7 +140,7 @@ ADJ_HD void implicit_system_adjoint(const M& m, const S* q, const S* qd, S h, co
   for (int j = 0; j < m.body_count(); ++j) {
     const int t = m.joint_type[j];
     if (t != RIGID_JOINT_REVOLUTE && t != RIGID_JOINT_PRISMATIC) continue;
-    if (m.joint_limit_ke[j] == S(0) && m.joint_limit_kd[j] == S(0)) continue;
+    if (m.joint_limit_ke[j] == 0 && m.joint_limit_kd[j] == 0) continue;
     const int d = m.joint_dof_start[j], qi = m.joint_q_start[j];
     const S x = q[qi], eps = m.joint_limit_eps;
     const S ds_dx = -ramp_curvature(m.joint_lower[j] - x, eps) + ramp_curvature(x - m.joint_upper[j], eps);
@@ -226,9 +226,8 @@ ADJ_HD void body_kinematics_adjoint(const M& m, const P& par, const S* q, const 
   const int type = m.joint_type[i], ndj = rigid_joint_dof_count(type);
   const mat33<S> Rp = pi < 0 ? mat33<S>::identity() : w.R[pi];
   const vec3<S> pp = pi < 0 ? vec3<S>() : w.p[pi];
-  const mat33<S>& Jr = m.joint_rot[i];
-  const vec3<S>& jp = m.joint_pos[i];
-  const vec3<S>& ax = m.joint_axis[i];
+  const mat33<S> Jr = lift<S>(m.joint_rot[i]);
+  const vec3<S> jp = lift<S>(m.joint_pos[i]), ax = lift<S>(m.joint_axis[i]), com = lift<S>(m.body_com[i]);
   const mat33<S>& R = w.R[i];
   const vec3<S>& p = w.p[i];
   const mat33<S> RJ = Rp * Jr;
@@ -248,7 +247,7 @@ ADJ_HD void body_kinematics_adjoint(const M& m, const P& par, const S* q, const 
   const sinertia<S>& gI = g.I[i];
   const S mass = par.body_mass[i], m0 = m.body_mass[i];
   const S scale = m0 > S(0) ? mass / m0 : S(0);
-  const vec3<S> c = p + R * m.body_com[i];
+  const vec3<S> c = p + R * com;
   const mat33<S> cx = skew(c), cxx = cx * cx;
   S gmass = gI.m + mat_inner(gI.B, cx) - mat_inner(gI.A, cxx);
   mat33<S> gcx, gcxx;
@@ -262,9 +261,9 @@ ADJ_HD void body_kinematics_adjoint(const M& m, const P& par, const S* q, const 
   const vec3<S> gc(gcx.m[2][1] - gcx.m[1][2], gcx.m[0][2] - gcx.m[2][0], gcx.m[1][0] - gcx.m[0][1]);
   // c = p + R com
   gp += gc;
-  add_outer(gR, gc, m.body_com[i]);
+  add_outer(gR, gc, com);
   // Iw = scale R Ib R^T
-  const mat33<S>& Ib = m.body_inertia[i];
+  const mat33<S> Ib = lift<S>(m.body_inertia[i]);
   const mat33<S> RIb = R * Ib;
   gmass += m0 > S(0) ? mat_inner(gI.A, RIb * transpose(R)) / m0 : S(0);
   mat33<S> gP = gI.A;
@@ -489,7 +488,7 @@ ADJ_HD void substep_adjoint(const M& m, const P& par, const S* q, const S* qd, c
     if (t != RIGID_JOINT_REVOLUTE && t != RIGID_JOINT_PRISMATIC) continue;
     const int d = m.joint_dof_start[j], qi = m.joint_q_start[j];
     adj_q[qi] -= m.joint_stiffness[j] * g.lambda[d];
-    if (m.joint_limit_ke[j] == S(0) && m.joint_limit_kd[j] == S(0)) continue;
+    if (m.joint_limit_ke[j] == 0 && m.joint_limit_kd[j] == 0) continue;
     const S x = q[qi], lo = m.joint_lower[j] - x, hi = x - m.joint_upper[j], eps = m.joint_limit_eps;
     const S ke = m.joint_limit_ke[j], kd = m.joint_limit_kd[j];
     S dtau_dx = ke * (-ramp_slope(lo, eps) - ramp_slope(hi, eps)) -
@@ -546,6 +545,47 @@ ADJ_HD void substep_adjoint(const M& m, const P& par, const S* q, const S* qd, c
                          g.fext.data(), g.R.data(), g.p.data(), g.v.data(), adj_par.contact_ke, adj_par.contact_kd,
                          adj_par.contact_mu);
   kinematics_adjoint(m, par, q, qd, w, adj_q, adj_qd, adj_par, g);
+}
+
+// a step's record for its reverse pass on the host: each substep's input and forward scratch
+template <class T>
+struct StepTape {
+  std::vector<Work<T>> work;          // (substeps)
+  std::vector<std::vector<T>> q, qd;  // input of each substep, then the step's output, (substeps + 1)
+  AdjWork<T> adj;
+};
+
+// a step of dt in `substeps` substeps, run forward (recorded in `tape`) and then backwards:
+// given adj_q_out and adj_qd_out, writes adj_q and adj_qd and adds to adj_act and adj_par;
+// false if a substep's system matrix is not positive definite. T: the model's scalar, or a dual
+// number over it (forward-over-reverse: RigidSolverT::tangent_step_adjoint), the model's
+// constants plain
+template <class T, class M, class S>
+bool step_adjoint(const M& m, const Params<T>& par, const T* q, const T* qd, const T* act, S dt, int substeps,
+                  const T* adj_q_out, const T* adj_qd_out, T* adj_q, T* adj_qd, T* adj_act, Params<T>& adj_par,
+                  StepTape<T>& tape) {
+  const int nq = m.q_count(), nv = m.dof_count(), nb = m.body_count();
+  const S h = dt / S(substeps);
+  tape.work.resize(std::size_t(substeps));
+  tape.q.assign(std::size_t(substeps + 1), std::vector<T>(q, q + nq));
+  tape.qd.assign(std::size_t(substeps + 1), std::vector<T>(qd, qd + nv));
+  for (int s = 0; s < substeps; ++s) {
+    tape.work[s].resize(nb, nq, nv);
+    if (!substep(m, par, tape.q[s].data(), tape.qd[s].data(), act, h, tape.q[s + 1].data(), tape.qd[s + 1].data(),
+                 tape.work[s], static_cast<RigidContactsT<model_scalar_t<M>>*>(nullptr)))
+      return false;
+  }
+  std::vector<T> aq(adj_q_out, adj_q_out + nq), aqd(adj_qd_out, adj_qd_out + nv);
+  std::vector<T> aq_prev(static_cast<std::size_t>(nq)), aqd_prev(static_cast<std::size_t>(nv));
+  for (int s = substeps - 1; s >= 0; --s) {
+    substep_adjoint(m, par, tape.q[s].data(), tape.qd[s].data(), act, T(h), tape.work[s], aq.data(), aqd.data(),
+                    aq_prev.data(), aqd_prev.data(), adj_act, adj_par, tape.adj);
+    std::swap(aq, aq_prev);
+    std::swap(aqd, aqd_prev);
+  }
+  std::copy(aq.begin(), aq.end(), adj_q);
+  std::copy(aqd.begin(), aqd.end(), adj_qd);
+  return true;
 }
 
 }  // namespace adj::rigid

@@ -45,15 +45,17 @@ inline Params<T> lift_params(const RigidModelT<S>& m) {
   return p;
 }
 
-// zero parameter adjoints of a model's shape (the reverse pass accumulates into them)
-template <class S>
-inline Params<S> zero_params(const RigidModelT<S>& m) {
-  Params<S> p;
-  p.body_mass.assign(m.body_mass.size(), S(0));
-  p.actuator_kp.assign(m.actuator_kp.size(), S(0));
-  p.actuator_kd.assign(m.actuator_kd.size(), S(0));
-  p.dof_damping.assign(m.dof_damping.size(), S(0));
-  p.dof_armature.assign(m.dof_armature.size(), S(0));
+// zero parameter adjoints of a model's shape (the reverse pass accumulates into them), in the
+// adjoints' scalar T (the model's, or a dual)
+template <class T = void, class S>
+inline auto zero_params(const RigidModelT<S>& m) {
+  using A = std::conditional_t<std::is_void_v<T>, S, T>;
+  Params<A> p;
+  p.body_mass.assign(m.body_mass.size(), A(0));
+  p.actuator_kp.assign(m.actuator_kp.size(), A(0));
+  p.actuator_kd.assign(m.actuator_kd.size(), A(0));
+  p.dof_damping.assign(m.dof_damping.size(), A(0));
+  p.dof_armature.assign(m.dof_armature.size(), A(0));
   return p;
 }
 

@@ -120,8 +120,9 @@ bool mesh_pair_contact(const RigidModelT<S>& m, int sa, int sb, int k, const mat
 template <class T, class S, class Keep>
 void mesh_ground_forces(const RigidModelT<S>& m, int s, const mat33<T>& R, const vec3<T>& p, const svec<T>& v,
                         const T& ke, const T& kd, const T& mu, svec<T>& fext, Keep&& keep);
-template <class S>
-void mesh_ground_adjoint(const RigidModelT<S>& m, int s, const mat33<S>& R, const vec3<S>& p, const svec<S>& v, S ke,
+// (S: the adjoints' scalar, the model's or a dual over it; P: the model's)
+template <class S, class P>
+void mesh_ground_adjoint(const RigidModelT<P>& m, int s, const mat33<S>& R, const vec3<S>& p, const svec<S>& v, S ke,
                          S kd, S mu, const svec<S>& adj_fext, mat33<S>& adj_R, vec3<S>& adj_p, svec<S>& adj_v,
                          S& adj_ke, S& adj_kd, S& adj_mu);
 

@@ -239,36 +239,13 @@ template <class S>
 Status RigidSolverT<S>::reverse_adjoint(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
                                         const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
                                         RigidModelGradT<S>& adj_model) {
-  const int nq = m.q_count(), nv = m.dof_count(), nb = m.body_count();
-  const int substeps = std::max(1, options_.substeps);
-  const S h = dt / S(substeps);
-  rigid::Params<S> par = rigid::lift_params<S>(m);
-  // forward, keeping every substep's input and scratch
-  tape_.resize(std::size_t(substeps));
-  tape_q_.assign(std::size_t(substeps + 1), std::vector<S>(std::size_t(nq)));
-  tape_qd_.assign(std::size_t(substeps + 1), std::vector<S>(std::size_t(nv)));
-  tape_q_[0] = in.joint_q;
-  tape_qd_[0] = in.joint_qd;
-  for (int s = 0; s < substeps; ++s) {
-    tape_[s].resize(nb, nq, nv);
-    if (!rigid::substep(m, par, tape_q_[s].data(), tape_qd_[s].data(), control.joint_act.data(), h,
-                        tape_q_[s + 1].data(), tape_qd_[s + 1].data(), tape_[s],
-                        static_cast<RigidContactsT<S>*>(nullptr)))
-      return rigid_step_failure(m, in, control, dt, options_.substeps);
-  }
-  // backward
-  rigid::Params<S> adj_par = rigid::zero_params(m);
-  std::vector<S> aq = adj_out.joint_q, aqd = adj_out.joint_qd, aq_prev(static_cast<std::size_t>(nq)),
-                 aqd_prev(static_cast<std::size_t>(nv));
-  for (int s = substeps - 1; s >= 0; --s) {
-    rigid::substep_adjoint(m, par, tape_q_[s].data(), tape_qd_[s].data(), control.joint_act.data(), h, tape_[s],
-                           aq.data(), aqd.data(), aq_prev.data(), aqd_prev.data(), adj_control.joint_act.data(),
-                           adj_par, adj_work_);
-    std::swap(aq, aq_prev);
-    std::swap(aqd, aqd_prev);
-  }
-  adj_in.joint_q = aq;
-  adj_in.joint_qd = aqd;
+  rigid::Params<S> par = rigid::lift_params<S>(m), adj_par = rigid::zero_params(m);
+  adj_in.joint_q.resize(std::size_t(m.q_count()));
+  adj_in.joint_qd.resize(std::size_t(m.dof_count()));
+  if (!rigid::step_adjoint(m, par, in.joint_q.data(), in.joint_qd.data(), control.joint_act.data(), dt,
+                           std::max(1, options_.substeps), adj_out.joint_q.data(), adj_out.joint_qd.data(),
+                           adj_in.joint_q.data(), adj_in.joint_qd.data(), adj_control.joint_act.data(), adj_par, tape_))
+    return rigid_step_failure(m, in, control, dt, options_.substeps);
   if (options_.param_grads) rigid::add_param_grads(adj_par, adj_model);
   if (options_.check_finite) return rigid_check_finite(m, adj_in, "rigid step adjoint");
   return Status::ok();

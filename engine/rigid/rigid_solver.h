@@ -10,6 +10,10 @@
 //    Jacobian in forward mode with the dual numbers of engine/core/math.h, run through the same
 //    generic step (rigid_dynamics.h) in chunks of kChunk inputs over (q, qd, act, params): the
 //    reference the reverse pass is tested against; cost ~ (inputs / kChunk) dual steps.
+// second derivatives, forward over reverse: tangent_step() and tangent_step_adjoint() run the
+// same step and reverse pass on Tangent numbers (a value and its derivative along one direction
+// of the inputs), so the adjoint's tangent is a directional derivative of the gradient: a share of
+// a Hessian-vector product (engine/optim/pods.h, where its measured cost is).
 #pragma once
 
 #include <vector>
@@ -31,13 +35,14 @@ class RigidSolverT {
  public:
   static constexpr int kChunk = 8;  // dual tangents per forward-mode pass
   using D = Dual<S, kChunk>;
+  using Tangent = Dual<S, 1>;  // forward over reverse
 
   explicit RigidSolverT(RigidSolverOptions options = {}) : options_(options) {}
 
   // advance by dt (options.substeps substeps); optionally the contacts and joint forces of
   // the input state (for drawing)
-  Status step(const RigidModelT<S>& model, const StateT<S>& in, StateT<S>& out,
-              const ControlT<S>& control, S dt, RigidContactsT<S>* contacts = nullptr);
+  Status step(const RigidModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt,
+              RigidContactsT<S>* contacts = nullptr);
 
   // given adj_out = dL/d out, write adj_in = dL/d in and accumulate dL/d control and dL/d
   // params into adj_control and adj_model (from make_control / make_grad)
@@ -50,12 +55,22 @@ class RigidSolverT {
   Status step_jacobian(const RigidModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
                        std::vector<S>& jacobian);
 
+  // step() and step_adjoint() on tangent numbers over the same plain model (the adjoint's
+  // tangent: the directional derivative of dL/d in and dL/d control along the inputs' tangents,
+  // adj_out's carrying the loss's own second derivatives); no parameter adjoints; errors as
+  // step()'s, told on the values. defined in rigid_tangent.cpp
+  Status tangent_step(const RigidModelT<S>& model, const StateT<Tangent>& in, StateT<Tangent>& out,
+                      const ControlT<Tangent>& control, S dt);
+  Status tangent_step_adjoint(const RigidModelT<S>& model, const StateT<Tangent>& in, const ControlT<Tangent>& control,
+                              S dt, const StateT<Tangent>& adj_out, StateT<Tangent>& adj_in,
+                              ControlT<Tangent>& adj_control);
+
   const RigidSolverOptions& options() const { return options_; }
 
  private:
   // runs chunk c of the inputs on duals; out holds (q_out, qd_out)
-  Status dual_chunk(const RigidModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
-                    int chunk, std::vector<D>& out);
+  Status dual_chunk(const RigidModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt, int chunk,
+                    std::vector<D>& out);
 
   Status reverse_adjoint(const RigidModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
                          const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
@@ -63,10 +78,10 @@ class RigidSolverT {
 
   RigidSolverOptions options_;
   rigid::Work<S> work_;
-  std::vector<rigid::Work<S>> tape_;              // forward scratch of each substep
-  std::vector<std::vector<S>> tape_q_, tape_qd_;  // input of each substep
-  rigid::AdjWork<S> adj_work_;
+  rigid::StepTape<S> tape_;  // the reverse pass's record of a step
   rigid::Work<D> dual_work_;
+  rigid::Work<Tangent> tangent_work_;
+  rigid::StepTape<Tangent> tangent_tape_;
 };
 
 using RigidSolver = RigidSolverT<float>;
@@ -74,8 +89,8 @@ using RigidSolver = RigidSolverT<float>;
 // the free-function form of step_adjoint (a solver with `substeps`)
 template <class S>
 Status rigid_step_adjoint(const RigidModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
-                          int substeps, const StateT<S>& adj_out, StateT<S>& adj_in,
-                          ControlT<S>& adj_control, RigidModelGradT<S>& adj_model);
+                          int substeps, const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
+                          RigidModelGradT<S>& adj_model);
 
 // contacts and joint reaction forces of a state under a control, for drawing
 template <class S>
@@ -93,8 +108,7 @@ std::vector<S> rigid_mass_matrix(const RigidModelT<S>& model, const StateT<S>& s
 
 // inverse dynamics by RNEA: M qdd + c(q, qd) - J^T f_contact, (dof_count)
 template <class S>
-std::vector<S> rigid_inverse_dynamics(const RigidModelT<S>& model, const StateT<S>& state,
-                                      const std::vector<S>& qdd);
+std::vector<S> rigid_inverse_dynamics(const RigidModelT<S>& model, const StateT<S>& state, const std::vector<S>& qdd);
 
 // forward dynamics: qdd under the control (actuators, damping, limits, contact)
 template <class S>

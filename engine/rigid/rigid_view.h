@@ -254,8 +254,8 @@ ADJ_HD inline bool mesh_particle_contact(const RigidViewT<S>&, int, const mat33<
 template <class T, class S, class Keep>
 ADJ_HD inline void mesh_ground_forces(const RigidViewT<S>&, int, const mat33<T>&, const vec3<T>&, const svec<T>&,
                                       const T&, const T&, const T&, svec<T>&, Keep&&) {}
-template <class S>
-ADJ_HD inline void mesh_ground_adjoint(const RigidViewT<S>&, int, const mat33<S>&, const vec3<S>&, const svec<S>&, S, S,
+template <class S, class P>
+ADJ_HD inline void mesh_ground_adjoint(const RigidViewT<P>&, int, const mat33<S>&, const vec3<S>&, const svec<S>&, S, S,
                                        S, const svec<S>&, mat33<S>&, vec3<S>&, svec<S>&, S&, S&, S&) {}
 
 }  // namespace adj::rigid

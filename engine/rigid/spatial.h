@@ -16,6 +16,8 @@ ADJ_HD inline double rsin(double x) { return ::sin(x); }
 ADJ_HD inline float rcos(float x) { return ::cosf(x); }
 ADJ_HD inline double rcos(double x) { return ::cos(x); }
 template <class S, int N>
+ADJ_HD inline Dual<S, N> rcos(const Dual<S, N>& a);  // (nested duals: rsin's derivative is rcos)
+template <class S, int N>
 ADJ_HD inline Dual<S, N> rsin(const Dual<S, N>& a) {
   return a.chain(rsin(a.v), rcos(a.v));
 }

@@ -1,7 +1,9 @@
-// engine/optim/pods.h: the open-loop problem's gradient against central differences of J, its
-// Hessian-vector products against second differences of J (and symmetric), on a smooth task
-// (the cartpole, no contact) and on a contact task (the spring walker on the ground); PODS-1
-// and PODS-2 improve the cartpole's policy; deterministic for a seed at any thread count; errors
+// engine/optim/pods.h: the open-loop problem's gradient against central differences of J; its
+// exact Hessian-vector products against central differences of that gradient and second
+// differences of J, symmetric and linear, on smooth tasks (the cartpole; the payload's running
+// costs) and on a contact task (the arm throw, ball on the paddle); particle worlds refuse H v;
+// PODS-1 and PODS-2 improve the cartpole's policy; deterministic for a seed at any thread
+// count; errors
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -66,48 +68,93 @@ double dot(const std::vector<double>& a, const std::vector<double>& b) {
   return s;
 }
 
-// the gradient of J against central differences on every entry, then H v against second
-// differences of J along v, and u.Hv against v.Hu
-void check_sequence(const TaskT<double>& task, double action_scale, double hvp_rtol) {
-  auto env = ok(task.policy_env({}));
-  ActionSequenceT<double> seq(*env, 0, task.task().horizon);
-  const int n = seq.size();
-  std::vector<double> a = random_vector(n, action_scale, 1), g;
+// the largest entrywise difference of x and y, relative to y's largest entry
+double relative_error(const std::vector<double>& x, const std::vector<double>& y) {
+  double err = 0, scale = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    err = std::max(err, std::abs(x[k] - y[k]));
+    scale = std::max(scale, std::abs(y[k]));
+  }
+  return err / scale;
+}
+
+// the gradient of J against central differences on every entry
+void check_gradient(ActionSequenceT<double>& seq, const std::vector<double>& a) {
+  std::vector<double> g;
   const double j0 = ok(seq.cost(a, &g));
-  INFO("J = " << j0 << ", " << n << " action entries");
-  std::vector<double> fd(static_cast<std::size_t>(n));
-  for (int k = 0; k < n; ++k) {
+  INFO("J = " << j0 << ", " << a.size() << " action entries");
+  std::vector<double> fd(a.size());
+  for (std::size_t k = 0; k < a.size(); ++k) {
     const double eps = 1e-6;
     std::vector<double> x = a;
-    x[std::size_t(k)] = a[std::size_t(k)] + eps;
+    x[k] = a[k] + eps;
     const double jp = ok(seq.cost(x));
-    x[std::size_t(k)] = a[std::size_t(k)] - eps;
+    x[k] = a[k] - eps;
     const double jm = ok(seq.cost(x));
-    fd[std::size_t(k)] = (jp - jm) / (2 * eps);
+    fd[k] = (jp - jm) / (2 * eps);
   }
   FdReport gr = compare_gradients(g, fd, 1e-9, 1e-4);
   INFO("gradient: " << gr.message);
   CHECK(gr.ok);
+}
 
+// H v (exact, forward over reverse) at a, against what it must agree with:
+//  - central differences of the adjoint gradient along v (steps e/|v| and e/2|v|, Richardson's
+//    extrapolation of the two), entry by entry, relative to the largest entry: within rtol. The
+//    reference's own error (truncation ~e^4 after extrapolation, the gradient's rounding / e) is
+//    bounded by the two steps' spread, checked below rtol. A product off by 10 rtol in one entry,
+//    or by 2 rtol in every entry, fails the check (tested).
+//  - v.Hv against second differences of J alone (no gradient; step h), within rtol_j
+//  - symmetry u.Hv = v.Hu and linearity H(2v) = 2 Hv, to rounding (1e-9)
+// (the steps: where the differences are most accurate, measured; contact's stiff, kinked J
+// needs short ones)
+void check_hvp(ActionSequenceT<double>& seq, const std::vector<double>& a, double e, double rtol, double h,
+               double rtol_j) {
+  const int n = seq.size();
   const std::vector<double> u = random_vector(n, 1.0, 2), v = random_vector(n, 1.0, 3);
-  std::vector<double> hu, hv;
-  REQUIRE(seq.hvp(a, u, hu, 1e-5));
-  REQUIRE(seq.hvp(a, v, hv, 1e-5));
-  // v.Hv = d^2/ds^2 J(a + s v) at 0, by second differences of J alone (no gradient)
-  const double h = 1e-4;  // (1e-3 crosses a kink of the walker's contact)
+  std::vector<double> hu, hv, gp, gm, gp2, gm2;
+  REQUIRE(seq.hvp(a, u, hu));
+  REQUIRE(seq.hvp(a, v, hv));
+  const double s = e / std::sqrt(dot(v, v));
+  ok(seq.cost(plus(a, s, v), &gp));
+  ok(seq.cost(plus(a, -s, v), &gm));
+  ok(seq.cost(plus(a, s / 2, v), &gp2));
+  ok(seq.cost(plus(a, -s / 2, v), &gm2));
+  std::vector<double> fd(hv.size()), fd2(hv.size()), rich(hv.size());
+  for (std::size_t k = 0; k < fd.size(); ++k) {
+    fd[k] = (gp[k] - gm[k]) / (2 * s);
+    fd2[k] = (gp2[k] - gm2[k]) / s;
+    rich[k] = (4 * fd2[k] - fd[k]) / 3;  // the e^2 terms cancel
+  }
+  const double err = relative_error(hv, rich), spread = relative_error(fd2, rich);
+  INFO("H v against differences of the gradient: " << err << " (the two steps' spread " << spread << "), rtol "
+                                                   << rtol);
+  CHECK(spread < rtol);
+  CHECK(err <= rtol);
+  // a wrong product would not pass
+  std::size_t big = 0;
+  for (std::size_t k = 0; k < hv.size(); ++k)
+    if (std::abs(hv[k]) > std::abs(hv[big])) big = k;
+  std::vector<double> off = hv;
+  off[big] += 10 * rtol * std::abs(hv[big]);
+  CHECK(relative_error(off, rich) > rtol);
+  off = hv;
+  for (std::size_t k = 0; k < off.size(); ++k) off[k] += 2 * rtol * std::abs(hv[big]) * (k % 2 ? 1 : -1);
+  CHECK(relative_error(off, rich) > rtol);
+
+  // v.Hv = d^2/ds^2 J(a + s v) at 0, by second differences of J alone
+  const double j0 = ok(seq.cost(a));
   const double second = (ok(seq.cost(plus(a, h, v))) - 2 * j0 + ok(seq.cost(plus(a, -h, v)))) / (h * h);
   const double vhv = dot(v, hv);
   INFO("v.Hv " << vhv << ", second difference of J " << second);
-  CHECK(std::abs(vhv - second) <= hvp_rtol * std::abs(second) + 1e-8);
+  CHECK(std::abs(vhv - second) <= rtol_j * std::abs(second));
   const double uhv = dot(u, hv), vhu = dot(v, hu);
   INFO("u.Hv " << uhv << ", v.Hu " << vhu);
-  CHECK(std::abs(uhv - vhu) <= 1e-4 * std::max(std::abs(uhv), std::abs(vhu)) + 1e-9);
-  // and the product is linear in v: H (2v) = 2 H v
-  std::vector<double> h2v;
-  std::vector<double> v2 = v;
+  CHECK(std::abs(uhv - vhu) <= 1e-9 * std::max(std::abs(uhv), std::abs(vhu)));
+  std::vector<double> h2v, v2 = v;
   for (double& x : v2) x *= 2;
-  REQUIRE(seq.hvp(a, v2, h2v, 1e-5));
-  for (int k = 0; k < n; ++k) CHECK(h2v[std::size_t(k)] == Approx(2 * hv[std::size_t(k)]).epsilon(1e-5).margin(1e-9));
+  REQUIRE(seq.hvp(a, v2, h2v));
+  CHECK(relative_error(h2v, plus(hv, 1.0, hv)) <= 1e-12);
 }
 
 }  // namespace
@@ -115,14 +162,69 @@ void check_sequence(const TaskT<double>& task, double action_scale, double hvp_r
 TEST_CASE("pods: action-sequence gradient and H v, smooth task (cartpole)", "[optim][pods][fd]") {
   Cartpole cp(20);
   auto task = ok(make_task(cp.cs, cp.task));
-  check_sequence(*task, 2.0, 1e-3);
+  auto env = ok(task->policy_env({}));
+  ActionSequenceT<double> seq(*env, 0, cp.task.horizon);
+  const std::vector<double> a = random_vector(seq.size(), 2.0, 1);
+  check_gradient(seq, a);
+  check_hvp(seq, a, 1e-3, 1e-6, 3e-3, 1e-5);  // measured: 2.6e-11 and 3.9e-9
 }
 
-TEST_CASE("pods: action-sequence gradient and H v, contact task (spring walker on the ground)",
+// the payload (assets/scenes/robot_payload.json): its reach and speed terms are running costs
+// through the body kinematics (their seeds' tangents: second derivatives of the kinematics)
+TEST_CASE("pods: H v, smooth task with running costs (payload)", "[optim][pods][fd]") {
+  AssetScene<double> e("robot_payload.json", "move payload (policy)", 20);
+  auto task = ok(make_task(e.cs, e.task));
+  auto env = ok(task->policy_env({}));
+  ActionSequenceT<double> seq(*env, 0, e.task.horizon);
+  check_hvp(seq, random_vector(seq.size(), 0.5, 1), 1e-3, 1e-6, 3e-3, 1e-5);  // measured: 3.0e-10 and 1.7e-7
+}
+
+// the arm throw (assets/scenes/robot_arm_throw.json) in its first 12 frames: the ball drops onto
+// the paddle and is pushed by it (measured: a pressing ball-paddle contact in frames 1-9 but 6;
+// it leaves the paddle in frame 10), so H v runs through the contact pair's adjoint on tangent
+// numbers, while contact is made and broken
+TEST_CASE("pods: H v, contact task (the arm throw, ball on the paddle)", "[optim][pods][fd][contact]") {
+  AssetScene<double> e("robot_arm_throw.json", "throw (policy)", 12);
+  auto task = ok(make_task(e.cs, e.task));
+  auto env = ok(task->policy_env({}));
+  ActionSequenceT<double> seq(*env, 0, e.task.horizon);
+  const std::vector<double> a = random_vector(seq.size(), 0.5, 1);
+  std::vector<StateT<double>> states;
+  ok(seq.cost(a, nullptr, nullptr, &states));
+  const RigidModelT<double>& m = e.cs.model.rigid;
+  int touching = 0;  // states where the paddle presses on the ball
+  for (const StateT<double>& s : states) {
+    RigidContactsT<double> c;
+    REQUIRE(rigid_contacts(m, s, m.make_control(), c));
+    bool on = false;
+    for (int k = 0; k < c.contact_count(); ++k)
+      on = on ||
+           (c.other_body[k] >= 0 && length(c.force[k]) > 0.5 &&
+            (m.body_name[std::size_t(c.body[k])] == "ball" || m.body_name[std::size_t(c.other_body[k])] == "ball"));
+    touching += on;
+  }
+  CHECK(touching >= 8);
+  check_hvp(seq, a, 1e-5, 1e-6, 1e-4, 1e-4);  // measured: 1.1e-8 (plain central) and 6.9e-6
+}
+
+// particle worlds have no tangent rollout: their H v products (PODS-2) are refused with the
+// reason; the gradient (PODS-1) holds
+TEST_CASE("pods: action-sequence gradient on a contact task (spring walker), H v refused",
           "[optim][pods][fd][contact]") {
   auto cs = robot_scene<double>();
   auto task = ok(make_task(cs, walker_task(12)));
-  check_sequence(*task, 0.2, 1e-3);
+  auto env = ok(task->policy_env({}));
+  ActionSequenceT<double> seq(*env, 0, 12);
+  const std::vector<double> a = random_vector(seq.size(), 0.2, 1);
+  check_gradient(seq, a);
+  std::vector<double> hv;
+  Status st = seq.hvp(a, a, hv);
+  REQUIRE(!st);
+  CHECK_THAT(st.message(), Catch::Contains("particle tasks do not"));
+  auto pods = ok(PodsTrainerT<double>::create(*task, {.order = 2, .batch = 1}));
+  Result<PodsStats> step = pods.step();
+  REQUIRE(!step.is_ok());
+  CHECK_THAT(step.status().message(), Catch::Contains("use PODS-1"));
 }
 
 namespace {
@@ -160,8 +262,8 @@ Trained train(int order, std::uint64_t seed, int iterations, int threads, int ba
 // measured (seed 1): the initial policy costs 4.030 (hanging still: 4.0); PODS-1 reaches 4.0011
 // in 10 iterations (94k substeps), the hanging optimum that BPTT finds too; PODS-2's first
 // Newton step improves the sequence to 4.0004 where PODS-1's first gradient step reaches 4.0114.
-// Over 10 iterations (447k substeps, 94 H v) PODS-2 leaves the hanging optimum, not
-// monotonically: 4.030 -> 3.77 (3.87-4.05 on the way). Neither swings the pole up in this budget.
+// Over 10 iterations (255k substeps, 88 exact H v) PODS-2 leaves the hanging optimum: 4.030 ->
+// 3.70. Neither swings the pole up in this budget.
 TEST_CASE("pods: PODS-1 lowers the cartpole policy's cost, and PODS-2's Newton step beats its gradient step",
           "[optim][pods][cartpole]") {
   Trained first = train(1, 1, 10, 2);
@@ -177,7 +279,9 @@ TEST_CASE("pods: PODS-1 lowers the cartpole policy's cost, and PODS-2's Newton s
   // PODS-2 leaves the hanging optimum that PODS-1 (and BPTT) settle in
   double best = second.after;
   for (const PodsStats& s : second.stats) best = std::min(best, s.policy_cost);
-  INFO("PODS-2: mean frame cost " << second.before << " -> " << second.after << ", best policy " << best);
+  INFO("PODS-2: mean frame cost " << second.before << " -> " << second.after << ", best policy " << best << " ("
+                                  << second.stats.back().sim_steps << " substeps, " << second.stats.back().hvps
+                                  << " H v)");
   CHECK(best < 3.95);
 }
 

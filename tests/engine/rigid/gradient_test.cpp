@@ -41,6 +41,126 @@ TEST_CASE("step jacobian: dual numbers match central differences, and the revers
 
 namespace {
 
+using Tangent = Dual<double, 1>;
+
+// x + e dx as tangent numbers (value x + e dx, tangent dx)
+StateT<Tangent> tangent_state(const StateT<double>& x, const StateT<double>& dx, double e = 0) {
+  StateT<Tangent> t;
+  for (std::size_t k = 0; k < x.joint_q.size(); ++k)
+    t.joint_q.push_back(Tangent::var(x.joint_q[k] + e * dx.joint_q[k], 0));
+  for (std::size_t k = 0; k < x.joint_qd.size(); ++k)
+    t.joint_qd.push_back(Tangent::var(x.joint_qd[k] + e * dx.joint_qd[k], 0));
+  for (std::size_t k = 0; k < x.joint_q.size(); ++k) t.joint_q[k].d[0] = dx.joint_q[k];
+  for (std::size_t k = 0; k < x.joint_qd.size(); ++k) t.joint_qd[k].d[0] = dx.joint_qd[k];
+  return t;
+}
+
+StateT<double> moved(const StateT<double>& x, const StateT<double>& dx, double e) {
+  StateT<double> r = x;
+  for (std::size_t k = 0; k < x.joint_q.size(); ++k) r.joint_q[k] += e * dx.joint_q[k];
+  for (std::size_t k = 0; k < x.joint_qd.size(); ++k) r.joint_qd[k] += e * dx.joint_qd[k];
+  return r;
+}
+
+// (q, qd, act) of a plain adjoint, or the values or tangents of a tangent one
+std::vector<double> pack(const StateT<double>& s, const ControlT<double>& u) {
+  std::vector<double> x = s.joint_q;
+  x.insert(x.end(), s.joint_qd.begin(), s.joint_qd.end());
+  x.insert(x.end(), u.joint_act.begin(), u.joint_act.end());
+  return x;
+}
+std::vector<double> pack(const StateT<Tangent>& s, const ControlT<Tangent>& u, bool tangent) {
+  std::vector<double> x;
+  for (const Tangent& v : s.joint_q) x.push_back(tangent ? v.d[0] : v.v);
+  for (const Tangent& v : s.joint_qd) x.push_back(tangent ? v.d[0] : v.v);
+  for (const Tangent& v : u.joint_act) x.push_back(tangent ? v.d[0] : v.v);
+  return x;
+}
+
+// the largest entrywise difference, relative to b's largest entry
+double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double d = 0, big = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    d = std::max(d, std::fabs(a[k] - b[k]));
+    big = std::max(big, std::fabs(b[k]));
+  }
+  return d / big;
+}
+
+}  // namespace
+
+// forward over reverse (RigidSolverT::tangent_step / tangent_step_adjoint: PODS-2's H v), with
+// ground contact: on tangent numbers the step's values are the plain step's and its tangent is
+// J v (step_jacobian's columns); the adjoint's values are the plain adjoint's and its tangent is
+// the derivative of the plain adjoint along (v, the output adjoint's tangent), against central
+// differences
+TEST_CASE("tangent step and adjoint: the plain values, J v, and the adjoint's directional derivative",
+          "[rigid][grad]") {
+  RigidModelT<double> m = finalize(mixed_tree());
+  m.contact_ke = 2e3;
+  m.contact_kd = 20;
+  m.contact_kf = 50;
+  std::mt19937 rng(23);
+  const double dt = 1.0 / 120.0;
+  const int substeps = 2, nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count();
+  RigidSolverT<double> solver({.substeps = substeps});
+  for (int trial = 0; trial < 3; ++trial) {
+    StateT<double> s = random_state(m, rng, 0.3, 1.0);
+    s.joint_q[1] = 0.12;  // some corners on the ground
+    const ControlT<double> u = joint_control<double>({0.2, -0.4, 0.3}), du = joint_control<double>({0.7, -0.3, 0.5});
+    const StateT<double> ds = random_state(m, rng, 1.0, 1.0), adj = random_state(m, rng, 1.0, 1.0),
+                         dadj = random_state(m, rng, 1.0, 1.0);
+    RigidContactsT<double> c;
+    REQUIRE(rigid_contacts(m, s, u, c).is_ok());
+    INFO("trial " << trial << ", " << c.contact_count() << " contacts");
+    CHECK(c.contact_count() > 0);
+    ControlT<Tangent> ut;
+    for (int k = 0; k < na; ++k) ut.joint_act.push_back(Tangent(u.joint_act[k]));
+    for (int k = 0; k < na; ++k) ut.joint_act[k].d[0] = du.joint_act[k];
+    // the step: values, and J (ds, du)
+    StateT<double> out;
+    StateT<Tangent> out_t;
+    REQUIRE(solver.step(m, s, out, u, dt).is_ok());
+    REQUIRE(solver.tangent_step(m, tangent_state(s, ds), out_t, ut, dt).is_ok());
+    std::vector<double> J;
+    REQUIRE(solver.step_jacobian(m, s, u, dt, J).is_ok());
+    const int n_in = nq + nv + na + m.param_count();
+    const std::vector<double> dx = pack(ds, du);
+    std::vector<double> jv(std::size_t(nq + nv), 0.0), values, tangents;
+    for (int o = 0; o < nq + nv; ++o)
+      for (int i = 0; i < nq + nv + na; ++i) jv[o] += J[std::size_t(o) * n_in + i] * dx[i];
+    for (const Tangent& x : out_t.joint_q) values.push_back(x.v), tangents.push_back(x.d[0]);
+    for (const Tangent& x : out_t.joint_qd) values.push_back(x.v), tangents.push_back(x.d[0]);
+    std::vector<double> plain = out.joint_q;
+    plain.insert(plain.end(), out.joint_qd.begin(), out.joint_qd.end());
+    CHECK(rel_diff(values, plain) <= 1e-13);
+    CHECK(rel_diff(tangents, jv) <= 1e-10);
+    // the adjoint: values, and the derivative along (ds, du, dadj)
+    StateT<Tangent> adj_in_t;
+    ControlT<Tangent> adj_u_t;
+    REQUIRE(solver.tangent_step_adjoint(m, tangent_state(s, ds), ut, dt, tangent_state(adj, dadj), adj_in_t, adj_u_t)
+                .is_ok());
+    auto plain_adjoint = [&](double e) {
+      StateT<double> adj_in;
+      ControlT<double> uu = u, adj_u = m.make_control();
+      for (int k = 0; k < na; ++k) uu.joint_act[k] += e * du.joint_act[k];
+      RigidModelGradT<double> adj_m = m.make_grad();
+      REQUIRE(solver.step_adjoint(m, moved(s, ds, e), uu, dt, moved(adj, dadj, e), adj_in, adj_u, adj_m).is_ok());
+      return pack(adj_in, adj_u);
+    };
+    const double e = 1e-6;
+    const std::vector<double> a0 = plain_adjoint(0), ap = plain_adjoint(e), am = plain_adjoint(-e);
+    std::vector<double> fd(a0.size());
+    for (std::size_t k = 0; k < fd.size(); ++k) fd[k] = (ap[k] - am[k]) / (2 * e);
+    CHECK(rel_diff(pack(adj_in_t, adj_u_t, false), a0) <= 1e-12);
+    const double err = rel_diff(pack(adj_in_t, adj_u_t, true), fd);
+    INFO("the adjoint's tangent against central differences: " << err << " of the largest entry");
+    CHECK(err <= 1e-6);
+  }
+}
+
+namespace {
+
 // a rollout loss: sum over t of w . state_t (quadratic in the tracked coordinates)
 struct Task {
   RigidModelT<double> model;
