@@ -119,6 +119,17 @@ struct Dual {
   ADJ_HD friend S value(const Dual& a) { return a.v; }
 };
 
+// lane-wise control flow: a scalar (or Dual) is one lane, a host SIMD pack (engine/core/simd.h)
+// several, whose comparisons give a Mask. Force code that branches on a value skips the work
+// when no lane needs it (any) and keeps each lane's side (select)
+template <class T>
+using cond_t = decltype(T() < T());  // bool, or the pack's Mask
+ADJ_HD inline bool any(bool c) { return c; }
+template <class T>
+ADJ_HD inline T select(bool c, const T& a, const T& b) {
+  return c ? a : b;
+}
+
 template <class T>
 ADJ_HD inline T abs_(const T& x) {
   return x < T(0) ? -x : x;

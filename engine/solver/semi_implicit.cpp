@@ -8,6 +8,7 @@
 #include "engine/rigid/rigid_solver.h"
 #include "engine/solver/grad_slots.h"
 #include "engine/solver/kernels.h"
+#include "engine/solver/kernels_simd.h"
 #include "engine/solver/model_view.h"
 #include "engine/solver/solver.h"
 
@@ -15,11 +16,12 @@ namespace adj {
 
 namespace {
 
-// the loops of a substep on one thread
+// the loops of a substep on one thread; elements with a lane form run k_lanes at a time
+// (engine/solver/kernels_simd.h: the same numbers as one at a time)
 struct SerialExec {
   template <class F>
   void launch(int n, const F& f) const {
-    for (int i = 0; i < n; ++i) f(i);
+    for (int i = 0, items = item_count<F>(n); i < items; ++i) run_item(f, n, i);
   }
   template <class F>
   void launch_nowait(int n, const F& f) const {
@@ -32,13 +34,15 @@ struct SerialExec {
 struct TeamExec {
   template <class F>
   void launch(int n, const F& f) const {
+    const int items = item_count<F>(n);
 #pragma omp for schedule(static)
-    for (int i = 0; i < n; ++i) f(i);
+    for (int i = 0; i < items; ++i) run_item(f, n, i);
   }
   template <class F>
   void launch_nowait(int n, const F& f) const {
+    const int items = item_count<F>(n);
 #pragma omp for schedule(static) nowait
-    for (int i = 0; i < n; ++i) f(i);
+    for (int i = 0; i < items; ++i) run_item(f, n, i);
   }
 };
 
