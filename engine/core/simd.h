@@ -4,7 +4,7 @@
 // engine/core/math.h, so the generic force functions run one element per lane. Comparisons
 // give a Mask; where force code branches on a value it uses any() and select() (math.h).
 // Each lane computes exactly what the scalar code computes (the same IEEE operations in the
-// same order; atan2 and acos call the scalar function per lane), so a kernel run on lanes
+// same order; atan2 is math.h's one fdlibm code, acos calls the scalar per lane), so a kernel run on lanes
 // equals its scalar run bit for bit (tests/engine/core/simd_test.cpp). Host only: the CUDA
 // backend runs the scalar functors.
 #pragma once
@@ -62,8 +62,6 @@ constexpr float ceil_float(double d) {
 
 template <class S>
 struct Lanes;
-inline Lanes<float> atan2_fdlibm(const Lanes<float>& y, const Lanes<float>& x);
-
 template <class S>
 struct Lanes {
   static constexpr int W = k_lanes<S>;
@@ -121,7 +119,7 @@ struct Lanes {
   }
   friend Lanes atan2_(const Lanes& y, const Lanes& x) {
     if constexpr (sizeof(S) == 4) {
-      return atan2_fdlibm(y, x);
+      return atan2f_fdlibm(y, x);  // engine/core/math.h
     } else {
       Lanes r;
       for (int l = 0; l < W; ++l) r.v[l] = atan2_(y.v[l], x.v[l]);
@@ -161,45 +159,13 @@ inline Lanes<S> min_(const Lanes<S>& a, const Lanes<S>& b) {
   return select(b < a, b, a);
 }
 
-// atan2 of floats lane by lane: fdlibm's atan2f/atanf (Sun 1993, as glibc 2.36 and the BSDs
-// ship it) on every lane at once, the argument reduction's five cases chosen by select, so each
-// lane equals libm's atan2f where libm is fdlibm's (tests/engine/core/simd_test.cpp compares
-// millions of arguments). Lanes outside the common case (a zero, infinite or NaN argument,
-// x = 1, |y/x| beyond [2^-29, 2^25)) take libm's atan2f itself.
-inline Lanes<float> atan2_fdlibm(const Lanes<float>& y, const Lanes<float>& x) {
-  using L = Lanes<float>;
-  static constexpr float at[11] = {3.3333334327e-01f,  -2.0000000298e-01f, 1.4285714924e-01f,  -1.1111110449e-01f,
-                                   9.0908870101e-02f,  -7.6918758452e-02f, 6.6610731184e-02f,  -5.8335702866e-02f,
-                                   4.9768779427e-02f,  -3.6531571299e-02f, 1.6285819933e-02f};
-  const L t = abs_(y / x);
-  // reduction: t < 7/16 as is (hi = lo = 0), < 11/16 about 1/2, < 19/16 about 1, < 39/16 about 3/2, else -1/t
-  const Mask<float> c0 = t < L(0.4375f), c1 = t < L(0.6875f), c2 = t < L(1.1875f), c3 = t < L(2.4375f);
-  const L one(1.0f), two(2.0f), half3(1.5f);
-  L num = select(c3, t - half3, L(-1.0f)), den = select(c3, one + half3 * t, t);
-  L hi = select(c3, L(9.8279368877e-01f), L(1.5707962513e+00f));
-  L lo = select(c3, L(3.4473217170e-08f), L(7.5497894159e-08f));
-  num = select(c2, t - one, num), den = select(c2, t + one, den);
-  hi = select(c2, L(7.8539812565e-01f), hi), lo = select(c2, L(3.7748947079e-08f), lo);
-  num = select(c1, two * t - one, num), den = select(c1, two + t, den);
-  hi = select(c1, L(4.6364760399e-01f), hi), lo = select(c1, L(5.0121582440e-09f), lo);
-  num = select(c0, t, num), den = select(c0, one, den), hi = select(c0, L(0), hi), lo = select(c0, L(0), lo);
-  const L xr = num / den, z = xr * xr, w = z * z;
-  const L s1 = z * (L(at[0]) + w * (L(at[2]) + w * (L(at[4]) + w * (L(at[6]) + w * (L(at[8]) + w * L(at[10]))))));
-  const L s2 = w * (L(at[1]) + w * (L(at[3]) + w * (L(at[5]) + w * (L(at[7]) + w * L(at[9])))));
-  // t < 7/16: xr - xr (s1 + s2), which hi - ((xr (s1 + s2) - lo) - xr) equals when hi = lo = 0
-  const L a = select(c0, xr - xr * (s1 + s2), hi - ((xr * (s1 + s2) - lo) - xr));
-  // quadrants
-  const L pi(3.1415927410e+00f), pi_lo(-8.7422776573e-08f);
-  const Mask<float> yneg = y < L(0), xneg = x < L(0);
-  L r = select(xneg, select(yneg, (a - pi_lo) - pi, pi - (a - pi_lo)), select(yneg, -a, a));
-  // y = +-0 (a flat hinge): +-0 for x > 0, +-pi (fdlibm's pi + tiny rounds to pi) for x < 0
-  const Mask<float> yzero = y == L(0), ysign = {Mask<float>::V(y.v) < 0};
-  r = select(yzero && !(x == L(0)) && is_finite(x), select(xneg, select(ysign, -pi, pi), y), r);
-  const Mask<float> common = (yzero || (is_finite(y / x) && !(t < L(0x1p-29f)) && t < L(0x1p25f))) &&
-                             !(x == L(0)) && !(x == one) && is_finite(x) && is_finite(y);
+// math.h's atan2f_fdlibm on lanes: the sign bit, and the C library for special lanes
+inline Mask<float> sign_bit(const Lanes<float>& x) { return {Mask<float>::V(x.v) < 0}; }
+inline Lanes<float> special_atan2(const Mask<float>& common, Lanes<float> r, const Lanes<float>& y,
+                                  const Lanes<float>& x) {
   if (any(!common))
-    for (int l = 0; l < L::W; ++l)
-      if (!common[l]) r.set(l, atan2_(y[l], x[l]));
+    for (int l = 0; l < Lanes<float>::W; ++l)
+      if (!common[l]) r.set(l, ::atan2f(y[l], x[l]));
   return r;
 }
 

@@ -125,7 +125,8 @@ ADJ_HD inline void aero_adjoint(const AeroEval<S>& e, const S* in, const S* adj_
   vec3<S> adj_v = adj_vmid * S(1.0 / 3.0);
   for (int k = 0; k < 3; ++k) store3(adj_in + 9 + 3 * k, adj_v);
   for (int k = 0; k < 18; ++k) adj_in[k] = select(t.degenerate, S(0), adj_in[k]);
-  if (adj_coef) adj_coef[0] = select(t.degenerate, S(0), adj_coef[0]), adj_coef[1] = select(t.degenerate, S(0), adj_coef[1]);
+  if (adj_coef)
+    for (int k = 0; k < 2; ++k) adj_coef[k] = select(t.degenerate, S(0), adj_coef[k]);
 }
 
 }  // namespace adj

@@ -147,7 +147,8 @@ ADJ_HD inline void bending_adjoint(const BendingEval<S>& be, const S* in, const 
   store3(adj_in + 6, ax2);
   store3(adj_in + 9, ax3);
   for (int k = 0; k < 24; ++k) adj_in[k] = select(ok, adj_in[k], S(0));
-  if (adj_coef) adj_coef[0] = select(ok, adj_coef[0], S(0)), adj_coef[1] = select(ok, adj_coef[1], S(0));
+  if (adj_coef)
+    for (int k = 0; k < 2; ++k) adj_coef[k] = select(ok, adj_coef[k], S(0));
 }
 
 }  // namespace adj

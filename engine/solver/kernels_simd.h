@@ -65,7 +65,8 @@ inline void run_lanes(const TriangleForward<S>& f, int e0) {
   using L = Lanes<S>;
   const KernelArgs<S>& a = f.a;
   L in[18], out[9], aero[9];
-  gather_lanes<18>(e0, [&](int e, S* x) { pack_tri(a, e, x); }, in);
+  gather_lanes<18>(
+      e0, [&](int e, S* x) { pack_tri(a, e, x); }, in);
   tri_eval_lanes(a.m, e0).eval(in, out);
   AeroEval<L>{L(a.m.tri_lift), L(a.m.tri_drag)}.eval(in, aero);
   L sum[9];
@@ -82,7 +83,8 @@ inline void run_lanes(const BendingForward<S>& f, int e0) {
   using L = Lanes<S>;
   const KernelArgs<S>& a = f.a;
   L in[24], out[12];
-  gather_lanes<24>(e0, [&](int e, S* x) { pack_quad(a, a.m.edge_indices[e], x); }, in);
+  gather_lanes<24>(
+      e0, [&](int e, S* x) { pack_quad(a, a.m.edge_indices[e], x); }, in);
   bending_eval_lanes(a.m, e0).eval(in, out);
   for (int l = 0; l < L::W; ++l) {
     S one[12];
@@ -104,7 +106,8 @@ inline void run_lanes(const TriangleAdjoint<S>& f, int e0) {
   using L = Lanes<S>;
   const KernelArgs<S>& a = f.a;
   L in[18], ao[9], ai[18], ai2[18], mat[3], coef[2];
-  gather_lanes<18>(e0, [&](int e, S* x) { pack_tri(a, e, x); }, in);
+  gather_lanes<18>(
+      e0, [&](int e, S* x) { pack_tri(a, e, x); }, in);
   gather_lanes<9>(
       e0,
       [&](int e, S* x) {
@@ -141,7 +144,8 @@ inline void run_lanes(const BendingAdjoint<S>& f, int e0) {
   using L = Lanes<S>;
   const KernelArgs<S>& a = f.a;
   L in[24], ao[12], ai[24], coef[2];
-  gather_lanes<24>(e0, [&](int e, S* x) { pack_quad(a, a.m.edge_indices[e], x); }, in);
+  gather_lanes<24>(
+      e0, [&](int e, S* x) { pack_quad(a, a.m.edge_indices[e], x); }, in);
   gather_lanes<12>(
       e0,
       [&](int e, S* x) {
@@ -167,7 +171,9 @@ inline void run_lanes(const BendingAdjoint<S>& f, int e0) {
 
 // a functor with a lane form: k_lanes elements per call of run_lanes(f, first)
 template <class F>
-concept LaneKernel = requires(const F& f) { run_lanes(f, 0); };
+concept LaneKernel = requires(const F& f) {
+  run_lanes(f, 0);
+};
 
 template <class F>
 inline constexpr int item_width() {
