@@ -1,7 +1,7 @@
 // the cloth's element kernels of engine/solver/kernels.h (triangle with its aerodynamics,
 // bending), k_lanes<S> elements at a time on the host's SIMD packs (engine/core/simd.h): the
-// same force functions and the same packing helpers, with each element's inputs gathered into
-// its lane and its outputs scattered back to its slots. Each lane equals the scalar functor
+// same force functions and the same input layout (kernels.h's pack_vertices), each element's
+// vertices gathered into its lane and its outputs scattered back to its slots. Each lane equals the scalar functor
 // bit for bit, so which elements run in lanes changes nothing (tests/engine/core/simd_test.cpp).
 // The CPU solver's executors run a launch of n elements as n / k_lanes groups and a scalar
 // remainder (run_item); functors without a lane form run one element per item. Host only.
@@ -14,20 +14,79 @@
 
 namespace adj {
 
-// lane l of x[k] = element (e0 + l)'s k-th packed scalar, from the scalar packing function
-template <int N, class S, class Pack>
-inline void gather_lanes(int e0, const Pack& pack, Lanes<S>* x) {
+// lane l = p[v[l]]: one vec3 per lane, transposed into three packs (SSE2: two loads and
+// three shuffles per lane pair instead of a scalar store per component)
+template <class S>
+inline vec3<Lanes<S>> gather3(const vec3<S>* p, const int* v) {
+  vec3<Lanes<S>> r;
+#if defined(__SSE2__)
+  if constexpr (sizeof(S) == 4) {
+    auto xy = [&](int l) { return _mm_loadl_pi(_mm_setzero_ps(), reinterpret_cast<const __m64*>(&p[v[l]].x)); };
+    auto z = [&](int l) { return _mm_load_ss(&p[v[l]].z); };
+    const __m128 ab = _mm_unpacklo_ps(xy(0), xy(1)), cd = _mm_unpacklo_ps(xy(2), xy(3));
+    r.x.v = _mm_movelh_ps(ab, cd);
+    r.y.v = _mm_movehl_ps(cd, ab);
+    r.z.v = _mm_movelh_ps(_mm_unpacklo_ps(z(0), z(1)), _mm_unpacklo_ps(z(2), z(3)));
+    return r;
+  }
+#endif
   for (int l = 0; l < k_lanes<S>; ++l) {
-    S one[N];
-    pack(e0 + l, one);
-    for (int k = 0; k < N; ++k) x[k].set(l, one[k]);
+    r.x.set(l, p[v[l]].x);
+    r.y.set(l, p[v[l]].y);
+    r.z.set(l, p[v[l]].z);
+  }
+  return r;
+}
+
+// lane l of x to first[l * stride]
+template <class S>
+inline void scatter3(const vec3<Lanes<S>>& x, vec3<S>* first, int stride) {
+#if defined(__SSE2__)
+  if constexpr (sizeof(S) == 4) {
+    const __m128 lo = _mm_unpacklo_ps(x.x.v, x.y.v), hi = _mm_unpackhi_ps(x.x.v, x.y.v), z = x.z.v;
+    _mm_storel_pi(reinterpret_cast<__m64*>(&first[0].x), lo);
+    _mm_storeh_pi(reinterpret_cast<__m64*>(&first[stride].x), lo);
+    _mm_storel_pi(reinterpret_cast<__m64*>(&first[2 * stride].x), hi);
+    _mm_storeh_pi(reinterpret_cast<__m64*>(&first[3 * stride].x), hi);
+    _mm_store_ss(&first[0].z, z);
+    _mm_store_ss(&first[stride].z, _mm_shuffle_ps(z, z, 1));
+    _mm_store_ss(&first[2 * stride].z, _mm_shuffle_ps(z, z, 2));
+    _mm_store_ss(&first[3 * stride].z, _mm_shuffle_ps(z, z, 3));
+    return;
+  }
+#endif
+  for (int l = 0; l < k_lanes<S>; ++l) first[l * stride] = {x.x[l], x.y[l], x.z[l]};
+}
+
+// kernels.h's pack_vertices on lanes: lane l holds the element whose k-th vertex is v[k][l]
+template <int V, class S>
+inline void pack_vertices_lanes(const KernelArgs<S>& a, const int (*v)[k_lanes<S>], Lanes<S>* in) {
+  for (int k = 0; k < V; ++k) {
+    store3(in + 3 * k, gather3(a.q, v[k]));
+    store3(in + 3 * V + 3 * k, gather3(a.qd, v[k]));
   }
 }
 
-// element (e0 + l)'s k-th scalar of x[k]
-template <int N, class S>
-inline void lane_of(const Lanes<S>* x, int l, S* one) {
-  for (int k = 0; k < N; ++k) one[k] = x[k][l];
+// dL/d forces on the V vertices (the adjoint's upstream), lane by lane
+template <int V, class S>
+inline void pack_adj_f_lanes(const KernelArgs<S>& a, const int (*v)[k_lanes<S>], Lanes<S>* ao) {
+  for (int k = 0; k < V; ++k) store3(ao + 3 * k, gather3(a.adj_f, v[k]));
+}
+
+// the vertices of triangles / bending edges e0 .. e0 + k_lanes - 1, vertex-major
+template <class S>
+inline void tri_vertices(const ModelView<S>& m, int e0, int (*v)[k_lanes<S>]) {
+  for (int l = 0; l < k_lanes<S>; ++l) {
+    const Idx3 id = m.tri_indices[e0 + l];
+    v[0][l] = id.i, v[1][l] = id.j, v[2][l] = id.k;
+  }
+}
+template <class S>
+inline void edge_vertices(const ModelView<S>& m, int e0, int (*v)[k_lanes<S>]) {
+  for (int l = 0; l < k_lanes<S>; ++l) {
+    const Idx4 id = m.edge_indices[e0 + l];
+    v[0][l] = id.i, v[1][l] = id.j, v[2][l] = id.k, v[3][l] = id.l;
+  }
 }
 
 template <class S>
@@ -64,58 +123,39 @@ template <class S>
 inline void run_lanes(const TriangleForward<S>& f, int e0) {
   using L = Lanes<S>;
   const KernelArgs<S>& a = f.a;
+  int v[3][L::W];
   L in[18], out[9], aero[9];
-  gather_lanes<18>(
-      e0, [&](int e, S* x) { pack_tri(a, e, x); }, in);
+  tri_vertices(a.m, e0, v);
+  pack_vertices_lanes<3>(a, v, in);
   tri_eval_lanes(a.m, e0).eval(in, out);
   AeroEval<L>{L(a.m.tri_lift), L(a.m.tri_drag)}.eval(in, aero);
-  L sum[9];
-  for (int k = 0; k < 9; ++k) sum[k] = out[k] + aero[k];
-  for (int l = 0; l < L::W; ++l) {
-    S one[9];
-    lane_of<9>(sum, l, one);
-    for (int k = 0; k < 3; ++k) a.f_slot[a.m.tri_slot + 3 * (e0 + l) + k] = load3(one + 3 * k);
-  }
+  for (int k = 0; k < 3; ++k)
+    scatter3(load3(out + 3 * k) + load3(aero + 3 * k), a.f_slot + a.m.tri_slot + 3 * e0 + k, 3);
 }
 
 template <class S>
 inline void run_lanes(const BendingForward<S>& f, int e0) {
   using L = Lanes<S>;
   const KernelArgs<S>& a = f.a;
+  int v[4][L::W];
   L in[24], out[12];
-  gather_lanes<24>(
-      e0, [&](int e, S* x) { pack_quad(a, a.m.edge_indices[e], x); }, in);
+  edge_vertices(a.m, e0, v);
+  pack_vertices_lanes<4>(a, v, in);
   bending_eval_lanes(a.m, e0).eval(in, out);
-  for (int l = 0; l < L::W; ++l) {
-    S one[12];
-    lane_of<12>(out, l, one);
-    for (int k = 0; k < 4; ++k) a.f_slot[a.m.edge_slot + 4 * (e0 + l) + k] = load3(one + 3 * k);
-  }
+  for (int k = 0; k < 4; ++k) scatter3(load3(out + 3 * k), a.f_slot + a.m.edge_slot + 4 * e0 + k, 4);
 }
 
 // ---- adjoint ----
-
-// dL/d forces of an element's vertices (the adjoint's upstream)
-template <int V, class S>
-inline void pack_adj_f(const KernelArgs<S>& a, const int* v, S* ao) {
-  for (int k = 0; k < V; ++k) store3(ao + 3 * k, a.adj_f[v[k]]);
-}
 
 template <class S>
 inline void run_lanes(const TriangleAdjoint<S>& f, int e0) {
   using L = Lanes<S>;
   const KernelArgs<S>& a = f.a;
+  int v[3][L::W];
   L in[18], ao[9], ai[18], ai2[18], mat[3], coef[2];
-  gather_lanes<18>(
-      e0, [&](int e, S* x) { pack_tri(a, e, x); }, in);
-  gather_lanes<9>(
-      e0,
-      [&](int e, S* x) {
-        Idx3 id = a.m.tri_indices[e];
-        int v[3] = {id.i, id.j, id.k};
-        pack_adj_f<3>(a, v, x);
-      },
-      ao);
+  tri_vertices(a.m, e0, v);
+  pack_vertices_lanes<3>(a, v, in);
+  pack_adj_f_lanes<3>(a, v, ao);
   triangle_adjoint(tri_eval_lanes(a.m, e0), in, ao, ai, mat);
   if (a.m.tri_lift != S(0) || a.m.tri_drag != S(0)) {
     aero_adjoint(AeroEval<L>{L(a.m.tri_lift), L(a.m.tri_drag)}, in, ao, ai2, coef);
@@ -125,17 +165,15 @@ inline void run_lanes(const TriangleAdjoint<S>& f, int e0) {
   }
   for (int l = 0; l < L::W; ++l) {
     const int e = e0 + l;
-    S one[18];
     a.g.tri_ke[e] += mat[0][l];
     a.g.tri_ka[e] += mat[1][l];
     a.g.tri_kd[e] += mat[2][l];
     a.g.lift[e] += coef[0][l];
     a.g.drag[e] += coef[1][l];
-    lane_of<18>(ai, l, one);
-    for (int k = 0; k < 3; ++k) {
-      a.adj_q_slot[a.m.tri_slot + 3 * e + k] = load3(one + 3 * k);
-      a.adj_qd_slot[a.m.tri_slot + 3 * e + k] = load3(one + 9 + 3 * k);
-    }
+  }
+  for (int k = 0; k < 3; ++k) {
+    scatter3(load3(ai + 3 * k), a.adj_q_slot + a.m.tri_slot + 3 * e0 + k, 3);
+    scatter3(load3(ai + 9 + 3 * k), a.adj_qd_slot + a.m.tri_slot + 3 * e0 + k, 3);
   }
 }
 
@@ -143,27 +181,16 @@ template <class S>
 inline void run_lanes(const BendingAdjoint<S>& f, int e0) {
   using L = Lanes<S>;
   const KernelArgs<S>& a = f.a;
+  int v[4][L::W];
   L in[24], ao[12], ai[24], coef[2];
-  gather_lanes<24>(
-      e0, [&](int e, S* x) { pack_quad(a, a.m.edge_indices[e], x); }, in);
-  gather_lanes<12>(
-      e0,
-      [&](int e, S* x) {
-        Idx4 id = a.m.edge_indices[e];
-        int v[4] = {id.i, id.j, id.k, id.l};
-        pack_adj_f<4>(a, v, x);
-      },
-      ao);
+  edge_vertices(a.m, e0, v);
+  pack_vertices_lanes<4>(a, v, in);
+  pack_adj_f_lanes<4>(a, v, ao);
   bending_adjoint(bending_eval_lanes(a.m, e0), in, ao, ai, coef);
-  for (int l = 0; l < L::W; ++l) {
-    const int e = e0 + l;
-    S one[24];
-    a.g.edge_ke[e] += coef[0][l];
-    lane_of<24>(ai, l, one);
-    for (int k = 0; k < 4; ++k) {
-      a.adj_q_slot[a.m.edge_slot + 4 * e + k] = load3(one + 3 * k);
-      a.adj_qd_slot[a.m.edge_slot + 4 * e + k] = load3(one + 12 + 3 * k);
-    }
+  for (int l = 0; l < L::W; ++l) a.g.edge_ke[e0 + l] += coef[0][l];
+  for (int k = 0; k < 4; ++k) {
+    scatter3(load3(ai + 3 * k), a.adj_q_slot + a.m.edge_slot + 4 * e0 + k, 4);
+    scatter3(load3(ai + 12 + 3 * k), a.adj_qd_slot + a.m.edge_slot + 4 * e0 + k, 4);
   }
 }
 
