@@ -20,20 +20,25 @@
 
 #include "engine/core/math.h"
 
+// the pack's width in bytes: 16 (SSE2), or 32 in the one translation unit built for AVX2
+// (engine/solver/kernels_avx2.cpp, which renames the namespace so nothing is shared)
+#ifndef ADJ_SIMD_BYTES
+#define ADJ_SIMD_BYTES 16
+#endif
 #if defined(__SSE2__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 namespace adj {
 
 template <class S>
-inline constexpr int k_lanes = 16 / int(sizeof(S));
+inline constexpr int k_lanes = ADJ_SIMD_BYTES / int(sizeof(S));
 
 // a lane-wise condition: all bits set where true
 template <class S>
 struct Mask {
   using I = std::conditional_t<sizeof(S) == 4, std::int32_t, std::int64_t>;
-  typedef I V __attribute__((vector_size(16)));
+  typedef I V __attribute__((vector_size(ADJ_SIMD_BYTES)));
   V m;
   friend Mask operator&&(const Mask& a, const Mask& b) { return {a.m & b.m}; }
   friend Mask operator||(const Mask& a, const Mask& b) { return {a.m | b.m}; }
@@ -65,7 +70,7 @@ struct Lanes;
 template <class S>
 struct Lanes {
   static constexpr int W = k_lanes<S>;
-  typedef S V __attribute__((vector_size(16)));
+  typedef S V __attribute__((vector_size(ADJ_SIMD_BYTES)));
   V v;
 
   Lanes() : v{} {}
@@ -106,11 +111,16 @@ struct Lanes {
   }
 
   friend Lanes sqrt_(const Lanes& a) {
-#if defined(__SSE2__)
+#if defined(__SSE2__) && ADJ_SIMD_BYTES == 16
     if constexpr (sizeof(S) == 4)
       return from(V(_mm_sqrt_ps(__m128(a.v))));
     else
       return from(V(_mm_sqrt_pd(__m128d(a.v))));
+#elif defined(__AVX__) && ADJ_SIMD_BYTES == 32
+    if constexpr (sizeof(S) == 4)
+      return from(V(_mm256_sqrt_ps(__m256(a.v))));
+    else
+      return from(V(_mm256_sqrt_pd(__m256d(a.v))));
 #else
     Lanes r;
     for (int l = 0; l < W; ++l) r.v[l] = sqrt_(a.v[l]);

@@ -19,7 +19,7 @@ namespace adj {
 template <class S>
 inline vec3<Lanes<S>> gather3(const vec3<S>* p, const int* v) {
   vec3<Lanes<S>> r;
-#if defined(__SSE2__)
+#if defined(__SSE2__) && ADJ_SIMD_BYTES == 16
   if constexpr (sizeof(S) == 4) {
     auto xy = [&](int l) { return _mm_loadl_pi(_mm_setzero_ps(), reinterpret_cast<const __m64*>(&p[v[l]].x)); };
     auto z = [&](int l) { return _mm_load_ss(&p[v[l]].z); };
@@ -41,7 +41,7 @@ inline vec3<Lanes<S>> gather3(const vec3<S>* p, const int* v) {
 // lane l of x to first[l * stride]
 template <class S>
 inline void scatter3(const vec3<Lanes<S>>& x, vec3<S>* first, int stride) {
-#if defined(__SSE2__)
+#if defined(__SSE2__) && ADJ_SIMD_BYTES == 16
   if constexpr (sizeof(S) == 4) {
     const __m128 lo = _mm_unpacklo_ps(x.x.v, x.y.v), hi = _mm_unpackhi_ps(x.x.v, x.y.v), z = x.z.v;
     _mm_storel_pi(reinterpret_cast<__m64*>(&first[0].x), lo);
@@ -202,28 +202,45 @@ concept LaneKernel = requires(const F& f) {
   run_lanes(f, 0);
 };
 
+#if ADJ_SIMD_BYTES == 16 && defined(ADJ_AVX2_LANES)
+// the same lane kernels on 32-byte packs (8 floats, 4 doubles), built for AVX2 in a translation
+// unit of their own (engine/solver/kernels_avx2.cpp) and run where the CPU has AVX2
+void run_wide(const TriangleForward<float>& f, int e0);
+void run_wide(const BendingForward<float>& f, int e0);
+void run_wide(const TriangleAdjoint<float>& f, int e0);
+void run_wide(const BendingAdjoint<float>& f, int e0);
+void run_wide(const TriangleForward<double>& f, int e0);
+void run_wide(const BendingForward<double>& f, int e0);
+void run_wide(const TriangleAdjoint<double>& f, int e0);
+void run_wide(const BendingAdjoint<double>& f, int e0);
+bool cpu_has_wide_lanes();
+#else
+inline bool cpu_has_wide_lanes() { return false; }
+#endif
+
+// elements per item of a launch: 1 without a lane form, else the packs' lanes (wide: AVX2's)
 template <class F>
-inline constexpr int item_width() {
-  if constexpr (LaneKernel<F>)
-    return k_lanes<std::remove_cvref_t<decltype(std::declval<F>().a.dt)>>;
-  else
+inline int item_width(bool wide) {
+  if constexpr (LaneKernel<F>) {
+    using S = std::remove_cvref_t<decltype(std::declval<F>().a.dt)>;
+    return wide ? 32 / int(sizeof(S)) : k_lanes<S>;
+  } else {
     return 1;
+  }
 }
 
-// items of a launch of n elements: the lane groups, then the remainder one element each
-template <class F>
-inline int item_count(int n) {
-  constexpr int w = item_width<F>();
-  return n / w + n % w;
-}
+// items of a launch of n elements at width w: the lane groups, then the remainder one each
+inline int item_count(int n, int w) { return n / w + n % w; }
 
 template <class F>
-inline void run_item(const F& f, int n, int item) {
-  constexpr int w = item_width<F>();
-  if constexpr (w > 1) {
+inline void run_item(const F& f, int n, int w, int item) {
+  if constexpr (LaneKernel<F>) {
     const int groups = n / w;
-    if (item < groups) return run_lanes(f, item * w);
-    return f(groups * w + (item - groups));
+    if (item >= groups) return f(groups * w + (item - groups));
+#if ADJ_SIMD_BYTES == 16 && defined(ADJ_AVX2_LANES)
+    if (w != k_lanes<std::remove_cvref_t<decltype(f.a.dt)>>) return run_wide(f, item * w);
+#endif
+    run_lanes(f, item * w);
   } else {
     f(item);
   }
