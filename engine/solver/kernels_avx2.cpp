@@ -4,6 +4,7 @@
 // (cpu_has_wide_lanes). Everything the headers define is compiled here inside the namespace
 // adj_avx2 (the macro below), so no inline function built with AVX2 instructions can stand in
 // for the baseline build's copy of the same function elsewhere in the program.
+#include <immintrin.h>
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -15,7 +16,6 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-#include <immintrin.h>
 
 #define ADJ_SIMD_BYTES 32
 #define adj adj_avx2
@@ -34,10 +34,8 @@ template <class S>
 struct BendingAdjoint;
 
 // the functors are the same token sequences in both namespaces (one layout)
-#define ADJ_WIDE(F, S)                                                        \
-  void run_wide(const F<S>& f, int e0) {                                      \
-    adj_avx2::run_lanes(reinterpret_cast<const adj_avx2::F<S>&>(f), e0); \
-  }
+#define ADJ_WIDE(F, S) \
+  void run_wide(const F<S>& f, int e0) { adj_avx2::run_lanes(reinterpret_cast<const adj_avx2::F<S>&>(f), e0); }
 ADJ_WIDE(TriangleForward, float)
 ADJ_WIDE(BendingForward, float)
 ADJ_WIDE(TriangleAdjoint, float)
