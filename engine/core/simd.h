@@ -1,10 +1,11 @@
-// SIMD packs for the host: Lanes<S> holds k_lanes<S> scalars (4 floats or 2 doubles, one
-// 16-byte register: SSE2 on x86-64, the baseline every x86-64 CPU has; GCC/Clang vector
-// extensions elsewhere; 8 floats in the AVX2 build of engine/solver/kernels_avx2.cpp) with the operators and the
-// sqrt_/atan2_/acos_/value/is_finite of engine/core/math.h, so the generic force functions run one element per lane.
-// Comparisons give a Mask; where force code branches on a value it uses any() and select() (math.h). Each lane computes
-// exactly what the scalar code computes (the same IEEE operations in the same order; atan2 is math.h's one fdlibm code,
-// acos calls the scalar per lane), so a kernel run on lanes equals its scalar run bit for bit
+// SIMD packs for the host. Lanes<S> holds k_lanes<S> scalars: 4 floats or 2 doubles in one
+// 16-byte register (SSE2, the baseline of every x86-64 CPU; GCC/Clang vector extensions
+// elsewhere), 8 floats or 4 doubles in the AVX2 build of engine/solver/kernels_avx2.cpp. It has
+// the operators and the sqrt_/atan2_/acos_/value/is_finite of engine/core/math.h, so the
+// generic force functions run one element per lane; comparisons give a Mask, and where force
+// code branches on a value it uses any() and select() (math.h). Each lane computes the scalar
+// code's IEEE operations in the same order (atan2 is math.h's one fdlibm code; acos calls the
+// scalar per lane), so a kernel run on lanes equals its scalar run bit for bit
 // (tests/engine/core/simd_test.cpp). Host only: the CUDA backend runs the scalar functors.
 #pragma once
 
@@ -64,8 +65,6 @@ constexpr float ceil_float(double d) {
   return double(c) < d ? next_float_up(c) : c;
 }
 
-template <class S>
-struct Lanes;
 template <class S>
 struct Lanes {
   static constexpr int W = k_lanes<S>;

@@ -1,10 +1,11 @@
 // the cloth's element kernels of engine/solver/kernels.h (triangle with its aerodynamics,
 // bending), k_lanes<S> elements at a time on the host's SIMD packs (engine/core/simd.h): the
 // same force functions and the same input layout (kernels.h's pack_vertices), each element's
-// vertices gathered into its lane and its outputs scattered back to its slots. Each lane equals the scalar functor
-// bit for bit, so which elements run in lanes changes nothing (tests/engine/core/simd_test.cpp).
-// The CPU solver's executors run a launch of n elements as n / k_lanes groups and a scalar
-// remainder (run_item); functors without a lane form run one element per item. Host only.
+// vertices gathered into its lane and its outputs scattered back to its slots. Each lane equals
+// the scalar functor bit for bit, so which elements run in lanes changes nothing
+// (tests/engine/core/simd_test.cpp). The CPU solver's executors run a launch of n elements as
+// n / w groups and a scalar remainder (run_item), w = the SSE2 packs' lanes, or AVX2's where
+// the CPU has it (run_wide); functors without a lane form run one element per item. Host only.
 #pragma once
 
 #include <type_traits>
@@ -223,7 +224,10 @@ template <class F>
 inline int item_width(bool wide) {
   if constexpr (LaneKernel<F>) {
     using S = std::remove_cvref_t<decltype(std::declval<F>().a.dt)>;
-    return wide ? 32 / int(sizeof(S)) : k_lanes<S>;
+#if ADJ_SIMD_BYTES == 16 && defined(ADJ_AVX2_LANES)
+    if (wide) return 32 / int(sizeof(S));
+#endif
+    return k_lanes<S>;
   } else {
     return 1;
   }
