@@ -71,7 +71,7 @@ struct Lanes {
   typedef S V __attribute__((vector_size(ADJ_SIMD_BYTES)));
   V v;
 
-  Lanes() : v{} {}
+  Lanes() = default;  // uninitialized, as a float (vec3 and the force code zero what they read)
   Lanes(S x) : v(V{} + x) {}
   Lanes(int x) : v(V{} + S(x)) {}
   template <class A, class = std::enable_if_t<std::is_arithmetic_v<A>>>

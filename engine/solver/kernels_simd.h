@@ -15,19 +15,47 @@
 
 namespace adj {
 
-// lane l = p[v[l]]: one vec3 per lane, transposed into three packs (SSE2: two loads and
-// three shuffles per lane pair instead of a scalar store per component)
+#if defined(__SSE2__)
+// four floats' vec3s p[v[0..3]] transposed into x, y and z registers (two loads and three
+// shuffles per pair of lanes instead of a scalar store per component), and back
+inline void gather3_x4(const vec3<float>* p, const int* v, __m128& x, __m128& y, __m128& z) {
+  auto xy = [&](int l) { return _mm_loadl_pi(_mm_setzero_ps(), reinterpret_cast<const __m64*>(&p[v[l]].x)); };
+  auto zl = [&](int l) { return _mm_load_ss(&p[v[l]].z); };
+  const __m128 ab = _mm_unpacklo_ps(xy(0), xy(1)), cd = _mm_unpacklo_ps(xy(2), xy(3));
+  x = _mm_movelh_ps(ab, cd);
+  y = _mm_movehl_ps(cd, ab);
+  z = _mm_movelh_ps(_mm_unpacklo_ps(zl(0), zl(1)), _mm_unpacklo_ps(zl(2), zl(3)));
+}
+inline void scatter3_x4(__m128 x, __m128 y, __m128 z, vec3<float>* first, int stride) {
+  const __m128 lo = _mm_unpacklo_ps(x, y), hi = _mm_unpackhi_ps(x, y);
+  _mm_storel_pi(reinterpret_cast<__m64*>(&first[0].x), lo);
+  _mm_storeh_pi(reinterpret_cast<__m64*>(&first[stride].x), lo);
+  _mm_storel_pi(reinterpret_cast<__m64*>(&first[2 * stride].x), hi);
+  _mm_storeh_pi(reinterpret_cast<__m64*>(&first[3 * stride].x), hi);
+  _mm_store_ss(&first[0].z, z);
+  _mm_store_ss(&first[stride].z, _mm_shuffle_ps(z, z, 1));
+  _mm_store_ss(&first[2 * stride].z, _mm_shuffle_ps(z, z, 2));
+  _mm_store_ss(&first[3 * stride].z, _mm_shuffle_ps(z, z, 3));
+}
+#endif
+
+// lane l = p[v[l]]: one vec3 per lane, transposed into three packs
 template <class S>
 inline vec3<Lanes<S>> gather3(const vec3<S>* p, const int* v) {
   vec3<Lanes<S>> r;
 #if defined(__SSE2__) && ADJ_SIMD_BYTES == 16
   if constexpr (sizeof(S) == 4) {
-    auto xy = [&](int l) { return _mm_loadl_pi(_mm_setzero_ps(), reinterpret_cast<const __m64*>(&p[v[l]].x)); };
-    auto z = [&](int l) { return _mm_load_ss(&p[v[l]].z); };
-    const __m128 ab = _mm_unpacklo_ps(xy(0), xy(1)), cd = _mm_unpacklo_ps(xy(2), xy(3));
-    r.x.v = _mm_movelh_ps(ab, cd);
-    r.y.v = _mm_movehl_ps(cd, ab);
-    r.z.v = _mm_movelh_ps(_mm_unpacklo_ps(z(0), z(1)), _mm_unpacklo_ps(z(2), z(3)));
+    gather3_x4(p, v, r.x.v, r.y.v, r.z.v);
+    return r;
+  }
+#elif defined(__AVX__) && ADJ_SIMD_BYTES == 32
+  if constexpr (sizeof(S) == 4) {
+    __m128 x0, y0, z0, x1, y1, z1;
+    gather3_x4(p, v, x0, y0, z0);
+    gather3_x4(p, v + 4, x1, y1, z1);
+    r.x.v = _mm256_set_m128(x1, x0);
+    r.y.v = _mm256_set_m128(y1, y0);
+    r.z.v = _mm256_set_m128(z1, z0);
     return r;
   }
 #endif
@@ -43,16 +71,13 @@ inline vec3<Lanes<S>> gather3(const vec3<S>* p, const int* v) {
 template <class S>
 inline void scatter3(const vec3<Lanes<S>>& x, vec3<S>* first, int stride) {
 #if defined(__SSE2__) && ADJ_SIMD_BYTES == 16
+  if constexpr (sizeof(S) == 4) return scatter3_x4(x.x.v, x.y.v, x.z.v, first, stride);
+#elif defined(__AVX__) && ADJ_SIMD_BYTES == 32
   if constexpr (sizeof(S) == 4) {
-    const __m128 lo = _mm_unpacklo_ps(x.x.v, x.y.v), hi = _mm_unpackhi_ps(x.x.v, x.y.v), z = x.z.v;
-    _mm_storel_pi(reinterpret_cast<__m64*>(&first[0].x), lo);
-    _mm_storeh_pi(reinterpret_cast<__m64*>(&first[stride].x), lo);
-    _mm_storel_pi(reinterpret_cast<__m64*>(&first[2 * stride].x), hi);
-    _mm_storeh_pi(reinterpret_cast<__m64*>(&first[3 * stride].x), hi);
-    _mm_store_ss(&first[0].z, z);
-    _mm_store_ss(&first[stride].z, _mm_shuffle_ps(z, z, 1));
-    _mm_store_ss(&first[2 * stride].z, _mm_shuffle_ps(z, z, 2));
-    _mm_store_ss(&first[3 * stride].z, _mm_shuffle_ps(z, z, 3));
+    scatter3_x4(_mm256_castps256_ps128(x.x.v), _mm256_castps256_ps128(x.y.v), _mm256_castps256_ps128(x.z.v), first,
+                stride);
+    scatter3_x4(_mm256_extractf128_ps(x.x.v, 1), _mm256_extractf128_ps(x.y.v, 1), _mm256_extractf128_ps(x.z.v, 1),
+                first + 4 * stride, stride);
     return;
   }
 #endif
