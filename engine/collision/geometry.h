@@ -72,17 +72,17 @@ struct ShapeRef {
 // signed distance from x to the collider surface and the outward normal there
 template <class T, class S, class M>
 ADJ_HD inline T shape_distance(const ShapeRef<S, M>& s, const vec3<T>& x, vec3<T>& n, vec3<T>& surface) {
+  if (s.type == GEOM_PLANE) {  // before the shape frame, which a plane does not use
+    n = lift<T>(s.size);
+    T d = dot(x - lift<T>(s.pos), n);
+    surface = x - n * d;
+    return d;
+  }
   mat33<T> rot = lift<T>(s.rot);
   vec3<T> local = transpose(rot) * (x - lift<T>(s.pos));
   T d = T(1e30);
   vec3<T> nl;
   switch (s.type) {
-    case GEOM_PLANE: {
-      n = lift<T>(s.size);
-      d = dot(x - lift<T>(s.pos), n);
-      surface = x - n * d;
-      return d;
-    }
     case GEOM_SPHERE: {
       T r = length(local);
       nl = value(r) > 1e-12 ? local / r : vec3<T>(T(0), T(1), T(0));

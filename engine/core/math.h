@@ -17,7 +17,7 @@ namespace adj {
 // scalar functions with one name for float, double and Dual
 ADJ_HD inline float sqrt_(float x) { return ::sqrtf(x); }
 ADJ_HD inline double sqrt_(double x) { return ::sqrt(x); }
-ADJ_HD inline float atan2_(float y, float x) { return ::atan2f(y, x); }
+ADJ_HD inline float atan2_(float y, float x);  // fdlibm's on the host (below), CUDA's on the device
 ADJ_HD inline double atan2_(double y, double x) { return ::atan2(y, x); }
 ADJ_HD inline float acos_(float x) { return ::acosf(x); }
 ADJ_HD inline double acos_(double x) { return ::acos(x); }
@@ -120,6 +120,17 @@ struct Dual {
   ADJ_HD friend auto value(const Dual& a) { return value(a.v); }
 };
 
+// lane-wise control flow: a scalar (or Dual) is one lane, a host SIMD pack (engine/core/simd.h)
+// several, whose comparisons give a Mask. Force code that branches on a value skips the work
+// when no lane needs it (any) and keeps each lane's side (select)
+template <class T>
+using cond_t = decltype(T() < T());  // bool, or the pack's Mask
+ADJ_HD inline bool any(bool c) { return c; }
+template <class T>
+ADJ_HD inline T select(bool c, const T& a, const T& b) {
+  return c ? a : b;
+}
+
 template <class T>
 ADJ_HD inline T abs_(const T& x) {
   return x < T(0) ? -x : x;
@@ -131,6 +142,54 @@ ADJ_HD inline T max_(const T& a, const T& b) {
 template <class T>
 ADJ_HD inline T min_(const T& a, const T& b) {
   return b < a ? b : a;
+}
+
+// atan2 of floats: fdlibm's atan2f/atanf (Sun 1993; what glibc up to 2.40 and the BSDs ship),
+// written once over a scalar or a host SIMD pack (engine/core/simd.h), the argument reduction's
+// five cases chosen by select: so each lane equals the scalar, and the host's results do not
+// depend on the C library's atan2f. Arguments outside the common case (a zero, infinite or NaN
+// one, x = 1, |y/x| beyond [2^-29, 2^25); y = 0 is handled) go to the C library (special_atan2)
+inline bool sign_bit(float x) { return std::signbit(x); }
+// r where common, else the C library's atan2f
+inline float special_atan2(bool common, float r, float y, float x) { return common ? r : ::atan2f(y, x); }
+template <class T>
+inline T atan2f_fdlibm(const T& y, const T& x) {
+  constexpr float at[11] = {3.3333334327e-01f, -2.0000000298e-01f, 1.4285714924e-01f, -1.1111110449e-01f,
+                            9.0908870101e-02f, -7.6918758452e-02f, 6.6610731184e-02f, -5.8335702866e-02f,
+                            4.9768779427e-02f, -3.6531571299e-02f, 1.6285819933e-02f};
+  const T t = abs_(y / x);
+  // reduction: t < 7/16 as is (hi = lo = 0), < 11/16 about 1/2, < 19/16 about 1, < 39/16 about 3/2, else -1/t
+  const auto c0 = t < T(0.4375f), c1 = t < T(0.6875f), c2 = t < T(1.1875f), c3 = t < T(2.4375f);
+  const T one(1.0f), two(2.0f), half3(1.5f);
+  T num = select(c3, t - half3, T(-1.0f)), den = select(c3, one + half3 * t, t);
+  T hi = select(c3, T(9.8279368877e-01f), T(1.5707962513e+00f));
+  T lo = select(c3, T(3.4473217170e-08f), T(7.5497894159e-08f));
+  num = select(c2, t - one, num), den = select(c2, t + one, den);
+  hi = select(c2, T(7.8539812565e-01f), hi), lo = select(c2, T(3.7748947079e-08f), lo);
+  num = select(c1, two * t - one, num), den = select(c1, two + t, den);
+  hi = select(c1, T(4.6364760399e-01f), hi), lo = select(c1, T(5.0121582440e-09f), lo);
+  num = select(c0, t, num), den = select(c0, one, den), hi = select(c0, T(0.0f), hi), lo = select(c0, T(0.0f), lo);
+  const T xr = num / den, z = xr * xr, w = z * z;
+  const T s1 = z * (T(at[0]) + w * (T(at[2]) + w * (T(at[4]) + w * (T(at[6]) + w * (T(at[8]) + w * T(at[10]))))));
+  const T s2 = w * (T(at[1]) + w * (T(at[3]) + w * (T(at[5]) + w * (T(at[7]) + w * T(at[9])))));
+  // t < 7/16: xr - xr (s1 + s2), which hi - ((xr (s1 + s2) - lo) - xr) equals when hi = lo = 0
+  const T a = select(c0, xr - xr * (s1 + s2), hi - ((xr * (s1 + s2) - lo) - xr));
+  // quadrants; y = +-0: +-0 for x > 0, +-pi for x < 0 (fdlibm's pi + tiny rounds to pi)
+  const T pi(3.1415927410e+00f), pi_lo(-8.7422776573e-08f), zero(0.0f);
+  const auto yneg = y < zero, xneg = x < zero, yzero = y == zero;
+  T r = select(xneg, select(yneg, (a - pi_lo) - pi, pi - (a - pi_lo)), select(yneg, -a, a));
+  r = select(yzero, select(xneg, select(sign_bit(y), -pi, pi), y), r);
+  const auto common = (yzero || (is_finite(y / x) && !(t < T(0x1p-29f)) && t < T(0x1p25f))) && !(x == zero) &&
+                      !(x == one) && is_finite(x) && is_finite(y);
+  return special_atan2(common, r, y, x);
+}
+
+ADJ_HD inline float atan2_(float y, float x) {
+#if defined(__CUDA_ARCH__)
+  return ::atan2f(y, x);
+#else
+  return atan2f_fdlibm(y, x);
+#endif
 }
 
 // 3-vector over any scalar (float, double, Dual)

@@ -12,10 +12,10 @@ ADJ_HD inline void aero_force(const vec3<T>& x0, const vec3<T>& x1, const vec3<T
                               vec3<T>& f2) {
   vec3<T> n = cross(x1 - x0, x2 - x0);
   T n_len = length(n);
-  if (value(n_len) < 1e-12) {
-    f0 = f1 = f2 = vec3<T>();
-    return;
-  }
+  // a collapsed triangle has no force
+  const auto ok = !(value(n_len) < 1e-12);
+  f0 = f1 = f2 = vec3<T>();
+  if (!any(ok)) return;
   n = n / n_len;
   T area = T(0.5) * n_len;
   vec3<T> vmid = (v0 + v1 + v2) * T(1.0 / 3.0);
@@ -25,7 +25,7 @@ ADJ_HD inline void aero_force(const vec3<T>& x0, const vec3<T>& x1, const vec3<T
   T attack = atan2_(vn, vt);
   vec3<T> f_drag = vmid * (T(drag) * area * abs_(vn));
   vec3<T> f_lift = n * (T(lift) * area * attack * dot(vmid, vmid));
-  f0 = -(f_drag + f_lift);
+  f0 = select(ok, -(f_drag + f_lift), f0);
   f1 = f0;
   f2 = f0;
 }
@@ -52,13 +52,13 @@ struct AeroTerms {
   vec3<S> e1, e2, n, vmid;
   S n_len, area, vn, vt, attack, vv, abs_vn, sign_vn;
   vec3<S> cr;  // n x vmid
-  bool degenerate;
+  cond_t<S> degenerate;
   ADJ_HD explicit AeroTerms(const S* in) {
     e1 = load3(in + 3) - load3(in), e2 = load3(in + 6) - load3(in);
     vec3<S> nr = cross(e1, e2);
     n_len = length(nr);
     degenerate = n_len < S(1e-12);
-    n = degenerate ? vec3<S>() : nr / n_len;
+    n = select(degenerate, vec3<S>(), nr / n_len);
     area = S(0.5) * n_len;
     vmid = (load3(in + 9) + load3(in + 12) + load3(in + 15)) * S(1.0 / 3.0);
     vn = dot(n, vmid);
@@ -66,8 +66,8 @@ struct AeroTerms {
     vt = sqrt_(length_sq(cr) + S(1e-12));
     attack = atan2_(vn, vt);
     vv = dot(vmid, vmid);
-    abs_vn = vn < S(0) ? -vn : vn;
-    sign_vn = vn < S(0) ? S(-1) : S(1);
+    abs_vn = abs_(vn);
+    sign_vn = select(vn < S(0), S(-1), S(1));
   }
 };
 
@@ -76,10 +76,10 @@ template <class S>
 ADJ_HD inline void aero_coef_adjoint(const S* in, const S* adj_out, S* adj_coef) {
   AeroTerms<S> t(in);
   adj_coef[0] = adj_coef[1] = S(0);
-  if (t.degenerate) return;
+  if (!any(!t.degenerate)) return;
   vec3<S> G = -(load3(adj_out) + load3(adj_out + 3) + load3(adj_out + 6));
-  adj_coef[0] = dot(G, t.n) * t.area * t.attack * t.vv;
-  adj_coef[1] = dot(G, t.vmid) * t.area * t.abs_vn;
+  adj_coef[0] = select(t.degenerate, S(0), dot(G, t.n) * t.area * t.attack * t.vv);
+  adj_coef[1] = select(t.degenerate, S(0), dot(G, t.vmid) * t.area * t.abs_vn);
 }
 
 // adjoint (hand-written reverse of aero_force); adj_coef (optional) gets dL/d(lift, drag)
@@ -88,7 +88,7 @@ ADJ_HD inline void aero_adjoint(const AeroEval<S>& e, const S* in, const S* adj_
   for (int k = 0; k < 18; ++k) adj_in[k] = S(0);
   if (adj_coef) adj_coef[0] = adj_coef[1] = S(0);
   AeroTerms<S> t(in);
-  if (t.degenerate) return;
+  if (!any(!t.degenerate)) return;
   const vec3<S>&e1 = t.e1, &e2 = t.e2, &n = t.n, &vmid = t.vmid, &cr = t.cr;
   const S n_len = t.n_len, area = t.area, vn = t.vn, vt = t.vt, attack = t.attack, vv = t.vv;
   S drag_mag = e.drag * area * t.abs_vn;
@@ -124,6 +124,9 @@ ADJ_HD inline void aero_adjoint(const AeroEval<S>& e, const S* in, const S* adj_
   store3(adj_in + 6, adj_e2);
   vec3<S> adj_v = adj_vmid * S(1.0 / 3.0);
   for (int k = 0; k < 3; ++k) store3(adj_in + 9 + 3 * k, adj_v);
+  for (int k = 0; k < 18; ++k) adj_in[k] = select(t.degenerate, S(0), adj_in[k]);
+  if (adj_coef)
+    for (int k = 0; k < 2; ++k) adj_coef[k] = select(t.degenerate, S(0), adj_coef[k]);
 }
 
 }  // namespace adj

@@ -26,7 +26,9 @@ ADJ_HD inline void bending_force(const vec3<T>& x0, const vec3<T>& x1, const vec
   vec3<T> e = x3 - x2;
   T n1_sq = length_sq(n1), n2_sq = length_sq(n2);
   T e_len = length(e);
-  if (value(n1_sq) < 1e-20 || value(n2_sq) < 1e-20 || value(e_len) < 1e-9) return;
+  // a degenerate hinge (collapsed triangle or edge) has no force
+  const auto ok = !(value(n1_sq) < 1e-20 || value(n2_sq) < 1e-20 || value(e_len) < 1e-9);
+  if (!any(ok)) return;
   vec3<T> e_hat = e / e_len;
   T angle = atan2_(dot(cross(n2, n1), e_hat), dot(n1, n2));
   // gradients of the angle (up to sign convention) for each vertex
@@ -38,10 +40,10 @@ ADJ_HD inline void bending_force(const vec3<T>& x0, const vec3<T>& x1, const vec
   T f_elastic = T(ke) * (angle - T(rest));
   T f_damp = T(kd) * (dot(d0, v0) + dot(d1, v1) + dot(d2, v2) + dot(d3, v3));
   T f_total = -e_len * (f_elastic + f_damp);
-  f0 = d0 * f_total;
-  f1 = d1 * f_total;
-  f2 = d2 * f_total;
-  f3 = d3 * f_total;
+  f0 = select(ok, d0 * f_total, f0);
+  f1 = select(ok, d1 * f_total, f1);
+  f2 = select(ok, d2 * f_total, f2);
+  f3 = select(ok, d3 * f_total, f3);
 }
 
 // packed form: in = x0..x3, v0..v3; out = f0..f3
@@ -71,7 +73,8 @@ ADJ_HD inline void bending_adjoint(const BendingEval<S>& be, const S* in, const 
   vec3<S> e = x3 - x2;
   S n1_sq = length_sq(n1), n2_sq = length_sq(n2);
   S e_len = length(e);
-  if (n1_sq < S(1e-20) || n2_sq < S(1e-20) || e_len < S(1e-9)) return;
+  const auto ok = !(n1_sq < S(1e-20) || n2_sq < S(1e-20) || e_len < S(1e-9));
+  if (!any(ok)) return;
   // forward intermediates
   vec3<S> e_hat = e / e_len;
   vec3<S> w = cross(n2, n1);
@@ -143,6 +146,9 @@ ADJ_HD inline void bending_adjoint(const BendingEval<S>& be, const S* in, const 
   store3(adj_in + 3, ax1);
   store3(adj_in + 6, ax2);
   store3(adj_in + 9, ax3);
+  for (int k = 0; k < 24; ++k) adj_in[k] = select(ok, adj_in[k], S(0));
+  if (adj_coef)
+    for (int k = 0; k < 2; ++k) adj_coef[k] = select(ok, adj_coef[k], S(0));
 }
 
 }  // namespace adj

@@ -129,14 +129,20 @@ struct SpringForward {
   }
 };
 
+// an element's packed state: its V vertices' positions, then their velocities
+template <int V, class S>
+ADJ_HD inline void pack_vertices(const KernelArgs<S>& a, const int* v, S* in) {
+  for (int k = 0; k < V; ++k) {
+    store3(in + 3 * k, a.q[v[k]]);
+    store3(in + 3 * V + 3 * k, a.qd[v[k]]);
+  }
+}
+
 template <class S>
 ADJ_HD inline void pack_tri(const KernelArgs<S>& a, int e, S* in) {
   Idx3 id = a.m.tri_indices[e];
   int v[3] = {id.i, id.j, id.k};
-  for (int k = 0; k < 3; ++k) {
-    store3(in + 3 * k, a.q[v[k]]);
-    store3(in + 9 + 3 * k, a.qd[v[k]]);
-  }
+  pack_vertices<3>(a, v, in);
 }
 
 template <class S>
@@ -159,10 +165,7 @@ struct TriangleForward {
 template <class S>
 ADJ_HD inline void pack_quad(const KernelArgs<S>& a, Idx4 id, S* in) {
   int v[4] = {id.i, id.j, id.k, id.l};
-  for (int k = 0; k < 4; ++k) {
-    store3(in + 3 * k, a.q[v[k]]);
-    store3(in + 12 + 3 * k, a.qd[v[k]]);
-  }
+  pack_vertices<4>(a, v, in);
 }
 
 template <class S>

@@ -24,6 +24,7 @@ struct SolverOptions {
   int thread_count = 0;          // OpenMP threads of the particle stages, 0 = default
   bool check_finite = true;      // report the first non-finite state/adjoint with its element
   bool body_param_grads = true;  // step_adjoint: also dL/d body parameters (rigid dual path)
+  bool wide_lanes = true;        // cloth kernels on AVX2 (8 floats) where the CPU has it, else SSE2 (4); same numbers
 };
 
 // the particle substeps of one step as step() ran them: the input state of each substep after

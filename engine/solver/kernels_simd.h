@@ -1,0 +1,278 @@
+// the cloth's element kernels of engine/solver/kernels.h (triangle with its aerodynamics,
+// bending), k_lanes<S> elements at a time on the host's SIMD packs (engine/core/simd.h): the
+// same force functions and the same input layout (kernels.h's pack_vertices), each element's
+// vertices gathered into its lane and its outputs scattered back to its slots. Each lane equals
+// the scalar functor bit for bit, so which elements run in lanes changes nothing
+// (tests/engine/core/simd_test.cpp). The CPU solver's executors run a launch of n elements as
+// n / w groups and a scalar remainder (run_item), w = the SSE2 packs' lanes, or AVX2's where
+// the CPU has it (run_wide); functors without a lane form run one element per item. Host only.
+#pragma once
+
+#include <type_traits>
+
+#include "engine/core/simd.h"
+#include "engine/solver/kernels.h"
+
+namespace adj {
+
+#if defined(__SSE2__)
+// four floats' vec3s p[v[0..3]] transposed into x, y and z registers (two loads and three
+// shuffles per pair of lanes instead of a scalar store per component), and back
+inline void gather3_x4(const vec3<float>* p, const int* v, __m128& x, __m128& y, __m128& z) {
+  auto xy = [&](int l) { return _mm_loadl_pi(_mm_setzero_ps(), reinterpret_cast<const __m64*>(&p[v[l]].x)); };
+  auto zl = [&](int l) { return _mm_load_ss(&p[v[l]].z); };
+  const __m128 ab = _mm_unpacklo_ps(xy(0), xy(1)), cd = _mm_unpacklo_ps(xy(2), xy(3));
+  x = _mm_movelh_ps(ab, cd);
+  y = _mm_movehl_ps(cd, ab);
+  z = _mm_movelh_ps(_mm_unpacklo_ps(zl(0), zl(1)), _mm_unpacklo_ps(zl(2), zl(3)));
+}
+inline void scatter3_x4(__m128 x, __m128 y, __m128 z, vec3<float>* first, int stride) {
+  const __m128 lo = _mm_unpacklo_ps(x, y), hi = _mm_unpackhi_ps(x, y);
+  _mm_storel_pi(reinterpret_cast<__m64*>(&first[0].x), lo);
+  _mm_storeh_pi(reinterpret_cast<__m64*>(&first[stride].x), lo);
+  _mm_storel_pi(reinterpret_cast<__m64*>(&first[2 * stride].x), hi);
+  _mm_storeh_pi(reinterpret_cast<__m64*>(&first[3 * stride].x), hi);
+  _mm_store_ss(&first[0].z, z);
+  _mm_store_ss(&first[stride].z, _mm_shuffle_ps(z, z, 1));
+  _mm_store_ss(&first[2 * stride].z, _mm_shuffle_ps(z, z, 2));
+  _mm_store_ss(&first[3 * stride].z, _mm_shuffle_ps(z, z, 3));
+}
+#endif
+
+// lane l = p[v[l]]: one vec3 per lane, transposed into three packs
+template <class S>
+inline vec3<Lanes<S>> gather3(const vec3<S>* p, const int* v) {
+  vec3<Lanes<S>> r;
+#if defined(__SSE2__) && ADJ_SIMD_BYTES == 16
+  if constexpr (sizeof(S) == 4) {
+    gather3_x4(p, v, r.x.v, r.y.v, r.z.v);
+    return r;
+  }
+#elif defined(__AVX__) && ADJ_SIMD_BYTES == 32
+  if constexpr (sizeof(S) == 4) {
+    __m128 x0, y0, z0, x1, y1, z1;
+    gather3_x4(p, v, x0, y0, z0);
+    gather3_x4(p, v + 4, x1, y1, z1);
+    r.x.v = _mm256_set_m128(x1, x0);
+    r.y.v = _mm256_set_m128(y1, y0);
+    r.z.v = _mm256_set_m128(z1, z0);
+    return r;
+  }
+#endif
+  for (int l = 0; l < k_lanes<S>; ++l) {
+    r.x.set(l, p[v[l]].x);
+    r.y.set(l, p[v[l]].y);
+    r.z.set(l, p[v[l]].z);
+  }
+  return r;
+}
+
+// lane l of x to first[l * stride]
+template <class S>
+inline void scatter3(const vec3<Lanes<S>>& x, vec3<S>* first, int stride) {
+#if defined(__SSE2__) && ADJ_SIMD_BYTES == 16
+  if constexpr (sizeof(S) == 4) return scatter3_x4(x.x.v, x.y.v, x.z.v, first, stride);
+#elif defined(__AVX__) && ADJ_SIMD_BYTES == 32
+  if constexpr (sizeof(S) == 4) {
+    scatter3_x4(_mm256_castps256_ps128(x.x.v), _mm256_castps256_ps128(x.y.v), _mm256_castps256_ps128(x.z.v), first,
+                stride);
+    scatter3_x4(_mm256_extractf128_ps(x.x.v, 1), _mm256_extractf128_ps(x.y.v, 1), _mm256_extractf128_ps(x.z.v, 1),
+                first + 4 * stride, stride);
+    return;
+  }
+#endif
+  for (int l = 0; l < k_lanes<S>; ++l) first[l * stride] = {x.x[l], x.y[l], x.z[l]};
+}
+
+// kernels.h's pack_vertices on lanes: lane l holds the element whose k-th vertex is v[k][l]
+template <int V, class S>
+inline void pack_vertices_lanes(const KernelArgs<S>& a, const int (*v)[k_lanes<S>], Lanes<S>* in) {
+  for (int k = 0; k < V; ++k) {
+    store3(in + 3 * k, gather3(a.q, v[k]));
+    store3(in + 3 * V + 3 * k, gather3(a.qd, v[k]));
+  }
+}
+
+// dL/d forces on the V vertices (the adjoint's upstream), lane by lane
+template <int V, class S>
+inline void pack_adj_f_lanes(const KernelArgs<S>& a, const int (*v)[k_lanes<S>], Lanes<S>* ao) {
+  for (int k = 0; k < V; ++k) store3(ao + 3 * k, gather3(a.adj_f, v[k]));
+}
+
+// the vertices of triangles / bending edges e0 .. e0 + k_lanes - 1, vertex-major
+template <class S>
+inline void tri_vertices(const ModelView<S>& m, int e0, int (*v)[k_lanes<S>]) {
+  for (int l = 0; l < k_lanes<S>; ++l) {
+    const Idx3 id = m.tri_indices[e0 + l];
+    v[0][l] = id.i, v[1][l] = id.j, v[2][l] = id.k;
+  }
+}
+template <class S>
+inline void edge_vertices(const ModelView<S>& m, int e0, int (*v)[k_lanes<S>]) {
+  for (int l = 0; l < k_lanes<S>; ++l) {
+    const Idx4 id = m.edge_indices[e0 + l];
+    v[0][l] = id.i, v[1][l] = id.j, v[2][l] = id.k, v[3][l] = id.l;
+  }
+}
+
+template <class S>
+inline TriangleEval<Lanes<S>> tri_eval_lanes(const ModelView<S>& m, int e0) {
+  TriangleEval<Lanes<S>> r;
+  for (int l = 0; l < k_lanes<S>; ++l) {
+    TriangleEval<S> t = tri_eval(m, e0 + l);
+    r.pose.a.set(l, t.pose.a);
+    r.pose.b.set(l, t.pose.b);
+    r.pose.c.set(l, t.pose.c);
+    r.pose.d.set(l, t.pose.d);
+    r.area.set(l, t.area);
+    r.ke.set(l, t.ke);
+    r.ka.set(l, t.ka);
+    r.kd.set(l, t.kd);
+  }
+  return r;
+}
+
+template <class S>
+inline BendingEval<Lanes<S>> bending_eval_lanes(const ModelView<S>& m, int e0) {
+  BendingEval<Lanes<S>> r;
+  for (int l = 0; l < k_lanes<S>; ++l) {
+    r.ke.set(l, m.edge_ke[e0 + l]);
+    r.kd.set(l, m.edge_kd[e0 + l]);
+    r.rest.set(l, m.edge_rest_angle[e0 + l]);
+  }
+  return r;
+}
+
+// ---- forward ----
+
+template <class S>
+inline void run_lanes(const TriangleForward<S>& f, int e0) {
+  using L = Lanes<S>;
+  const KernelArgs<S>& a = f.a;
+  int v[3][L::W];
+  L in[18], out[9], aero[9];
+  tri_vertices(a.m, e0, v);
+  pack_vertices_lanes<3>(a, v, in);
+  tri_eval_lanes(a.m, e0).eval(in, out);
+  AeroEval<L>{L(a.m.tri_lift), L(a.m.tri_drag)}.eval(in, aero);
+  for (int k = 0; k < 3; ++k)
+    scatter3(load3(out + 3 * k) + load3(aero + 3 * k), a.f_slot + a.m.tri_slot + 3 * e0 + k, 3);
+}
+
+template <class S>
+inline void run_lanes(const BendingForward<S>& f, int e0) {
+  using L = Lanes<S>;
+  const KernelArgs<S>& a = f.a;
+  int v[4][L::W];
+  L in[24], out[12];
+  edge_vertices(a.m, e0, v);
+  pack_vertices_lanes<4>(a, v, in);
+  bending_eval_lanes(a.m, e0).eval(in, out);
+  for (int k = 0; k < 4; ++k) scatter3(load3(out + 3 * k), a.f_slot + a.m.edge_slot + 4 * e0 + k, 4);
+}
+
+// ---- adjoint ----
+
+template <class S>
+inline void run_lanes(const TriangleAdjoint<S>& f, int e0) {
+  using L = Lanes<S>;
+  const KernelArgs<S>& a = f.a;
+  int v[3][L::W];
+  L in[18], ao[9], ai[18], ai2[18], mat[3], coef[2];
+  tri_vertices(a.m, e0, v);
+  pack_vertices_lanes<3>(a, v, in);
+  pack_adj_f_lanes<3>(a, v, ao);
+  triangle_adjoint(tri_eval_lanes(a.m, e0), in, ao, ai, mat);
+  if (a.m.tri_lift != S(0) || a.m.tri_drag != S(0)) {
+    aero_adjoint(AeroEval<L>{L(a.m.tri_lift), L(a.m.tri_drag)}, in, ao, ai2, coef);
+    for (int k = 0; k < 18; ++k) ai[k] += ai2[k];
+  } else {
+    aero_coef_adjoint(in, ao, coef);
+  }
+  for (int l = 0; l < L::W; ++l) {
+    const int e = e0 + l;
+    a.g.tri_ke[e] += mat[0][l];
+    a.g.tri_ka[e] += mat[1][l];
+    a.g.tri_kd[e] += mat[2][l];
+    a.g.lift[e] += coef[0][l];
+    a.g.drag[e] += coef[1][l];
+  }
+  for (int k = 0; k < 3; ++k) {
+    scatter3(load3(ai + 3 * k), a.adj_q_slot + a.m.tri_slot + 3 * e0 + k, 3);
+    scatter3(load3(ai + 9 + 3 * k), a.adj_qd_slot + a.m.tri_slot + 3 * e0 + k, 3);
+  }
+}
+
+template <class S>
+inline void run_lanes(const BendingAdjoint<S>& f, int e0) {
+  using L = Lanes<S>;
+  const KernelArgs<S>& a = f.a;
+  int v[4][L::W];
+  L in[24], ao[12], ai[24], coef[2];
+  edge_vertices(a.m, e0, v);
+  pack_vertices_lanes<4>(a, v, in);
+  pack_adj_f_lanes<4>(a, v, ao);
+  bending_adjoint(bending_eval_lanes(a.m, e0), in, ao, ai, coef);
+  for (int l = 0; l < L::W; ++l) a.g.edge_ke[e0 + l] += coef[0][l];
+  for (int k = 0; k < 4; ++k) {
+    scatter3(load3(ai + 3 * k), a.adj_q_slot + a.m.edge_slot + 4 * e0 + k, 4);
+    scatter3(load3(ai + 12 + 3 * k), a.adj_qd_slot + a.m.edge_slot + 4 * e0 + k, 4);
+  }
+}
+
+// ---- the items of a launch ----
+
+// a functor with a lane form: k_lanes elements per call of run_lanes(f, first)
+template <class F>
+concept LaneKernel = requires(const F& f) {
+  run_lanes(f, 0);
+};
+
+#if ADJ_SIMD_BYTES == 16 && defined(ADJ_AVX2_LANES)
+// the same lane kernels on 32-byte packs (8 floats, 4 doubles), built for AVX2 in a translation
+// unit of their own (engine/solver/kernels_avx2.cpp) and run where the CPU has AVX2
+void run_wide(const TriangleForward<float>& f, int e0);
+void run_wide(const BendingForward<float>& f, int e0);
+void run_wide(const TriangleAdjoint<float>& f, int e0);
+void run_wide(const BendingAdjoint<float>& f, int e0);
+void run_wide(const TriangleForward<double>& f, int e0);
+void run_wide(const BendingForward<double>& f, int e0);
+void run_wide(const TriangleAdjoint<double>& f, int e0);
+void run_wide(const BendingAdjoint<double>& f, int e0);
+bool cpu_has_wide_lanes();
+#else
+inline bool cpu_has_wide_lanes() { return false; }
+#endif
+
+// elements per item of a launch: 1 without a lane form, else the packs' lanes (wide: AVX2's)
+template <class F>
+inline int item_width(bool wide) {
+  if constexpr (LaneKernel<F>) {
+    using S = std::remove_cvref_t<decltype(std::declval<F>().a.dt)>;
+#if ADJ_SIMD_BYTES == 16 && defined(ADJ_AVX2_LANES)
+    if (wide) return 32 / int(sizeof(S));
+#endif
+    return k_lanes<S>;
+  } else {
+    return 1;
+  }
+}
+
+// items of a launch of n elements at width w: the lane groups, then the remainder one each
+inline int item_count(int n, int w) { return n / w + n % w; }
+
+template <class F>
+inline void run_item(const F& f, int n, int w, int item) {
+  if constexpr (LaneKernel<F>) {
+    const int groups = n / w;
+    if (item >= groups) return f(groups * w + (item - groups));
+#if ADJ_SIMD_BYTES == 16 && defined(ADJ_AVX2_LANES)
+    if (w != k_lanes<std::remove_cvref_t<decltype(f.a.dt)>>) return run_wide(f, item * w);
+#endif
+    run_lanes(f, item * w);
+  } else {
+    f(item);
+  }
+}
+
+}  // namespace adj
