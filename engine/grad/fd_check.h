@@ -2,6 +2,7 @@
 // scalar function, compared to an analytic gradient with |AD - FD| <= atol + rtol |FD|
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -31,6 +32,16 @@ std::vector<double> central_difference(const F& f, std::vector<double> x, double
     g[i] = (fp - fm) / (2 * eps);
   }
   return g;
+}
+
+// the largest entrywise difference of x and y, relative to y's largest entry
+inline double relative_error(const std::vector<double>& x, const std::vector<double>& y) {
+  double err = 0, scale = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    err = std::max(err, std::fabs(x[k] - y[k]));
+    scale = std::max(scale, std::fabs(y[k]));
+  }
+  return err / scale;
 }
 
 inline FdReport compare_gradients(const std::vector<double>& ad, const std::vector<double>& fd, double atol,

@@ -68,16 +68,6 @@ double dot(const std::vector<double>& a, const std::vector<double>& b) {
   return s;
 }
 
-// the largest entrywise difference of x and y, relative to y's largest entry
-double relative_error(const std::vector<double>& x, const std::vector<double>& y) {
-  double err = 0, scale = 0;
-  for (std::size_t k = 0; k < x.size(); ++k) {
-    err = std::max(err, std::abs(x[k] - y[k]));
-    scale = std::max(scale, std::abs(y[k]));
-  }
-  return err / scale;
-}
-
 // the gradient of J against central differences on every entry
 void check_gradient(ActionSequenceT<double>& seq, const std::vector<double>& a) {
   std::vector<double> g;

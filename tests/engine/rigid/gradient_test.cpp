@@ -10,12 +10,20 @@
 using namespace adj;
 using namespace adj::test;
 
-TEST_CASE("step jacobian: dual numbers match central differences, and the reverse adjoint is J^T adj_out",
-          "[rigid][grad]") {
+namespace {
+// the mixed tree on stiff ground contact
+RigidModelT<double> contact_tree() {
   RigidModelT<double> m = finalize(mixed_tree());
   m.contact_ke = 2e3;
   m.contact_kd = 20;
   m.contact_kf = 50;
+  return m;
+}
+}  // namespace
+
+TEST_CASE("step jacobian: dual numbers match central differences, and the reverse adjoint is J^T adj_out",
+          "[rigid][grad]") {
+  RigidModelT<double> m = contact_tree();
   std::mt19937 rng(17);
   const double dt = 1.0 / 120.0;
   const int substeps = 2;
@@ -77,16 +85,6 @@ std::vector<double> pack(const StateT<Tangent>& s, const ControlT<Tangent>& u, b
   return x;
 }
 
-// the largest entrywise difference, relative to b's largest entry
-double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double d = 0, big = 0;
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    d = std::max(d, std::fabs(a[k] - b[k]));
-    big = std::max(big, std::fabs(b[k]));
-  }
-  return d / big;
-}
-
 }  // namespace
 
 // forward over reverse (RigidSolverT::tangent_step / tangent_step_adjoint: PODS-2's H v), with
@@ -96,10 +94,7 @@ double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
 // differences
 TEST_CASE("tangent step and adjoint: the plain values, J v, and the adjoint's directional derivative",
           "[rigid][grad]") {
-  RigidModelT<double> m = finalize(mixed_tree());
-  m.contact_ke = 2e3;
-  m.contact_kd = 20;
-  m.contact_kf = 50;
+  RigidModelT<double> m = contact_tree();
   std::mt19937 rng(23);
   const double dt = 1.0 / 120.0;
   const int substeps = 2, nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count();
@@ -133,8 +128,8 @@ TEST_CASE("tangent step and adjoint: the plain values, J v, and the adjoint's di
     for (const Tangent& x : out_t.joint_qd) values.push_back(x.v), tangents.push_back(x.d[0]);
     std::vector<double> plain = out.joint_q;
     plain.insert(plain.end(), out.joint_qd.begin(), out.joint_qd.end());
-    CHECK(rel_diff(values, plain) <= 1e-13);
-    CHECK(rel_diff(tangents, jv) <= 1e-10);
+    CHECK(relative_error(values, plain) <= 1e-13);
+    CHECK(relative_error(tangents, jv) <= 1e-10);
     // the adjoint: values, and the derivative along (ds, du, dadj)
     StateT<Tangent> adj_in_t;
     ControlT<Tangent> adj_u_t;
@@ -152,8 +147,8 @@ TEST_CASE("tangent step and adjoint: the plain values, J v, and the adjoint's di
     const std::vector<double> a0 = plain_adjoint(0), ap = plain_adjoint(e), am = plain_adjoint(-e);
     std::vector<double> fd(a0.size());
     for (std::size_t k = 0; k < fd.size(); ++k) fd[k] = (ap[k] - am[k]) / (2 * e);
-    CHECK(rel_diff(pack(adj_in_t, adj_u_t, false), a0) <= 1e-12);
-    const double err = rel_diff(pack(adj_in_t, adj_u_t, true), fd);
+    CHECK(relative_error(pack(adj_in_t, adj_u_t, false), a0) <= 1e-12);
+    const double err = relative_error(pack(adj_in_t, adj_u_t, true), fd);
     INFO("the adjoint's tangent against central differences: " << err << " of the largest entry");
     CHECK(err <= 1e-6);
   }

@@ -135,6 +135,12 @@ struct RunBytes {
   std::vector<float> gm;
 };
 
+// the same bytes
+template <class V>
+static bool same(const V& x, const V& y) {
+  return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0);
+}
+
 static RunBytes run_threads(const ModelT<float>& m, int threads) {
   RolloutT<float> r(m, {.steps = 40, .dt = 1.0f / 60, .substeps = 8, .thread_count = threads});
   Status st = r.forward(m.make_state());
@@ -151,9 +157,6 @@ static RunBytes run_threads(const ModelT<float>& m, int threads) {
 TEST_CASE("determinism: identical bytes across runs and for 1 vs 2 threads", "[solver][determinism]") {
   ModelT<float> m = determinism_scene();
   RunBytes a = run_threads(m, 1), b = run_threads(m, 2), c = run_threads(m, 2);
-  auto same = [](const auto& x, const auto& y) {
-    return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0);
-  };
   CHECK(same(a.q, b.q));
   CHECK(same(a.gq, b.gq));
   CHECK(same(a.gv, b.gv));
@@ -188,9 +191,6 @@ static RunBytes run_lanes(const ModelT<float>& m, bool wide) {
 TEST_CASE("determinism: AVX2 lanes equal SSE2 lanes bit for bit", "[solver][determinism][simd]") {
   ModelT<float> m = determinism_scene();
   RunBytes a = run_lanes(m, false), b = run_lanes(m, true);
-  auto same = [](const auto& x, const auto& y) {
-    return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0);
-  };
   CHECK(same(a.q, b.q));
   CHECK(same(a.gq, b.gq));
   CHECK(same(a.gv, b.gv));
