@@ -95,14 +95,19 @@ Result<RigidLossT<S>> RigidLossT<S>::create(const scene::CompiledSceneT<S>& cs, 
         }
       return Status::error(lw + ": robot \"" + l.object + "\" has no body \"" + l.body + "\"");
     };
+    // the term's target object: its point, and the label names it
+    auto find_target = [&]() -> Status {
+      const scene::ObjectRange* tg = cs.find(l.target);
+      if (!tg || tg->kind != scene::ObjectKind::target)
+        return Status::error(lw + ": \"" + l.target + "\" is not a target");
+      t.target = {S(tg->target[0]), S(tg->target[1]), S(tg->target[2])};
+      t.label += " -> " + l.target;
+      return Status::ok();
+    };
     switch (l.kind) {
       case LossKind::position: {
         if (Status s = find_body(t.body); !s) return s;
-        const scene::ObjectRange* tg = cs.find(l.target);
-        if (!tg || tg->kind != scene::ObjectKind::target)
-          return Status::error(lw + ": \"" + l.target + "\" is not a target");
-        t.target = {S(tg->target[0]), S(tg->target[1]), S(tg->target[2])};
-        t.label += " -> " + l.target;
+        if (Status s = find_target(); !s) return s;
         break;
       }
       case LossKind::distance: {
@@ -140,11 +145,7 @@ Result<RigidLossT<S>> RigidLossT<S>::create(const scene::CompiledSceneT<S>& cs, 
         if (t.frame < 1) return Status::error(lw + ": step must be >= 1 (the cost runs over frames 1..step)");
         t.value = S(l.value);
         if (l.kind == LossKind::reach) {
-          const scene::ObjectRange* tg = cs.find(l.target);
-          if (!tg || tg->kind != scene::ObjectKind::target)
-            return Status::error(lw + ": \"" + l.target + "\" is not a target");
-          t.target = {S(tg->target[0]), S(tg->target[1]), S(tg->target[2])};
-          t.label += " -> " + l.target;
+          if (Status s = find_target(); !s) return s;
           break;
         }
         if (l.kind != LossKind::height) {
