@@ -145,25 +145,6 @@ Status coupled_forward(Impl& d, const SolverOptions& o, const StateT<S>& in, con
   return Status::ok();
 }
 
-// SolverT::step_adjoint's sizing of the gradients it accumulates into
-template <class S>
-void size_grads(const ModelT<S>& pm, const ControlT<S>& control, ControlT<S>& adj_control, ModelGradT<S>& adj_model) {
-  const RigidModelT<S>& rm = pm.rigid;
-  if (int(adj_model.rigid.body_mass.size()) != rm.body_count() ||
-      int(adj_model.rigid.actuator_kp.size()) != rm.actuator_count() ||
-      int(adj_model.rigid.dof_damping.size()) != rm.dof_count())
-    adj_model.rigid = rm.make_grad();
-  if (int(adj_model.particle_mass.size()) != pm.particle_count()) {
-    RigidModelGradT<S> keep = std::move(adj_model.rigid);
-    adj_model = pm.make_grad();
-    adj_model.rigid = std::move(keep);
-  }
-  adj_control.joint_act.resize(std::size_t(rm.actuator_count()), S(0));
-  if (!control.particle_f.empty()) adj_control.particle_f.resize(std::size_t(pm.particle_count()), vec3<S>());
-  adj_control.spring_act.resize(std::size_t(pm.spring_count()), S(0));
-  adj_control.tet_act.resize(std::size_t(pm.tet_count()), S(0));
-}
-
 // a device array from a span of the arena, to the host
 template <class S>
 cudaError_t download_span(const rigid::Span<S>& d, std::vector<S>& h) {
@@ -238,7 +219,7 @@ Status coupled_step_adjoint(Impl& d, const SolverOptions& o, const StateT<S>& in
   CoupledDevice<S>& c = *d.coupled;
   const int nq = c.view.q_count(), nv = c.view.dof_count(), na = c.view.actuator_count();
   const bool control_f = !control.particle_f.empty();
-  size_grads(pm, control, adj_control, adj_model);
+  fit_coupled_grads(pm, control, adj_control, adj_model);
   // the accumulators: the caller's control adjoints uploaded, the rest zeroed
   if (na > 0)
     d.check(cudaMemcpy(c.sc.adj_act.data(), adj_control.joint_act.data(), sizeof(S) * na, cudaMemcpyHostToDevice));

@@ -17,6 +17,7 @@
 
 #include "engine/collision/body_particle.h"
 #include "engine/rigid/rigid_solver.h"
+#include "engine/solver/coupled_kernels.h"
 #include "engine/solver/solver.h"
 
 namespace adj {
@@ -97,11 +98,7 @@ Status SolverT<S>::step_adjoint(const ModelT<S>& model, const StateT<S>& in, con
                                 ModelGradT<S>& adj_model, const StepRecordT<S>* record) {
   if (model.body_count() == 0)
     return particle_adjoint(model, in, control, dt, options_.substeps, adj_out, adj_in, adj_control, adj_model, record);
-  if (int(adj_model.rigid.body_mass.size()) != model.body_count() ||
-      int(adj_model.rigid.actuator_kp.size()) != model.rigid.actuator_count() ||
-      int(adj_model.rigid.dof_damping.size()) != model.rigid.dof_count())
-    adj_model.rigid = model.rigid.make_grad();
-  adj_control.joint_act.resize(std::size_t(model.rigid.actuator_count()), S(0));
+  fit_coupled_grads(model, control, adj_control, adj_model);
   if (model.particle_count() > 0)
     return coupled_adjoint(model, in, control, dt, adj_out, adj_in, adj_control, adj_model);
   adj_in.particle_q.clear();
@@ -185,11 +182,6 @@ Status SolverT<S>::coupled_adjoint(const ModelT<S>& pm, const StateT<S>& in, con
   const int nb = rm.body_count(), np = pm.particle_count();
   if (adj_out.particle_count() != np || adj_out.q_count() != rm.q_count() || adj_out.dof_count() != rm.dof_count())
     return Status::error("step adjoint: the adjoint of the output state does not match the model");
-  if (int(adj_model.particle_mass.size()) != np) {
-    RigidModelGradT<S> keep = std::move(adj_model.rigid);
-    adj_model = pm.make_grad();
-    adj_model.rigid = std::move(keep);
-  }
   // forward, keeping every substep
   StateT<S> scratch_out;
   Status st = coupled_step(pm, in, scratch_out, control, dt, nullptr);

@@ -76,7 +76,7 @@ class CoupledHostT {
     const int np = pm.particle_count(), nq = rv_.q_count(), nv = rv_.dof_count();
     if (adj_out.particle_count() != np || int(adj_out.joint_q.size()) != nq || int(adj_out.joint_qd.size()) != nv)
       return Status::error("coupled host step_adjoint: the adjoint of the output state does not match the model");
-    prepare_grads(control, adj_control, adj_model);
+    fit_coupled_grads(model_, control, adj_control, adj_model);
     Status st = forward(in, control, dt);
     if (!st) return Status::error(st.message() + " (adjoint recompute)");
     for (S& x : sc_.adj_act) x = S(0);
@@ -127,28 +127,6 @@ class CoupledHostT {
       launch(n, f);
     }
   };
-
-  // SolverT::step_adjoint's sizing of the gradients it accumulates into
-  void prepare_grads(const ControlT<S>& control, ControlT<S>& adj_control, ModelGradT<S>& adj_model) const {
-    const ModelT<S>& pm = model_;
-    const RigidModelT<S>& rm = pm.rigid;
-    if (int(adj_model.rigid.body_mass.size()) != rm.body_count() ||
-        int(adj_model.rigid.actuator_kp.size()) != rm.actuator_count() ||
-        int(adj_model.rigid.dof_damping.size()) != rm.dof_count())
-      adj_model.rigid = rm.make_grad();
-    if (int(adj_model.particle_mass.size()) != pm.particle_count()) {
-      RigidModelGradT<S> keep = std::move(adj_model.rigid);
-      adj_model = pm.make_grad();
-      adj_model.rigid = std::move(keep);
-    }
-    adj_control.joint_act.resize(std::size_t(rm.actuator_count()), S(0));
-    if (!control.particle_f.empty() && adj_control.particle_f.size() < std::size_t(pm.particle_count()))
-      adj_control.particle_f.resize(std::size_t(pm.particle_count()), vec3<S>());
-    if (adj_control.spring_act.size() < std::size_t(pm.spring_count()))
-      adj_control.spring_act.resize(std::size_t(pm.spring_count()), S(0));
-    if (adj_control.tet_act.size() < std::size_t(pm.tet_count()))
-      adj_control.tet_act.resize(std::size_t(pm.tet_count()), S(0));
-  }
 
   // what every substep shares (control as given)
   CoupledArgs<S> shared_args(const ControlT<S>& control, S h) {

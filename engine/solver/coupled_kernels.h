@@ -323,4 +323,30 @@ CoupledAdjointOut<S> coupled_adjoint_substeps(const Exec& exec, CoupledArgs<S> a
   return up;
 }
 
+// the gradients a step adjoint with bodies accumulates into, sized to the model (SolverT, the
+// host runner and CUDA alike): the articulation's and the particles' parts are made anew only
+// when their shapes do not match (what they hold is kept otherwise), the joint actuators' and
+// the particle controls' adjoints grown to the model
+template <class S>
+void fit_coupled_grads(const ModelT<S>& pm, const ControlT<S>& control, ControlT<S>& adj_control,
+                       ModelGradT<S>& adj_model) {
+  const RigidModelT<S>& rm = pm.rigid;
+  if (int(adj_model.rigid.body_mass.size()) != rm.body_count() ||
+      int(adj_model.rigid.actuator_kp.size()) != rm.actuator_count() ||
+      int(adj_model.rigid.dof_damping.size()) != rm.dof_count())
+    adj_model.rigid = rm.make_grad();
+  if (int(adj_model.particle_mass.size()) != pm.particle_count()) {
+    RigidModelGradT<S> keep = std::move(adj_model.rigid);
+    adj_model = pm.make_grad();
+    adj_model.rigid = std::move(keep);
+  }
+  adj_control.joint_act.resize(std::size_t(rm.actuator_count()), S(0));
+  if (!control.particle_f.empty() && adj_control.particle_f.size() < std::size_t(pm.particle_count()))
+    adj_control.particle_f.resize(std::size_t(pm.particle_count()), vec3<S>());
+  if (adj_control.spring_act.size() < std::size_t(pm.spring_count()))
+    adj_control.spring_act.resize(std::size_t(pm.spring_count()), S(0));
+  if (adj_control.tet_act.size() < std::size_t(pm.tet_count()))
+    adj_control.tet_act.resize(std::size_t(pm.tet_count()), S(0));
+}
+
 }  // namespace adj
