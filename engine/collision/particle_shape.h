@@ -12,8 +12,21 @@ struct ShapeContactEval {
   static constexpr int in_count = 9, out_count = 3;
   ShapeRef<S> shape;
   S radius, kf, eps;
+  // whether a particle at x is within its radius of the shape (else its force and adjoint are
+  // zero); a plane's signed distance is shape_distance's plane branch, inline
+  ADJ_HD bool touches(const vec3<S>& x) const {
+    if (shape.type == GEOM_PLANE) return dot(x - shape.pos, shape.size) < radius;
+    vec3<S> n, surface;
+    return shape_distance(shape, x, n, surface) < radius;
+  }
   template <class T>
   ADJ_HD void eval(const T* in, T* out) const {
+    if (shape.type == GEOM_PLANE) return eval_plane(in, out);
+    eval_pair(in, out);
+  }
+  // any collider: through the pair table
+  template <class T>
+  ADJ_HD void eval_pair(const T* in, T* out) const {
     const rigid::svec<T> v{vec3<T>(), load3(in + 3)};
     const PlacedShape<T> particle{
         {GEOM_SPHERE, load3(in), mat33<T>::identity(), vec3<T>(T(radius), T(0), T(0)), nullptr, nullptr, 0, 0}, &v};
@@ -22,6 +35,23 @@ struct ShapeContactEval {
                                   nullptr};
     vec3<T> xc, n, f;
     if (!contact_pair(particle, collider, 0, in[6], in[7], in[8], kf, eps, xc, n, f)) f = vec3<T>();
+    store3(out, f);
+  }
+  // a plane (the ground of every cloth scene): the pair code's operations for this pair
+  // (contact_pair -> sphere_feature -> sphere_against, shape_distance's plane branch), in the
+  // same order, without building the two placed shapes and without the terms that add exact
+  // zeros: the particle's identity frame times its zero sample offset (kept as the
+  // + vec3<T>() below, which turns a -0 into +0 as that sum does) and its zero angular
+  // velocity crossed with the contact point (vrel = +0 + (v + 0 x xc) is +0 + v for a finite
+  // point). so for finite positions the force and, through vjp, its adjoint are the generic
+  // path's bit for bit, at a fraction of the dual-number operations
+  template <class T>
+  ADJ_HD void eval_plane(const T* in, T* out) const {
+    const vec3<T> x = load3(in) + vec3<T>();
+    const vec3<T> n = lift<T>(shape.size);
+    const T d = dot(x - lift<T>(shape.pos), n) - T(radius);
+    vec3<T> f;
+    if (value(d) < 0) f = contact_force(d, n, vec3<T>() + load3(in + 3), in[6], in[7], kf, in[8], eps);
     store3(out, f);
   }
 };

@@ -445,10 +445,9 @@ struct ParticleGatherAdjoint {
     store3(ao, a.adj_f[p]);
     for (int s = 0; s < a.m.shape_count; ++s) {
       // out of contact the force and its derivatives are zero: skip the dual-number pass
-      vec3<S> n, surface;
-      if (!(shape_distance(a.m.shape(s), a.q[p], n, surface) < a.m.particle_radius[p])) continue;
-      shape_contact_adjoint(ShapeContactEval<S>{a.m.shape(s), a.m.particle_radius[p], a.m.contact_kf, a.m.contact_eps},
-                            in, ao, ai);
+      const ShapeContactEval<S> e{a.m.shape(s), a.m.particle_radius[p], a.m.contact_kf, a.m.contact_eps};
+      if (!e.touches(a.q[p])) continue;
+      shape_contact_adjoint(e, in, ao, ai);
       aq += load3(ai);
       av += load3(ai + 3);
       ake += ai[6];

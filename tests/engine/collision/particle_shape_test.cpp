@@ -1,5 +1,7 @@
 #include "engine/collision/particle_shape.h"
 
+#include <cstring>
+
 #include "tests/engine/test_util.h"
 
 using namespace adj;
@@ -93,4 +95,53 @@ TEST_CASE("shape distances: sphere, box, capsule, plane", "[forces][contact]") {
   s.type = GEOM_PLANE;
   s.size = {0, 1, 0};
   CHECK(shape_distance(s, vec3<double>(3, -0.25, 1), n, surf) == Approx(-0.25));
+}
+
+// ShapeContactEval by the pair table only, as every collider went before the plane's short path
+struct ThroughPairTable {
+  const ShapeContactEval<float>& e;
+  static constexpr int in_count = 9, out_count = 3;
+  template <class T>
+  void eval(const T* i, T* o) const {
+    e.eval_pair(i, o);
+  }
+};
+
+TEST_CASE("collider contact: a plane's short path equals the pair table's bit for bit (force and adjoint)",
+          "[forces][contact]") {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  const vec3<float> normals[] = {{0, 1, 0}, {0, 0, 1}, vec3<float>(0.3f, 1, 0.2f) / length(vec3<float>(0.3f, 1, 0.2f))};
+  int touching = 0;
+  for (const vec3<float>& n : normals)
+    for (int trial = 0; trial < 2000; ++trial) {
+      const ShapeRef<float> sh{
+          GEOM_PLANE, {0.1f * u(rng), 0.1f * u(rng), 0}, mat33<float>::identity(), n, nullptr, nullptr, 0, 0};
+      // positions within 2 radii of the plane (half in contact); some exact zeros and -0
+      float in[9];
+      for (int k = 0; k < 9; ++k) in[k] = u(rng);
+      for (int k = 0; k < 3; ++k) in[k] *= 0.05f;
+      if (trial % 5 == 0) in[trial % 3] = trial % 2 ? -0.f : 0.f;
+      if (trial % 7 == 0) in[3 + trial % 3] = trial % 2 ? -0.f : 0.f;
+      in[6] = 1e4f * (1.5f + in[6]);  // ke
+      in[7] = 10.f * (1.5f + in[7]);  // kd
+      in[8] = 0.5f * (1.5f + in[8]);  // mu
+      const float kf = trial % 2 ? 0.f : 1.f;
+      const ShapeContactEval<float> e{sh, 0.02f, kf, 0.01f};
+      float a[3], b[3];
+      e.eval_plane(in, a);
+      e.eval_pair(in, b);
+      INFO("normal " << n.x << " " << n.y << " " << n.z << " trial " << trial);
+      REQUIRE(std::memcmp(a, b, sizeof a) == 0);
+      touching += a[0] != 0 || a[1] != 0 || a[2] != 0;
+      vec3<float> nn, surface;
+      REQUIRE(e.touches(load3(in)) == (shape_distance(sh, load3(in), nn, surface) < e.radius));
+      // the adjoint: vjp through each path (eval picks the plane's)
+      const float ao[3] = {u(rng), u(rng), u(rng)};
+      float ga[9], gb[9];
+      shape_contact_adjoint(e, in, ao, ga);
+      vjp(ThroughPairTable{e}, in, ao, gb);
+      REQUIRE(std::memcmp(ga, gb, sizeof ga) == 0);
+    }
+  CHECK(touching > 1000);  // both branches taken
 }
