@@ -198,6 +198,15 @@ struct TetForward {
   }
 };
 
+// the particle kernels' sums over their element slots (CSR) unrolled on the host: the same adds
+// in the same order with less loop overhead per slot (32x32 cloth: -1.6% instructions). nvcc,
+// which has no GCC pragma, unrolls as it chooses
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#define ADJ_CSR_UNROLL _Pragma("GCC unroll 4")
+#else
+#define ADJ_CSR_UNROLL
+#endif
+
 template <class S>
 ADJ_HD inline void pack_particle_contact(const KernelArgs<S>& a, int p, S* in) {
   store3(in, a.q[p]);
@@ -255,6 +264,7 @@ struct ParticleForward {
   KernelArgs<S> a;
   ADJ_HD void operator()(int p) const {
     vec3<S> f = a.control_f ? a.control_f[p] : vec3<S>();
+    ADJ_CSR_UNROLL
     for (int k = a.m.incidence_start[p]; k < a.m.incidence_start[p + 1]; ++k) f += a.f_slot[a.m.incidence_slot[k]];
     S in[9], out[3];
     pack_particle_contact(a, p, in);
@@ -434,6 +444,7 @@ struct ParticleGatherAdjoint {
   KernelArgs<S> a;
   ADJ_HD void operator()(int p) const {
     vec3<S> aq = a.adj_q_in[p], av = a.adj_qd_in[p];
+    ADJ_CSR_UNROLL
     for (int k = a.m.incidence_start[p]; k < a.m.incidence_start[p + 1]; ++k) {
       int s = a.m.incidence_slot[k];
       aq += a.adj_q_slot[s];
