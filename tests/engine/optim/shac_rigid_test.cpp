@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "tests/engine/asset_scene.h"
 #include "engine/grad/fd_check.h"
 #include "engine/optim/shac.h"
 #include "engine/optim/task.h"
@@ -19,26 +20,14 @@ using namespace adj::optim;
 
 namespace {
 
-const std::string kScenes = ADJ_ASSET_SCENES;
+using test::ok;
 
-template <class T>
-T ok(Result<T> r) {
-  INFO(r.status().message());
-  REQUIRE(r.is_ok());
-  return std::move(r.value());
-}
-
+// the reference cartpole and its swing-up policy task
 template <class S>
-struct Cartpole {
-  scene::Scene scene;
-  scene::CompiledSceneT<S> cs;
-  scene::Task task;
+struct Cartpole : test::AssetScene<S> {
   std::unique_ptr<TaskT<S>> made;
-  Cartpole() {
-    scene = ok(scene::load_scene(kScenes + "/robot_cartpole.json"));
-    cs = ok(scene::compile<S>(scene, kScenes));
-    task = *scene.find_task("swing up (policy)");
-    made = ok(make_task(cs, task));
+  Cartpole() : test::AssetScene<S>("robot_cartpole.json", "swing up (policy)") {
+    made = ok(make_task(this->cs, this->task));
   }
   BatchShacTrainerT<S> trainer(PolicyEnvOptions eo, BatchShacOptions so) {
     return ok(BatchShacTrainerT<S>::create(*made, so, eo));
