@@ -1,6 +1,7 @@
 // SIMD packs for the host. Lanes<S> holds k_lanes<S> scalars: 4 floats or 2 doubles in one
 // 16-byte register (SSE2, the baseline of every x86-64 CPU; GCC/Clang vector extensions
-// elsewhere), 8 floats or 4 doubles in the AVX2 build of engine/solver/kernels_avx2.cpp. It has
+// elsewhere), 8 floats or 4 doubles in the AVX2 build of engine/solver/kernels_avx2.cpp, 16 floats
+// or 8 doubles in the AVX-512 build of kernels_avx512.cpp. It has
 // the operators and the sqrt_/atan2_/acos_/value/is_finite of engine/core/math.h, so the
 // generic force functions run one element per lane; comparisons give a Mask, and where force
 // code branches on a value it uses any() and select() (math.h). Each lane computes the scalar
@@ -20,8 +21,9 @@
 
 #include "engine/core/math.h"
 
-// the pack's width in bytes: 16 (SSE2), or 32 in the one translation unit built for AVX2
-// (engine/solver/kernels_avx2.cpp, which renames the namespace so nothing is shared)
+// the pack's width in bytes: 16 (SSE2), or 32 / 64 in the translation units built for AVX2 /
+// AVX-512 (engine/solver/kernels_avx2.cpp, kernels_avx512.cpp, which rename the namespace so
+// nothing is shared)
 #ifndef ADJ_SIMD_BYTES
 #define ADJ_SIMD_BYTES 16
 #endif
@@ -119,6 +121,12 @@ struct Lanes {
       return from(V(_mm256_sqrt_ps(__m256(a.v))));
     else
       return from(V(_mm256_sqrt_pd(__m256d(a.v))));
+#elif defined(__AVX512F__) && ADJ_SIMD_BYTES == 64
+    // the masked forms with every lane set (GCC 12's _mm512_sqrt_ps trips -Wuninitialized)
+    if constexpr (sizeof(S) == 4)
+      return from(V(_mm512_mask_sqrt_ps(__m512(a.v), __mmask16(0xffff), __m512(a.v))));
+    else
+      return from(V(_mm512_mask_sqrt_pd(__m512d(a.v), __mmask8(0xff), __m512d(a.v))));
 #else
     Lanes r;
     for (int l = 0; l < W; ++l) r.v[l] = sqrt_(a.v[l]);

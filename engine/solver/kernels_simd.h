@@ -4,8 +4,9 @@
 // vertices gathered into its lane and its outputs scattered back to its slots. Each lane equals
 // the scalar functor bit for bit, so which elements run in lanes changes nothing
 // (tests/engine/core/simd_test.cpp). The CPU solver's executors run a launch of n elements as
-// n / w groups and a scalar remainder (run_item), w = the SSE2 packs' lanes, or AVX2's where
-// the CPU has it (run_wide); functors without a lane form run one element per item. Host only.
+// n / w groups and a scalar remainder (run_item), w = the SSE2 packs' lanes, or AVX2's or
+// AVX-512's where the CPU has them (widest_lane_bytes); functors without a lane form run one element
+// per item. Host only.
 #pragma once
 
 #include <type_traits>
@@ -58,6 +59,20 @@ inline vec3<Lanes<S>> gather3(const vec3<S>* p, const int* v) {
     r.z.v = _mm256_set_m128(z1, z0);
     return r;
   }
+#elif defined(__AVX512F__) && ADJ_SIMD_BYTES == 64
+  if constexpr (sizeof(S) == 4) {
+    __m128 x[4], y[4], z[4];
+    for (int q = 0; q < 4; ++q) gather3_x4(p, v + 4 * q, x[q], y[q], z[q]);
+    auto join = [](const __m128* h) {
+      const __m256 lo = __builtin_shufflevector(h[0], h[1], 0, 1, 2, 3, 4, 5, 6, 7);
+      const __m256 hi = __builtin_shufflevector(h[2], h[3], 0, 1, 2, 3, 4, 5, 6, 7);
+      return __m512(__builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    };
+    r.x.v = join(x);
+    r.y.v = join(y);
+    r.z.v = join(z);
+    return r;
+  }
 #endif
   for (int l = 0; l < k_lanes<S>; ++l) {
     r.x.set(l, p[v[l]].x);
@@ -78,6 +93,17 @@ inline void scatter3(const vec3<Lanes<S>>& x, vec3<S>* first, int stride) {
                 stride);
     scatter3_x4(_mm256_extractf128_ps(x.x.v, 1), _mm256_extractf128_ps(x.y.v, 1), _mm256_extractf128_ps(x.z.v, 1),
                 first + 4 * stride, stride);
+    return;
+  }
+#elif defined(__AVX512F__) && ADJ_SIMD_BYTES == 64
+  if constexpr (sizeof(S) == 4) {
+    // a quarter of a pack (GCC 12's _mm512_extractf32x4_ps trips -Wuninitialized)
+#define ADJ_QUARTER(p, q) __m128(__builtin_shufflevector(p, p, 4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 3))
+    scatter3_x4(ADJ_QUARTER(x.x.v, 0), ADJ_QUARTER(x.y.v, 0), ADJ_QUARTER(x.z.v, 0), first, stride);
+    scatter3_x4(ADJ_QUARTER(x.x.v, 1), ADJ_QUARTER(x.y.v, 1), ADJ_QUARTER(x.z.v, 1), first + 4 * stride, stride);
+    scatter3_x4(ADJ_QUARTER(x.x.v, 2), ADJ_QUARTER(x.y.v, 2), ADJ_QUARTER(x.z.v, 2), first + 8 * stride, stride);
+    scatter3_x4(ADJ_QUARTER(x.x.v, 3), ADJ_QUARTER(x.y.v, 3), ADJ_QUARTER(x.z.v, 3), first + 12 * stride, stride);
+#undef ADJ_QUARTER
     return;
   }
 #endif
@@ -228,31 +254,39 @@ concept LaneKernel = requires(const F& f) {
   run_lanes(f, 0);
 };
 
-#if ADJ_SIMD_BYTES == 16 && defined(ADJ_AVX2_LANES)
-// the same lane kernels on 32-byte packs (8 floats, 4 doubles), built for AVX2 in a translation
-// unit of their own (engine/solver/kernels_avx2.cpp) and run where the CPU has AVX2
-void run_wide(const TriangleForward<float>& f, int e0);
-void run_wide(const BendingForward<float>& f, int e0);
-void run_wide(const TriangleAdjoint<float>& f, int e0);
-void run_wide(const BendingAdjoint<float>& f, int e0);
-void run_wide(const TriangleForward<double>& f, int e0);
-void run_wide(const BendingForward<double>& f, int e0);
-void run_wide(const TriangleAdjoint<double>& f, int e0);
-void run_wide(const BendingAdjoint<double>& f, int e0);
-bool cpu_has_wide_lanes();
+#if ADJ_SIMD_BYTES == 16 && defined(ADJ_WIDE_LANES)
+// the same lane kernels on 32-byte packs (AVX2: 8 floats, 4 doubles) and on 64-byte ones
+// (AVX-512: 16 floats, 8 doubles), each built in a translation unit of its own
+// (engine/solver/kernels_avx2.cpp, kernels_avx512.cpp) and run where the CPU has it
+#define ADJ_WIDE_DECLARE(F)              \
+  void run_avx2(const F<float>&, int);   \
+  void run_avx2(const F<double>&, int);  \
+  void run_avx512(const F<float>&, int); \
+  void run_avx512(const F<double>&, int);
+ADJ_WIDE_DECLARE(TriangleForward)
+ADJ_WIDE_DECLARE(BendingForward)
+ADJ_WIDE_DECLARE(TriangleAdjoint)
+ADJ_WIDE_DECLARE(BendingAdjoint)
+#undef ADJ_WIDE_DECLARE
+bool cpu_has_avx2_lanes();
+bool cpu_has_avx512_lanes();
+// pack bytes of the lane kernels: the widest the CPU runs, at most max_bytes (0: no limit)
+inline int widest_lane_bytes(int max_bytes) {
+  if ((max_bytes == 0 || max_bytes >= 64) && cpu_has_avx512_lanes()) return 64;
+  if ((max_bytes == 0 || max_bytes >= 32) && cpu_has_avx2_lanes()) return 32;
+  return 16;
+}
 #else
-inline bool cpu_has_wide_lanes() { return false; }
+inline int widest_lane_bytes(int) { return ADJ_SIMD_BYTES; }
 #endif
 
-// elements per item of a launch: 1 without a lane form, else the packs' lanes (wide: AVX2's)
+// elements per item of a launch: 1 without a lane form, else the lanes of a `bytes`-byte pack
+// (widest_lane_bytes)
 template <class F>
-inline int item_width(bool wide) {
+inline int item_width(int bytes) {
   if constexpr (LaneKernel<F>) {
     using S = std::remove_cvref_t<decltype(std::declval<F>().a.dt)>;
-#if ADJ_SIMD_BYTES == 16 && defined(ADJ_AVX2_LANES)
-    if (wide) return 32 / int(sizeof(S));
-#endif
-    return k_lanes<S>;
+    return bytes / int(sizeof(S));
   } else {
     return 1;
   }
@@ -266,8 +300,10 @@ inline void run_item(const F& f, int n, int w, int item) {
   if constexpr (LaneKernel<F>) {
     const int groups = n / w;
     if (item >= groups) return f(groups * w + (item - groups));
-#if ADJ_SIMD_BYTES == 16 && defined(ADJ_AVX2_LANES)
-    if (w != k_lanes<std::remove_cvref_t<decltype(f.a.dt)>>) return run_wide(f, item * w);
+#if ADJ_SIMD_BYTES == 16 && defined(ADJ_WIDE_LANES)
+    using S = std::remove_cvref_t<decltype(f.a.dt)>;
+    if (w * int(sizeof(S)) == 32) return run_avx2(f, item * w);
+    if (w * int(sizeof(S)) == 64) return run_avx512(f, item * w);
 #endif
     run_lanes(f, item * w);
   } else {

@@ -19,10 +19,10 @@ namespace {
 // the loops of a substep on one thread; elements with a lane form run k_lanes at a time
 // (engine/solver/kernels_simd.h: the same numbers as one at a time)
 struct SerialExec {
-  bool wide;  // AVX2 lanes (cpu_has_wide_lanes)
+  int lane_bytes;  // SIMD pack bytes of the lane kernels (kernels_simd.h's widest_lane_bytes)
   template <class F>
   void launch(int n, const F& f) const {
-    const int w = item_width<F>(wide);
+    const int w = item_width<F>(lane_bytes);
     for (int i = 0, items = item_count(n, w); i < items; ++i) run_item(f, n, w, i);
   }
   template <class F>
@@ -34,16 +34,16 @@ struct SerialExec {
 // the loops of a substep inside one OpenMP team (one parallel region per substep, not one per
 // loop): each loop is split statically and ends in the team's barrier
 struct TeamExec {
-  bool wide;
+  int lane_bytes;
   template <class F>
   void launch(int n, const F& f) const {
-    const int w = item_width<F>(wide), items = item_count(n, w);
+    const int w = item_width<F>(lane_bytes), items = item_count(n, w);
 #pragma omp for schedule(static)
     for (int i = 0; i < items; ++i) run_item(f, n, w, i);
   }
   template <class F>
   void launch_nowait(int n, const F& f) const {
-    const int w = item_width<F>(wide), items = item_count(n, w);
+    const int w = item_width<F>(lane_bytes), items = item_count(n, w);
 #pragma omp for schedule(static) nowait
     for (int i = 0; i < items; ++i) run_item(f, n, w, i);
   }
@@ -84,27 +84,27 @@ struct TeamChoice {
 };
 
 template <class F>
-void run_chosen(int threads, bool wide, int work, TeamChoice& choice, const F& body) {
-  if (threads <= 1 || work < k_team_min) return body(SerialExec{wide});
+void run_chosen(int threads, int lane_bytes, int work, TeamChoice& choice, const F& body) {
+  if (threads <= 1 || work < k_team_min) return body(SerialExec{lane_bytes});
   bool team = choice.pick();
   auto t0 = std::chrono::steady_clock::now();
   if (team) {
 #pragma omp parallel num_threads(threads)
-    body(TeamExec{wide});
+    body(TeamExec{lane_bytes});
   } else {
-    body(SerialExec{wide});
+    body(SerialExec{lane_bytes});
   }
   choice.note(team, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 
 template <class S>
-void run_forward(int threads, bool wide, TeamChoice& choice, const KernelArgs<S>& a) {
-  run_chosen(threads, wide, substep_work(a.m), choice, [&](const auto& exec) { substep_forward(exec, a); });
+void run_forward(int threads, int lane_bytes, TeamChoice& choice, const KernelArgs<S>& a) {
+  run_chosen(threads, lane_bytes, substep_work(a.m), choice, [&](const auto& exec) { substep_forward(exec, a); });
 }
 
 template <class S>
-void run_adjoint(int threads, bool wide, TeamChoice& choice, const KernelArgs<S>& a) {
-  run_chosen(threads, wide, substep_work(a.m), choice,
+void run_adjoint(int threads, int lane_bytes, TeamChoice& choice, const KernelArgs<S>& a) {
+  run_chosen(threads, lane_bytes, substep_work(a.m), choice,
              [&](const auto& exec) { substep_adjoint(exec, a, /*recompute=*/false); });
 }
 
@@ -134,7 +134,7 @@ struct SolverT<S>::Scratch {
   std::vector<const StateT<S>*> inputs;   // each substep's input state, for the adjoint
   std::vector<const vec3<S>*> forces;     // each substep's total force, for the adjoint
   TeamChoice forward_team, adjoint_team;  // one thread or the team, by measured time
-  bool wide = false;                      // AVX2 lanes (SolverOptions::wide_lanes and the CPU has them)
+  int lane_bytes = 16;                    // SIMD pack bytes (SolverOptions::max_lane_bytes and the CPU)
   // hash grid
   int table_size = 0;
   Array<int> cell_start, sorted, grid_fill;
@@ -189,7 +189,7 @@ struct SolverT<S>::Scratch {
       a.f_total = record ? record->f_total[k].data() : f_total.data();
       a.grid = grid(m, a.q);
       if (contacts && k + 1 == substeps) compute_contacts(m, *cur, *contacts);
-      run_forward(threads, wide, forward_team, a);
+      run_forward(threads, lane_bytes, forward_team, a);
       if (check_each) {
         Status st = check_state_finite(next, "state");
         if (!st) return name_force(m, a, st);
@@ -239,7 +239,7 @@ struct SolverT<S>::Scratch {
       a.adj_qd_in = target.particle_qd.data();
       a.f_total = const_cast<vec3<S>*>(forces[k]);  // read only: the adjoint kernels never write it
       a.grid = grid(m, a.q);
-      run_adjoint(threads, wide, adjoint_team, a);
+      run_adjoint(threads, lane_bytes, adjoint_team, a);
       if (check_each) {
         Status st = check_state_finite(target, "adjoint");
         if (!st) {
@@ -263,7 +263,7 @@ void SolverT<S>::ScratchDelete::operator()(Scratch* p) const {
 template <class S>
 SolverT<S>::SolverT(SolverOptions options) : options_(options), scratch_(new Scratch) {
   options_.substeps = std::max(1, options_.substeps);
-  scratch_->wide = options_.wide_lanes && cpu_has_wide_lanes();
+  scratch_->lane_bytes = widest_lane_bytes(options_.max_lane_bytes);
 }
 template <class S>
 SolverT<S>::~SolverT() = default;
@@ -416,7 +416,7 @@ Status SolverT<S>::particle_adjoint(const ModelT<S>& model, const StateT<S>& in,
       a.f_slot = sc.f_slot.data();
       a.f_total = sc.f_total_sub[k].data();
       a.grid = sc.grid(model, a.q);
-      run_forward(threads, sc.wide, sc.forward_team, a);
+      run_forward(threads, sc.lane_bytes, sc.forward_team, a);
       sc.inputs[k] = &sc.sub[k];
       sc.forces[k] = sc.f_total_sub[k].data();
     }

@@ -24,7 +24,9 @@ struct SolverOptions {
   int thread_count = 0;          // OpenMP threads of the particle stages, 0 = default
   bool check_finite = true;      // report the first non-finite state/adjoint with its element
   bool body_param_grads = true;  // step_adjoint: also dL/d body parameters (rigid dual path)
-  bool wide_lanes = true;        // cloth kernels on AVX2 (8 floats) where the CPU has it, else SSE2 (4); same numbers
+  // cloth kernels' SIMD pack bytes: 0 = the widest the CPU has (64: AVX-512, 16 floats; 32: AVX2, 8),
+  // else at most this many (16: SSE2's 4 floats); same numbers at every width
+  int max_lane_bytes = 0;
 };
 
 // the particle substeps of one step as step() ran them: the input state of each substep after

@@ -168,9 +168,10 @@ TEST_CASE("determinism: identical bytes across runs and for 1 vs 2 threads", "[s
 }
 
 // 30 steps of the determinism scene, then the adjoint of each step back from the last (each
-// seeded with the one before), on the SSE2 lanes or AVX2's wider ones (where the CPU has them)
-static RunBytes run_lanes(const ModelT<float>& m, bool wide) {
-  SolverT<float> solver({.substeps = 8, .thread_count = 1, .wide_lanes = wide});
+// seeded with the one before), on SIMD packs of at most max_bytes (16: SSE2's; 32: AVX2's and
+// 64: AVX-512's where the CPU has them)
+static RunBytes run_lanes(const ModelT<float>& m, int max_bytes) {
+  SolverT<float> solver({.substeps = 8, .thread_count = 1, .max_lane_bytes = max_bytes});
   const float dt = 1.0f / 60;
   std::vector<StateT<float>> s(31, m.make_state());
   ControlT<float> control = m.make_control();
@@ -188,13 +189,17 @@ static RunBytes run_lanes(const ModelT<float>& m, bool wide) {
   return {s[30].particle_q, adj.particle_q, adj.particle_qd, g.particle_mass};
 }
 
-TEST_CASE("determinism: AVX2 lanes equal SSE2 lanes bit for bit", "[solver][determinism][simd]") {
+TEST_CASE("determinism: AVX2 and AVX-512 lanes equal SSE2 lanes bit for bit", "[solver][determinism][simd]") {
   ModelT<float> m = determinism_scene();
-  RunBytes a = run_lanes(m, false), b = run_lanes(m, true);
-  CHECK(same(a.q, b.q));
-  CHECK(same(a.gq, b.gq));
-  CHECK(same(a.gv, b.gv));
-  CHECK(same(a.gm, b.gm));
+  RunBytes a = run_lanes(m, 16);
+  for (int bytes : {32, 64}) {
+    INFO("packs of at most " << bytes << " bytes");
+    RunBytes b = run_lanes(m, bytes);
+    CHECK(same(a.q, b.q));
+    CHECK(same(a.gq, b.gq));
+    CHECK(same(a.gv, b.gv));
+    CHECK(same(a.gm, b.gm));
+  }
   CHECK(a.q[12 * 25 + 12].y < 0.5f);  // it moved
 }
 
