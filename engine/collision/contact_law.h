@@ -24,21 +24,25 @@ struct ContactParams {
 };
 
 // force on the body with signed gap c (< 0 = penetrating), normal n out of the other side and
-// velocity relative to it vrel
+// velocity relative to it vrel. T: a scalar, a Dual, or a host SIMD pack (several contacts, one
+// per lane: the branches are any() and select(), math.h, so each lane equals the scalar)
 template <class T, class S>
 ADJ_HD inline vec3<T> contact_force(T c, const vec3<T>& n, const vec3<T>& vrel, T ke, T kd, S kf, T mu, S eps) {
-  if (!(value(c) < 0)) return vec3<T>();
+  const auto touching = value(c) < 0;
+  if (!any(touching)) return vec3<T>();
   T vn = dot(n, vrel);
   T lambda = -ke * c - kd * vn;
-  if (!(value(lambda) > 0)) return vec3<T>();
+  const auto pushing = touching && value(lambda) > 0;
+  if (!any(pushing)) return vec3<T>();
   vec3<T> f = n * lambda;
-  if (kf > S(0) && value(mu) > 0) {
+  const auto sliding = value(mu) > 0;
+  if (kf > S(0) && any(sliding)) {
     vec3<T> vt = vrel - n * vn;
     T mul = mu * lambda;
     T denom = sqrt_(T(kf * kf) * (dot(vt, vt) + T(eps * eps)) + mul * mul);
-    f -= vt * (T(kf) * mul / denom);
+    f = select(sliding, f - vt * (T(kf) * mul / denom), f);
   }
-  return f;
+  return select(pushing, f, vec3<T>());
 }
 
 // adjoint: the reverse of contact_force by hand: given adj_f, adds to the

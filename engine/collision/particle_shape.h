@@ -6,6 +6,24 @@
 
 namespace adj {
 
+// a plane's force on a particle (the ground of every cloth scene): the pair code's operations
+// for this pair (contact_pair -> sphere_feature -> sphere_against, shape_distance's plane
+// branch), in the same order, without building the two placed shapes and without the terms that
+// add exact zeros: the particle's identity frame times its zero sample offset (kept as the
+// + vec3<T>() below, which turns a -0 into +0 as that sum does) and its zero angular velocity
+// crossed with the contact point (vrel = +0 + (v + 0 x xc) is +0 + v for a finite point); the
+// pair code's test of the gap is contact_force's own. So for finite positions the force and,
+// through vjp, its adjoint are the generic path's bit for bit, at a fraction of the dual-number
+// operations. T: a scalar, a Dual, or a host SIMD pack (a particle a lane, each with its own
+// radius: engine/solver/kernels_simd.h); in = x, v, ke, kd, mu
+template <class T, class S>
+ADJ_HD inline vec3<T> plane_contact_force(const ShapeRef<S>& plane, const T& radius, const T* in, S kf, S eps) {
+  const vec3<T> x = load3(in) + vec3<T>();
+  const vec3<T> n = lift<T>(plane.size);
+  const T d = dot(x - lift<T>(plane.pos), n) - radius;
+  return contact_force(d, n, vec3<T>() + load3(in + 3), in[6], in[7], kf, in[8], eps);
+}
+
 // packed form: in = x, v, ke, kd, mu; out = f on the particle
 template <class S>
 struct ShapeContactEval {
@@ -37,22 +55,10 @@ struct ShapeContactEval {
     if (!contact_pair(particle, collider, 0, in[6], in[7], in[8], kf, eps, xc, n, f)) f = vec3<T>();
     store3(out, f);
   }
-  // a plane (the ground of every cloth scene): the pair code's operations for this pair
-  // (contact_pair -> sphere_feature -> sphere_against, shape_distance's plane branch), in the
-  // same order, without building the two placed shapes and without the terms that add exact
-  // zeros: the particle's identity frame times its zero sample offset (kept as the
-  // + vec3<T>() below, which turns a -0 into +0 as that sum does) and its zero angular
-  // velocity crossed with the contact point (vrel = +0 + (v + 0 x xc) is +0 + v for a finite
-  // point). so for finite positions the force and, through vjp, its adjoint are the generic
-  // path's bit for bit, at a fraction of the dual-number operations
+  // a plane: plane_contact_force
   template <class T>
   ADJ_HD void eval_plane(const T* in, T* out) const {
-    const vec3<T> x = load3(in) + vec3<T>();
-    const vec3<T> n = lift<T>(shape.size);
-    const T d = dot(x - lift<T>(shape.pos), n) - T(radius);
-    vec3<T> f;
-    if (value(d) < 0) f = contact_force(d, n, vec3<T>() + load3(in + 3), in[6], in[7], kf, in[8], eps);
-    store3(out, f);
+    store3(out, plane_contact_force(shape, T(radius), in, kf, eps));
   }
 };
 

@@ -259,32 +259,50 @@ struct ContactSum {
   }
 };
 
+// the control force and the element slots' sum on p, in slot order
+template <class S>
+ADJ_HD inline vec3<S> slot_force(const KernelArgs<S>& a, int p) {
+  vec3<S> f = a.control_f ? a.control_f[p] : vec3<S>();
+  ADJ_CSR_UNROLL
+  for (int k = a.m.incidence_start[p]; k < a.m.incidence_start[p + 1]; ++k) f += a.f_slot[a.m.incidence_slot[k]];
+  return f;
+}
+
+// p's force from collider s (in: pack_particle_contact's)
+template <class S>
+ADJ_HD inline vec3<S> shape_force(const KernelArgs<S>& a, int p, int s, const S* in) {
+  S out[3];
+  ShapeContactEval<S>{a.m.shape(s), a.m.particle_radius[p], a.m.contact_kf, a.m.contact_eps}.eval(in, out);
+  return load3(out);
+}
+
+// semi-implicit Euler's new velocity under force f; mass 0 = kinematic. T: a scalar, or a host
+// SIMD pack (a particle a lane: engine/solver/kernels_simd.h)
+template <class T, class S>
+ADJ_HD inline vec3<T> integrate_velocity(const ModelView<S>& m, S dt, const T& mass, const vec3<T>& v,
+                                         const vec3<T>& f) {
+  const auto moving = mass > T(0);
+  if (!any(moving)) return v;
+  const S damp = S(1) - m.particle_damping * dt;
+  return select(moving, (v + (lift<T>(m.gravity) + f / mass) * T(dt)) * T(damp), v);
+}
+
+// p's total force (elements, contacts, control) and its integration
 template <class S>
 struct ParticleForward {
   KernelArgs<S> a;
   ADJ_HD void operator()(int p) const {
-    vec3<S> f = a.control_f ? a.control_f[p] : vec3<S>();
-    ADJ_CSR_UNROLL
-    for (int k = a.m.incidence_start[p]; k < a.m.incidence_start[p + 1]; ++k) f += a.f_slot[a.m.incidence_slot[k]];
-    S in[9], out[3];
+    vec3<S> f = slot_force(a, p);
+    S in[9];
     pack_particle_contact(a, p, in);
-    for (int s = 0; s < a.m.shape_count; ++s) {
-      ShapeContactEval<S>{a.m.shape(s), a.m.particle_radius[p], a.m.contact_kf, a.m.contact_eps}.eval(in, out);
-      f += load3(out);
-    }
+    for (int s = 0; s < a.m.shape_count; ++s) f += shape_force(a, p, s, in);
     if (a.m.particle_contact) {
       ContactSum<S> sum{a, p, vec3<S>()};
       for_each_neighbour(a, p, sum);
       f += sum.f;
     }
     a.f_total[p] = f;
-    // semi-implicit Euler; mass 0 = kinematic
-    S m = a.m.particle_mass[p];
-    vec3<S> v = a.qd[p];
-    if (m > S(0)) {
-      S damp = S(1) - a.m.particle_damping * a.dt;
-      v = (v + (a.m.gravity + f / m) * a.dt) * damp;
-    }
+    const vec3<S> v = integrate_velocity(a.m, a.dt, a.m.particle_mass[p], a.qd[p], f);
     a.qd_out[p] = v;
     a.q_out[p] = a.q[p] + v * a.dt;
   }

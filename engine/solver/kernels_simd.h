@@ -1,14 +1,15 @@
-// the cloth's element kernels of engine/solver/kernels.h (triangle with its aerodynamics,
-// bending), k_lanes<S> elements at a time on the host's SIMD packs (engine/core/simd.h): the
-// same force functions and the same input layout (kernels.h's pack_vertices), each element's
-// vertices gathered into its lane and its outputs scattered back to its slots. Each lane equals
-// the scalar functor bit for bit, so which elements run in lanes changes nothing
-// (tests/engine/core/simd_test.cpp). The CPU solver's executors run a launch of n elements as
-// n / w groups and a scalar remainder (run_item), w = the SSE2 packs' lanes, or AVX2's or
-// AVX-512's where the CPU has them (widest_lane_bytes); functors without a lane form run one element
-// per item. Host only.
+// the cloth's kernels of engine/solver/kernels.h (triangle with its aerodynamics, bending, and
+// the particles' forward step), k_lanes<S> elements or particles at a time on the host's SIMD
+// packs (engine/core/simd.h): the same force functions and the same input layout (kernels.h's
+// pack_vertices), each element's vertices gathered into its lane and its outputs scattered back
+// to its slots. Each lane equals the scalar functor bit for bit, so which elements run in lanes
+// changes nothing (tests/engine/core/simd_test.cpp). The CPU solver's executors run a launch of
+// n elements as n / w groups and a scalar remainder (run_item), w = the SSE2 packs' lanes, or
+// AVX2's or AVX-512's where the CPU has them (widest_lane_bytes); functors without a lane form
+// run one element per item. Host only.
 #pragma once
 
+#include <cstring>
 #include <type_traits>
 
 #include "engine/core/simd.h"
@@ -197,6 +198,55 @@ inline void run_lanes(const BendingForward<S>& f, int e0) {
   for (int k = 0; k < 4; ++k) scatter3(load3(out + 3 * k), a.f_slot + a.m.edge_slot + 4 * e0 + k, 4);
 }
 
+// k_lanes<S> consecutive scalars from p
+template <class S>
+inline Lanes<S> load_lanes(const S* p) {
+  Lanes<S> r;
+  std::memcpy(&r.v, p, sizeof r.v);
+  return r;
+}
+
+// particles p0 .. p0 + k_lanes - 1: the slot sums and any contact but a plane's one particle at a
+// time, a plane's contact and the integration on lanes; the scalar functor's operations in its order
+template <class S>
+inline void run_lanes(const ParticleForward<S>& k, int p0) {
+  using L = Lanes<S>;
+  const KernelArgs<S>& a = k.a;
+  int lane[L::W];
+  vec3<S> part[L::W];  // one vec3 a particle, gathered into packs
+  for (int l = 0; l < L::W; ++l) lane[l] = l, part[l] = slot_force(a, p0 + l);
+  vec3<L> f = gather3(part, lane);
+  const vec3<L> q = gather3(a.q + p0, lane), qd = gather3(a.qd + p0, lane);
+  L in[9];
+  store3(in, q);
+  store3(in + 3, qd);
+  in[6] = L(a.m.contact_ke), in[7] = L(a.m.contact_kd), in[8] = L(a.m.contact_mu);
+  for (int s = 0; s < a.m.shape_count; ++s) {
+    if (a.m.shape_type[s] == GEOM_PLANE) {
+      f += plane_contact_force(a.m.shape(s), load_lanes(a.m.particle_radius + p0), in, a.m.contact_kf, a.m.contact_eps);
+      continue;
+    }
+    for (int l = 0; l < L::W; ++l) {
+      S in1[9];
+      pack_particle_contact(a, p0 + l, in1);
+      part[l] = shape_force(a, p0 + l, s, in1);
+    }
+    f += gather3(part, lane);
+  }
+  if (a.m.particle_contact) {
+    for (int l = 0; l < L::W; ++l) {
+      ContactSum<S> sum{a, p0 + l, vec3<S>()};
+      for_each_neighbour(a, p0 + l, sum);
+      part[l] = sum.f;
+    }
+    f += gather3(part, lane);
+  }
+  scatter3(f, a.f_total + p0, 1);
+  const vec3<L> v = integrate_velocity(a.m, a.dt, load_lanes(a.m.particle_mass + p0), qd, f);
+  scatter3(v, a.qd_out + p0, 1);
+  scatter3(q + v * L(a.dt), a.q_out + p0, 1);
+}
+
 // ---- adjoint ----
 
 template <class S>
@@ -267,6 +317,7 @@ ADJ_WIDE_DECLARE(TriangleForward)
 ADJ_WIDE_DECLARE(BendingForward)
 ADJ_WIDE_DECLARE(TriangleAdjoint)
 ADJ_WIDE_DECLARE(BendingAdjoint)
+ADJ_WIDE_DECLARE(ParticleForward)
 #undef ADJ_WIDE_DECLARE
 bool cpu_has_avx2_lanes();
 bool cpu_has_avx512_lanes();
