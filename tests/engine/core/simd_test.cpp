@@ -8,6 +8,7 @@
 #include "engine/forces/aero.h"
 #include "engine/forces/bending.h"
 #include "engine/forces/triangle.h"
+#include "engine/solver/kernels.h"
 #include "tests/engine/test_util.h"
 
 using namespace adj;
@@ -64,6 +65,36 @@ const std::vector<double> k_hinge = {0.5, 1,   0.3, 0.5,  -1,  0.3, 0,   0,    0
                                      0.1, 0.2, 0.3, -0.1, 0.4, 0.2, 0.3, -0.2, 0.1, 0.2, 0.1, -0.3};
 const std::vector<double> k_triangle = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0.5, -1, 0.2, 1.5, 0.3, -0.7, -0.4, 0.8, 2.0};
 
+// a particle's plane contact and its integration after it (the solver's particle lanes):
+// touching, apart and pulling particles, with friction; lane 1 without (mu 0), the last lane
+// kinematic (mass 0)
+const std::vector<double> k_particle = {0.1, 0.005, -0.2, 0.3, -0.4, 0.1, 1e3, 10, 0.5, 1};  // x, v, ke, kd, mu, mass
+
+template <class S>
+void check_particles(std::mt19937& rng) {
+  auto in = random_lanes<S>(rng, k_particle, false);
+  in[1][8] = S(0);
+  in[std::size_t(k_lanes<S> - 1)][9] = S(0);
+  const ShapeRef<S> plane{
+      GEOM_PLANE, {S(0), S(-0.01), S(0)}, mat33<S>::identity(), {S(0), S(1), S(0)}, nullptr, nullptr, 0, 0};
+  const S radius(0.01), kf(1), eps(0.01), dt(1e-3);
+  ModelView<S> m{};
+  m.gravity = {S(0), S(-9.81), S(0)};
+  m.particle_damping = S(0.1);
+  check_lanes<S>(
+      in, 6,
+      [&](const Lanes<S>* i, Lanes<S>* o) {
+        const vec3<Lanes<S>> f = plane_contact_force(plane, Lanes<S>(radius), i, kf, eps);
+        store3(o, f);
+        store3(o + 3, integrate_velocity(m, dt, i[9], load3(i + 3), f));
+      },
+      [&](const S* i, S* o) {
+        const vec3<S> f = plane_contact_force(plane, radius, i, kf, eps);
+        store3(o, f);
+        store3(o + 3, integrate_velocity(m, dt, i[9], load3(i + 3), f));
+      });
+}
+
 template <class S>
 void check_forces() {
   std::mt19937 rng(7);
@@ -104,6 +135,7 @@ void check_forces() {
     check_lanes<S>(
         tri, 2, [&](const Lanes<S>* i, Lanes<S>* o) { aero_coef_adjoint(i, i + 18, o); },
         [&](const S* i, S* o) { aero_coef_adjoint(i, i + 18, o); });
+    check_particles<S>(rng);
   }
 }
 
