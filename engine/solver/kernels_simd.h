@@ -142,32 +142,53 @@ inline void edge_vertices(const ModelView<S>& m, int e0, int (*v)[k_lanes<S>]) {
   }
 }
 
+// k_lanes<S> consecutive scalars from p
 template <class S>
-inline TriangleEval<Lanes<S>> tri_eval_lanes(const ModelView<S>& m, int e0) {
-  TriangleEval<Lanes<S>> r;
-  for (int l = 0; l < k_lanes<S>; ++l) {
-    TriangleEval<S> t = tri_eval(m, e0 + l);
-    r.pose.a.set(l, t.pose.a);
-    r.pose.b.set(l, t.pose.b);
-    r.pose.c.set(l, t.pose.c);
-    r.pose.d.set(l, t.pose.d);
-    r.area.set(l, t.area);
-    r.ke.set(l, t.ke);
-    r.ka.set(l, t.ka);
-    r.kd.set(l, t.kd);
+inline Lanes<S> load_lanes(const S* p) {
+  Lanes<S> r;
+  std::memcpy(&r.v, p, sizeof r.v);
+  return r;
+}
+
+// k_lanes<S> consecutive 2x2 matrices, transposed into one pack per entry (4x4 transposes of
+// floats instead of a scalar insert per entry)
+template <class S>
+inline mat22<Lanes<S>> load_mat22_lanes(const mat22<S>* p) {
+  mat22<Lanes<S>> r;
+#if defined(__SSE2__)
+  if constexpr (sizeof(S) == 4) {
+    float t[4][Lanes<S>::W];
+    for (int q = 0; q < Lanes<S>::W; q += 4) {
+      __m128 a = _mm_loadu_ps(&p[q].a), b = _mm_loadu_ps(&p[q + 1].a), c = _mm_loadu_ps(&p[q + 2].a),
+             d = _mm_loadu_ps(&p[q + 3].a);
+      _MM_TRANSPOSE4_PS(a, b, c, d);
+      _mm_storeu_ps(&t[0][q], a);
+      _mm_storeu_ps(&t[1][q], b);
+      _mm_storeu_ps(&t[2][q], c);
+      _mm_storeu_ps(&t[3][q], d);
+    }
+    r.a = load_lanes(t[0]), r.b = load_lanes(t[1]), r.c = load_lanes(t[2]), r.d = load_lanes(t[3]);
+    return r;
+  }
+#endif
+  for (int l = 0; l < Lanes<S>::W; ++l) {
+    r.a.set(l, p[l].a);
+    r.b.set(l, p[l].b);
+    r.c.set(l, p[l].c);
+    r.d.set(l, p[l].d);
   }
   return r;
 }
 
 template <class S>
+inline TriangleEval<Lanes<S>> tri_eval_lanes(const ModelView<S>& m, int e0) {
+  return {load_mat22_lanes(m.tri_pose + e0), load_lanes(m.tri_area + e0), load_lanes(m.tri_ke + e0),
+          load_lanes(m.tri_ka + e0), load_lanes(m.tri_kd + e0)};
+}
+
+template <class S>
 inline BendingEval<Lanes<S>> bending_eval_lanes(const ModelView<S>& m, int e0) {
-  BendingEval<Lanes<S>> r;
-  for (int l = 0; l < k_lanes<S>; ++l) {
-    r.ke.set(l, m.edge_ke[e0 + l]);
-    r.kd.set(l, m.edge_kd[e0 + l]);
-    r.rest.set(l, m.edge_rest_angle[e0 + l]);
-  }
-  return r;
+  return {load_lanes(m.edge_ke + e0), load_lanes(m.edge_kd + e0), load_lanes(m.edge_rest_angle + e0)};
 }
 
 // ---- forward ----
@@ -196,14 +217,6 @@ inline void run_lanes(const BendingForward<S>& f, int e0) {
   pack_vertices_lanes<4>(a, v, in);
   bending_eval_lanes(a.m, e0).eval(in, out);
   for (int k = 0; k < 4; ++k) scatter3(load3(out + 3 * k), a.f_slot + a.m.edge_slot + 4 * e0 + k, 4);
-}
-
-// k_lanes<S> consecutive scalars from p
-template <class S>
-inline Lanes<S> load_lanes(const S* p) {
-  Lanes<S> r;
-  std::memcpy(&r.v, p, sizeof r.v);
-  return r;
 }
 
 // particles p0 .. p0 + k_lanes - 1: the slot sums and any contact but a plane's one particle at a
