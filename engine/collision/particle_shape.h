@@ -24,6 +24,12 @@ ADJ_HD inline vec3<T> plane_contact_force(const ShapeRef<S>& plane, const T& rad
   return contact_force(d, n, vec3<T>() + load3(in + 3), in[6], in[7], kf, in[8], eps);
 }
 
+// whether a particle at x of this radius is within it of the plane through pos with this normal
+template <class S>
+ADJ_HD inline bool plane_touches(const vec3<S>& x, const vec3<S>& pos, const vec3<S>& normal, S radius) {
+  return dot(x - pos, normal) < radius;
+}
+
 // packed form: in = x, v, ke, kd, mu; out = f on the particle
 template <class S>
 struct ShapeContactEval {
@@ -33,7 +39,7 @@ struct ShapeContactEval {
   // whether a particle at x is within its radius of the shape (else its force and adjoint are
   // zero); a plane's signed distance is shape_distance's plane branch, inline
   ADJ_HD bool touches(const vec3<S>& x) const {
-    if (shape.type == GEOM_PLANE) return dot(x - shape.pos, shape.size) < radius;
+    if (shape.type == GEOM_PLANE) return plane_touches(x, shape.pos, shape.size, radius);
     vec3<S> n, surface;
     return shape_distance(shape, x, n, surface) < radius;
   }

@@ -457,47 +457,59 @@ struct ContactAdjointSum {
   }
 };
 
+// whether p touches collider s (ShapeContactEval::touches; a plane without building the shape)
 template <class S>
-struct ParticleGatherAdjoint {
-  KernelArgs<S> a;
-  ADJ_HD void operator()(int p) const {
-    vec3<S> aq = a.adj_q_in[p], av = a.adj_qd_in[p];
-    ADJ_CSR_UNROLL
-    for (int k = a.m.incidence_start[p]; k < a.m.incidence_start[p + 1]; ++k) {
-      int s = a.m.incidence_slot[k];
-      aq += a.adj_q_slot[s];
-      av += a.adj_qd_slot[s];
-    }
-    S ake = 0, akd = 0, amu = 0;
+ADJ_HD inline bool particle_touches(const KernelArgs<S>& a, int p, int s) {
+  if (a.m.shape_type[s] == GEOM_PLANE)
+    return plane_touches(a.q[p], a.m.shape_pos[s], a.m.shape_size[s], a.m.particle_radius[p]);
+  return ShapeContactEval<S>{a.m.shape(s), a.m.particle_radius[p], a.m.contact_kf, a.m.contact_eps}.touches(a.q[p]);
+}
+
+// p's adjoint from its element slots and its contacts, and the contact parameters' gradient
+template <class S>
+ADJ_HD inline void particle_gather_adjoint(const KernelArgs<S>& a, int p) {
+  vec3<S> aq = a.adj_q_in[p], av = a.adj_qd_in[p];
+  ADJ_CSR_UNROLL
+  for (int k = a.m.incidence_start[p]; k < a.m.incidence_start[p + 1]; ++k) {
+    int s = a.m.incidence_slot[k];
+    aq += a.adj_q_slot[s];
+    av += a.adj_qd_slot[s];
+  }
+  S ake = 0, akd = 0, amu = 0;
+  for (int s = 0; s < a.m.shape_count; ++s) {
+    // out of contact the force and its derivatives are zero: skip the dual-number pass
+    if (!particle_touches(a, p, s)) continue;
     S in[9], ao[3], ai[9];
     pack_particle_contact(a, p, in);
     store3(ao, a.adj_f[p]);
-    for (int s = 0; s < a.m.shape_count; ++s) {
-      // out of contact the force and its derivatives are zero: skip the dual-number pass
-      const ShapeContactEval<S> e{a.m.shape(s), a.m.particle_radius[p], a.m.contact_kf, a.m.contact_eps};
-      if (!e.touches(a.q[p])) continue;
-      shape_contact_adjoint(e, in, ao, ai);
-      aq += load3(ai);
-      av += load3(ai + 3);
-      ake += ai[6];
-      akd += ai[7];
-      amu += ai[8];
-    }
-    if (a.m.particle_contact) {
-      ContactAdjointSum<S> sum{a, p, vec3<S>(), vec3<S>(), S(0), S(0), S(0)};
-      for_each_neighbour(a, p, sum);
-      aq += sum.aq;
-      av += sum.av;
-      ake += sum.ake;
-      akd += sum.akd;
-      amu += sum.amu;
-    }
-    a.adj_q_in[p] = aq;
-    a.adj_qd_in[p] = av;
-    a.g.contact_ke[p] += ake;
-    a.g.contact_kd[p] += akd;
-    a.g.contact_mu[p] += amu;
+    const ShapeContactEval<S> e{a.m.shape(s), a.m.particle_radius[p], a.m.contact_kf, a.m.contact_eps};
+    shape_contact_adjoint(e, in, ao, ai);
+    aq += load3(ai);
+    av += load3(ai + 3);
+    ake += ai[6];
+    akd += ai[7];
+    amu += ai[8];
   }
+  if (a.m.particle_contact) {
+    ContactAdjointSum<S> sum{a, p, vec3<S>(), vec3<S>(), S(0), S(0), S(0)};
+    for_each_neighbour(a, p, sum);
+    aq += sum.aq;
+    av += sum.av;
+    ake += sum.ake;
+    akd += sum.akd;
+    amu += sum.amu;
+  }
+  a.adj_q_in[p] = aq;
+  a.adj_qd_in[p] = av;
+  a.g.contact_ke[p] += ake;
+  a.g.contact_kd[p] += akd;
+  a.g.contact_mu[p] += amu;
+}
+
+template <class S>
+struct ParticleGatherAdjoint {
+  KernelArgs<S> a;
+  ADJ_HD void operator()(int p) const { particle_gather_adjoint(a, p); }
 };
 
 // ---- one substep, on any executor with launch(n, functor) and launch_nowait(n, functor) ----

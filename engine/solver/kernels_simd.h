@@ -262,6 +262,38 @@ inline void run_lanes(const ParticleForward<S>& k, int p0) {
 
 // ---- adjoint ----
 
+// the integration's adjoint (kernels.h's ParticleIntegrateAdjoint) for particles p0 .. p0 +
+// k_lanes - 1: its operations lane by lane, a kinematic lane's by select
+template <class S>
+inline void run_lanes(const ParticleIntegrateAdjoint<S>& k, int p0) {
+  using L = Lanes<S>;
+  const KernelArgs<S>& a = k.a;
+  int lane[L::W];
+  for (int l = 0; l < L::W; ++l) lane[l] = l;
+  const vec3<L> aq = gather3(a.adj_q_out + p0, lane), av = gather3(a.adj_qd_out + p0, lane);
+  const L m = load_lanes(a.m.particle_mass + p0), dt(a.dt);
+  const vec3<L> av_total = av + aq * dt;
+  scatter3(aq, a.adj_q_in + p0, 1);
+  const auto moving = m > L(0);
+  const vec3<L> au = av_total * L(S(1) - a.m.particle_damping * a.dt);
+  const vec3<L> af = au * (dt / m);
+  scatter3(select(moving, au, av_total), a.adj_qd_in + p0, 1);
+  scatter3(select(moving, af, vec3<L>()), a.adj_f + p0, 1);
+  if (!any(moving)) return;
+  const vec3<L> f = gather3(a.f_total + p0, lane);
+  const L gm = load_lanes(a.g.particle_mass + p0);
+  const L gm_new = select(moving, gm + -dot(af, f) / m, gm);
+  std::memcpy(a.g.particle_mass + p0, &gm_new.v, sizeof gm_new.v);
+  // the gravity partials: three a particle, as a vec3 array
+  vec3<S>* gg = reinterpret_cast<vec3<S>*>(a.g.gravity + 3 * p0);
+  const vec3<L> g = gather3(gg, lane);
+  scatter3(select(moving, g + au * dt, g), gg, 1);
+  if (a.adj_control_f) {
+    const vec3<L> c = gather3(a.adj_control_f + p0, lane);
+    scatter3(select(moving, c + af, c), a.adj_control_f + p0, 1);
+  }
+}
+
 template <class S>
 inline void run_lanes(const TriangleAdjoint<S>& f, int e0) {
   using L = Lanes<S>;
@@ -309,6 +341,13 @@ inline void run_lanes(const BendingAdjoint<S>& f, int e0) {
   }
 }
 
+// particles p0 .. p0 + k_lanes - 1: kernels.h's particle_gather_adjoint one at a time (the slot
+// sums and, in contact, dual numbers) in one item, the launch's set-up paid once a group
+template <class S>
+inline void run_lanes(const ParticleGatherAdjoint<S>& k, int p0) {
+  for (int l = 0; l < k_lanes<S>; ++l) particle_gather_adjoint(k.a, p0 + l);
+}
+
 // ---- the items of a launch ----
 
 // a functor with a lane form: k_lanes elements per call of run_lanes(f, first)
@@ -331,26 +370,30 @@ ADJ_WIDE_DECLARE(BendingForward)
 ADJ_WIDE_DECLARE(TriangleAdjoint)
 ADJ_WIDE_DECLARE(BendingAdjoint)
 ADJ_WIDE_DECLARE(ParticleForward)
+ADJ_WIDE_DECLARE(ParticleIntegrateAdjoint)
+ADJ_WIDE_DECLARE(ParticleGatherAdjoint)
 #undef ADJ_WIDE_DECLARE
 bool cpu_has_avx2_lanes();
 bool cpu_has_avx512_lanes();
-// pack bytes of the lane kernels: the widest the CPU runs, at most max_bytes (0: no limit)
+// pack bytes of the lane kernels: the widest the CPU runs, at most max_bytes (0: no limit);
+// 0 = none (max_bytes below 16: every element on its own, as the scalar functors)
 inline int widest_lane_bytes(int max_bytes) {
+  if (max_bytes > 0 && max_bytes < 16) return 0;  // no packs: one element at a time
   if ((max_bytes == 0 || max_bytes >= 64) && cpu_has_avx512_lanes()) return 64;
   if ((max_bytes == 0 || max_bytes >= 32) && cpu_has_avx2_lanes()) return 32;
   return 16;
 }
 #else
-inline int widest_lane_bytes(int) { return ADJ_SIMD_BYTES; }
+inline int widest_lane_bytes(int max_bytes) { return max_bytes > 0 && max_bytes < ADJ_SIMD_BYTES ? 0 : ADJ_SIMD_BYTES; }
 #endif
 
-// elements per item of a launch: 1 without a lane form, else the lanes of a `bytes`-byte pack
-// (widest_lane_bytes)
+// elements per item of a launch: 1 without a lane form or packs, else the lanes of a
+// `bytes`-byte pack (widest_lane_bytes)
 template <class F>
 inline int item_width(int bytes) {
   if constexpr (LaneKernel<F>) {
     using S = std::remove_cvref_t<decltype(std::declval<F>().a.dt)>;
-    return bytes / int(sizeof(S));
+    return bytes > 0 ? bytes / int(sizeof(S)) : 1;
   } else {
     return 1;
   }
@@ -362,6 +405,7 @@ inline int item_count(int n, int w) { return n / w + n % w; }
 template <class F>
 inline void run_item(const F& f, int n, int w, int item) {
   if constexpr (LaneKernel<F>) {
+    if (w == 1) return f(item);
     const int groups = n / w;
     if (item >= groups) return f(groups * w + (item - groups));
 #if ADJ_SIMD_BYTES == 16 && defined(ADJ_WIDE_LANES)

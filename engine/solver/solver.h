@@ -25,7 +25,7 @@ struct SolverOptions {
   bool check_finite = true;      // report the first non-finite state/adjoint with its element
   bool body_param_grads = true;  // step_adjoint: also dL/d body parameters (rigid dual path)
   // cloth kernels' SIMD pack bytes: 0 = the widest the CPU has (64: AVX-512, 16 floats; 32: AVX2, 8),
-  // else at most this many (16: SSE2's 4 floats); same numbers at every width
+  // else at most this many (16: SSE2's 4 floats; below 16: no packs); same numbers at every width
   int max_lane_bytes = 0;
 };
 
