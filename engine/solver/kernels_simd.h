@@ -219,6 +219,32 @@ inline void run_lanes(const BendingForward<S>& f, int e0) {
   for (int k = 0; k < 4; ++k) scatter3(load3(out + 3 * k), a.f_slot + a.m.edge_slot + 4 * e0 + k, 4);
 }
 
+// spare slots past the last one in the host's slot arrays (SolverT's scratch): slot_force_host
+// loads 16 bytes from the last slot's 12
+inline constexpr int k_slot_pad = 1;
+
+// kernels.h's slot_force on the host: each slot's vec3 one 16-byte load and add (the fourth lane,
+// the next slot's x, is dropped), so the same adds in the same order at half the instructions
+template <class S>
+inline vec3<S> slot_force_host(const KernelArgs<S>& a, int p) {
+#if defined(__SSE2__)
+  if constexpr (sizeof(S) == 4) {
+    __m128 f = _mm_setzero_ps();
+    if (a.control_f)
+      f = _mm_movelh_ps(_mm_loadl_pi(f, reinterpret_cast<const __m64*>(&a.control_f[p].x)),
+                        _mm_load_ss(&a.control_f[p].z));
+    const int* slot = a.m.incidence_slot;
+    ADJ_CSR_UNROLL
+    for (int k = a.m.incidence_start[p]; k < a.m.incidence_start[p + 1]; ++k)
+      f = _mm_add_ps(f, _mm_loadu_ps(&a.f_slot[slot[k]].x));
+    alignas(16) float r[4];
+    _mm_store_ps(r, f);
+    return {r[0], r[1], r[2]};
+  }
+#endif
+  return slot_force(a, p);
+}
+
 // particles p0 .. p0 + k_lanes - 1: the slot sums and any contact but a plane's one particle at a
 // time, a plane's contact and the integration on lanes; the scalar functor's operations in its order
 template <class S>
@@ -227,7 +253,7 @@ inline void run_lanes(const ParticleForward<S>& k, int p0) {
   const KernelArgs<S>& a = k.a;
   int lane[L::W];
   vec3<S> part[L::W];  // one vec3 a particle, gathered into packs
-  for (int l = 0; l < L::W; ++l) lane[l] = l, part[l] = slot_force(a, p0 + l);
+  for (int l = 0; l < L::W; ++l) lane[l] = l, part[l] = slot_force_host(a, p0 + l);
   vec3<L> f = gather3(part, lane);
   const vec3<L> q = gather3(a.q + p0, lane), qd = gather3(a.qd + p0, lane);
   L in[9];

@@ -142,9 +142,9 @@ struct SolverT<S>::Scratch {
 
   void resize(const ModelT<S>& m, int substeps) {
     int n = m.particle_count();
-    f_slot.resize(m.slot_count());
-    adj_q_slot.resize(m.slot_count());
-    adj_qd_slot.resize(m.slot_count());
+    f_slot.resize(m.slot_count() + k_slot_pad);  // kernels_simd.h's slot_force_host
+    adj_q_slot.resize(m.slot_count() + k_slot_pad);
+    adj_qd_slot.resize(m.slot_count() + k_slot_pad);
     f_total.resize(n);
     adj_f.resize(n);
     dummy_q.resize(n);
