@@ -465,16 +465,22 @@ ADJ_HD inline bool particle_touches(const KernelArgs<S>& a, int p, int s) {
   return ShapeContactEval<S>{a.m.shape(s), a.m.particle_radius[p], a.m.contact_kf, a.m.contact_eps}.touches(a.q[p]);
 }
 
-// p's adjoint from its element slots and its contacts, and the contact parameters' gradient
+// p's adjoint from the integration and its element slots, in slot order
 template <class S>
-ADJ_HD inline void particle_gather_adjoint(const KernelArgs<S>& a, int p) {
-  vec3<S> aq = a.adj_q_in[p], av = a.adj_qd_in[p];
+ADJ_HD inline void slot_adjoint(const KernelArgs<S>& a, int p, vec3<S>& aq, vec3<S>& av) {
+  aq = a.adj_q_in[p], av = a.adj_qd_in[p];
   ADJ_CSR_UNROLL
   for (int k = a.m.incidence_start[p]; k < a.m.incidence_start[p + 1]; ++k) {
     int s = a.m.incidence_slot[k];
     aq += a.adj_q_slot[s];
     av += a.adj_qd_slot[s];
   }
+}
+
+// p's adjoint from its contacts added to aq, av (slot_adjoint's), stored, and the contact
+// parameters' gradient
+template <class S>
+ADJ_HD inline void particle_gather_adjoint(const KernelArgs<S>& a, int p, vec3<S> aq, vec3<S> av) {
   S ake = 0, akd = 0, amu = 0;
   for (int s = 0; s < a.m.shape_count; ++s) {
     // out of contact the force and its derivatives are zero: skip the dual-number pass
@@ -509,7 +515,11 @@ ADJ_HD inline void particle_gather_adjoint(const KernelArgs<S>& a, int p) {
 template <class S>
 struct ParticleGatherAdjoint {
   KernelArgs<S> a;
-  ADJ_HD void operator()(int p) const { particle_gather_adjoint(a, p); }
+  ADJ_HD void operator()(int p) const {
+    vec3<S> aq, av;
+    slot_adjoint(a, p, aq, av);
+    particle_gather_adjoint(a, p, aq, av);
+  }
 };
 
 // ---- one substep, on any executor with launch(n, functor) and launch_nowait(n, functor) ----

@@ -220,7 +220,7 @@ inline void run_lanes(const BendingForward<S>& f, int e0) {
 }
 
 // spare slots past the last one in the host's slot arrays (SolverT's scratch): slot_force_host
-// loads 16 bytes from the last slot's 12
+// and slot_adjoint_host load 16 bytes from the last slot's 12
 inline constexpr int k_slot_pad = 1;
 
 // kernels.h's slot_force on the host: each slot's vec3 one 16-byte load and add (the fourth lane,
@@ -367,11 +367,40 @@ inline void run_lanes(const BendingAdjoint<S>& f, int e0) {
   }
 }
 
-// particles p0 .. p0 + k_lanes - 1: kernels.h's particle_gather_adjoint one at a time (the slot
-// sums and, in contact, dual numbers) in one item, the launch's set-up paid once a group
+// kernels.h's slot_adjoint on the host, as slot_force_host
+template <class S>
+inline void slot_adjoint_host(const KernelArgs<S>& a, int p, vec3<S>& aq, vec3<S>& av) {
+#if defined(__SSE2__)
+  if constexpr (sizeof(S) == 4) {
+    auto load = [](const vec3<float>& v) {
+      return _mm_movelh_ps(_mm_loadl_pi(_mm_setzero_ps(), reinterpret_cast<const __m64*>(&v.x)), _mm_load_ss(&v.z));
+    };
+    __m128 q = load(a.adj_q_in[p]), v = load(a.adj_qd_in[p]);
+    const int* slot = a.m.incidence_slot;
+    ADJ_CSR_UNROLL
+    for (int k = a.m.incidence_start[p]; k < a.m.incidence_start[p + 1]; ++k) {
+      q = _mm_add_ps(q, _mm_loadu_ps(&a.adj_q_slot[slot[k]].x));
+      v = _mm_add_ps(v, _mm_loadu_ps(&a.adj_qd_slot[slot[k]].x));
+    }
+    alignas(16) float r[2][4];
+    _mm_store_ps(r[0], q);
+    _mm_store_ps(r[1], v);
+    aq = {r[0][0], r[0][1], r[0][2]}, av = {r[1][0], r[1][1], r[1][2]};
+    return;
+  }
+#endif
+  slot_adjoint(a, p, aq, av);
+}
+
+// particles p0 .. p0 + k_lanes - 1: the slot sums (slot_adjoint_host) and kernels.h's
+// particle_gather_adjoint (in contact, dual numbers) one at a time, in one item
 template <class S>
 inline void run_lanes(const ParticleGatherAdjoint<S>& k, int p0) {
-  for (int l = 0; l < k_lanes<S>; ++l) particle_gather_adjoint(k.a, p0 + l);
+  for (int p = p0; p < p0 + k_lanes<S>; ++p) {
+    vec3<S> aq, av;
+    slot_adjoint_host(k.a, p, aq, av);
+    particle_gather_adjoint(k.a, p, aq, av);
+  }
 }
 
 // ---- the items of a launch ----
