@@ -10,10 +10,10 @@ namespace adj {
 template <class S>
 struct ShapeContactEval {
   static constexpr int in_count = 9, out_count = 3;
+  // under a dual S (the tangent step, engine/solver/particle_tangent.cpp) the constants that the
+  // pair code takes plain (mesh vertices, kf, eps) go to it plain: their tangents are zero
   ShapeRef<S, plain_scalar_t<S>> shape;
   S radius, kf, eps;
-  // under a dual S (the tangent step, engine/solver/particle_tangent.cpp) the constants that the
-  // pair code takes plain (mesh vertices, kf, eps) are plain: their tangents are zero
   // whether a particle at x is within its radius of the shape (else its force and adjoint are
   // zero); a plane's signed distance is shape_distance's plane branch, inline
   ADJ_HD bool touches(const vec3<S>& x) const {
