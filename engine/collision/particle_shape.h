@@ -10,7 +10,9 @@ namespace adj {
 template <class S>
 struct ShapeContactEval {
   static constexpr int in_count = 9, out_count = 3;
-  ShapeRef<S> shape;
+  // under a dual S (the tangent step, engine/solver/particle_tangent.cpp) the constants that the
+  // pair code takes plain (mesh vertices, kf, eps) go to it plain: their tangents are zero
+  ShapeRef<S, plain_scalar_t<S>> shape;
   S radius, kf, eps;
   // whether a particle at x is within its radius of the shape (else its force and adjoint are
   // zero); a plane's signed distance is shape_distance's plane branch, inline
@@ -34,7 +36,7 @@ struct ShapeContactEval {
                                    shape.mesh_vertices, shape.mesh_tris, shape.mesh_start, shape.mesh_count},
                                   nullptr};
     vec3<T> xc, n, f;
-    if (!contact_pair(particle, collider, 0, in[6], in[7], in[8], kf, eps, xc, n, f)) f = vec3<T>();
+    if (!contact_pair(particle, collider, 0, in[6], in[7], in[8], value(kf), value(eps), xc, n, f)) f = vec3<T>();
     store3(out, f);
   }
   // a plane (the ground of every cloth scene): the pair code's operations for this pair
@@ -51,7 +53,7 @@ struct ShapeContactEval {
     const vec3<T> n = lift<T>(shape.size);
     const T d = dot(x - lift<T>(shape.pos), n) - T(radius);
     vec3<T> f;
-    if (value(d) < 0) f = contact_force(d, n, vec3<T>() + load3(in + 3), in[6], in[7], kf, in[8], eps);
+    if (value(d) < 0) f = contact_force(d, n, vec3<T>() + load3(in + 3), in[6], in[7], value(kf), in[8], value(eps));
     store3(out, f);
   }
 };

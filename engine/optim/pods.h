@@ -16,7 +16,8 @@
 // on the actions, and the tangent of dJ/da is H v. An H v product is counted in sim_steps as a
 // gradient is, one forward and one reverse pass of frames x substeps, though on tangent numbers
 // it takes longer: measured on one core, 1.7x a gradient's wall time on the throw, 2.5x on the
-// payload, 4.9x on the cartpole. Robot tasks only: particle worlds refuse PODS-2.
+// payload, 4.9x on the cartpole. Robot worlds step on RigidSolverT's tangent step, particle
+// worlds on SolverT's (engine/solver/particle_tangent.cpp).
 // Deterministic for a seed at any thread count: each copy has its own start stream and its
 // own slots, summed in copy order.
 //
