@@ -2,7 +2,7 @@
 // (engine/optim/pods.h: each iteration improves the action sequences of a batch of episodes
 // from randomized starts, by a normalized gradient step (order 1) or a trust-region Newton
 // step (order 2), and regresses the policy onto them). Runs in double; PODS-2's H v products
-// are exact, forward over reverse (robot tasks).
+// are exact, forward over reverse (robot and particle tasks).
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

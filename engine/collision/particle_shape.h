@@ -15,9 +15,9 @@ namespace adj {
 // pair code's test of the gap is contact_force's own. So for finite positions the force and,
 // through vjp, its adjoint are the generic path's bit for bit, at a fraction of the dual-number
 // operations. T: a scalar, a Dual, or a host SIMD pack (a particle a lane, each with its own
-// radius: engine/solver/kernels_simd.h); in = x, v, ke, kd, mu
-template <class T, class S>
-ADJ_HD inline vec3<T> plane_contact_force(const ShapeRef<S>& plane, const T& radius, const T* in, S kf, S eps) {
+// radius: engine/solver/kernels_simd.h); in = x, v, ke, kd, mu; kf, eps plain
+template <class T, class S, class M, class K>
+ADJ_HD inline vec3<T> plane_contact_force(const ShapeRef<S, M>& plane, const T& radius, const T* in, K kf, K eps) {
   const vec3<T> x = load3(in) + vec3<T>();
   const vec3<T> n = lift<T>(plane.size);
   const T d = dot(x - lift<T>(plane.pos), n) - radius;
@@ -34,7 +34,9 @@ ADJ_HD inline bool plane_touches(const vec3<S>& x, const vec3<S>& pos, const vec
 template <class S>
 struct ShapeContactEval {
   static constexpr int in_count = 9, out_count = 3;
-  ShapeRef<S> shape;
+  // under a dual S (the tangent step, engine/solver/particle_tangent.cpp) the constants that the
+  // pair code takes plain (mesh vertices, kf, eps) go to it plain: their tangents are zero
+  ShapeRef<S, plain_scalar_t<S>> shape;
   S radius, kf, eps;
   // whether a particle at x is within its radius of the shape (else its force and adjoint are
   // zero); a plane's signed distance is shape_distance's plane branch, inline
@@ -58,13 +60,13 @@ struct ShapeContactEval {
                                    shape.mesh_vertices, shape.mesh_tris, shape.mesh_start, shape.mesh_count},
                                   nullptr};
     vec3<T> xc, n, f;
-    if (!contact_pair(particle, collider, 0, in[6], in[7], in[8], kf, eps, xc, n, f)) f = vec3<T>();
+    if (!contact_pair(particle, collider, 0, in[6], in[7], in[8], value(kf), value(eps), xc, n, f)) f = vec3<T>();
     store3(out, f);
   }
   // a plane: plane_contact_force
   template <class T>
   ADJ_HD void eval_plane(const T* in, T* out) const {
-    store3(out, plane_contact_force(shape, T(radius), in, kf, eps));
+    store3(out, plane_contact_force(shape, T(radius), in, value(kf), value(eps)));
   }
 };
 

@@ -95,6 +95,8 @@ struct Dual {
   ADJ_HD friend bool operator>(const Dual& a, const Dual& b) { return a.v > b.v; }
   ADJ_HD friend bool operator<=(const Dual& a, const Dual& b) { return a.v <= b.v; }
   ADJ_HD friend bool operator>=(const Dual& a, const Dual& b) { return a.v >= b.v; }
+  ADJ_HD friend bool operator==(const Dual& a, const Dual& b) { return a.v == b.v; }
+  ADJ_HD friend bool operator!=(const Dual& a, const Dual& b) { return a.v != b.v; }
   // chain rule helper: f(v) with derivative df
   ADJ_HD Dual chain(S fv, S df) const {
     Dual r;

@@ -74,9 +74,10 @@ Result<LossT<S>> LossT<S>::create(const scene::CompiledSceneT<S>& cs, const scen
 }
 
 template <class S>
-vec3<S> LossT<S>::com(const Term& t, const std::vector<vec3<S>>& x) {
-  vec3<S> c;
-  for (std::size_t k = 0; k < x.size(); ++k) c += x[k] * t.w[k];
+template <class T>
+vec3<T> LossT<S>::com(const Term& t, const std::vector<vec3<T>>& x) {
+  vec3<T> c;
+  for (std::size_t k = 0; k < x.size(); ++k) c += x[k] * T(t.w[k]);
   return c;
 }
 
@@ -138,50 +139,75 @@ S LossT<S>::value(const std::vector<S>& theta) {
 }
 
 template <class S>
+template <class T>
+void LossT<S>::seed_term(const Term& t, int step, const std::vector<vec3<T>>& q0, const std::vector<vec3<T>>& q,
+                         const std::vector<vec3<T>>& qd, StateT<T>& adj) {
+  const std::size_t n = t.particles.size();
+  auto add_q = [&](std::size_t k, const vec3<T>& g) { adj.particle_q[t.particles[k]] += g; };
+  const vec3<T> target = lift<T>(t.target), axis = lift<T>(t.axis);
+  if (step == t.frame) {
+    switch (t.kind) {
+      case LossKind::position: {
+        vec3<T> g = (com(t, q) - target) * T(S(2) * t.weight);
+        for (std::size_t k = 0; k < n; ++k) add_q(k, g * T(t.w[k]));
+        break;
+      }
+      case LossKind::distance:
+        for (std::size_t k = 0; k < n; ++k) add_q(k, axis * T(-t.weight * t.w[k]));
+        break;
+      case LossKind::shape: {
+        vec3<T> off = target - com(t, q0);
+        for (std::size_t k = 0; k < n; ++k) {
+          vec3<T> r = t.points.empty() ? q[k] - q0[k] - off : q[k] - lift<T>(t.points[k]);
+          add_q(k, r * T(S(2) * t.weight / S(n)));
+        }
+        break;
+      }
+      case LossKind::velocity: {
+        vec3<T> g = com(t, qd) * T(S(2) * t.weight);
+        for (std::size_t k = 0; k < n; ++k) adj.particle_qd[t.particles[k]] += g * T(t.w[k]);
+        break;
+      }
+      case LossKind::effort:
+        break;
+      default:
+        break;  // robot terms, refused by create()
+    }
+  }
+  // terms that also read the initial state
+  if (step == 0) {
+    if (t.kind == LossKind::distance)
+      for (std::size_t k = 0; k < n; ++k) add_q(k, axis * T(t.weight * t.w[k]));
+    if (t.kind == LossKind::shape && t.points.empty()) {
+      vec3<T> off = target - com(t, q0), sum;
+      std::vector<vec3<T>> r(n);
+      for (std::size_t k = 0; k < n; ++k) sum += (r[k] = q[k] - q0[k] - off);
+      T c = T(S(2) * t.weight / S(n));
+      for (std::size_t k = 0; k < n; ++k) add_q(k, (sum * T(t.w[k]) - r[k]) * c);
+    }
+  }
+}
+
+template <class S>
 void LossT<S>::seed(int step, StateT<S>& adj) const {
+  for (const Term& t : terms_)
+    if (t.kind != LossKind::effort) seed_term(t, step, t.q0, t.q, t.qd, adj);
+}
+
+template <class S>
+template <class T>
+void LossT<S>::seed(int step, const StateT<T>& first, const StateT<T>& at, StateT<T>& adj) const {
+  std::vector<vec3<T>> q0, q, qd;
   for (const Term& t : terms_) {
     if (t.kind == LossKind::effort) continue;
-    const std::size_t n = t.particles.size();
-    auto add_q = [&](std::size_t k, const vec3<S>& g) { adj.particle_q[t.particles[k]] += g; };
-    if (step == t.frame) {
-      switch (t.kind) {
-        case LossKind::position: {
-          vec3<S> g = (com(t, t.q) - t.target) * (S(2) * t.weight);
-          for (std::size_t k = 0; k < n; ++k) add_q(k, g * t.w[k]);
-          break;
-        }
-        case LossKind::distance:
-          for (std::size_t k = 0; k < n; ++k) add_q(k, t.axis * (-t.weight * t.w[k]));
-          break;
-        case LossKind::shape: {
-          vec3<S> off = t.target - com(t, t.q0);
-          for (std::size_t k = 0; k < n; ++k) {
-            vec3<S> r = t.points.empty() ? t.q[k] - t.q0[k] - off : t.q[k] - t.points[k];
-            add_q(k, r * (S(2) * t.weight / S(n)));
-          }
-          break;
-        }
-        case LossKind::velocity: {
-          vec3<S> g = com(t, t.qd) * (S(2) * t.weight);
-          for (std::size_t k = 0; k < n; ++k) adj.particle_qd[t.particles[k]] += g * t.w[k];
-          break;
-        }
-        case LossKind::effort: break;
-        default: break;  // robot terms, refused by create()
-      }
+    assert(t.frame == step && "seed(t, first, at, adj): every term reads frame t");
+    q0.clear(), q.clear(), qd.clear();
+    for (int i : t.particles) {
+      q0.push_back(first.particle_q[i]);
+      q.push_back(at.particle_q[i]);
+      qd.push_back(at.particle_qd[i]);
     }
-    // terms that also read the initial state
-    if (step == 0) {
-      if (t.kind == LossKind::distance)
-        for (std::size_t k = 0; k < n; ++k) add_q(k, t.axis * (t.weight * t.w[k]));
-      if (t.kind == LossKind::shape && t.points.empty()) {
-        vec3<S> off = t.target - com(t, t.q0), sum;
-        std::vector<vec3<S>> r(n);
-        for (std::size_t k = 0; k < n; ++k) sum += (r[k] = t.q[k] - t.q0[k] - off);
-        S c = S(2) * t.weight / S(n);
-        for (std::size_t k = 0; k < n; ++k) add_q(k, (sum * t.w[k] - r[k]) * c);
-      }
-    }
+    seed_term(t, step, q0, q, qd, adj);
   }
 }
 
@@ -200,5 +226,11 @@ std::string LossT<S>::term_name(int k) const {
 
 template class LossT<float>;
 template class LossT<double>;
+template void LossT<float>::seed(int, const StateT<float>&, const StateT<float>&, StateT<float>&) const;
+template void LossT<double>::seed(int, const StateT<double>&, const StateT<double>&, StateT<double>&) const;
+template void LossT<float>::seed(int, const StateT<Dual<float, 1>>&, const StateT<Dual<float, 1>>&,
+                                 StateT<Dual<float, 1>>&) const;
+template void LossT<double>::seed(int, const StateT<Dual<double, 1>>&, const StateT<Dual<double, 1>>&,
+                                  StateT<Dual<double, 1>>&) const;
 
 }  // namespace adj::optim

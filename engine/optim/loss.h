@@ -45,6 +45,12 @@ class LossT {
 
   // backward: add dLoss/d state_t into adj (needs observe() of the same rollout)
   void seed(int t, StateT<S>& adj) const;
+  // the same without observe(), for a loss whose terms all read frame t (effort aside): first,
+  // the state of frame 0; at, the state of frame t. T: S, or tangent numbers Dual<S, 1>: then
+  // the tangent of adj is the loss's second derivative along the states' tangents (the H v
+  // products of engine/optim/policy_env.h)
+  template <class T>
+  void seed(int t, const StateT<T>& first, const StateT<T>& at, StateT<T>& adj) const;
   // add d effort/d theta into grad
   void add_effort(const std::vector<S>& theta, std::vector<S>& grad) const;
 
@@ -66,7 +72,13 @@ class LossT {
     // recorded in the forward pass
     std::vector<vec3<S>> q0, q, qd;  // positions at frame 0 and at `frame`, velocities at `frame`
   };
-  static vec3<S> com(const Term& term, const std::vector<vec3<S>>& x);
+  template <class T>
+  static vec3<T> com(const Term& term, const std::vector<vec3<T>>& x);
+  // adj += d term / d state_t, from the term's particles' positions at frame 0 and at its frame
+  // and their velocities at its frame
+  template <class T>
+  static void seed_term(const Term& term, int t, const std::vector<vec3<T>>& q0, const std::vector<vec3<T>>& q,
+                        const std::vector<vec3<T>>& qd, StateT<T>& adj);
 
   std::vector<Term> terms_;
   std::vector<S> term_values_;

@@ -15,8 +15,10 @@
 // episode's frames and their reverse pass run once on tangent numbers Dual<S, 1> seeded with v
 // on the actions, and the tangent of dJ/da is H v. An H v product is counted in sim_steps as a
 // gradient is, one forward and one reverse pass of frames x substeps, though on tangent numbers
-// it takes longer: measured on one core, 1.7x a gradient's wall time on the throw, 2.5x on the
-// payload, 4.9x on the cartpole. Robot tasks only: particle worlds refuse PODS-2.
+// it takes longer: 2.0-2.5x a gradient's wall time on one core (the payload, the cartpole and
+// the two walkers; tests/engine/optim/pods_test.cpp's "[.bench]" case, README). Robot worlds
+// step on RigidSolverT's tangent step, particle
+// worlds on SolverT's (engine/solver/particle_tangent.cpp).
 // Deterministic for a seed at any thread count: each copy has its own start stream and its
 // own slots, summed in copy order.
 //

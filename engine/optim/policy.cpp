@@ -57,21 +57,6 @@ void PolicyT<S>::set_normalizer(std::vector<S> mean, std::vector<S> std) {
 }
 
 template <class S>
-void PolicyT<S>::apply_outputs(const std::vector<S>& out, ControlT<S>& c) const {
-  const int ns = int(springs_.size());
-  for (int k = 0; k < ns; ++k) c.spring_act[springs_[k]] += out[k];
-  for (std::size_t k = 0; k < tets_.size(); ++k) c.tet_act[tets_[k]] += out[ns + k];
-}
-
-template <class S>
-void PolicyT<S>::output_grads(const ControlT<S>& gc, std::vector<S>& d_out) const {
-  const int ns = int(springs_.size());
-  d_out.resize(output_size());
-  for (int k = 0; k < ns; ++k) d_out[k] = gc.spring_act[springs_[k]];
-  for (std::size_t k = 0; k < tets_.size(); ++k) d_out[ns + k] = gc.tet_act[tets_[k]];
-}
-
-template <class S>
 void PolicyT<S>::observe(int t, const StateT<S>& s, std::vector<S>& obs) const {
   observe_raw(t, s, obs);
   if (norm_mean_.empty()) return;

@@ -66,10 +66,21 @@ class PolicyT {
   // empty vectors turn normalization off
   void set_normalizer(std::vector<S> mean, std::vector<S> std);
 
-  // control.spring_act / tet_act of the outputs += out
-  void apply_outputs(const std::vector<S>& out, ControlT<S>& control) const;
-  // d_out = the outputs' entries of a control gradient
-  void output_grads(const ControlT<S>& grad_control, std::vector<S>& d_out) const;
+  // control.spring_act / tet_act of the outputs += out; d_out = those entries of a control
+  // gradient (T: S, or the tangent numbers of PolicyEnvT::action_hvp)
+  template <class T>
+  void apply_outputs(const std::vector<T>& out, ControlT<T>& control) const {
+    const int ns = int(springs_.size());
+    for (int k = 0; k < ns; ++k) control.spring_act[springs_[k]] += out[k];
+    for (std::size_t k = 0; k < tets_.size(); ++k) control.tet_act[tets_[k]] += out[ns + k];
+  }
+  template <class T>
+  void output_grads(const ControlT<T>& grad_control, std::vector<T>& d_out) const {
+    const int ns = int(springs_.size());
+    d_out.resize(output_size());
+    for (int k = 0; k < ns; ++k) d_out[k] = grad_control.spring_act[springs_[k]];
+    for (std::size_t k = 0; k < tets_.size(); ++k) d_out[ns + k] = grad_control.tet_act[tets_[k]];
+  }
 
   // out = policy(obs), (output_size)
   void forward(const S* w, const std::vector<S>& obs, std::vector<S>& out) const { mlp_.forward(w, obs, out); }

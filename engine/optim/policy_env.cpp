@@ -38,6 +38,46 @@ void add_scaled(StateT<S>& adj, S scale, const StateT<S>& seed) {
   for (std::size_t k = 0; k < adj.joint_qd.size(); ++k) adj.joint_qd[k] += scale * seed.joint_qd[k];
 }
 
+// a state or a control on another scalar (tangent numbers: the values, tangents zero)
+template <class T, class S>
+StateT<T> lift_state(const StateT<S>& s) {
+  StateT<T> r;
+  for (const vec3<S>& x : s.particle_q) r.particle_q.push_back(lift<T>(x));
+  for (const vec3<S>& x : s.particle_qd) r.particle_qd.push_back(lift<T>(x));
+  for (S x : s.joint_q) r.joint_q.push_back(T(x));
+  for (S x : s.joint_qd) r.joint_qd.push_back(T(x));
+  return r;
+}
+template <class T, class S>
+ControlT<T> lift_control(const ControlT<S>& c) {
+  ControlT<T> r;
+  for (const vec3<S>& x : c.particle_f) r.particle_f.push_back(lift<T>(x));
+  for (S x : c.spring_act) r.spring_act.push_back(T(x));
+  for (S x : c.tet_act) r.tet_act.push_back(T(x));
+  for (S x : c.joint_act) r.joint_act.push_back(T(x));
+  return r;
+}
+
+// what action_hvp asks of its arguments: actions and a direction of whole frames
+template <class S>
+Status check_hvp_args(int i, int na, const std::vector<S>& a, const std::vector<S>& v) {
+  if (na < 1 || a.size() != v.size() || a.size() % std::size_t(na) != 0)
+    return Status::error("env " + std::to_string(i) + ": H v needs actions and a direction of whole frames (" +
+                         std::to_string(na) + " entries per frame; got " + std::to_string(a.size()) + " and " +
+                         std::to_string(v.size()) + ")");
+  return Status::ok();
+}
+
+// the particle envs' frame cost L(out) - L(in), L the one-frame loss read on (start, s): adj +=
+// scale x dL/d s (T: S, or the tangent numbers of action_hvp)
+template <class S, class T>
+void add_loss_seed(const LossT<S>& loss, const StateT<T>& start, const StateT<T>& s, T scale, StateT<T>& seed,
+                   StateT<T>& adj) {
+  seed = zero_like(s);
+  loss.seed(1, start, s, seed);
+  add_scaled(adj, scale, seed);
+}
+
 }  // namespace
 
 template <class S>
@@ -181,10 +221,7 @@ Status RigidPolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std:
   using T = Dual<S, 1>;
   Copy& c = copies_[i];
   const int na = this->action_size();
-  if (na < 1 || a.size() != v.size() || a.size() % std::size_t(na) != 0)
-    return Status::error("env " + std::to_string(i) + ": H v needs actions and a direction of whole frames (" +
-                         std::to_string(na) + " entries per frame; got " + std::to_string(a.size()) + " and " +
-                         std::to_string(v.size()) + ")");
+  if (Status st = check_hvp_args(i, na, a, v); !st) return st;
   const int frames = int(a.size()) / na;
   auto where = [&](int t, const char* pass) {
     return "env " + std::to_string(i) + ", frame " + std::to_string(c.frame + t) + " (H v, " + pass + "): ";
@@ -192,8 +229,7 @@ Status RigidPolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std:
   // forward: the frames on tangent numbers, the actions' tangents v
   std::vector<StateT<T>> s(static_cast<std::size_t>(frames + 1));
   std::vector<ControlT<T>> u(static_cast<std::size_t>(frames));
-  for (S x : c.state.joint_q) s[0].joint_q.push_back(T(x));
-  for (S x : c.state.joint_qd) s[0].joint_qd.push_back(T(x));
+  s[0] = lift_state<T>(c.state);
   std::vector<T> action(static_cast<std::size_t>(na));
   for (int t = 0; t < frames; ++t) {
     for (int k = 0; k < na; ++k) {
@@ -282,14 +318,6 @@ S ParticlePolicyEnvT<S>::loss_at(Copy& c, const StateT<S>& s) {
 }
 
 template <class S>
-void ParticlePolicyEnvT<S>::add_loss_seed(Copy& c, const StateT<S>& s, S scale, StateT<S>& adj) {
-  loss_at(c, s);  // the terms record what they read
-  c.seed = zero_like(s);
-  c.loss.seed(1, c.seed);
-  add_scaled(adj, scale, c.seed);
-}
-
-template <class S>
 void ParticlePolicyEnvT<S>::reset(int i, std::mt19937_64*) {
   // TODO(optim): randomized particle starts (q_range/qd_range move joints only); safe to leave:
   // the particle tasks train from the task's start, and PPO's draws stay where they were
@@ -354,16 +382,66 @@ Status ParticlePolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_a
   const StateT<S>& out = k + 1 == int(c.tape.size()) ? c.state : c.tape[k + 1].in;
   // cost = L(out) - L(in): + d_cost dL/d out before the step adjoint, - d_cost dL/d in after it
   // (the episode's start is no function of the frames recorded)
-  if (d_cost != S(0)) add_loss_seed(c, out, d_cost, c.adj);
+  if (d_cost != S(0)) add_loss_seed(c.loss, c.start, out, d_cost, c.seed, c.adj);
   c.grad_control.zero();
   Status st = c.solver->step_adjoint(*model_, f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control, c.grad_model);
   if (!st)
     return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame - int(c.tape.size()) + k) +
                          " (backward): " + st.message());
-  if (d_cost != S(0)) add_loss_seed(c, f.in, -d_cost, c.adj_in);
+  if (d_cost != S(0)) add_loss_seed(c.loss, c.start, f.in, -d_cost, c.seed, c.adj_in);
   policy_.output_grads(c.grad_control, d_action);
   std::swap(c.adj, c.adj_in);
   c.back = k;
+  return Status::ok();
+}
+
+template <class S>
+Status ParticlePolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost,
+                                         std::vector<S>& out) {
+  using T = Dual<S, 1>;
+  Copy& c = copies_[i];
+  const int na = this->action_size();
+  if (Status st = check_hvp_args(i, na, a, v); !st) return st;
+  const int frames = int(a.size()) / na;
+  auto where = [&](int t, const char* pass) {
+    return "env " + std::to_string(i) + ", frame " + std::to_string(c.frame + t) + " (H v, " + pass + "): ";
+  };
+  // forward: the frames on tangent numbers, the actions' tangents v
+  ControlT<S> zero = model_->make_control();
+  zero.zero();
+  const ControlT<T> no_control = lift_control<T>(zero);
+  std::vector<StateT<T>> s(static_cast<std::size_t>(frames + 1));
+  std::vector<ControlT<T>> u(static_cast<std::size_t>(frames), no_control);
+  s[0] = lift_state<T>(c.state);
+  std::vector<T> action(static_cast<std::size_t>(na));
+  for (int t = 0; t < frames; ++t) {
+    for (int k = 0; k < na; ++k) {
+      const std::size_t e = std::size_t(t) * std::size_t(na) + std::size_t(k);
+      action[std::size_t(k)] = T(a[e]);
+      action[std::size_t(k)].d[0] = v[e];
+    }
+    policy_.apply_outputs(action, u[std::size_t(t)]);
+    Status st = c.solver->tangent_step(*model_, s[std::size_t(t)], s[std::size_t(t) + 1], u[std::size_t(t)], dt_);
+    if (!st) return Status::error(where(t, "forward") + st.message());
+  }
+  // reverse: each frame's cost L(out) - L(in) seeds its states' adjoints (their tangents: the
+  // loss's second derivatives along the states' tangents), the step's adjoint moves them to its input
+  const StateT<T> start = lift_state<T>(c.start);
+  StateT<T> adj = zero_like(s[0]), adj_in, seed;
+  ControlT<T> grad_control;
+  std::vector<T> d_action;
+  out.assign(a.size(), S(0));
+  for (int t = frames - 1; t >= 0; --t) {
+    if (d_cost != S(0)) add_loss_seed(c.loss, start, s[std::size_t(t) + 1], T(d_cost), seed, adj);
+    grad_control = no_control;
+    Status st =
+        c.solver->tangent_step_adjoint(*model_, s[std::size_t(t)], u[std::size_t(t)], dt_, adj, adj_in, grad_control);
+    if (!st) return Status::error(where(t, "reverse") + st.message());
+    if (d_cost != S(0)) add_loss_seed(c.loss, start, s[std::size_t(t)], T(-d_cost), seed, adj_in);
+    policy_.output_grads(grad_control, d_action);
+    for (int k = 0; k < na; ++k) out[std::size_t(t) * std::size_t(na) + std::size_t(k)] = d_action[std::size_t(k)].d[0];
+    std::swap(adj, adj_in);
+  }
   return Status::ok();
 }
 

@@ -11,7 +11,8 @@
 //   clear_tape(i)             forget the recorded frames (the state stays: the episode goes on)
 //   rewind(i)                 undo the recorded frames (gradient checks run a window twice)
 //   action_hvp(i, a, v, ...)  H v of an open-loop action sequence from the copy's state (PODS-2),
-//                             exact, forward over reverse; robots only (particle worlds refuse)
+//                             exact, forward over reverse (robots: RigidSolverT's tangent step;
+//                             particles: SolverT's)
 //
 // Copies share nothing that steps mutate, so different copies may run on different threads.
 // A task makes its env (TaskT::policy_env, engine/optim/task.h); the trainers never ask what
@@ -77,13 +78,8 @@ class PolicyEnvT {
   // H = d^2 J / da^2, by forward over reverse: the frames and their reverse pass run on tangent
   // numbers Dual<S, 1> whose tangents start as v on the actions, and the tangent of dJ/da is H v
   // (exact up to rounding). Neither the copy's state nor its tape change; the frames' steps are
-  // one forward and one reverse pass, as a gradient's. Errors: a world without it (particles)
-  virtual Status action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost, std::vector<S>& out) {
-    (void)i, (void)a, (void)v, (void)d_cost, (void)out;
-    return Status::error(
-        "exact Hessian-vector products (PODS-2) need a world that steps on tangent numbers: robot tasks do, "
-        "particle tasks do not (use PODS-1)");
-  }
+  // one forward and one reverse pass, as a gradient's. Errors: a step that fails (its frame)
+  virtual Status action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost, std::vector<S>& out) = 0;
 };
 
 // randomized initial states (reset with an rng): every coordinate of a revolute or prismatic
@@ -180,6 +176,7 @@ class ParticlePolicyEnvT final : public PolicyEnvT<S> {
   void begin_backward(int i) override;
   void add_observation_adjoint(int i, const std::vector<S>& d_obs) override;
   Status backward_step(int i, S d_cost, std::vector<S>& d_action) override;
+  Status action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost, std::vector<S>& out) override;
 
  private:
   struct Frame {
@@ -198,7 +195,6 @@ class ParticlePolicyEnvT final : public PolicyEnvT<S> {
     int back = 0;
   };
   S loss_at(Copy& c, const StateT<S>& s);
-  void add_loss_seed(Copy& c, const StateT<S>& s, S scale, StateT<S>& adj);
 
   std::unique_ptr<ModelT<S>> model_;
   StateT<S> initial_;

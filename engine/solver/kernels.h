@@ -41,14 +41,14 @@ struct ModelView {
   const mat33<S>* shape_rot;
   const vec3<S>* shape_size;
   const int *shape_mesh_start, *shape_mesh_count;
-  const vec3<S>* mesh_vertices;
+  const vec3<plain_scalar_t<S>>* mesh_vertices;  // constants, plain under a dual S
   const Idx3* mesh_tris;
   S contact_ke, contact_kd, contact_kf, contact_mu, contact_eps;
   int particle_contact;
   const int *incidence_start, *incidence_slot;
   const int *exclude_start, *exclude_list;
 
-  ADJ_HD ShapeRef<S> shape(int s) const {
+  ADJ_HD ShapeRef<S, plain_scalar_t<S>> shape(int s) const {
     return {shape_type[s], shape_pos[s], shape_rot[s], shape_size[s], mesh_vertices, mesh_tris,
             shape_mesh_start[s], shape_mesh_count[s]};
   }

@@ -9,6 +9,9 @@
 // input state (explicit coupling), so the pair forces cancel exactly (engine/solver/coupled.cpp).
 // step_adjoint() runs the substeps backwards: from a StepRecord that step() filled, or after
 // recomputing them from `in` (the same contacts, deterministically: the same numbers either way).
+// tangent_step() and tangent_step_adjoint() run the particle stages and their reverse on tangent
+// numbers over the same plain model, for second derivatives by forward over reverse (as
+// RigidSolverT's, engine/rigid/rigid_solver.h; engine/solver/particle_tangent.cpp).
 #pragma once
 
 #include <memory>
@@ -65,6 +68,18 @@ class SolverT {
                       const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control, ModelGradT<S>& adj_model,
                       const StepRecordT<S>* record = nullptr);
 
+  // step() and step_adjoint() on tangent numbers (forward over reverse; the model's parameters
+  // are constants): the adjoint's tangent is the directional derivative of dL/d in and
+  // dL/d control along the inputs' tangents (and the upstream adjoint's). The same kernels on
+  // one thread, the substeps recomputed from `in`; adj_control is accumulated (sized like
+  // make_control's); no model gradient. Worlds with bodies (coupled) are refused: their
+  // coupling stage has no tangent form. defined in particle_tangent.cpp
+  using Tangent = Dual<S, 1>;
+  Status tangent_step(const ModelT<S>& model, const StateT<Tangent>& in, StateT<Tangent>& out,
+                      const ControlT<Tangent>& control, S dt);
+  Status tangent_step_adjoint(const ModelT<S>& model, const StateT<Tangent>& in, const ControlT<Tangent>& control, S dt,
+                              const StateT<Tangent>& adj_out, StateT<Tangent>& adj_in, ControlT<Tangent>& adj_control);
+
   const SolverOptions& options() const { return options_; }
   // bytes of scratch memory held
   std::size_t scratch_bytes() const;
@@ -72,8 +87,12 @@ class SolverT {
  private:
   struct Scratch;  // particle stages (semi_implicit.cpp)
   struct Bodies;   // articulation and coupling (coupled.cpp)
+  struct Tangents;  // tangent_step's (particle_tangent.cpp)
   struct ScratchDelete {
     void operator()(Scratch* p) const;
+  };
+  struct TangentsDelete {
+    void operator()(Tangents* p) const;
   };
   struct BodiesDelete {
     void operator()(Bodies* p) const;
@@ -96,6 +115,7 @@ class SolverT {
   SolverOptions options_;
   std::unique_ptr<Scratch, ScratchDelete> scratch_;
   std::unique_ptr<Bodies, BodiesDelete> bodies_;
+  std::unique_ptr<Tangents, TangentsDelete> tangents_;  // made by the first tangent call
 };
 
 using Solver = SolverT<float>;
