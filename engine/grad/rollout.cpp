@@ -40,7 +40,7 @@ void RolloutT<S>::note_bytes(std::size_t b) {
 
 template <class S>
 Status RolloutT<S>::forward(const StateT<S>& initial, const std::vector<ControlT<S>>& controls,
-                            const Observer& observe) {
+                            const Observer& observe, bool for_backward) {
   const int T = options_.steps;
   forward_done_ = false;
   failed_step_ = -1;
@@ -63,8 +63,11 @@ Status RolloutT<S>::forward(const StateT<S>& initial, const std::vector<ControlT
   if (observe) observe(0, initial);
   StateT<S> cur = initial, next;
   std::size_t state_bytes = initial.bytes();
-  const bool keep = k_ == 1 && record_count() > 0;
-  records_.resize(keep ? std::size_t(T) : 0);
+  // the records stay allocated when a pass does not keep them: the next gradient's forward
+  // reuses their memory instead of touching it afresh
+  const bool keep = for_backward && k_ == 1 && record_count() > 0;
+  records_kept_ = keep;
+  if (keep || k_ != 1) records_.resize(keep ? std::size_t(T) : 0);
   std::size_t record_bytes = 0;
   for (int t = 0; t < T; ++t) {
     st = solver_.step(*model_, cur, next, control(t), options_.dt, options_.record_contacts ? &contacts_[t] : nullptr,
@@ -123,9 +126,12 @@ Status RolloutT<S>::backward(const Seed& seed) {
   int last_start = ((T - 1) / k_) * k_;
   // with K = 1 the forward pass kept every step's substeps; else each segment's recompute keeps
   // them, running its last step too (what step_adjoint would otherwise recompute)
-  const bool kept = k_ == 1 && int(records_.size()) == T;
+  const bool kept = records_kept_ && int(records_.size()) == T;
   const bool record_segment = !kept && record_count() > 0;
-  if (record_segment) records_.resize(std::size_t(k_));
+  if (record_segment) {
+    records_.resize(std::size_t(k_));
+    records_kept_ = false;
+  }
   for (int a = last_start; a >= 0; a -= k_) {
     int b = std::min(a + k_, T);
     segment.resize(b - a);  // segment[0] unused: the checkpoint itself is read

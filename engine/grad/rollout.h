@@ -43,8 +43,11 @@ class RolloutT {
   // the model must outlive the rollout
   RolloutT(const ModelT<S>& model, RolloutOptions<S> options);
 
-  // controls: one per step, one for all steps, or none (zero inputs)
-  Status forward(const StateT<S>& initial, const std::vector<ControlT<S>>& controls = {}, const Observer& observe = {});
+  // controls: one per step, one for all steps, or none (zero inputs); for_backward false: no
+  // backward() will read this pass (a loss alone), so it keeps no substeps (what only the adjoint
+  // reads; a backward() after it still works, recomputing them as with K > 1)
+  Status forward(const StateT<S>& initial, const std::vector<ControlT<S>>& controls = {}, const Observer& observe = {},
+                 bool for_backward = true);
   Status backward(const Seed& seed);
 
   const StateT<S>& final_state() const { return final_; }
@@ -70,6 +73,7 @@ class RolloutT {
   SolverT<S> solver_;
   std::vector<StateT<S>> checkpoints_;   // states 0, K, 2K, ...
   std::vector<StepRecordT<S>> records_;  // substeps of every step (K = 1) or of a segment; may be empty
+  bool records_kept_ = false;            // records_ hold the last forward pass's steps (K = 1)
   StateT<S> segment_end_;                // the end state of a segment's recompute
   std::vector<ControlT<S>> controls_;
   ControlT<S> zero_control_;

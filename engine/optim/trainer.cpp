@@ -149,10 +149,13 @@ Result<S> TaskRunnerT<S>::evaluate_open_loop(const std::vector<S>& theta, std::v
   }
   loss_.begin();
   if (keep_frames_) frames_.assign(std::size_t(task_.horizon + 1), StateT<S>{});
-  Status st = rollout_->forward(initial_, controls_, [&](int t, const StateT<S>& s) {
-    loss_.observe(t, s);
-    if (keep_frames_) frames_[std::size_t(t)] = s;
-  });
+  Status st = rollout_->forward(
+      initial_, controls_,
+      [&](int t, const StateT<S>& s) {
+        loss_.observe(t, s);
+        if (keep_frames_) frames_[std::size_t(t)] = s;
+      },
+      /*for_backward=*/grad != nullptr);
   if (!st) return st;
   S value = loss_.value(theta);
   if (!is_finite(value)) return Status::error("the loss is not finite");

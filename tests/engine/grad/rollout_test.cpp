@@ -41,6 +41,23 @@ void check_checkpoint_identical(const ModelT<double>& m, const std::vector<Contr
   };
   auto all = run(1), ckpt = run(0), recomputed = run(1, 0);
   REQUIRE(ckpt->checkpoint_every() > 1);
+  // a forward pass for a loss alone keeps no substeps, and a backward after it recomputes them,
+  // even where an earlier pass (other controls: other substeps) kept its own
+  {
+    RolloutOptions<double> o = opt;
+    o.checkpoint_every = 1;
+    RolloutT<double> r(m, o);
+    std::vector<ControlT<double>> other = controls;
+    for (ControlT<double>& c : other)
+      for (vec3<double>& f : c.particle_f) f = f * 2.0 + vec3<double>(0, 1, 0);
+    REQUIRE(r.forward(m.make_state(), other).is_ok());
+    REQUIRE(r.forward(m.make_state(), controls, {}, /*for_backward=*/false).is_ok());
+    CHECK(r.peak_state_bytes() < all->peak_state_bytes());
+    REQUIRE(r.backward([&](int t, const StateT<double>&, StateT<double>& a) { loss.seed(t, a); }).is_ok());
+    CHECK(std::memcmp(all->grad_initial().particle_qd.data(), r.grad_initial().particle_qd.data(),
+                      all->grad_initial().particle_qd.size() * sizeof(vec3<double>)) == 0);
+    CHECK(all->grad_model().contact_ke == r.grad_model().contact_ke);
+  }
   CHECK(std::memcmp(all->grad_initial().particle_qd.data(), recomputed->grad_initial().particle_qd.data(),
                     all->grad_initial().particle_qd.size() * sizeof(vec3<double>)) == 0);
   CHECK(all->grad_model().contact_ke == recomputed->grad_model().contact_ke);
