@@ -102,7 +102,7 @@ class CoupledHostT {
     };
     auto after = [&] { add_slots(slots, partials_.data(), adj_model, /*per_element=*/false); };
     const CoupledAdjointOut<S> r = coupled_adjoint_substeps(
-        Serial{}, a, sc_, b, options_.substeps, [&](const vec3<S>* q) { return grid(q); }, before, after);
+        ElementExec{}, a, sc_, b, options_.substeps, [&](const vec3<S>* q) { return grid(q); }, before, after);
     adj_in = zero_like(adj_out);
     adj_in.particle_q.assign(b.adj_q[r.particles], b.adj_q[r.particles] + np);
     adj_in.particle_qd.assign(b.adj_qd[r.particles], b.adj_qd[r.particles] + np);
@@ -117,17 +117,6 @@ class CoupledHostT {
   }
 
  private:
-  struct Serial {
-    template <class F>
-    void launch(int n, const F& f) const {
-      for (int i = 0; i < n; ++i) f(i);
-    }
-    template <class F>
-    void launch_nowait(int n, const F& f) const {
-      launch(n, f);
-    }
-  };
-
   // what every substep shares (control as given)
   CoupledArgs<S> shared_args(const ControlT<S>& control, S h) {
     CoupledArgs<S> a;
@@ -189,7 +178,7 @@ class CoupledHostT {
     sub_[0].particle_qd = in.particle_qd;
     for (int i = 0; i < nq; ++i) sc_.q[i] = in.joint_q[std::size_t(i)];
     for (int i = 0; i < nv; ++i) sc_.qd[i] = in.joint_qd[std::size_t(i)];
-    coupled_forward_substeps(Serial{}, shared_args(control, dt / S(options_.substeps)), sc_, buffers(),
+    coupled_forward_substeps(ElementExec{}, shared_args(control, dt / S(options_.substeps)), sc_, buffers(),
                              options_.substeps, [&](const vec3<S>* q) { return grid(q); });
     for (int k = 0; k < options_.substeps; ++k) {
       if (!sc_.ok[k])

@@ -527,6 +527,19 @@ struct ParticleGatherAdjoint {
 // before this one ends (a team of threads skips its barrier), so it is used only between the
 // element loops, which read the state and write their own slots
 
+// the executor of one thread and one element at a time (no lanes): the tangent step's
+// (particle_tangent.cpp) and the coupled host runner's (coupled_host.h)
+struct ElementExec {
+  template <class F>
+  void launch(int n, const F& f) const {
+    for (int i = 0; i < n; ++i) f(i);
+  }
+  template <class F>
+  void launch_nowait(int n, const F& f) const {
+    launch(n, f);
+  }
+};
+
 template <class S, class Exec>
 inline void substep_forward(const Exec& exec, const KernelArgs<S>& a) {
   exec.launch_nowait(a.m.spring_count, SpringForward<S>{a});

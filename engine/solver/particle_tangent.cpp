@@ -14,18 +14,6 @@ namespace adj {
 
 namespace {
 
-// the loops of a substep on one thread, one element at a time
-struct ElementExec {
-  template <class F>
-  void launch(int n, const F& f) const {
-    for (int i = 0; i < n; ++i) f(i);
-  }
-  template <class F>
-  void launch_nowait(int n, const F& f) const {
-    launch(n, f);
-  }
-};
-
 template <class S>
 bool finite(const vec3<Dual<S, 1>>& v) {
   bool ok = true;
