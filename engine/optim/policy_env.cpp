@@ -58,13 +58,55 @@ ControlT<T> lift_control(const ControlT<S>& c) {
   return r;
 }
 
-// what action_hvp asks of its arguments: actions and a direction of whole frames
-template <class S>
-Status check_hvp_args(int i, int na, const std::vector<S>& a, const std::vector<S>& v) {
+// PolicyEnvT::action_hvp, forward over reverse, for any world: the frames from s0 on tangent
+// numbers (the actions' tangents v), then their reverse pass, whose tangent of dJ/da is H v. The
+// world gives a blank control, its policy (apply_outputs / output_grads on tangent numbers), its
+// tangent step(in, out, u) and adjoint(in, u, adj_out, adj_in, grad_control), and
+// seed(end, state, adj): the frame cost's seeds at the frame's output (end 1) or input (end 0).
+// Errors name the env, the frame (frame0 + t) and the pass.
+template <class S, class T, class Policy, class Step, class Adjoint, class Seed>
+Status tangent_hvp(int i, int frame0, const std::vector<S>& a, const std::vector<S>& v, StateT<T> s0,
+                   const ControlT<T>& blank, const Policy& policy, const Step& step, const Adjoint& adjoint,
+                   const Seed& seed, std::vector<S>& out) {
+  const int na = policy.output_size();
   if (na < 1 || a.size() != v.size() || a.size() % std::size_t(na) != 0)
     return Status::error("env " + std::to_string(i) + ": H v needs actions and a direction of whole frames (" +
                          std::to_string(na) + " entries per frame; got " + std::to_string(a.size()) + " and " +
                          std::to_string(v.size()) + ")");
+  const int frames = int(a.size()) / na;
+  auto where = [&](int t, const char* pass) {
+    return "env " + std::to_string(i) + ", frame " + std::to_string(frame0 + t) + " (H v, " + pass + "): ";
+  };
+  std::vector<StateT<T>> s(static_cast<std::size_t>(frames + 1));
+  std::vector<ControlT<T>> u(static_cast<std::size_t>(frames), blank);
+  s[0] = std::move(s0);
+  std::vector<T> action(static_cast<std::size_t>(na));
+  for (int t = 0; t < frames; ++t) {
+    for (int k = 0; k < na; ++k) {
+      const std::size_t e = std::size_t(t) * std::size_t(na) + std::size_t(k);
+      action[std::size_t(k)] = T(a[e]);
+      action[std::size_t(k)].d[0] = v[e];
+    }
+    policy.apply_outputs(action, u[std::size_t(t)]);
+    if (Status st = step(s[std::size_t(t)], s[std::size_t(t) + 1], u[std::size_t(t)]); !st)
+      return Status::error(where(t, "forward") + st.message());
+  }
+  // each frame's cost seeds its states' adjoints (their tangents: the cost's second derivatives
+  // along the states' tangents), the step's adjoint moves them to its input
+  StateT<T> adj = zero_like(s[0]), adj_in;
+  ControlT<T> grad_control;
+  std::vector<T> d_action;
+  out.assign(a.size(), S(0));
+  for (int t = frames - 1; t >= 0; --t) {
+    seed(1, s[std::size_t(t) + 1], adj);
+    grad_control = blank;
+    if (Status st = adjoint(s[std::size_t(t)], u[std::size_t(t)], adj, adj_in, grad_control); !st)
+      return Status::error(where(t, "reverse") + st.message());
+    seed(0, s[std::size_t(t)], adj_in);
+    policy.output_grads(grad_control, d_action);
+    for (int k = 0; k < na; ++k) out[std::size_t(t) * std::size_t(na) + std::size_t(k)] = d_action[std::size_t(k)].d[0];
+    std::swap(adj, adj_in);
+  }
   return Status::ok();
 }
 
@@ -220,55 +262,23 @@ Status RigidPolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std:
                                       std::vector<S>& out) {
   using T = Dual<S, 1>;
   Copy& c = copies_[i];
-  const int na = this->action_size();
-  if (Status st = check_hvp_args(i, na, a, v); !st) return st;
-  const int frames = int(a.size()) / na;
-  auto where = [&](int t, const char* pass) {
-    return "env " + std::to_string(i) + ", frame " + std::to_string(c.frame + t) + " (H v, " + pass + "): ";
-  };
-  // forward: the frames on tangent numbers, the actions' tangents v
-  std::vector<StateT<T>> s(static_cast<std::size_t>(frames + 1));
-  std::vector<ControlT<T>> u(static_cast<std::size_t>(frames));
-  s[0] = lift_state<T>(c.state);
-  std::vector<T> action(static_cast<std::size_t>(na));
-  for (int t = 0; t < frames; ++t) {
-    for (int k = 0; k < na; ++k) {
-      const std::size_t e = std::size_t(t) * std::size_t(na) + std::size_t(k);
-      action[std::size_t(k)] = T(a[e]);
-      action[std::size_t(k)].d[0] = v[e];
-    }
-    u[std::size_t(t)].joint_act.assign(std::size_t(model_.actuator_count()), T(0));
-    policy_.apply_outputs(action, u[std::size_t(t)]);
-    Status st = c.solver.tangent_step(model_, s[std::size_t(t)], s[std::size_t(t) + 1], u[std::size_t(t)], dt_);
-    if (!st) return Status::error(where(t, "forward") + st.message());
-  }
-  // reverse: each frame's cost seeds its states' adjoints (their tangents: the cost's second
-  // derivatives along the states' tangents), the step's adjoint moves them to its input
-  StateT<T> adj, adj_in, seed;
-  adj.joint_q.assign(s[0].joint_q.size(), T(0));
-  adj.joint_qd.assign(s[0].joint_qd.size(), T(0));
-  auto add_seed = [&](int f, const StateT<T>& state, StateT<T>& to) {
-    seed.joint_q.assign(state.joint_q.size(), T(0));
-    seed.joint_qd.assign(state.joint_qd.size(), T(0));
-    c.loss.seed(f, state, seed);
-    for (std::size_t q = 0; q < seed.joint_q.size(); ++q) to.joint_q[q] += T(d_cost) * seed.joint_q[q];
-    for (std::size_t d = 0; d < seed.joint_qd.size(); ++d) to.joint_qd[d] += T(d_cost) * seed.joint_qd[d];
-  };
-  ControlT<T> grad_control;
-  std::vector<T> d_action;
-  out.assign(a.size(), S(0));
-  for (int t = frames - 1; t >= 0; --t) {
-    add_seed(1, s[std::size_t(t) + 1], adj);
-    grad_control.joint_act.assign(std::size_t(model_.actuator_count()), T(0));
-    Status st =
-        c.solver.tangent_step_adjoint(model_, s[std::size_t(t)], u[std::size_t(t)], dt_, adj, adj_in, grad_control);
-    if (!st) return Status::error(where(t, "reverse") + st.message());
-    add_seed(0, s[std::size_t(t)], adj_in);
-    policy_.output_grads(grad_control, d_action);
-    for (int k = 0; k < na; ++k) out[std::size_t(t) * std::size_t(na) + std::size_t(k)] = d_action[std::size_t(k)].d[0];
-    std::swap(adj, adj_in);
-  }
-  return Status::ok();
+  ControlT<T> blank;
+  blank.joint_act.assign(std::size_t(model_.actuator_count()), T(0));
+  StateT<T> seed;
+  return tangent_hvp(
+      i, c.frame, a, v, lift_state<T>(c.state), blank, policy_,
+      [&](const StateT<T>& in, StateT<T>& to, const ControlT<T>& u) {
+        return c.solver.tangent_step(model_, in, to, u, dt_);
+      },
+      [&](const StateT<T>& in, const ControlT<T>& u, const StateT<T>& adj, StateT<T>& adj_in, ControlT<T>& g) {
+        return c.solver.tangent_step_adjoint(model_, in, u, dt_, adj, adj_in, g);
+      },
+      [&](int end, const StateT<T>& state, StateT<T>& adj) {  // the one-frame loss reads (s_t, s_t+1)
+        seed = zero_like(state);
+        c.loss.seed(end, state, seed);
+        add_scaled(adj, T(d_cost), seed);
+      },
+      out);
 }
 
 template class RigidPolicyEnvT<float>;
@@ -400,49 +410,22 @@ Status ParticlePolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const s
                                          std::vector<S>& out) {
   using T = Dual<S, 1>;
   Copy& c = copies_[i];
-  const int na = this->action_size();
-  if (Status st = check_hvp_args(i, na, a, v); !st) return st;
-  const int frames = int(a.size()) / na;
-  auto where = [&](int t, const char* pass) {
-    return "env " + std::to_string(i) + ", frame " + std::to_string(c.frame + t) + " (H v, " + pass + "): ";
-  };
-  // forward: the frames on tangent numbers, the actions' tangents v
   ControlT<S> zero = model_->make_control();
   zero.zero();
-  const ControlT<T> no_control = lift_control<T>(zero);
-  std::vector<StateT<T>> s(static_cast<std::size_t>(frames + 1));
-  std::vector<ControlT<T>> u(static_cast<std::size_t>(frames), no_control);
-  s[0] = lift_state<T>(c.state);
-  std::vector<T> action(static_cast<std::size_t>(na));
-  for (int t = 0; t < frames; ++t) {
-    for (int k = 0; k < na; ++k) {
-      const std::size_t e = std::size_t(t) * std::size_t(na) + std::size_t(k);
-      action[std::size_t(k)] = T(a[e]);
-      action[std::size_t(k)].d[0] = v[e];
-    }
-    policy_.apply_outputs(action, u[std::size_t(t)]);
-    Status st = c.solver->tangent_step(*model_, s[std::size_t(t)], s[std::size_t(t) + 1], u[std::size_t(t)], dt_);
-    if (!st) return Status::error(where(t, "forward") + st.message());
-  }
-  // reverse: each frame's cost L(out) - L(in) seeds its states' adjoints (their tangents: the
-  // loss's second derivatives along the states' tangents), the step's adjoint moves them to its input
   const StateT<T> start = lift_state<T>(c.start);
-  StateT<T> adj = zero_like(s[0]), adj_in, seed;
-  ControlT<T> grad_control;
-  std::vector<T> d_action;
-  out.assign(a.size(), S(0));
-  for (int t = frames - 1; t >= 0; --t) {
-    if (d_cost != S(0)) add_loss_seed(c.loss, start, s[std::size_t(t) + 1], T(d_cost), seed, adj);
-    grad_control = no_control;
-    Status st =
-        c.solver->tangent_step_adjoint(*model_, s[std::size_t(t)], u[std::size_t(t)], dt_, adj, adj_in, grad_control);
-    if (!st) return Status::error(where(t, "reverse") + st.message());
-    if (d_cost != S(0)) add_loss_seed(c.loss, start, s[std::size_t(t)], T(-d_cost), seed, adj_in);
-    policy_.output_grads(grad_control, d_action);
-    for (int k = 0; k < na; ++k) out[std::size_t(t) * std::size_t(na) + std::size_t(k)] = d_action[std::size_t(k)].d[0];
-    std::swap(adj, adj_in);
-  }
-  return Status::ok();
+  StateT<T> seed;
+  return tangent_hvp(
+      i, c.frame, a, v, lift_state<T>(c.state), lift_control<T>(zero), policy_,
+      [&](const StateT<T>& in, StateT<T>& to, const ControlT<T>& u) {
+        return c.solver->tangent_step(*model_, in, to, u, dt_);
+      },
+      [&](const StateT<T>& in, const ControlT<T>& u, const StateT<T>& adj, StateT<T>& adj_in, ControlT<T>& g) {
+        return c.solver->tangent_step_adjoint(*model_, in, u, dt_, adj, adj_in, g);
+      },
+      [&](int end, const StateT<T>& state, StateT<T>& adj) {  // the frame cost L(out) - L(in)
+        if (d_cost != S(0)) add_loss_seed(c.loss, start, state, T(end == 1 ? d_cost : -d_cost), seed, adj);
+      },
+      out);
 }
 
 template class ParticlePolicyEnvT<float>;
