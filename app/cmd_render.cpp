@@ -330,6 +330,12 @@ int run_render(const RenderOptions& opt) {
 
     if (still) {
       if (!advance(o.frames)) return 1;
+      // the camera frames the state drawn, on every backend (a device-resident rollout's
+      // host copy is otherwise left at frame 0)
+      if (cuda && !host_state_needed && !(device_sim->synchronize() && device_sim->download_state(0, a))) {
+        std::fprintf(stderr, "%s: frame %d: cannot download the state\n", o.scene_path.c_str(), sim_frame);
+        return 1;
+      }
       draw(camera_for(a));
       auto cap = gpu.take_capture();
       std::string err;

@@ -2,8 +2,11 @@
 # The GPU checks, as one command for a machine with an NVIDIA GPU (headless: everything
 # renders offscreen):  scripts/gpu-check.sh OUTDIR
 # Builds with CUDA into build-gpu/ (or reuses a build-gpu/ built elsewhere and carried
-# over: the CUDA runtime is linked statically), runs every GPU test and the GPU
-# benchmarks, and writes logs and tables into OUTDIR. Meant to finish in under 8 minutes.
+# over: the CUDA runtime is linked statically; scripts/gpu-bundle.sh packs one with the
+# shared libraries and the validation layer a bare machine lacks), runs every GPU test and
+# the GPU benchmarks, and writes logs and tables into OUTDIR. Each step is capped at
+# ADJ_GPU_TIMEOUT seconds (default 120); meant to finish in under 8 minutes.
+# ADJ_GPU_SANITIZE=1 also runs the CUDA tests under compute-sanitizer (memcheck) at the end.
 set -uo pipefail
 out=${1:?usage: scripts/gpu-check.sh OUTDIR}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -13,6 +16,18 @@ summary="$out/summary.txt"
 : > "$summary"
 say() { echo "$*" | tee -a "$summary"; }
 start=$(date +%s)
+cap=${ADJ_GPU_TIMEOUT:-120}
+
+# a carried bundle (gpu-bundle.sh): its libraries and validation layer; the driver's Vulkan
+# ICD where the loader would not look for it
+if [[ -d "$dir/lib" ]]; then
+  export LD_LIBRARY_PATH="$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export VK_LAYER_PATH="$dir/layers"
+fi
+nv_icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+if [[ -z "${VK_DRIVER_FILES:-}" && -f "$nv_icd" ]] && ! ls /usr/share/vulkan/icd.d/nvidia* /etc/vulkan/icd.d/nvidia* >/dev/null 2>&1; then
+  export VK_DRIVER_FILES=$nv_icd
+fi
 
 # the machine
 { nvidia-smi || echo "nvidia-smi: not found"; } > "$out/nvidia-smi.txt" 2>&1
@@ -43,10 +58,11 @@ cat "$out/info.txt" >> "$summary"
 
 # every GPU test: CPU/CUDA parity, interop (each exits 77 = skipped without a device)
 rc=0
-for t in adjoint_cuda_rollout_test adjoint_cuda_parity_test adjoint_vis_cuda_test adjoint_cuda_interop_test \
-    adjoint_rigid_cuda_test; do
+gpu_tests=(adjoint_cuda_rollout_test adjoint_cuda_parity_test adjoint_cuda_coupled_test adjoint_vis_cuda_test
+  adjoint_cuda_interop_test adjoint_rigid_cuda_test)
+for t in "${gpu_tests[@]}"; do
   [[ -x "$dir/bin/$t" ]] || { say "gpu-check: $t: not built"; rc=1; continue; }
-  timeout 300 "$dir/bin/$t" > "$out/$t.log" 2>&1
+  timeout "$cap" "$dir/bin/$t" > "$out/$t.log" 2>&1
   r=$?
   case $r in
     0) say "gpu-check: $t: passed" ;;
@@ -57,7 +73,7 @@ done
 
 # the CPU side of the share paths, on whatever Vulkan device is here
 if [[ -x "$dir/bin/adjoint_gpu_view_tests" ]]; then
-  timeout 120 "$dir/bin/adjoint_gpu_view_tests" > "$out/gpu_view_tests.log" 2>&1 &&
+  timeout "$cap" "$dir/bin/adjoint_gpu_view_tests" > "$out/gpu_view_tests.log" 2>&1 &&
     say "gpu-check: adjoint_gpu_view_tests: passed" ||
     { say "gpu-check: adjoint_gpu_view_tests: FAILED, see gpu_view_tests.log"; rc=1; }
 fi
@@ -66,7 +82,7 @@ fi
 # frame is the CPU's (tests/app/data_paths.sh; the images stay in OUTDIR)
 for scene in cloth_throw walker; do
   mkdir -p "$out/data_paths_$scene"
-  timeout 120 sh "$root/tests/app/data_paths.sh" cuda "$dir/bin/adjoint" "$dir/bin/png_probe" \
+  timeout "$cap" sh "$root/tests/app/data_paths.sh" cuda "$dir/bin/adjoint" "$dir/bin/png_probe" \
     "$root/assets/scenes/$scene.json" "$out/data_paths_$scene" > "$out/data_paths_$scene.log" 2>&1
   r=$?
   case $r in
@@ -78,7 +94,7 @@ done
 
 # GPU benchmarks: the CUDA backend (engine table, sim+render interop vs staging) with the
 # validation layer on for the render cases, then the renderer alone on this GPU
-timeout 300 "$dir/bin/adjoint" bench gpu --validation > "$out/bench-gpu.txt" 2>&1
+timeout "$cap" "$dir/bin/adjoint" bench gpu --validation > "$out/bench-gpu.txt" 2>&1
 r=$?
 case $r in
   0) say "gpu-check: bench gpu: done (bench-gpu.txt)"; cat "$out/bench-gpu.txt" >> "$summary" ;;
@@ -87,12 +103,26 @@ case $r in
 esac
 # the rigid batch on the GPU (one thread per environment): cartpole x1024, walker x1024
 if [[ -x "$dir/bin/adjoint_rigid_bench" ]]; then
-  timeout 120 "$dir/bin/adjoint_rigid_bench" cuda > "$out/bench-rigid-cuda.txt" 2>&1 ||
+  timeout "$cap" "$dir/bin/adjoint_rigid_bench" cuda > "$out/bench-rigid-cuda.txt" 2>&1 ||
     say "gpu-check: rigid CUDA bench failed, see bench-rigid-cuda.txt"
   cat "$out/bench-rigid-cuda.txt" >> "$summary"
 fi
-timeout 90 "$dir/bin/adjoint" bench render --frames 5 > "$out/render-bench.txt" 2>&1 ||
+timeout "$cap" "$dir/bin/adjoint" bench render --frames 5 > "$out/render-bench.txt" 2>&1 ||
   say "gpu-check: render benchmark failed (Vulkan on this machine?)"
+
+# memory errors and races the tests' results would not show (compute-sanitizer, when asked)
+if [[ "${ADJ_GPU_SANITIZE:-0}" == 1 ]] && command -v compute-sanitizer >/dev/null; then
+  for t in adjoint_cuda_rollout_test adjoint_rigid_cuda_test adjoint_cuda_coupled_test; do
+    timeout "${ADJ_GPU_SANITIZE_TIMEOUT:-$cap}" compute-sanitizer --tool memcheck --error-exitcode 9 "$dir/bin/$t" > "$out/memcheck_$t.log" 2>&1
+    r=$?
+    case $r in
+      0) say "gpu-check: memcheck $t: clean" ;;
+      9) say "gpu-check: memcheck $t: ERRORS, see memcheck_$t.log"; grep -m5 -A4 "=====.*Invalid\|=====.*error" "$out/memcheck_$t.log"; rc=1 ;;
+      124) say "gpu-check: memcheck $t: no error found in ${ADJ_GPU_SANITIZE_TIMEOUT:-$cap} s, then stopped (partial run)" ;;
+      *) say "gpu-check: memcheck $t: exit $r, see memcheck_$t.log"; rc=1 ;;
+    esac
+  done
+fi
 
 say "gpu-check: done in $(( $(date +%s) - start )) s; logs in $out"
 exit $rc

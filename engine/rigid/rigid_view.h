@@ -79,10 +79,13 @@ struct RigidViewT {
   S contact_ke = S(0), contact_kd = S(0), contact_kf = S(0), contact_mu = S(0), contact_eps = S(0);
   bool body_contact = true;
   bool self_collision = false;
+  // joint_q_start.back() and joint_dof_start.back(), kept as numbers: the host reads the
+  // counts of a view whose spans point into device memory, which it cannot dereference
+  int q_total = 0, dof_total = 0;
 
   ADJ_HD int body_count() const { return body_mass.size(); }
-  ADJ_HD int q_count() const { return joint_q_start.empty() ? 0 : joint_q_start.back(); }
-  ADJ_HD int dof_count() const { return joint_dof_start.empty() ? 0 : joint_dof_start.back(); }
+  ADJ_HD int q_count() const { return q_total; }
+  ADJ_HD int dof_count() const { return dof_total; }
   ADJ_HD int shape_count() const { return shape_body.size(); }
   ADJ_HD int actuator_count() const { return actuator_dof.size(); }
   ADJ_HD int collider_count() const { return collider_type.size(); }
@@ -156,6 +159,8 @@ RigidViewT<S> make_rigid_view(const RigidModelT<S>& m) {
   v.joint_axis = m.joint_axis;
   v.joint_q_start = m.joint_q_start;
   v.joint_dof_start = m.joint_dof_start;
+  v.q_total = m.q_count();
+  v.dof_total = m.dof_count();
   v.joint_lower = m.joint_lower;
   v.joint_upper = m.joint_upper;
   v.joint_limit_ke = m.joint_limit_ke;

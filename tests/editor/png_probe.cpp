@@ -3,6 +3,9 @@
 //       at least MIN_FRACTION of the region's pixels differ by more than 24 (any channel)
 //   png_probe same A.png B.png X0 Y0 X1 Y1
 //       no pixel of the region differs by more than 5
+//   png_probe close A.png B.png X0 Y0 X1 Y1 MAX_FRACTION
+//       at most MAX_FRACTION of the region's pixels differ by more than 24 (edges that round
+//       the other way: the same picture from two devices)
 //   png_probe colour A.png X0 Y0 X1 Y1 R G B TOL MIN_FRACTION
 //       at least MIN_FRACTION of the region's pixels are within TOL of (R, G, B)
 //   png_probe no-colour A.png X0 Y0 X1 Y1 R G B TOL MAX_FRACTION
@@ -41,7 +44,7 @@ int channel_diff(const unsigned char* a, const unsigned char* b) {
 int main(int argc, char** argv) {
   if (argc < 2) return std::fprintf(stderr, "usage: see png_probe.cpp\n"), 2;
   std::string mode = argv[1];
-  if ((mode == "differ" && argc == 9) || (mode == "same" && argc == 8)) {
+  if (((mode == "differ" || mode == "close") && argc == 9) || (mode == "same" && argc == 8)) {
     Image a, b;
     if (!a.load(argv[2]) || !b.load(argv[3])) return 1;
     if (a.w != b.w || a.h != b.h) return std::fprintf(stderr, "png_probe: sizes differ\n"), 1;
@@ -59,6 +62,7 @@ int main(int argc, char** argv) {
     double frac = total ? double(differ) / double(total) : 0.0;
     std::printf("png_probe: %ld of %ld pixels differ (%.4f), largest difference %d\n", differ, total, frac, largest);
     if (mode == "same") return largest <= 5 ? 0 : 1;
+    if (mode == "close") return frac <= std::atof(argv[8]) ? 0 : 1;
     return frac >= std::atof(argv[8]) ? 0 : 1;
   }
   if ((mode == "colour" || mode == "no-colour") && argc == 12) {

@@ -74,17 +74,27 @@ TEST_CASE("share path: interop only when CUDA runs on the Vulkan device with bot
   CHECK_FALSE(why.empty());
 }
 
-TEST_CASE("lavapipe: the CPU backend maps, CUDA would stage (no semaphore export, no matching UUID)",
-          "[render][interop]") {
+// lavapipe exports no semaphores and matches no CUDA UUID; the GPU machine's Vulkan device is
+// the CUDA device
+TEST_CASE("the CPU backend maps; CUDA stages on lavapipe and shares on the CUDA GPU", "[render][interop]") {
   render::test::Harness& h = render::test::shared();
   std::string why;
   CHECK(app::choose_share_path(app::share_caps(h.ctx, false), &why) == SharePath::cpu_mapped);
-  CHECK(app::choose_share_path(app::share_caps(h.ctx, true), &why) == SharePath::cuda_staging);
-  CHECK_FALSE(why.empty());
-  // asked for interop anyway: falls back to staging and says why
+  const app::ShareCaps caps = app::share_caps(h.ctx, true);
   app::GpuView v(h.ctx, SharePath::cuda_interop);
-  CHECK(v.path() == SharePath::cuda_staging);
-  CHECK_FALSE(v.note().empty());
+  if (caps.cuda_device_matches) {
+    // the Vulkan device is the CUDA device (a GPU machine): interop, as asked
+    CHECK(app::choose_share_path(caps, &why) == SharePath::cuda_interop);
+    CHECK(why.empty());
+    CHECK(v.path() == SharePath::cuda_interop);
+    CHECK(v.note().empty());
+  } else {
+    CHECK(app::choose_share_path(caps, &why) == SharePath::cuda_staging);
+    CHECK_FALSE(why.empty());
+    // asked for interop anyway: falls back to staging and says why
+    CHECK(v.path() == SharePath::cuda_staging);
+    CHECK_FALSE(v.note().empty());
+  }
 }
 
 TEST_CASE("mapped buffers hold what engine/vis writes, per frame slot, and draw like host arrays",

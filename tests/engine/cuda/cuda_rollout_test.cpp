@@ -137,24 +137,27 @@ void compare(const char* name, const ModelT<S>& m, int T, S dt, int substeps, do
               rel(cpu.grad_model().particle_mass, g.grad_model.particle_mass));
 }
 
-// float scenes big enough to span many thread blocks: a 32x32 cloth, a 512-particle pile
-ModelT<float> float_cloth() {
-  ModelBuilderT<float> b;
-  ClothMaterial<float> mat;
-  mat33<float> flat = mat33<float>::from_cols({1, 0, 0}, {0, 0, 1}, {0, -1, 0});
-  b.add_cloth_grid({-0.5f, 0.4f, -0.5f}, flat, 32, 32, 1.0f / 32, 0.1f, {0.2f, 0, 0}, mat, false, 0.01f);
-  b.add_sphere({0.0f, 0.1f, 0.0f}, 0.25f);
-  b.add_ground(0.0f);
+// scenes big enough to span many thread blocks: a 32x32 cloth, a 512-particle pile
+template <class S>
+ModelT<S> big_cloth() {
+  ModelBuilderT<S> b;
+  ClothMaterial<S> mat;
+  mat33<S> flat = mat33<S>::from_cols({1, 0, 0}, {0, 0, 1}, {0, -1, 0});
+  b.add_cloth_grid({S(-0.5), S(0.4), S(-0.5)}, flat, 32, 32, S(1.0 / 32), S(0.1), {S(0.2), 0, 0}, mat, false, S(0.01));
+  b.add_sphere({S(0), S(0.1), S(0)}, S(0.25));
+  b.add_ground(S(0));
   return test::must(b.finalize());
 }
 
-ModelT<float> float_pile() {
-  ModelBuilderT<float> b;
+template <class S>
+ModelT<S> big_pile() {
+  ModelBuilderT<S> b;
   for (int y = 0; y < 8; ++y)
     for (int z = 0; z < 8; ++z)
       for (int x = 0; x < 8; ++x)
-        b.add_particle({0.1f * x + 0.01f * y, 0.05f + 0.1f * y, 0.1f * z}, {0.1f * float(x % 3), 0, 0}, 0.1f, 0.045f);
-  b.add_ground(0.0f);
+        b.add_particle({S(0.1f * x + 0.01f * y), S(0.05f + 0.1f * y), S(0.1f * z)}, {S(0.1f * float(x % 3)), 0, 0},
+                       S(0.1), S(0.045));
+  b.add_ground(S(0));
   b.settings().particle_contact = true;
   return test::must(b.finalize());
 }
@@ -169,13 +172,26 @@ TEST_CASE("CUDA rollout matches the CPU rollout on the reference scenes (double)
   compare<double>("colliders", test::colliders_scene(), 100, 1.0 / 200, 2, 1e-5);
 }
 
+// Over horizons where float itself is still a faithful answer: these contact scenes are
+// chaotic in float. On the CPU alone, float against double after 60 steps differs by 3% of
+// the positions (cloth) and 14% (pile), and so does float against float with the initial
+// positions moved by 1e-6; dL/dq0 already differs by 3e-3 after 15 pile steps. The device
+// rounds differently (nvcc's FMAs), so it can only be held to the CPU where the CPU's own
+// float answer is within tolerance of its double one: 20 steps of cloth (3e-5), 10 of the
+// pile (2e-5), with contact throughout.
 TEST_CASE("CUDA rollout matches the CPU rollout in float", "[cuda][gpu]") {
-  compare<float>("cloth32", float_cloth(), 60, 1.0f / 60, 8, 2e-3);
-  compare<float>("pile512", float_pile(), 60, 1.0f / 60, 8, 2e-3);
+  compare<float>("cloth32", big_cloth<float>(), 20, 1.0f / 60, 8, 2e-3);
+  compare<float>("pile512", big_pile<float>(), 10, 1.0f / 60, 8, 2e-3);
+}
+
+// the same two scenes in double over the full 60 steps: many blocks, long contact, round-off only
+TEST_CASE("CUDA rollout matches the CPU rollout on the many-block scenes (double)", "[cuda][gpu]") {
+  compare<double>("cloth32 d", big_cloth<double>(), 60, 1.0 / 60, 8, 1e-5);
+  compare<double>("pile512 d", big_pile<double>(), 60, 1.0 / 60, 8, 1e-5);
 }
 
 TEST_CASE("CUDA rollout is bit-identical run to run, with and without graphs", "[cuda][gpu]") {
-  for (const ModelT<float>& m : {float_cloth(), float_pile()}) {
+  for (const ModelT<float>& m : {big_cloth<float>(), big_pile<float>()}) {
     std::vector<ControlT<float>> cs = make_controls(m, 40);
     GpuResult<float> a = run_gpu(m, cs, 40, 1.0f / 60, 8, true);
     GpuResult<float> b = run_gpu(m, cs, 40, 1.0f / 60, 8, true);
