@@ -6,7 +6,8 @@
 # shared libraries and the validation layer a bare machine lacks), runs every GPU test and
 # the GPU benchmarks, and writes logs and tables into OUTDIR. Each step is capped at
 # ADJ_GPU_TIMEOUT seconds (default 120); meant to finish in under 8 minutes.
-# ADJ_GPU_SANITIZE=1 also runs the CUDA tests under compute-sanitizer (memcheck) at the end.
+# ADJ_GPU_SANITIZE=1 also runs the CUDA tests under compute-sanitizer at the end (memcheck, or
+# the tools ADJ_GPU_SANITIZE_TOOLS names: "memcheck initcheck racecheck synccheck").
 set -uo pipefail
 out=${1:?usage: scripts/gpu-check.sh OUTDIR}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -92,6 +93,19 @@ for scene in cloth_throw walker; do
   esac
 done
 
+# the editor's CUDA backend (worker on CudaSolver, staging to the renderer; a coupled scene),
+# driven by its script headless (tests/editor/scripts/backend_gpu.txt, as ctest runs it where
+# a device is)
+mkdir -p "$out/editor"
+ADJ_OUT="$out/editor" ADJ_ASSETS="$root/assets" ADJ_TEST_DATA="$root/tests/data" XDG_STATE_HOME="$out/editor/state" \
+  timeout "$cap" "$dir/bin/adjoint" --headless --validation --no-vsync --size 1280x720 \
+  --script "$root/tests/editor/scripts/backend_gpu.txt" > "$out/editor_backend_gpu.log" 2>&1
+r=$?
+case $r in
+  0) say "gpu-check: editor CUDA backend script: passed" ;;
+  *) say "gpu-check: editor CUDA backend script: FAILED ($r), see editor_backend_gpu.log"; tail -5 "$out/editor_backend_gpu.log"; rc=1 ;;
+esac
+
 # GPU benchmarks: the CUDA backend (engine table, sim+render interop vs staging) with the
 # validation layer on for the render cases, then the renderer alone on this GPU
 timeout "$cap" "$dir/bin/adjoint" bench gpu --validation > "$out/bench-gpu.txt" 2>&1
@@ -112,15 +126,18 @@ timeout "$cap" "$dir/bin/adjoint" bench render --frames 5 > "$out/render-bench.t
 
 # memory errors and races the tests' results would not show (compute-sanitizer, when asked)
 if [[ "${ADJ_GPU_SANITIZE:-0}" == 1 ]] && command -v compute-sanitizer >/dev/null; then
-  for t in adjoint_cuda_rollout_test adjoint_rigid_cuda_test adjoint_cuda_coupled_test; do
-    timeout "${ADJ_GPU_SANITIZE_TIMEOUT:-$cap}" compute-sanitizer --tool memcheck --error-exitcode 9 "$dir/bin/$t" > "$out/memcheck_$t.log" 2>&1
-    r=$?
-    case $r in
-      0) say "gpu-check: memcheck $t: clean" ;;
-      9) say "gpu-check: memcheck $t: ERRORS, see memcheck_$t.log"; grep -m5 -A4 "=====.*Invalid\|=====.*error" "$out/memcheck_$t.log"; rc=1 ;;
-      124) say "gpu-check: memcheck $t: no error found in ${ADJ_GPU_SANITIZE_TIMEOUT:-$cap} s, then stopped (partial run)" ;;
-      *) say "gpu-check: memcheck $t: exit $r, see memcheck_$t.log"; rc=1 ;;
-    esac
+  for tool in ${ADJ_GPU_SANITIZE_TOOLS:-memcheck}; do
+    for t in adjoint_cuda_rollout_test adjoint_rigid_cuda_test adjoint_cuda_coupled_test; do
+      log="$out/${tool}_$t.log"
+      timeout "${ADJ_GPU_SANITIZE_TIMEOUT:-$cap}" compute-sanitizer --tool "$tool" --error-exitcode 9 "$dir/bin/$t" > "$log" 2>&1
+      r=$?
+      case $r in
+        0) say "gpu-check: $tool $t: clean" ;;
+        9) say "gpu-check: $tool $t: ERRORS, see ${tool}_$t.log"; grep -m5 -A4 "=====.*Invalid\|=====.*rror\|=====.*azard" "$log"; rc=1 ;;
+        124) say "gpu-check: $tool $t: no error found in ${ADJ_GPU_SANITIZE_TIMEOUT:-$cap} s, then stopped (partial run)" ;;
+        *) say "gpu-check: $tool $t: exit $r, see ${tool}_$t.log"; rc=1 ;;
+      esac
+    done
   done
 fi
 
