@@ -88,6 +88,9 @@ struct KernelArgs {
   const vec3<S>* control_f;
   const S* spring_act;
   const S* tet_act;
+  // q and qd again for the host's lane kernels (engine/solver/kernels_simd.h): a particle's
+  // (x, y, z, 0, vx, vy, vz, 0), (8 x particle_count); null: they read q and qd
+  const S* state_pack;
   // forward outputs
   vec3<S>* f_slot;   // per-element force slots, (slot_count)
   vec3<S>* f_total;  // total force on each particle, (particle_count)

@@ -111,6 +111,193 @@ inline void scatter3(const vec3<Lanes<S>>& x, vec3<S>* first, int stride) {
   for (int l = 0; l < k_lanes<S>; ++l) first[l * stride] = {x.x[l], x.y[l], x.z[l]};
 }
 
+#if defined(__SSE2__)
+// the float pack of the build's width, and the 4x4 transposes of its 16-byte blocks (each
+// block q of a pack holds lanes 4q .. 4q + 3)
+#if ADJ_SIMD_BYTES == 64 && defined(__AVX512F__)
+#define ADJ_PACKF 1
+using PackF = __m512;
+// as _mm512_unpacklo_ps, _mm512_unpackhi_ps and _mm512_shuffle_ps (GCC 12's trip -Wuninitialized)
+inline PackF unpacklo(PackF a, PackF b) {
+  return __builtin_shufflevector(a, b, 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29);
+}
+inline PackF unpackhi(PackF a, PackF b) {
+  return __builtin_shufflevector(a, b, 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31);
+}
+template <int I>
+inline PackF shuffle(PackF a, PackF b) {
+  constexpr int i0 = I & 3, i1 = (I >> 2) & 3, i2 = 16 + ((I >> 4) & 3), i3 = 16 + ((I >> 6) & 3);
+  return __builtin_shufflevector(a, b, i0, i1, i2, i3, 4 + i0, 4 + i1, 4 + i2, 4 + i3, 8 + i0, 8 + i1, 8 + i2, 8 + i3,
+                                 12 + i0, 12 + i1, 12 + i2, 12 + i3);
+}
+#elif ADJ_SIMD_BYTES == 32 && defined(__AVX__)
+#define ADJ_PACKF 1
+using PackF = __m256;
+inline PackF unpacklo(PackF a, PackF b) { return _mm256_unpacklo_ps(a, b); }
+inline PackF unpackhi(PackF a, PackF b) { return _mm256_unpackhi_ps(a, b); }
+template <int I>
+inline PackF shuffle(PackF a, PackF b) {
+  return _mm256_shuffle_ps(a, b, I);
+}
+#elif ADJ_SIMD_BYTES == 16
+#define ADJ_PACKF 1
+using PackF = __m128;
+inline PackF unpacklo(PackF a, PackF b) { return _mm_unpacklo_ps(a, b); }
+inline PackF unpackhi(PackF a, PackF b) { return _mm_unpackhi_ps(a, b); }
+template <int I>
+inline PackF shuffle(PackF a, PackF b) {
+  return _mm_shuffle_ps(a, b, I);
+}
+#endif
+#if defined(ADJ_PACKF)
+// the pack whose block q is b[q] (b: W / 4 blocks)
+inline PackF join_blocks(const __m128* b) {
+#if ADJ_SIMD_BYTES == 64
+  // the masked inserts with every lane set (GCC 12's _mm512_insertf32x4 trips -Wuninitialized)
+  PackF r = _mm512_castps128_ps512(b[0]);
+  r = _mm512_mask_insertf32x4(r, __mmask16(0xffff), r, b[1], 1);
+  r = _mm512_mask_insertf32x4(r, __mmask16(0xffff), r, b[2], 2);
+  return _mm512_mask_insertf32x4(r, __mmask16(0xffff), r, b[3], 3);
+#elif ADJ_SIMD_BYTES == 32
+  return _mm256_set_m128(b[1], b[0]);
+#else
+  return b[0];
+#endif
+}
+// block q of p
+inline __m128 block(PackF p, int q) {
+#if ADJ_SIMD_BYTES == 64
+  switch (q) {
+    case 0:
+      return __builtin_shufflevector(p, p, 0, 1, 2, 3);
+    case 1:
+      return __builtin_shufflevector(p, p, 4, 5, 6, 7);
+    case 2:
+      return __builtin_shufflevector(p, p, 8, 9, 10, 11);
+    default:
+      return __builtin_shufflevector(p, p, 12, 13, 14, 15);
+  }
+#elif ADJ_SIMD_BYTES == 32
+  return q == 0 ? _mm256_castps256_ps128(p) : _mm256_extractf128_ps(p, 1);
+#else
+  (void)q;
+  return p;
+#endif
+}
+#endif
+#endif
+
+// loops over the lanes of a pack, unrolled so that block() and the strides are constants
+#if defined(__GNUC__)
+#define ADJ_LANE_UNROLL _Pragma("GCC unroll 16")
+#else
+#define ADJ_LANE_UNROLL
+#endif
+
+// KernelArgs::state_pack of n particles' q and qd
+template <class S>
+inline void pack_state(const vec3<S>* q, const vec3<S>* qd, int n, S* pack) {
+  for (int p = 0; p < n; ++p) {
+    S* r = pack + 8 * p;
+    r[0] = q[p].x, r[1] = q[p].y, r[2] = q[p].z, r[3] = S(0);
+    r[4] = qd[p].x, r[5] = qd[p].y, r[6] = qd[p].z, r[7] = S(0);
+  }
+}
+
+// lane l = the packed state (KernelArgs::state_pack) of particle idx[l * stride]: its position
+// into x, its velocity into v (floats: one 16-byte load of each and 4x4 transposes)
+template <class S>
+inline void gather_state(const S* pack, const int* idx, int stride, vec3<Lanes<S>>& x, vec3<Lanes<S>>& v) {
+#if defined(ADJ_PACKF)
+  if constexpr (sizeof(S) == 4) {
+    constexpr int blocks = ADJ_SIMD_BYTES / 16;
+    PackF row[2][4];  // block q of row[h][j]: lane 4q + j's (x, y, z, 0) (h = 0) or velocity (h = 1)
+    ADJ_LANE_UNROLL
+    for (int j = 0; j < 4; ++j) {
+      __m128 b[2][blocks];
+      ADJ_LANE_UNROLL
+      for (int q = 0; q < blocks; ++q) {
+        const float* p = pack + 8 * std::ptrdiff_t(idx[(4 * q + j) * stride]);
+        b[0][q] = _mm_loadu_ps(p), b[1][q] = _mm_loadu_ps(p + 4);
+      }
+      row[0][j] = join_blocks(b[0]), row[1][j] = join_blocks(b[1]);
+    }
+    ADJ_LANE_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      const PackF t0 = unpacklo(row[h][0], row[h][1]), t1 = unpackhi(row[h][0], row[h][1]);
+      const PackF t2 = unpacklo(row[h][2], row[h][3]), t3 = unpackhi(row[h][2], row[h][3]);
+      vec3<Lanes<S>>& r = h == 0 ? x : v;
+      r.x.v = shuffle<0x44>(t0, t2);
+      r.y.v = shuffle<0xEE>(t0, t2);
+      r.z.v = shuffle<0x44>(t1, t3);
+    }
+    return;
+  }
+#endif
+  for (int l = 0; l < k_lanes<S>; ++l) {
+    const S* p = pack + 8 * std::ptrdiff_t(idx[l * stride]);
+    x.x.set(l, p[0]), x.y.set(l, p[1]), x.z.set(l, p[2]);
+    v.x.set(l, p[4]), v.y.set(l, p[5]), v.z.set(l, p[6]);
+  }
+}
+
+// the V vertices' positions x and velocities v of elements e0 .. e0 + k_lanes - 1 (kernels.h's
+// pack_vertices on lanes): lane l holds the element whose k-th vertex is idx[V * l + k]
+static_assert(sizeof(Idx3) == 3 * sizeof(int) && sizeof(Idx4) == 4 * sizeof(int), "index tuples are packed ints");
+template <int V, class S>
+inline void gather_vertices(const KernelArgs<S>& a, const int* idx, vec3<Lanes<S>>* x, vec3<Lanes<S>>* v) {
+  using L = Lanes<S>;
+  if (a.state_pack) {
+    ADJ_LANE_UNROLL
+    for (int k = 0; k < V; ++k) gather_state(a.state_pack, idx + k, V, x[k], v[k]);
+    return;
+  }
+  for (int k = 0; k < V; ++k) {
+    int vk[L::W];
+    for (int l = 0; l < L::W; ++l) vk[l] = idx[V * l + k];
+    x[k] = gather3(a.q, vk);
+    v[k] = gather3(a.qd, vk);
+  }
+}
+
+// lane l of f[k] to first[K * l + k], k < K (kernels.h's slot writes on lanes). Floats: a
+// 16-byte store per vec3 in address order, each overwriting the next one's x with a
+// scratch value that the next store replaces; the last one stores its 12 bytes alone
+template <int K, class S>
+inline void scatter_slots(const vec3<Lanes<S>>* f, vec3<S>* first) {
+#if defined(ADJ_PACKF)
+  if constexpr (sizeof(S) == 4) {
+    constexpr int W = k_lanes<S>;
+    PackF row[K][4];  // block q of row[k][j]: lane 4q + j's (x, y, z, z) of f[k]
+    ADJ_LANE_UNROLL
+    for (int k = 0; k < K; ++k) {
+      const PackF t0 = unpacklo(f[k].x.v, f[k].y.v), t1 = unpackhi(f[k].x.v, f[k].y.v);
+      const PackF t2 = unpacklo(f[k].z.v, f[k].z.v), t3 = unpackhi(f[k].z.v, f[k].z.v);
+      row[k][0] = shuffle<0x44>(t0, t2), row[k][1] = shuffle<0xEE>(t0, t2);
+      row[k][2] = shuffle<0x44>(t1, t3), row[k][3] = shuffle<0xEE>(t1, t3);
+    }
+    float* out = &first[0].x;
+    ADJ_LANE_UNROLL
+    for (int l = 0; l < W; ++l) {
+      ADJ_LANE_UNROLL
+      for (int k = 0; k < K; ++k) {
+        const __m128 b = block(row[k][l % 4], l / 4);
+        float* p = out + 3 * (K * l + k);
+        if (l + 1 < W || k + 1 < K) {
+          _mm_storeu_ps(p, b);
+        } else {
+          _mm_storel_pi(reinterpret_cast<__m64*>(p), b);
+          _mm_store_ss(p + 2, _mm_movehl_ps(b, b));
+        }
+      }
+    }
+    return;
+  }
+#endif
+  for (int l = 0; l < k_lanes<S>; ++l)
+    for (int k = 0; k < K; ++k) first[K * l + k] = {f[k].x[l], f[k].y[l], f[k].z[l]};
+}
+
 // kernels.h's pack_vertices on lanes: lane l holds the element whose k-th vertex is v[k][l]
 template <int V, class S>
 inline void pack_vertices_lanes(const KernelArgs<S>& a, const int (*v)[k_lanes<S>], Lanes<S>* in) {
@@ -197,26 +384,26 @@ template <class S>
 inline void run_lanes(const TriangleForward<S>& f, int e0) {
   using L = Lanes<S>;
   const KernelArgs<S>& a = f.a;
-  int v[3][L::W];
-  L in[18], out[9], aero[9];
-  tri_vertices(a.m, e0, v);
-  pack_vertices_lanes<3>(a, v, in);
-  tri_eval_lanes(a.m, e0).eval(in, out);
-  AeroEval<L>{L(a.m.tri_lift), L(a.m.tri_drag)}.eval(in, aero);
-  for (int k = 0; k < 3; ++k)
-    scatter3(load3(out + 3 * k) + load3(aero + 3 * k), a.f_slot + a.m.tri_slot + 3 * e0 + k, 3);
+  // TriangleEval's and AeroEval's force functions on the gathered vertices
+  vec3<L> x[3], v[3], fm[3], fa[3];
+  gather_vertices<3>(a, reinterpret_cast<const int*>(a.m.tri_indices + e0), x, v);
+  const TriangleEval<L> te = tri_eval_lanes(a.m, e0);
+  triangle_force(x[0], x[1], x[2], v[0], v[1], v[2], te.pose, te.area, te.ke, te.ka, te.kd, fm[0], fm[1], fm[2]);
+  aero_force(x[0], x[1], x[2], v[0], v[1], v[2], L(a.m.tri_lift), L(a.m.tri_drag), fa[0], fa[1], fa[2]);
+  for (int k = 0; k < 3; ++k) fm[k] = fm[k] + fa[k];
+  scatter_slots<3>(fm, a.f_slot + a.m.tri_slot + 3 * e0);
 }
 
 template <class S>
 inline void run_lanes(const BendingForward<S>& f, int e0) {
   using L = Lanes<S>;
   const KernelArgs<S>& a = f.a;
-  int v[4][L::W];
-  L in[24], out[12];
-  edge_vertices(a.m, e0, v);
-  pack_vertices_lanes<4>(a, v, in);
-  bending_eval_lanes(a.m, e0).eval(in, out);
-  for (int k = 0; k < 4; ++k) scatter3(load3(out + 3 * k), a.f_slot + a.m.edge_slot + 4 * e0 + k, 4);
+  // BendingEval's force function on the gathered vertices
+  vec3<L> x[4], v[4], fk[4];
+  gather_vertices<4>(a, reinterpret_cast<const int*>(a.m.edge_indices + e0), x, v);
+  const BendingEval<L> be = bending_eval_lanes(a.m, e0);
+  bending_force(x[0], x[1], x[2], x[3], v[0], v[1], v[2], v[3], be.ke, be.kd, be.rest, fk[0], fk[1], fk[2], fk[3]);
+  scatter_slots<4>(fk, a.f_slot + a.m.edge_slot + 4 * e0);
 }
 
 // spare slots past the last one in the host's slot arrays (SolverT's scratch): slot_force_host
