@@ -204,33 +204,40 @@ inline void pack_state(const vec3<S>* q, const vec3<S>* qd, int n, S* pack) {
   }
 }
 
+#if defined(ADJ_PACKF)
+// r's lane l = the first three floats of b[l] (l < W): 4x4 transposes of 16-byte blocks
+inline void transpose_blocks(const __m128* b, vec3<Lanes<float>>& r) {
+  constexpr int blocks = ADJ_SIMD_BYTES / 16;
+  PackF row[4];  // block q of row[j]: b[4q + j]
+  ADJ_LANE_UNROLL
+  for (int j = 0; j < 4; ++j) {
+    __m128 c[blocks];
+    ADJ_LANE_UNROLL
+    for (int q = 0; q < blocks; ++q) c[q] = b[4 * q + j];
+    row[j] = join_blocks(c);
+  }
+  const PackF t0 = unpacklo(row[0], row[1]), t1 = unpackhi(row[0], row[1]);
+  const PackF t2 = unpacklo(row[2], row[3]), t3 = unpackhi(row[2], row[3]);
+  r.x.v = shuffle<0x44>(t0, t2);
+  r.y.v = shuffle<0xEE>(t0, t2);
+  r.z.v = shuffle<0x44>(t1, t3);
+}
+#endif
+
 // lane l = the packed state (KernelArgs::state_pack) of particle idx[l * stride]: its position
 // into x, its velocity into v (floats: one 16-byte load of each and 4x4 transposes)
 template <class S>
 inline void gather_state(const S* pack, const int* idx, int stride, vec3<Lanes<S>>& x, vec3<Lanes<S>>& v) {
 #if defined(ADJ_PACKF)
   if constexpr (sizeof(S) == 4) {
-    constexpr int blocks = ADJ_SIMD_BYTES / 16;
-    PackF row[2][4];  // block q of row[h][j]: lane 4q + j's (x, y, z, 0) (h = 0) or velocity (h = 1)
+    __m128 b[2][k_lanes<S>];
     ADJ_LANE_UNROLL
-    for (int j = 0; j < 4; ++j) {
-      __m128 b[2][blocks];
-      ADJ_LANE_UNROLL
-      for (int q = 0; q < blocks; ++q) {
-        const float* p = pack + 8 * std::ptrdiff_t(idx[(4 * q + j) * stride]);
-        b[0][q] = _mm_loadu_ps(p), b[1][q] = _mm_loadu_ps(p + 4);
-      }
-      row[0][j] = join_blocks(b[0]), row[1][j] = join_blocks(b[1]);
+    for (int l = 0; l < k_lanes<S>; ++l) {
+      const float* p = pack + 8 * std::ptrdiff_t(idx[l * stride]);
+      b[0][l] = _mm_loadu_ps(p), b[1][l] = _mm_loadu_ps(p + 4);
     }
-    ADJ_LANE_UNROLL
-    for (int h = 0; h < 2; ++h) {
-      const PackF t0 = unpacklo(row[h][0], row[h][1]), t1 = unpackhi(row[h][0], row[h][1]);
-      const PackF t2 = unpacklo(row[h][2], row[h][3]), t3 = unpackhi(row[h][2], row[h][3]);
-      vec3<Lanes<S>>& r = h == 0 ? x : v;
-      r.x.v = shuffle<0x44>(t0, t2);
-      r.y.v = shuffle<0xEE>(t0, t2);
-      r.z.v = shuffle<0x44>(t1, t3);
-    }
+    transpose_blocks(b[0], x);
+    transpose_blocks(b[1], v);
     return;
   }
 #endif
@@ -412,24 +419,47 @@ inline constexpr int k_slot_pad = 1;
 
 // kernels.h's slot_force on the host: each slot's vec3 one 16-byte load and add (the fourth lane,
 // the next slot's x, is dropped), so the same adds in the same order at half the instructions
+#if defined(__SSE2__)
+inline __m128 slot_force_block(const KernelArgs<float>& a, int p) {
+  __m128 f = _mm_setzero_ps();
+  if (a.control_f)
+    f = _mm_movelh_ps(_mm_loadl_pi(f, reinterpret_cast<const __m64*>(&a.control_f[p].x)),
+                      _mm_load_ss(&a.control_f[p].z));
+  const int* slot = a.m.incidence_slot;
+  ADJ_CSR_UNROLL
+  for (int k = a.m.incidence_start[p]; k < a.m.incidence_start[p + 1]; ++k)
+    f = _mm_add_ps(f, _mm_loadu_ps(&a.f_slot[slot[k]].x));
+  return f;
+}
+#endif
 template <class S>
 inline vec3<S> slot_force_host(const KernelArgs<S>& a, int p) {
 #if defined(__SSE2__)
   if constexpr (sizeof(S) == 4) {
-    __m128 f = _mm_setzero_ps();
-    if (a.control_f)
-      f = _mm_movelh_ps(_mm_loadl_pi(f, reinterpret_cast<const __m64*>(&a.control_f[p].x)),
-                        _mm_load_ss(&a.control_f[p].z));
-    const int* slot = a.m.incidence_slot;
-    ADJ_CSR_UNROLL
-    for (int k = a.m.incidence_start[p]; k < a.m.incidence_start[p + 1]; ++k)
-      f = _mm_add_ps(f, _mm_loadu_ps(&a.f_slot[slot[k]].x));
     alignas(16) float r[4];
-    _mm_store_ps(r, f);
+    _mm_store_ps(r, slot_force_block(a, p));
     return {r[0], r[1], r[2]};
   }
 #endif
   return slot_force(a, p);
+}
+
+// slot_force_host of particles p0 .. p0 + k_lanes - 1, lane by lane
+template <class S>
+inline vec3<Lanes<S>> slot_force_lanes(const KernelArgs<S>& a, int p0) {
+  vec3<Lanes<S>> f;
+#if defined(ADJ_PACKF)
+  if constexpr (sizeof(S) == 4) {
+    __m128 b[k_lanes<S>];
+    for (int l = 0; l < k_lanes<S>; ++l) b[l] = slot_force_block(a, p0 + l);
+    transpose_blocks(b, f);
+    return f;
+  }
+#endif
+  int lane[k_lanes<S>];
+  vec3<S> part[k_lanes<S>];
+  for (int l = 0; l < k_lanes<S>; ++l) lane[l] = l, part[l] = slot_force_host(a, p0 + l);
+  return gather3(part, lane);
 }
 
 // particles p0 .. p0 + k_lanes - 1: the slot sums and any contact but a plane's one particle at a
@@ -440,9 +470,14 @@ inline void run_lanes(const ParticleForward<S>& k, int p0) {
   const KernelArgs<S>& a = k.a;
   int lane[L::W];
   vec3<S> part[L::W];  // one vec3 a particle, gathered into packs
-  for (int l = 0; l < L::W; ++l) lane[l] = l, part[l] = slot_force_host(a, p0 + l);
-  vec3<L> f = gather3(part, lane);
-  const vec3<L> q = gather3(a.q + p0, lane), qd = gather3(a.qd + p0, lane);
+  for (int l = 0; l < L::W; ++l) lane[l] = l;
+  vec3<L> f = slot_force_lanes(a, p0), q, qd;
+  if (a.state_pack) {
+    gather_state(a.state_pack + 8 * std::ptrdiff_t(p0), lane, 1, q, qd);
+  } else {
+    q = gather3(a.q + p0, lane);
+    qd = gather3(a.qd + p0, lane);
+  }
   L in[9];
   store3(in, q);
   store3(in + 3, qd);
@@ -467,10 +502,11 @@ inline void run_lanes(const ParticleForward<S>& k, int p0) {
     }
     f += gather3(part, lane);
   }
-  scatter3(f, a.f_total + p0, 1);
+  scatter_slots<1>(&f, a.f_total + p0);
   const vec3<L> v = integrate_velocity(a.m, a.dt, load_lanes(a.m.particle_mass + p0), qd, f);
-  scatter3(v, a.qd_out + p0, 1);
-  scatter3(q + v * L(a.dt), a.q_out + p0, 1);
+  scatter_slots<1>(&v, a.qd_out + p0);
+  const vec3<L> q_out = q + v * L(a.dt);
+  scatter_slots<1>(&q_out, a.q_out + p0);
 }
 
 // ---- adjoint ----
