@@ -89,13 +89,14 @@ struct KernelArgs {
   const S* spring_act;
   const S* tet_act;
   // q and qd again for the host's lane kernels (engine/solver/kernels_simd.h): a particle's
-  // (x, y, z, 0, vx, vy, vz, 0), (8 x particle_count); null: they read q and qd
+  // (x, y, z, -, vx, vy, vz, -), (8 x particle_count); null: they read q and qd
   const S* state_pack;
   // forward outputs
   vec3<S>* f_slot;   // per-element force slots, (slot_count)
   vec3<S>* f_total;  // total force on each particle, (particle_count)
   vec3<S>* q_out;
   vec3<S>* qd_out;
+  S* state_pack_out;  // q_out and qd_out as state_pack, written by the host's particle lanes (or null)
   // adjoint inputs and outputs
   const vec3<S>* adj_q_out;
   const vec3<S>* adj_qd_out;

@@ -194,7 +194,7 @@ inline __m128 block(PackF p, int q) {
 #define ADJ_LANE_UNROLL
 #endif
 
-// KernelArgs::state_pack of n particles' q and qd
+// KernelArgs::state_pack of n particles' q and qd (the unused floats zero)
 template <class S>
 inline void pack_state(const vec3<S>* q, const vec3<S>* qd, int n, S* pack) {
   for (int p = 0; p < n; ++p) {
@@ -267,6 +267,39 @@ inline void gather_vertices(const KernelArgs<S>& a, const int* idx, vec3<Lanes<S
   }
 }
 
+#if defined(ADJ_PACKF)
+// transpose_blocks backwards: block q of row[j] = lane 4q + j's (x, y, z, z)
+inline void block_rows(const vec3<Lanes<float>>& f, PackF* row) {
+  const PackF t0 = unpacklo(f.x.v, f.y.v), t1 = unpackhi(f.x.v, f.y.v);
+  const PackF t2 = unpacklo(f.z.v, f.z.v), t3 = unpackhi(f.z.v, f.z.v);
+  row[0] = shuffle<0x44>(t0, t2), row[1] = shuffle<0xEE>(t0, t2);
+  row[2] = shuffle<0x44>(t1, t3), row[3] = shuffle<0xEE>(t1, t3);
+}
+#endif
+
+// lane l of x and v into the packed state of particle l (pack + 8 l: x, y, z, z, vx, vy, vz, vz)
+template <class S>
+inline void scatter_state(const vec3<Lanes<S>>& x, const vec3<Lanes<S>>& v, S* pack) {
+#if defined(ADJ_PACKF)
+  if constexpr (sizeof(S) == 4) {
+    PackF row[2][4];
+    block_rows(x, row[0]);
+    block_rows(v, row[1]);
+    ADJ_LANE_UNROLL
+    for (int l = 0; l < k_lanes<S>; ++l) {
+      _mm_storeu_ps(pack + 8 * l, block(row[0][l % 4], l / 4));
+      _mm_storeu_ps(pack + 8 * l + 4, block(row[1][l % 4], l / 4));
+    }
+    return;
+  }
+#endif
+  for (int l = 0; l < k_lanes<S>; ++l) {
+    S* r = pack + 8 * l;
+    r[0] = x.x[l], r[1] = x.y[l], r[2] = x.z[l], r[3] = x.z[l];
+    r[4] = v.x[l], r[5] = v.y[l], r[6] = v.z[l], r[7] = v.z[l];
+  }
+}
+
 // lane l of f[k] to first[K * l + k], k < K (kernels.h's slot writes on lanes). Floats: a
 // 16-byte store per vec3 in address order, each overwriting the next one's x with a
 // scratch value that the next store replaces; the last one stores its 12 bytes alone
@@ -277,12 +310,7 @@ inline void scatter_slots(const vec3<Lanes<S>>* f, vec3<S>* first) {
     constexpr int W = k_lanes<S>;
     PackF row[K][4];  // block q of row[k][j]: lane 4q + j's (x, y, z, z) of f[k]
     ADJ_LANE_UNROLL
-    for (int k = 0; k < K; ++k) {
-      const PackF t0 = unpacklo(f[k].x.v, f[k].y.v), t1 = unpackhi(f[k].x.v, f[k].y.v);
-      const PackF t2 = unpacklo(f[k].z.v, f[k].z.v), t3 = unpackhi(f[k].z.v, f[k].z.v);
-      row[k][0] = shuffle<0x44>(t0, t2), row[k][1] = shuffle<0xEE>(t0, t2);
-      row[k][2] = shuffle<0x44>(t1, t3), row[k][3] = shuffle<0xEE>(t1, t3);
-    }
+    for (int k = 0; k < K; ++k) block_rows(f[k], row[k]);
     float* out = &first[0].x;
     ADJ_LANE_UNROLL
     for (int l = 0; l < W; ++l) {
@@ -507,6 +535,7 @@ inline void run_lanes(const ParticleForward<S>& k, int p0) {
   scatter_slots<1>(&v, a.qd_out + p0);
   const vec3<L> q_out = q + v * L(a.dt);
   scatter_slots<1>(&q_out, a.q_out + p0);
+  if (a.state_pack_out) scatter_state(q_out, v, a.state_pack_out + 8 * std::ptrdiff_t(p0));
 }
 
 // ---- adjoint ----

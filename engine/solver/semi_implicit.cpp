@@ -130,7 +130,7 @@ struct SolverT<S>::Scratch {
   Array<Array<vec3<S>>> f_total_sub;  // total force of each recomputed substep, (substeps)
   Array<vec3<S>> f_slot, f_total, adj_f, adj_q_slot, adj_qd_slot, dummy_q, dummy_qd;
   Array<S> grad_partials;  // scene-wide fields' per-element gradient partials (grad_slots.h)
-  Array<S> state_pack;     // the substep's input state for the lane kernels, (8 x particle_count)
+  Array<S> state_pack[2];  // substep k's input state for the lane kernels in [k % 2], (8 x particle_count)
   StateT<S> adj_a, adj_b;
   std::vector<const StateT<S>*> inputs;   // each substep's input state, for the adjoint
   std::vector<const vec3<S>*> forces;     // each substep's total force, for the adjoint
@@ -147,7 +147,7 @@ struct SolverT<S>::Scratch {
     adj_q_slot.resize(m.slot_count() + k_slot_pad);
     adj_qd_slot.resize(m.slot_count() + k_slot_pad);
     f_total.resize(n);
-    state_pack.resize(8 * std::size_t(n));
+    for (auto& p : state_pack) p.resize(8 * std::size_t(n));
     adj_f.resize(n);
     dummy_q.resize(n);
     dummy_qd.resize(n);
@@ -190,12 +190,18 @@ struct SolverT<S>::Scratch {
       a.qd_out = next.particle_qd.data();
       a.f_total = record ? record->f_total[k].data() : f_total.data();
       a.grid = grid(m, a.q);
+      // the packed states: the first from `in`, each next one written by the particle lanes
+      // of the substep before and here for the particles after the last whole group
+      const int n = m.particle_count(), grouped = n - n % item_width<ParticleForward<S>>(lane_bytes);
       if (lane_bytes > 0) {
-        pack_state(a.q, a.qd, m.particle_count(), state_pack.data());
-        a.state_pack = state_pack.data();
+        if (k == 0) pack_state(a.q, a.qd, n, state_pack[0].data());
+        a.state_pack = state_pack[k % 2].data();
+        a.state_pack_out = state_pack[(k + 1) % 2].data();
       }
       if (contacts && k + 1 == substeps) compute_contacts(m, *cur, *contacts);
       run_forward(threads, lane_bytes, forward_team, a);
+      if (lane_bytes > 0)
+        pack_state(a.q_out + grouped, a.qd_out + grouped, n - grouped, a.state_pack_out + 8 * std::size_t(grouped));
       if (check_each) {
         Status st = check_state_finite(next, "state");
         if (!st) return name_force(m, a, st);
@@ -282,7 +288,7 @@ template <class S>
 std::size_t SolverT<S>::scratch_bytes() const {
   const Scratch& s = *scratch_;
   std::size_t b = (s.f_slot.size() * 3 + s.f_total.size() * 4) * sizeof(vec3<S>) +
-                  (s.grad_partials.size() + s.state_pack.size()) * sizeof(S);
+                  (s.grad_partials.size() + 2 * s.state_pack[0].size()) * sizeof(S);
   for (auto& st : s.sub) b += st.bytes();
   for (auto& f : s.f_total_sub) b += f.size() * sizeof(vec3<S>);
   return b + s.adj_a.bytes() + s.adj_b.bytes();
