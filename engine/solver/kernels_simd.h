@@ -225,10 +225,49 @@ inline void transpose_blocks(const __m128* b, vec3<Lanes<float>>& r) {
 #endif
 
 // lane l = the packed state (KernelArgs::state_pack) of particle idx[l * stride]: its position
-// into x, its velocity into v (floats: one 16-byte load of each and 4x4 transposes)
+// into x, its velocity into v (floats: 4x4 transposes of 16-byte blocks, loaded as one 32-byte
+// record a particle on AVX2 and AVX-512, as two 16-byte halves on SSE2)
 template <class S>
 inline void gather_state(const S* pack, const int* idx, int stride, vec3<Lanes<S>>& x, vec3<Lanes<S>>& v) {
-#if defined(ADJ_PACKF)
+#if defined(ADJ_PACKF) && ADJ_SIMD_BYTES >= 32
+  if constexpr (sizeof(S) == 4) {
+    // one 32-byte load a particle: row[4g + j] holds particles 8g + j and 8g + j + 4 (AVX2: 4g + j),
+    // so the transposes of rows 4g .. 4g + 3 give positions and velocities of 8 (4) particles
+    // in alternate blocks, and one shuffle of blocks per pack puts them in lane order
+    auto rec = [&](int l) { return _mm256_loadu_ps(pack + 8 * std::ptrdiff_t(idx[l * stride])); };
+    PackF t[2][3];  // [g]: x, y, z rows of group g, positions and velocities in alternate blocks
+    ADJ_LANE_UNROLL
+    for (int g = 0; g < 2; ++g) {
+      PackF row[4];
+      ADJ_LANE_UNROLL
+      for (int j = 0; j < 4; ++j) {
+#if ADJ_SIMD_BYTES == 64
+        const PackF r = _mm512_castps256_ps512(rec(8 * g + j));
+        row[j] = _mm512_mask_insertf32x8(r, __mmask16(0xffff), r, rec(8 * g + j + 4), 1);
+#else
+        row[j] = rec(4 * g + j);
+#endif
+      }
+      const PackF t0 = unpacklo(row[0], row[1]), t1 = unpackhi(row[0], row[1]);
+      const PackF t2 = unpacklo(row[2], row[3]), t3 = unpackhi(row[2], row[3]);
+      t[g][0] = shuffle<0x44>(t0, t2), t[g][1] = shuffle<0xEE>(t0, t2), t[g][2] = shuffle<0x44>(t1, t3);
+    }
+    Lanes<S>* out[2][3] = {{&x.x, &x.y, &x.z}, {&v.x, &v.y, &v.z}};
+    ADJ_LANE_UNROLL
+    for (int c = 0; c < 3; ++c) {
+#if ADJ_SIMD_BYTES == 64
+      out[0][c]->v =
+          __builtin_shufflevector(t[0][c], t[1][c], 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
+      out[1][c]->v =
+          __builtin_shufflevector(t[0][c], t[1][c], 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+#else
+      out[0][c]->v = __builtin_shufflevector(t[0][c], t[1][c], 0, 1, 2, 3, 8, 9, 10, 11);
+      out[1][c]->v = __builtin_shufflevector(t[0][c], t[1][c], 4, 5, 6, 7, 12, 13, 14, 15);
+#endif
+    }
+    return;
+  }
+#elif defined(ADJ_PACKF)
   if constexpr (sizeof(S) == 4) {
     __m128 b[2][k_lanes<S>];
     ADJ_LANE_UNROLL

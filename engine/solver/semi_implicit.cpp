@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "engine/core/parallel.h"
@@ -130,7 +131,7 @@ struct SolverT<S>::Scratch {
   Array<Array<vec3<S>>> f_total_sub;  // total force of each recomputed substep, (substeps)
   Array<vec3<S>> f_slot, f_total, adj_f, adj_q_slot, adj_qd_slot, dummy_q, dummy_qd;
   Array<S> grad_partials;  // scene-wide fields' per-element gradient partials (grad_slots.h)
-  Array<S> state_pack[2];  // substep k's input state for the lane kernels in [k % 2], (8 x particle_count)
+  Array<S> state_pack[2];  // substep k's input state for the lane kernels in [k % 2] (pack())
   StateT<S> adj_a, adj_b;
   std::vector<const StateT<S>*> inputs;   // each substep's input state, for the adjoint
   std::vector<const vec3<S>*> forces;     // each substep's total force, for the adjoint
@@ -147,7 +148,7 @@ struct SolverT<S>::Scratch {
     adj_q_slot.resize(m.slot_count() + k_slot_pad);
     adj_qd_slot.resize(m.slot_count() + k_slot_pad);
     f_total.resize(n);
-    for (auto& p : state_pack) p.resize(8 * std::size_t(n));
+    for (auto& p : state_pack) p.resize(8 * std::size_t(n) + k_pack_align / sizeof(S));
     adj_f.resize(n);
     dummy_q.resize(n);
     dummy_qd.resize(n);
@@ -167,6 +168,14 @@ struct SolverT<S>::Scratch {
     grid_fill.resize(table_size);
     sorted.resize(n);
     cell.resize(n);
+  }
+
+  // state_pack[i]'s (8 x particle_count) scalars from its first 64-byte boundary, so that no
+  // particle's 32 floats' bytes straddle two cache lines
+  static constexpr std::size_t k_pack_align = 64;
+  S* pack(int i) {
+    auto p = reinterpret_cast<std::uintptr_t>(state_pack[i].data());
+    return reinterpret_cast<S*>((p + k_pack_align - 1) / k_pack_align * k_pack_align);
   }
 
   GridView grid(const ModelT<S>& m, const vec3<S>* q) {
@@ -194,9 +203,9 @@ struct SolverT<S>::Scratch {
       // of the substep before and here for the particles after the last whole group
       const int n = m.particle_count(), grouped = n - n % item_width<ParticleForward<S>>(lane_bytes);
       if (lane_bytes > 0) {
-        if (k == 0) pack_state(a.q, a.qd, n, state_pack[0].data());
-        a.state_pack = state_pack[k % 2].data();
-        a.state_pack_out = state_pack[(k + 1) % 2].data();
+        if (k == 0) pack_state(a.q, a.qd, n, pack(0));
+        a.state_pack = pack(k % 2);
+        a.state_pack_out = pack((k + 1) % 2);
       }
       if (contacts && k + 1 == substeps) compute_contacts(m, *cur, *contacts);
       run_forward(threads, lane_bytes, forward_team, a);
