@@ -100,7 +100,7 @@ struct KernelArgs {
   // adjoint inputs and outputs
   const vec3<S>* adj_q_out;
   const vec3<S>* adj_qd_out;
-  vec3<S>* adj_f;       // dL/d total force, (particle_count)
+  vec3<S>* adj_f;       // dL/d total force, (particle_count; the CPU solver pads it by one: kernels_simd.h)
   vec3<S>* adj_q_slot;  // per-slot dL/dx, (slot_count)
   vec3<S>* adj_qd_slot;
   vec3<S>* adj_q_in;

@@ -372,37 +372,6 @@ inline void scatter_slots(const vec3<Lanes<S>>* f, vec3<S>* first) {
     for (int k = 0; k < K; ++k) first[K * l + k] = {f[k].x[l], f[k].y[l], f[k].z[l]};
 }
 
-// kernels.h's pack_vertices on lanes: lane l holds the element whose k-th vertex is v[k][l]
-template <int V, class S>
-inline void pack_vertices_lanes(const KernelArgs<S>& a, const int (*v)[k_lanes<S>], Lanes<S>* in) {
-  for (int k = 0; k < V; ++k) {
-    store3(in + 3 * k, gather3(a.q, v[k]));
-    store3(in + 3 * V + 3 * k, gather3(a.qd, v[k]));
-  }
-}
-
-// dL/d forces on the V vertices (the adjoint's upstream), lane by lane
-template <int V, class S>
-inline void pack_adj_f_lanes(const KernelArgs<S>& a, const int (*v)[k_lanes<S>], Lanes<S>* ao) {
-  for (int k = 0; k < V; ++k) store3(ao + 3 * k, gather3(a.adj_f, v[k]));
-}
-
-// the vertices of triangles / bending edges e0 .. e0 + k_lanes - 1, vertex-major
-template <class S>
-inline void tri_vertices(const ModelView<S>& m, int e0, int (*v)[k_lanes<S>]) {
-  for (int l = 0; l < k_lanes<S>; ++l) {
-    const Idx3 id = m.tri_indices[e0 + l];
-    v[0][l] = id.i, v[1][l] = id.j, v[2][l] = id.k;
-  }
-}
-template <class S>
-inline void edge_vertices(const ModelView<S>& m, int e0, int (*v)[k_lanes<S>]) {
-  for (int l = 0; l < k_lanes<S>; ++l) {
-    const Idx4 id = m.edge_indices[e0 + l];
-    v[0][l] = id.i, v[1][l] = id.j, v[2][l] = id.k, v[3][l] = id.l;
-  }
-}
-
 // k_lanes<S> consecutive scalars from p
 template <class S>
 inline Lanes<S> load_lanes(const S* p) {
@@ -611,15 +580,47 @@ inline void run_lanes(const ParticleIntegrateAdjoint<S>& k, int p0) {
   }
 }
 
+// dL/d forces on the V vertices of the elements of gather_vertices' lanes, into g. Floats: a
+// 16-byte load a vertex (its fourth float the next particle's x, or the pad past the last
+// one: the CPU solver's adj_f has a spare vec3, as its slot arrays) and 4x4 transposes
+template <int V, class S>
+inline void gather_adj_f(const KernelArgs<S>& a, const int* idx, vec3<Lanes<S>>* g) {
+#if defined(ADJ_PACKF)
+  if constexpr (sizeof(S) == 4) {
+    ADJ_LANE_UNROLL
+    for (int k = 0; k < V; ++k) {
+      __m128 b[k_lanes<S>];
+      ADJ_LANE_UNROLL
+      for (int l = 0; l < k_lanes<S>; ++l) b[l] = _mm_loadu_ps(&a.adj_f[idx[V * l + k]].x);
+      transpose_blocks(b, g[k]);
+    }
+    return;
+  }
+#endif
+  for (int k = 0; k < V; ++k) {
+    int vk[k_lanes<S>];
+    for (int l = 0; l < k_lanes<S>; ++l) vk[l] = idx[V * l + k];
+    g[k] = gather3(a.adj_f, vk);
+  }
+}
+
+// p[l] += x[l] for the k_lanes<S> consecutive scalars from p (each lane's one add)
+template <class S>
+inline void add_lanes(S* p, const Lanes<S>& x) {
+  const Lanes<S> r = load_lanes(p) + x;
+  std::memcpy(p, &r.v, sizeof r.v);
+}
+
 template <class S>
 inline void run_lanes(const TriangleAdjoint<S>& f, int e0) {
   using L = Lanes<S>;
   const KernelArgs<S>& a = f.a;
-  int v[3][L::W];
+  const int* idx = reinterpret_cast<const int*>(a.m.tri_indices + e0);
+  vec3<L> x[3], v[3], g[3];
+  gather_vertices<3>(a, idx, x, v);
+  gather_adj_f<3>(a, idx, g);
   L in[18], ao[9], ai[18], ai2[18], mat[3], coef[2];
-  tri_vertices(a.m, e0, v);
-  pack_vertices_lanes<3>(a, v, in);
-  pack_adj_f_lanes<3>(a, v, ao);
+  for (int k = 0; k < 3; ++k) store3(in + 3 * k, x[k]), store3(in + 9 + 3 * k, v[k]), store3(ao + 3 * k, g[k]);
   triangle_adjoint(tri_eval_lanes(a.m, e0), in, ao, ai, mat);
   if (a.m.tri_lift != S(0) || a.m.tri_drag != S(0)) {
     aero_adjoint(AeroEval<L>{L(a.m.tri_lift), L(a.m.tri_drag)}, in, ao, ai2, coef);
@@ -627,35 +628,33 @@ inline void run_lanes(const TriangleAdjoint<S>& f, int e0) {
   } else {
     aero_coef_adjoint(in, ao, coef);
   }
-  for (int l = 0; l < L::W; ++l) {
-    const int e = e0 + l;
-    a.g.tri_ke[e] += mat[0][l];
-    a.g.tri_ka[e] += mat[1][l];
-    a.g.tri_kd[e] += mat[2][l];
-    a.g.lift[e] += coef[0][l];
-    a.g.drag[e] += coef[1][l];
-  }
-  for (int k = 0; k < 3; ++k) {
-    scatter3(load3(ai + 3 * k), a.adj_q_slot + a.m.tri_slot + 3 * e0 + k, 3);
-    scatter3(load3(ai + 9 + 3 * k), a.adj_qd_slot + a.m.tri_slot + 3 * e0 + k, 3);
-  }
+  add_lanes(a.g.tri_ke + e0, mat[0]);
+  add_lanes(a.g.tri_ka + e0, mat[1]);
+  add_lanes(a.g.tri_kd + e0, mat[2]);
+  add_lanes(a.g.lift + e0, coef[0]);
+  add_lanes(a.g.drag + e0, coef[1]);
+  vec3<L> aq[3], av[3];
+  for (int k = 0; k < 3; ++k) aq[k] = load3(ai + 3 * k), av[k] = load3(ai + 9 + 3 * k);
+  scatter_slots<3>(aq, a.adj_q_slot + a.m.tri_slot + 3 * e0);
+  scatter_slots<3>(av, a.adj_qd_slot + a.m.tri_slot + 3 * e0);
 }
 
 template <class S>
 inline void run_lanes(const BendingAdjoint<S>& f, int e0) {
   using L = Lanes<S>;
   const KernelArgs<S>& a = f.a;
-  int v[4][L::W];
+  const int* idx = reinterpret_cast<const int*>(a.m.edge_indices + e0);
+  vec3<L> x[4], v[4], g[4];
+  gather_vertices<4>(a, idx, x, v);
+  gather_adj_f<4>(a, idx, g);
   L in[24], ao[12], ai[24], coef[2];
-  edge_vertices(a.m, e0, v);
-  pack_vertices_lanes<4>(a, v, in);
-  pack_adj_f_lanes<4>(a, v, ao);
+  for (int k = 0; k < 4; ++k) store3(in + 3 * k, x[k]), store3(in + 12 + 3 * k, v[k]), store3(ao + 3 * k, g[k]);
   bending_adjoint(bending_eval_lanes(a.m, e0), in, ao, ai, coef);
-  for (int l = 0; l < L::W; ++l) a.g.edge_ke[e0 + l] += coef[0][l];
-  for (int k = 0; k < 4; ++k) {
-    scatter3(load3(ai + 3 * k), a.adj_q_slot + a.m.edge_slot + 4 * e0 + k, 4);
-    scatter3(load3(ai + 12 + 3 * k), a.adj_qd_slot + a.m.edge_slot + 4 * e0 + k, 4);
-  }
+  add_lanes(a.g.edge_ke + e0, coef[0]);
+  vec3<L> aq[4], av[4];
+  for (int k = 0; k < 4; ++k) aq[k] = load3(ai + 3 * k), av[k] = load3(ai + 12 + 3 * k);
+  scatter_slots<4>(aq, a.adj_q_slot + a.m.edge_slot + 4 * e0);
+  scatter_slots<4>(av, a.adj_qd_slot + a.m.edge_slot + 4 * e0);
 }
 
 // kernels.h's slot_adjoint on the host, as slot_force_host

@@ -149,7 +149,7 @@ struct SolverT<S>::Scratch {
     adj_qd_slot.resize(m.slot_count() + k_slot_pad);
     f_total.resize(n);
     for (auto& p : state_pack) p.resize(8 * std::size_t(n) + k_pack_align / sizeof(S));
-    adj_f.resize(n);
+    adj_f.resize(n + k_slot_pad);  // kernels_simd.h's gather_adj_f
     dummy_q.resize(n);
     dummy_qd.resize(n);
     sub.resize(substeps + 1);
@@ -260,6 +260,10 @@ struct SolverT<S>::Scratch {
       a.adj_qd_in = target.particle_qd.data();
       a.f_total = const_cast<vec3<S>*>(forces[k]);  // read only: the adjoint kernels never write it
       a.grid = grid(m, a.q);
+      if (lane_bytes > 0) {
+        pack_state(a.q, a.qd, n, pack(0));
+        a.state_pack = pack(0);
+      }
       run_adjoint(threads, lane_bytes, adjoint_team, a);
       if (check_each) {
         Status st = check_state_finite(target, "adjoint");

@@ -133,6 +133,7 @@ static ModelT<float> determinism_scene() {
 struct RunBytes {
   std::vector<vec3<float>> q, gq, gv;
   std::vector<float> gm;
+  std::vector<float> gp;  // the cloth's and contact's parameter gradients (run_lanes)
 };
 
 // the same bytes
@@ -186,7 +187,10 @@ static RunBytes run_lanes(const ModelT<float>& m, int max_bytes) {
     REQUIRE(solver.step_adjoint(m, s[t], control, dt, adj, adj_in, adj_control, g).is_ok());
     std::swap(adj, adj_in);
   }
-  return {s[30].particle_q, adj.particle_q, adj.particle_qd, g.particle_mass};
+  std::vector<float> gp;
+  for (const auto* f : {&g.tri_ke, &g.tri_ka, &g.tri_kd, &g.edge_ke}) gp.insert(gp.end(), f->begin(), f->end());
+  gp.insert(gp.end(), {g.tri_lift, g.tri_drag, g.contact_ke, g.contact_kd, g.contact_mu});
+  return {s[30].particle_q, adj.particle_q, adj.particle_qd, g.particle_mass, gp};
 }
 
 TEST_CASE("determinism: SSE2, AVX2 and AVX-512 lanes equal the scalar kernels bit for bit",
@@ -200,6 +204,7 @@ TEST_CASE("determinism: SSE2, AVX2 and AVX-512 lanes equal the scalar kernels bi
     CHECK(same(a.gq, b.gq));
     CHECK(same(a.gv, b.gv));
     CHECK(same(a.gm, b.gm));
+    CHECK(same(a.gp, b.gp));
   }
   CHECK(a.q[12 * 25 + 12].y < 0.5f);  // it moved
 }
