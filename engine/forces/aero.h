@@ -46,21 +46,22 @@ struct AeroEval {
   }
 };
 
-// the forward intermediates of aero_force that its adjoints read
+// the forward intermediates of aero_force that its adjoints read (x, v: the vertices' positions
+// and velocities)
 template <class S>
 struct AeroTerms {
   vec3<S> e1, e2, n, vmid;
   S n_len, area, vn, vt, attack, vv, abs_vn, sign_vn;
   vec3<S> cr;  // n x vmid
   cond_t<S> degenerate;
-  ADJ_HD explicit AeroTerms(const S* in) {
-    e1 = load3(in + 3) - load3(in), e2 = load3(in + 6) - load3(in);
+  ADJ_HD AeroTerms(const vec3<S>* x, const vec3<S>* v) {
+    e1 = x[1] - x[0], e2 = x[2] - x[0];
     vec3<S> nr = cross(e1, e2);
     n_len = length(nr);
     degenerate = n_len < S(1e-12);
     n = select(degenerate, vec3<S>(), nr / n_len);
     area = S(0.5) * n_len;
-    vmid = (load3(in + 9) + load3(in + 12) + load3(in + 15)) * S(1.0 / 3.0);
+    vmid = (v[0] + v[1] + v[2]) * S(1.0 / 3.0);
     vn = dot(n, vmid);
     cr = cross(n, vmid);
     vt = sqrt_(length_sq(cr) + S(1e-12));
@@ -71,30 +72,33 @@ struct AeroTerms {
   }
 };
 
-// dL/d(lift, drag) alone (the forces are linear in them: exact whatever their values)
+// dL/d(lift, drag) alone (the forces are linear in them: exact whatever their values); x, v:
+// the vertices' positions and velocities, g: dL/d forces
 template <class S>
-ADJ_HD inline void aero_coef_adjoint(const S* in, const S* adj_out, S* adj_coef) {
-  AeroTerms<S> t(in);
+ADJ_HD inline void aero_coef_adjoint(const vec3<S>* x, const vec3<S>* v, const vec3<S>* g, S* adj_coef) {
+  AeroTerms<S> t(x, v);
   adj_coef[0] = adj_coef[1] = S(0);
   if (!any(!t.degenerate)) return;
-  vec3<S> G = -(load3(adj_out) + load3(adj_out + 3) + load3(adj_out + 6));
+  vec3<S> G = -(g[0] + g[1] + g[2]);
   adj_coef[0] = select(t.degenerate, S(0), dot(G, t.n) * t.area * t.attack * t.vv);
   adj_coef[1] = select(t.degenerate, S(0), dot(G, t.vmid) * t.area * t.abs_vn);
 }
 
-// adjoint (hand-written reverse of aero_force); adj_coef (optional) gets dL/d(lift, drag)
+// adjoint (hand-written reverse of aero_force) on the vertices' positions x, velocities v and
+// dL/d forces g: dL/dx into adj_x, dL/dv into adj_v; adj_coef (optional) gets dL/d(lift, drag)
 template <class S>
-ADJ_HD inline void aero_adjoint(const AeroEval<S>& e, const S* in, const S* adj_out, S* adj_in, S* adj_coef = nullptr) {
-  for (int k = 0; k < 18; ++k) adj_in[k] = S(0);
+ADJ_HD inline void aero_adjoint(const AeroEval<S>& e, const vec3<S>* x, const vec3<S>* v, const vec3<S>* g,
+                                vec3<S>* adj_x, vec3<S>* adj_v, S* adj_coef = nullptr) {
+  for (int k = 0; k < 3; ++k) adj_x[k] = adj_v[k] = vec3<S>();
   if (adj_coef) adj_coef[0] = adj_coef[1] = S(0);
-  AeroTerms<S> t(in);
+  AeroTerms<S> t(x, v);
   if (!any(!t.degenerate)) return;
   const vec3<S>&e1 = t.e1, &e2 = t.e2, &n = t.n, &vmid = t.vmid, &cr = t.cr;
   const S n_len = t.n_len, area = t.area, vn = t.vn, vt = t.vt, attack = t.attack, vv = t.vv;
   S drag_mag = e.drag * area * t.abs_vn;
   S lift_mag = e.lift * area * attack * vv;
   // every vertex gets -(f_drag + f_lift)
-  vec3<S> G = -(load3(adj_out) + load3(adj_out + 3) + load3(adj_out + 6));
+  vec3<S> G = -(g[0] + g[1] + g[2]);
   vec3<S> adj_vmid = G * drag_mag;
   S adj_drag_mag = dot(G, vmid);
   vec3<S> adj_n = G * lift_mag;
@@ -119,14 +123,28 @@ ADJ_HD inline void aero_adjoint(const AeroEval<S>& e, const S* in, const S* adj_
   // n = nr / |nr|, area = |nr| / 2
   vec3<S> adj_nr = (adj_n - n * dot(n, adj_n)) / n_len + n * (S(0.5) * adj_area);
   vec3<S> adj_e1 = cross(e2, adj_nr), adj_e2 = cross(adj_nr, e1);
-  store3(adj_in, -(adj_e1 + adj_e2));
-  store3(adj_in + 3, adj_e1);
-  store3(adj_in + 6, adj_e2);
-  vec3<S> adj_v = adj_vmid * S(1.0 / 3.0);
-  for (int k = 0; k < 3; ++k) store3(adj_in + 9 + 3 * k, adj_v);
-  for (int k = 0; k < 18; ++k) adj_in[k] = select(t.degenerate, S(0), adj_in[k]);
+  const vec3<S> zero = vec3<S>(), adj_v3 = select(t.degenerate, zero, adj_vmid * S(1.0 / 3.0));
+  adj_x[0] = select(t.degenerate, zero, -(adj_e1 + adj_e2));
+  adj_x[1] = select(t.degenerate, zero, adj_e1);
+  adj_x[2] = select(t.degenerate, zero, adj_e2);
+  for (int k = 0; k < 3; ++k) adj_v[k] = adj_v3;
   if (adj_coef)
     for (int k = 0; k < 2; ++k) adj_coef[k] = select(t.degenerate, S(0), adj_coef[k]);
+}
+
+// packed forms: in = x0, x1, x2, v0, v1, v2; adj_out = dL/d(f0, f1, f2); adj_in = dL/d in
+template <class S>
+ADJ_HD inline void aero_coef_adjoint(const S* in, const S* adj_out, S* adj_coef) {
+  vec3<S> x[3], v[3], g[3];
+  for (int k = 0; k < 3; ++k) x[k] = load3(in + 3 * k), v[k] = load3(in + 9 + 3 * k), g[k] = load3(adj_out + 3 * k);
+  aero_coef_adjoint(x, v, g, adj_coef);
+}
+template <class S>
+ADJ_HD inline void aero_adjoint(const AeroEval<S>& e, const S* in, const S* adj_out, S* adj_in, S* adj_coef = nullptr) {
+  vec3<S> x[3], v[3], g[3], adj_x[3], adj_v[3];
+  for (int k = 0; k < 3; ++k) x[k] = load3(in + 3 * k), v[k] = load3(in + 9 + 3 * k), g[k] = load3(adj_out + 3 * k);
+  aero_adjoint(e, x, v, g, adj_x, adj_v, adj_coef);
+  for (int k = 0; k < 3; ++k) store3(adj_in + 3 * k, adj_x[k]), store3(adj_in + 9 + 3 * k, adj_v[k]);
 }
 
 }  // namespace adj

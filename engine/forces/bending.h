@@ -60,14 +60,15 @@ struct BendingEval {
   }
 };
 
-// adjoint (hand-written reverse of bending_force); adj_coef (optional) gets dL/d(ke, kd)
+// adjoint (hand-written reverse of bending_force) on the vertices' positions x, velocities v and
+// dL/d forces g (four each): dL/dx into adj_x, dL/dv into adj_v; adj_coef (optional) gets
+// dL/d(ke, kd)
 template <class S>
-ADJ_HD inline void bending_adjoint(const BendingEval<S>& be, const S* in, const S* adj_out, S* adj_in,
-                                   S* adj_coef = nullptr) {
-  for (int k = 0; k < 24; ++k) adj_in[k] = S(0);
+ADJ_HD inline void bending_adjoint(const BendingEval<S>& be, const vec3<S>* x, const vec3<S>* v, const vec3<S>* g,
+                                   vec3<S>* adj_x, vec3<S>* adj_v, S* adj_coef = nullptr) {
+  for (int k = 0; k < 4; ++k) adj_x[k] = adj_v[k] = vec3<S>();
   if (adj_coef) adj_coef[0] = adj_coef[1] = S(0);
-  vec3<S> x0 = load3(in), x1 = load3(in + 3), x2 = load3(in + 6), x3 = load3(in + 9);
-  vec3<S> v[4] = {load3(in + 12), load3(in + 15), load3(in + 18), load3(in + 21)};
+  const vec3<S> x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
   vec3<S> n1 = cross(x2 - x0, x3 - x0);
   vec3<S> n2 = cross(x3 - x1, x2 - x1);
   vec3<S> e = x3 - x2;
@@ -91,7 +92,7 @@ ADJ_HD inline void bending_adjoint(const BendingEval<S>& be, const S* in, const 
   vec3<S> adj_d[4];
   S adj_ftot = 0;
   for (int i = 0; i < 4; ++i) {
-    vec3<S> G = load3(adj_out + 3 * i);
+    vec3<S> G = g[i];
     adj_d[i] = G * f_total;
     adj_ftot += dot(G, d[i]);
   }
@@ -104,7 +105,7 @@ ADJ_HD inline void bending_adjoint(const BendingEval<S>& be, const S* in, const 
   }
   for (int i = 0; i < 4; ++i) {
     adj_d[i] += v[i] * (adj_f * be.kd);
-    store3(adj_in + 12 + 3 * i, d[i] * (adj_f * be.kd));
+    adj_v[i] = select(ok, d[i] * (adj_f * be.kd), vec3<S>());
   }
   // d0..d3 from g1, g2, e_len and the projections
   vec3<S> adj_g1 = adj_d[0] * e_len + adj_d[2] * s2 + adj_d[3] * t2;
@@ -142,13 +143,21 @@ ADJ_HD inline void bending_adjoint(const BendingEval<S>& be, const S* in, const 
   ax3 += a2;
   ax2 += b2;
   ax1 -= a2 + b2;
-  store3(adj_in, ax0);
-  store3(adj_in + 3, ax1);
-  store3(adj_in + 6, ax2);
-  store3(adj_in + 9, ax3);
-  for (int k = 0; k < 24; ++k) adj_in[k] = select(ok, adj_in[k], S(0));
+  const vec3<S> zero = vec3<S>();
+  adj_x[0] = select(ok, ax0, zero), adj_x[1] = select(ok, ax1, zero);
+  adj_x[2] = select(ok, ax2, zero), adj_x[3] = select(ok, ax3, zero);
   if (adj_coef)
     for (int k = 0; k < 2; ++k) adj_coef[k] = select(ok, adj_coef[k], S(0));
+}
+
+// packed form: in = x0..x3, v0..v3; adj_out = dL/d(f0..f3); adj_in = dL/d in
+template <class S>
+ADJ_HD inline void bending_adjoint(const BendingEval<S>& be, const S* in, const S* adj_out, S* adj_in,
+                                   S* adj_coef = nullptr) {
+  vec3<S> x[4], v[4], g[4], adj_x[4], adj_v[4];
+  for (int k = 0; k < 4; ++k) x[k] = load3(in + 3 * k), v[k] = load3(in + 12 + 3 * k), g[k] = load3(adj_out + 3 * k);
+  bending_adjoint(be, x, v, g, adj_x, adj_v, adj_coef);
+  for (int k = 0; k < 4; ++k) store3(adj_in + 3 * k, adj_x[k]), store3(adj_in + 12 + 3 * k, adj_v[k]);
 }
 
 }  // namespace adj

@@ -51,19 +51,21 @@ struct TriangleEval {
   }
 };
 
-// adjoint (hand-written reverse of triangle_force); adj_mat (optional) gets dL/d(ke, ka, kd)
+// adjoint (hand-written reverse of triangle_force) on the vertices' positions x, velocities v
+// and dL/d forces g (three each): dL/dx into adj_x, dL/dv into adj_v; adj_mat (optional) gets
+// dL/d(ke, ka, kd)
 template <class S>
-ADJ_HD inline void triangle_adjoint(const TriangleEval<S>& e, const S* in, const S* adj_out, S* adj_in,
-                                    S* adj_mat = nullptr) {
+ADJ_HD inline void triangle_adjoint(const TriangleEval<S>& e, const vec3<S>* x, const vec3<S>* v, const vec3<S>* g,
+                                    vec3<S>* adj_x, vec3<S>* adj_v, S* adj_mat = nullptr) {
   const S A = e.pose.a, B = e.pose.b, C = e.pose.c, D = e.pose.d;
-  vec3<S> x10 = load3(in + 3) - load3(in), x20 = load3(in + 6) - load3(in);
+  vec3<S> x10 = x[1] - x[0], x20 = x[2] - x[0];
   vec3<S> fa = x10 * A + x20 * C, fb = x10 * B + x20 * D;
   S e11 = S(0.5) * (dot(fa, fa) - S(1)), e22 = S(0.5) * (dot(fb, fb) - S(1)), e12 = S(0.5) * dot(fa, fb);
   S tr = e11 + e22;
   S s11 = S(2) * e.ke * e11 + e.ka * tr, s22 = S(2) * e.ke * e22 + e.ka * tr, s12 = S(2) * e.ke * e12;
   // f1, f2 (f0 = -f1 - f2) -> P columns
-  vec3<S> g0 = load3(adj_out);
-  vec3<S> adj_f1 = load3(adj_out + 3) - g0, adj_f2 = load3(adj_out + 6) - g0;
+  vec3<S> g0 = g[0];
+  vec3<S> adj_f1 = g[1] - g0, adj_f2 = g[2] - g0;
   vec3<S> adj_pa = (adj_f1 * A + adj_f2 * C) * (-e.area);
   vec3<S> adj_pb = (adj_f1 * B + adj_f2 * D) * (-e.area);
   // P = F S + kd dF/dt
@@ -77,7 +79,7 @@ ADJ_HD inline void triangle_adjoint(const TriangleEval<S>& e, const S* in, const
   S adj_e12 = S(2) * e.ke * adj_s12;
   if (adj_mat) {
     // S = 2 ke E + ka tr(E) I, P += kd dF/dt
-    vec3<S> v10 = load3(in + 12) - load3(in + 9), v20 = load3(in + 15) - load3(in + 9);
+    vec3<S> v10 = v[1] - v[0], v20 = v[2] - v[0];
     vec3<S> da = v10 * A + v20 * C, db = v10 * B + v20 * D;
     adj_mat[0] = S(2) * (adj_s11 * e11 + adj_s22 * e22 + adj_s12 * e12);
     adj_mat[1] = (adj_s11 + adj_s22) * tr;
@@ -88,12 +90,18 @@ ADJ_HD inline void triangle_adjoint(const TriangleEval<S>& e, const S* in, const
   // F = [x10 x20] pose, dF/dt = [v10 v20] pose
   vec3<S> adj_x10 = adj_fa * A + adj_fb * B, adj_x20 = adj_fa * C + adj_fb * D;
   vec3<S> adj_v10 = adj_da * A + adj_db * B, adj_v20 = adj_da * C + adj_db * D;
-  store3(adj_in, -(adj_x10 + adj_x20));
-  store3(adj_in + 3, adj_x10);
-  store3(adj_in + 6, adj_x20);
-  store3(adj_in + 9, -(adj_v10 + adj_v20));
-  store3(adj_in + 12, adj_v10);
-  store3(adj_in + 15, adj_v20);
+  adj_x[0] = -(adj_x10 + adj_x20), adj_x[1] = adj_x10, adj_x[2] = adj_x20;
+  adj_v[0] = -(adj_v10 + adj_v20), adj_v[1] = adj_v10, adj_v[2] = adj_v20;
+}
+
+// packed form: in = x0, x1, x2, v0, v1, v2; adj_out = dL/d(f0, f1, f2); adj_in = dL/d in
+template <class S>
+ADJ_HD inline void triangle_adjoint(const TriangleEval<S>& e, const S* in, const S* adj_out, S* adj_in,
+                                    S* adj_mat = nullptr) {
+  vec3<S> x[3], v[3], g[3], adj_x[3], adj_v[3];
+  for (int k = 0; k < 3; ++k) x[k] = load3(in + 3 * k), v[k] = load3(in + 9 + 3 * k), g[k] = load3(adj_out + 3 * k);
+  triangle_adjoint(e, x, v, g, adj_x, adj_v, adj_mat);
+  for (int k = 0; k < 3; ++k) store3(adj_in + 3 * k, adj_x[k]), store3(adj_in + 9 + 3 * k, adj_v[k]);
 }
 
 }  // namespace adj

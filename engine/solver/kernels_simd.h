@@ -619,22 +619,22 @@ inline void run_lanes(const TriangleAdjoint<S>& f, int e0) {
   vec3<L> x[3], v[3], g[3];
   gather_vertices<3>(a, idx, x, v);
   gather_adj_f<3>(a, idx, g);
-  L in[18], ao[9], ai[18], ai2[18], mat[3], coef[2];
-  for (int k = 0; k < 3; ++k) store3(in + 3 * k, x[k]), store3(in + 9 + 3 * k, v[k]), store3(ao + 3 * k, g[k]);
-  triangle_adjoint(tri_eval_lanes(a.m, e0), in, ao, ai, mat);
+  // the adjoint functions on the gathered vertices
+  vec3<L> aq[3], av[3];
+  L mat[3], coef[2];
+  triangle_adjoint(tri_eval_lanes(a.m, e0), x, v, g, aq, av, mat);
   if (a.m.tri_lift != S(0) || a.m.tri_drag != S(0)) {
-    aero_adjoint(AeroEval<L>{L(a.m.tri_lift), L(a.m.tri_drag)}, in, ao, ai2, coef);
-    for (int k = 0; k < 18; ++k) ai[k] += ai2[k];
+    vec3<L> aq2[3], av2[3];
+    aero_adjoint(AeroEval<L>{L(a.m.tri_lift), L(a.m.tri_drag)}, x, v, g, aq2, av2, coef);
+    for (int k = 0; k < 3; ++k) aq[k] += aq2[k], av[k] += av2[k];
   } else {
-    aero_coef_adjoint(in, ao, coef);
+    aero_coef_adjoint(x, v, g, coef);
   }
   add_lanes(a.g.tri_ke + e0, mat[0]);
   add_lanes(a.g.tri_ka + e0, mat[1]);
   add_lanes(a.g.tri_kd + e0, mat[2]);
   add_lanes(a.g.lift + e0, coef[0]);
   add_lanes(a.g.drag + e0, coef[1]);
-  vec3<L> aq[3], av[3];
-  for (int k = 0; k < 3; ++k) aq[k] = load3(ai + 3 * k), av[k] = load3(ai + 9 + 3 * k);
   scatter_slots<3>(aq, a.adj_q_slot + a.m.tri_slot + 3 * e0);
   scatter_slots<3>(av, a.adj_qd_slot + a.m.tri_slot + 3 * e0);
 }
@@ -647,12 +647,11 @@ inline void run_lanes(const BendingAdjoint<S>& f, int e0) {
   vec3<L> x[4], v[4], g[4];
   gather_vertices<4>(a, idx, x, v);
   gather_adj_f<4>(a, idx, g);
-  L in[24], ao[12], ai[24], coef[2];
-  for (int k = 0; k < 4; ++k) store3(in + 3 * k, x[k]), store3(in + 12 + 3 * k, v[k]), store3(ao + 3 * k, g[k]);
-  bending_adjoint(bending_eval_lanes(a.m, e0), in, ao, ai, coef);
-  add_lanes(a.g.edge_ke + e0, coef[0]);
+  // the adjoint function on the gathered vertices
   vec3<L> aq[4], av[4];
-  for (int k = 0; k < 4; ++k) aq[k] = load3(ai + 3 * k), av[k] = load3(ai + 12 + 3 * k);
+  L coef[2];
+  bending_adjoint(bending_eval_lanes(a.m, e0), x, v, g, aq, av, coef);
+  add_lanes(a.g.edge_ke + e0, coef[0]);
   scatter_slots<4>(aq, a.adj_q_slot + a.m.edge_slot + 4 * e0);
   scatter_slots<4>(av, a.adj_qd_slot + a.m.edge_slot + 4 * e0);
 }
