@@ -194,10 +194,20 @@ inline __m128 block(PackF p, int q) {
 #define ADJ_LANE_UNROLL
 #endif
 
-// KernelArgs::state_pack of n particles' q and qd (the unused floats zero)
+// KernelArgs::state_pack of n particles' q and qd. Floats: a 16-byte load and store of each
+// vec3 but the last (its fourth float the next one's x, unused), the last one's alone
 template <class S>
 inline void pack_state(const vec3<S>* q, const vec3<S>* qd, int n, S* pack) {
-  for (int p = 0; p < n; ++p) {
+  int p = 0;
+#if defined(__SSE2__)
+  if constexpr (sizeof(S) == 4) {
+    for (; p + 1 < n; ++p) {
+      _mm_storeu_ps(pack + 8 * p, _mm_loadu_ps(&q[p].x));
+      _mm_storeu_ps(pack + 8 * p + 4, _mm_loadu_ps(&qd[p].x));
+    }
+  }
+#endif
+  for (; p < n; ++p) {
     S* r = pack + 8 * p;
     r[0] = q[p].x, r[1] = q[p].y, r[2] = q[p].z, r[3] = S(0);
     r[4] = qd[p].x, r[5] = qd[p].y, r[6] = qd[p].z, r[7] = S(0);
@@ -657,20 +667,26 @@ inline void run_lanes(const BendingAdjoint<S>& f, int e0) {
 }
 
 // kernels.h's slot_adjoint on the host, as slot_force_host
+#if defined(__SSE2__)
+inline void slot_adjoint_block(const KernelArgs<float>& a, int p, __m128& q, __m128& v) {
+  auto load = [](const vec3<float>& x) {
+    return _mm_movelh_ps(_mm_loadl_pi(_mm_setzero_ps(), reinterpret_cast<const __m64*>(&x.x)), _mm_load_ss(&x.z));
+  };
+  q = load(a.adj_q_in[p]), v = load(a.adj_qd_in[p]);
+  const int* slot = a.m.incidence_slot;
+  ADJ_CSR_UNROLL
+  for (int k = a.m.incidence_start[p]; k < a.m.incidence_start[p + 1]; ++k) {
+    q = _mm_add_ps(q, _mm_loadu_ps(&a.adj_q_slot[slot[k]].x));
+    v = _mm_add_ps(v, _mm_loadu_ps(&a.adj_qd_slot[slot[k]].x));
+  }
+}
+#endif
 template <class S>
 inline void slot_adjoint_host(const KernelArgs<S>& a, int p, vec3<S>& aq, vec3<S>& av) {
 #if defined(__SSE2__)
   if constexpr (sizeof(S) == 4) {
-    auto load = [](const vec3<float>& v) {
-      return _mm_movelh_ps(_mm_loadl_pi(_mm_setzero_ps(), reinterpret_cast<const __m64*>(&v.x)), _mm_load_ss(&v.z));
-    };
-    __m128 q = load(a.adj_q_in[p]), v = load(a.adj_qd_in[p]);
-    const int* slot = a.m.incidence_slot;
-    ADJ_CSR_UNROLL
-    for (int k = a.m.incidence_start[p]; k < a.m.incidence_start[p + 1]; ++k) {
-      q = _mm_add_ps(q, _mm_loadu_ps(&a.adj_q_slot[slot[k]].x));
-      v = _mm_add_ps(v, _mm_loadu_ps(&a.adj_qd_slot[slot[k]].x));
-    }
+    __m128 q, v;
+    slot_adjoint_block(a, p, q, v);
     alignas(16) float r[2][4];
     _mm_store_ps(r[0], q);
     _mm_store_ps(r[1], v);
@@ -681,14 +697,70 @@ inline void slot_adjoint_host(const KernelArgs<S>& a, int p, vec3<S>& aq, vec3<S
   slot_adjoint(a, p, aq, av);
 }
 
+#if defined(__SSE2__)
+// the first three floats of b to x
+inline void store12(__m128 b, vec3<float>* x) {
+  _mm_storel_pi(reinterpret_cast<__m64*>(&x->x), b);
+  _mm_store_ss(&x->z, _mm_movehl_ps(b, b));
+}
+#endif
+
+// whether any of particles p0 .. p0 + k_lanes - 1 touches a collider (particle_touches; a
+// plane's test on lanes, its operations)
+template <class S>
+inline bool touches_any(const KernelArgs<S>& a, int p0) {
+  using L = Lanes<S>;
+  if (a.m.shape_count == 0) return false;
+  int lane[L::W];
+  for (int l = 0; l < L::W; ++l) lane[l] = l;
+  vec3<L> q, qd;
+  if (a.state_pack)
+    gather_state(a.state_pack + 8 * std::ptrdiff_t(p0), lane, 1, q, qd);
+  else
+    q = gather3(a.q + p0, lane);
+  const L radius = load_lanes(a.m.particle_radius + p0);
+  for (int s = 0; s < a.m.shape_count; ++s) {
+    if (a.m.shape_type[s] == GEOM_PLANE) {
+      if (any(dot(q - lift<L>(a.m.shape_pos[s]), lift<L>(a.m.shape_size[s])) < radius)) return true;
+      continue;
+    }
+    for (int l = 0; l < L::W; ++l)
+      if (particle_touches(a, p0 + l, s)) return true;
+  }
+  return false;
+}
+
 // particles p0 .. p0 + k_lanes - 1: the slot sums (slot_adjoint_host) and kernels.h's
-// particle_gather_adjoint (in contact, dual numbers) one at a time, in one item
+// particle_gather_adjoint (in contact, dual numbers) one at a time, in one item. Floats, where
+// particles do not collide with each other and none of these touches a collider: the sums go
+// out as they are (16-byte stores in address order, each overwriting the next one's x until
+// that one's store; the last one 12 bytes) and the contact gradients get their zero adds on lanes
 template <class S>
 inline void run_lanes(const ParticleGatherAdjoint<S>& k, int p0) {
+  const KernelArgs<S>& a = k.a;
+#if defined(__SSE2__)
+  if constexpr (sizeof(S) == 4) {
+    constexpr int W = k_lanes<S>;
+    if (!a.m.particle_contact && !touches_any(a, p0)) {
+      __m128 q[W], v[W];
+      ADJ_LANE_UNROLL
+      for (int l = 0; l < W; ++l) slot_adjoint_block(a, p0 + l, q[l], v[l]);
+      ADJ_LANE_UNROLL
+      for (int l = 0; l + 1 < W; ++l) {
+        _mm_storeu_ps(&a.adj_q_in[p0 + l].x, q[l]);
+        _mm_storeu_ps(&a.adj_qd_in[p0 + l].x, v[l]);
+      }
+      store12(q[W - 1], &a.adj_q_in[p0 + W - 1]);
+      store12(v[W - 1], &a.adj_qd_in[p0 + W - 1]);
+      for (S* g : {a.g.contact_ke, a.g.contact_kd, a.g.contact_mu}) add_lanes(g + p0, Lanes<S>(S(0)));
+      return;
+    }
+  }
+#endif
   for (int p = p0; p < p0 + k_lanes<S>; ++p) {
     vec3<S> aq, av;
-    slot_adjoint_host(k.a, p, aq, av);
-    particle_gather_adjoint(k.a, p, aq, av);
+    slot_adjoint_host(a, p, aq, av);
+    particle_gather_adjoint(a, p, aq, av);
   }
 }
 
