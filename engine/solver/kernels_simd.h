@@ -390,24 +390,26 @@ inline Lanes<S> load_lanes(const S* p) {
   return r;
 }
 
-// k_lanes<S> consecutive 2x2 matrices, transposed into one pack per entry (4x4 transposes of
-// floats instead of a scalar insert per entry)
+// k_lanes<S> consecutive 2x2 matrices, transposed into one pack per entry (floats: a 16-byte
+// load a matrix and 4x4 transposes in registers, instead of a scalar insert per entry)
 template <class S>
 inline mat22<Lanes<S>> load_mat22_lanes(const mat22<S>* p) {
   mat22<Lanes<S>> r;
-#if defined(__SSE2__)
+#if defined(ADJ_PACKF)
   if constexpr (sizeof(S) == 4) {
-    float t[4][Lanes<S>::W];
-    for (int q = 0; q < Lanes<S>::W; q += 4) {
-      __m128 a = _mm_loadu_ps(&p[q].a), b = _mm_loadu_ps(&p[q + 1].a), c = _mm_loadu_ps(&p[q + 2].a),
-             d = _mm_loadu_ps(&p[q + 3].a);
-      _MM_TRANSPOSE4_PS(a, b, c, d);
-      _mm_storeu_ps(&t[0][q], a);
-      _mm_storeu_ps(&t[1][q], b);
-      _mm_storeu_ps(&t[2][q], c);
-      _mm_storeu_ps(&t[3][q], d);
+    constexpr int blocks = ADJ_SIMD_BYTES / 16;
+    PackF row[4];  // block q of row[j]: matrix 4q + j's (a, b, c, d)
+    ADJ_LANE_UNROLL
+    for (int j = 0; j < 4; ++j) {
+      __m128 c[blocks];
+      ADJ_LANE_UNROLL
+      for (int q = 0; q < blocks; ++q) c[q] = _mm_loadu_ps(&p[4 * q + j].a);
+      row[j] = join_blocks(c);
     }
-    r.a = load_lanes(t[0]), r.b = load_lanes(t[1]), r.c = load_lanes(t[2]), r.d = load_lanes(t[3]);
+    const PackF t0 = unpacklo(row[0], row[1]), t1 = unpackhi(row[0], row[1]);
+    const PackF t2 = unpacklo(row[2], row[3]), t3 = unpackhi(row[2], row[3]);
+    r.a.v = shuffle<0x44>(t0, t2), r.b.v = shuffle<0xEE>(t0, t2);
+    r.c.v = shuffle<0x44>(t1, t3), r.d.v = shuffle<0xEE>(t1, t3);
     return r;
   }
 #endif
