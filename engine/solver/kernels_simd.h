@@ -187,11 +187,14 @@ inline __m128 block(PackF p, int q) {
 #endif
 #endif
 
-// loops over the lanes of a pack, unrolled so that block() and the strides are constants
+// loops over the lanes of a pack, unrolled so that block() and the strides are constants; and
+// the gathers and scatters inlined into every lane kernel however many call them
 #if defined(__GNUC__)
 #define ADJ_LANE_UNROLL _Pragma("GCC unroll 16")
+#define ADJ_LANE_INLINE [[gnu::always_inline]] inline
 #else
 #define ADJ_LANE_UNROLL
+#define ADJ_LANE_INLINE inline
 #endif
 
 // KernelArgs::state_pack of n particles' q and qd. Floats: a 16-byte load and store of each
@@ -216,7 +219,7 @@ inline void pack_state(const vec3<S>* q, const vec3<S>* qd, int n, S* pack) {
 
 #if defined(ADJ_PACKF)
 // r's lane l = the first three floats of b[l] (l < W): 4x4 transposes of 16-byte blocks
-inline void transpose_blocks(const __m128* b, vec3<Lanes<float>>& r) {
+ADJ_LANE_INLINE void transpose_blocks(const __m128* b, vec3<Lanes<float>>& r) {
   constexpr int blocks = ADJ_SIMD_BYTES / 16;
   PackF row[4];  // block q of row[j]: b[4q + j]
   ADJ_LANE_UNROLL
@@ -238,7 +241,7 @@ inline void transpose_blocks(const __m128* b, vec3<Lanes<float>>& r) {
 // into x, its velocity into v (floats: 4x4 transposes of 16-byte blocks, loaded as one 32-byte
 // record a particle on AVX2 and AVX-512, as two 16-byte halves on SSE2)
 template <class S>
-inline void gather_state(const S* pack, const int* idx, int stride, vec3<Lanes<S>>& x, vec3<Lanes<S>>& v) {
+ADJ_LANE_INLINE void gather_state(const S* pack, const int* idx, int stride, vec3<Lanes<S>>& x, vec3<Lanes<S>>& v) {
 #if defined(ADJ_PACKF) && ADJ_SIMD_BYTES >= 32
   if constexpr (sizeof(S) == 4) {
     // one 32-byte load a particle: row[4g + j] holds particles 8g + j and 8g + j + 4 (AVX2: 4g + j),
@@ -353,7 +356,7 @@ inline void scatter_state(const vec3<Lanes<S>>& x, const vec3<Lanes<S>>& v, S* p
 // 16-byte store per vec3 in address order, each overwriting the next one's x with a
 // scratch value that the next store replaces; the last one stores its 12 bytes alone
 template <int K, class S>
-inline void scatter_slots(const vec3<Lanes<S>>* f, vec3<S>* first) {
+ADJ_LANE_INLINE void scatter_slots(const vec3<Lanes<S>>* f, vec3<S>* first) {
 #if defined(ADJ_PACKF)
   if constexpr (sizeof(S) == 4) {
     constexpr int W = k_lanes<S>;
@@ -560,35 +563,57 @@ inline void run_lanes(const ParticleForward<S>& k, int p0) {
 
 // ---- adjoint ----
 
+// lane l = p[l] (k_lanes consecutive vec3s). Floats: a 16-byte load of each but the last (its
+// fourth float the next one's x, dropped by the transposes), the last one's 12 bytes alone
+template <class S>
+inline vec3<Lanes<S>> load_run(const vec3<S>* p) {
+#if defined(ADJ_PACKF)
+  if constexpr (sizeof(S) == 4) {
+    constexpr int W = k_lanes<S>;
+    __m128 b[W];
+    ADJ_LANE_UNROLL
+    for (int l = 0; l + 1 < W; ++l) b[l] = _mm_loadu_ps(&p[l].x);
+    b[W - 1] = _mm_movelh_ps(_mm_loadl_pi(_mm_setzero_ps(), reinterpret_cast<const __m64*>(&p[W - 1].x)),
+                             _mm_load_ss(&p[W - 1].z));
+    vec3<Lanes<S>> r;
+    transpose_blocks(b, r);
+    return r;
+  }
+#endif
+  int lane[k_lanes<S>];
+  for (int l = 0; l < k_lanes<S>; ++l) lane[l] = l;
+  return gather3(p, lane);
+}
+
 // the integration's adjoint (kernels.h's ParticleIntegrateAdjoint) for particles p0 .. p0 +
-// k_lanes - 1: its operations lane by lane, a kinematic lane's by select
+// k_lanes - 1: its operations lane by lane, a kinematic lane's by select; the particles' vec3s
+// read by load_run and written by scatter_slots
 template <class S>
 inline void run_lanes(const ParticleIntegrateAdjoint<S>& k, int p0) {
   using L = Lanes<S>;
   const KernelArgs<S>& a = k.a;
-  int lane[L::W];
-  for (int l = 0; l < L::W; ++l) lane[l] = l;
-  const vec3<L> aq = gather3(a.adj_q_out + p0, lane), av = gather3(a.adj_qd_out + p0, lane);
+  const vec3<L> aq = load_run(a.adj_q_out + p0), av = load_run(a.adj_qd_out + p0);
   const L m = load_lanes(a.m.particle_mass + p0), dt(a.dt);
   const vec3<L> av_total = av + aq * dt;
-  scatter3(aq, a.adj_q_in + p0, 1);
+  scatter_slots<1>(&aq, a.adj_q_in + p0);
   const auto moving = m > L(0);
   const vec3<L> au = av_total * L(S(1) - a.m.particle_damping * a.dt);
   const vec3<L> af = au * (dt / m);
-  scatter3(select(moving, au, av_total), a.adj_qd_in + p0, 1);
-  scatter3(select(moving, af, vec3<L>()), a.adj_f + p0, 1);
+  const vec3<L> aqd_in = select(moving, au, av_total), af_out = select(moving, af, vec3<L>());
+  scatter_slots<1>(&aqd_in, a.adj_qd_in + p0);
+  scatter_slots<1>(&af_out, a.adj_f + p0);
   if (!any(moving)) return;
-  const vec3<L> f = gather3(a.f_total + p0, lane);
+  const vec3<L> f = load_run(a.f_total + p0);
   const L gm = load_lanes(a.g.particle_mass + p0);
   const L gm_new = select(moving, gm + -dot(af, f) / m, gm);
   std::memcpy(a.g.particle_mass + p0, &gm_new.v, sizeof gm_new.v);
   // the gravity partials: three a particle, as a vec3 array
   vec3<S>* gg = reinterpret_cast<vec3<S>*>(a.g.gravity + 3 * p0);
-  const vec3<L> g = gather3(gg, lane);
-  scatter3(select(moving, g + au * dt, g), gg, 1);
+  const vec3<L> g = load_run(gg), g_new = select(moving, g + au * dt, g);
+  scatter_slots<1>(&g_new, gg);
   if (a.adj_control_f) {
-    const vec3<L> c = gather3(a.adj_control_f + p0, lane);
-    scatter3(select(moving, c + af, c), a.adj_control_f + p0, 1);
+    const vec3<L> c = load_run(a.adj_control_f + p0), c_new = select(moving, c + af, c);
+    scatter_slots<1>(&c_new, a.adj_control_f + p0);
   }
 }
 
