@@ -732,56 +732,120 @@ inline void store12(__m128 b, vec3<float>* x) {
 }
 #endif
 
-// whether any of particles p0 .. p0 + k_lanes - 1 touches a collider (particle_touches; a
-// plane's test on lanes, its operations)
-template <class S>
-inline bool touches_any(const KernelArgs<S>& a, int p0) {
-  using L = Lanes<S>;
-  if (a.m.shape_count == 0) return false;
-  int lane[L::W];
-  for (int l = 0; l < L::W; ++l) lane[l] = l;
-  vec3<L> q, qd;
-  if (a.state_pack)
-    gather_state(a.state_pack + 8 * std::ptrdiff_t(p0), lane, 1, q, qd);
-  else
-    q = gather3(a.q + p0, lane);
-  const L radius = load_lanes(a.m.particle_radius + p0);
-  for (int s = 0; s < a.m.shape_count; ++s) {
-    if (a.m.shape_type[s] == GEOM_PLANE) {
-      if (any(dot(q - lift<L>(a.m.shape_pos[s]), lift<L>(a.m.shape_size[s])) < radius)) return true;
-      continue;
-    }
-    for (int l = 0; l < L::W; ++l)
-      if (particle_touches(a, p0 + l, s)) return true;
-  }
-  return false;
+// Dual<Lanes<S>, N> chosen lane by lane (each lane the scalar Dual's side), for the contact
+// code's select on dual packs (plane_adjoint_lanes)
+template <class S, int N>
+inline Dual<Lanes<S>, N> select(const Mask<S>& c, const Dual<Lanes<S>, N>& a, const Dual<Lanes<S>, N>& b) {
+  Dual<Lanes<S>, N> r;
+  r.v = select(c, a.v, b.v);
+  for (int k = 0; k < N; ++k) r.d[k] = select(c, a.d[k], b.d[k]);
+  return r;
+}
+template <class S, int N>
+inline vec3<Dual<Lanes<S>, N>> select(const Mask<S>& c, const vec3<Dual<Lanes<S>, N>>& a,
+                                      const vec3<Dual<Lanes<S>, N>>& b) {
+  return {select(c, a.x, b.x), select(c, a.y, b.y), select(c, a.z, b.z)};
 }
 
+// particles p0 .. p0 + k_lanes - 1 (positions x) within their radius of plane s (plane_touches
+// on lanes, its operations)
+template <class S>
+inline Mask<S> plane_touches_lanes(const KernelArgs<S>& a, int p0, int s, const vec3<Lanes<S>>& x) {
+  using L = Lanes<S>;
+  return dot(x - lift<L>(a.m.shape_pos[s]), lift<L>(a.m.shape_size[s])) < load_lanes(a.m.particle_radius + p0);
+}
+
+// particle_gather_adjoint's contact adjoint against plane s for particles p0 .. p0 + k_lanes - 1
+// (positions x, velocities v) where `touch`: the vjp of ShapeContactEval::eval_plane on
+// Dual<Lanes<S>, 9>, so each lane runs the scalar dual numbers' operations; added to aq, av and
+// c (the contact ke, kd, mu gradients) in the scalar order
+template <class S>
+inline void plane_adjoint_lanes(const KernelArgs<S>& a, int p0, int s, const Mask<S>& touch, const vec3<Lanes<S>>& x,
+                                const vec3<Lanes<S>>& v, vec3<Lanes<S>>& aq, vec3<Lanes<S>>& av, Lanes<S>* c) {
+  using L = Lanes<S>;
+  using D = Dual<L, 9>;
+  const L in[9] = {x.x, x.y, x.z, v.x, v.y, v.z, L(a.m.contact_ke), L(a.m.contact_kd), L(a.m.contact_mu)};
+  D din[9];
+  for (int k = 0; k < 9; ++k) din[k] = D::var(in[k], k);
+  const vec3<D> f =
+      plane_contact_force(a.m.shape(s), D(load_lanes(a.m.particle_radius + p0)), din, a.m.contact_kf, a.m.contact_eps);
+  const vec3<L> ao = load_run(a.adj_f + p0);
+  L ai[9];
+  for (int k = 0; k < 9; ++k) {
+    L sum = L(S(0));
+    sum = sum + ao.x * f.x.d[k];
+    sum = sum + ao.y * f.y.d[k];
+    sum = sum + ao.z * f.z.d[k];
+    ai[k] = sum;
+  }
+  aq = select(touch, aq + vec3<L>(ai[0], ai[1], ai[2]), aq);
+  av = select(touch, av + vec3<L>(ai[3], ai[4], ai[5]), av);
+  for (int k = 0; k < 3; ++k) c[k] = select(touch, c[k] + ai[6 + k], c[k]);
+}
+
+#if defined(ADJ_PACKF)
+// ParticleGatherAdjoint's lanes for floats where particles do not collide with each other and
+// every collider is a plane: the slot sums (slot_adjoint_block) one particle at a time; with
+// no particle of the group touching a plane, they go out as they are (16-byte stores in address
+// order, each overwriting the next one's x until that one's store; the last one 12 bytes) and
+// the contact gradients get the scalar path's zero adds on lanes; else they are transposed onto
+// lanes and each touched plane's adjoint added (plane_adjoint_lanes)
+inline void gather_adjoint_planes(const KernelArgs<float>& a, int p0) {
+  using L = Lanes<float>;
+  constexpr int W = k_lanes<float>;
+  int lane[W];
+  for (int l = 0; l < W; ++l) lane[l] = l;
+  vec3<L> x, v;
+  if (a.state_pack) {
+    gather_state(a.state_pack + 8 * std::ptrdiff_t(p0), lane, 1, x, v);
+  } else {
+    x = load_run(a.q + p0);
+    v = load_run(a.qd + p0);
+  }
+  bool touching = false;
+  for (int s = 0; s < a.m.shape_count; ++s) touching = touching || any(plane_touches_lanes(a, p0, s, x));
+  __m128 q[W], u[W];
+  ADJ_LANE_UNROLL
+  for (int l = 0; l < W; ++l) slot_adjoint_block(a, p0 + l, q[l], u[l]);
+  if (!touching) {
+    ADJ_LANE_UNROLL
+    for (int l = 0; l + 1 < W; ++l) {
+      _mm_storeu_ps(&a.adj_q_in[p0 + l].x, q[l]);
+      _mm_storeu_ps(&a.adj_qd_in[p0 + l].x, u[l]);
+    }
+    store12(q[W - 1], &a.adj_q_in[p0 + W - 1]);
+    store12(u[W - 1], &a.adj_qd_in[p0 + W - 1]);
+    for (float* g : {a.g.contact_ke, a.g.contact_kd, a.g.contact_mu}) add_lanes(g + p0, L(0.0f));
+    return;
+  }
+  vec3<L> aq, av;
+  transpose_blocks(q, aq);
+  transpose_blocks(u, av);
+  L c[3] = {L(0.0f), L(0.0f), L(0.0f)};
+  for (int s = 0; s < a.m.shape_count; ++s) {
+    const Mask<float> touch = plane_touches_lanes(a, p0, s, x);
+    if (any(touch)) plane_adjoint_lanes(a, p0, s, touch, x, v, aq, av, c);
+  }
+  scatter_slots<1>(&aq, a.adj_q_in + p0);
+  scatter_slots<1>(&av, a.adj_qd_in + p0);
+  add_lanes(a.g.contact_ke + p0, c[0]);
+  add_lanes(a.g.contact_kd + p0, c[1]);
+  add_lanes(a.g.contact_mu + p0, c[2]);
+}
+#endif
+
 // particles p0 .. p0 + k_lanes - 1: the slot sums (slot_adjoint_host) and kernels.h's
-// particle_gather_adjoint (in contact, dual numbers) one at a time, in one item. Floats, where
-// particles do not collide with each other and none of these touches a collider: the sums go
-// out as they are (16-byte stores in address order, each overwriting the next one's x until
-// that one's store; the last one 12 bytes) and the contact gradients get their zero adds on lanes
+// particle_gather_adjoint (in contact, dual numbers) one at a time, in one item; on lanes
+// (gather_adjoint_planes) for floats where particles do not collide with each other and every
+// collider is a plane
 template <class S>
 inline void run_lanes(const ParticleGatherAdjoint<S>& k, int p0) {
   const KernelArgs<S>& a = k.a;
-#if defined(__SSE2__)
+#if defined(ADJ_PACKF)
   if constexpr (sizeof(S) == 4) {
-    constexpr int W = k_lanes<S>;
-    if (!a.m.particle_contact && !touches_any(a, p0)) {
-      __m128 q[W], v[W];
-      ADJ_LANE_UNROLL
-      for (int l = 0; l < W; ++l) slot_adjoint_block(a, p0 + l, q[l], v[l]);
-      ADJ_LANE_UNROLL
-      for (int l = 0; l + 1 < W; ++l) {
-        _mm_storeu_ps(&a.adj_q_in[p0 + l].x, q[l]);
-        _mm_storeu_ps(&a.adj_qd_in[p0 + l].x, v[l]);
-      }
-      store12(q[W - 1], &a.adj_q_in[p0 + W - 1]);
-      store12(v[W - 1], &a.adj_qd_in[p0 + W - 1]);
-      for (S* g : {a.g.contact_ke, a.g.contact_kd, a.g.contact_mu}) add_lanes(g + p0, Lanes<S>(S(0)));
-      return;
-    }
+    bool planes = !a.m.particle_contact;
+    for (int s = 0; s < a.m.shape_count; ++s) planes = planes && a.m.shape_type[s] == GEOM_PLANE;
+    if (planes) return gather_adjoint_planes(a, p0);
   }
 #endif
   for (int p = p0; p < p0 + k_lanes<S>; ++p) {
