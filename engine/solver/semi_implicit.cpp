@@ -131,7 +131,7 @@ struct SolverT<S>::Scratch {
   Array<Array<vec3<S>>> f_total_sub;  // total force of each recomputed substep, (substeps)
   Array<vec3<S>> f_slot, f_total, adj_f, adj_q_slot, adj_qd_slot, dummy_q, dummy_qd;
   Array<S> grad_partials;  // scene-wide fields' per-element gradient partials (grad_slots.h)
-  Array<S> state_pack[2];  // substep k's input state for the lane kernels in [k % 2] (pack())
+  Array<S> state_pack[2];  // substep k's input state for the lane kernels in [k % 2] (pack()); backward: [0]
   StateT<S> adj_a, adj_b;
   std::vector<const StateT<S>*> inputs;   // each substep's input state, for the adjoint
   std::vector<const vec3<S>*> forces;     // each substep's total force, for the adjoint
@@ -260,6 +260,7 @@ struct SolverT<S>::Scratch {
       a.adj_qd_in = target.particle_qd.data();
       a.f_total = const_cast<vec3<S>*>(forces[k]);  // read only: the adjoint kernels never write it
       a.grid = grid(m, a.q);
+      // the substep's input state packed for the lane kernels, from the kept (or recomputed) state
       if (lane_bytes > 0) {
         pack_state(a.q, a.qd, n, pack(0));
         a.state_pack = pack(0);
