@@ -77,9 +77,13 @@ for f in sorted(glob.glob(os.path.join(out, "newton_*.json"))):
         d["fb"] += [a + b for a, b in zip(r["runs_ms"]["fwd_tape"], r["runs_ms"]["bwd"])]
 for line in open(os.path.join(out, "adjoint.jsonl")):
     r = json.loads(line)
-    d = rows.setdefault((r["label"], r["threads"]), {}).setdefault(r["N"], {"fwd": [], "fb": [], "loss": r["loss"]})
+    d = rows.setdefault((r["label"], r["threads"]), {}).setdefault(
+        r["N"], {"fwd": [], "fb": [], "loss": r["loss"], "kf": [], "kb": [], "sf": [], "sb": []})
     d["fwd"] += r["fwd_runs"]
     d["fb"] += r["fwd_bwd_runs"]
+    for k, key in (("kf", "rollout_kept_fwd_runs"), ("kb", "rollout_kept_bwd_runs"),
+                   ("sf", "rollout_sqrt_fwd_runs"), ("sb", "rollout_sqrt_bwd_runs")):
+        d[k] += r.get(key, [])
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 print(f"machine: {cpu}, {os.cpu_count()} cores; load average {load0} at start, {load1} at end")
 print(f"Adjoint commit {commit}; Newton 1.8.0 / warp 1.19.0 --graph; {rounds} interleaved rounds x {repeats} repeats, medians")
@@ -108,5 +112,12 @@ for (label, t), per_n in sorted(rows.items()):
         sp = f" 1thr/{t}thr fwd {med(one['fwd']) / f:.2f}x fb {med(one['fb']) / fb:.2f}x" if one and t > 1 else ""
         parts.append(f"N={n}: bwd/fwd {(fb - f) / f:.2f}{sp} loss {per_n[n]['loss']:.6g}")
     print(f"  {label}, {t} thr: " + "; ".join(parts))
+print("\nthe backward pass alone / the forward that keeps its records (the task's rollout run directly):")
+for (label, t), per_n in sorted(rows.items()):
+    parts = [f"N={n}: every state kept {med(per_n[n]['kb']) / med(per_n[n]['kf']):.2f}, "
+             f"sqrt(T) checkpoints {med(per_n[n]['sb']) / med(per_n[n]['sf']):.2f}"
+             for n in sizes if per_n[n]["kf"] and per_n[n]["sf"]]
+    if parts:
+        print(f"  {label}, {t} thr: " + "; ".join(parts))
 EOF
 echo "(raw runs in $out)"

@@ -1,7 +1,11 @@
 // fixed-iteration timing of a scene's task (what scripts/bench-newton.sh runs beside Newton):
 // each repeat times one forward rollout (Task::evaluate without a gradient) and one forward +
 // backward (with the gradient), after one untimed warm-up of each; prints one JSON object with
-// the medians, every run, the loss and |dL/dtheta| (so two builds can be checked to agree)
+// the medians, every run, the loss and |dL/dtheta| (so two builds can be checked to agree).
+// Then the backward pass alone against the forward it follows: the task's rollout (its
+// horizon, dt, substeps and threads) run directly, a forward that keeps what the backward
+// reads and the backward from a unit seed on the last state, with every state kept and with
+// sqrt(T) checkpoints (the Task's fwd+bwd above also holds its loss and parameter terms)
 #include "tests/bench/task_timing.h"
 
 #include <algorithm>
@@ -14,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/grad/rollout.h"
 #include "engine/optim/task.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
@@ -36,6 +41,48 @@ std::string join(const std::vector<double>& v) {
     s += buf;
   }
   return s + "]";
+}
+
+using clock = std::chrono::steady_clock;
+
+double ms_since(clock::time_point t0) { return std::chrono::duration<double, std::milli>(clock::now() - t0).count(); }
+
+// each repeat: one forward keeping the backward's records, then the backward; every run's ms
+struct RolloutRuns {
+  std::vector<double> fwd, bwd;
+};
+
+RolloutRuns time_rollout(const scene::CompiledSceneT<float>& cs, int horizon, int threads, int checkpoint_every,
+                         int repeats) {
+  RolloutT<float> r(cs.model, {.steps = horizon,
+                               .dt = cs.frame_dt,
+                               .substeps = cs.substeps,
+                               .checkpoint_every = checkpoint_every,
+                               .thread_count = threads});
+  const StateT<float> s0 = cs.model.make_state();
+  StateT<float> seed = cs.model.make_state();
+  seed.zero();
+  for (auto& q : seed.particle_q) q = {0.1f, 1.0f, -0.2f};
+  const auto seed_last = [&](int t, const StateT<float>&, StateT<float>& adj) {
+    if (t == horizon) adj = seed;
+  };
+  RolloutRuns runs;
+  for (int k = -1; k < repeats; ++k) {  // k = -1: untimed warm-up
+    auto t0 = clock::now();
+    Status st = r.forward(s0, {}, {}, /*for_backward=*/true);
+    const double f = ms_since(t0);
+    t0 = clock::now();
+    if (st) st = r.backward(seed_last);
+    const double b = ms_since(t0);
+    if (!st) {
+      std::fprintf(stderr, "rollout: %s\n", st.message().c_str());
+      std::exit(1);
+    }
+    if (k < 0) continue;
+    runs.fwd.push_back(f);
+    runs.bwd.push_back(b);
+  }
+  return runs;
 }
 
 }  // namespace
@@ -63,11 +110,10 @@ int run_task_timing(int argc, char** argv) {
   optim::TaskT<float>& task = **made;
   const std::vector<float> theta = task.theta();
   std::vector<float> grad(theta.size());
-  using clock = std::chrono::steady_clock;
   auto time_ms = [&](bool with_grad, float& loss) {
     auto t0 = clock::now();
     auto r = task.evaluate(theta, with_grad ? &grad : nullptr);
-    double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+    double ms = ms_since(t0);
     if (!r) {
       std::fprintf(stderr, "%s: %s\n", path.c_str(), r.status().message().c_str());
       std::exit(1);
@@ -86,11 +132,16 @@ int run_task_timing(int argc, char** argv) {
   double g2 = 0;
   for (float g : grad) g2 += double(g) * double(g);
   const int substeps = cs->substeps * spec->horizon;
+  const RolloutRuns kept = time_rollout(*cs, spec->horizon, threads, 1, repeats);
+  const RolloutRuns sqrt_t = time_rollout(*cs, spec->horizon, threads, 0, repeats);
   std::printf(
       "{\"scene\": \"%s\", \"particles\": %d, \"substeps\": %d, \"threads\": %d, \"fwd_ms\": %.3f, "
-      "\"fwd_bwd_ms\": %.3f, \"fwd_runs\": %s, \"fwd_bwd_runs\": %s, \"loss\": %.9g, \"grad_norm\": %.9g}\n",
+      "\"fwd_bwd_ms\": %.3f, \"fwd_runs\": %s, \"fwd_bwd_runs\": %s, \"loss\": %.9g, \"grad_norm\": %.9g, "
+      "\"rollout_kept_fwd_runs\": %s, \"rollout_kept_bwd_runs\": %s, \"rollout_sqrt_fwd_runs\": %s, "
+      "\"rollout_sqrt_bwd_runs\": %s}\n",
       std::filesystem::path(path).filename().string().c_str(), cs->model.particle_count(), substeps, threads,
-      median(fwd), median(fwd_bwd), join(fwd).c_str(), join(fwd_bwd).c_str(), double(loss), std::sqrt(g2));
+      median(fwd), median(fwd_bwd), join(fwd).c_str(), join(fwd_bwd).c_str(), double(loss), std::sqrt(g2),
+      join(kept.fwd).c_str(), join(kept.bwd).c_str(), join(sqrt_t.fwd).c_str(), join(sqrt_t.bwd).c_str());
   return 0;
 }
 
