@@ -154,10 +154,10 @@ ADJ_HD inline void bending_adjoint(const BendingEval<S>& be, const vec3<S>* x, c
 template <class S>
 ADJ_HD inline void bending_adjoint(const BendingEval<S>& be, const S* in, const S* adj_out, S* adj_in,
                                    S* adj_coef = nullptr) {
-  vec3<S> x[4], v[4], g[4], adj_x[4], adj_v[4];
-  for (int k = 0; k < 4; ++k) x[k] = load3(in + 3 * k), v[k] = load3(in + 12 + 3 * k), g[k] = load3(adj_out + 3 * k);
-  bending_adjoint(be, x, v, g, adj_x, adj_v, adj_coef);
-  for (int k = 0; k < 4; ++k) store3(adj_in + 3 * k, adj_x[k]), store3(adj_in + 12 + 3 * k, adj_v[k]);
+  packed_vertex_adjoint<4>(in, adj_out, adj_in,
+                           [&](const vec3<S>* x, const vec3<S>* v, const vec3<S>* g, vec3<S>* adj_x, vec3<S>* adj_v) {
+                             bending_adjoint(be, x, v, g, adj_x, adj_v, adj_coef);
+                           });
 }
 
 }  // namespace adj
