@@ -323,10 +323,14 @@ ADJ_HD inline void store3(T* p, const vec3<T>& v) {
 // the packed form of an element's adjoint over its n vertices' vec3s: in = x0..x(n-1),
 // v0..v(n-1); adj_out = dL/d(f0..f(n-1)); adj_in = dL/d in; f(x, v, g, adj_x, adj_v) is the
 // vec3 form (engine/forces' triangle_adjoint, bending_adjoint)
+template <int N, class T>
+ADJ_HD inline void unpack_vertices(const T* in, const T* adj_out, vec3<T>* x, vec3<T>* v, vec3<T>* g) {
+  for (int k = 0; k < N; ++k) x[k] = load3(in + 3 * k), v[k] = load3(in + 3 * N + 3 * k), g[k] = load3(adj_out + 3 * k);
+}
 template <int N, class T, class F>
 ADJ_HD inline void packed_vertex_adjoint(const T* in, const T* adj_out, T* adj_in, const F& f) {
   vec3<T> x[N], v[N], g[N], adj_x[N], adj_v[N];
-  for (int k = 0; k < N; ++k) x[k] = load3(in + 3 * k), v[k] = load3(in + 3 * N + 3 * k), g[k] = load3(adj_out + 3 * k);
+  unpack_vertices<N>(in, adj_out, x, v, g);
   f(x, v, g, adj_x, adj_v);
   for (int k = 0; k < N; ++k) store3(adj_in + 3 * k, adj_x[k]), store3(adj_in + 3 * N + 3 * k, adj_v[k]);
 }

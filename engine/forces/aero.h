@@ -136,15 +136,15 @@ ADJ_HD inline void aero_adjoint(const AeroEval<S>& e, const vec3<S>* x, const ve
 template <class S>
 ADJ_HD inline void aero_coef_adjoint(const S* in, const S* adj_out, S* adj_coef) {
   vec3<S> x[3], v[3], g[3];
-  for (int k = 0; k < 3; ++k) x[k] = load3(in + 3 * k), v[k] = load3(in + 9 + 3 * k), g[k] = load3(adj_out + 3 * k);
+  unpack_vertices<3>(in, adj_out, x, v, g);
   aero_coef_adjoint(x, v, g, adj_coef);
 }
 template <class S>
 ADJ_HD inline void aero_adjoint(const AeroEval<S>& e, const S* in, const S* adj_out, S* adj_in, S* adj_coef = nullptr) {
-  vec3<S> x[3], v[3], g[3], adj_x[3], adj_v[3];
-  for (int k = 0; k < 3; ++k) x[k] = load3(in + 3 * k), v[k] = load3(in + 9 + 3 * k), g[k] = load3(adj_out + 3 * k);
-  aero_adjoint(e, x, v, g, adj_x, adj_v, adj_coef);
-  for (int k = 0; k < 3; ++k) store3(adj_in + 3 * k, adj_x[k]), store3(adj_in + 9 + 3 * k, adj_v[k]);
+  packed_vertex_adjoint<3>(in, adj_out, adj_in,
+                           [&](const vec3<S>* x, const vec3<S>* v, const vec3<S>* g, vec3<S>* adj_x, vec3<S>* adj_v) {
+                             aero_adjoint(e, x, v, g, adj_x, adj_v, adj_coef);
+                           });
 }
 
 }  // namespace adj

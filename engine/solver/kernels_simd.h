@@ -19,7 +19,7 @@ namespace adj {
 
 #if defined(__SSE2__)
 // four floats' vec3s p[v[0..3]] transposed into x, y and z registers (two loads and three
-// shuffles per pair of lanes instead of a scalar store per component), and back
+// shuffles per pair of lanes instead of a scalar store per component)
 inline void gather3_x4(const vec3<float>* p, const int* v, __m128& x, __m128& y, __m128& z) {
   auto xy = [&](int l) { return _mm_loadl_pi(_mm_setzero_ps(), reinterpret_cast<const __m64*>(&p[v[l]].x)); };
   auto zl = [&](int l) { return _mm_load_ss(&p[v[l]].z); };
@@ -27,17 +27,6 @@ inline void gather3_x4(const vec3<float>* p, const int* v, __m128& x, __m128& y,
   x = _mm_movelh_ps(ab, cd);
   y = _mm_movehl_ps(cd, ab);
   z = _mm_movelh_ps(_mm_unpacklo_ps(zl(0), zl(1)), _mm_unpacklo_ps(zl(2), zl(3)));
-}
-inline void scatter3_x4(__m128 x, __m128 y, __m128 z, vec3<float>* first, int stride) {
-  const __m128 lo = _mm_unpacklo_ps(x, y), hi = _mm_unpackhi_ps(x, y);
-  _mm_storel_pi(reinterpret_cast<__m64*>(&first[0].x), lo);
-  _mm_storeh_pi(reinterpret_cast<__m64*>(&first[stride].x), lo);
-  _mm_storel_pi(reinterpret_cast<__m64*>(&first[2 * stride].x), hi);
-  _mm_storeh_pi(reinterpret_cast<__m64*>(&first[3 * stride].x), hi);
-  _mm_store_ss(&first[0].z, z);
-  _mm_store_ss(&first[stride].z, _mm_shuffle_ps(z, z, 1));
-  _mm_store_ss(&first[2 * stride].z, _mm_shuffle_ps(z, z, 2));
-  _mm_store_ss(&first[3 * stride].z, _mm_shuffle_ps(z, z, 3));
 }
 #endif
 
@@ -81,34 +70,6 @@ inline vec3<Lanes<S>> gather3(const vec3<S>* p, const int* v) {
     r.z.set(l, p[v[l]].z);
   }
   return r;
-}
-
-// lane l of x to first[l * stride]
-template <class S>
-inline void scatter3(const vec3<Lanes<S>>& x, vec3<S>* first, int stride) {
-#if defined(__SSE2__) && ADJ_SIMD_BYTES == 16
-  if constexpr (sizeof(S) == 4) return scatter3_x4(x.x.v, x.y.v, x.z.v, first, stride);
-#elif defined(__AVX__) && ADJ_SIMD_BYTES == 32
-  if constexpr (sizeof(S) == 4) {
-    scatter3_x4(_mm256_castps256_ps128(x.x.v), _mm256_castps256_ps128(x.y.v), _mm256_castps256_ps128(x.z.v), first,
-                stride);
-    scatter3_x4(_mm256_extractf128_ps(x.x.v, 1), _mm256_extractf128_ps(x.y.v, 1), _mm256_extractf128_ps(x.z.v, 1),
-                first + 4 * stride, stride);
-    return;
-  }
-#elif defined(__AVX512F__) && ADJ_SIMD_BYTES == 64
-  if constexpr (sizeof(S) == 4) {
-    // a quarter of a pack (GCC 12's _mm512_extractf32x4_ps trips -Wuninitialized)
-#define ADJ_QUARTER(p, q) __m128(__builtin_shufflevector(p, p, 4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 3))
-    scatter3_x4(ADJ_QUARTER(x.x.v, 0), ADJ_QUARTER(x.y.v, 0), ADJ_QUARTER(x.z.v, 0), first, stride);
-    scatter3_x4(ADJ_QUARTER(x.x.v, 1), ADJ_QUARTER(x.y.v, 1), ADJ_QUARTER(x.z.v, 1), first + 4 * stride, stride);
-    scatter3_x4(ADJ_QUARTER(x.x.v, 2), ADJ_QUARTER(x.y.v, 2), ADJ_QUARTER(x.z.v, 2), first + 8 * stride, stride);
-    scatter3_x4(ADJ_QUARTER(x.x.v, 3), ADJ_QUARTER(x.y.v, 3), ADJ_QUARTER(x.z.v, 3), first + 12 * stride, stride);
-#undef ADJ_QUARTER
-    return;
-  }
-#endif
-  for (int l = 0; l < k_lanes<S>; ++l) first[l * stride] = {x.x[l], x.y[l], x.z[l]};
 }
 
 #if defined(__SSE2__)
