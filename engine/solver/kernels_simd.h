@@ -870,12 +870,25 @@ inline int item_width(int bytes) {
 // items of a launch of n elements at width w: the lane groups, then the remainder one each
 inline int item_count(int n, int w) { return n / w + n % w; }
 
+// one element of a launch's scalar remainder: the functor; ParticleForward's also writes the
+// next substep's packed state (its lanes write the whole groups'), so that no serial pass
+// follows the particle step
+template <class F>
+inline void run_tail(const F& f, int i) {
+  f(i);
+}
+template <class S>
+inline void run_tail(const ParticleForward<S>& f, int p) {
+  f(p);
+  if (f.a.state_pack_out) pack_state(f.a.q_out + p, f.a.qd_out + p, 1, f.a.state_pack_out + 8 * std::ptrdiff_t(p));
+}
+
 template <class F>
 inline void run_item(const F& f, int n, int w, int item) {
   if constexpr (LaneKernel<F>) {
-    if (w == 1) return f(item);
+    if (w == 1) return run_tail(f, item);
     const int groups = n / w;
-    if (item >= groups) return f(groups * w + (item - groups));
+    if (item >= groups) return run_tail(f, groups * w + (item - groups));
 #if ADJ_SIMD_BYTES == 16 && defined(ADJ_WIDE_LANES)
     using S = std::remove_cvref_t<decltype(f.a.dt)>;
     if (w * int(sizeof(S)) == 32) return run_avx2(f, item * w);

@@ -30,10 +30,16 @@ struct SerialExec {
   void launch_nowait(int n, const F& f) const {
     launch(n, f);
   }
+  template <class F>
+  void single(const F& f) const {
+    f();
+  }
 };
 
-// the loops of a substep inside one OpenMP team (one parallel region per substep, not one per
-// loop): each loop is split statically and ends in the team's barrier
+// the loops of a step's substeps inside one OpenMP team (one parallel region a step, not one a
+// substep or a loop): each loop is split statically and ends in the team's barrier (launch) or
+// not (launch_nowait: the next loop does not read what it writes); single: one thread, then the
+// barrier
 struct TeamExec {
   int lane_bytes;
   template <class F>
@@ -47,6 +53,11 @@ struct TeamExec {
     const int w = item_width<F>(lane_bytes), items = item_count(n, w);
 #pragma omp for schedule(static) nowait
     for (int i = 0; i < items; ++i) run_item(f, n, w, i);
+  }
+  template <class F>
+  void single(const F& f) const {
+#pragma omp single
+    f();
   }
 };
 
@@ -98,16 +109,20 @@ void run_chosen(int threads, int lane_bytes, int work, TeamChoice& choice, const
   choice.note(team, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 
+// pack_state for the team: the particles in blocks of k_block, a block an item
 template <class S>
-void run_forward(int threads, int lane_bytes, TeamChoice& choice, const KernelArgs<S>& a) {
-  run_chosen(threads, lane_bytes, substep_work(a.m), choice, [&](const auto& exec) { substep_forward(exec, a); });
-}
-
-template <class S>
-void run_adjoint(int threads, int lane_bytes, TeamChoice& choice, const KernelArgs<S>& a) {
-  run_chosen(threads, lane_bytes, substep_work(a.m), choice,
-             [&](const auto& exec) { substep_adjoint(exec, a, /*recompute=*/false); });
-}
+struct PackStates {
+  static constexpr int k_block = 64;
+  const vec3<S>* q;
+  const vec3<S>* qd;
+  int n;
+  S* pack;
+  int blocks() const { return (n + k_block - 1) / k_block; }
+  void operator()(int b) const {
+    const int p0 = b * k_block;
+    pack_state(q + p0, qd + p0, std::min(k_block, n - p0), pack + 8 * std::ptrdiff_t(p0));
+  }
+};
 
 template <class S>
 bool finite3(const vec3<S>& v) {
@@ -127,7 +142,7 @@ std::string slot_owner(const ModelT<S>& m, int s) {
 
 template <class S>
 struct SolverT<S>::Scratch {
-  Array<StateT<S>> sub;               // substep states (adjoint recompute), (substeps + 1)
+  Array<StateT<S>> sub;               // substep k's output state (adjoint recompute), (substeps)
   Array<Array<vec3<S>>> f_total_sub;  // total force of each recomputed substep, (substeps)
   Array<vec3<S>> f_slot, f_total, adj_f, adj_q_slot, adj_qd_slot, dummy_q, dummy_qd;
   Array<S> grad_partials;  // scene-wide fields' per-element gradient partials (grad_slots.h)
@@ -152,7 +167,7 @@ struct SolverT<S>::Scratch {
     adj_f.resize(n + k_slot_pad);  // kernels_simd.h's gather_adj_f
     dummy_q.resize(n);
     dummy_qd.resize(n);
-    sub.resize(substeps + 1);
+    sub.resize(substeps);
     f_total_sub.resize(substeps);
     for (auto& f : f_total_sub) f.resize(n);
     for (auto& s : sub) {
@@ -178,65 +193,132 @@ struct SolverT<S>::Scratch {
     return reinterpret_cast<S*>((p + k_pack_align - 1) / k_pack_align * k_pack_align);
   }
 
-  GridView grid(const ModelT<S>& m, const vec3<S>* q) {
-    if (m.particle_contact)
-      build_hash_grid(q, m.particle_count(), m.grid_cell, table_size, cell_start.data(), sorted.data(), cell.data(),
-                      grid_fill.data());
-    return {table_size, cell_start.data(), sorted.data(), cell.data()};
+  GridView grid_view() const { return {table_size, cell_start.data(), sorted.data(), cell.data()}; }
+  void build_grid(const ModelT<S>& m, const vec3<S>* q) {
+    build_hash_grid(q, m.particle_count(), m.grid_cell, table_size, cell_start.data(), sorted.data(), cell.data(),
+                    grid_fill.data());
   }
 
-  // the substeps from `in` to `out` (into record, when given); check_each: stop at the first
-  // substep whose output is not finite, naming the element whose force is not
-  Status forward(const ModelT<S>& m, KernelArgs<S> a, int threads, const StateT<S>& in, StateT<S>& out, int substeps,
-                 ContactsT<S>* contacts, StepRecordT<S>* record, bool check_each) {
+  // where substep k of a step writes its output state and its total force
+  struct SubstepOut {
+    StateT<S>* state;
+    vec3<S>* f_total;
+  };
+
+  // the substeps from `in`, substep k into out(k), on one thread or inside the team's one
+  // parallel region: a substep's element loops, then its particle loop, each ending in a barrier
+  // (and the team's first pack), nothing serial between them but where a scene needs the grid or
+  // contacts. stop(k), after substep k: whether to stop (one thread only)
+  template <class Exec, class Out, class Stop>
+  void forward_substeps(const Exec& exec, const ModelT<S>& m, KernelArgs<S> a, const StateT<S>& in, int substeps,
+                        const Out& out, ContactsT<S>* contacts, const Stop& stop) {
+    const int n = m.particle_count();
     a.f_slot = f_slot.data();
+    a.grid = grid_view();
+    // the packed states: the first from `in`, each next one written by the particle step
+    if (lane_bytes > 0) {
+      const PackStates<S> first{in.particle_q.data(), in.particle_qd.data(), n, pack(0)};
+      exec.launch(first.blocks(), first);
+    }
     const StateT<S>* cur = &in;
     for (int k = 0; k < substeps; ++k) {
-      StateT<S>& next = (k + 1 == substeps) ? out : (record ? record->sub[k] : sub[k + 1]);
+      const SubstepOut o = out(k);
       a.q = cur->particle_q.data();
       a.qd = cur->particle_qd.data();
-      a.q_out = next.particle_q.data();
-      a.qd_out = next.particle_qd.data();
-      a.f_total = record ? record->f_total[k].data() : f_total.data();
-      a.grid = grid(m, a.q);
-      // the packed states: the first from `in`, each next one written by the particle lanes
-      // of the substep before and here for the particles after the last whole group
-      const int n = m.particle_count(), grouped = n - n % item_width<ParticleForward<S>>(lane_bytes);
+      a.q_out = o.state->particle_q.data();
+      a.qd_out = o.state->particle_qd.data();
+      a.f_total = o.f_total;
       if (lane_bytes > 0) {
-        if (k == 0) pack_state(a.q, a.qd, n, pack(0));
         a.state_pack = pack(k % 2);
         a.state_pack_out = pack((k + 1) % 2);
       }
-      if (contacts && k + 1 == substeps) compute_contacts(m, *cur, *contacts);
-      run_forward(threads, lane_bytes, forward_team, a);
-      if (lane_bytes > 0)
-        pack_state(a.q_out + grouped, a.qd_out + grouped, n - grouped, a.state_pack_out + 8 * std::size_t(grouped));
-      if (check_each) {
-        Status st = check_state_finite(next, "state");
-        if (!st) return name_force(m, a, st);
-      }
-      cur = &next;
+      if (m.particle_contact) exec.single([&] { build_grid(m, a.q); });
+      if (contacts && k + 1 == substeps) exec.single([&] { compute_contacts(m, *cur, *contacts); });
+      substep_forward(exec, a);
+      if (stop(k)) return;
+      cur = o.state;
     }
-    return Status::ok();
+  }
+
+  // forward_substeps on one thread or the team, as forward_team chooses
+  template <class Out>
+  void forward_all(const ModelT<S>& m, const KernelArgs<S>& a, int threads, const StateT<S>& in, int substeps,
+                   const Out& out, ContactsT<S>* contacts) {
+    run_chosen(threads, lane_bytes, substep_work(a.m), forward_team, [&](const auto& exec) {
+      forward_substeps(exec, m, a, in, substeps, out, contacts, [](int) { return false; });
+    });
+  }
+
+  // the substeps from `in` to `out` (into record, when given); check_each: on one thread, stop
+  // at the first substep whose output is not finite, naming the element whose force is not
+  Status forward(const ModelT<S>& m, const KernelArgs<S>& a, int threads, const StateT<S>& in, StateT<S>& out,
+                 int substeps, ContactsT<S>* contacts, StepRecordT<S>* record, bool check_each) {
+    auto dest = [&](int k) -> SubstepOut {
+      StateT<S>& next = (k + 1 == substeps) ? out : (record ? record->sub[k] : sub[k]);
+      return {&next, record ? record->f_total[k].data() : f_total.data()};
+    };
+    if (!check_each) {
+      forward_all(m, a, threads, in, substeps, dest, contacts);
+      return Status::ok();
+    }
+    Status st = Status::ok();
+    forward_substeps(SerialExec{lane_bytes}, m, a, in, substeps, dest, contacts, [&](int k) {
+      st = check_state_finite(*dest(k).state, "state");
+      if (!st) st = name_force(m, dest(k).f_total, st);
+      return !st;
+    });
+    return st;
   }
 
   // the first element or particle whose force of the substep just run is not finite
-  static Status name_force(const ModelT<S>& m, const KernelArgs<S>& a, const Status& st) {
+  Status name_force(const ModelT<S>& m, const vec3<S>* force, const Status& st) const {
     for (int s = 0; s < m.slot_count(); ++s)
-      if (!finite3(a.f_slot[s]))
-        return Status::error(st.message() + " (non-finite force from " + slot_owner(m, s) + ")");
+      if (!finite3(f_slot[s])) return Status::error(st.message() + " (non-finite force from " + slot_owner(m, s) + ")");
     for (int p = 0; p < m.particle_count(); ++p)
-      if (!finite3(a.f_total[p]))
+      if (!finite3(force[p]))
         return Status::error(st.message() + " (non-finite contact/external force on particle " + std::to_string(p) +
                              ")");
     return st;
   }
 
-  // backwards through the substeps whose inputs and forces are `inputs` and `forces`;
-  // check_each: stop at the first substep whose adjoint is not finite, naming its element
+  // backwards through the substeps whose inputs and forces are `inputs` and `forces`, on one
+  // thread or inside the team's one parallel region: the pack of a substep's input state and
+  // the integration's adjoint, the element adjoints, the gather, each ending in a barrier.
+  // stop(target), after a substep: whether to stop (one thread only)
+  template <class Exec, class Stop>
+  void backward_substeps(const Exec& exec, const ModelT<S>& m, KernelArgs<S> a, const StateT<S>& adj_out,
+                         StateT<S>& adj_in, const Stop& stop) {
+    const int n = m.particle_count(), substeps = int(inputs.size());
+    a.grid = grid_view();
+    const StateT<S>* upstream = &adj_out;
+    for (int k = substeps - 1; k >= 0; --k) {
+      StateT<S>& target = (k == 0) ? adj_in : ((k % 2) ? adj_a : adj_b);
+      a.q = inputs[k]->particle_q.data();
+      a.qd = inputs[k]->particle_qd.data();
+      a.adj_q_out = upstream->particle_q.data();
+      a.adj_qd_out = upstream->particle_qd.data();
+      a.adj_q_in = target.particle_q.data();
+      a.adj_qd_in = target.particle_qd.data();
+      a.f_total = const_cast<vec3<S>*>(forces[k]);  // read only: the adjoint kernels never write it
+      if (m.particle_contact) exec.single([&] { build_grid(m, a.q); });
+      // the substep's input state packed for the lane kernels, from the kept (or recomputed)
+      // state; the integration's adjoint, next, does not read it, its barrier ends both
+      if (lane_bytes > 0) {
+        const PackStates<S> input{a.q, a.qd, n, pack(0)};
+        exec.launch_nowait(input.blocks(), input);
+        a.state_pack = pack(0);
+      }
+      substep_adjoint(exec, a, /*recompute=*/false);
+      if (stop(target)) return;
+      upstream = &target;
+    }
+  }
+
+  // backward_substeps; check_each: on one thread, stop at the first substep whose adjoint is not
+  // finite, naming its element
   Status backward(const ModelT<S>& m, KernelArgs<S> a, int threads, const StateT<S>& adj_out, StateT<S>& adj_in,
                   ControlT<S>& adj_control, ModelGradT<S>& adj_model, const GradSlots& slots, bool check_each) {
-    int n = m.particle_count(), substeps = int(inputs.size());
+    const int n = m.particle_count();
     a.f_slot = f_slot.data();
     a.q_out = dummy_q.data();
     a.qd_out = dummy_qd.data();
@@ -247,37 +329,27 @@ struct SolverT<S>::Scratch {
     a.adj_spring_act = data_or_null(adj_control.spring_act);
     a.adj_tet_act = data_or_null(adj_control.tet_act);
     a.g = grad_view(adj_model, slots, grad_partials.data());
-    const StateT<S>* upstream = &adj_out;
-    for (int k = substeps - 1; k >= 0; --k) {
-      StateT<S>& target = (k == 0) ? adj_in : ((k % 2) ? adj_a : adj_b);
-      target.particle_q.resize(n);
-      target.particle_qd.resize(n);
-      a.q = inputs[k]->particle_q.data();
-      a.qd = inputs[k]->particle_qd.data();
-      a.adj_q_out = upstream->particle_q.data();
-      a.adj_qd_out = upstream->particle_qd.data();
-      a.adj_q_in = target.particle_q.data();
-      a.adj_qd_in = target.particle_qd.data();
-      a.f_total = const_cast<vec3<S>*>(forces[k]);  // read only: the adjoint kernels never write it
-      a.grid = grid(m, a.q);
-      // the substep's input state packed for the lane kernels, from the kept (or recomputed) state
-      if (lane_bytes > 0) {
-        pack_state(a.q, a.qd, n, pack(0));
-        a.state_pack = pack(0);
-      }
-      run_adjoint(threads, lane_bytes, adjoint_team, a);
-      if (check_each) {
-        Status st = check_state_finite(target, "adjoint");
-        if (!st) {
-          for (int s = 0; s < m.slot_count(); ++s)
-            if (!finite3(adj_q_slot[s]) || !finite3(adj_qd_slot[s]))
-              return Status::error(st.message() + " (non-finite adjoint from " + slot_owner(m, s) + ")");
-          return Status::error(st.message() + " (from contact, mass or integration terms)");
-        }
-      }
-      upstream = &target;
+    adj_in.particle_q.resize(n);
+    adj_in.particle_qd.resize(n);
+    if (!check_each) {
+      run_chosen(threads, lane_bytes, substep_work(a.m), adjoint_team, [&](const auto& exec) {
+        backward_substeps(exec, m, a, adj_out, adj_in, [](const StateT<S>&) { return false; });
+      });
+      return Status::ok();
     }
-    return Status::ok();
+    Status st = Status::ok();
+    backward_substeps(SerialExec{lane_bytes}, m, a, adj_out, adj_in, [&](const StateT<S>& target) {
+      st = check_state_finite(target, "adjoint");
+      if (st) return false;
+      for (int s = 0; s < m.slot_count(); ++s)
+        if (!finite3(adj_q_slot[s]) || !finite3(adj_qd_slot[s])) {
+          st = Status::error(st.message() + " (non-finite adjoint from " + slot_owner(m, s) + ")");
+          return true;
+        }
+      st = Status::error(st.message() + " (from contact, mass or integration terms)");
+      return true;
+    });
+    return st;
   }
 };
 
@@ -433,18 +505,11 @@ Status SolverT<S>::particle_adjoint(const ModelT<S>& model, const StateT<S>& in,
       sc.forces[k] = record->f_total[k].data();
     }
   } else {
-    sc.sub[0].particle_q = in.particle_q;
-    sc.sub[0].particle_qd = in.particle_qd;
+    using Out = typename Scratch::SubstepOut;
+    sc.forward_all(model, a, threads, in, substeps, [&](int k) { return Out{&sc.sub[k], sc.f_total_sub[k].data()}; },
+                   nullptr);
     for (int k = 0; k < substeps; ++k) {
-      a.q = sc.sub[k].particle_q.data();
-      a.qd = sc.sub[k].particle_qd.data();
-      a.q_out = sc.sub[k + 1].particle_q.data();
-      a.qd_out = sc.sub[k + 1].particle_qd.data();
-      a.f_slot = sc.f_slot.data();
-      a.f_total = sc.f_total_sub[k].data();
-      a.grid = sc.grid(model, a.q);
-      run_forward(threads, sc.lane_bytes, sc.forward_team, a);
-      sc.inputs[k] = &sc.sub[k];
+      if (k > 0) sc.inputs[k] = &sc.sub[k - 1];
       sc.forces[k] = sc.f_total_sub[k].data();
     }
   }

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "engine/core/parallel.h"
 #include "engine/grad/rollout.h"
 #include "tests/engine/scenes.h"
 #include "tests/engine/test_util.h"
@@ -116,13 +117,14 @@ TEST_CASE("energy does not grow without input", "[solver][physics]") {
 
 // float scene big enough for the parallel loops: cloth over a sphere, particle contact on
 // (sphere = false: a tilted plane instead, which the cloth meets a part at a time)
-static ModelT<float> determinism_scene(bool sphere = true) {
+// a cloth of cells x cells over a sphere (or a tilted plane) and the ground, particle contact on
+static ModelT<float> determinism_scene(bool sphere = true, int cells = 24) {
   ModelBuilderT<float> b;
   ClothMaterial<float> mat;
   mat.tri_ke = mat.tri_ka = 100;
   mat.tri_kd = 0.1f;
   mat33<float> rot = mat33<float>::from_cols({1, 0, 0}, {0, 0, 1}, {0, -1, 0});
-  b.add_cloth_grid({-0.8f, 0.5f, -0.8f}, rot, 24, 24, 1.6f / 24, 0.01f, {}, mat, false, 0.02f);
+  b.add_cloth_grid({-0.8f, 0.5f, -0.8f}, rot, cells, cells, 1.6f / float(cells), 0.01f, {}, mat, false, 0.02f);
   if (sphere)
     b.add_sphere({0, 0.2f, 0}, 0.25f);
   else
@@ -160,7 +162,10 @@ static RunBytes run_threads(const ModelT<float>& m, int threads) {
 }
 
 TEST_CASE("determinism: identical bytes across runs and for 1 vs 2 threads", "[solver][determinism]") {
-  ModelT<float> m = determinism_scene();
+  // 48 x 48 cells: particles + elements past k_team_min, so that two threads run the team's
+  // substeps (a step in one parallel region, the grid built by one thread between its loops)
+  ModelT<float> m = determinism_scene(true, 48);
+  REQUIRE(m.particle_count() + m.tri_count() + m.edge_count() >= k_team_min);
   RunBytes a = run_threads(m, 1), b = run_threads(m, 2), c = run_threads(m, 2);
   CHECK(same(a.q, b.q));
   CHECK(same(a.gq, b.gq));
@@ -169,7 +174,7 @@ TEST_CASE("determinism: identical bytes across runs and for 1 vs 2 threads", "[s
   CHECK(same(b.q, c.q));
   CHECK(same(b.gq, c.gq));
   // the cloth really moved and touched the sphere
-  CHECK(a.q[12 * 25 + 12].y < 0.5f);
+  CHECK(a.q[24 * 49 + 24].y < 0.5f);
 }
 
 // 30 steps of the determinism scene, then the adjoint of each step back from the last (each
