@@ -57,9 +57,18 @@ Status RolloutT<S>::forward(const StateT<S>& initial, const std::vector<ControlT
     return Status::error("rollout forward, step 0: " + st.message());
   }
   controls_ = controls;
-  checkpoints_.clear();
+  // the checkpoints overwrite the last pass's in place (no allocation a step when the sizes
+  // repeat); the count is trimmed at the end
+  std::size_t kept_states = 0;
+  auto checkpoint = [&](const StateT<S>& s) {
+    if (kept_states < checkpoints_.size())
+      checkpoints_[kept_states] = s;
+    else
+      checkpoints_.push_back(s);
+    ++kept_states;
+  };
   contacts_.assign(options_.record_contacts ? T : 0, ContactsT<S>());
-  checkpoints_.push_back(initial);
+  checkpoint(initial);
   if (observe) observe(0, initial);
   StateT<S> cur = initial, next;
   std::size_t state_bytes = initial.bytes();
@@ -75,13 +84,15 @@ Status RolloutT<S>::forward(const StateT<S>& initial, const std::vector<ControlT
     if (keep) record_bytes += records_[t].bytes();
     if (!st) {
       failed_step_ = t + 1;
+      checkpoints_.resize(kept_states);
       return Status::error("rollout forward, step " + std::to_string(t + 1) + ": " + st.message());
     }
     std::swap(cur, next);
-    if ((t + 1) % k_ == 0 && t + 1 < T) checkpoints_.push_back(cur);
+    if ((t + 1) % k_ == 0 && t + 1 < T) checkpoint(cur);
     if (observe) observe(t + 1, cur);
-    note_bytes((checkpoints_.size() + 2) * state_bytes + record_bytes);
+    note_bytes((kept_states + 2) * state_bytes + record_bytes);
   }
+  checkpoints_.resize(kept_states);
   final_ = cur;
   forward_done_ = true;
   return Status::ok();

@@ -1,9 +1,8 @@
-#include <omp.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "engine/core/parallel.h"
 #include "engine/rigid/rigid_solver.h"
@@ -12,101 +11,16 @@
 #include "engine/solver/kernels_simd.h"
 #include "engine/solver/model_view.h"
 #include "engine/solver/solver.h"
+#include "engine/solver/team.h"
 
 namespace adj {
 
 namespace {
 
-// the loops of a substep on one thread; elements with a lane form run k_lanes at a time
-// (engine/solver/kernels_simd.h: the same numbers as one at a time)
-struct SerialExec {
-  int lane_bytes;  // SIMD pack bytes of the lane kernels (kernels_simd.h's widest_lane_bytes)
-  template <class F>
-  void launch(int n, const F& f) const {
-    const int w = item_width<F>(lane_bytes);
-    for (int i = 0, items = item_count(n, w); i < items; ++i) run_item(f, n, w, i);
-  }
-  template <class F>
-  void launch_nowait(int n, const F& f) const {
-    launch(n, f);
-  }
-  template <class F>
-  void single(const F& f) const {
-    f();
-  }
-};
-
-// the loops of a step's substeps inside one OpenMP team (one parallel region a step, not one a
-// substep or a loop): each loop is split statically and ends in the team's barrier (launch) or
-// not (launch_nowait: the next loop does not read what it writes); single: one thread, then the
-// barrier
-struct TeamExec {
-  int lane_bytes;
-  template <class F>
-  void launch(int n, const F& f) const {
-    const int w = item_width<F>(lane_bytes), items = item_count(n, w);
-#pragma omp for schedule(static)
-    for (int i = 0; i < items; ++i) run_item(f, n, w, i);
-  }
-  template <class F>
-  void launch_nowait(int n, const F& f) const {
-    const int w = item_width<F>(lane_bytes), items = item_count(n, w);
-#pragma omp for schedule(static) nowait
-    for (int i = 0; i < items; ++i) run_item(f, n, w, i);
-  }
-  template <class F>
-  void single(const F& f) const {
-#pragma omp single
-    f();
-  }
-};
-
-// threads of the particle stages: thread_count, 0 = OpenMP's default
-int team_size(int thread_count) { return thread_count > 0 ? thread_count : std::max(1, omp_get_max_threads()); }
-
 // particles + elements of a substep: below k_team_min the substep runs on one thread
 template <class S>
 int substep_work(const ModelView<S>& m) {
   return m.particle_count + m.spring_count + m.tri_count + m.edge_count + m.tet_count;
-}
-
-// one thread or the team for a substep, by measured time: where other processes keep the cores
-// busy, a team's barriers wait for a descheduled thread and can cost far more than the work they
-// split (measured: a 32x32 cloth 25x slower on 2 threads at load 10). Each way keeps the lower
-// envelope of its times (the fastest recent substep, drifting up 5% a sample, so one preempted
-// substep does not decide); the slower way is retried after 8, 16, ... 4096 substeps. Results
-// do not depend on the choice.
-struct TeamChoice {
-  double ms[2] = {0, 0};  // [0] one thread, [1] the team
-  int calls = 0, next_probe = 8, probe_gap = 8;
-
-  bool best() const { return ms[1] < ms[0]; }
-  bool pick() {
-    if (calls < 2) return calls == 1;  // one of each first
-    if (calls < next_probe) return best();
-    next_probe = calls + probe_gap;
-    probe_gap = std::min(2 * probe_gap, 4096);
-    return !best();
-  }
-  void note(bool team, double t) {
-    double& m = ms[team ? 1 : 0];
-    m = m == 0 ? t : std::min(t, 1.05 * m);
-    ++calls;
-  }
-};
-
-template <class F>
-void run_chosen(int threads, int lane_bytes, int work, TeamChoice& choice, const F& body) {
-  if (threads <= 1 || work < k_team_min) return body(SerialExec{lane_bytes});
-  bool team = choice.pick();
-  auto t0 = std::chrono::steady_clock::now();
-  if (team) {
-#pragma omp parallel num_threads(threads)
-    body(TeamExec{lane_bytes});
-  } else {
-    body(SerialExec{lane_bytes});
-  }
-  choice.note(team, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 
 // pack_state for the team: the particles in blocks of k_block, a block an item
@@ -157,8 +71,12 @@ struct SolverT<S>::Scratch {
   Array<int> cell_start, sorted, grid_fill;
   Array<Idx3> cell;
 
+  int sized_n = -1, sized_slots = -1, sized_substeps = -1;  // what resize() last sized for
+
   void resize(const ModelT<S>& m, int substeps) {
     int n = m.particle_count();
+    if (n == sized_n && m.slot_count() == sized_slots && substeps == sized_substeps) return;
+    sized_n = n, sized_slots = m.slot_count(), sized_substeps = substeps;
     f_slot.resize(m.slot_count() + k_slot_pad);  // kernels_simd.h's slot_force_host
     adj_q_slot.resize(m.slot_count() + k_slot_pad);
     adj_qd_slot.resize(m.slot_count() + k_slot_pad);
@@ -445,15 +363,25 @@ std::size_t StepRecordT<S>::bytes() const {
   return b;
 }
 
-// whether the positions and velocities are all finite (one pass, no message)
+// whether the positions and velocities are all finite (one pass, no message): a scalar is not
+// when its exponent bits are all set, tested on the bits so that the loop runs on SIMD packs
+// (x - x == 0 a scalar at a time took 5 us a step of the 32x32 cloth, serial between two steps)
 template <class S>
 static bool particles_finite(const StateT<S>& s) {
-  const S* p = reinterpret_cast<const S*>(s.particle_q.data());
-  const S* v = reinterpret_cast<const S*>(s.particle_qd.data());
+  using U = std::conditional_t<sizeof(S) == 4, std::uint32_t, std::uint64_t>;
+  constexpr U exponent = sizeof(S) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
   static_assert(sizeof(vec3<S>) == 3 * sizeof(S), "vec3 is three packed scalars");
-  bool ok = true;
-  for (std::size_t i = 0, n = 3 * s.particle_q.size(); i < n; ++i) ok &= is_finite(p[i]) & is_finite(v[i]);
-  return ok;
+  const std::size_t n = 3 * s.particle_q.size();
+  U bad = 0;
+  for (const vec3<S>* a : {s.particle_q.data(), s.particle_qd.data()}) {
+    const S* x = reinterpret_cast<const S*>(a);
+    for (std::size_t i = 0; i < n; ++i) {
+      U bits;
+      std::memcpy(&bits, x + i, sizeof bits);
+      bad |= U((bits & exponent) == exponent);
+    }
+  }
+  return bad == 0;
 }
 
 template <class S>
