@@ -36,8 +36,9 @@ struct SerialExec {
 // the loops of a step's substeps inside one OpenMP team (one parallel region a step, not one a
 // substep or a loop): each loop is split statically and ends in the team's barrier (launch) or
 // not (launch_nowait: the next loop does not read what it writes); single: one thread, then the
-// barrier. (Tried: splitting each loop by the threads' measured times. The threads' times of a
-// phase differ by 0.5-1.5 us a substep at random, not by a lasting bias, and it did not pay.)
+// barrier. (Tried, on the 32x32 cloth on the 2-core VM: splitting each loop by the threads'
+// measured times, which evened the threads' mean times a phase but gained 1% at most, within
+// the noise; and prefetching the lines the other thread wrote at the boundary: no change.)
 struct TeamExec {
   int lane_bytes;
   template <class F>
