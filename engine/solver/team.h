@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 #include "engine/core/parallel.h"
 #include "engine/solver/kernels_simd.h"
@@ -34,24 +35,33 @@ struct SerialExec {
 };
 
 // the loops of a step's substeps inside one OpenMP team (one parallel region a step, not one a
-// substep or a loop): each loop is split statically and ends in the team's barrier (launch) or
-// not (launch_nowait: the next loop does not read what it writes); single: one thread, then the
-// barrier. (Tried, on the 32x32 cloth on the 2-core VM: splitting each loop by the threads'
-// measured times, which evened the threads' mean times a phase but gained 1% at most, within
-// the noise; and prefetching the lines the other thread wrote at the boundary: no change.)
+// substep or a loop): each loop split into equal shares of lane groups, ending in the team's
+// barrier (launch) or not (launch_nowait: the next loop does not read what it writes); single:
+// one thread, then the barrier. (Tried, on the 32x32 cloth on the 2-core VM: splitting each loop
+// by the threads' measured times, which evened the threads' mean times a phase but gained 1% at
+// most, within the noise; and prefetching the lines the other thread wrote at the boundary: no
+// change.)
 struct TeamExec {
   int lane_bytes;
-  template <class F>
-  void launch(int n, const F& f) const {
-    const int w = item_width<F>(lane_bytes), items = item_count(n, w);
-#pragma omp for schedule(static)
-    for (int i = 0; i < items; ++i) run_item(f, n, w, i);
+  // this thread's items of a launch of n elements at width w: an equal share of the lane groups,
+  // the last thread also the scalar remainder (a static schedule of groups + remainder items gave
+  // the first of two threads 35 of the 32x32 cloth's 68 particle groups and the other 33)
+  static void range(int n, int w, int& begin, int& end) {
+    const int threads = omp_get_num_threads(), t = omp_get_thread_num(), groups = n / w;
+    begin = int(std::int64_t(groups) * t / threads);
+    end = t == threads - 1 ? item_count(n, w) : int(std::int64_t(groups) * (t + 1) / threads);
   }
   template <class F>
   void launch_nowait(int n, const F& f) const {
-    const int w = item_width<F>(lane_bytes), items = item_count(n, w);
-#pragma omp for schedule(static) nowait
-    for (int i = 0; i < items; ++i) run_item(f, n, w, i);
+    const int w = item_width<F>(lane_bytes);
+    int begin, end;
+    range(n, w, begin, end);
+    for (int i = begin; i < end; ++i) run_item(f, n, w, i);
+  }
+  template <class F>
+  void launch(int n, const F& f) const {
+    launch_nowait(n, f);
+#pragma omp barrier
   }
   template <class F>
   void single(const F& f) const {
