@@ -77,18 +77,22 @@ inline int team_size(int thread_count) { return thread_count > 0 ? thread_count 
 // busy, a team's barriers wait for a descheduled thread and can cost far more than the work they
 // split (measured: a 32x32 cloth 25x slower on 2 threads at load 10). Each way keeps the lower
 // envelope of its times (the fastest recent step, drifting up 5% a sample, so one preempted
-// step does not decide). While one thread is faster the team is retried after 8, 16, ... 4096
-// steps; while the team is faster it runs every step (its own times rise when it stops paying;
-// retrying one thread cost 2% of a 32x32 cloth's 2-thread time). Results do not depend on the
-// choice.
+// step does not decide); each runs twice first, as the first of each runs on cold caches. While
+// one thread is faster the team is retried after 8, 16, ... 4096 steps; while the team is faster
+// it runs every step (its own times rise when it stops paying; retrying one thread cost 2% of a
+// 32x32 cloth's 2-thread time). Results do not depend on the choice.
 struct TeamChoice {
   double ms[2] = {0, 0};  // [0] one thread, [1] the team
   int calls = 0, next_probe = 8, probe_gap = 8;
 
   bool best() const { return ms[1] < ms[0]; }
   bool pick() {
-    if (calls < 2) return calls == 1;  // one of each first
-    if (best() || calls < next_probe) return best();
+    if (calls < 4) return calls % 2 == 1;  // two of each first: the first of each on cold caches
+    if (best()) {
+      next_probe = calls + probe_gap;  // should one thread take over, its first retry of the team
+      return true;                     // comes probe_gap steps later
+    }
+    if (calls < next_probe) return false;
     next_probe = calls + probe_gap;
     probe_gap = std::min(2 * probe_gap, 4096);
     return true;
