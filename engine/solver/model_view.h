@@ -114,4 +114,20 @@ inline auto make_view(const ModelT<S>& m, LiftedArrays<std::conditional_t<std::i
   return v;
 }
 
+// a particle substep adjoint's outputs in `a`: the scratch's adj_f and slot adjoints (any scratch
+// with dummy_q, dummy_qd, adj_f, adj_q_slot and adj_qd_slot: the solver's and the tangent
+// solver's), the control gradients, the model gradients' view
+template <class T, class Scratch>
+void point_adjoint_outputs(KernelArgs<T>& a, Scratch& s, ControlT<T>& adj_control, const ModelGradView<T>& g) {
+  a.q_out = s.dummy_q.data();
+  a.qd_out = s.dummy_qd.data();
+  a.adj_f = s.adj_f.data();
+  a.adj_q_slot = s.adj_q_slot.data();
+  a.adj_qd_slot = s.adj_qd_slot.data();
+  a.adj_control_f = adj_control.particle_f.data();
+  a.adj_spring_act = data_or_null(adj_control.spring_act);
+  a.adj_tet_act = data_or_null(adj_control.tet_act);
+  a.g = g;
+}
+
 }  // namespace adj

@@ -128,15 +128,7 @@ struct SolverT<S>::Tangents {
     const int substeps = int(f_total.size());
     const GradSlots slots = grad_slots(m);
     grad_sink.assign(std::size_t(slots.size), T(0));
-    a.q_out = dummy_q.data();
-    a.qd_out = dummy_qd.data();
-    a.adj_f = adj_f.data();
-    a.adj_q_slot = adj_q_slot.data();
-    a.adj_qd_slot = adj_qd_slot.data();
-    a.adj_control_f = adj_control.particle_f.data();
-    a.adj_spring_act = data_or_null(adj_control.spring_act);
-    a.adj_tet_act = data_or_null(adj_control.tet_act);
-    a.g = grad_view(slots, grad_sink.data());
+    point_adjoint_outputs(a, *this, adj_control, grad_view(slots, grad_sink.data()));
     const StateT<T>* upstream = &adj_out;
     for (int k = substeps - 1; k >= 0; --k) {
       StateT<T>& target = (k == 0) ? adj_in : ((k % 2) ? adj_a : adj_b);

@@ -238,15 +238,7 @@ struct SolverT<S>::Scratch {
                   ControlT<S>& adj_control, ModelGradT<S>& adj_model, const GradSlots& slots, bool check_each) {
     const int n = m.particle_count();
     a.f_slot = f_slot.data();
-    a.q_out = dummy_q.data();
-    a.qd_out = dummy_qd.data();
-    a.adj_f = adj_f.data();
-    a.adj_q_slot = adj_q_slot.data();
-    a.adj_qd_slot = adj_qd_slot.data();
-    a.adj_control_f = adj_control.particle_f.data();
-    a.adj_spring_act = data_or_null(adj_control.spring_act);
-    a.adj_tet_act = data_or_null(adj_control.tet_act);
-    a.g = grad_view(adj_model, slots, grad_partials.data());
+    point_adjoint_outputs(a, *this, adj_control, grad_view(adj_model, slots, grad_partials.data()));
     adj_in.particle_q.resize(n);
     adj_in.particle_qd.resize(n);
     if (!check_each) {
