@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/collision/body_particle.h"
+#include "engine/core/float_env.h"
 #include "engine/rigid/rigid_solver.h"
 #include "engine/solver/coupled_kernels.h"
 #include "engine/solver/solver.h"
@@ -84,6 +85,9 @@ Status SolverT<S>::step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& 
     if (contacts) contacts->clear();
     return particle_step(model, in, out, control, dt, options_.substeps, contacts, record);
   }
+  // bodies, and particles coupled to them: no team of threads (the particle solver's loops take
+  // the flush on each of its threads, engine/solver/team.h)
+  const FlushSubnormals flush;  // engine/core/float_env.h
   if (&in == &out) return Status::error("step: states are never updated in place (in and out are the same)");
   if (model.particle_count() > 0) return coupled_step(model, in, out, control, dt, contacts);
   out.particle_q.clear();
@@ -98,6 +102,7 @@ Status SolverT<S>::step_adjoint(const ModelT<S>& model, const StateT<S>& in, con
                                 ModelGradT<S>& adj_model, const StepRecordT<S>* record) {
   if (model.body_count() == 0)
     return particle_adjoint(model, in, control, dt, options_.substeps, adj_out, adj_in, adj_control, adj_model, record);
+  const FlushSubnormals flush;
   fit_coupled_grads(model, control, adj_control, adj_model);
   if (model.particle_count() > 0)
     return coupled_adjoint(model, in, control, dt, adj_out, adj_in, adj_control, adj_model);

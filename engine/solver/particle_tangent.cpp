@@ -6,6 +6,7 @@
 // numbers themselves (contact: vjp) nest them: Dual<Dual<S, 1>, N>.
 #include <string>
 
+#include "engine/core/float_env.h"
 #include "engine/solver/grad_slots.h"
 #include "engine/solver/model_view.h"
 #include "engine/solver/solver.h"
@@ -156,6 +157,7 @@ void SolverT<S>::TangentsDelete::operator()(Tangents* p) const {
 template <class S>
 Status SolverT<S>::tangent_step(const ModelT<S>& m, const StateT<Tangent>& in, StateT<Tangent>& out,
                                 const ControlT<Tangent>& control, S dt) {
+  const FlushSubnormals flush;  // engine/core/float_env.h
   if (Status st = shape_check(m, in, control, "step"); !st) return st;
   if (&in == &out) return Status::error("particle tangent step: in and out are the same state");
   if (!tangents_) tangents_.reset(new Tangents);
@@ -172,6 +174,7 @@ template <class S>
 Status SolverT<S>::tangent_step_adjoint(const ModelT<S>& m, const StateT<Tangent>& in, const ControlT<Tangent>& control,
                                         S dt, const StateT<Tangent>& adj_out, StateT<Tangent>& adj_in,
                                         ControlT<Tangent>& adj_control) {
+  const FlushSubnormals flush;
   if (Status st = shape_check(m, in, control, "step adjoint"); !st) return st;
   if (adj_out.particle_count() != m.particle_count())
     return Status::error("particle tangent step adjoint: the output adjoint does not match the model");

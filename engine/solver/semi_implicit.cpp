@@ -4,6 +4,7 @@
 #include <string>
 #include <type_traits>
 
+#include "engine/core/float_env.h"
 #include "engine/core/parallel.h"
 #include "engine/rigid/rigid_solver.h"
 #include "engine/solver/grad_slots.h"
@@ -180,6 +181,7 @@ struct SolverT<S>::Scratch {
       return Status::ok();
     }
     Status st = Status::ok();
+    const FlushSubnormals flush;  // as run_chosen's (engine/core/float_env.h)
     forward_substeps(SerialExec{lane_bytes}, m, a, in, substeps, dest, contacts, [&](int k) {
       st = check_state_finite(*dest(k).state, "state");
       if (!st) st = name_force(m, dest(k).f_total, st);
@@ -248,6 +250,7 @@ struct SolverT<S>::Scratch {
       return Status::ok();
     }
     Status st = Status::ok();
+    const FlushSubnormals flush;
     backward_substeps(SerialExec{lane_bytes}, m, a, adj_out, adj_in, [&](const StateT<S>& target) {
       st = check_state_finite(target, "adjoint");
       if (st) return false;

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 
+#include "engine/core/float_env.h"
 #include "engine/core/parallel.h"
 #include "engine/solver/kernels_simd.h"
 
@@ -108,12 +109,18 @@ struct TeamChoice {
 // particles + elements; below k_team_min one thread)
 template <class F>
 void run_chosen(int threads, int lane_bytes, int work, TeamChoice& choice, const F& body) {
-  if (threads <= 1 || work < k_team_min) return body(SerialExec{lane_bytes});
+  if (threads <= 1 || work < k_team_min) {
+    const FlushSubnormals flush;  // engine/core/float_env.h
+    return body(SerialExec{lane_bytes});
+  }
   bool team = choice.pick();
   auto t0 = std::chrono::steady_clock::now();
   if (team) {
 #pragma omp parallel num_threads(threads)
     {
+      // on each thread after the fork: a thread starts in its creator's mode, so a pool forked
+      // under the flush would keep it outside our steps
+      const FlushSubnormals flush;
       // a smaller team than asked (a thread limit) would leave a share unrun: its first thread
       // runs the step alone
       if (omp_get_num_threads() == threads)
@@ -122,6 +129,7 @@ void run_chosen(int threads, int lane_bytes, int work, TeamChoice& choice, const
         body(SerialExec{lane_bytes});
     }
   } else {
+    const FlushSubnormals flush;
     body(SerialExec{lane_bytes});
   }
   choice.note(team, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());

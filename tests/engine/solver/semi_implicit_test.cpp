@@ -1,5 +1,6 @@
 #include "engine/solver/solver.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "engine/core/parallel.h"
@@ -222,6 +223,48 @@ TEST_CASE("determinism: SSE2, AVX2 and AVX-512 lanes equal the scalar kernels bi
     CHECK(a.q[12 * 25 + 12].y < 0.5f);  // it moved
   }
 }
+
+#if defined(__SSE2__)
+TEST_CASE("a step flushes subnormals on every thread and restores the caller's mode", "[solver][float_env]") {
+  // free particles at the origin moving at 1e-37 m/s: a step of 0.01 s moves them 1e-39 m, a
+  // subnormal, which the step flushes to zero (engine/core/float_env.h). Past k_team_min
+  // particles, so that on two threads the team's second thread runs half of them
+  // the OpenMP pool forked here, outside a step, in this thread's mode (a thread starts in its
+  // creator's): the steps' team must take the flush itself, and leave the pool's mode as it was
+  auto pool_keeps_subnormals = [] {
+    int kept = 0;
+#pragma omp parallel num_threads(2) reduction(+ : kept)
+    {
+      volatile float a = 1e-37f, h = 0.01f;
+      kept += std::fpclassify(a * h) == FP_SUBNORMAL;
+    }
+    return kept;
+  };
+  REQUIRE(pool_keeps_subnormals() == 2);
+  ModelBuilderT<float> b;
+  const int n = k_team_min + 64;
+  for (int i = 0; i < n; ++i) b.add_particle({0, 0, 0}, {1e-37f, 0, 0}, 1.0f);
+  b.settings().gravity = {0, 0, 0};
+  const ModelT<float> m = must<float>(b.finalize());
+  for (int threads : {1, 2}) {
+    SolverT<float> solver({.substeps = 1, .thread_count = threads});
+    StateT<float> s = m.make_state(), next;
+    ControlT<float> c = m.make_control();
+    // four steps: TeamChoice runs one thread and the team two times each first
+    for (int step = 0; step < 4; ++step) {
+      REQUIRE(solver.step(m, s, next, c, 0.01f).is_ok());
+      int subnormal = 0;
+      for (const vec3<float>& q : next.particle_q) subnormal += std::fpclassify(q.x) != FP_ZERO;
+      INFO("threads " << threads << ", step " << step);
+      CHECK(subnormal == 0);
+      CHECK(next.particle_qd[n - 1].x == 1e-37f);
+    }
+  }
+  volatile float a = 1e-37f, h = 0.01f;  // the caller's mode: subnormals kept
+  CHECK(std::fpclassify(a * h) == FP_SUBNORMAL);
+  CHECK(pool_keeps_subnormals() == 2);
+}
+#endif
 
 TEST_CASE("step reports contacts (points, normals, forces) for drawing", "[solver]") {
   ModelT<double> m = colliders_scene();
