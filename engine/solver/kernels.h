@@ -553,16 +553,25 @@ inline void substep_forward(const Exec& exec, const KernelArgs<S>& a) {
   exec.launch(a.m.particle_count, ParticleForward<S>{a});
 }
 
+// a substep's element adjoints, each element's slots from adj_f (which the integration's
+// adjoint has filled), ending in a barrier. The host's backward (semi_implicit.cpp) runs them
+// between a substep's integration adjoint and its gather as substep_adjoint does, with the
+// gather fused to the next substep's integration adjoint (kernels_simd.h's GatherThenIntegrate)
+template <class S, class Exec>
+inline void element_adjoints(const Exec& exec, const KernelArgs<S>& a) {
+  exec.launch_nowait(a.m.spring_count, SpringAdjoint<S>{a});
+  exec.launch_nowait(a.m.tri_count, TriangleAdjoint<S>{a});
+  exec.launch_nowait(a.m.edge_count, BendingAdjoint<S>{a});
+  exec.launch(a.m.tet_count, TetAdjoint<S>{a});
+}
+
 // recompute = false: the caller has already run substep_forward on this substep's input
 // state and kept its f_total (the only forward result the adjoint kernels read)
 template <class S, class Exec>
 inline void substep_adjoint(const Exec& exec, const KernelArgs<S>& a, bool recompute = true) {
   if (recompute) substep_forward(exec, a);
   exec.launch(a.m.particle_count, ParticleIntegrateAdjoint<S>{a});
-  exec.launch_nowait(a.m.spring_count, SpringAdjoint<S>{a});
-  exec.launch_nowait(a.m.tri_count, TriangleAdjoint<S>{a});
-  exec.launch_nowait(a.m.edge_count, BendingAdjoint<S>{a});
-  exec.launch(a.m.tet_count, TetAdjoint<S>{a});
+  element_adjoints(exec, a);
   exec.launch(a.m.particle_count, ParticleGatherAdjoint<S>{a});
 }
 

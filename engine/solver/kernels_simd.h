@@ -855,12 +855,68 @@ inline int widest_lane_bytes(int max_bytes) {
 inline int widest_lane_bytes(int max_bytes) { return max_bytes > 0 && max_bytes < ADJ_SIMD_BYTES ? 0 : ADJ_SIMD_BYTES; }
 #endif
 
+// the scalar type of a lane kernel: its KernelArgs'
+template <class F>
+struct LaneScalar {
+  using type = std::remove_cvref_t<decltype(std::declval<F>().a.dt)>;
+};
+
+// the host's backward (semi_implicit.cpp) runs a substep's gather and the next substep's (k - 1's)
+// integration adjoint as one loop, a barrier and a pass fewer: for each item, the gather's
+// particles, then the same particles' integration adjoint, then their k - 1 input state
+// packed into `pack` (when set) for k - 1's element adjoints. Per particle it
+// is substep_adjoint's order: the integration reads only its own particle's gathered adjoint,
+// which the item has just written in full (a group's stores end with its last particle's 12
+// bytes); it writes adj_f for k - 1 to an array apart from the gather's, whose contacts read
+// neighbours' adj_f; and its pack goes to the other of the two pack arrays
+template <class S>
+struct GatherThenIntegrate {
+  ParticleGatherAdjoint<S> gather;        // substep k
+  ParticleIntegrateAdjoint<S> integrate;  // substep k - 1
+  S* pack;                                // k - 1's state_pack, or null
+};
+template <class S>
+struct LaneScalar<GatherThenIntegrate<S>> {
+  using type = S;
+};
+template <class S>
+inline void pack_integrated(const GatherThenIntegrate<S>& f, int p0, int count) {
+  const KernelArgs<S>& a = f.integrate.a;
+  if (f.pack) pack_state(a.q + p0, a.qd + p0, count, f.pack + 8 * std::ptrdiff_t(p0));
+}
+template <class S>
+inline void run_lanes(const GatherThenIntegrate<S>& f, int p0) {
+  run_lanes(f.gather, p0);
+  run_lanes(f.integrate, p0);
+  pack_integrated(f, p0, k_lanes<S>);
+}
+template <class S>
+inline void run_tail(const GatherThenIntegrate<S>& f, int p) {
+  f.gather(p);
+  f.integrate(p);
+  pack_integrated(f, p, 1);
+}
+#if ADJ_SIMD_BYTES == 16 && defined(ADJ_WIDE_LANES)
+template <class S>
+inline void run_avx2(const GatherThenIntegrate<S>& f, int p0) {
+  run_avx2(f.gather, p0);
+  run_avx2(f.integrate, p0);
+  pack_integrated(f, p0, 32 / int(sizeof(S)));
+}
+template <class S>
+inline void run_avx512(const GatherThenIntegrate<S>& f, int p0) {
+  run_avx512(f.gather, p0);
+  run_avx512(f.integrate, p0);
+  pack_integrated(f, p0, 64 / int(sizeof(S)));
+}
+#endif
+
 // elements per item of a launch: 1 without a lane form or packs, else the lanes of a
 // `bytes`-byte pack (widest_lane_bytes)
 template <class F>
 inline int item_width(int bytes) {
   if constexpr (LaneKernel<F>) {
-    using S = std::remove_cvref_t<decltype(std::declval<F>().a.dt)>;
+    using S = typename LaneScalar<F>::type;
     return bytes > 0 ? bytes / int(sizeof(S)) : 1;
   } else {
     return 1;
@@ -890,7 +946,7 @@ inline void run_item(const F& f, int n, int w, int item) {
     const int groups = n / w;
     if (item >= groups) return run_tail(f, groups * w + (item - groups));
 #if ADJ_SIMD_BYTES == 16 && defined(ADJ_WIDE_LANES)
-    using S = std::remove_cvref_t<decltype(f.a.dt)>;
+    using S = typename LaneScalar<F>::type;
     if (w * int(sizeof(S)) == 32) return run_avx2(f, item * w);
     if (w * int(sizeof(S)) == 64) return run_avx512(f, item * w);
 #endif

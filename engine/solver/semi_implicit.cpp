@@ -59,7 +59,7 @@ template <class S>
 struct SolverT<S>::Scratch {
   Array<StateT<S>> sub;               // substep k's output state (adjoint recompute), (substeps)
   Array<Array<vec3<S>>> f_total_sub;  // total force of each recomputed substep, (substeps)
-  Array<vec3<S>> f_slot, f_total, adj_f, adj_q_slot, adj_qd_slot, dummy_q, dummy_qd;
+  Array<vec3<S>> f_slot, f_total, adj_f, adj_f_odd, adj_q_slot, adj_qd_slot, dummy_q, dummy_qd;
   Array<S> grad_partials;  // scene-wide fields' per-element gradient partials (grad_slots.h)
   Array<S> state_pack[2];  // substep k's input state for the lane kernels in [k % 2] (pack()); backward: [0]
   StateT<S> adj_a, adj_b;
@@ -84,6 +84,7 @@ struct SolverT<S>::Scratch {
     f_total.resize(n);
     for (auto& p : state_pack) p.resize(8 * std::size_t(n) + k_pack_align / sizeof(S));
     adj_f.resize(n + k_slot_pad);  // kernels_simd.h's gather_adj_f
+    adj_f_odd.resize(n + k_slot_pad);
     dummy_q.resize(n);
     dummy_qd.resize(n);
     sub.resize(substeps);
@@ -201,36 +202,54 @@ struct SolverT<S>::Scratch {
     return st;
   }
 
+  // the backward's arguments of substep k: its input state and total force, its upstream
+  // adjoint and its target, its input packed in pack(k % 2), its adj_f (one array for even k,
+  // one for odd: GatherThenIntegrate)
+  KernelArgs<S> adjoint_args(KernelArgs<S> a, int k, const StateT<S>& upstream, StateT<S>& target) {
+    a.q = inputs[k]->particle_q.data();
+    a.qd = inputs[k]->particle_qd.data();
+    a.adj_q_out = upstream.particle_q.data();
+    a.adj_qd_out = upstream.particle_qd.data();
+    a.adj_q_in = target.particle_q.data();
+    a.adj_qd_in = target.particle_qd.data();
+    a.f_total = const_cast<vec3<S>*>(forces[k]);  // read only: the adjoint kernels never write it
+    a.state_pack = lane_bytes > 0 ? pack(k % 2) : nullptr;
+    a.adj_f = (k % 2 ? adj_f_odd : adj_f).data();
+    return a;
+  }
+  // where substep k's adjoint goes: adj_in for the first, else adj_a and adj_b in turn
+  StateT<S>& adjoint_target(int k, StateT<S>& adj_in) { return k == 0 ? adj_in : ((k % 2) ? adj_a : adj_b); }
+
   // backwards through the substeps whose inputs and forces are `inputs` and `forces`, on one
-  // thread or inside the team's one parallel region: the pack of a substep's input state and
-  // the integration's adjoint, the element adjoints, the gather, each ending in a barrier.
+  // thread or inside the team's one parallel region. The last substep's integration adjoint
+  // (and its input's pack, which it does not read) first; then for each substep its element
+  // adjoints and its gather, the gather fused with the next substep's integration adjoint and
+  // pack (kernels_simd.h's GatherThenIntegrate): two loops a substep, each ending in a barrier.
   // stop(target), after a substep: whether to stop (one thread only)
   template <class Exec, class Stop>
   void backward_substeps(const Exec& exec, const ModelT<S>& m, KernelArgs<S> a, const StateT<S>& adj_out,
                          StateT<S>& adj_in, const Stop& stop) {
-    const int n = m.particle_count(), substeps = int(inputs.size());
+    const int n = m.particle_count(), last = int(inputs.size()) - 1;
     a.grid = grid_view();
-    const StateT<S>* upstream = &adj_out;
-    for (int k = substeps - 1; k >= 0; --k) {
-      StateT<S>& target = (k == 0) ? adj_in : ((k % 2) ? adj_a : adj_b);
-      a.q = inputs[k]->particle_q.data();
-      a.qd = inputs[k]->particle_qd.data();
-      a.adj_q_out = upstream->particle_q.data();
-      a.adj_qd_out = upstream->particle_qd.data();
-      a.adj_q_in = target.particle_q.data();
-      a.adj_qd_in = target.particle_qd.data();
-      a.f_total = const_cast<vec3<S>*>(forces[k]);  // read only: the adjoint kernels never write it
-      if (m.particle_contact) exec.single([&] { build_grid(m, a.q); });
-      // the substep's input state packed for the lane kernels, from the kept (or recomputed)
-      // state; the integration's adjoint, next, does not read it, its barrier ends both
-      if (lane_bytes > 0) {
-        const PackStates<S> input{a.q, a.qd, n, pack(0)};
-        exec.launch_nowait(input.blocks(), input);
-        a.state_pack = pack(0);
+    KernelArgs<S> cur = adjoint_args(a, last, adj_out, adjoint_target(last, adj_in));
+    if (lane_bytes > 0) {
+      const PackStates<S> input{cur.q, cur.qd, n, pack(last % 2)};
+      exec.launch_nowait(input.blocks(), input);
+    }
+    exec.launch(n, ParticleIntegrateAdjoint<S>{cur});
+    for (int k = last;; --k) {
+      StateT<S>& target = adjoint_target(k, adj_in);
+      if (m.particle_contact) exec.single([&] { build_grid(m, cur.q); });
+      element_adjoints(exec, cur);
+      if (k == 0) {
+        exec.launch(n, ParticleGatherAdjoint<S>{cur});
+        stop(target);
+        return;
       }
-      substep_adjoint(exec, a, /*recompute=*/false);
+      const KernelArgs<S> next = adjoint_args(a, k - 1, target, adjoint_target(k - 1, adj_in));
+      exec.launch(n, GatherThenIntegrate<S>{{cur}, {next}, lane_bytes > 0 ? pack((k - 1) % 2) : nullptr});
       if (stop(target)) return;
-      upstream = &target;
+      cur = next;
     }
   }
 
@@ -286,7 +305,7 @@ SolverT<S>& SolverT<S>::operator=(SolverT&&) noexcept = default;
 template <class S>
 std::size_t SolverT<S>::scratch_bytes() const {
   const Scratch& s = *scratch_;
-  std::size_t b = (s.f_slot.size() * 3 + s.f_total.size() * 4) * sizeof(vec3<S>) +
+  std::size_t b = (s.f_slot.size() * 3 + s.f_total.size() * 5) * sizeof(vec3<S>) +
                   (s.grad_partials.size() + 2 * s.state_pack[0].size()) * sizeof(S);
   for (auto& st : s.sub) b += st.bytes();
   for (auto& f : s.f_total_sub) b += f.size() * sizeof(vec3<S>);
