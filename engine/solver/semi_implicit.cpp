@@ -61,7 +61,7 @@ struct SolverT<S>::Scratch {
   Array<Array<vec3<S>>> f_total_sub;  // total force of each recomputed substep, (substeps)
   Array<vec3<S>> f_slot, f_total, adj_f, adj_f_odd, adj_q_slot, adj_qd_slot, dummy_q, dummy_qd;
   Array<S> grad_partials;  // scene-wide fields' per-element gradient partials (grad_slots.h)
-  Array<S> state_pack[2];  // substep k's input state for the lane kernels in [k % 2] (pack()); backward: [0]
+  Array<S> state_pack[2];  // substep k's input state for the lane kernels in [k % 2] (pack()), forward and backward
   StateT<S> adj_a, adj_b;
   std::vector<const StateT<S>*> inputs;   // each substep's input state, for the adjoint
   std::vector<const vec3<S>*> forces;     // each substep's total force, for the adjoint
