@@ -4,7 +4,6 @@
 #include <string>
 #include <type_traits>
 
-#include "engine/core/float_env.h"
 #include "engine/core/parallel.h"
 #include "engine/rigid/rigid_solver.h"
 #include "engine/solver/grad_slots.h"
@@ -182,11 +181,12 @@ struct SolverT<S>::Scratch {
       return Status::ok();
     }
     Status st = Status::ok();
-    const FlushSubnormals flush;  // as run_chosen's (engine/core/float_env.h)
-    forward_substeps(SerialExec{lane_bytes}, m, a, in, substeps, dest, contacts, [&](int k) {
-      st = check_state_finite(*dest(k).state, "state");
-      if (!st) st = name_force(m, dest(k).f_total, st);
-      return !st;
+    run_serial(lane_bytes, [&](const SerialExec& exec) {
+      forward_substeps(exec, m, a, in, substeps, dest, contacts, [&](int k) {
+        st = check_state_finite(*dest(k).state, "state");
+        if (!st) st = name_force(m, dest(k).f_total, st);
+        return !st;
+      });
     });
     return st;
   }
@@ -269,17 +269,18 @@ struct SolverT<S>::Scratch {
       return Status::ok();
     }
     Status st = Status::ok();
-    const FlushSubnormals flush;
-    backward_substeps(SerialExec{lane_bytes}, m, a, adj_out, adj_in, [&](const StateT<S>& target) {
-      st = check_state_finite(target, "adjoint");
-      if (st) return false;
-      for (int s = 0; s < m.slot_count(); ++s)
-        if (!finite3(adj_q_slot[s]) || !finite3(adj_qd_slot[s])) {
-          st = Status::error(st.message() + " (non-finite adjoint from " + slot_owner(m, s) + ")");
-          return true;
-        }
-      st = Status::error(st.message() + " (from contact, mass or integration terms)");
-      return true;
+    run_serial(lane_bytes, [&](const SerialExec& exec) {
+      backward_substeps(exec, m, a, adj_out, adj_in, [&](const StateT<S>& target) {
+        st = check_state_finite(target, "adjoint");
+        if (st) return false;
+        for (int s = 0; s < m.slot_count(); ++s)
+          if (!finite3(adj_q_slot[s]) || !finite3(adj_qd_slot[s])) {
+            st = Status::error(st.message() + " (non-finite adjoint from " + slot_owner(m, s) + ")");
+            return true;
+          }
+        st = Status::error(st.message() + " (from contact, mass or integration terms)");
+        return true;
+      });
     });
     return st;
   }

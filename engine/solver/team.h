@@ -107,12 +107,17 @@ struct TeamChoice {
 
 // body(exec) on one thread, or on each thread of a team of `threads` (work: the substep's
 // particles + elements; below k_team_min one thread)
+// body(SerialExec) on this thread with subnormals flushed (engine/core/float_env.h): how the
+// particle solver's loops run outside a team (a team's threads each take the flush themselves)
+template <class F>
+void run_serial(int lane_bytes, const F& body) {
+  const FlushSubnormals flush;
+  body(SerialExec{lane_bytes});
+}
+
 template <class F>
 void run_chosen(int threads, int lane_bytes, int work, TeamChoice& choice, const F& body) {
-  if (threads <= 1 || work < k_team_min) {
-    const FlushSubnormals flush;  // engine/core/float_env.h
-    return body(SerialExec{lane_bytes});
-  }
+  if (threads <= 1 || work < k_team_min) return run_serial(lane_bytes, body);
   bool team = choice.pick();
   auto t0 = std::chrono::steady_clock::now();
   if (team) {
@@ -129,8 +134,7 @@ void run_chosen(int threads, int lane_bytes, int work, TeamChoice& choice, const
         body(SerialExec{lane_bytes});
     }
   } else {
-    const FlushSubnormals flush;
-    body(SerialExec{lane_bytes});
+    run_serial(lane_bytes, body);
   }
   choice.note(team, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
