@@ -330,6 +330,8 @@ int run_viewer(const ViewerOptions& opt) {
           io.MouseDown[0] = m->down;
           io.KeyCtrl = m->ctrl;
         }
+        if (auto text = script->take_text())
+          for (char ch : *text) io.AddInputCharacter(static_cast<unsigned char>(ch));
         if (auto k = script->take_key()) {
           io.KeysDown[k->key] = true;
           io.KeyCtrl = k->ctrl;

@@ -583,6 +583,17 @@ void Editor::open_save_as() {
   save_as_active_ = true;
 }
 
+void Editor::show_dialog(FileDialog d) {
+  switch (d) {
+    case FileDialog::open:
+      open_dialog_ = true;
+      break;
+    case FileDialog::import_obj:
+      import_dialog_ = true;
+      break;
+  }
+}
+
 bool Editor::answer_save_as(const std::string& path) {
   save_as_active_ = false;
   save_dialog_ = false;

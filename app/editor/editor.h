@@ -15,6 +15,7 @@
 #include "app/editor/landscape_ui.h"
 #include "app/editor/recording.h"
 #include "app/editor/robot_ui.h"
+#include "app/editor/ui_items.h"
 #include "app/editor/worker.h"
 #include "app/scene_view.h"
 #include "render/camera.h"
@@ -130,6 +131,9 @@ class Editor {
   // the Save As dialog's Save (a path) or Cancel (empty); false when nothing was saved
   bool answer_save_as(const std::string& path);
   void open_save_as();  // File > Save As, Ctrl+Shift+S
+  // File > Open (Ctrl+O), File > Import OBJ: their file browsers
+  enum class FileDialog { open, import_obj };
+  void show_dialog(FileDialog d);
 
   // the loss terms of the Optimization panel's task (task_index): each one undo step; a
   // term that names no object, or a missing target where its kind needs one, is refused
@@ -266,6 +270,7 @@ class Editor {
   OptMethod opt_method;            // robot policy tasks: BPTT or SHAC (the panel's method combo)
   std::deque<Message> messages;
   std::vector<std::string> recent_files;
+  UiItems ui_items;  // named widgets as drawn this frame (script click-ui)
   std::string open_path_input, save_path_input, import_path_input;
   double ui_frame_ms = 0;  // the UI's own frame time (stats)
   // the size the viewport's scene was last drawn at, per axis (ViewSettings::lower_res_moving)

@@ -214,6 +214,7 @@ long resident_mb() {
 // ---- layout
 
 void Editor::draw_panels(float menu_height) {
+  ui_items.rects.clear();
   report_worker_errors();
   // Tab is the panels' key (MuJoCo's): ImGui's Tab focusing into the focused panel's next field
   // would capture the keyboard and swallow the next Tab / Shift+Tab
@@ -1160,7 +1161,8 @@ void Editor::draw_menu_items_view() {
 // ---- file prompts (no native dialogs: a path field)
 
 void Editor::draw_file_dialogs() {
-  auto dialog = [&](bool& open, const char* title, std::string& input, const char* button, auto&& action) {
+  auto dialog = [&](bool& open, const char* title, std::string& input, const char* button, const char* id,
+                    auto&& action) {
     if (open) {
       ImGui::OpenPopup(title);
       open = false;
@@ -1170,7 +1172,10 @@ void Editor::draw_file_dialogs() {
       ImGui::SetNextItemWidth(420);
       if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
       bool enter = input_string("##path", input, ImGuiInputTextFlags_EnterReturnsTrue);
-      if (ImGui::Button(button) || enter) {
+      ui_items.note(std::string(id) + "/path");
+      bool clicked = ImGui::Button(button);
+      ui_items.note(std::string(id) + "/" + button);
+      if (clicked || enter) {
         action(input);
         ImGui::CloseCurrentPopup();
       }
@@ -1180,7 +1185,7 @@ void Editor::draw_file_dialogs() {
       ImGui::EndPopup();
     }
   };
-  dialog(open_dialog_, "Open scene", open_path_input, "Open", [&](const std::string& p) { request(Pending::open, p); });
+  dialog(open_dialog_, "Open scene", open_path_input, "Open", "open", [&](const std::string& p) { request(Pending::open, p); });
   if (save_dialog_ && save_path_input.empty()) save_path_input = doc.path();
   // Save As: saving goes on with a New/Open/Quit the unsaved-changes prompt held back
   if (save_dialog_) save_as_active_ = true;
@@ -1196,13 +1201,16 @@ void Editor::draw_file_dialogs() {
       ImGui::SetNextItemWidth(420);
       if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
       bool enter = input_string("##path", save_path_input, ImGuiInputTextFlags_EnterReturnsTrue);
+      ui_items.note("save/path");
       if (after_save_ != Pending::none) {
         const char* then = after_save_ == Pending::quit   ? "quits"
                            : after_save_ == Pending::open ? "opens the file"
                                                           : "starts a new scene";
         ImGui::TextDisabled("then the editor %s", then);
       }
-      if (ImGui::Button("Save") || enter) {
+      bool clicked = ImGui::Button("Save");
+      ui_items.note("save/Save");
+      if (clicked || enter) {
         if (!save_path_input.empty()) {
           answer_save_as(save_path_input);
           ImGui::CloseCurrentPopup();
@@ -1216,7 +1224,7 @@ void Editor::draw_file_dialogs() {
     }
     ImGui::EndPopup();
   }
-  dialog(import_dialog_, "Import OBJ", import_path_input, "Import", [&](const std::string& p) { import_obj(p); });
+  dialog(import_dialog_, "Import OBJ", import_path_input, "Import", "import", [&](const std::string& p) { import_obj(p); });
 }
 
 void Editor::drop_file(const std::string& path) {

@@ -82,6 +82,11 @@ std::optional<ScriptKey> Script::take_key() {
   key_.reset();
   return k;
 }
+std::optional<std::string> Script::take_text() {
+  auto t = text_;
+  text_.reset();
+  return t;
+}
 std::optional<ScriptMouse> Script::take_mouse() {
   if (wait_ != Wait::mouse || mouse_next_ >= mouse_track_.size()) return std::nullopt;
   return mouse_track_[mouse_next_++];
@@ -245,6 +250,11 @@ void ScriptCall::click(int x, int y) {
 void ScriptCall::key(const ScriptKey& k) {
   script.key_ = k;
   wait_frames(3);  // the key is down for one frame, then up; give the worker a moment
+}
+
+void ScriptCall::type(const std::string& text) {
+  script.text_ = text;
+  wait_frames(2);
 }
 
 void ScriptCall::drag(glm::vec2 from, glm::vec2 to, bool ctrl, int frames) { script.drag(from, to, ctrl, frames); }

@@ -20,6 +20,11 @@
 //   key [ctrl+][shift+]NAME (space right backspace delete home escape enter f f1 g r x y z w
 //                            a d n o q p s minus period 0-9)
 //   click X Y               (a left click in the viewport: picks)
+//   type TEXT               (characters into the widget that has the keyboard, e.g. a path field)
+//   click-ui NAME           (a left click on a widget the panels noted, editor.h ui_items:
+//                            open/Open open/path save/Save import/Import media/Choose ...)
+//   dialog open|save-as|import  (File > Open, Save As, Import OBJ: the file browser)
+//   expect title TEXT       (the window title)   expect file PATH (exists)
 //   expect PATH VALUE | expect frame N | expect selected NAME|none | expect dirty BOOL
 //   expect objects N | expect undo N | expect loss-decreased | expect grad-check-ok
 //   expect recovery-offered BOOL | expect fps-above N (mean UI fps during the last wait)
@@ -89,6 +94,7 @@ class Script {
   // requests for the viewer, taken once
   std::optional<std::string> take_screenshot();  // capture this frame to that path
   std::optional<ScriptKey> take_key();           // press this key during this frame
+  std::optional<std::string> take_text();        // type these characters during this frame
   std::optional<std::pair<int, int>> take_click();
   std::optional<ScriptMouse> take_mouse();  // the mouse during this frame
   void screenshot_written(bool ok, const std::string& error);
@@ -116,6 +122,7 @@ class Script {
   std::optional<std::string> screenshot_, deferred_screenshot_;
   bool screenshot_pending_ = false;
   std::optional<ScriptKey> key_;
+  std::optional<std::string> text_;
   std::optional<std::pair<int, int>> click_;
   int exit_code_ = 0;
   std::vector<double> wait_frame_ms_;                // UI frame times during the last worker wait

@@ -354,6 +354,26 @@ Status cmd_key(ScriptCall& c) {
   return Status::ok();
 }
 
+Status cmd_type(ScriptCall& c) {  // type TEXT: characters into the widget that has the keyboard
+  if (Status st = c.need(1); !st) return st;
+  c.type(c.rest(1));
+  return Status::ok();
+}
+
+Status cmd_click_ui(ScriptCall& c) {  // click-ui NAME: a left click on a widget noted in UiItems
+  if (Status st = c.need(1); !st) return st;
+  auto it = c.e.ui_items.rects.find(c.w[1]);
+  if (it == c.e.ui_items.rects.end()) {
+    std::string known;
+    for (const auto& [name, r] : c.e.ui_items.rects) known += (known.empty() ? "" : ", ") + name;
+    return Status::error("click-ui: no widget \"" + c.w[1] + "\" was drawn (drawn: " + known + ")");
+  }
+  const auto& r = it->second;
+  const glm::vec2 centre((r[0] + r[2]) * 0.5f, (r[1] + r[3]) * 0.5f);
+  c.drag(centre, centre, false, 0);
+  return Status::ok();
+}
+
 Status cmd_toggle(ScriptCall& c) {
   if (Status st = c.need(1); !st) return st;
   bool* f = overlay_flag(c.e, c.w[1]);
@@ -725,11 +745,26 @@ Status cmd_landscape_pick(ScriptCall& c) {  // landscape-pick CURVE K | landscap
   return synced(c, Status::ok());
 }
 
+Status cmd_dialog(ScriptCall& c) {  // dialog open|save-as|import: as the File menu's entries
+  if (Status st = c.need(1); !st) return st;
+  if (c.w[1] == "open")
+    c.e.show_dialog(Editor::FileDialog::open);
+  else if (c.w[1] == "save-as")
+    c.e.open_save_as();
+  else if (c.w[1] == "import")
+    c.e.show_dialog(Editor::FileDialog::import_obj);
+  else
+    return Status::error("dialog: open, save-as or import");
+  c.wait_frames(3);
+  return Status::ok();
+}
+
 const ScriptCommand k_file[] = {
     {"open", cmd_open},         {"try-open", cmd_try_open}, {"new", cmd_new},
     {"template", cmd_template}, {"revert", cmd_revert},     {"save", cmd_save},
     {"save-as", cmd_save_as},   {"prompt", cmd_prompt},     {"drop", cmd_drop},
     {"autosave", cmd_autosave}, {"restore", cmd_restore},   {"discard-recovery", cmd_discard_recovery},
+    {"dialog", cmd_dialog},
 };
 
 const ScriptCommand k_edit[] = {
@@ -746,6 +781,8 @@ const ScriptCommand k_view[] = {
     {"drag-gizmo", cmd_drag_gizmo},
     {"ctrl-drag-object", cmd_ctrl_drag_object},
     {"key", cmd_key},
+    {"type", cmd_type},
+    {"click-ui", cmd_click_ui},
     {"toggle", cmd_toggle},
     {"gradient", cmd_gradient},
     {"screenshot", cmd_screenshot},

@@ -34,6 +34,7 @@ struct ScriptCall {
   void wait_recording();    // until the recording has stopped by itself
   void click(int x, int y);
   void key(const ScriptKey& k);
+  void type(const std::string& text);  // typed into the focused widget during one frame
   void drag(glm::vec2 from, glm::vec2 to, bool ctrl, int frames);
   void screenshot(const std::string& path);          // after 2 frames
   const std::vector<double>& wait_frame_ms() const;  // UI frame times during the last wait

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "app/editor/editor.h"
 #include "app/editor/fields.h"
@@ -173,6 +174,17 @@ Status ex_save_as(ScriptCall& c) { return expect_bool(c, c.e.save_as_active()); 
 Status ex_backend(ScriptCall& c) { return expect_text(c, c.e.doc.scene().settings.backend); }
 Status ex_sim_backend(ScriptCall& c) { return expect_text(c, c.e.snap.backend); }
 Status ex_path(ScriptCall& c) { return expect_text(c, c.e.doc.path().empty() ? "untitled" : c.e.doc.path()); }
+// the window's title (after Save As, Open, New)
+Status ex_title(ScriptCall& c) {
+  if (Status st = c.need(2); !st) return st;
+  return c.e.title() == c.rest(2) ? Status::ok() : bad(c, "\"" + c.e.title() + "\"");
+}
+// a file exists (what Save, a screenshot or a recording wrote)
+Status ex_file(ScriptCall& c) {
+  if (Status st = c.need(2); !st) return st;
+  std::error_code ec;
+  return std::filesystem::exists(c.w[2], ec) ? Status::ok() : bad(c, "no such file");
+}
 Status ex_recovery_offered(ScriptCall& c) { return expect_bool(c, c.e.recovery_offered()); }
 Status ex_prompt(ScriptCall& c) { return expect_bool(c, c.e.prompt_active()); }
 Status ex_recording(ScriptCall& c) { return expect_bool(c, c.e.recording.active()); }
@@ -297,6 +309,8 @@ const ScriptCommand k_expect[] = {
     {"sim-backend", ex_sim_backend},
     {"backend-available", ex_backend_available},
     {"path", ex_path},
+    {"title", ex_title},
+    {"file", ex_file},
     {"recovery-offered", ex_recovery_offered},
     {"prompt", ex_prompt},
     {"recording", ex_recording},
