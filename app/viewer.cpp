@@ -104,14 +104,17 @@ void on_drop(GLFWwindow* w, int count, const char** paths) {
   for (int i = 0; i < count; ++i) d->paths.emplace_back(paths[i]);
 }
 
-// "adjoint-recording-20261129-221530.mp4" (or "adjoint-optimization-...") in the current folder
-std::string recording_name(bool optimization) {
+// "adjoint-recording-20261129-221530.mp4" (or "adjoint-optimization-...") in `folder`
+// (Editor::media_folder, created when missing)
+std::string recording_name(const std::string& folder, bool optimization) {
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
   char buf[64];
   std::time_t t = std::time(nullptr);
   std::strftime(buf, sizeof buf,
                 optimization ? "adjoint-optimization-%Y%m%d-%H%M%S.mp4" : "adjoint-recording-%Y%m%d-%H%M%S.mp4",
                 std::localtime(&t));
-  return buf;
+  return (std::filesystem::path(folder) / buf).string();
 }
 
 // the caption bar of a recording without panels: time, frame, the optimizer's progress
@@ -153,11 +156,14 @@ void finish_recording(render::FrameLoop& loop, editor::Editor& ed) {
               st ? ("recorded " + std::to_string(frames) + " frames to " + path).c_str() : st.message().c_str());
 }
 
-std::string screenshot_name() {
+// "adjoint-20261129-221530.png" in `folder` (Editor::media_folder, created when missing)
+std::string screenshot_name(const std::string& folder) {
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
   std::time_t t = std::time(nullptr);
   char buf[64];
   std::strftime(buf, sizeof buf, "adjoint-%Y%m%d-%H%M%S.png", std::localtime(&t));
-  return buf;
+  return (std::filesystem::path(folder) / buf).string();
 }
 
 }  // namespace
@@ -374,8 +380,7 @@ int run_viewer(const ViewerOptions& opt) {
         ui.sim_line = "frame " + std::to_string(ed.snap.frame) +
                       (ed.snap.playing ? "  playing" : "  paused (Space plays)") +
                       (ed.timeline_frame >= 0 ? "  showing frame " + std::to_string(ed.timeline_frame) : "") +
-                      (ed.view_settings.show_optimized && ed.snap.has_opt_final_state &&
-                               ed.snap.opt_generation == ed.doc.revision()
+                      (ed.view_settings.show_optimized && ed.snap.has_opt_final_state && ed.opt_fits()
                            ? "  showing the optimized rollout's end"
                            : "");
         ui.status = ed.overlay_hint();  // an overlay switched on that has nothing to show yet says why
@@ -429,7 +434,7 @@ int run_viewer(const ViewerOptions& opt) {
         } else if (ed.has_scene()) {
           editor::RecordingOptions ro = ed.record_options;
           ro.optimization = std::exchange(ed.record_optimization_pending, false);
-          if (ro.path.empty()) ro.path = recording_name(ro.optimization);
+          if (ro.path.empty()) ro.path = recording_name(ed.media_folder(), ro.optimization);
           Status st = ed.recording.start(ro, target.extent().width, target.extent().height,
                                          double(ed.compiled()->frame_dt), ed.worker, ed.snap);
           started_now = st.is_ok();
@@ -486,7 +491,7 @@ int run_viewer(const ViewerOptions& opt) {
         if (rollout) {
           rollout->ghosts(ghosts);
           if (!ghosts.positions.empty()) l.lines.push_back(ghosts.draw(3.0f));
-        } else if (ed.view_settings.ghosts && !ed.snap.ghost_paths.empty()) {
+        } else if (ed.view_settings.ghosts && !ed.snap.ghost_paths.empty() && !ed.opt_objects_differ()) {
           const size_t n = ed.snap.ghost_paths.size(), pulls = ed.snap.pull_paths.size();
           ghost_points.assign(n + pulls, {});
           std::vector<render::GhostTrajectory> g;
@@ -563,7 +568,7 @@ int run_viewer(const ViewerOptions& opt) {
         if (ed.recording.active())
           ed.message(editor::Severity::warning, "no screenshots while recording");
         else
-          capture_path = screenshot_name();
+          capture_path = screenshot_name(ed.media_folder());
       }
       ed.screenshot_requested = false;
       loop.end_frame((last && !opt.screenshot.empty()) || capture_path.has_value() || record_frame);

@@ -55,7 +55,16 @@ void Editor::start_optimization(const std::string& task, int iterations, bool re
     record_optimization_pending = true;
     record_toggle_requested = true;
   }
-  worker.start_optimize(task, iterations, opt_method);
+  worker.start_optimize(task, iterations, method_of(task));
+  sync();  // the worker starts from the revision compiled now
+  opt_scene_ = doc.scene();
+  opt_scene_revision_ = compiled_revision_;
+  doc_is_opt_scene_ = true;
+  opt_hidden_noted_ = false;
+  opt_objects_differ_ = false;
+  if (compiled_)
+    opt_counts_ = {int(compiled_->objects.size()), compiled_->model.particle_count(),
+                   compiled_->model.rigid.body_count()};
   apply_iteration = -1;
   view_settings.show_optimized = true;
 }
@@ -131,6 +140,9 @@ void Editor::after_load(const std::string& path) {
   }
   // the previous scene's optimization (plots, ghosts, the gradient table, Apply) goes with it
   worker.clear_optimization();
+  opt_scene_revision_ = 0;
+  doc_is_opt_scene_ = opt_objects_differ_ = false;
+  task_methods.clear();  // a method is chosen per task: the new scene's tasks start from BPTT
   stop_replay();
   view_settings.show_optimized = false;
   view_settings.gradient = 0;
@@ -201,15 +213,21 @@ void Editor::sync() {
   }
   // another set of objects, particles or bodies: the optimization of the old one no longer
   // fits it (its ghosts, plots and Apply go; a new document already cleared it)
+  // another set of objects: the optimization's results no longer fit the scene; they are
+  // hidden until the document is the optimized scene again (Ctrl+Z), a new one replaces them
+  doc_is_opt_scene_ = opt_scene_revision_ != 0 && doc.scene() == opt_scene_;
   const bool topology = compiled_ && (cs->objects.size() != compiled_->objects.size() ||
                                       cs->model.particle_count() != compiled_->model.particle_count() ||
                                       cs->model.rigid.body_count() != compiled_->model.rigid.body_count());
+  opt_objects_differ_ =
+      opt_scene_revision_ != 0 && opt_counts_ != std::array<int, 3>{int(cs->objects.size()), cs->model.particle_count(),
+                                                                    cs->model.rigid.body_count()};
   if (topology && !restart_pending_ && (!snap.loss.empty() || snap.opt_phase != OptPhase::idle)) {
-    worker.clear_optimization();
     stop_replay();
-    stop_replay();
-    apply_iteration = -1;
-    message(Severity::info, "optimization cleared: the scene's objects changed");
+    if (!doc_is_opt_scene_ && !std::exchange(opt_hidden_noted_, true))
+      message(Severity::info,
+              "the optimization's results are hidden while the scene's objects differ from the ones it ran on; "
+              "Ctrl+Z brings them back, Start replaces them");
   }
   view_.reset();
   compiled_ = std::make_unique<scene::CompiledScene>(std::move(*cs));
@@ -226,8 +244,41 @@ void Editor::sync() {
   }
   if (selected_ >= int(doc.scene().objects.size())) selected_ = -1;
   task_index = std::clamp(task_index, 0, std::max(0, int(doc.scene().tasks.size()) - 1));
-  title_ = "Adjoint - " +
-           (doc.path().empty() ? std::string("untitled") : std::filesystem::path(doc.path()).filename().string());
+}
+
+OptMethod Editor::method_of(const std::string& task) const {
+  const scene::Task* t = doc.scene().find_task(task);
+  if (!t || !t->has_policy) return {};
+  auto it = task_methods.find(t->name);
+  return it == task_methods.end() ? OptMethod{} : it->second;
+}
+
+std::string Editor::title() const {
+  return "Adjoint - " +
+         (doc.path().empty() ? std::string("untitled") : std::filesystem::path(doc.path()).filename().string());
+}
+
+bool Editor::opt_fits() const {
+  if (snap.opt_generation == 0) return false;
+  if (snap.opt_generation == doc.revision()) return true;
+  return snap.opt_generation == opt_scene_revision_ && doc_is_opt_scene_ && compiled_revision_ == doc.revision();
+}
+
+std::string Editor::media_folder() const {
+  namespace fs = std::filesystem;
+  fs::path dir;
+  if (!media_dir.empty())
+    dir = media_dir;
+  else if (!doc.path().empty())
+    dir = fs::absolute(doc.path()).parent_path();
+  else if (const char* v = std::getenv("XDG_VIDEOS_DIR"); v && *v)
+    dir = v;
+  else if (const char* h = std::getenv("HOME"); h && *h)
+    dir = fs::path(h) / "Videos";
+  else
+    dir = fs::temp_directory_path();
+  std::error_code ec;
+  return fs::absolute(dir, ec).lexically_normal().string();
 }
 
 std::optional<glm::vec3> Editor::shown_selection_center() {
@@ -282,8 +333,7 @@ std::string Editor::overlay_hint() const {
     const K want = gradient_kind(g);
     const char* name = g == 1 ? "dL/dx0" : g == 2 ? "dL/dv0" : "dL/du";
     const bool has = std::any_of(snap.blocks.begin(), snap.blocks.end(), [&](const auto& b) { return b.kind == want; });
-    if (snap.grad.empty() || snap.opt_generation != compiled_revision_)
-      return std::string("gradient arrows: run an optimization to see ") + name;
+    if (snap.grad.empty() || !opt_fits()) return std::string("gradient arrows: run an optimization to see ") + name;
     if (!has)
       return std::string("gradient arrows: the task does not optimize ") + scene::to_string(want) + " (" + name + ")";
   }
@@ -358,7 +408,7 @@ const State& Editor::display_state() {
   // the optimized result of this very revision (once its parameters are applied, or the
   // scene edited, the simulation of the scene as it now is shows)
   if (view_settings.show_optimized && snap.has_opt_final_state && snap.opt_final_state.particle_count() == n &&
-      snap.opt_generation == compiled_revision_)
+      opt_fits())
     return snap.opt_final_state;
   if (timeline_frame >= 0) {
     if (scrub_loaded_ != timeline_frame) {
@@ -376,8 +426,7 @@ const State& Editor::display_state() {
 
 const Contacts* Editor::display_contacts() {
   // a timeline frame, the optimized end state or a replay: no contacts are kept for them
-  const bool optimized =
-      view_settings.show_optimized && snap.has_opt_final_state && snap.opt_generation == compiled_revision_;
+  const bool optimized = view_settings.show_optimized && snap.has_opt_final_state && opt_fits();
   if (timeline_frame >= 0 || optimized || replay.active || !snap_current()) return nullptr;
   return &snap.contacts;
 }
@@ -386,7 +435,7 @@ const Array<vec3<float>>* Editor::arrow_field(const State& shown) {
   const int n = shown.particle_count();
   const Array<vec3<float>>* f = nullptr;
   const int g = view_settings.gradient;
-  if (g > 0 && !snap.grad.empty() && snap.opt_generation == compiled_revision_) {
+  if (g > 0 && !snap.grad.empty() && opt_fits()) {
     using K = scene::ParamKind;
     const K want = gradient_kind(g);
     field_.assign(size_t(n), vec3<float>());
@@ -509,7 +558,7 @@ void Editor::discard_recovery() {
 namespace adj::editor {
 
 bool Editor::apply_optimized() {
-  if (!compiled_ || snap.best_theta.empty() || snap.opt_generation != doc.revision()) {
+  if (!compiled_ || snap.best_theta.empty() || !opt_fits()) {
     message(Severity::warning, "nothing to apply: optimize the current scene first");
     return false;
   }
@@ -578,25 +627,16 @@ void Editor::answer_prompt(Answer answer) {
   }
 }
 
-void Editor::open_save_as() {
-  save_dialog_ = true;
-  save_as_active_ = true;
-}
+void Editor::open_save_as() { show_dialog(FileDialog::save_as); }
 
 void Editor::show_dialog(FileDialog d) {
-  switch (d) {
-    case FileDialog::open:
-      open_dialog_ = true;
-      break;
-    case FileDialog::import_obj:
-      import_dialog_ = true;
-      break;
-  }
+  dialog_request_ = d;
+  if (d == FileDialog::save_as) save_as_active_ = true;
 }
 
 bool Editor::answer_save_as(const std::string& path) {
   save_as_active_ = false;
-  save_dialog_ = false;
+  if (dialog_request_ == FileDialog::save_as) dialog_request_.reset();
   const Pending action = std::exchange(after_save_, Pending::none);
   const std::string then = std::exchange(after_save_path_, "");
   if (path.empty()) {

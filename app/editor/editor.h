@@ -3,8 +3,10 @@
 // scene the viewport draws, what the panels show, and every action a menu, a key, a panel
 // or a script can take. Panels (panels.cpp) draw it with ImGui; the viewer (viewer.cpp)
 // owns the window and the renderer and calls frame() once per frame.
+#include <array>
 #include <chrono>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "app/editor/document.h"
+#include "app/editor/file_browser.h"
 #include "app/editor/landscape_ui.h"
 #include "app/editor/recording.h"
 #include "app/editor/robot_ui.h"
@@ -59,8 +62,8 @@ struct ViewSettings {
   // drawn at 0.7x the size per axis and stretched; once it holds still it is drawn at full size
   // again, and screenshots and videos always are
   bool lower_res_moving = true;
-  int gradient = 0;              // arrows of the last iteration's gradient: 0 none, 1 dL/dx0, 2 dL/dv0,
-                                 // 3 dL/du (control force) at the scrubbed frame
+  int gradient = 0;  // arrows of the last iteration's gradient: 0 none, 1 dL/dx0, 2 dL/dv0,
+                     // 3 dL/du (control force) at the scrubbed frame
 };
 
 class Editor {
@@ -131,9 +134,15 @@ class Editor {
   // the Save As dialog's Save (a path) or Cancel (empty); false when nothing was saved
   bool answer_save_as(const std::string& path);
   void open_save_as();  // File > Save As, Ctrl+Shift+S
-  // File > Open (Ctrl+O), File > Import OBJ: their file browsers
-  enum class FileDialog { open, import_obj };
+  // the file browsers (file_browser.h) of File > Open (Ctrl+O), Save As (open_save_as),
+  // Import OBJ, Screenshots and recordings folder, Import URDF/MJCF
+  enum class FileDialog { open, save_as, import_obj, media, import_robot };
   void show_dialog(FileDialog d);
+  // where Ctrl+P screenshots and Ctrl+R recordings go: the folder chosen (File >
+  // Recordings folder), else the scene's folder, else $XDG_VIDEOS_DIR, else ~/Videos
+  // (the viewer creates it when missing). Never the current folder unasked.
+  std::string media_folder() const;
+  std::string media_dir;  // the folder chosen; empty: the default above
 
   // the loss terms of the Optimization panel's task (task_index): each one undo step; a
   // term that names no object, or a missing target where its kind needs one, is refused
@@ -267,17 +276,28 @@ class Editor {
   int timeline_frame = -1;         // scrubbed frame, -1: follow the newest
   int task_index = 0;              // optimization panel's task
   int opt_iterations = 0;          // 0: the task's own count
-  OptMethod opt_method;            // robot policy tasks: BPTT or SHAC (the panel's method combo)
+  // how each policy task (by name) is trained: the panel's method combo. A task without a
+  // policy is always trained by BPTT; a new document starts every task from BPTT
+  std::map<std::string, OptMethod> task_methods;
+  OptMethod method_of(const std::string& task) const;  // what Start uses for it
   std::deque<Message> messages;
   std::vector<std::string> recent_files;
-  UiItems ui_items;  // named widgets as drawn this frame (script click-ui)
-  std::string open_path_input, save_path_input, import_path_input;
+  UiItems ui_items;        // named widgets as drawn this frame (script click-ui)
   double ui_frame_ms = 0;  // the UI's own frame time (stats)
   // the size the viewport's scene was last drawn at, per axis (ViewSettings::lower_res_moving)
   float drawn_scene_scale = 1.0f;
   double speed = 1.0;
 
-  const std::string& title() const { return title_; }
+  // "Adjoint - NAME.json" (or "untitled"): follows the document's file after Save As and Open
+  std::string title() const;
+
+  // the optimization's results (loss curve, ghosts, iterates, Apply, Replay) belong to the
+  // scene it started from: they show while the document is that scene again (an edit
+  // undone), and are hidden, not dropped, while it differs in its objects (a delete, an add)
+  bool opt_fits() const;
+  // the scene's objects, particles or bodies are not those the optimization ran on (its
+  // ghosts are not drawn)
+  bool opt_objects_differ() const { return opt_objects_differ_; }
 
  private:
   void after_load(const std::string& path);
@@ -311,7 +331,12 @@ class Editor {
   uint64_t replay_run_ = 0;      // Snapshot::replay.run of the cached frame
   uint64_t replay_request_ = 0;  // Worker::replay's number of the replay asked for last
   Array<vec3<float>> field_;
-  std::string title_;
+  scene::Scene opt_scene_;           // the document when the optimization started
+  uint64_t opt_scene_revision_ = 0;  // its revision (Snapshot::opt_generation)
+  bool doc_is_opt_scene_ = false;    // the document equals opt_scene_ (sync() updates it)
+  bool opt_hidden_noted_ = false;    // the message that the results are hidden was given
+  std::array<int, 3> opt_counts_{};  // objects, particles, bodies of opt_scene_ compiled
+  bool opt_objects_differ_ = false;
   Pending pending_ = Pending::none;
   std::string pending_path_;
   bool prompt_open_ = false;
@@ -362,7 +387,10 @@ class Editor {
   void draw_messages();
   void draw_file_dialogs();
   void report_worker_errors();
-  bool open_dialog_ = false, save_dialog_ = false, import_dialog_ = false;
+  std::optional<FileDialog> dialog_request_;  // a browser to open this frame
+  FileDialog dialog_ = FileDialog::open;      // the browser up (modal: one at a time)
+  FileBrowser browser_;
+  std::string browse_dir_;  // the folder the last browser closed in
 };
 
 }  // namespace adj::editor

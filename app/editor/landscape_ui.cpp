@@ -188,7 +188,7 @@ Status start_landscape(Editor& e) {
     o.sweep.push_back({optim::ContactKnob(ui.knob), x});
   }
   // the centre: this task's running optimization's parameters, else its start
-  if (e.snap.opt_task == task->name && e.snap.opt_generation == e.doc.revision() && !e.snap.theta.empty())
+  if (e.snap.opt_task == task->name && e.opt_fits() && !e.snap.theta.empty())
     o.theta.assign(e.snap.theta.begin(), e.snap.theta.end());
   ui.job.start(e.doc.scene(), e.doc.base_dir(), task->name, o, e.doc.revision());
   return Status::ok();

@@ -314,7 +314,6 @@ void Editor::draw_panels(float menu_height) {
   draw_add_file_prompt();
   draw_prompt();
   draw_recovery_prompt();
-  draw_robot_dialogs(*this);
   ImGui::PopAllowKeyboardFocus();
 }
 
@@ -809,6 +808,7 @@ void Editor::draw_optimization() {
 
   // a policy: trained by the full-horizon gradient or by SHAC (windows, copies, critic)
   if (t.has_policy) {
+    OptMethod& opt_method = task_methods[t.name];
     int method = opt_method.shac ? 1 : opt_method.pods ? 1 + opt_method.order : 0;
     const char* methods[] = {"BPTT", "SHAC", "PODS-1", "PODS-2"};
     ImGui::BeginDisabled(running);
@@ -834,6 +834,8 @@ void Editor::draw_optimization() {
       if (ImGui::DragInt("##seed", &seed, 0.2f, 0, 1 << 30, "seed %d")) opt_method.seed = std::uint64_t(seed);
     }
     ImGui::EndDisabled();
+  } else {
+    ImGui::TextDisabled("method: BPTT (no policy: SHAC and PODS train policies)");
   }
 
   // start / pause / stop
@@ -856,8 +858,7 @@ void Editor::draw_optimization() {
   ImGui::Checkbox("show optimized result", &view_settings.show_optimized);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the viewport shows the end of the optimizer's last rollout");
   ImGui::SameLine();
-  ImGui::BeginDisabled(snap.best_theta.empty() || snap.opt_shac || snap.opt_phase == OptPhase::running ||
-                       snap.opt_generation != doc.revision());
+  ImGui::BeginDisabled(snap.best_theta.empty() || snap.opt_shac || snap.opt_phase == OptPhase::running || !opt_fits());
   if (ImGui::Button("Apply to scene")) apply_optimized();
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
@@ -867,7 +868,7 @@ void Editor::draw_optimization() {
         "per-frame inputs and policy (one undo step)",
         snap.best_iteration, snap.best_loss);
   // replay: the best (or picked) iterate's rollout in the viewport, to play, scrub and record
-  ImGui::BeginDisabled(snap.best_iteration < 0 || snap.opt_generation != doc.revision());
+  ImGui::BeginDisabled(snap.best_iteration < 0 || !opt_fits());
   if (ImGui::Button(replay.active ? "Replay again" : "Replay")) start_replay();
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
@@ -880,8 +881,8 @@ void Editor::draw_optimization() {
     if (ImGui::Button("Stop replay")) stop_replay();
   }
   ImGui::SameLine();
-  ImGui::BeginDisabled(snap.loss.size() < 2 || snap.opt_shac || snap.opt_phase == OptPhase::running ||
-                       snap.opt_generation != doc.revision() || recording.active());
+  ImGui::BeginDisabled(snap.loss.size() < 2 || snap.opt_shac || snap.opt_phase == OptPhase::running || !opt_fits() ||
+                       recording.active());
   if (ImGui::Button("Record before/after")) {
     record_options.path.clear();  // a new file, named as Ctrl+R names them
     if (Status st = start_before_after(); !st) message(Severity::error, st.message());
@@ -1066,15 +1067,28 @@ void Editor::draw_messages() {
     messages.clear();
     return;
   }
-  for (size_t i = messages.size(); i-- > 0;) {  // newest first
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Copy all")) {
+    std::string all;
+    for (const Message& m : messages) all += m.text + "\n";
+    ImGui::SetClipboardText(all.c_str());
+  }
+  // newest first, each whole (wrapped at the panel's width) with a button that copies it
+  for (size_t i = messages.size(); i-- > 0;) {
     const Message& m = messages[i];
     ImVec4 c = m.severity == Severity::error     ? k_error_color
                : m.severity == Severity::warning ? k_warning_color
                                                  : ImVec4(0.8f, 0.8f, 0.8f, 1);
     ImGui::PushID(int(i));
+    if (ImGui::SmallButton("copy")) ImGui::SetClipboardText(m.text.c_str());
+    ui_items.note("messages/copy/" + std::to_string(messages.size() - 1 - i));  // 0: the newest
+    ImGui::SameLine();
     ImGui::PushStyleColor(ImGuiCol_Text, c);
-    if (ImGui::Selectable(m.text.c_str(), false)) activate_message(m);
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextUnformatted(m.text.c_str());
+    ImGui::PopTextWrapPos();
     ImGui::PopStyleColor();
+    if (ImGui::IsItemClicked()) activate_message(m);
     if ((m.object >= 0 || m.frame >= 0) && ImGui::IsItemHovered())
       ImGui::SetTooltip("click: select the object and jump to the frame");
     ImGui::PopID();
@@ -1090,7 +1104,7 @@ void Editor::draw_menu_items_file(bool* quit_requested) {
       if (ImGui::MenuItem(t.label)) request(Pending::new_template, t.file);
     ImGui::EndMenu();
   }
-  if (ImGui::MenuItem("Open...", "Ctrl+O")) open_dialog_ = true;
+  if (ImGui::MenuItem("Open...", "Ctrl+O")) show_dialog(FileDialog::open);
   if (ImGui::BeginMenu("Open Recent", !recent_files.empty())) {
     for (const std::string& p : recent_files)
       if (ImGui::MenuItem(p.c_str())) request(Pending::open, p);
@@ -1104,8 +1118,10 @@ void Editor::draw_menu_items_file(bool* quit_requested) {
   }
   if (ImGui::MenuItem("Save As...", "Ctrl+Shift+S")) open_save_as();
   if (ImGui::MenuItem("Revert", nullptr, false, !doc.path().empty() && doc.dirty())) request(Pending::revert);
-  if (ImGui::MenuItem("Import OBJ...")) import_dialog_ = true;
-  if (ImGui::MenuItem("Import URDF/MJCF...")) robot.urdf_dialog = true;
+  if (ImGui::MenuItem("Import OBJ...")) show_dialog(FileDialog::import_obj);
+  if (ImGui::MenuItem("Import URDF/MJCF...")) show_dialog(FileDialog::import_robot);
+  if (ImGui::MenuItem("Screenshots and recordings folder...")) show_dialog(FileDialog::media);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+P and Ctrl+R write to %s", media_folder().c_str());
   ImGui::Separator();
   if (ImGui::MenuItem("Quit", "Ctrl+Q")) *quit_requested = true;
 }
@@ -1158,73 +1174,93 @@ void Editor::draw_menu_items_view() {
   }
 }
 
-// ---- file prompts (no native dialogs: a path field)
+// ---- file browsers (file_browser.h): Open, Save As, Import OBJ and URDF/MJCF, the recordings folder
 
 void Editor::draw_file_dialogs() {
-  auto dialog = [&](bool& open, const char* title, std::string& input, const char* button, const char* id,
-                    auto&& action) {
-    if (open) {
-      ImGui::OpenPopup(title);
-      open = false;
-    }
-    if (ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-      ImGui::Text("Path:");
-      ImGui::SetNextItemWidth(420);
-      if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
-      bool enter = input_string("##path", input, ImGuiInputTextFlags_EnterReturnsTrue);
-      ui_items.note(std::string(id) + "/path");
-      bool clicked = ImGui::Button(button);
-      ui_items.note(std::string(id) + "/" + button);
-      if (clicked || enter) {
-        action(input);
-        ImGui::CloseCurrentPopup();
-      }
-      ImGui::SameLine();
-      if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
-        ImGui::CloseCurrentPopup();
-      ImGui::EndPopup();
-    }
+  struct Dialog {
+    const char* title;
+    const char* id;      // UiItems prefix
+    const char* action;  // the button
   };
-  dialog(open_dialog_, "Open scene", open_path_input, "Open", "open", [&](const std::string& p) { request(Pending::open, p); });
-  if (save_dialog_ && save_path_input.empty()) save_path_input = doc.path();
-  // Save As: saving goes on with a New/Open/Quit the unsaved-changes prompt held back
-  if (save_dialog_) save_as_active_ = true;
-  if (save_dialog_ && !ImGui::IsPopupOpen("Save scene as")) {
-    ImGui::OpenPopup("Save scene as");
-    save_dialog_ = false;
-  }
-  if (ImGui::BeginPopupModal("Save scene as", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-    if (!save_as_active_) {  // a script answered
-      ImGui::CloseCurrentPopup();
-    } else {
-      ImGui::Text("Path:");
-      ImGui::SetNextItemWidth(420);
-      if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
-      bool enter = input_string("##path", save_path_input, ImGuiInputTextFlags_EnterReturnsTrue);
-      ui_items.note("save/path");
-      if (after_save_ != Pending::none) {
-        const char* then = after_save_ == Pending::quit   ? "quits"
-                           : after_save_ == Pending::open ? "opens the file"
-                                                          : "starts a new scene";
-        ImGui::TextDisabled("then the editor %s", then);
-      }
-      bool clicked = ImGui::Button("Save");
-      ui_items.note("save/Save");
-      if (clicked || enter) {
-        if (!save_path_input.empty()) {
-          answer_save_as(save_path_input);
-          ImGui::CloseCurrentPopup();
-        }
-      }
-      ImGui::SameLine();
-      if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
-        answer_save_as("");
-        ImGui::CloseCurrentPopup();
-      }
+  static constexpr Dialog k_dialogs[] = {{"Open scene", "open", "Open"},
+                                         {"Save scene as", "save", "Save"},
+                                         {"Import OBJ", "import", "Import"},
+                                         {"Screenshots and recordings folder", "media", "Choose"},
+                                         {"Import URDF/MJCF", "import-robot", "Import"}};
+  namespace fs = std::filesystem;
+  if (dialog_request_ && !ImGui::IsPopupOpen(k_dialogs[int(*dialog_request_)].title)) {
+    dialog_ = *std::exchange(dialog_request_, std::nullopt);
+    // start in the scene's folder, else where the last browser was left
+    const std::string here = !doc.path().empty() ? fs::absolute(doc.path()).parent_path().string() : browse_dir_;
+    switch (dialog_) {
+      case FileDialog::open:
+        browser_.reset(FileBrowser::Mode::open, here, {".json"});
+        break;
+      case FileDialog::save_as:
+        browser_.reset(FileBrowser::Mode::save,
+                       !doc.path().empty() ? doc.path()
+                                           : (fs::path(here.empty() ? fs::current_path().string() : here) /
+                                              (doc.scene().name.empty() ? "untitled.json" : doc.scene().name + ".json"))
+                                                 .string(),
+                       {".json"});
+        break;
+      case FileDialog::import_obj:
+        browser_.reset(FileBrowser::Mode::open, here, {".obj"});
+        break;
+      case FileDialog::media:
+        browser_.reset(FileBrowser::Mode::folder, media_folder(), {});
+        break;
+      case FileDialog::import_robot:
+        browser_.reset(FileBrowser::Mode::open, here, {".urdf", ".xml", ".mjcf"});
+        break;
     }
-    ImGui::EndPopup();
+    ImGui::OpenPopup(k_dialogs[int(dialog_)].title);
   }
-  dialog(import_dialog_, "Import OBJ", import_path_input, "Import", "import", [&](const std::string& p) { import_obj(p); });
+  const Dialog& d = k_dialogs[int(dialog_)];
+  if (!ImGui::BeginPopupModal(d.title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  if (dialog_ == FileDialog::save_as && !save_as_active_) {  // a script answered
+    ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+    return;
+  }
+  if (dialog_ == FileDialog::media)
+    ImGui::TextDisabled("Ctrl+P screenshots and Ctrl+R recordings go here (now: %s)", media_folder().c_str());
+  std::optional<std::string> chosen = browser_.draw(d.id, d.action, recent_files, ui_items);
+  if (dialog_ == FileDialog::save_as && after_save_ != Pending::none) {
+    const char* then = after_save_ == Pending::quit   ? "quits"
+                       : after_save_ == Pending::open ? "opens the file"
+                                                      : "starts a new scene";
+    ImGui::TextDisabled("then the editor %s", then);
+  }
+  const bool cancel = ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape));
+  ui_items.note(std::string(d.id) + "/Cancel");
+  if (chosen || cancel) {
+    browse_dir_ = browser_.folder();
+    ImGui::CloseCurrentPopup();
+  }
+  if (chosen) {
+    switch (dialog_) {
+      case FileDialog::open:
+        request(Pending::open, *chosen);
+        break;
+      case FileDialog::save_as:
+        answer_save_as(*chosen);
+        break;
+      case FileDialog::import_obj:
+        import_obj(*chosen);
+        break;
+      case FileDialog::media:
+        media_dir = *chosen;
+        message(Severity::info, "screenshots and recordings go to " + media_folder());
+        break;
+      case FileDialog::import_robot:
+        import_robot(*this, *chosen);
+        break;
+    }
+  } else if (cancel && dialog_ == FileDialog::save_as) {
+    answer_save_as("");
+  }
+  ImGui::EndPopup();
 }
 
 void Editor::drop_file(const std::string& path) {
@@ -1305,7 +1341,7 @@ void Editor::handle_keys() {
     else
       save("");
   }
-  if (ctrl && pressed(GLFW_KEY_O)) open_dialog_ = true;
+  if (ctrl && pressed(GLFW_KEY_O)) show_dialog(FileDialog::open);
   if (ctrl && pressed(GLFW_KEY_N)) request(Pending::new_scene);
   if (ctrl && pressed(GLFW_KEY_D)) duplicate_selected();
   if (ctrl && pressed(GLFW_KEY_P)) screenshot_requested = true;

@@ -166,8 +166,7 @@ const State& robot_display_state(Editor& e) {
     if (r.joint_q.size() == n) return r;
   }
   // the optimized result of this very document (a pose edited since is shown as edited)
-  if (e.view_settings.show_optimized && s.has_opt_final_state && s.opt_final_state.joint_q.size() == n &&
-      s.opt_generation == e.doc.revision())
+  if (e.view_settings.show_optimized && s.has_opt_final_state && s.opt_final_state.joint_q.size() == n && e.opt_fits())
     return s.opt_final_state;
   if (e.timeline_frame >= 0) {
     if (e.robot.scrub_frame != e.timeline_frame || e.robot.scrub.joint_q.size() != n) {
@@ -187,7 +186,7 @@ const State& robot_display_state(Editor& e) {
 const RigidContactsT<float>* robot_display_contacts(Editor& e) {
   const Snapshot& s = e.snap;
   if (e.timeline_frame >= 0 || e.replay.active || s.generation != e.doc.revision()) return nullptr;
-  if (e.view_settings.show_optimized && s.has_opt_final_state && s.opt_generation == e.doc.revision()) return nullptr;
+  if (e.view_settings.show_optimized && s.has_opt_final_state && e.opt_fits()) return nullptr;
   return &s.rigid_contacts;
 }
 
@@ -646,29 +645,6 @@ bool import_robot(Editor& e, const std::string& path) {
   e.message(Severity::info, "imported " + path + " as robot \"" + e.doc.scene().objects[size_t(index)].name + "\" (" +
                                 std::to_string(r.body_end - r.body_begin) + " bodies)");
   return true;
-}
-
-void draw_robot_dialogs(Editor& e) {
-  if (e.robot.urdf_dialog) {
-    ImGui::OpenPopup("Import URDF/MJCF");
-    e.robot.urdf_dialog = false;
-  }
-  if (ImGui::BeginPopupModal("Import URDF/MJCF", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-    ImGui::Text("URDF (.urdf) or MJCF (.xml) file:");
-    ImGui::SetNextItemWidth(420);
-    if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
-    char buf[512];
-    std::snprintf(buf, sizeof buf, "%s", e.robot.urdf_path_input.c_str());
-    bool enter = ImGui::InputText("##path", buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue);
-    e.robot.urdf_path_input = buf;
-    if (ImGui::Button("Import") || enter) {
-      import_robot(e, e.robot.urdf_path_input);
-      ImGui::CloseCurrentPopup();
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
-    ImGui::EndPopup();
-  }
 }
 
 // ---- script commands

@@ -19,11 +19,9 @@ namespace adj::editor {
 class Editor;
 
 struct RobotUi {
-  int body_object = -1;  // object whose body is selected (the highlight follows the object selection)
-  int body = -1;         // selected body, index in CompiledScene::rigid, or -1
+  int body_object = -1;      // object whose body is selected (the highlight follows the object selection)
+  int body = -1;             // selected body, index in CompiledScene::rigid, or -1
   bool reveal_body = false;  // the inspector opens the selected body's entry (a click picked it)
-  bool urdf_dialog = false;
-  std::string urdf_path_input;
   // the drawn state: a scrubbed timeline frame, cached
   State scrub;
   State rest;  // the compiled initial joint state, when nothing newer is at hand
@@ -51,8 +49,6 @@ void draw_robot_tree(Editor& e, int object);
 int robot_outliner_rows(const Editor& e);
 // inspector: joint sliders, bodies, actuators of the selected robot (after its fields)
 void draw_robot_inspector(Editor& e, int object);
-// File > Import URDF/MJCF: the path prompt
-void draw_robot_dialogs(Editor& e);
 
 // a robot object referencing the URDF or MJCF file (by extension: .urdf, .xml / .mjcf; relative
 // to the scene file when it has one), placed above the ground along the scene's up axis (an

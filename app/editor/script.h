@@ -23,7 +23,8 @@
 //   type TEXT               (characters into the widget that has the keyboard, e.g. a path field)
 //   click-ui NAME           (a left click on a widget the panels noted, editor.h ui_items:
 //                            open/Open open/path save/Save import/Import media/Choose ...)
-//   dialog open|save-as|import  (File > Open, Save As, Import OBJ: the file browser)
+//   dialog open|save-as|import|media (File > Open, Save As, Import OBJ, Screenshots and
+//                            recordings folder: the file browser)
 //   expect title TEXT       (the window title)   expect file PATH (exists)
 //   expect PATH VALUE | expect frame N | expect selected NAME|none | expect dirty BOOL
 //   expect objects N | expect undo N | expect loss-decreased | expect grad-check-ok

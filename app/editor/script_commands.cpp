@@ -499,24 +499,29 @@ Status cmd_optimize(ScriptCall& c) {  // optimize N [TASK]
   return Status::ok();
 }
 
-// optimize-method bptt|shac|pods1|pods2 [COPIES [SEED]]: the method combo
+// optimize-method bptt|shac|pods1|pods2 [COPIES [SEED]]: the method combo of the panel's task
 Status cmd_optimize_method(ScriptCall& c) {
   const auto& w = c.w;
   if (w.size() < 2 || (w[1] != "bptt" && w[1] != "shac" && w[1] != "pods1" && w[1] != "pods2"))
     return Status::error("optimize-method bptt|shac|pods1|pods2 [COPIES [SEED]]");
-  c.e.opt_method.shac = w[1] == "shac";
-  c.e.opt_method.pods = w[1] == "pods1" || w[1] == "pods2";
-  c.e.opt_method.order = w[1] == "pods2" ? 2 : 1;
+  const auto& tasks = c.e.doc.scene().tasks;
+  if (tasks.empty()) return Status::error("optimize-method: the scene has no task");
+  if (!tasks[size_t(std::clamp(c.e.task_index, 0, int(tasks.size()) - 1))].has_policy)
+    return Status::error("optimize-method: the panel's task has no policy (it is trained by BPTT)");
+  OptMethod& m = c.e.task_methods[tasks[size_t(std::clamp(c.e.task_index, 0, int(tasks.size()) - 1))].name];
+  m.shac = w[1] == "shac";
+  m.pods = w[1] == "pods1" || w[1] == "pods2";
+  m.order = w[1] == "pods2" ? 2 : 1;
   bool ok = true;
   if (w.size() > 2) {
     int n = c.arg_int(2, &ok);
     if (!ok || n < 1) return Status::error("optimize-method: COPIES must be >= 1");
-    c.e.opt_method.envs = n;
+    m.envs = n;
   }
   if (w.size() > 3) {
     int n = c.arg_int(3, &ok);
     if (!ok || n < 0) return Status::error("optimize-method: SEED must be >= 0");
-    c.e.opt_method.seed = std::uint64_t(n);
+    m.seed = std::uint64_t(n);
   }
   return Status::ok();
 }
@@ -745,7 +750,7 @@ Status cmd_landscape_pick(ScriptCall& c) {  // landscape-pick CURVE K | landscap
   return synced(c, Status::ok());
 }
 
-Status cmd_dialog(ScriptCall& c) {  // dialog open|save-as|import: as the File menu's entries
+Status cmd_dialog(ScriptCall& c) {  // dialog open|save-as|import|media: as the File menu's entries
   if (Status st = c.need(1); !st) return st;
   if (c.w[1] == "open")
     c.e.show_dialog(Editor::FileDialog::open);
@@ -753,8 +758,10 @@ Status cmd_dialog(ScriptCall& c) {  // dialog open|save-as|import: as the File m
     c.e.open_save_as();
   else if (c.w[1] == "import")
     c.e.show_dialog(Editor::FileDialog::import_obj);
+  else if (c.w[1] == "media")
+    c.e.show_dialog(Editor::FileDialog::media);
   else
-    return Status::error("dialog: open, save-as or import");
+    return Status::error("dialog: open, save-as, import or media");
   c.wait_frames(3);
   return Status::ok();
 }

@@ -1,5 +1,7 @@
 // The script's expectations (script.h): `expect WHAT ...` by WHAT, else a document field;
 // `expect-above` / `expect-below` on a document number. A failed one exits with 4.
+#include <imgui.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -174,6 +176,22 @@ Status ex_save_as(ScriptCall& c) { return expect_bool(c, c.e.save_as_active()); 
 Status ex_backend(ScriptCall& c) { return expect_text(c, c.e.doc.scene().settings.backend); }
 Status ex_sim_backend(ScriptCall& c) { return expect_text(c, c.e.snap.backend); }
 Status ex_path(ScriptCall& c) { return expect_text(c, c.e.doc.path().empty() ? "untitled" : c.e.doc.path()); }
+// the method Start uses for the panel's task: bptt shac pods1 pods2
+Status ex_method(ScriptCall& c) {
+  const auto& tasks = c.e.doc.scene().tasks;
+  if (tasks.empty()) return bad(c, "no task");
+  const OptMethod m = c.e.method_of(tasks[size_t(std::clamp(c.e.task_index, 0, int(tasks.size()) - 1))].name);
+  return expect_text(c, m.shac ? "shac" : m.pods ? (m.order == 2 ? "pods2" : "pods1") : "bptt");
+}
+// the clipboard holds message N whole (0: the newest), as its copy button puts it there
+Status ex_clipboard(ScriptCall& c) {
+  bool ok = false;
+  const int n = c.w.size() >= 4 && c.w[2] == "message" ? c.arg_int(3, &ok) : 0;
+  if (!ok || n < 0 || n >= int(c.e.messages.size())) return Status::error("expect clipboard message N (0: the newest)");
+  const char* got = ImGui::GetClipboardText();
+  const std::string& want = c.e.messages[c.e.messages.size() - 1 - size_t(n)].text;
+  return got && want == got ? Status::ok() : bad(c, got ? std::string("\"") + got + "\"" : "nothing");
+}
 // the window's title (after Save As, Open, New)
 Status ex_title(ScriptCall& c) {
   if (Status st = c.need(2); !st) return st;
@@ -192,8 +210,7 @@ Status ex_dirty(ScriptCall& c) { return expect_bool(c, c.e.doc.dirty()); }
 // the Apply button: enabled as the Optimization panel enables it
 Status ex_can_apply(ScriptCall& c) {
   const Snapshot& s = c.e.snap;
-  return expect_bool(c, !s.best_theta.empty() && !s.opt_shac && s.opt_phase != OptPhase::running &&
-                            s.opt_generation == c.e.doc.revision());
+  return expect_bool(c, !s.best_theta.empty() && !s.opt_shac && s.opt_phase != OptPhase::running && c.e.opt_fits());
 }
 Status ex_grad_check_shown(ScriptCall& c) { return expect_bool(c, !c.e.snap.grad_check_text.empty()); }
 Status ex_sim_error(ScriptCall& c) {  // the simulation's error ("none" when it runs clean)
@@ -310,6 +327,8 @@ const ScriptCommand k_expect[] = {
     {"backend-available", ex_backend_available},
     {"path", ex_path},
     {"title", ex_title},
+    {"clipboard", ex_clipboard},
+    {"method", ex_method},
     {"file", ex_file},
     {"recovery-offered", ex_recovery_offered},
     {"prompt", ex_prompt},
