@@ -438,6 +438,8 @@ int run_viewer(const ViewerOptions& opt) {
           Status st = ed.recording.start(ro, target.extent().width, target.extent().height,
                                          double(ed.compiled()->frame_dt), ed.worker, ed.snap);
           started_now = st.is_ok();
+          // a replay is recorded whole, from its first frame, wherever it was scrubbed or played to
+          if (st && ed.replay_ready()) ed.replay.frame = 0, ed.replay.playing = false;
           if (st)
             ed.message(editor::Severity::info,
                        "recording to " + std::filesystem::absolute(ro.path).string() +

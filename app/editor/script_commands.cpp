@@ -419,14 +419,14 @@ Status cmd_record(ScriptCall& c) {  // record PATH [panels|overlays]: as Ctrl+R 
   return Status::ok();
 }
 
-Status cmd_record_replay(ScriptCall& c) {  // record-replay PATH: Record while a replay shows, to its end
+// record-replay PATH: Record while a replay shows (wherever it is): the whole replay, to its end
+Status cmd_record_replay(ScriptCall& c) {
   if (Status st = c.need(1); !st) return st;
   if (!c.e.replay_ready()) return Status::error("record-replay: no replay is showing");
   if (c.e.recording.active()) return Status::error("record-replay: already recording");
   c.e.record_options.path = c.w[1];
   c.e.record_options.with_ui = false;
   c.e.record_options.overlays = false;
-  c.e.replay.frame = 0;
   c.e.record_toggle_requested = true;
   c.wait_recording();
   return Status::ok();
