@@ -584,6 +584,37 @@ void draw_robot_inspector(Editor& e, int index) {
 
 // ---- URDF import
 
+namespace {
+
+// an imported robot's initial pose inside its joints' limits: a coordinate the file leaves
+// outside its range (the Gymnasium Ant's ankles at 0 rad, limited to 30..100 degrees) starts
+// at the nearer limit instead of being thrown out by the limit penalty; returns the joints
+// moved, for the warning. Also the truth about the base: a free root joint is not fixed.
+std::vector<std::string> start_inside_limits(scene::Object& o, const scene::CompiledScene& cs) {
+  const scene::ObjectRange& r = cs.objects.back();
+  const RigidModel& m = cs.model.rigid;
+  const State s0 = cs.model.make_state();
+  std::vector<std::string> moved;
+  for (int b = r.body_begin; b < r.body_end; ++b) {
+    const int type = m.joint_type[size_t(b)];
+    if (b == r.body_begin && type == RIGID_JOINT_FREE) o.robot.fixed_base = false;
+    if ((type != RIGID_JOINT_REVOLUTE && type != RIGID_JOINT_PRISMATIC) || !(m.joint_limit_ke[size_t(b)] > 0)) continue;
+    const double q = double(s0.joint_q[size_t(m.joint_q_start[size_t(b)])]);
+    const double lo = double(m.joint_lower[size_t(b)]), hi = double(m.joint_upper[size_t(b)]);
+    if (q >= lo && q <= hi) continue;
+    const double inside = std::clamp(q, lo, hi);
+    o.robot.initial.push_back({m.body_name[size_t(b)], {inside}, {}});
+    char text[160];
+    std::snprintf(text, sizeof text, "%s %.3g -> %.3g", m.body_name[size_t(b)].c_str(),
+                  type == RIGID_JOINT_REVOLUTE ? q * 180 / 3.14159265358979 : q,
+                  type == RIGID_JOINT_REVOLUTE ? inside * 180 / 3.14159265358979 : inside);
+    moved.emplace_back(text);
+  }
+  return moved;
+}
+
+}  // namespace
+
 bool import_robot(Editor& e, const std::string& path) {
   namespace fs = std::filesystem;
   std::string ext = fs::path(path).extension().string();
@@ -621,6 +652,22 @@ bool import_robot(Editor& e, const std::string& path) {
   const std::string mine = "objects[" + std::to_string(trial.objects.size() - 1) + "]";
   for (const std::string& w : cs->warnings)
     if (w.find(mine) != std::string::npos) e.message(Severity::warning, what + w);
+  if (std::vector<std::string> moved = start_inside_limits(o, *cs); !moved.empty()) {
+    trial.objects.back() = o;
+    auto inside = scene::compile<float>(trial, e.doc.base_dir());
+    if (!inside) {
+      e.message(Severity::error, what + inside.status().message());
+      return false;
+    }
+    cs = std::move(inside);
+    std::string list;
+    for (const std::string& s : moved) list += (list.empty() ? "" : ", ") + s;
+    e.message(Severity::warning, what + path + ": the initial pose puts " + std::to_string(moved.size()) +
+                                     " joint(s) outside their limits; they start at the nearer limit (" + list +
+                                     "; degrees for hinges, m for slides)");
+  } else {
+    trial.objects.back() = o;  // fixed_base as the file has it
+  }
   // lift it so that its lowest joint, centre of mass or shape clears the ground by 5 cm
   const scene::ObjectRange& r = cs->objects.back();
   const RigidModel& m = cs->model.rigid;
