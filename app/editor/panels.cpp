@@ -118,8 +118,9 @@ struct PlotGeometry {
 
 int plot_series(const char* label, const std::vector<double>& values, bool log, float height, const char* x_unit,
                 PlotGeometry* geometry = nullptr) {
-  if (values.empty()) {
+  if (values.empty()) {  // the plot's room, so that nothing moves when the data comes
     ImGui::TextDisabled("%s: no data yet", label);
+    ImGui::Dummy(ImVec2(ImGui::GetContentRegionAvail().x, height + ImGui::GetTextLineHeight()));
     return -1;
   }
   double lo = DBL_MAX, hi = -DBL_MAX;
@@ -214,7 +215,7 @@ long resident_mb() {
 // ---- layout
 
 void Editor::draw_panels(float menu_height) {
-  ui_items.rects.clear();
+  ui_items.clear();
   report_worker_errors();
   // Tab is the panels' key (MuJoCo's): ImGui's Tab focusing into the focused panel's next field
   // would capture the keyboard and swallow the next Tab / Shift+Tab
@@ -794,7 +795,7 @@ void Editor::draw_optimization() {
   if (ImGui::DragInt("##it", &t.optimizer.iterations, 0.5f, 1, 100000, "%d iterations"))
     doc.set_task(task_index, t, "Iterations", merge_key(&s.tasks[size_t(task_index)], "it"));
   if (ImGui::IsItemDeactivated()) doc.end_merge();
-  ImGui::SetNextItemWidth(120);
+  ImGui::SetNextItemWidth(150);
   if (ImGui::DragInt("##horizon", &t.horizon, 0.5f, 1, 1000000, "horizon %d frames"))
     set_task_horizon(task_index, t.horizon, merge_key(&s.tasks[size_t(task_index)], "horizon"));
   if (ImGui::IsItemDeactivated()) doc.end_merge();
@@ -835,7 +836,9 @@ void Editor::draw_optimization() {
     }
     ImGui::EndDisabled();
   } else {
-    ImGui::TextDisabled("method: BPTT (no policy: SHAC and PODS train policies)");
+    ImGui::TextDisabled("method: BPTT");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("the task has no policy (its inputs are per frame): SHAC and PODS train policies");
   }
 
   // start / pause / stop
@@ -894,14 +897,40 @@ void Editor::draw_optimization() {
         "\"before\" or \"after\" with its iteration and loss (no panels, no editor overlays)",
         snap.best_iteration);
 
-  PlotGeometry lg;
-  const int hovered = plot_series("loss", snap.loss, true, 70, "iteration", &lg);
-  pick_on_loss_plot(hovered, lg.x0, lg.x1, lg.y0, lg.y1);
-  if (int i = plot_series("|grad|", snap.grad_norm, true, 50, "iteration"); i >= 0)
-    ImGui::SetTooltip("iteration %d: |dL/dtheta| = %.6g", i, snap.grad_norm[size_t(i)]);
-  std::vector<double> sg(snap.step_grad_norms.begin(), snap.step_grad_norms.end());
-  if (int i = plot_series("|dL/dx_t| over the horizon", sg, true, 50, "frame"); i >= 0)
-    ImGui::SetTooltip("frame %d: |dL/dx_t| = %.6g\nwhere the gradient explodes or vanishes", i, sg[size_t(i)]);
+  // the plots, one at a time in tabs, as tall as the panel leaves them (above the Apply line
+  // and the gradient check, and its table when there is one): visible without scrolling at
+  // 1280x720, and the same size before, while and after training
+  const float line = ImGui::GetTextLineHeightWithSpacing(), row = ImGui::GetFrameHeightWithSpacing();
+  const float table = snap.grad_check_text.empty() ? 0.0f : 6 * line;
+  const float plot_h = std::max(40.0f, ImGui::GetContentRegionAvail().y - (row + 3 * line + row + table + 8));
+  if (ImGui::BeginTabBar("plots")) {
+    if (ImGui::BeginTabItem("loss")) {
+      PlotGeometry lg;
+      const int hovered = plot_series("loss", snap.loss, true, plot_h, "iteration", &lg);
+      ui_items.note("optimization/plot");
+      pick_on_loss_plot(hovered, lg.x0, lg.x1, lg.y0, lg.y1);
+      if (snap.best_iteration < 0) ImGui::TextDisabled("Apply: no iteration yet");
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("|grad|")) {
+      if (int i = plot_series("|grad|", snap.grad_norm, true, plot_h, "iteration"); i >= 0)
+        ImGui::SetTooltip("iteration %d: |dL/dtheta| = %.6g", i, snap.grad_norm[size_t(i)]);
+      ui_items.note("optimization/plot");
+      ImGui::TextDisabled("the gradient's norm per iteration");
+      ImGui::EndTabItem();
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("|dL/dtheta| per iteration");
+    if (ImGui::BeginTabItem("|dL/dx_t|")) {
+      std::vector<double> sg(snap.step_grad_norms.begin(), snap.step_grad_norms.end());
+      if (int i = plot_series("|dL/dx_t| over the horizon", sg, true, plot_h, "frame"); i >= 0)
+        ImGui::SetTooltip("frame %d: |dL/dx_t| = %.6g\nwhere the gradient explodes or vanishes", i, sg[size_t(i)]);
+      ui_items.note("optimization/plot");
+      ImGui::TextDisabled("the last iteration's gradient along the horizon");
+      ImGui::EndTabItem();
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the last iteration's |dL/dx_t| over the horizon's frames");
+    ImGui::EndTabBar();
+  }
 
   ImGui::BeginDisabled(snap.grad_check_running);
   if (ImGui::Button(snap.grad_check_running ? "Checking..." : "Check gradient")) worker.check_gradient(t.name, 8);

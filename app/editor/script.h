@@ -25,6 +25,8 @@
 //                            open/Open open/path save/Save import/Import media/Choose ...)
 //   dialog open|save-as|import|media (File > Open, Save As, Import OBJ, Screenshots and
 //                            recordings folder: the file browser)
+//   note-ui NAME KEY        expect ui-moved NAME KEY BOOL (the widget's rect against the noted one)
+//   expect ui-inside NAME BOOL (drawn whole inside its window: no scrolling to it)
 //   expect title TEXT       (the window title)   expect file PATH (exists)
 //   expect PATH VALUE | expect frame N | expect selected NAME|none | expect dirty BOOL
 //   expect objects N | expect undo N | expect loss-decreased | expect grad-check-ok

@@ -374,6 +374,14 @@ Status cmd_click_ui(ScriptCall& c) {  // click-ui NAME: a left click on a widget
   return Status::ok();
 }
 
+Status cmd_note_ui(ScriptCall& c) {  // note-ui NAME KEY: the widget's rect, for expect ui-moved
+  if (Status st = c.need(2); !st) return st;
+  auto it = c.e.ui_items.rects.find(c.w[1]);
+  if (it == c.e.ui_items.rects.end()) return Status::error("note-ui: no widget \"" + c.w[1] + "\" was drawn");
+  c.notes()[c.w[2]] = {it->second[0], it->second[1], it->second[2], it->second[3]};
+  return Status::ok();
+}
+
 Status cmd_toggle(ScriptCall& c) {
   if (Status st = c.need(1); !st) return st;
   bool* f = overlay_flag(c.e, c.w[1]);
@@ -790,6 +798,7 @@ const ScriptCommand k_view[] = {
     {"key", cmd_key},
     {"type", cmd_type},
     {"click-ui", cmd_click_ui},
+    {"note-ui", cmd_note_ui},
     {"toggle", cmd_toggle},
     {"gradient", cmd_gradient},
     {"screenshot", cmd_screenshot},

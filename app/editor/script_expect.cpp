@@ -192,6 +192,30 @@ Status ex_clipboard(ScriptCall& c) {
   const std::string& want = c.e.messages[c.e.messages.size() - 1 - size_t(n)].text;
   return got && want == got ? Status::ok() : bad(c, got ? std::string("\"") + got + "\"" : "nothing");
 }
+// expect ui-inside NAME BOOL: the widget is drawn whole inside its window (no scrolling to it)
+Status ex_ui_inside(ScriptCall& c) {
+  if (Status st = c.need(3); !st) return st;
+  if (!c.e.ui_items.rects.count(c.w[2])) return bad(c, "no widget " + c.w[2] + " drawn");
+  const auto& r = c.e.ui_items.rects.at(c.w[2]);
+  const auto& w = c.e.ui_items.windows.at(c.w[2]);
+  char got[160];
+  std::snprintf(got, sizeof got, "%s (y %.0f..%.0f in a window y %.0f..%.0f)",
+                c.e.ui_items.inside(c.w[2]) ? "true" : "false", r[1], r[3], w[1], w[3]);
+  return (c.w[3] == "true") == c.e.ui_items.inside(c.w[2]) ? Status::ok() : bad(c, got);
+}
+// expect ui-moved NAME KEY BOOL: the widget's rect against the one noted under KEY (note-ui)
+Status ex_ui_moved(ScriptCall& c) {
+  if (Status st = c.need(4); !st) return st;
+  auto it = c.notes().find(c.w[3]);
+  if (it == c.notes().end() || !c.e.ui_items.rects.count(c.w[2])) return bad(c, "nothing noted or drawn");
+  const auto& r = c.e.ui_items.rects.at(c.w[2]);
+  bool moved = false;
+  for (size_t k = 0; k < 4; ++k) moved |= std::abs(double(r[k]) - it->second[k]) > 0.5;
+  char got[160];
+  std::snprintf(got, sizeof got, "%s (now %.0f %.0f %.0f %.0f, noted %.0f %.0f %.0f %.0f)", moved ? "true" : "false",
+                r[0], r[1], r[2], r[3], it->second[0], it->second[1], it->second[2], it->second[3]);
+  return (c.w[4] == "true") == moved ? Status::ok() : bad(c, got);
+}
 // the window's title (after Save As, Open, New)
 Status ex_title(ScriptCall& c) {
   if (Status st = c.need(2); !st) return st;
@@ -327,6 +351,8 @@ const ScriptCommand k_expect[] = {
     {"backend-available", ex_backend_available},
     {"path", ex_path},
     {"title", ex_title},
+    {"ui-inside", ex_ui_inside},
+    {"ui-moved", ex_ui_moved},
     {"clipboard", ex_clipboard},
     {"method", ex_method},
     {"file", ex_file},
