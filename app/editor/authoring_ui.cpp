@@ -5,7 +5,11 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 
 #include "app/editor/authoring.h"
 #include "app/editor/editor.h"
@@ -277,6 +281,92 @@ void Editor::draw_task_tools() {
     }
     ImGui::EndPopup();
   }
+}
+
+}  // namespace adj::editor
+
+namespace adj::editor {
+
+// ---- a task's controls: per-frame inputs, or a policy of one of the scene's robots
+
+void Editor::draw_task_policy(int index) {
+  const scene::Scene& s = doc.scene();
+  const scene::Task& t = s.tasks[size_t(index)];
+  std::vector<std::string> robots;
+  for (const scene::Object& o : s.objects)
+    if (o.kind == scene::ObjectKind::robot) robots.push_back(o.name);
+  if (robots.empty() && !t.has_policy) return;
+  std::string current;
+  for (const scene::ParamSpec& p : t.parameters)
+    if (p.kind == scene::ParamKind::policy) current = p.object;
+  const std::string preview = t.has_policy ? "policy of " + current : std::string("per-frame inputs");
+  ImGui::SetNextItemWidth(-60);
+  if (ImGui::BeginCombo("controls", preview.c_str())) {
+    if (ImGui::Selectable("per-frame inputs", !t.has_policy)) set_task_policy(index, "");
+    for (const std::string& r : robots)
+      if (ImGui::Selectable(("policy of " + r).c_str(), t.has_policy && current == r)) set_task_policy(index, r);
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "per-frame inputs: the optimizer sets each frame's actuator inputs of this one rollout\n"
+        "a policy: a network from the robot's joint state (and sine phases) to its actuator\n"
+        "inputs, trained over the horizon (the episode) by BPTT, SHAC or PODS");
+  // the policy's network and starts, folded away (the plots below keep their room at 1280x720)
+  if (!t.has_policy || !ImGui::TreeNode("policy network and starts")) return;
+  scene::Task e = t;
+  bool changed = false;
+  const uint64_t key = std::hash<std::string>{}(t.name + "/policy");
+  // the network: hidden layer widths, "32,32"
+  char hidden[64] = "";
+  for (size_t i = 0; i < e.policy.hidden.size(); ++i)
+    std::snprintf(hidden + std::strlen(hidden), sizeof hidden - std::strlen(hidden), "%s%d", i ? "," : "",
+                  e.policy.hidden[i]);
+  ImGui::SetNextItemWidth(90);
+  ImGui::InputText("##hidden", hidden, sizeof hidden);
+  if (ImGui::IsItemDeactivatedAfterEdit()) {
+    std::vector<int> widths;
+    for (const char* p = hidden; *p;) {
+      char* end = nullptr;
+      const long w = std::strtol(p, &end, 10);
+      if (end == p || w < 1 || w > 4096) break;
+      widths.push_back(int(w));
+      p = *end == ',' ? end + 1 : end;
+      if (end == p && *p) break;
+    }
+    if (!widths.empty() && widths != e.policy.hidden) e.policy.hidden = widths, changed = true;
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("hidden layer widths (tanh), comma-separated: 32,32");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(80);
+  changed |= ImGui::DragInt("##phases", &e.policy.phases, 0.1f, 0, 16, "%d phases");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("sine phase observations (a gait's clock); 0: none");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(-FLT_MIN);
+  changed |= ImGui::DragScalar("##period", ImGuiDataType_Double, &e.policy.phase_period, 0.01f, nullptr, nullptr,
+                               "period %.2f s");
+  ImGui::SetNextItemWidth(90);
+  changed |=
+      ImGui::DragScalar("##scale", ImGuiDataType_Double, &e.policy.output_scale, 0.01f, nullptr, nullptr, "scale %.2f");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("inputs = scale * tanh(the last layer)");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(90);
+  changed |= ImGui::DragScalar("##startq", ImGuiDataType_Double, &e.policy.start_q_range, 0.01f, nullptr, nullptr,
+                               "q0 +-%.2f");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(-FLT_MIN);
+  changed |= ImGui::DragScalar("##startqd", ImGuiDataType_Double, &e.policy.start_qd_range, 0.01f, nullptr, nullptr,
+                               "qd0 +-%.2f");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("randomized starts (SHAC, PODS): each joint moved by up to q0, each dof's velocity by qd0");
+  if (ImGui::IsItemDeactivated()) doc.end_merge();
+  if (changed) {
+    e.policy.phase_period = std::max(e.policy.phase_period, 1e-3);
+    e.policy.start_q_range = std::max(e.policy.start_q_range, 0.0);
+    e.policy.start_qd_range = std::max(e.policy.start_qd_range, 0.0);
+    doc.set_task(index, e, "Policy", key);
+  }
+  ImGui::TreePop();
 }
 
 }  // namespace adj::editor

@@ -659,7 +659,47 @@ scene::LossTerm Editor::default_loss_term() const {
     if (t.target.empty() && o.kind == scene::ObjectKind::target) t.target = o.name;
   }
   if (t.target.empty()) t.kind = scene::LossKind::velocity;
+  if (!t.object.empty() || !compiled_) return t;
+  // no particles: the first robot's base, onto the first target, else travelling along +x
+  const auto& objs = doc.scene().objects;
+  for (size_t i = 0; i < objs.size() && i < compiled_->objects.size(); ++i) {
+    const scene::ObjectRange& r = compiled_->objects[i];
+    if (objs[i].kind != scene::ObjectKind::robot || r.body_end <= r.body_begin) continue;
+    t.object = objs[i].name;
+    t.body = compiled_->model.rigid.body_name[size_t(r.body_begin)];
+    t.kind = t.target.empty() ? scene::LossKind::distance : scene::LossKind::position;
+    break;
+  }
   return t;
+}
+
+bool Editor::set_task_policy(int index, const std::string& robot) {
+  if (index < 0 || index >= int(doc.scene().tasks.size())) return false;
+  scene::Task t = doc.scene().tasks[size_t(index)];
+  const scene::Object* o = robot.empty() ? nullptr : doc.scene().find(robot);
+  if (!robot.empty() && (!o || o->kind != scene::ObjectKind::robot)) {
+    message(Severity::warning, "policy: \"" + robot + "\" is not a robot");
+    return false;
+  }
+  // a policy replaces the robot's per-frame inputs, and per-frame inputs the policy
+  std::string was;
+  for (const scene::ParamSpec& p : t.parameters)
+    if (p.kind == scene::ParamKind::policy) was = p.object;
+  if (t.has_policy == !robot.empty() && was == robot) return false;  // already so
+  std::erase_if(t.parameters, [&](const scene::ParamSpec& p) {
+    return p.kind == scene::ParamKind::policy ||
+           (!robot.empty() && p.kind == scene::ParamKind::actuator_control && p.object == robot);
+  });
+  std::erase_if(t.values, [](const scene::ParamValues& v) { return v.kind == scene::ParamKind::policy; });
+  t.has_policy = !robot.empty();
+  if (t.has_policy) {
+    t.parameters.push_back({scene::ParamKind::policy, robot});
+  } else if (!was.empty()) {
+    t.parameters.push_back({scene::ParamKind::actuator_control, was});
+  }
+  doc.end_merge();
+  doc.set_task(index, t, t.has_policy ? "Policy for " + robot : std::string("Per-frame inputs"));
+  return true;
 }
 
 namespace {

@@ -151,6 +151,10 @@ class Editor {
   bool remove_loss_term(int index);
   bool set_loss_term(int index, const scene::LossTerm& term, uint64_t merge_key = 0);
   scene::LossTerm default_loss_term() const;  // what the panel's "Add term" adds
+  // a task's parameters as a policy of `robot` (observing its joint state and sine phases,
+  // driving its actuators; PolicySpec's network and randomized starts) instead of its
+  // per-frame inputs, or back to per-frame inputs (`robot` empty); one undo step
+  bool set_task_policy(int index, const std::string& robot);
 
   // simulation backends: "cpu" always; "cuda" when engine cuda_available() (else `why`)
   bool backend_available(const std::string& name, std::string* why = nullptr) const;
@@ -313,7 +317,8 @@ class Editor {
   // after the loss plot (its hovered iteration and frame): a click picks what Apply applies (right click: the best)
   void pick_on_loss_plot(int hovered, float x0, float x1, float y0, float y1);
   void draw_add_file_prompt();
-  void draw_task_tools();  // new, rename, duplicate, delete
+  void draw_task_tools();            // new, rename, duplicate, delete
+  void draw_task_policy(int index);  // per-frame inputs or a policy (authoring_ui.cpp)
   std::unique_ptr<scene::CompiledScene> compiled_;
   std::unique_ptr<app::SceneView> view_;
   uint64_t compiled_revision_ = 0;

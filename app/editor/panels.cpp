@@ -750,6 +750,7 @@ void Editor::draw_loss_terms(const scene::Task& t) {
   }
   if (remove >= 0) remove_loss_term(remove);
   if (ImGui::SmallButton("+ add term")) add_loss_term(default_loss_term());
+  ui_items.note("optimization/add-term");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("a new term: the first moving object to the first target");
 }
 
@@ -807,6 +808,7 @@ void Editor::draw_optimization() {
       ImGui::SetTooltip("per-frame inputs and policy weights that Apply kept: the optimizer starts from them");
   }
 
+  draw_task_policy(task_index);
   // a policy: trained by the full-horizon gradient or by SHAC (windows, copies, critic)
   if (t.has_policy) {
     OptMethod& opt_method = task_methods[t.name];

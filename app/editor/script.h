@@ -57,6 +57,9 @@
 //   shape NAME KIND (a collider's shape)   task-add NAME HORIZON   task-remove NAME
 //   task-rename OLD NEW   task-duplicate NAME   task-select NAME   task-horizon N
 //   pick-iteration N|best (a click on the loss plot: what Apply applies)
+//   task-policy ROBOT|off  (the controls combo: a policy of ROBOT, or per-frame inputs)
+//   task-policy-set hidden W,W|phases N|period S|scale X|start-q X|start-qd X
+//   expect method bptt|shac|pods1|pods2 (what Start uses for the panel's task)
 //   try COMMAND ... (the command may be refused: its error is printed, the script goes on)
 // The commands are tables by panel (script_commands.h).
 // ${NAME} expands environment variables. # starts a comment.

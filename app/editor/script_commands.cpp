@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 #include "app/editor/authoring.h"
@@ -507,6 +508,53 @@ Status cmd_optimize(ScriptCall& c) {  // optimize N [TASK]
   return Status::ok();
 }
 
+// task-policy ROBOT|off: the panel's controls combo (a policy of ROBOT, or per-frame inputs)
+Status cmd_task_policy(ScriptCall& c) {
+  if (Status st = c.need(1); !st) return st;
+  if (c.e.doc.scene().tasks.empty()) return Status::error("task-policy: the scene has no task");
+  const std::string robot = c.w[1] == "off" ? "" : c.rest(1);
+  const auto before = c.e.doc.revision();
+  c.e.set_task_policy(c.e.task_index, robot);
+  if (c.e.doc.revision() == before) return Status::error("task-policy: nothing changed (see the messages)");
+  return Status::ok();
+}
+
+// task-policy-set hidden W,W|phases N|period S|scale X|start-q X|start-qd X: the policy's fields
+Status cmd_task_policy_set(ScriptCall& c) {
+  if (Status st = c.need(2); !st) return st;
+  auto& tasks = c.e.doc.scene().tasks;
+  if (c.e.task_index < 0 || c.e.task_index >= int(tasks.size()) || !tasks[size_t(c.e.task_index)].has_policy)
+    return Status::error("task-policy-set: the panel's task has no policy (task-policy ROBOT)");
+  scene::Task t = tasks[size_t(c.e.task_index)];
+  const std::string& f = c.w[1];
+  const double v = std::atof(c.w[2].c_str());
+  if (f == "hidden") {
+    t.policy.hidden.clear();
+    for (size_t p = 0; p < c.w[2].size();) {
+      const int w = std::atoi(c.w[2].c_str() + p);
+      if (w < 1) return Status::error("task-policy-set hidden: widths >= 1, comma-separated");
+      t.policy.hidden.push_back(w);
+      const size_t comma = c.w[2].find(',', p);
+      p = comma == std::string::npos ? c.w[2].size() : comma + 1;
+    }
+  } else if (f == "phases") {
+    t.policy.phases = int(v);
+  } else if (f == "period") {
+    t.policy.phase_period = v;
+  } else if (f == "scale") {
+    t.policy.output_scale = v;
+  } else if (f == "start-q") {
+    t.policy.start_q_range = v;
+  } else if (f == "start-qd") {
+    t.policy.start_qd_range = v;
+  } else {
+    return Status::error("task-policy-set: hidden, phases, period, scale, start-q or start-qd");
+  }
+  c.e.doc.end_merge();
+  c.e.doc.set_task(c.e.task_index, t, "Policy");
+  return Status::ok();
+}
+
 // optimize-method bptt|shac|pods1|pods2 [COPIES [SEED]]: the method combo of the panel's task
 Status cmd_optimize_method(ScriptCall& c) {
   const auto& w = c.w;
@@ -817,6 +865,8 @@ const ScriptCommand k_simulation[] = {
 const ScriptCommand k_optimization[] = {
     {"optimize", cmd_optimize},
     {"optimize-method", cmd_optimize_method},
+    {"task-policy", cmd_task_policy},
+    {"task-policy-set", cmd_task_policy_set},
     {"check-grad", cmd_check_grad},
     {"optimize-param", cmd_optimize_param},
     {"loss-add", cmd_loss_add},
