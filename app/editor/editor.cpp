@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -673,6 +674,18 @@ scene::LossTerm Editor::default_loss_term() const {
   return t;
 }
 
+void Editor::bound_inputs(scene::ParamSpec& p) {
+  const scene::Object* o = doc.scene().find(p.object);
+  if (!o) return;
+  if (auto b = robot_input_bounds(*this, *o)) {
+    p.lower = b->first, p.upper = b->second;
+    char text[200];
+    std::snprintf(text, sizeof text, "%s's inputs bounded to [%g, %g], its file's ctrlrange", p.object.c_str(), p.lower,
+                  p.upper);
+    message(Severity::info, text);
+  }
+}
+
 bool Editor::set_task_policy(int index, const std::string& robot) {
   if (index < 0 || index >= int(doc.scene().tasks.size())) return false;
   scene::Task t = doc.scene().tasks[size_t(index)];
@@ -696,6 +709,7 @@ bool Editor::set_task_policy(int index, const std::string& robot) {
     t.parameters.push_back({scene::ParamKind::policy, robot});
   } else if (!was.empty()) {
     t.parameters.push_back({scene::ParamKind::actuator_control, was});
+    bound_inputs(t.parameters.back());
   }
   doc.end_merge();
   doc.set_task(index, t, t.has_policy ? "Policy for " + robot : std::string("Per-frame inputs"));

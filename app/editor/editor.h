@@ -155,6 +155,8 @@ class Editor {
   // driving its actuators; PolicySpec's network and randomized starts) instead of its
   // per-frame inputs, or back to per-frame inputs (`robot` empty); one undo step
   bool set_task_policy(int index, const std::string& robot);
+  // per-frame actuator inputs of an imported robot bounded by its file's ctrlrange (a message says so)
+  void bound_inputs(scene::ParamSpec& p);
 
   // simulation backends: "cpu" always; "cuda" when engine cuda_available() (else `why`)
   bool backend_available(const std::string& name, std::string* why = nullptr) const;

@@ -537,9 +537,10 @@ bool Editor::set_optimized(int object, scene::ParamKind k, bool on) {
   const std::string& name = s.objects[size_t(object)].name;
   scene::Task t = s.tasks[size_t(task_index)];
   if ((find_param(t, k, name) != nullptr) == on) return false;  // already so
-  if (on)
+  if (on) {
     t.parameters.push_back({k, name});
-  else
+    if (k == scene::ParamKind::actuator_control) bound_inputs(t.parameters.back());
+  } else
     std::erase_if(t.parameters, [&](const scene::ParamSpec& q) { return q.kind == k && q.object == name; });
   doc.end_merge();
   doc.set_task(task_index, t, std::string(on ? "Optimize " : "Stop optimizing ") + scene::to_string(k));

@@ -16,6 +16,8 @@
 #include "app/editor/editor.h"
 #include "app/editor/fields.h"
 #include "app/editor/robot_fields.h"
+#include "engine/rigid/mjcf.h"
+#include "engine/rigid/rigid_builder.h"
 #include "engine/rigid/rigid_vis.h"
 #include "engine/rigid/urdf.h"
 #include "engine/scene/compile.h"
@@ -614,6 +616,24 @@ std::vector<std::string> start_inside_limits(scene::Object& o, const scene::Comp
 }
 
 }  // namespace
+
+std::optional<std::pair<double, double>> robot_input_bounds(const Editor& e, const scene::Object& o) {
+  if (o.kind != scene::ObjectKind::robot || !o.robot.mjcf || o.robot.urdf.empty()) return std::nullopt;
+  namespace fs = std::filesystem;
+  const fs::path file =
+      fs::path(o.robot.urdf).is_absolute() ? fs::path(o.robot.urdf) : fs::path(e.doc.base_dir()) / o.robot.urdf;
+  RigidBuilder b;
+  MjcfOptions mo;
+  mo.world_geoms = false;
+  auto imp = rigid_import_mjcf(file.string(), b, mo);
+  if (!imp || imp->layout.actuators.empty()) return std::nullopt;
+  double lo = INFINITY, hi = -INFINITY;
+  for (const MujocoActuatorMap& a : imp->layout.actuators) {
+    if (!a.ctrl_limited || a.scale != 1 || a.offset != 0) return std::nullopt;  // a servo's input is its target
+    lo = std::min(lo, a.ctrl_lower), hi = std::max(hi, a.ctrl_upper);
+  }
+  return std::make_pair(lo, hi);
+}
 
 bool import_robot(Editor& e, const std::string& path) {
   namespace fs = std::filesystem;

@@ -9,10 +9,12 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/core/status.h"
 #include "engine/rigid/rigid_model.h"
+#include "engine/scene/scene.h"
 
 namespace adj::editor {
 
@@ -56,6 +58,9 @@ void draw_robot_inspector(Editor& e, int object);
 // importer's warnings become warning messages; errors name the file and the element, the
 // scene stays
 bool import_robot(Editor& e, const std::string& path);
+// the bounds of an imported MJCF robot's actuator inputs: its motors' ctrlrange (the widest
+// when they differ); nothing when an actuator is unlimited or not a motor, or for URDF
+std::optional<std::pair<double, double>> robot_input_bounds(const Editor& e, const scene::Object& o);
 
 // the initial coordinate of `body`'s joint (a revolute/prismatic joint), as the slider sets
 // it: merge_key 0 = its own undo step. Errors name the robot and body.

@@ -216,10 +216,28 @@ Status ex_ui_moved(ScriptCall& c) {
                 r[0], r[1], r[2], r[3], it->second[0], it->second[1], it->second[2], it->second[3]);
   return (c.w[4] == "true") == moved ? Status::ok() : bad(c, got);
 }
+// expect param-bounds I LO HI: the panel's task's parameter I (its lower and upper bounds)
+Status ex_param_bounds(ScriptCall& c) {
+  if (Status st = c.need(4); !st) return st;
+  const auto& tasks = c.e.doc.scene().tasks;
+  bool ok = false;
+  const int i = c.arg_int(2, &ok);
+  if (tasks.empty() || !ok) return bad(c, "no task");
+  const auto& ps = tasks[size_t(std::clamp(c.e.task_index, 0, int(tasks.size()) - 1))].parameters;
+  if (i < 0 || i >= int(ps.size())) return bad(c, std::to_string(ps.size()) + " parameters");
+  char got[96];
+  std::snprintf(got, sizeof got, "%g %g", ps[size_t(i)].lower, ps[size_t(i)].upper);
+  auto near = [](double got_v, const std::string& want) {  // inf only equals inf
+    const double w = std::strtod(want.c_str(), nullptr);
+    return got_v == w || std::abs(got_v - w) <= 1e-9 * std::max(1.0, std::abs(w));
+  };
+  return near(ps[size_t(i)].lower, c.w[3]) && near(ps[size_t(i)].upper, c.w[4]) ? Status::ok() : bad(c, got);
+}
 // the window's title (after Save As, Open, New)
 Status ex_title(ScriptCall& c) {
   if (Status st = c.need(2); !st) return st;
-  return c.e.title() == c.rest(2) ? Status::ok() : bad(c, "\"" + c.e.title() + "\"");
+  const std::string title = c.e.title();
+  return title == c.rest(2) ? Status::ok() : bad(c, title);
 }
 // a file exists (what Save, a screenshot or a recording wrote)
 Status ex_file(ScriptCall& c) {
@@ -351,6 +369,7 @@ const ScriptCommand k_expect[] = {
     {"backend-available", ex_backend_available},
     {"path", ex_path},
     {"title", ex_title},
+    {"param-bounds", ex_param_bounds},
     {"ui-inside", ex_ui_inside},
     {"ui-moved", ex_ui_moved},
     {"clipboard", ex_clipboard},
