@@ -327,12 +327,20 @@ const render::DrawList& SceneView::build(const State& state, const Contacts* con
   bounds(state, lo, hi);
 
   // overlays: contacts, a vector field
-  if (ov.contacts && contacts && contacts->contact_count() > 0) {
-    size_t c = size_t(contacts->contact_count());
+  // (particles against colliders and each other, then bodies against particles: a box on cloth)
+  const size_t body_particle = contacts ? size_t(contacts->body_particle.contact_count()) : 0;
+  if (ov.contacts && contacts && contacts->contact_count() + body_particle > 0) {
+    const size_t np = size_t(contacts->contact_count()), c = np + body_particle;
     contact_points_.resize(c);
     contact_normals_.resize(c);
     contact_forces_.resize(c);
     vis::write_contacts(*contacts, floats(contact_points_), floats(contact_normals_), floats(contact_forces_));
+    for (size_t k = 0; k < body_particle; ++k) {
+      const auto& bp = contacts->body_particle;
+      contact_points_[np + k] = {bp.point[k].x, bp.point[k].y, bp.point[k].z};
+      contact_normals_[np + k] = {bp.normal[k].x, bp.normal[k].y, bp.normal[k].z};
+      contact_forces_[np + k] = {bp.force[k].x, bp.force[k].y, bp.force[k].z};
+    }
     keep_scattered(int(c), ov.max_marks, contact_points_, contact_normals_, contact_forces_);
     add_contact_marks(l, contact_points_, contact_normals_, contact_forces_, {0.015f, 0.004f, 1.0f, ov.arrow_scale});
   }
