@@ -792,9 +792,21 @@ void Reader::run() {
   each("asset", [&](const XMLElement* c) { asset(c); });
   each("worldbody", [&](const XMLElement* c) { world(c); });
   each("actuator", [&](const XMLElement* c) { actuator(c, "main"); });
+  // the initial qpos: the first keyframe's, else a custom init_qpos
+  std::vector<double> init_qpos;
+  each("keyframe", [&](const XMLElement* c) {
+    const XMLElement* key = c->FirstChildElement("key");
+    if (out_.qpos0.empty() && key && key->Attribute("qpos")) out_.qpos0 = nums(key, "qpos", key->Attribute("qpos"));
+  });
+  each("custom", [&](const XMLElement* c) {
+    for (const XMLElement* n = c->FirstChildElement("numeric"); n; n = n->NextSiblingElement("numeric"))
+      if (n->Attribute("name", "init_qpos") && n->Attribute("data")) init_qpos = nums(n, "data", n->Attribute("data"));
+  });
+  if (out_.qpos0.empty()) out_.qpos0 = init_qpos;
   for (const XMLElement* c : top) {
     const std::string t = c->Name();
-    if (t == "compiler" || t == "option" || t == "default" || t == "asset" || t == "worldbody" || t == "actuator")
+    if (t == "compiler" || t == "option" || t == "default" || t == "asset" || t == "worldbody" || t == "actuator" ||
+        t == "keyframe")
       continue;
     bool visual = t == "visual" || t == "statistic" || t == "size" || t == "custom";
     skip(c, visual ? "not used by the dynamics" : "not supported");

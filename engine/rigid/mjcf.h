@@ -60,6 +60,10 @@ struct MjcfImport {
   MujocoLayout layout;                // MuJoCo's joints and actuators over those bodies
   vec3<double> gravity{0, 0, -9.81};  // <option gravity> [m/s^2]
   double timestep = 0.002;            // <option timestep> [s]
+  // the file's initial qpos (MuJoCo's order and units, layout.joints' coordinates in turn): its
+  // first <keyframe><key qpos>, else <custom><numeric name="init_qpos"> (Gymnasium, DiffRL);
+  // empty when it has neither (qpos0: every coordinate at its ref)
+  std::vector<double> qpos0;
   std::vector<std::string> warnings;  // what was skipped or approximated, with file and line
 };
 
