@@ -615,6 +615,37 @@ std::vector<std::string> start_inside_limits(scene::Object& o, const scene::Comp
   return moved;
 }
 
+// an imported MJCF robot's initial pose as its file gives it (a keyframe, or Gymnasium's and
+// DiffRL's init_qpos): the hinge and slide coordinates, relative to their refs, as the object's
+// initial joint state (the free root keeps the placement); false when the file gives none
+bool file_initial_pose(const std::string& file, scene::Object& o, const scene::CompiledScene& cs) {
+  RigidBuilder b;
+  MjcfOptions mo;
+  mo.world_geoms = false;
+  auto imp = rigid_import_mjcf(file, b, mo);
+  if (!imp || imp->qpos0.empty()) return false;
+  std::map<int, std::string> names;  // builder body -> name
+  for (size_t i = 0; i < imp->bodies.size(); ++i) names[imp->bodies[i]] = imp->names[i];
+  const scene::ObjectRange& r = cs.objects.back();
+  const RigidModel& m = cs.model.rigid;
+  size_t at = 0;
+  std::vector<scene::RobotInitial> initial;
+  for (const MujocoJointMap& j : imp->layout.joints) {
+    int body = -1;
+    for (int k = r.body_begin; k < r.body_end && body < 0; ++k)
+      if (m.body_name[size_t(k)] == names[j.body]) body = k;
+    if (body < 0) return false;
+    const int type = m.joint_type[size_t(body)];
+    const size_t width = type == RIGID_JOINT_FREE ? 7 : type == RIGID_JOINT_BALL ? 4 : 1;
+    if (at + width > imp->qpos0.size()) return false;  // a qpos of another model
+    if (type == RIGID_JOINT_REVOLUTE || type == RIGID_JOINT_PRISMATIC)
+      initial.push_back({m.body_name[size_t(body)], {imp->qpos0[at] - j.ref}, {}});
+    at += width;
+  }
+  o.robot.initial = std::move(initial);
+  return true;
+}
+
 }  // namespace
 
 std::optional<std::pair<double, double>> robot_input_bounds(const Editor& e, const scene::Object& o) {
@@ -672,6 +703,20 @@ bool import_robot(Editor& e, const std::string& path) {
   const std::string mine = "objects[" + std::to_string(trial.objects.size() - 1) + "]";
   for (const std::string& w : cs->warnings)
     if (w.find(mine) != std::string::npos) e.message(Severity::warning, what + w);
+  // the file's initial pose, then inside the joints' limits
+  if (mjcf && file_initial_pose(fs::absolute(path).string(), o, *cs)) {
+    trial.objects.back() = o;
+    auto posed = scene::compile<float>(trial, e.doc.base_dir());
+    if (posed) {
+      cs = std::move(posed);
+      e.message(Severity::info, what + path + ": starts from the file's initial pose (keyframe or init_qpos)");
+    } else {
+      o.robot.initial.clear();
+      trial.objects.back() = o;
+      e.message(Severity::warning,
+                std::string(what) + "the file's initial pose is not used: " + posed.status().message());
+    }
+  }
   if (std::vector<std::string> moved = start_inside_limits(o, *cs); !moved.empty()) {
     trial.objects.back() = o;
     auto inside = scene::compile<float>(trial, e.doc.base_dir());
