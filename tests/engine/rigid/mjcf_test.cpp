@@ -249,3 +249,15 @@ TEST_CASE("mjcf: an inertia that violates A + B >= C is refused at its element, 
   for (int k = 0; k < 3; ++k) CHECK(I.m[k][k] == Approx(0.7 / 3).epsilon(1e-12));
   CHECK(I.m[0][1] == 0);
 }
+
+TEST_CASE("mjcf: the initial qpos is the first keyframe's, else a custom init_qpos", "[rigid][mjcf]") {
+  auto read = [](const std::string& file) {
+    RigidBuilder b;
+    auto imp = rigid_import_mjcf(kData + file, b);
+    REQUIRE(imp);
+    return imp->qpos0;
+  };
+  CHECK(read("init_qpos.xml") == std::vector<double>{0.25, -0.5});
+  CHECK(read("keyframe.xml") == std::vector<double>{0.1, 0.2});
+  CHECK(read("bent_knee.xml").empty());
+}
