@@ -377,15 +377,13 @@ int run_viewer(const ViewerOptions& opt) {
               ed.display_state(), ed.free_aspect(float(target.extent().width), float(target.extent().height)));
           ed.camera_fit_pending = false;
         }
-        ui.sim_line =
-            "frame " + std::to_string(ed.snap.frame) + (ed.snap.playing ? "  playing" : "  paused (Space plays)") +
-            (ed.timeline_frame >= 0 ? "  showing frame " + std::to_string(ed.timeline_frame) : "") +
-            (ed.view_settings.show_optimized && ed.snap.has_opt_final_state && ed.opt_fits()
-                 ? "  showing the end of iteration " + std::to_string(ed.snap.opt_iteration - 1) + " (the last" +
-                       (ed.snap.best_iteration >= 0 && ed.snap.best_iteration != ed.snap.opt_iteration - 1
-                            ? "; the best is " + std::to_string(ed.snap.best_iteration) + ", Replay shows it)"
-                            : ", the best)")
-                 : "");
+        ui.sim_line = "frame " + std::to_string(ed.snap.frame) +
+                      (ed.snap.playing ? "  playing" : "  paused (Space plays)") +
+                      (ed.timeline_frame >= 0 ? "  showing frame " + std::to_string(ed.timeline_frame) : "") +
+                      (ed.view_settings.show_optimized && ed.snap.has_opt_final_state && ed.opt_fits()
+                           ? "  showing the end of iteration " + std::to_string(ed.snap.opt_final_iteration) +
+                                 (ed.snap.opt_final_iteration == ed.snap.best_iteration ? " (the best)" : " (the last)")
+                           : "");
         ui.status = ed.overlay_hint();  // an overlay switched on that has nothing to show yet says why
         {                               // how smooth it is, as MuJoCo's simulate shows it
           char rate[64];

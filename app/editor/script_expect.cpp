@@ -233,6 +233,15 @@ Status ex_param_bounds(ScriptCall& c) {
   };
   return near(ps[size_t(i)].lower, c.w[3]) && near(ps[size_t(i)].upper, c.w[4]) ? Status::ok() : bad(c, got);
 }
+// expect shown-iteration N|best: the iteration whose rollout end the viewport shows as the optimized result
+Status ex_shown_iteration(ScriptCall& c) {
+  if (Status st = c.need(2); !st) return st;
+  const int shown = c.e.snap.opt_final_iteration;
+  const bool ok = c.w[2] == "best" ? shown == c.e.snap.best_iteration && shown >= 0 : std::to_string(shown) == c.w[2];
+  return ok ? Status::ok()
+            : bad(c, std::to_string(shown) + " (best " + std::to_string(c.e.snap.best_iteration) + ", last " +
+                         std::to_string(int(c.e.snap.loss.size()) - 1) + ")");
+}
 // the window's title (after Save As, Open, New)
 Status ex_title(ScriptCall& c) {
   if (Status st = c.need(2); !st) return st;
@@ -369,6 +378,7 @@ const ScriptCommand k_expect[] = {
     {"backend-available", ex_backend_available},
     {"path", ex_path},
     {"title", ex_title},
+    {"shown-iteration", ex_shown_iteration},
     {"param-bounds", ex_param_bounds},
     {"ui-inside", ex_ui_inside},
     {"ui-moved", ex_ui_moved},

@@ -262,6 +262,13 @@ struct Worker::Impl {
       s.blocks.clear();
       s.has_opt_final_state = false;
     }
+    // the viewport's optimized result: the end of the best iteration's rollout (what Apply
+    // writes), else of the last
+    s.opt_final_iteration = s.has_opt_final_state ? int(s.loss.size()) - 1 : -1;
+    if (s.has_opt_final_state && best_iteration >= 0 && !best_frames.empty()) {
+      s.opt_final_state = best_frames.back();
+      s.opt_final_iteration = best_iteration;
+    }
   }
 
   // whether two optimizations publish the same parameter blocks (same entries, same elements)

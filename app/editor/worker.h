@@ -90,7 +90,7 @@ struct Snapshot {
   std::vector<float> grad;                // dLoss/dtheta of the last iteration
   std::vector<optim::ParamBlock> blocks;  // what the entries of theta and grad are
   std::vector<std::string> theta_names;   // the first few entries' names
-  State opt_final_state;                  // end of the last rollout (particles and joints)
+  State opt_final_state;                  // end of the best rollout so far (particles and joints)
   // ghost trajectories: the tracked object's centre of mass over the horizon, one path per
   // iteration (newest last, at most k_ghosts), with that iteration's loss
   std::vector<std::vector<vec3<float>>> ghost_paths;
@@ -99,7 +99,8 @@ struct Snapshot {
   // (where the policy is being pulled to); empty for other methods
   std::vector<std::vector<vec3<float>>> pull_paths;
   bool has_opt_final_state = false;
-  bool opt_shac = false;  // a robot policy trained by SHAC (app/editor/shac_run.h)
+  int opt_final_iteration = -1;  // the iteration whose rollout end opt_final_state is: the best
+  bool opt_shac = false;         // a robot policy trained by SHAC (app/editor/shac_run.h)
   std::string opt_error;
   uint64_t opt_generation = 0;      // document revision the optimizer started from
   uint64_t opt_run = 0;             // optimizations started so far
