@@ -388,11 +388,12 @@ class Editor {
   void draw_inspector();
   void draw_simulation();
   void draw_optimization();
+  void draw_optimization_results();  // its plots and gradient check
   void draw_loss_terms(const scene::Task& task);
   void draw_visualization();
   void draw_stats();
   void draw_messages();
-  void draw_file_dialogs();
+  void draw_file_dialogs();  // file_dialogs.cpp
   void report_worker_errors();
   std::optional<FileDialog> dialog_request_;  // a browser to open this frame
   FileDialog dialog_ = FileDialog::open;      // the browser up (modal: one at a time)

@@ -900,6 +900,12 @@ void Editor::draw_optimization() {
         "\"before\" or \"after\" with its iteration and loss (no panels, no editor overlays)",
         snap.best_iteration);
 
+  draw_optimization_results();
+}
+
+// the Optimization panel's plots and gradient check, below its controls
+void Editor::draw_optimization_results() {
+  const std::string task = doc.scene().tasks[size_t(task_index)].name;  // draw_optimization: there is one
   // the plots, one at a time in tabs, as tall as the panel leaves them (above the Apply line
   // and the gradient check, and its table when there is one): visible without scrolling at
   // 1280x720, and the same size before, while and after training
@@ -936,7 +942,7 @@ void Editor::draw_optimization() {
   }
 
   ImGui::BeginDisabled(snap.grad_check_running);
-  if (ImGui::Button(snap.grad_check_running ? "Checking..." : "Check gradient")) worker.check_gradient(t.name, 8);
+  if (ImGui::Button(snap.grad_check_running ? "Checking..." : "Check gradient")) worker.check_gradient(task, 8);
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("analytic vs central differences (double precision), 8 entries");
   if (!snap.grad_check_text.empty()) {
@@ -1204,95 +1210,6 @@ void Editor::draw_menu_items_view() {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("the camera keeps the selected object (or robot body) at its centre");
     ImGui::EndMenu();
   }
-}
-
-// ---- file browsers (file_browser.h): Open, Save As, Import OBJ and URDF/MJCF, the recordings folder
-
-void Editor::draw_file_dialogs() {
-  struct Dialog {
-    const char* title;
-    const char* id;      // UiItems prefix
-    const char* action;  // the button
-  };
-  static constexpr Dialog k_dialogs[] = {{"Open scene", "open", "Open"},
-                                         {"Save scene as", "save", "Save"},
-                                         {"Import OBJ", "import", "Import"},
-                                         {"Screenshots and recordings folder", "media", "Choose"},
-                                         {"Import URDF/MJCF", "import-robot", "Import"}};
-  namespace fs = std::filesystem;
-  if (dialog_request_ && !ImGui::IsPopupOpen(k_dialogs[int(*dialog_request_)].title)) {
-    dialog_ = *std::exchange(dialog_request_, std::nullopt);
-    // start in the scene's folder, else where the last browser was left
-    const std::string here = !doc.path().empty() ? fs::absolute(doc.path()).parent_path().string() : browse_dir_;
-    switch (dialog_) {
-      case FileDialog::open:
-        browser_.reset(FileBrowser::Mode::open, here, {".json"});
-        break;
-      case FileDialog::save_as:
-        browser_.reset(FileBrowser::Mode::save,
-                       !doc.path().empty() ? doc.path()
-                                           : (fs::path(here.empty() ? fs::current_path().string() : here) /
-                                              (doc.scene().name.empty() ? "untitled.json" : doc.scene().name + ".json"))
-                                                 .string(),
-                       {".json"});
-        break;
-      case FileDialog::import_obj:
-        browser_.reset(FileBrowser::Mode::open, here, {".obj"});
-        break;
-      case FileDialog::media:
-        browser_.reset(FileBrowser::Mode::folder, media_folder(), {});
-        break;
-      case FileDialog::import_robot:
-        browser_.reset(FileBrowser::Mode::open, here, {".urdf", ".xml", ".mjcf"});
-        break;
-    }
-    ImGui::OpenPopup(k_dialogs[int(dialog_)].title);
-  }
-  const Dialog& d = k_dialogs[int(dialog_)];
-  if (!ImGui::BeginPopupModal(d.title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
-  if (dialog_ == FileDialog::save_as && !save_as_active_) {  // a script answered
-    ImGui::CloseCurrentPopup();
-    ImGui::EndPopup();
-    return;
-  }
-  if (dialog_ == FileDialog::media)
-    ImGui::TextDisabled("Ctrl+P screenshots and Ctrl+R recordings go here (now: %s)", media_folder().c_str());
-  std::optional<std::string> chosen = browser_.draw(d.id, d.action, recent_files, ui_items);
-  if (dialog_ == FileDialog::save_as && after_save_ != Pending::none) {
-    const char* then = after_save_ == Pending::quit   ? "quits"
-                       : after_save_ == Pending::open ? "opens the file"
-                                                      : "starts a new scene";
-    ImGui::TextDisabled("then the editor %s", then);
-  }
-  const bool cancel = ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape));
-  ui_items.note(std::string(d.id) + "/Cancel");
-  if (chosen || cancel) {
-    browse_dir_ = browser_.folder();
-    ImGui::CloseCurrentPopup();
-  }
-  if (chosen) {
-    switch (dialog_) {
-      case FileDialog::open:
-        request(Pending::open, *chosen);
-        break;
-      case FileDialog::save_as:
-        answer_save_as(*chosen);
-        break;
-      case FileDialog::import_obj:
-        import_obj(*chosen);
-        break;
-      case FileDialog::media:
-        media_dir = *chosen;
-        message(Severity::info, "screenshots and recordings go to " + media_folder());
-        break;
-      case FileDialog::import_robot:
-        import_robot(*this, *chosen);
-        break;
-    }
-  } else if (cancel && dialog_ == FileDialog::save_as) {
-    answer_save_as("");
-  }
-  ImGui::EndPopup();
 }
 
 void Editor::drop_file(const std::string& path) {
