@@ -13,6 +13,8 @@ packages=(
   libglfw3-dev libimgui-dev libstb-dev
   # tests, benchmarks, headless windows, video
   catch2 libbenchmark-dev xvfb xauth ffmpeg
+  # the documentation checks (tests/docs)
+  python3
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
