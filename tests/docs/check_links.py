@@ -33,24 +33,28 @@ def anchors(page):
 
 bad, count = [], 0
 for page in pages:
-    fence = False
-    for n, line in enumerate(page.read_text().splitlines(), 1):
+    # blank the fenced blocks (keeping their lines), then find links across line breaks:
+    # an image's alt text may span lines
+    lines, fence = [], False
+    for line in page.read_text().splitlines():
         if line.startswith("```"):
             fence = not fence
-        if fence:
+            line = ""
+        lines.append("" if fence else line)
+    text = "\n".join(lines)
+    for m in link.finditer(text):
+        target = m.group(1)
+        if re.match(r"^[a-z]+:", target):  # http:, https:, mailto:
             continue
-        for m in link.finditer(line):
-            target = m.group(1)
-            if re.match(r"^[a-z]+:", target):  # http:, https:, mailto:
-                continue
-            count += 1
-            file, _, anchor = target.partition("#")
-            dest = (page.parent / file).resolve() if file else page
-            where = f"{page.relative_to(root)}:{n}: {target}"
-            if not dest.exists():
-                bad.append(f"{where}: no such file")
-            elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
-                bad.append(f"{where}: no heading #{anchor} in {dest.relative_to(root)}")
+        count += 1
+        n = text.count("\n", 0, m.start(1)) + 1
+        file, _, anchor = target.partition("#")
+        dest = (page.parent / file).resolve() if file else page
+        where = f"{page.relative_to(root)}:{n}: {target}"
+        if not dest.exists():
+            bad.append(f"{where}: no such file")
+        elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
+            bad.append(f"{where}: no heading #{anchor} in {dest.relative_to(root)}")
 if bad:
     print("links that do not resolve:")
     for b in bad:
