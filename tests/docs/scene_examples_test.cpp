@@ -1,8 +1,8 @@
 // Every ```json example in docs/scene-format.md loads through the real loader: it parses
 // (engine/scene/scene_json.h), compiles to a Model (engine/scene/compile.h) and each of its
 // tasks becomes a Task (engine/optim/task.h). An example is a whole scene file when it has
-// "format"; otherwise it is completed: an object (it has "type") goes into "objects", and any
-// other block gets the file's "format" and "version".
+// "format"; otherwise it is completed: members without braces become an object, an object
+// with "type" goes into "objects", and any other block gets the file's "format" and "version".
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -46,7 +46,10 @@ std::vector<Example> json_examples(const std::string& path) {
 
 // the example as a whole scene document
 std::string completed(const std::string& text) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::parse(text);
+  // members without their braces ("settings": {...}) are read as an object
+  const size_t first = text.find_first_not_of(" \t\n");
+  const bool members = first != std::string::npos && text[first] == '"';
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(members ? "{" + text + "}" : text);
   if (j.contains("format")) return text;
   if (j.contains("type")) j = nlohmann::ordered_json{{"objects", nlohmann::ordered_json::array({j})}};
   nlohmann::ordered_json doc{{"format", "adjoint-scene"}, {"version", 1}};
