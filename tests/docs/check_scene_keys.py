@@ -6,7 +6,8 @@ Reader call with the key as a string literal (r.number(f, "dt", ...), r.choice(f
 {"cloth", ...}), read_numbers(r, f, "q", ...)) and refuses keys it did not ask for. This
 script collects those literals, the choice lists' values and the parameter kinds
 (engine/scene/scene.h's ParamKind and engine/model/field_table.h's rows), and fails naming
-each one that the reference does not mention in backquotes (`dt`).
+each one that the reference does not name in an inline code span outside its examples
+(`dt`, `settings.dt` or `"z"`).
 
 usage: check_scene_keys.py REPO_ROOT
 """
@@ -56,9 +57,11 @@ if len(keys) < 60 or len(values) < 40:
     sys.exit(f"check_scene_keys: found only {len(keys)} keys and {len(values)} values in "
              f"{', '.join(s.name for s in sources)}; has the loader's style changed?")
 
-doc = doc_path.read_text()
-missing = [f"key `{k}` ({src})" for k, src in sorted(keys.items()) if f"`{k}`" not in doc]
-missing += [f"value `{v}` ({src})" for v, src in sorted(values.items()) if f"`{v}`" not in doc]
+# documented = a word of some inline code span outside the examples: `dt`, `settings.dt`, `"z"`
+prose = re.sub(r"^```.*?^```", "", doc_path.read_text(), flags=re.S | re.M)
+words = {w for span in re.findall(r"`([^`]+)`", prose) for w in re.findall(r"\w+", span)}
+missing = [f"key `{k}` ({src})" for k, src in sorted(keys.items()) if k not in words]
+missing += [f"value `{v}` ({src})" for v, src in sorted(values.items()) if v not in words]
 if missing:
     print(f"{doc_path}: does not document what the loader accepts:")
     for m in missing:
