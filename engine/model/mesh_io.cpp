@@ -1,4 +1,5 @@
 #include <tiny_obj_loader.h>
+#include <tinyxml2.h>
 
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
@@ -99,6 +100,35 @@ Result<TriMesh<S>> load_stl(const std::string& path) {
   return mesh;
 }
 
+// Collada's number lists hold only numbers: assimp 5.2 (Debian 12) loops without end on any
+// other character in an index list (<p>, allocating until memory runs out) rather than
+// refusing it, so the file is checked first: well-formed XML, index lists of whole numbers,
+// float arrays of numbers; errors name the file, the line and the element
+namespace {
+Status check_collada(const std::string& path) {
+  tinyxml2::XMLDocument doc;
+  if (doc.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS)
+    return Status::error("cannot read mesh '" + path + "':" + std::to_string(doc.ErrorLineNum()) +
+                         ": not well-formed XML (" + (doc.ErrorStr() ? doc.ErrorStr() : "unknown error") + ")");
+  std::vector<const tinyxml2::XMLElement*> todo;
+  if (doc.RootElement()) todo.push_back(doc.RootElement());
+  while (!todo.empty()) {
+    const tinyxml2::XMLElement* e = todo.back();
+    todo.pop_back();
+    for (const tinyxml2::XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) todo.push_back(c);
+    const std::string tag = e->Name();
+    const bool index = tag == "p" || tag == "vcount" || tag == "h" || tag == "int_array";
+    if (!index && tag != "float_array") continue;
+    const char* allowed = index ? "0123456789 \t\r\n" : "0123456789.eE+- \t\r\n";
+    const char* text = e->GetText() ? e->GetText() : "";
+    if (std::strspn(text, allowed) != std::strlen(text))
+      return Status::error("mesh '" + path + "':" + std::to_string(e->GetLineNum()) + ": <" + tag + "> holds " +
+                           (index ? "something other than whole numbers (indices)" : "something other than numbers"));
+  }
+  return Status::ok();
+}
+}  // namespace
+
 // Collada and the other formats of ROS packages, through assimp: every node's meshes placed by
 // the node transforms (the file's <unit meter> included), triangles only, identical vertices
 // joined. the file's up axis is ignored, as ROS tools read it: a URDF places its meshes itself
@@ -107,6 +137,10 @@ Result<TriMesh<S>> load_assimp(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     return Status::error("cannot read mesh '" + path + "': no such file or not readable");
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == ".dae")
+    if (Status st = check_collada(path); !st) return st;
   Assimp::Importer importer;
   importer.SetPropertyBool(AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, true);
   importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
@@ -125,6 +159,9 @@ Result<TriMesh<S>> load_assimp(const std::string& path) {
     for (unsigned f = 0; f < am->mNumFaces; ++f) {
       const aiFace& face = am->mFaces[f];
       if (face.mNumIndices != 3) continue;
+      for (unsigned k = 0; k < 3; ++k)
+        if (face.mIndices[k] >= am->mNumVertices)
+          return Status::error("mesh '" + path + "' has a face with an invalid vertex index");
       mesh.tris.push_back({base + int(face.mIndices[0]), base + int(face.mIndices[1]), base + int(face.mIndices[2])});
     }
   }
@@ -137,6 +174,10 @@ Result<TriMesh<S>> load_assimp(const std::string& path) {
 
 template <class S>
 Result<TriMesh<S>> load_mesh(const std::string& path) {
+  // a device or a folder named as a mesh would be read without end (or not at all)
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return Status::error("cannot read mesh '" + path + "': no such file (or not a regular file)");
   std::string ext = std::filesystem::path(path).extension().string();
   for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
   if (ext == ".stl") return load_stl<S>(path);

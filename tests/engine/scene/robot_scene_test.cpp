@@ -135,6 +135,21 @@ TEST_CASE("robot scenes: compile errors name the object", "[scene][robot]") {
   REQUIRE(!c.is_ok());
   CHECK(c.status().message().find("objects[2] (\"arm\").initial[0].q: the joint of \"upper\" has 1 coordinates") !=
         std::string::npos);
+  // a ball joint's quaternion: zero is refused naming the field (not a mass matrix that is not
+  // positive definite later); any other is made unit, as MuJoCo normalizes qpos
+  bad = *s;
+  bad.objects[2].robot.bodies[0].joint = RobotJointKind::ball;
+  bad.objects[2].robot.initial[0] = {"upper", {0, 0, 0, 0}, {}};
+  c = compile<float>(bad, robots_dir());
+  REQUIRE(!c.is_ok());
+  CHECK(c.status().message().find("objects[2] (\"arm\").initial[0].q[0..3]: the quaternion (w, x, y, z) is zero") !=
+        std::string::npos);
+  bad.objects[2].robot.initial[0].q = {0, 0, 0, 2};
+  auto unit = compile<double>(bad, robots_dir());
+  REQUIRE(unit.is_ok());
+  const int q0 = unit->objects[2].q_begin;
+  CHECK(unit->model.joint_q[size_t(q0) + 3] == 1.0);
+  CHECK(unit->model.joint_q[size_t(q0)] == 0.0);
   bad = *s;
   bad.objects[3].robot.actuators[0].body = "wheel";
   c = compile<float>(bad, robots_dir());
