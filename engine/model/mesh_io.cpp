@@ -174,18 +174,20 @@ Result<TriMesh<S>> load_assimp(const std::string& path) {
 
 template <class S>
 Result<TriMesh<S>> load_mesh(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  const bool assimp =
+      ext == ".dae" || ext == ".ply" || ext == ".gltf" || ext == ".glb" || ext == ".3ds" || ext == ".fbx";
+  if (ext != ".stl" && ext != ".obj" && !assimp)
+    return Status::error("mesh '" + path + "': unknown format '" + ext +
+                         "' (OBJ, STL, Collada .dae, PLY, glTF, 3DS and FBX are read)");
   // a device or a folder named as a mesh would be read without end (or not at all)
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     return Status::error("cannot read mesh '" + path + "': no such file (or not a regular file)");
-  std::string ext = std::filesystem::path(path).extension().string();
-  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
   if (ext == ".stl") return load_stl<S>(path);
   if (ext == ".obj") return load_obj<S>(path);
-  if (ext == ".dae" || ext == ".ply" || ext == ".gltf" || ext == ".glb" || ext == ".3ds" || ext == ".fbx")
-    return load_assimp<S>(path);
-  return Status::error("mesh '" + path + "': unknown format '" + ext +
-                       "' (OBJ, STL, Collada .dae, PLY, glTF, 3DS and FBX are read)");
+  return load_assimp<S>(path);
 }
 
 template Result<TriMesh<float>> load_stl<float>(const std::string&);

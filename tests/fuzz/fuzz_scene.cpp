@@ -11,8 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace adj;
   const std::string source = (fuzz::scratch_dir() / "scene.json").string();
   scene::LoadLimits load;
-  load.max_grid_cells = 4096;
-  load.max_list = 4096;
+  load.max_grid_cells = 1024;
+  load.max_list = 2048;
   load.max_horizon = 10'000;
   load.max_substeps = 100;
   auto doc = scene::parse_scene(std::string(reinterpret_cast<const char*>(data), size), source, load);
@@ -21,8 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   scene::CompileLimits limits;
-  limits.max_particles = 20'000;
-  limits.max_elements = 80'000;
+  limits.max_particles = 8192;
+  limits.max_elements = 32768;
   auto compiled = scene::compile<float>(doc.value(), ADJ_FUZZ_SCENE_DIR, limits);
   if (!compiled && compiled.status().message().empty()) {
     std::fprintf(stderr, "fuzz: compile failed without a message\n");
