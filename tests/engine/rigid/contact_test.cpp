@@ -196,8 +196,7 @@ TEST_CASE("static colliders: every body shape against a plane, sphere, box and c
 
 TEST_CASE("body contact: a box resting on another box on the ground stays put for 3 s", "[rigid][contact][rest]") {
   RigidBuilder b;
-  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2,
-  b.contact_mu = 0.8;  // the stiff body contact it was measured with
+  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2, b.contact_mu = 0.8;  // the stiff body contact it was measured with
   int lower = b.add_body("lower", {.type = RIGID_JOINT_FREE});
   b.add_shape(lower, {.type = GEOM_BOX, .size = {0.3, 0.1, 0.3}, .density = 500});
   int upper = b.add_body("upper", {.type = RIGID_JOINT_FREE});
@@ -238,8 +237,7 @@ TEST_CASE("body contact: a box resting on another box on the ground stays put fo
 
 TEST_CASE("body contact: a sphere dropped on a box bounces, then rests on it", "[rigid][contact][rest]") {
   RigidBuilder b;
-  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2,
-  b.contact_mu = 0.8;  // the stiff body contact it was measured with
+  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2, b.contact_mu = 0.8;  // the stiff body contact it was measured with
   int box = b.add_body("box", {.type = RIGID_JOINT_FIXED, .pos = {0, 0.2, 0}});
   b.add_shape(box, {.type = GEOM_BOX, .size = {0.3, 0.2, 0.3}});
   int ball = b.add_body("ball", {.type = RIGID_JOINT_FREE});

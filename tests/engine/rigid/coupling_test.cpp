@@ -5,9 +5,9 @@
 #include <cmath>
 #include <random>
 
-#include "engine/collision/body_particle.h"
 #include "engine/grad/rollout.h"
 #include "engine/model/builder.h"
+#include "engine/collision/body_particle.h"
 #include "engine/solver/solver.h"
 #include "mesh_test_util.h"
 #include "rigid_test_util.h"

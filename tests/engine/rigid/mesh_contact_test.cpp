@@ -64,8 +64,7 @@ RigidModelT<double> pair_model(const PairCase& pc, StateT<double>& s, const Q& r
 // height of its origin
 double rest_height(const RigidShapeDesc& shape, double half) {
   RigidBuilder b;
-  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2,
-  b.contact_mu = 0.8;  // the stiff body contact it was measured with
+  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2, b.contact_mu = 0.8;  // the stiff body contact it was measured with
   int body = b.add_body("body", {.type = RIGID_JOINT_FREE});
   RigidShapeDesc s = shape;
   s.density = 500;
@@ -189,8 +188,7 @@ TEST_CASE("mesh contact: a mesh box rests on the ground at the box primitive's h
 // a body with `shape` dropped from 0.4 m above the top of a fixed box: its trajectory
 std::vector<StateT<double>> drop_on_box(const RigidShapeDesc& shape, RigidModelT<double>& m) {
   RigidBuilder b;
-  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2,
-  b.contact_mu = 0.8;  // the stiff body contact it was measured with
+  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2, b.contact_mu = 0.8;  // the stiff body contact it was measured with
   int box = b.add_body("box", {.type = RIGID_JOINT_FIXED, .pos = {0, 0.2, 0}});
   b.add_shape(box, {.type = GEOM_BOX, .size = {0.3, 0.2, 0.3}});
   int drop = b.add_body("drop", {.type = RIGID_JOINT_FREE});
@@ -243,8 +241,7 @@ TEST_CASE("mesh contact: a mesh box dropped on a box body falls and rests on it 
 TEST_CASE("mesh contact: a 20k-triangle sphere mesh rests on the ground and on a box body at hull cost",
           "[rigid][mesh][rest][cost]") {
   RigidBuilder b;
-  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2,
-  b.contact_mu = 0.8;  // the stiff body contact it was measured with
+  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2, b.contact_mu = 0.8;  // the stiff body contact it was measured with
   int box = b.add_body("box", {.type = RIGID_JOINT_FREE});
   b.add_shape(box, {.type = GEOM_BOX, .size = {0.3, 0.1, 0.3}, .density = 300});
   int ball = b.add_body("ball", {.type = RIGID_JOINT_FREE});
