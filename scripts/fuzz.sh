@@ -70,16 +70,18 @@ for t in "${targets[@]}"; do
   end=$(( $(date +%s) + seconds )) log="$dir/fuzz-$t.log"
   : >"$log"
   while (( $(date +%s) < end )); do
-    before=$(find "$findings" -maxdepth 1 -type f | wc -l) mark="$dir/fuzz-$t.mark"
+    mark="$dir/fuzz-$t.mark"
     touch "$mark"
     # one job (the machine is shared); timeouts and memory past the limits are findings
     if "$dir/bin/fuzz_$t" "$corpus" -max_total_time=$(( end - $(date +%s) )) -timeout=1 -rss_limit_mb=2048 \
         -malloc_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/" >>"$log" 2>&1; then
       break
     fi
+    new=$(find "$findings" -maxdepth 1 -type f -newer "$mark")
     real=0
-    for f in $(find "$findings" -maxdepth 1 -type f -newer "$mark"); do confirmed "$t" "$f" && real=1; done
-    if (( real || $(find "$findings" -maxdepth 1 -type f | wc -l) <= before )); then
+    [[ -n "$new" ]] || real=1  # it stopped without an input to show
+    for f in $new; do confirmed "$t" "$f" && real=1; done
+    if (( real )); then
       failed+=("$t")
       tail -n 40 "$log"
       break

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <sstream>
 
 #include "engine/model/builder.h"
@@ -100,30 +101,52 @@ Result<TriMesh<S>> load_stl(const std::string& path) {
   return mesh;
 }
 
-// Collada's number lists hold only numbers: assimp 5.2 (Debian 12) loops without end on any
-// other character in an index list (<p>, allocating until memory runs out) rather than
-// refusing it, so the file is checked first: well-formed XML, index lists of whole numbers,
-// float arrays of numbers; errors name the file, the line and the element
+// a Collada file as assimp 5.2 (Debian 12) can read it without crashing or running away: its
+// reader loops without end on a non-number in an index list (allocating until memory runs
+// out), and reads through a null pointer for an array without its count or a reference to
+// an id that is not there. So the file is checked first: well-formed XML, every "#id"
+// reference (url, source) to an element that exists, number lists of numbers (indices of
+// whole numbers), every array with a count that matches what it holds; errors name the file,
+// the line and the element
 namespace {
 Status check_collada(const std::string& path) {
   tinyxml2::XMLDocument doc;
   if (doc.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS)
     return Status::error("cannot read mesh '" + path + "':" + std::to_string(doc.ErrorLineNum()) +
                          ": not well-formed XML (" + (doc.ErrorStr() ? doc.ErrorStr() : "unknown error") + ")");
-  std::vector<const tinyxml2::XMLElement*> todo;
+  std::vector<const tinyxml2::XMLElement*> all, todo;
   if (doc.RootElement()) todo.push_back(doc.RootElement());
+  std::set<std::string> ids;
   while (!todo.empty()) {
     const tinyxml2::XMLElement* e = todo.back();
     todo.pop_back();
+    all.push_back(e);
+    if (const char* id = e->Attribute("id")) ids.insert(id);
     for (const tinyxml2::XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) todo.push_back(c);
+  }
+  for (const tinyxml2::XMLElement* e : all) {
     const std::string tag = e->Name();
+    auto bad = [&](const std::string& why) {
+      return Status::error("mesh '" + path + "':" + std::to_string(e->GetLineNum()) + ": <" + tag + "> " + why);
+    };
+    for (const char* ref : {"url", "source"})
+      if (const char* r = e->Attribute(ref); r && r[0] == '#' && !ids.count(r + 1))
+        return bad(std::string(ref) + "=\"" + r + "\" names no element");
     const bool index = tag == "p" || tag == "vcount" || tag == "h" || tag == "int_array";
-    if (!index && tag != "float_array") continue;
+    const bool array = tag == "float_array" || tag == "int_array";
+    if (!index && !array) continue;
     const char* allowed = index ? "0123456789 \t\r\n" : "0123456789.eE+- \t\r\n";
     const char* text = e->GetText() ? e->GetText() : "";
     if (std::strspn(text, allowed) != std::strlen(text))
-      return Status::error("mesh '" + path + "':" + std::to_string(e->GetLineNum()) + ": <" + tag + "> holds " +
-                           (index ? "something other than whole numbers (indices)" : "something other than numbers"));
+      return bad(index ? "holds something other than whole numbers (indices)" : "holds something other than numbers");
+    if (!array) continue;
+    unsigned count = 0;
+    if (e->QueryUnsignedAttribute("count", &count) != tinyxml2::XML_SUCCESS) return bad("needs a count");
+    std::istringstream in(text);
+    std::size_t n = 0;
+    for (std::string w; in >> w;) ++n;
+    if (n != count)
+      return bad("has count=\"" + std::to_string(count) + "\" but holds " + std::to_string(n) + " numbers");
   }
   return Status::ok();
 }
