@@ -142,12 +142,12 @@ const char* ignored_why(const std::string& tag, const std::string& a, const std:
   if (tag == "option")
     return a == "magnetic" ? "ignored: magnetic fields are not simulated"
                            : "ignored: a solver setting of MuJoCo's (Adjoint's semi-implicit solver has none)";
+  if (a == "solreflimit" || a == "solimplimit" || (tag == "joint" && a == "margin"))
+    return "ignored: joint limits are a penalty spring (limit_ke, limit_kd)";
   if (a == "friction" || a == "solref" || a == "solimp" || a == "condim" || a == "margin" || a == "gap" ||
       a == "priority" || a == "solmix")
     return "ignored: per-geom contact parameters are not read; the scene's robot contact law (ke, kd, kf, mu) "
            "applies to every shape";
-  if (a == "solreflimit" || a == "solimplimit")
-    return "ignored: joint limits are a penalty spring (limit_ke, limit_kd)";
   if (a == "gravcomp" || a == "mocap") return "ignored: not simulated (the body moves under gravity and its joints)";
   return "ignored (not supported)";
 }
