@@ -6,6 +6,7 @@
 #include <assimp/scene.h>
 #include <assimp/Importer.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstring>
@@ -109,6 +110,54 @@ Result<TriMesh<S>> load_stl(const std::string& path) {
 // whole numbers), every array with a count that matches what it holds; errors name the file,
 // the line and the element
 namespace {
+
+std::size_t count_words(const char* text) {
+  std::istringstream in(text ? text : "");
+  std::size_t n = 0;
+  for (std::string w; in >> w;) ++n;
+  return n;
+}
+
+// a primitive element (<triangles>, <polylist>, ...) holds what its count says: assimp 5.2
+// asserts it (an abort, built with assertions on Debian 12) instead of refusing the file
+template <class Bad>
+Status check_collada_primitives(const tinyxml2::XMLElement* e, const std::string& tag, const Bad& bad) {
+  const bool fixed = tag == "triangles" || tag == "lines", listed = tag == "polylist";
+  const bool per_p = tag == "polygons" || tag == "trifans" || tag == "tristrips" || tag == "linestrips";
+  if (!fixed && !listed && !per_p) return Status::ok();
+  unsigned count = 0;
+  if (e->QueryUnsignedAttribute("count", &count) != tinyxml2::XML_SUCCESS) return bad("needs a count");
+  unsigned stride = 1;  // numbers a vertex takes in <p>: one per input offset
+  for (const tinyxml2::XMLElement* in = e->FirstChildElement("input"); in; in = in->NextSiblingElement("input")) {
+    unsigned offset = 0;
+    if (in->Attribute("offset") &&
+        (in->QueryUnsignedAttribute("offset", &offset) != tinyxml2::XML_SUCCESS || offset > 64))
+      return bad("has an <input> whose offset is not a small whole number");
+    stride = std::max(stride, offset + 1);
+  }
+  std::size_t ps = 0, numbers = 0;
+  for (const tinyxml2::XMLElement* p = e->FirstChildElement(); p; p = p->NextSiblingElement())
+    if (std::strcmp(p->Name(), "p") == 0 || std::strcmp(p->Name(), "ph") == 0)
+      ++ps, numbers += count_words(p->GetText());
+  std::size_t want = numbers;
+  if (fixed) want = std::size_t(count) * (tag == "triangles" ? 3 : 2) * stride;
+  if (listed) {
+    const tinyxml2::XMLElement* vc = e->FirstChildElement("vcount");
+    std::istringstream in(vc && vc->GetText() ? vc->GetText() : "");
+    std::size_t entries = 0, corners = 0;
+    for (unsigned long long v; in >> v; ++entries) corners += std::size_t(std::min(v, 1ull << 20));
+    if (entries != count)
+      return bad("has count=\"" + std::to_string(count) + "\" but its <vcount> lists " + std::to_string(entries));
+    want = corners * stride;
+  }
+  if (per_p && ps != count)
+    return bad("has count=\"" + std::to_string(count) + "\" but holds " + std::to_string(ps) + " <p>");
+  if (numbers != want)
+    return bad("has count=\"" + std::to_string(count) + "\" but its <p> holds " + std::to_string(numbers) +
+               " numbers, not " + std::to_string(want));
+  return Status::ok();
+}
+
 Status check_collada(const std::string& path) {
   tinyxml2::XMLDocument doc;
   if (doc.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS)
@@ -132,6 +181,7 @@ Status check_collada(const std::string& path) {
     for (const char* ref : {"url", "source"})
       if (const char* r = e->Attribute(ref); r && r[0] == '#' && !ids.count(r + 1))
         return bad(std::string(ref) + "=\"" + r + "\" names no element");
+    if (Status st = check_collada_primitives(e, tag, bad); !st) return st;
     const bool index = tag == "p" || tag == "vcount" || tag == "h" || tag == "int_array";
     const bool array = tag == "float_array" || tag == "int_array";
     if (!index && !array) continue;
@@ -142,9 +192,7 @@ Status check_collada(const std::string& path) {
     if (!array) continue;
     unsigned count = 0;
     if (e->QueryUnsignedAttribute("count", &count) != tinyxml2::XML_SUCCESS) return bad("needs a count");
-    std::istringstream in(text);
-    std::size_t n = 0;
-    for (std::string w; in >> w;) ++n;
+    const std::size_t n = count_words(text);
     if (n != count)
       return bad("has count=\"" + std::to_string(count) + "\" but holds " + std::to_string(n) + " numbers");
   }
