@@ -1,9 +1,9 @@
 // Fuzz target: a mesh file read by load_mesh (engine/model/mesh_io.cpp: OBJ through
 // tinyobjloader, STL by hand, Collada through Assimp), then made a robot's mesh shape: its
-// convex hull and its mass (engine/rigid/rigid_mesh.h). ADJ_FUZZ_MESH_EXT picks the reader, so
+// convex hull and its mass (engine/model/rigid_mesh.h). ADJ_FUZZ_MESH_EXT picks the reader, so
 // one source makes the three targets.
 #include "engine/model/builder.h"
-#include "engine/rigid/rigid_mesh.h"
+#include "engine/model/rigid_mesh.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

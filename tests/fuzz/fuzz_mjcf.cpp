@@ -1,8 +1,8 @@
-// Fuzz target: an MJCF model (engine/rigid/mjcf.h) imported into a RigidBuilder and finalized
+// Fuzz target: an MJCF model (engine/io/mjcf.h) imported into a RigidBuilder and finalized
 // to a RigidModel. The input is the main file, written to the scratch folder; <include> and
 // mesh files resolve there too.
-#include "engine/rigid/mjcf.h"
-#include "engine/rigid/rigid_builder.h"
+#include "engine/io/mjcf.h"
+#include "engine/model/rigid_builder.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,8 +1,8 @@
-// Fuzz target: a URDF robot (engine/rigid/urdf.h) imported into a RigidBuilder and finalized
+// Fuzz target: a URDF robot (engine/io/urdf.h) imported into a RigidBuilder and finalized
 // to a RigidModel, as a scene's "urdf" object is. Mesh filenames resolve beside the assets'
 // robots (ADJ_FUZZ_ROBOT_DIR), so the seeds' meshes load.
-#include "engine/rigid/rigid_builder.h"
-#include "engine/rigid/urdf.h"
+#include "engine/model/rigid_builder.h"
+#include "engine/io/urdf.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
