@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
-#include "engine/rigid/rigid_model.h"
+#include "engine/model/rigid_model.h"
 #include "engine/scene/scene.h"
 
 namespace adj::editor {

@@ -13,7 +13,7 @@
 //   upright:  1 - dot(R_b(t) axis, up) (axis: unit, body frame)
 //   speed:    (dot(v_b(t), axis) - value)^2, v_b: com velocity (axis: unit, world)
 //   their gradients with respect to (q, qd) come from the hand-written reverse kinematics
-//   (engine/rigid/rigid_adjoint.h) seeded with the adjoints of c_b, R_b and v_b
+//   (engine/articulation/rigid_adjoint.h) seeded with the adjoints of c_b, R_b and v_b
 #pragma once
 
 #include <string>

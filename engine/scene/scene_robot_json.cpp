@@ -15,7 +15,7 @@
 //   {"type": "mjcf", "name": "hopper", "file": "hopper.xml", "position", "rotation",
 //    "default_actuators" (the file's <actuator>s), "actuators", "initial", and the same
 //    limit_ke, limit_kd, balance_inertia, joints}; bodies are named as
-//    in the file (engine/rigid/mjcf.h); fixed_base and actuator are read but unused
+//    in the file (engine/io/mjcf.h); fixed_base and actuator are read but unused
 #include <set>
 
 #include "engine/scene/scene_json_detail.h"
