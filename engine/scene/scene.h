@@ -40,6 +40,10 @@ struct RobotContactSettings {
   double kf = kContactKf;    // friction slope [N s/m]; 0 = off
   double mu = kContactMu;    // Coulomb coefficient
   double eps = kContactEps;  // friction smoothing width around zero slip [m/s]
+  // the ground's law: "smooth" (contact_force) or "depth_damped" (depth_damped_contact_force:
+  // damping and the friction bound scale with the depth, dflex's law); colliders and body
+  // pairs always follow the smooth one, so a scene with either rejects "depth_damped"
+  std::string law = "smooth";
 
   bool operator==(const RobotContactSettings&) const = default;
 };
@@ -241,8 +245,23 @@ struct RobotJointOverride {
   std::optional<double> stiffness;  // joint spring toward q = 0 [N m/rad or N/m]
   std::optional<double> limit_ke;   // limit penalty stiffness (the joint must have limits)
   std::optional<double> limit_kd;   // and damping
+  // set on any joint: the file's actuators (their gear and ctrlrange) are replaced by one torque
+  // actuator per joint that states it, torque = strength * action, in the file's joint order
+  std::optional<double> strength;  // [N m or N per unit action]
 
   bool operator==(const RobotJointOverride&) const = default;
+};
+
+// mjcf: how to read the file where it differs from MuJoCo's reading (engine/rigid/mjcf.h's
+// MjcfOptions; dflex reads DiffRL's locomotion robots so). unset: the file's own values
+struct RobotImport {
+  double density = 0;                    // > 0: every geom's density [kg/m^3]; the file's ignored
+  std::optional<double> joint_damping;   // every joint whose own element does not state it
+  std::optional<double> joint_armature;  // (its <default> class ignored)
+  std::optional<double> joint_stiffness;
+  std::optional<std::array<double, 2>> hinge_range;  // [deg] limits of hinges the file leaves unlimited
+
+  bool operator==(const RobotImport&) const = default;
 };
 
 struct RobotObject {
@@ -261,6 +280,7 @@ struct RobotObject {
   bool balance_inertia = false;            // urdf/mjcf: repair inertias that violate A + B >= C (warned)
   int cylinder_segments = 0;               // urdf: > 2: cylinders touch as prisms of this many sides; 0: as capsules
   std::vector<RobotJointOverride> joints;  // urdf/mjcf: per-joint overrides, by name
+  RobotImport import;                      // mjcf: reading choices
 
   bool operator==(const RobotObject&) const = default;
 };

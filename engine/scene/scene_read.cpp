@@ -51,6 +51,8 @@ void read_settings(Reader& r, const json& j, const std::string& path, Settings& 
       r.number(cf, "kf", rc.kf, 0);
       r.number(cf, "mu", rc.mu, 0);
       r.number(cf, "eps", rc.eps, 1e-9);
+      int law = r.choice(cf, "law", {"smooth", "depth_damped"}, false);
+      if (law >= 0) rc.law = law == 0 ? "smooth" : "depth_damped";
       r.finish(cf);
     }
   }

@@ -215,8 +215,10 @@ std::string scene_json(const Scene& s, const std::string& sidecar, const std::ve
                      {"particle_contact", c.particle_contact}}}};
   if (st.up != "y") j["settings"]["up"] = st.up;
   const RobotContactSettings& rc = st.robot_contact;
-  if (!(rc == RobotContactSettings{}))
+  if (!(rc == RobotContactSettings{})) {
     j["settings"]["robot_contact"] = {{"ke", rc.ke}, {"kd", rc.kd}, {"kf", rc.kf}, {"mu", rc.mu}, {"eps", rc.eps}};
+    if (rc.law != "smooth") j["settings"]["robot_contact"]["law"] = rc.law;
+  }
   ojson objs = ojson::array();
   for (const Object& o : s.objects) objs.push_back(write_object(o));
   j["objects"] = objs;
