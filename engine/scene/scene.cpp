@@ -150,6 +150,14 @@ const char* to_string(LossKind k) {
       return "speed";
     case LossKind::reach:
       return "reach";
+    case LossKind::forward_velocity:
+      return "forward_velocity";
+    case LossKind::up_projection:
+      return "up_projection";
+    case LossKind::heading:
+      return "heading";
+    case LossKind::height_reward:
+      return "height_reward";
   }
   return "?";
 }

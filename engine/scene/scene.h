@@ -352,6 +352,14 @@ enum class LossKind {
   speed,    // (com velocity . axis - value)^2: forward speed along the world `axis` against `value` [m/s]
   reach,    // |com - target|^2: the body's centre of mass against a target object, every frame (a running
             // position term: "get there soon and stay"; the same cost for BPTT and the policy envs)
+  // robots, running rewards (the locomotion suite's, docs/scene-format.md): the cost is minus
+  // the reward, so that an episode's summed costs are minus its summed reward
+  forward_velocity,  // reward com velocity . axis (world `axis`, unit) [m/s]
+  up_projection,     // reward (R_body axis) . up: the body-frame `axis` against the scene's up
+  heading,           // reward (R_body axis) . direction: the body-frame `axis` against the world
+                     // `direction` laid in the ground plane (unit)
+  height_reward,     // reward of d = clip(com height - value, lower, upper): above d for d >= 0,
+                     // below d - quadratic d^2 for d < 0
 };
 
 struct LossTerm {
@@ -363,6 +371,10 @@ struct LossTerm {
   double weight = 1.0;
   std::string body;    // robots: the body the term reads
   double value = 0.0;  // joint: the target coordinate [rad or m]; height: min height [m]; speed: [m/s]
+  V3 direction{1, 0, 0};  // heading: the world direction to face
+  // height_reward's shape (defaults: the reward is d = height - value)
+  double lower = -std::numeric_limits<double>::infinity(), upper = std::numeric_limits<double>::infinity();
+  double above = 1, below = 1, quadratic = 0;
 
   bool operator==(const LossTerm&) const = default;
 };

@@ -327,7 +327,7 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       LossTerm l;
       int k = r.choice(lf, "kind",
                        {"position", "distance", "shape", "velocity", "effort", "joint", "cartpole", "height", "upright",
-                        "speed", "reach"},
+                        "speed", "reach", "forward_velocity", "up_projection", "heading", "height_reward"},
                        true);
       if (k >= 0) l.kind = static_cast<LossKind>(k);
       r.string(lf, "object", l.object);
@@ -337,6 +337,13 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       r.number(lf, "weight", l.weight);
       r.string(lf, "body", l.body);
       r.number(lf, "value", l.value);
+      r.vec3(lf, "direction", l.direction);
+      r.number(lf, "lower", l.lower);
+      r.number(lf, "upper", l.upper);
+      r.number(lf, "above", l.above);
+      r.number(lf, "below", l.below);
+      r.number(lf, "quadratic", l.quadratic);
+      if (!(l.lower <= l.upper)) r.error(Reader::join(lp, "upper"), "must not be below lower");
       r.finish(lf);
       t.loss.push_back(l);
     }
@@ -419,13 +426,15 @@ void check_references(Reader& r, const Scene& s) {
       }
       const Object* lo = kind_of(l.object);
       bool robot = lo && lo->kind == ObjectKind::robot;
+      const bool reward = l.kind == LossKind::forward_velocity || l.kind == LossKind::up_projection ||
+                          l.kind == LossKind::heading || l.kind == LossKind::height_reward;
       bool robot_only = l.kind == LossKind::joint || l.kind == LossKind::cartpole || l.kind == LossKind::height ||
-                        l.kind == LossKind::upright || l.kind == LossKind::speed || l.kind == LossKind::reach;
+                        l.kind == LossKind::upright || l.kind == LossKind::speed || l.kind == LossKind::reach || reward;
       bool needs_body = (robot_only && l.kind != LossKind::cartpole) ||
                         (robot && (l.kind == LossKind::position || l.kind == LossKind::distance));
       if (needs_body && l.body.empty()) r.error(lp + ".body", "missing: which body of the robot does this term read?");
       if (robot_only && lo && !robot) r.error(lp + ".object", "\"" + l.object + "\" is not a robot");
-      if ((l.kind == LossKind::upright || l.kind == LossKind::speed) &&
+      if ((l.kind == LossKind::upright || l.kind == LossKind::speed || (reward && l.kind != LossKind::height_reward)) &&
           std::abs(l.axis[0]) + std::abs(l.axis[1]) + std::abs(l.axis[2]) < 1e-12)
         r.error(lp + ".axis", "must not be zero");
       if (robot && (l.kind == LossKind::shape || l.kind == LossKind::velocity))

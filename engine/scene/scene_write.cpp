@@ -1,6 +1,7 @@
 // Scene -> JSON text (keys in a fixed order) and the atomic save
 #include <unistd.h>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -168,6 +169,14 @@ ojson write_task(const Task& t, const std::string& sidecar = "") {
     if (!l.body.empty()) lj["body"] = l.body;
     if (l.value != 0.0 || l.kind == LossKind::joint || l.kind == LossKind::height || l.kind == LossKind::speed)
       lj["value"] = l.value;
+    if (l.kind == LossKind::heading) lj["direction"] = v3(l.direction);
+    if (l.kind == LossKind::height_reward) {
+      if (std::isfinite(l.lower)) lj["lower"] = l.lower;
+      if (std::isfinite(l.upper)) lj["upper"] = l.upper;
+      lj["above"] = l.above;
+      lj["below"] = l.below;
+      lj["quadratic"] = l.quadratic;
+    }
     ls.push_back(lj);
   }
   j["loss"] = ls;
