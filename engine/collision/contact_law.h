@@ -156,8 +156,8 @@ ADJ_HD inline vec3<T> law_contact_force(int law, T c, const vec3<T>& n, const ve
 
 // adjoint of law_contact_force
 template <class S>
-ADJ_HD inline void law_contact_force_adjoint(int law, S c, const vec3<S>& n, const vec3<S>& vrel, S ke, S kd, S kf, S mu,
-                                             S eps, const vec3<S>& adj_f, S& adj_c, vec3<S>& adj_vrel, S& adj_ke,
+ADJ_HD inline void law_contact_force_adjoint(int law, S c, const vec3<S>& n, const vec3<S>& vrel, S ke, S kd, S kf,
+                                             S mu, S eps, const vec3<S>& adj_f, S& adj_c, vec3<S>& adj_vrel, S& adj_ke,
                                              S& adj_kd, S& adj_mu) {
   if (law == CONTACT_DEPTH_DAMPED)
     depth_damped_contact_force_adjoint(c, n, vrel, ke, kd, kf, mu, adj_f, adj_c, adj_vrel, adj_ke, adj_kd, adj_mu);

@@ -309,9 +309,11 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
   // the depth-damped law is the ground's only (engine/collision/body_contact.h's point_contact);
   // colliders and the pairs between robots would silently follow the smooth law
   if (b.contact_law == CONTACT_DEPTH_DAMPED && (!b.colliders.empty() || placed.size() > 1))
-    return Status::error("settings.robot_contact.law: \"depth_damped\" acts on the ground at height 0 only; this "
-                         "scene has " + std::string(placed.size() > 1 ? "more than one robot" : "static colliders") +
-                         " (use \"smooth\", or one robot on the ground)");
+    return Status::error(
+        "settings.robot_contact.law: \"depth_damped\" acts on the ground at height 0 only; this "
+        "scene has " +
+        std::string(placed.size() > 1 ? "more than one robot" : "static colliders") +
+        " (use \"smooth\", or one robot on the ground)");
 
   // body-body contact: shapes of different robots (trees) touch, a robot's own bodies do not
   // (RigidModel::self_collision off); the shapes' group/mask filters exclude pairs

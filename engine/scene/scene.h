@@ -371,7 +371,8 @@ struct LossTerm {
   double weight = 1.0;
   std::string body;    // robots: the body the term reads
   double value = 0.0;  // joint: the target coordinate [rad or m]; height: min height [m]; speed: [m/s]
-  V3 direction{1, 0, 0};  // heading: the world direction to face
+  // heading: the world direction to face
+  V3 direction{1, 0, 0};
   // height_reward's shape (defaults: the reward is d = height - value)
   double lower = -std::numeric_limits<double>::infinity(), upper = std::numeric_limits<double>::infinity();
   double above = 1, below = 1, quadratic = 0;

@@ -112,12 +112,9 @@ void read_joint_override(Reader& r, const json& j, const std::string& path, Robo
   Fields f{j, path, {}};
   r.string(f, "name", o.name, true);
   if (f.j.contains("name") && o.name.empty()) r.error(Reader::join(path, "name"), "must not be empty");
-  const std::pair<const char*, std::optional<double>*> keys[] = {{"damping", &o.damping},
-                                                                 {"armature", &o.armature},
-                                                                 {"stiffness", &o.stiffness},
-                                                                 {"limit_ke", &o.limit_ke},
-                                                                 {"limit_kd", &o.limit_kd},
-                                                                 {"strength", &o.strength}};
+  const std::pair<const char*, std::optional<double>*> keys[] = {
+      {"damping", &o.damping},   {"armature", &o.armature}, {"stiffness", &o.stiffness},
+      {"limit_ke", &o.limit_ke}, {"limit_kd", &o.limit_kd}, {"strength", &o.strength}};
   for (const auto& [key, out] : keys) {
     if (!f.j.contains(key)) continue;
     double x = 0;
@@ -142,8 +139,9 @@ void read_import(Reader& r, const json& j, const std::string& path, RobotImport&
   if (!r.is_object(j, path)) return;
   Fields f{j, path, {}};
   r.number(f, "density", im.density, 0);
-  const std::pair<const char*, std::optional<double>*> keys[] = {
-      {"joint_damping", &im.joint_damping}, {"joint_armature", &im.joint_armature}, {"joint_stiffness", &im.joint_stiffness}};
+  const std::pair<const char*, std::optional<double>*> keys[] = {{"joint_damping", &im.joint_damping},
+                                                                 {"joint_armature", &im.joint_armature},
+                                                                 {"joint_stiffness", &im.joint_stiffness}};
   for (const auto& [key, out] : keys) {
     if (!f.j.contains(key)) continue;
     double x = 0;

@@ -63,8 +63,9 @@ TEST_CASE("depth-damped contact law: adjoint matches central differences (sticki
     double c, vn, slip;
   };
   // kf |vt| against mu ke d = 0.75 * 4e4 * d: 30 vs 60 (sticking), 2700 vs 90 (sliding)
-  for (const Case& k : {Case{"sticking, approaching", -2e-3, -0.2, 0.01}, Case{"sliding, approaching", -3e-3, -0.1, 0.9},
-                        Case{"sticking, receding", -1e-3, 0.3, 0.005}, Case{"sliding, receding", -4e-3, 0.05, 0.5}}) {
+  for (const Case& k :
+       {Case{"sticking, approaching", -2e-3, -0.2, 0.01}, Case{"sliding, approaching", -3e-3, -0.1, 0.9},
+        Case{"sticking, receding", -1e-3, 0.3, 0.005}, Case{"sliding, receding", -4e-3, 0.05, 0.5}}) {
     const vec3<double> v = velocity(e.n, k.vn, k.slip);
     const std::vector<double> in = {k.c, v.x, v.y, v.z, 4e4, 1e4, 0.75};
     double out[3];

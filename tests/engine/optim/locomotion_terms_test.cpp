@@ -90,7 +90,8 @@ StateT<double> torso_state(const Ant& a, double height, double yaw, double roll,
   const RigidModelT<double>& m = a.cs.model.rigid;
   StateT<double> s = a.cs.model.make_state();
   const mat33<double> RJ = m.joint_rot[0];
-  const rigid::quat<double> qz(std::cos(yaw / 2), 0, 0, std::sin(yaw / 2)), qx(std::cos(roll / 2), std::sin(roll / 2), 0, 0);
+  const rigid::quat<double> qz(std::cos(yaw / 2), 0, 0, std::sin(yaw / 2)),
+      qx(std::cos(roll / 2), std::sin(roll / 2), 0, 0);
   const rigid::quat<double> q = rigid::qmul(qz, qx);
   // world position p = pJ + RJ q3: keep x, z of the rest pose, move the height
   const vec3<double> p0 = m.joint_pos[0] + RJ * vec3<double>(s.joint_q[0], s.joint_q[1], s.joint_q[2]);

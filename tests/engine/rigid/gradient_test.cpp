@@ -49,9 +49,10 @@ TEST_CASE("step jacobian: dual numbers match central differences, and the revers
 
 // the depth-damped ground law (dflex's, RigidModel::contact_law) through the same step: its
 // constants at their scale (kd 2e3 at 1 cm depth damps like 20 N s/m)
-TEST_CASE("step jacobian with the depth-damped ground law: dual numbers and the reverse adjoint match central "
-          "differences",
-          "[rigid][grad]") {
+TEST_CASE(
+    "step jacobian with the depth-damped ground law: dual numbers and the reverse adjoint match central "
+    "differences",
+    "[rigid][grad]") {
   RigidModelT<double> m = contact_tree();
   m.contact_law = CONTACT_DEPTH_DAMPED;
   m.contact_kd = 2e3;

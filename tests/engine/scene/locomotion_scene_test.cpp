@@ -102,7 +102,8 @@ TEST_CASE("locomotion: without the import options the Ant weighs 1/200 as much (
   CHECK(cs->model.rigid.actuator_gear[0] == 150);  // the file's motors
 }
 
-TEST_CASE("locomotion: the Ant stands on the depth-damped ground at the spec's constants", "[scene][robot][locomotion]") {
+TEST_CASE("locomotion: the Ant stands on the depth-damped ground at the spec's constants",
+          "[scene][robot][locomotion]") {
   auto doc = load("ant.json");
   REQUIRE(doc.is_ok());
   auto cs = compile<double>(*doc, k_scenes);
@@ -125,7 +126,8 @@ TEST_CASE("locomotion: the Ant stands on the depth-damped ground at the spec's c
   for (int d = 0; d < 6; ++d) CHECK(std::abs(s.joint_qd[d]) < 0.05);
 }
 
-TEST_CASE("locomotion: import options and the contact law round-trip; bad ones are named", "[scene][robot][locomotion]") {
+TEST_CASE("locomotion: import options and the contact law round-trip; bad ones are named",
+          "[scene][robot][locomotion]") {
   auto doc = load("ant.json");
   REQUIRE(doc.is_ok());
   auto again = parse_scene(to_json(*doc), k_scenes + "/again.json");
