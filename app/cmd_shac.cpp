@@ -42,12 +42,16 @@ int run_shac(const OptimizeOptions& o) {
     auto st = shac->step();
     if (!st)
       return std::fprintf(stderr, "%s: window %d: %s\n", o.scene_path.c_str(), k, st.status().message().c_str()), 1;
+    if (st->skipped) std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), st->skip_reason.c_str());
     if (k % 10 == 9 || k + 1 == windows) {
       auto e = shac->evaluate();
       if (!e) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), e.status().message().c_str()), 1;
       std::printf("%6d %14.6g %14.6g %14lld\n", k, st->mean_cost, double(*e), st->sim_steps);
-      log.push_back(
-          {{"window", k}, {"mean_cost", st->mean_cost}, {"eval_cost", double(*e)}, {"sim_steps", st->sim_steps}});
+      log.push_back({{"window", k},
+                     {"mean_cost", st->mean_cost},
+                     {"eval_cost", double(*e)},
+                     {"sim_steps", st->sim_steps},
+                     {"skipped_windows", st->skipped_windows}});
     }
   }
   auto last = shac->evaluate();

@@ -184,11 +184,11 @@ Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(const TaskT<S>& task, 
   if (!(o.actor_lr > 0) || !(o.critic_lr > 0) || !(o.gamma > 0 && o.gamma < 1) || !(o.lambda >= 0 && o.lambda <= 1) ||
       o.critic_passes < 1 || o.critic_minibatches < 1 || !(o.target_alpha >= 0 && o.target_alpha < 1) ||
       !(o.clip >= 0) || !(o.critic_clip >= 0) || !(o.beta1 >= 0 && o.beta1 < 1) || !(o.beta2 >= 0 && o.beta2 < 1) ||
-      !(o.lr_end >= 0))
+      !(o.lr_end >= 0) || !(o.grad_bound >= 0))
     return Status::error(where +
                          ": options out of range (lr > 0, gamma in (0, 1), lambda in [0, 1], "
                          "critic passes and minibatches >= 1, target_alpha, beta1, beta2 in [0, 1), clip, "
-                         "critic_clip, lr_end >= 0)");
+                         "critic_clip, lr_end, grad_bound >= 0)");
   for (int h : o.critic_hidden)
     if (h < 1) return Status::error(where + ": critic layers need width >= 1");
   BatchShacTrainerT r;
@@ -286,16 +286,31 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
   env.begin_backward(i);
   to_raw(d_obs);
   env.add_observation_adjoint(i, d_raw);
+  c.blowup.clear();
+  const int start = env.frame(i) - W;  // the window's first episode frame
   for (int t = W - 1; t >= 0; --t) {
     discount /= g;
     Status st = env.backward_step(i, share * discount, d_action);
     if (!st) return st;
+    // the first frame, going back, whose action adjoint is not finite names the blow-up
+    if (c.blowup.empty())
+      for (S x : d_action)
+        if (!is_finite(x)) {
+          c.blowup = "env " + std::to_string(i) + ", episode frame " + std::to_string(start + t) +
+                     ": the action gradient is not finite";
+          break;
+        }
     env.mlp().backward(w.data(), c.obs[t], d_action, c.d_w.data(), d_obs);
     to_raw(d_obs);
     env.add_observation_adjoint(i, d_raw);
   }
-  for (S x : c.d_w)
-    if (!is_finite(x)) return Status::error("env " + std::to_string(i) + ": the policy gradient is not finite");
+  if (c.blowup.empty())
+    for (S x : c.d_w)
+      if (!is_finite(x)) {
+        c.blowup = "env " + std::to_string(i) + ", episode frames " + std::to_string(start) + ".." +
+                   std::to_string(start + W - 1) + ": the policy gradient is not finite";
+        break;
+      }
   return Status::ok();
 }
 
@@ -351,8 +366,30 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
     actor_opt_.lr = options_.lr_end + (options_.actor_lr - options_.lr_end) * f;
     critic_opt_.lr = options_.lr_end + (options_.critic_lr - options_.lr_end) * f;
   }
-  stats.grad_norm = actor_opt_.step(options_, w_, g);
-  fit_critic(stats);
+  // an exploding gradient skips the window's updates: named by the copy that blew up first, or
+  // by the copy with the largest gradient
+  for (int i = 0; i < n && stats.skip_reason.empty(); ++i) stats.skip_reason = copies_[i].blowup;
+  stats.grad_norm = global_norm(g);
+  if (stats.skip_reason.empty() && options_.grad_bound > 0 && stats.grad_norm > options_.grad_bound) {
+    int worst = 0;
+    double worst_norm = -1;
+    for (int i = 0; i < n; ++i)
+      if (const double v = global_norm(copies_[i].d_w); v > worst_norm) worst = i, worst_norm = v;
+    const int start = env_->frame(worst) - W;
+    stats.skip_reason = "env " + std::to_string(worst) + ", episode frames " + std::to_string(start) + ".." +
+                        std::to_string(start + W - 1) + ": the policy gradient's norm " +
+                        std::to_string(stats.grad_norm) + " is above the bound " + std::to_string(options_.grad_bound) +
+                        " (this copy's share: " + std::to_string(worst_norm) + ")";
+  }
+  stats.skipped = !stats.skip_reason.empty();
+  if (stats.skipped) {
+    stats.skip_reason = "SHAC window " + std::to_string(iteration_) + " skipped: " + stats.skip_reason;
+    ++skipped_;
+  } else {
+    actor_opt_.step(options_, w_, g);
+    fit_critic(stats);
+  }
+  stats.skipped_windows = skipped_;
   // the window's observations join the running statistics (copy order), then episodes go on
   for (const Copy& c : copies_)
     for (int t = 0; t < W; ++t) stats_.add(c.raw[t]);
