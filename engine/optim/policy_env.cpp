@@ -142,6 +142,7 @@ Result<std::unique_ptr<RigidPolicyEnvT<S>>> RigidPolicyEnvT<S>::create(const sce
   Result<RigidLossT<S>> loss = RigidLossT<S>::create(cs, one, params.value());
   if (!loss) return loss.status();
   env->model_ = cs.model.rigid;
+  env->policy_.bind(&env->model_);
   env->initial_ = cs.model.make_state();
   env->options_ = options;
   env->dt_ = cs.frame_dt;

@@ -40,6 +40,7 @@ RigidBodyProbe<T> rigid_body_probe(const RigidModelT<S>& m, const std::vector<T>
   r.R = w.R[body];
   r.c = w.p[body] + w.R[body] * lift<T>(m.body_com[body]);
   r.vc = w.v[body].v + cross(w.v[body].w, r.c);
+  r.w = w.v[body].w;
   return r;
 }
 
@@ -59,7 +60,7 @@ void rigid_body_probe_adjoint(const RigidModelT<S>& m, const std::vector<T>& q, 
   const rigid::svec<T>& v = w.v[body];
   const vec3<T> c = w.p[body] + w.R[body] * lift<T>(m.body_com[body]);
   g.v[body].v += adj.vc;
-  g.v[body].w += cross(c, adj.vc);
+  g.v[body].w += cross(c, adj.vc) + adj.w;
   const vec3<T> gc = adj.c + cross(adj.vc, v.w);
   g.p[body] += gc;
   for (int i = 0; i < 3; ++i)

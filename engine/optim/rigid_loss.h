@@ -36,11 +36,13 @@ namespace adj::optim {
 template <class T, class S>
 vec3<T> rigid_body_com(const RigidModelT<S>& m, const std::vector<T>& q, int body, std::vector<vec3<T>>* jac);
 
-// what the running costs read of one body at (q, qd): com c [m], axes R, com velocity vc [m/s]
+// what the running costs read of one body at (q, qd): com c [m], axes R, com velocity vc [m/s],
+// angular velocity w (world) [rad/s]
 template <class S>
 struct RigidBodyProbe {
   vec3<S> c, vc;
   mat33<S> R;
+  vec3<S> w;
 };
 template <class T, class S>
 RigidBodyProbe<T> rigid_body_probe(const RigidModelT<S>& m, const std::vector<T>& q, const std::vector<T>& qd,

@@ -391,6 +391,29 @@ struct OptimizerSpec {
   bool operator==(const OptimizerSpec&) const = default;
 };
 
+// a named term of a robot policy's observation (engine/optim/rigid_policy.h); the terms read
+// the policy's robot, in the order listed
+enum class ObservationKind {
+  height,              // the body's centre-of-mass height along the scene's up (1)
+  orientation,         // the body's free joint's quaternion coordinates w, x, y, z (4)
+  velocity,            // the body's centre-of-mass velocity, world (3) [m/s]
+  angular_velocity,    // the body's angular velocity, world (3) [rad/s]
+  joint_positions,     // the robot's hinge and slide coordinates, in joint order (one each)
+  joint_velocities,    // their velocities (one each)
+  up_projection,       // (R_body axis) . up (1)
+  heading_projection,  // (R_body axis) . direction, direction laid in the ground plane (1)
+};
+
+struct ObservationTerm {
+  ObservationKind kind = ObservationKind::height;
+  std::string body;       // the body the term reads (the joint terms: unused)
+  V3 axis{1, 0, 0};       // up_projection, heading_projection: the body-frame axis
+  V3 direction{1, 0, 0};  // heading_projection: the world direction to face
+  double scale = 1.0;     // every entry times this
+
+  bool operator==(const ObservationTerm&) const = default;
+};
+
 struct PolicySpec {
   std::vector<int> hidden{32};  // hidden layer widths (tanh)
   int phases = 4;               // sine phase observations (DiffTaichi robots)
@@ -399,6 +422,9 @@ struct PolicySpec {
   // the randomized starts SHAC, PPO and PODS train from (robots): each joint coordinate moved by
   // up to start_q_range [rad or m], each dof velocity by up to start_qd_range [rad/s or m/s]
   double start_q_range = 3.14159, start_qd_range = 0.5;
+  // robots: the observation as named terms (then with the phases); empty: each joint's sin and
+  // cos (hinges) or coordinates, every dof velocity, then the phases
+  std::vector<ObservationTerm> observation;
 
   bool operator==(const PolicySpec&) const = default;
 };
@@ -455,6 +481,7 @@ bool is_scene_wide(ParamKind k);
 bool is_robot_param(ParamKind k);
 const char* to_string(LossKind k);
 const char* to_string(OptimizerKind k);
+const char* to_string(ObservationKind k);
 const char* to_string(RobotJointKind k);
 const char* to_string(RobotShapeKind k);
 const char* to_string(RobotActuatorKind k);

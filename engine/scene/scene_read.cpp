@@ -28,6 +28,28 @@ void read_contact(Reader& r, const json& j, const std::string& path, ContactSett
   r.finish(f);
 }
 
+void read_observation(Reader& r, const json& a, const std::string& path, PolicySpec& p) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string op = Reader::index(path, i);
+    if (!r.is_object(a[i], op)) continue;
+    Fields of{a[i], op, {}};
+    ObservationTerm o;
+    int k = r.choice(of, "kind",
+                     {"height", "orientation", "velocity", "angular_velocity", "joint_positions", "joint_velocities",
+                      "up_projection", "heading_projection"},
+                     true);
+    if (k >= 0) o.kind = static_cast<ObservationKind>(k);
+    r.string(of, "body", o.body);
+    r.vec3(of, "axis", o.axis);
+    r.vec3(of, "direction", o.direction);
+    r.number(of, "scale", o.scale);
+    const bool joints = o.kind == ObservationKind::joint_positions || o.kind == ObservationKind::joint_velocities;
+    if (k >= 0 && !joints && o.body.empty()) r.error(Reader::join(op, "body"), "missing: which body does it read?");
+    r.finish(of);
+    p.observation.push_back(o);
+  }
+}
+
 void read_settings(Reader& r, const json& j, const std::string& path, Settings& s) {
   if (!r.is_object(j, path)) return;
   Fields f{j, path, {}};
@@ -378,6 +400,8 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       r.number(pf, "phase_period", t.policy.phase_period, 1e-6);
       r.number(pf, "output_scale", t.policy.output_scale, 0);
       r.number(pf, "start_q_range", t.policy.start_q_range, 0, 100);
+      if (const json* a = r.array(pf, "observation"))
+        read_observation(r, *a, Reader::join(pp, "observation"), t.policy);
       r.number(pf, "start_qd_range", t.policy.start_qd_range, 0, 1000);
       r.finish(pf);
     }

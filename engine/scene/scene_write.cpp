@@ -190,6 +190,19 @@ ojson write_task(const Task& t, const std::string& sidecar = "") {
                    {"phase_period", t.policy.phase_period},
                    {"output_scale", t.policy.output_scale}};
     const PolicySpec defaults;
+    if (!t.policy.observation.empty()) {
+      ojson os = ojson::array();
+      for (const ObservationTerm& o : t.policy.observation) {
+        ojson oj{{"kind", to_string(o.kind)}};
+        if (!o.body.empty()) oj["body"] = o.body;
+        if (o.kind == ObservationKind::up_projection || o.kind == ObservationKind::heading_projection)
+          oj["axis"] = v3(o.axis);
+        if (o.kind == ObservationKind::heading_projection) oj["direction"] = v3(o.direction);
+        if (o.scale != 1.0) oj["scale"] = o.scale;
+        os.push_back(oj);
+      }
+      j["policy"]["observation"] = os;
+    }
     if (t.policy.start_q_range != defaults.start_q_range || t.policy.start_qd_range != defaults.start_qd_range) {
       j["policy"]["start_q_range"] = t.policy.start_q_range;
       j["policy"]["start_qd_range"] = t.policy.start_qd_range;

@@ -1,13 +1,17 @@
 // the locomotion suite's reward terms (engine/optim/rigid_loss.h: forward_velocity,
-// up_projection, heading, height_reward) on DiffRL's Ant (assets/scenes/locomotion/ant.json):
-// the reward of a hand-made state against the spec's formula, and each term's gradient with
-// respect to the state against central differences in double
+// up_projection, heading, height_reward) and policy observation terms
+// (engine/optim/rigid_policy.h) on DiffRL's Ant (assets/scenes/locomotion/ant.json): the reward
+// and the observation of a hand-made state against the spec's formulas, and each term's
+// gradient with respect to the state against central differences in double
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <string>
 
 #include "engine/optim/rigid_loss.h"
+#include "engine/optim/rigid_policy.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
 
@@ -182,5 +186,100 @@ TEST_CASE("locomotion terms: each reward term's state gradient matches central d
       INFO("qd[" << k << "]");
       CHECK(adj.joint_qd[k] == Approx(fd(&StateT<double>::joint_qd, k)).margin(1e-7));
     }
+  }
+}
+
+namespace {
+
+// the Ant's observation without the previous action: torso height, quaternion, velocity,
+// angular velocity, joint positions, 0.1 x joint velocities, up and heading projections
+scene::Task ant_observation() {
+  scene::Task t = ant_reward();
+  t.has_policy = true;
+  t.policy.hidden = {8};
+  t.policy.phases = 0;
+  using O = scene::ObservationKind;
+  auto term = [](O kind, double scale = 1.0) {
+    scene::ObservationTerm o;
+    o.kind = kind;
+    o.body = "torso";
+    o.scale = scale;
+    return o;
+  };
+  t.policy.observation = {term(O::height),           term(O::orientation),       term(O::velocity),
+                          term(O::angular_velocity), term(O::joint_positions),   term(O::joint_velocities, 0.1),
+                          term(O::up_projection),    term(O::heading_projection)};
+  t.policy.observation[6].axis = {0, 0, 1};  // the torso's up: body z
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("locomotion terms: the Ant's observation layout at a hand-made state", "[optim][locomotion]") {
+  const Ant a = load_ant();
+  auto pol = RigidPolicyT<double>::create(a.cs, ant_observation());
+  INFO(pol.status().message());
+  REQUIRE(pol.is_ok());
+  CHECK(pol->input_size() == 1 + 4 + 3 + 3 + 8 + 8 + 1 + 1);  // the spec's 37 less the 8 previous actions
+  const double yaw = 0.4, roll = 0.3;
+  StateT<double> s = torso_state(a, 0.5, yaw, roll, {1.5, -0.2, 0.3});
+  const vec3<double> wb{0.2, -0.1, 0.3};  // body-frame angular velocity
+  s.joint_qd[3] = wb.x, s.joint_qd[4] = wb.y, s.joint_qd[5] = wb.z;
+  for (int k = 0; k < 8; ++k) s.joint_qd[6 + k] = 0.5 * k - 1;
+  std::vector<double> obs;
+  pol->observe(0, s, obs);
+  REQUIRE(obs.size() == 29);
+  CHECK(obs[0] == Approx(0.5));
+  for (int k = 0; k < 4; ++k) CHECK(obs[1 + k] == s.joint_q[3 + k]);
+  // the torso's origin is its centre of mass: its velocity is the one set, plus w x 0
+  CHECK(obs[4 + 1] == Approx(1.5));
+  CHECK(obs[4 + 2] == Approx(-0.2));
+  CHECK(obs[4 + 3] == Approx(0.3));
+  const rigid::quat<double> q(s.joint_q[3], s.joint_q[4], s.joint_q[5], s.joint_q[6]);
+  const vec3<double> ww = a.cs.model.rigid.joint_rot[0] * rigid::qmat(q) * wb;
+  for (int k = 0; k < 3; ++k) CHECK(obs[8 + k] == Approx(ww[k]));
+  for (int k = 0; k < 8; ++k) {
+    CHECK(obs[11 + k] == s.joint_q[7 + k]);
+    CHECK(obs[19 + k] == Approx(0.1 * s.joint_qd[6 + k]));
+  }
+  CHECK(obs[27] == Approx(std::cos(roll)));
+  CHECK(obs[28] == Approx(std::cos(yaw)));
+}
+
+TEST_CASE("locomotion terms: each observation term's state gradient matches central differences (double)",
+          "[optim][locomotion][fd]") {
+  const Ant a = load_ant();
+  auto pol = RigidPolicyT<double>::create(a.cs, ant_observation());
+  REQUIRE(pol.is_ok());
+  StateT<double> s = torso_state(a, 0.6, 0.4, 0.3, {1.5, -0.2, 0.3});
+  for (int k = 7; k < 15; ++k) s.joint_q[k] += 0.05 * (k - 10);
+  for (int k = 0; k < 14; ++k) s.joint_qd[k] += 0.1 * std::sin(1.3 * k);
+  std::vector<double> d_obs(std::size_t(pol->input_size()));
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (double& x : d_obs) x = u(rng);
+  StateT<double> adj = s;
+  for (double& x : adj.joint_q) x = 0;
+  for (double& x : adj.joint_qd) x = 0;
+  pol->observe_adjoint(s, d_obs, adj);
+  auto inner = [&](const StateT<double>& x) {
+    std::vector<double> obs;
+    pol->observe(0, x, obs);
+    double r = 0;
+    for (std::size_t k = 0; k < obs.size(); ++k) r += d_obs[k] * obs[k];
+    return r;
+  };
+  const double eps = 1e-6;
+  for (int k = 0; k < int(s.joint_q.size()); ++k) {
+    StateT<double> p = s, m = s;
+    p.joint_q[k] += eps, m.joint_q[k] -= eps;
+    INFO("q[" << k << "]");
+    CHECK(adj.joint_q[k] == Approx((inner(p) - inner(m)) / (2 * eps)).margin(1e-7));
+  }
+  for (int k = 0; k < int(s.joint_qd.size()); ++k) {
+    StateT<double> p = s, m = s;
+    p.joint_qd[k] += eps, m.joint_qd[k] -= eps;
+    INFO("qd[" << k << "]");
+    CHECK(adj.joint_qd[k] == Approx((inner(p) - inner(m)) / (2 * eps)).margin(1e-7));
   }
 }
