@@ -22,8 +22,9 @@ Status check_env_task(const scene::Task& task, const PolicyEnvOptions& options) 
     if (l.kind == scene::LossKind::effort || l.step >= 0)
       return Status::error(where + ": frame costs need loss terms that read the last frame (step -1), without effort");
   if (options.env_count < 1) return Status::error(where + ": env_count must be >= 1");
-  if (!(options.q_range >= 0) || !(options.qd_range >= 0))
-    return Status::error(where + ": q_range and qd_range must be >= 0");
+  if (!(options.q_range >= 0) || !(options.qd_range >= 0) || !(options.root_position_range >= 0) ||
+      !(options.root_angle_range >= 0))
+    return Status::error(where + ": q_range, qd_range and the root ranges must be >= 0");
   for (int h : options.hidden)
     if (h < 1) return Status::error(where + ": policy layers need width >= 1");
   return Status::ok();
@@ -176,6 +177,21 @@ void RigidPolicyEnvT<S>::reset(int i, std::mt19937_64* rng) {
     q = std::clamp(q, m.joint_lower[j], m.joint_upper[j]);
   }
   for (int d = 0; d < m.dof_count(); ++d) c.state.joint_qd[d] += S(options_.qd_range * uniform_pm1(*rng));
+  if (!(options_.root_position_range > 0) && !(options_.root_angle_range > 0)) return;
+  for (int j = 0; j < m.body_count(); ++j) {
+    if (m.joint_type[j] != RIGID_JOINT_FREE) continue;
+    S* q = &c.state.joint_q[m.joint_q_start[j]];
+    for (int k = 0; k < 3; ++k) q[k] += S(options_.root_position_range * uniform_pm1(*rng));
+    // a uniformly random axis (rejection in the unit ball), an angle within the range
+    vec3<double> axis;
+    do axis = {uniform_pm1(*rng), uniform_pm1(*rng), uniform_pm1(*rng)};
+    while (!(dot(axis, axis) > 1e-6 && dot(axis, axis) <= 1));
+    axis = axis / std::sqrt(dot(axis, axis));
+    const double half = 0.5 * options_.root_angle_range * uniform_pm1(*rng), sh = std::sin(half);
+    const rigid::quat<double> turn(std::cos(half), axis.x * sh, axis.y * sh, axis.z * sh);
+    const rigid::quat<double> r = rigid::qmul(turn, rigid::quat<double>(q[3], q[4], q[5], q[6]));
+    q[3] = S(r.w), q[4] = S(r.x), q[5] = S(r.y), q[6] = S(r.z);
+  }
 }
 
 template <class S>

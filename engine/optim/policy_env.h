@@ -92,6 +92,9 @@ struct PolicyEnvOptions {
   int env_count = 1;
   double q_range = 0;
   double qd_range = 0;
+  // free roots: position moved by up to root_position_range [m] per axis, orientation turned by
+  // up to root_angle_range [rad] about a uniformly random axis
+  double root_position_range = 0, root_angle_range = 0;
   std::vector<int> hidden;  // empty: the task's policy.hidden
   MlpActivation activation = MlpActivation::tanh;
   int thread_count = 1;  // OpenMP threads of each copy's particle stages (0: OpenMP's default)

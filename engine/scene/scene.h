@@ -422,6 +422,9 @@ struct PolicySpec {
   // the randomized starts SHAC, PPO and PODS train from (robots): each joint coordinate moved by
   // up to start_q_range [rad or m], each dof velocity by up to start_qd_range [rad/s or m/s]
   double start_q_range = 3.14159, start_qd_range = 0.5;
+  // and each free root moved by up to start_root_position_range [m] per axis and turned by up to
+  // start_root_angle_range [rad] about a random axis (0: as the task starts)
+  double start_root_position_range = 0, start_root_angle_range = 0;
   // robots: the observation as named terms (then with the phases); empty: each joint's sin and
   // cos (hinges) or coordinates, every dof velocity, then the phases
   std::vector<ObservationTerm> observation;

@@ -400,6 +400,8 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       r.number(pf, "phase_period", t.policy.phase_period, 1e-6);
       r.number(pf, "output_scale", t.policy.output_scale, 0);
       r.number(pf, "start_q_range", t.policy.start_q_range, 0, 100);
+      r.number(pf, "start_root_position_range", t.policy.start_root_position_range, 0, 100);
+      r.number(pf, "start_root_angle_range", t.policy.start_root_angle_range, 0, 3.14159265358979);
       if (const json* a = r.array(pf, "observation"))
         read_observation(r, *a, Reader::join(pp, "observation"), t.policy);
       r.number(pf, "start_qd_range", t.policy.start_qd_range, 0, 1000);

@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 
+#include "engine/optim/policy_env.h"
 #include "engine/optim/rigid_loss.h"
 #include "engine/optim/rigid_policy.h"
 #include "engine/scene/compile.h"
@@ -210,6 +211,7 @@ scene::Task ant_observation() {
                           term(O::angular_velocity), term(O::joint_positions),   term(O::joint_velocities, 0.1),
                           term(O::up_projection),    term(O::heading_projection)};
   t.policy.observation[6].axis = {0, 0, 1};  // the torso's up: body z
+  t.parameters = {{scene::ParamKind::policy, "ant"}};
   return t;
 }
 
@@ -282,4 +284,39 @@ TEST_CASE("locomotion terms: each observation term's state gradient matches cent
     INFO("qd[" << k << "]");
     CHECK(adj.joint_qd[k] == Approx((inner(p) - inner(m)) / (2 * eps)).margin(1e-7));
   }
+}
+
+TEST_CASE("locomotion terms: randomized starts stay within the spec's ranges and reach them", "[optim][locomotion]") {
+  const Ant a = load_ant();
+  const double angle = M_PI / 24;
+  auto env = RigidPolicyEnvT<double>::create(
+      a.cs, ant_observation(),
+      {.env_count = 1, .q_range = 0.2, .qd_range = 0.25, .root_position_range = 0.1, .root_angle_range = angle});
+  INFO(env.status().message());
+  REQUIRE(env.is_ok());
+  const StateT<double> s0 = a.cs.model.make_state();
+  std::mt19937_64 rng(3);
+  double max_dp = 0, max_angle = 0, max_dq = 0, max_qd = 0;
+  for (int k = 0; k < 300; ++k) {
+    (*env)->reset(0, &rng);
+    const StateT<double>& s = (*env)->state(0);
+    for (int i = 0; i < 3; ++i) max_dp = std::max(max_dp, std::abs(s.joint_q[i] - s0.joint_q[i]));
+    // the turn between the start's quaternion and this one: 2 acos |<q0, q>|
+    double d = 0;
+    for (int i = 3; i < 7; ++i) d += s.joint_q[i] * s0.joint_q[i];
+    max_angle = std::max(max_angle, 2 * std::acos(std::min(1.0, std::abs(d))));
+    for (int i = 7; i < 15; ++i) max_dq = std::max(max_dq, std::abs(s.joint_q[i] - s0.joint_q[i]));
+    for (double v : s.joint_qd) max_qd = std::max(max_qd, std::abs(v));
+  }
+  CHECK(max_dp <= 0.1);
+  CHECK(max_dp > 0.095);
+  CHECK(max_angle <= angle + 1e-12);
+  CHECK(max_angle > 0.9 * angle);
+  CHECK(max_dq <= 0.2 + 1e-12);
+  CHECK(max_dq > 0.19);
+  CHECK(max_qd <= 0.25);
+  CHECK(max_qd > 0.24);
+  // without an rng: the nominal start
+  (*env)->reset(0, nullptr);
+  CHECK((*env)->state(0).joint_q == s0.joint_q);
 }
