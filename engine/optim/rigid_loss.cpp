@@ -235,9 +235,9 @@ T RigidLossT<S>::running_cost(const Term& t, const std::vector<T>& q, const std:
     case LossKind::height_reward: {
       // d = clip(h - value, lower, upper); reward above d (d >= 0), below d - quadratic d^2 (d < 0)
       const T h = p.c[up_] - T(t.value);
-      const bool clipped = value(h) < value(T(t.lower)) || value(h) > value(T(t.upper));
-      const T d = value(h) < value(T(t.lower)) ? T(t.lower) : value(h) > value(T(t.upper)) ? T(t.upper) : h;
-      const bool pos = !(value(d) < 0);
+      const bool below = h < T(t.lower), above = h > T(t.upper);
+      const T d = below ? T(t.lower) : above ? T(t.upper) : h;
+      const bool clipped = below || above, pos = !(d < T(0));
       const T reward = pos ? T(t.above) * d : T(t.below) * d - T(t.quadratic) * d * d;
       if (grad && !clipped) grad->c[up_] = pos ? -T(t.above) : -(T(t.below) - T(2) * T(t.quadratic) * d);
       return -reward;

@@ -13,6 +13,7 @@
 #include "engine/optim/policy_env.h"
 #include "engine/optim/rigid_loss.h"
 #include "engine/optim/rigid_policy.h"
+#include "engine/rigid/spatial.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
 
