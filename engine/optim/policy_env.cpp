@@ -144,9 +144,21 @@ Result<std::unique_ptr<RigidPolicyEnvT<S>>> RigidPolicyEnvT<S>::create(const sce
   if (!loss) return loss.status();
   env->model_ = cs.model.rigid;
   env->policy_.bind(&env->model_);
+  if (!task.termination.object.empty()) {
+    const scene::ObjectRange* r = cs.find(task.termination.object);
+    if (!r || r->kind != scene::ObjectKind::robot)
+      return Status::error(where + ": termination: \"" + task.termination.object + "\" is not a robot");
+    for (int b = r->body_begin; b < r->body_end; ++b)
+      if (cs.model.rigid.body_name[b] == task.termination.body) env->done_body_ = b;
+    if (env->done_body_ < 0)
+      return Status::error(where + ": termination: robot \"" + r->name + "\" has no body \"" + task.termination.body +
+                           "\"");
+    env->done_height_ = S(task.termination.height);
+  }
   env->initial_ = cs.model.make_state();
   env->options_ = options;
   env->dt_ = cs.frame_dt;
+  env->up_ = cs.up_axis;
   env->horizon_ = task.horizon;
   env->substeps_ = cs.substeps;
   env->copies_.resize(std::size_t(options.env_count));
@@ -166,6 +178,7 @@ void RigidPolicyEnvT<S>::reset(int i, std::mt19937_64* rng) {
   Copy& c = copies_[i];
   c.state = initial_;
   c.frame = 0;
+  c.done = false;
   c.tape.clear();
   if (!rng) return;
   const RigidModelT<S>& m = model_;
@@ -213,6 +226,8 @@ Result<S> RigidPolicyEnvT<S>::step(int i, const std::vector<S>& action) {
   S cost = c.loss.value({});
   c.tape.push_back(std::move(f));
   ++c.frame;
+  if (done_body_ >= 0)
+    c.done = rigid_body_probe(model_, c.state.joint_q, c.state.joint_qd, done_body_).c[up_] < done_height_;
   return cost;
 }
 
@@ -227,6 +242,7 @@ void RigidPolicyEnvT<S>::rewind(int i) {
   if (c.tape.empty()) return;
   c.state = c.tape.front().in;
   c.frame -= int(c.tape.size());
+  c.done = false;
   c.tape.clear();
 }
 

@@ -168,6 +168,7 @@ struct BatchShacStats {
   bool skipped = false;
   std::string skip_reason;
   int skipped_windows = 0;
+  int terminated = 0;  // copies whose episode ended early in this window (their windows cut there)
 };
 
 template <class S>
@@ -203,6 +204,8 @@ class BatchShacTrainerT {
     S value = S(0);                   // loss share of the copy
     S end_value = S(0);               // critic output at the window's end
     std::string blowup;               // why the copy's gradient is not finite (empty: it is)
+    int frames = 0;                   // frames run: the window, or fewer where the episode ended
+    bool done = false;                // the episode ended (terminated) in the window's last frame
     Status status;
   };
   Status run_windows(const std::vector<S>& w, bool backward);

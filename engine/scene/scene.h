@@ -453,6 +453,14 @@ struct Task {
   bool has_policy = false;
   PolicySpec policy;
   uint64_t seed = 0;
+  // policy tasks: an episode ends early when the robot `object`'s `body` has its centre of mass
+  // below `height` along the scene's up (empty object: never; the policy envs, SHAC)
+  struct Termination {
+    std::string object, body;
+    double height = 0;
+
+    bool operator==(const Termination&) const = default;
+  } termination;
   int checkpoint_every = 0;         // 0 = ceil(sqrt(steps)), 1 = keep every state
   std::vector<ParamValues> values;  // what Apply kept of per-frame inputs and policy weights
                                     // (saved inline, or large ones in a sidecar file: scene_json.h)

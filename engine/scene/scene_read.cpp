@@ -315,6 +315,16 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
   r.string(f, "name", t.name, true);
   r.integer(f, "horizon", t.horizon, 1, r.limits().max_horizon, true);
   r.integer(f, "checkpoint_every", t.checkpoint_every, 0, r.limits().max_horizon);
+  if (const json* e = r.field(f, "termination", false)) {
+    const std::string ep = Reader::join(path, "termination");
+    if (r.is_object(*e, ep)) {
+      Fields ef{*e, ep, {}};
+      r.string(ef, "object", t.termination.object, true);
+      r.string(ef, "body", t.termination.body, true);
+      r.number(ef, "height", t.termination.height, -k_inf, k_inf, true);
+      r.finish(ef);
+    }
+  }
   double seed = double(t.seed);
   r.number(f, "seed", seed, 0, 9.0e15);
   t.seed = static_cast<uint64_t>(seed);

@@ -144,6 +144,9 @@ ojson write_task(const Task& t, const std::string& sidecar = "") {
   j["name"] = t.name;
   j["horizon"] = t.horizon;
   j["checkpoint_every"] = t.checkpoint_every;
+  if (!t.termination.object.empty())
+    j["termination"] = {
+        {"object", t.termination.object}, {"body", t.termination.body}, {"height", t.termination.height}};
   j["seed"] = t.seed;
   ojson ps = ojson::array();
   for (const ParamSpec& p : t.parameters) {

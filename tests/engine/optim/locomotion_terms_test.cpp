@@ -13,6 +13,8 @@
 #include "engine/optim/policy_env.h"
 #include "engine/optim/rigid_loss.h"
 #include "engine/optim/rigid_policy.h"
+#include "engine/optim/shac.h"
+#include "engine/optim/task.h"
 #include "engine/rigid/spatial.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
@@ -320,4 +322,59 @@ TEST_CASE("locomotion terms: randomized starts stay within the spec's ranges and
   // without an rng: the nominal start
   (*env)->reset(0, nullptr);
   CHECK((*env)->state(0).joint_q == s0.joint_q);
+}
+
+// the Ant's task (ant.json "run"): without actions it folds and its torso sinks below 0.27 m,
+// which ends the episode at that frame; SHAC cuts those copies' windows there (no terminal
+// value) and restarts them
+TEST_CASE("locomotion terms: an Ant episode terminates when the torso sinks below 0.27 m; SHAC cuts the window",
+          "[optim][locomotion][shac]") {
+  const Ant a = load_ant();
+  const scene::Task* run = a.doc.find_task("run");
+  REQUIRE(run);
+  REQUIRE(run->termination.body == "torso");
+  auto env = RigidPolicyEnvT<double>::create(a.cs, *run, {.env_count = 1});
+  INFO(env.status().message());
+  REQUIRE(env.is_ok());
+  RigidPolicyEnvT<double>& e = **env;
+  e.reset(0, nullptr);
+  const std::vector<double> still(8, 0.0);
+  int ended = -1;
+  double before = 0, after = 0;
+  for (int t = 0; t < 240 && ended < 0; ++t) {
+    const StateT<double>& s = e.state(0);
+    before = rigid_body_probe(a.cs.model.rigid, s.joint_q, s.joint_qd, a.torso).c.y;
+    REQUIRE(e.step(0, still).is_ok());
+    if (e.terminated(0)) {
+      ended = t;
+      after = rigid_body_probe(a.cs.model.rigid, e.state(0).joint_q, e.state(0).joint_qd, a.torso).c.y;
+    }
+  }
+  INFO("ended after frame " << ended << ": torso " << before << " -> " << after);
+  REQUIRE(ended > 0);
+  CHECK(before >= 0.27);
+  CHECK(after < 0.27);
+  e.reset(0, nullptr);
+  CHECK(!e.terminated(0));
+
+  // SHAC on 3 copies: the falling Ants end their episodes inside windows of 32 frames
+  auto task = make_task(a.cs, *run);
+  REQUIRE(task.is_ok());
+  BatchShacOptions so;
+  so.window = 32;
+  so.critic_hidden = {16};
+  so.thread_count = 1;
+  auto shac = BatchShacTrainerT<double>::create(**task, so, {.env_count = 3});
+  INFO(shac.status().message());
+  REQUIRE(shac.is_ok());
+  int terminated = 0;
+  long long frames = 0;
+  for (int k = 0; k < 4; ++k) {
+    BatchShacStats st = *shac->step();
+    terminated += st.terminated;
+    frames = st.sim_steps / a.doc.settings.substeps;
+  }
+  CHECK(terminated > 0);
+  CHECK(frames < 4 * 3 * 32);  // the cut windows ran fewer frames
+  CHECK(frames > 0);
 }
