@@ -61,7 +61,7 @@ class PolicyEnvT {
   virtual void reset(int i, std::mt19937_64* rng) = 0;
   virtual int frame(int i) const = 0;  // frames since the last reset
   // the episode of copy i ended early in its last step (the task's termination); reset starts anew
-  virtual bool terminated(int i) const { return false; }
+  virtual bool terminated(int /*i*/) const { return false; }
   virtual const StateT<S>& state(int i) const = 0;
   virtual void observe(int i, std::vector<S>& obs) const = 0;
   // one frame under `action` (the policy's outputs); returns the frame's cost
