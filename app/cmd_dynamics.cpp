@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "engine/rigid/mujoco_dynamics.h"
+#include "engine/io/mujoco_dynamics.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
 

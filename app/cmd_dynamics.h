@@ -1,7 +1,7 @@
 #pragma once
 // `adjoint dynamics MODEL [--qpos a,b,...] [--qvel ...] [--ctrl ...] [--no-contact] [--no-limits]
 // [--json]`: a URDF, MJCF or scene file's mass matrix, bias, passive and actuator forces and
-// qacc at one state, in MuJoCo's coordinates and names (engine/rigid/mujoco_dynamics.h)
+// qacc at one state, in MuJoCo's coordinates and names (engine/io/mujoco_dynamics.h)
 #include <string>
 
 namespace adj::app {

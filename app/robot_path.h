@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "engine/core/math.h"
-#include "engine/rigid/rigid_vis.h"
 #include "engine/scene/compile.h"
+#include "engine/vis/rigid_vis.h"
 
 namespace adj::app {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/rigid/rigid_vis.h"
+#include "engine/vis/rigid_vis.h"
 #include "render/colormap.h"
 
 namespace adj::app {

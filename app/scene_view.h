@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/model/model.h"
-#include "engine/rigid/rigid_model.h"
+#include "engine/model/rigid_model.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
 #include "engine/vis/vis.h"

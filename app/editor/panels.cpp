@@ -19,8 +19,8 @@
 #include "app/editor/editor.h"
 
 #include "app/editor/fields.h"
-#include "engine/rigid/rigid_vis.h"
 #include "engine/scene/compile.h"
+#include "engine/vis/rigid_vis.h"
 
 namespace adj::editor {
 

@@ -16,9 +16,9 @@
 #include "app/editor/editor.h"
 #include "app/editor/fields.h"
 #include "app/editor/robot_fields.h"
-#include "engine/rigid/rigid_vis.h"
-#include "engine/rigid/urdf.h"
+#include "engine/io/urdf.h"
 #include "engine/scene/compile.h"
+#include "engine/vis/rigid_vis.h"
 
 namespace adj::editor {
 
@@ -216,7 +216,7 @@ void robot_select_body(Editor& e, int object, int body) {
 namespace {
 
 // where a ray (origin o, unit direction d) first enters a shape, as a distance along it (-1:
-// it misses). f: the shape's kRigidShapeFloats (engine/rigid/rigid_vis.h)
+// it misses). f: the shape's kRigidShapeFloats (engine/vis/rigid_vis.h)
 float ray_sphere(glm::vec3 o, glm::vec3 d, glm::vec3 c, float r) {
   const glm::vec3 m = o - c;
   const float b = glm::dot(m, d), q = glm::dot(m, m) - r * r, disc = b * b - q;

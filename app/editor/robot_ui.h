@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
-#include "engine/rigid/rigid_model.h"
+#include "engine/model/rigid_model.h"
 
 namespace adj::editor {
 

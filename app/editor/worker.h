@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "engine/model/model.h"
+#include "engine/model/rigid_model.h"
 #include "engine/optim/task.h"
-#include "engine/rigid/rigid_model.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
 

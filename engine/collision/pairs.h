@@ -29,7 +29,7 @@
 //                       where the corners take over, so nothing jumps
 //   sphere - mesh       a static triangle mesh (colliders; a particle against it)
 // planes are only ever the static side B. a body's mesh shape touches as its convex hull: its
-// pairs need the model's hull arrays and live in engine/collision/mesh_pairs.h.
+// pairs need the model's hull arrays and live in engine/articulation/mesh_pairs.h.
 //
 // the adjoints are the vector-Jacobian products of the pair functions themselves, by dual
 // numbers (pair_vjp): given dL/df and dL/dxc, the adjoints of both shapes' pose (rot, pos) and
@@ -39,8 +39,8 @@
 
 #include "engine/collision/contact_law.h"
 #include "engine/collision/geometry.h"
-#include "engine/rigid/rigid_dual.h"
-#include "engine/rigid/spatial.h"
+#include "engine/core/rigid_dual.h"
+#include "engine/core/spatial.h"
 
 namespace adj {
 
@@ -367,7 +367,7 @@ ADJ_PAIR_ADJOINT(contact_box_box)
 
 // the pair function of a shape of type a (the side the force is reported on) against one of
 // type b; PAIR_NONE: they do not touch (planes are only ever the static side B; a body's mesh
-// shape: engine/collision/mesh_pairs.h)
+// shape: engine/articulation/mesh_pairs.h)
 ADJ_HD inline int pair_kind(int a, int b) {
   constexpr int table[GEOM_TYPE_COUNT][GEOM_TYPE_COUNT] = {
       // columns: B a plane, sphere, box, capsule, mesh

@@ -13,7 +13,7 @@
 
 #include "engine/cuda/cuda.h"
 #include "engine/cuda/device.cuh"
-#include "engine/rigid/rigid_view.h"
+#include "engine/model/rigid_view.h"
 #include "engine/solver/grad_slots.h"
 #include "engine/solver/kernels.h"
 

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/articulation/rigid_batch.h"
 #include "engine/cuda/cuda.h"
 #include "engine/cuda/rigid_cuda.h"
-#include "engine/rigid/rigid_batch.h"
 
 namespace adj {
 

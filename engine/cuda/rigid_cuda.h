@@ -1,11 +1,11 @@
 // a batch of independent environments of one rigid model on the GPU: one CUDA thread per
-// environment runs the step (or the step adjoint) of engine/rigid/rigid_batch.h, the same
+// environment runs the step (or the step adjoint) of engine/articulation/rigid_batch.h, the same
 // ADJ_HD source that RigidBatchHostT runs on the host and that equals RigidSolverT there bit
 // for bit. on the device the results match to float round-off (nvcc contracts a*b+c into
 // FMAs); run to run they are bit-identical (no atomics: per-environment parameter gradients
 // are summed on the host in environment order). states and controls stay on the host in this
 // API (uploaded and downloaded per call), as CudaSolverT does; the model is uploaded once.
-// mesh shapes are CPU-only; body-particle coupling (engine/collision/body_particle.h) steps on
+// mesh shapes are CPU-only; body-particle coupling (engine/articulation/body_particle.h) steps on
 // the device through CudaSolverT (engine/cuda/cuda.h), not through this batch.
 //
 // built without CUDA (rigid_cuda_stub.cpp) every call returns an error.
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
-#include "engine/rigid/rigid_model.h"
+#include "engine/model/rigid_model.h"
 
 namespace adj {
 
@@ -31,7 +31,7 @@ class RigidBatchCudaT {
   // copies the model to the device and gives each of env_count environments its scratch
   // (`substeps` substeps per step); again after any parameter change
   Status upload(const RigidModelT<S>& model, int env_count, int substeps);
-  // packed environment-major (engine/rigid/rigid_batch.h): q (env_count x q_count), qd
+  // packed environment-major (engine/articulation/rigid_batch.h): q (env_count x q_count), qd
   // (env_count x dof_count), act (env_count x actuator_count)
   Status step(const std::vector<S>& q, const std::vector<S>& qd, const std::vector<S>& act, S dt, std::vector<S>& q_out,
               std::vector<S>& qd_out);

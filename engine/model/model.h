@@ -9,8 +9,8 @@
 
 #include "engine/core/array.h"
 #include "engine/core/math.h"
+#include "engine/model/rigid_model.h"
 #include "engine/model/state.h"
-#include "engine/rigid/rigid_model.h"
 
 namespace adj {
 
@@ -123,7 +123,7 @@ struct ModelT {
   Array<int> exclude_list;   // particle indices
 
   // articulated bodies: joints, bodies, body shapes, actuators and their contact parameters
-  // (engine/rigid/rigid_model.h), with the initial joint state; empty without robots
+  // (engine/model/rigid_model.h), with the initial joint state; empty without robots
   RigidModelT<S> rigid;
   Array<S> joint_q;   // initial generalized positions, (rigid.q_count())
   Array<S> joint_qd;  // initial generalized velocities, (rigid.dof_count())

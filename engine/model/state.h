@@ -1,7 +1,7 @@
 // State (what changes each step) and Control (the inputs of a step) of one world: particles
 // (cloth, soft bodies, free particles) and articulated bodies side by side. A scene without
 // robots has empty joint arrays; one without particles has empty particle arrays.
-// joint coordinates per joint type: engine/rigid/rigid_model.h.
+// joint coordinates per joint type: engine/model/rigid_model.h.
 #pragma once
 
 #include <cstddef>

@@ -31,13 +31,13 @@
 #include <random>
 #include <vector>
 
+#include "engine/articulation/rigid_solver.h"
 #include "engine/core/status.h"
 #include "engine/optim/loss.h"
 #include "engine/optim/mlp.h"
 #include "engine/optim/policy.h"
 #include "engine/optim/rigid_loss.h"
 #include "engine/optim/rigid_policy.h"
-#include "engine/rigid/rigid_solver.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
 #include "engine/solver/solver.h"

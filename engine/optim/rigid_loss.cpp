@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "engine/rigid/rigid_adjoint.h"
+#include "engine/articulation/rigid_adjoint.h"
 
 namespace adj::optim {
 

@@ -18,7 +18,7 @@
 //   height_reward: -(above d) for d >= 0, -(below d - quadratic d^2) for d < 0, with
 //     d = clip(c_b(t).up - value, lower, upper)
 //   their gradients with respect to (q, qd) come from the hand-written reverse kinematics
-//   (engine/rigid/rigid_adjoint.h) seeded with the adjoints of c_b, R_b and v_b
+//   (engine/articulation/rigid_adjoint.h) seeded with the adjoints of c_b, R_b and v_b
 #pragma once
 
 #include <string>

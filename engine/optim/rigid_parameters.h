@@ -18,12 +18,11 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "engine/model/rigid_model.h"
 #include "engine/optim/parameters.h"
-#include "engine/rigid/rigid_model.h"
 #include "engine/scene/compile.h"
 
 namespace adj::optim {
-
 
 template <class S>
 class RigidParametersT {

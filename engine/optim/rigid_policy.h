@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "engine/model/rigid_model.h"
 #include "engine/optim/mlp.h"
-#include "engine/rigid/rigid_model.h"
 #include "engine/scene/compile.h"
 
 namespace adj::optim {

@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "engine/articulation/rigid_solver.h"
+#include "engine/grad/rollout.h"
 #include "engine/optim/optimizer.h"
 #include "engine/optim/rigid_loss.h"
 #include "engine/optim/rigid_parameters.h"
 #include "engine/optim/rigid_policy.h"
 #include "engine/optim/trainer.h"
-#include "engine/grad/rollout.h"
-#include "engine/rigid/rigid_solver.h"
 
 namespace adj::optim {
 

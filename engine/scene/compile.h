@@ -7,7 +7,7 @@
 
 #include "engine/core/status.h"
 #include "engine/model/model.h"
-#include "engine/rigid/rigid_model.h"
+#include "engine/model/rigid_model.h"
 #include "engine/scene/scene.h"
 
 namespace adj::scene {

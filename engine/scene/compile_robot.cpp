@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <map>
 
+#include "engine/io/mjcf.h"
+#include "engine/io/urdf.h"
 #include "engine/model/builder.h"
-#include "engine/rigid/mjcf.h"
-#include "engine/rigid/urdf.h"
 #include "engine/scene/compile.h"
 
 namespace adj::scene {
@@ -171,7 +171,7 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
   // colliders: the ground at height 0 is the rigid model's ground; other heights, planes,
   // spheres, boxes and capsules are static colliders of the body shapes. mesh colliders act on
   // particles only (TODO: body shapes against triangle meshes need a mesh distance in
-  // engine/collision/body_contact.h; robots pass through them until then)
+  // engine/articulation/body_contact.h; robots pass through them until then)
   for (size_t oi = 0; oi < scene.objects.size(); ++oi) {
     const Object& o = scene.objects[oi];
     if (o.kind != ObjectKind::collider) continue;

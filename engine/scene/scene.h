@@ -31,7 +31,7 @@ struct ContactSettings {
   bool operator==(const ContactSettings&) const = default;
 };
 
-// contact of robots (engine/rigid) with the ground, colliders and each other; the particle
+// contact of robots (engine/articulation) with the ground, colliders and each other; the particle
 // contact above is separate. kg-scale robots usually state a stiffer law than the default
 // (the robot scenes in assets/scenes: ke 1e4, kd 1e2, kf 1e2, mu 0.8)
 struct RobotContactSettings {
@@ -183,7 +183,7 @@ struct RobotShape {
   V3 position{0, 0, 0};    // in the body frame [m]
   V3 rotation{0, 0, 0};    // XYZ Euler angles in the body frame [deg]
   V3 size{0.1, 0.1, 0.1};  // sphere (r), box half extents, capsule (r, half height along y) [m]
-  std::string file;    // mesh: OBJ, STL or Collada (load_mesh), relative to the scene file (engine/rigid/rigid_mesh.h)
+  std::string file;    // mesh: OBJ, STL or Collada (load_mesh), relative to the scene file (engine/model/rigid_mesh.h)
   V3 scale{1, 1, 1};   // mesh: per-axis scale of its vertices
   double density = 0;  // [kg/m^3]; 0 = no mass
   int group = 1;       // body-body contact filter: shapes a, b touch if (group_a & mask_b) and
@@ -233,9 +233,9 @@ struct RobotInitial {
   bool operator==(const RobotInitial&) const = default;
 };
 
-// a robot (engine/rigid): listed body by body ("robot"), or imported from a URDF file
+// a robot (engine/model, engine/io): listed body by body ("robot"), or imported from a URDF file
 // ("urdf": bodies are the URDF links, named as there) or an MJCF file ("mjcf": bodies are the
-// MJCF bodies, one per joint where a body has several: engine/rigid/mjcf.h)
+// MJCF bodies, one per joint where a body has several: engine/io/mjcf.h)
 // a scene's override of one joint of an imported robot (URDF joint or MJCF joint, by name);
 // what is unset keeps the file's value
 struct RobotJointOverride {
@@ -252,7 +252,7 @@ struct RobotJointOverride {
   bool operator==(const RobotJointOverride&) const = default;
 };
 
-// mjcf: how to read the file where it differs from MuJoCo's reading (engine/rigid/mjcf.h's
+// mjcf: how to read the file where it differs from MuJoCo's reading (engine/io/mjcf.h's
 // MjcfOptions; dflex reads DiffRL's locomotion robots so). unset: the file's own values
 struct RobotImport {
   double density = 0;                    // > 0: every geom's density [kg/m^3]; the file's ignored

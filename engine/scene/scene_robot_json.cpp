@@ -17,7 +17,7 @@
 //    limit_ke, limit_kd, balance_inertia, joints (and "strength": torque actuators replace the
 //    file's), "import": {"density", "joint_damping", "joint_armature", "joint_stiffness",
 //    "hinge_range": [lo, hi] deg} (how to read the file)}; bodies are named as
-//    in the file (engine/rigid/mjcf.h); fixed_base and actuator are read but unused
+//    in the file (engine/io/mjcf.h); fixed_base and actuator are read but unused
 #include <set>
 
 #include "engine/scene/scene_json_detail.h"

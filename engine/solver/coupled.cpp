@@ -1,5 +1,5 @@
 // SolverT's dispatch over the stages the Model holds, and the coupled substep of particles
-// and articulated bodies (two-way body-particle contact, engine/collision/body_particle.h).
+// and articulated bodies (two-way body-particle contact, engine/articulation/body_particle.h).
 //
 // each coupled substep reads one state and writes the next:
 //   body poses and velocities (rigid kinematics) -> body-particle contact forces ->
@@ -10,14 +10,14 @@
 // the articulation substep adjoint (rigid::substep_adjoint, which leaves dL/d fext), the
 // coupling forces' adjoint (dual numbers per touching pair) and the kinematics'
 // vector-Jacobian product for the body poses the forces read. exact and deterministic,
-// tested against central differences in tests/engine/rigid/coupling_test.cpp.
+// tested against central differences in tests/engine/articulation/coupling_test.cpp.
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "engine/collision/body_particle.h"
+#include "engine/articulation/body_particle.h"
+#include "engine/articulation/rigid_solver.h"
 #include "engine/core/float_env.h"
-#include "engine/rigid/rigid_solver.h"
 #include "engine/solver/coupled_kernels.h"
 #include "engine/solver/solver.h"
 

@@ -9,7 +9,7 @@
 //   thread; the pair forces in fext_extra)
 // and backwards: the particle substep adjoint (dL/d the particles' external force) -> the
 // articulation substep adjoint (one thread; leaves dL/d fext) -> the pairs' adjoint (one
-// thread per particle, dual numbers per touching pair, engine/collision/body_particle.h) ->
+// thread per particle, dual numbers per touching pair, engine/articulation/body_particle.h) ->
 // the pairs' body and parameter adjoints gathered in (shape, particle) order and the
 // kinematics adjoint (one thread). no atomics: each thread writes its own slots.
 //
@@ -19,14 +19,14 @@
 // coupled_adjoint_substeps: which buffer each substep reads and writes) are shared too, so
 // the host runner's bit-equality test covers the device path's wiring; only the uploads,
 // downloads and the reduction of the model-gradient slots differ.
-// mesh body shapes are not in a RigidViewT (engine/rigid/rigid_view.h): callers refuse them.
+// mesh body shapes are not in a RigidViewT (engine/model/rigid_view.h): callers refuse them.
 #pragma once
 
 #include <vector>
 
-#include "engine/collision/body_particle.h"
-#include "engine/rigid/rigid_adjoint.h"
-#include "engine/rigid/rigid_batch.h"
+#include "engine/articulation/body_particle.h"
+#include "engine/articulation/rigid_adjoint.h"
+#include "engine/articulation/rigid_batch.h"
 #include "engine/solver/kernels.h"
 
 namespace adj {

@@ -4,8 +4,8 @@
 #include <string>
 #include <type_traits>
 
+#include "engine/articulation/rigid_solver.h"
 #include "engine/core/parallel.h"
-#include "engine/rigid/rigid_solver.h"
 #include "engine/solver/grad_slots.h"
 #include "engine/solver/kernels.h"
 #include "engine/solver/kernels_simd.h"

@@ -5,13 +5,13 @@
 //   particle-shape and particle-particle contact) -> articulation dynamics (contact, joints,
 //   actuators, the equal and opposite body-particle forces) and integration
 // A model without bodies runs the particle stages only (engine/solver/semi_implicit.cpp); one
-// without particles the articulation only (engine/rigid/rigid_solver.h); both read the same
+// without particles the articulation only (engine/articulation/rigid_solver.h); both read the same
 // input state (explicit coupling), so the pair forces cancel exactly (engine/solver/coupled.cpp).
 // step_adjoint() runs the substeps backwards: from a StepRecord that step() filled, or after
 // recomputing them from `in` (the same contacts, deterministically: the same numbers either way).
 // tangent_step() and tangent_step_adjoint() run the particle stages and their reverse on tangent
 // numbers over the same plain model, for second derivatives by forward over reverse (as
-// RigidSolverT's, engine/rigid/rigid_solver.h; engine/solver/particle_tangent.cpp).
+// RigidSolverT's, engine/articulation/rigid_solver.h; engine/solver/particle_tangent.cpp).
 #pragma once
 
 #include <memory>

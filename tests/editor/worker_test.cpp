@@ -304,7 +304,7 @@ TEST_CASE("worker: set_scene without restart keeps the frame and the timeline", 
   CHECK(s.recorded_frames == 1);
 }
 
-// ---- robots (engine/rigid) in the worker: stepped beside the particles, optimized by the
+// ---- robots (engine/articulation) in the worker: stepped beside the particles, optimized by the
 // rigid task runner as `adjoint optimize` does
 
 namespace {

@@ -182,7 +182,7 @@ TEST_CASE("pair table: one function per pair of types, planes only on the static
   CHECK(pair_kind(GEOM_BOX, GEOM_BOX) == PAIR_BOX_BOX);
   CHECK(pair_kind(GEOM_CAPSULE, GEOM_PLANE) == PAIR_CAPSULE_PLANE);
   CHECK(pair_kind(GEOM_PLANE, GEOM_SPHERE) == PAIR_NONE);
-  CHECK(pair_kind(GEOM_MESH, GEOM_BOX) == PAIR_NONE);  // a body's mesh: engine/collision/mesh_pairs.h
+  CHECK(pair_kind(GEOM_MESH, GEOM_BOX) == PAIR_NONE);  // a body's mesh: engine/articulation/mesh_pairs.h
   const vec3<double> box = type_size(GEOM_BOX), cap = type_size(GEOM_CAPSULE), sph = type_size(GEOM_SPHERE);
   CHECK(contact_feature_count(GEOM_BOX, box, GEOM_PLANE, vec3<double>(0, 1, 0)) == 8);
   CHECK(contact_feature_count(GEOM_CAPSULE, cap, GEOM_PLANE, vec3<double>(0, 1, 0)) == 2);

@@ -10,12 +10,12 @@
 #include <random>
 #include <string>
 
+#include "engine/core/spatial.h"
 #include "engine/optim/policy_env.h"
 #include "engine/optim/rigid_loss.h"
 #include "engine/optim/rigid_policy.h"
 #include "engine/optim/shac.h"
 #include "engine/optim/task.h"
-#include "engine/rigid/spatial.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
 

@@ -5,12 +5,12 @@
 
 #include <cmath>
 
+#include "engine/articulation/rigid_solver.h"
 #include "engine/optim/receding_horizon.h"
 #include "engine/optim/rigid_task.h"
 #include "engine/optim/task.h"
-#include "engine/rigid/rigid_solver.h"
-#include "engine/rigid/rigid_vis.h"
 #include "engine/scene/scene_json.h"
+#include "engine/vis/rigid_vis.h"
 
 using namespace adj;
 using namespace adj::optim;

@@ -1,6 +1,6 @@
 // the arm pushing a soft ball (assets/scenes/robot_arm_push_soft.json): the 3-link arm of
 // robot_arm_push.json (PD joint targets per frame) pushes a particle ball on springs across
-// the ground to a target, through two-way body-particle contact (engine/collision/body_particle.h).
+// the ground to a target, through two-way body-particle contact (engine/articulation/body_particle.h).
 // the loss on the ball's centre of mass falls by a stated factor, and the gradient through
 // arm-ball, ball-ground and spring forces holds against central differences in double
 #include <catch2/catch.hpp>

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/rigid/rigid_solver.h"
+#include "engine/articulation/rigid_solver.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "engine/rigid/rigid_solver.h"
+#include "engine/articulation/rigid_solver.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
 

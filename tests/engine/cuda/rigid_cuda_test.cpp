@@ -1,0 +1,126 @@
+// the rigid CUDA batch (engine/cuda/rigid_cuda.h) against RigidSolverT on the CPU: cartpole x1024
+// (4 substeps) and the walker on the ground x64 (8 substeps), 20 steps forward from perturbed
+// states under varying controls, then every step's adjoint; states within 1e-4 and gradients
+// within 1e-3 of the largest magnitude (float; nvcc contracts into FMAs, so not bit-equal), and
+// the device run twice bit-identical (no atomics). Exits 77 (ctest: skipped) without a device.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/articulation/rigid_solver.h"
+#include "engine/articulation/robots.h"
+#include "engine/cuda/cuda.h"
+#include "engine/cuda/rigid_cuda.h"
+
+using namespace adj;
+
+namespace {
+
+constexpr int kSkip = 77;
+
+// max |a - b| / max(|a|, tiny)
+double rel_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  double num = 0, den = 1e-12;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    num = std::max(num, std::fabs(double(a[i]) - double(b[i])));
+    den = std::max(den, std::fabs(double(a[i])));
+  }
+  return num / den;
+}
+
+bool run(const char* name, const RigidBuilder& b, float height, int envs, int substeps, int steps) {
+  Result<RigidModelT<float>> r = b.finalize<float>();
+  if (!r) {
+    std::printf("%s: %s\n", name, r.status().message().c_str());
+    return false;
+  }
+  const RigidModelT<float>& m = r.value();
+  const int nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count();
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> q(std::size_t(envs) * nq), qd(std::size_t(envs) * nv), act(std::size_t(envs) * na);
+  StateT<float> s0 = m.make_state();
+  if (m.joint_type[0] == RIGID_JOINT_FREE) s0.joint_q[1] = height;
+  for (int e = 0; e < envs; ++e) {
+    for (int i = 0; i < nq; ++i) q[std::size_t(e) * nq + i] = s0.joint_q[i];
+    for (int i = 0; i < nv; ++i) qd[std::size_t(e) * nv + i] = 0.3f * u(rng);
+  }
+  RigidBatchCuda gpu;
+  Status st = gpu.upload(m, envs, substeps);
+  if (!st) {
+    std::printf("%s: %s\n", name, st.message().c_str());
+    return false;
+  }
+  RigidSolverT<float> cpu({.substeps = substeps});
+  const float dt = 1.0f / 60.0f;
+  double worst_fwd = 0, worst_adj = 0;
+  bool ok = true;
+  std::vector<float> qc = q, qdc = qd;  // the CPU's own trajectory
+  for (int t = 0; t < steps && ok; ++t) {
+    for (int e = 0; e < envs; ++e)
+      for (int a = 0; a < na; ++a) act[std::size_t(e) * na + a] = 0.5f * std::sin(0.1f * t + 0.7f * a + 0.01f * e);
+    std::vector<float> q1, qd1, q1c(qc.size()), qd1c(qdc.size());
+    st = gpu.step(qc, qdc, act, dt, q1, qd1);
+    if (!st) return std::printf("%s step %d: %s\n", name, t, st.message().c_str()), false;
+    std::vector<float> aq_out(q.size()), aqd_out(qd.size()), aq, aqd, aact, aq2, aqd2, aact2;
+    for (float& x : aq_out) x = u(rng);
+    for (float& x : aqd_out) x = u(rng);
+    RigidModelGradT<float> g_gpu = m.make_grad(), g_gpu2 = m.make_grad();
+    st = gpu.step_adjoint(qc, qdc, act, dt, aq_out, aqd_out, aq, aqd, aact, g_gpu);
+    if (!st) return std::printf("%s adjoint %d: %s\n", name, t, st.message().c_str()), false;
+    st = gpu.step_adjoint(qc, qdc, act, dt, aq_out, aqd_out, aq2, aqd2, aact2, g_gpu2);
+    if (!st) return std::printf("%s adjoint %d: %s\n", name, t, st.message().c_str()), false;
+    if (aq != aq2 || aqd != aqd2 || aact != aact2 || g_gpu.body_mass != g_gpu2.body_mass) {
+      std::printf("%s step %d: two device runs of the adjoint differ\n", name, t);
+      ok = false;
+    }
+    std::vector<float> aqc(aq.size()), aqdc(aqd.size()), aactc(aact.size());
+    for (int e = 0; e < envs; ++e) {
+      StateT<float> in, out, adj_out, adj_in;
+      ControlT<float> c, adj_c = m.make_control();
+      RigidModelGradT<float> adj_m = m.make_grad();
+      in.joint_q.assign(qc.begin() + e * nq, qc.begin() + (e + 1) * nq);
+      in.joint_qd.assign(qdc.begin() + e * nv, qdc.begin() + (e + 1) * nv);
+      c.joint_act.assign(act.begin() + e * na, act.begin() + (e + 1) * na);
+      if (!cpu.step(m, in, out, c, dt)) return std::printf("%s: cpu step failed\n", name), false;
+      std::copy(out.joint_q.begin(), out.joint_q.end(), q1c.begin() + e * nq);
+      std::copy(out.joint_qd.begin(), out.joint_qd.end(), qd1c.begin() + e * nv);
+      adj_out.joint_q.assign(aq_out.begin() + e * nq, aq_out.begin() + (e + 1) * nq);
+      adj_out.joint_qd.assign(aqd_out.begin() + e * nv, aqd_out.begin() + (e + 1) * nv);
+      if (!cpu.step_adjoint(m, in, c, dt, adj_out, adj_in, adj_c, adj_m))
+        return std::printf("%s: cpu adjoint failed\n", name), false;
+      std::copy(adj_in.joint_q.begin(), adj_in.joint_q.end(), aqc.begin() + e * nq);
+      std::copy(adj_in.joint_qd.begin(), adj_in.joint_qd.end(), aqdc.begin() + e * nv);
+      std::copy(adj_c.joint_act.begin(), adj_c.joint_act.end(), aactc.begin() + e * na);
+    }
+    const double fwd = std::max(rel_diff(q1c, q1), rel_diff(qd1c, qd1));
+    const double adj = std::max({rel_diff(aqc, aq), rel_diff(aqdc, aqd), rel_diff(aactc, aact)});
+    worst_fwd = std::max(worst_fwd, fwd);
+    worst_adj = std::max(worst_adj, adj);
+    if (!(fwd < 1e-4) || !(adj < 1e-3)) {
+      std::printf("%s step %d: CPU/CUDA differ: states %.3g, adjoints %.3g\n", name, t, fwd, adj);
+      ok = false;
+    }
+    qc = q1c;  // both continue from the CPU's states (one step's error at a time)
+    qdc = qd1c;
+  }
+  std::printf("%s x%d: %d steps, worst relative difference: states %.3g, adjoints %.3g; %s\n", name, envs, steps,
+              worst_fwd, worst_adj, ok ? "ok" : "FAILED");
+  return ok;
+}
+
+}  // namespace
+
+int main() {
+  std::string reason;
+  if (!cuda_available(&reason)) {
+    std::printf("SKIPPED: no CUDA device (%s)\n", reason.c_str());
+    return kSkip;
+  }
+  bool ok = run("cartpole", rigid_cartpole(), 0.0f, 1024, 4, 20);
+  ok = run("walker", rigid_quadruped(), 0.42f, 64, 8, 20) && ok;
+  return ok ? 0 : 1;
+}
