@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that Adjoint's build, run and tests need.
 # Only what is missing is installed; safe to run twice. Needs root or sudo.
+#   scripts/setup.sh          the build, run and tests
+#   scripts/setup.sh --fuzz   and clang with libFuzzer and the sanitizer runtimes (scripts/fuzz.sh)
 set -euo pipefail
 
 packages=(
@@ -13,7 +15,14 @@ packages=(
   libglfw3-dev libimgui-dev libstb-dev
   # tests, benchmarks, headless windows, video
   catch2 libbenchmark-dev xvfb xauth ffmpeg
+  # the documentation checks (tests/docs)
+  python3
 )
+# the fuzz build (scripts/fuzz.sh): clang, its libFuzzer and ASan/UBSan runtimes (libclang-rt),
+# and clang's OpenMP (libomp-dev, above)
+if [[ "${1:-}" == "--fuzz" ]]; then
+  packages+=(clang libclang-rt-14-dev)
+fi
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
   echo "setup.sh: this system has no apt/dpkg (Adjoint targets Debian 12)." >&2

@@ -3,7 +3,8 @@
 #   scripts/test.sh              Release build in build/
 #   scripts/test.sh --sanitize   ASan+UBSan build in build-asan/
 # Other arguments go to ctest (e.g. -R engine). The plain run also builds the engine without
-# CUDA (build-nocuda/, ADJ_CUDA=OFF) and runs its tests, so both configurations stay green.
+# CUDA (build-nocuda/, ADJ_CUDA=OFF) and runs its tests, so both configurations stay green, and
+# runs each file reader's fuzz target for 7 s (scripts/fuzz.sh: clang, ASan + UBSan, build-fuzz/).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -37,4 +38,6 @@ if [[ "$dir" == "$root/build" && ${#ctest_args[@]} -eq 0 ]]; then
   echo "test.sh: the engine without CUDA (ADJ_CUDA=OFF)"
   build_tree "$root/build-nocuda" Release -DADJ_CUDA=OFF -DADJ_APP=OFF -DADJ_BENCH=OFF -DADJ_TESTS=ON
   ctest --test-dir "$root/build-nocuda" --output-on-failure -j "$jobs"
+  echo "test.sh: the file readers under libFuzzer (scripts/fuzz.sh 7)"
+  "$root/scripts/fuzz.sh" 7
 fi

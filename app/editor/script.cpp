@@ -11,6 +11,7 @@
 #include "app/editor/editor.h"
 #include "app/editor/robot_ui.h"
 #include "app/editor/script_commands.h"
+#include "app/editor/script_read.h"
 #include "engine/scene/compile.h"
 
 namespace adj::editor {
@@ -20,23 +21,6 @@ namespace {
 constexpr double k_wait_limit_s = 300.0;  // a wait longer than this fails the script
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-std::string expand_env(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '$' && i + 1 < s.size() && s[i + 1] == '{') {
-      size_t close = s.find('}', i);
-      if (close != std::string::npos) {
-        const char* v = std::getenv(s.substr(i + 2, close - i - 2).c_str());
-        out += v ? v : "";
-        i = close;
-        continue;
-      }
-    }
-    out += s[i];
-  }
-  return out;
-}
 
 bool parse_int(const std::string& s, int* out) {
   char* end = nullptr;
@@ -53,16 +37,7 @@ Result<Script> Script::load(const std::string& path) {
   if (!f) return Status::error(path + ": cannot read the script");
   Script s;
   s.path_ = path;
-  std::string text;
-  int number = 0;
-  while (std::getline(f, text)) {
-    ++number;
-    if (size_t hash = text.find('#'); hash != std::string::npos) text.resize(hash);
-    std::istringstream in(expand_env(text));
-    Line line{number, {}};
-    for (std::string w; in >> w;) line.words.push_back(w);
-    if (!line.words.empty()) s.lines_.push_back(std::move(line));
-  }
+  s.lines_ = read_script_lines(f);
   return s;
 }
 

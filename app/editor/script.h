@@ -60,6 +60,7 @@
 
 #include <glm/glm.hpp>
 
+#include "app/editor/script_read.h"
 #include "engine/core/status.h"
 
 namespace adj::editor {
@@ -95,10 +96,7 @@ class Script {
 
  private:
   friend struct ScriptCall;  // the commands' access to waits and input (script_commands.h)
-  struct Line {
-    int number;
-    std::vector<std::string> words;
-  };
+  using Line = ScriptLine;
   Status run(Editor& editor, const Line& line);
   bool fail(const Line& line, const std::string& why, int code);
 

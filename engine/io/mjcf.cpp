@@ -10,6 +10,7 @@
 #include <list>
 #include <map>
 #include <numbers>
+#include <set>
 
 #include "engine/model/builder.h"
 #include "engine/model/rigid_cylinder.h"
@@ -86,6 +87,71 @@ MassPart combine(const std::vector<MassPart>& parts) {
   return r;
 }
 
+bool is_actuator_tag(const std::string& t) {
+  return t == "motor" || t == "position" || t == "velocity" || t == "general" || t == "intvelocity" || t == "damper" ||
+         t == "cylinder" || t == "muscle" || t == "adhesion";
+}
+
+// what a top-level element the reader skips would have done
+const char* top_level_why(const std::string& t) {
+  if (t == "visual" || t == "statistic" || t == "size" || t == "custom" || t == "extension")
+    return "not used by the dynamics";
+  if (t == "tendon") return "tendons are not simulated (the joints they couple move independently)";
+  if (t == "equality") return "equality constraints are not simulated (what they tie together moves freely)";
+  if (t == "sensor") return "sensors are not simulated (they do not change the dynamics)";
+  if (t == "contact")
+    return "contact pairs and exclusions are not read (shapes of different bodies touch by contype/conaffinity)";
+  if (t == "keyframe") return "keyframes are not read (the scene's initial state applies)";
+  return "not supported";
+}
+
+// the attributes the reader reads (or warns about itself) of each element it reads
+bool reads_attribute(const std::string& tag, const std::string& a) {
+  static const char* const orient[] = {"quat", "axisangle", "euler", "xyaxes", "zaxis"};
+  for (const char* o : orient)
+    if (a == o && tag != "option" && tag != "mesh" && tag != "joint" && !is_actuator_tag(tag)) return true;
+  if (a == "name" || a == "class") return true;
+  if (tag == "option") return a == "timestep" || a == "gravity" || a == "integrator";
+  if (tag == "body") return a == "childclass" || a == "pos";
+  if (tag == "joint")
+    return a == "type" || a == "pos" || a == "axis" || a == "range" || a == "limited" || a == "ref" ||
+           a == "springref" || a == "stiffness" || a == "damping" || a == "armature" || a == "frictionloss";
+  if (tag == "geom")
+    return a == "type" || a == "size" || a == "pos" || a == "fromto" || a == "density" || a == "mass" ||
+           a == "contype" || a == "conaffinity" || a == "mesh";
+  if (tag == "inertial") return a == "mass" || a == "pos" || a == "diaginertia" || a == "fullinertia";
+  if (tag == "mesh") return a == "file" || a == "scale";
+  if (tag == "motor" || tag == "position" || tag == "velocity" || tag == "actuator")
+    return a == "joint" || a == "gear" || a == "ctrlrange" || a == "ctrllimited" || a == "forcerange" ||
+           a == "forcelimited" || a == "kp" || a == "kv";
+  return tag == "freejoint";  // <freejoint> has nothing else that matters
+}
+
+// why an attribute the reader does not read changes nothing (nullptr: drawing only, no
+// warning), or what the simulation lacks
+const char* ignored_why(const std::string& tag, const std::string& a, const std::string& value) {
+  if (a == "rgba" || a == "material" || a == "group" || a == "user" || a == "texture" || a == "hfield") return nullptr;
+  if (a == "density" || a == "viscosity" || a == "wind" || a == "fluidshape" || a == "fluidcoef") {
+    char* end = nullptr;
+    const bool zero = std::strtod(value.c_str(), &end) == 0 && end != value.c_str() &&
+                      value.find_first_not_of("0. \t") == std::string::npos;
+    if (zero || value == "none") return nullptr;  // MuJoCo's defaults: no fluid
+    return "ignored: fluid forces (drag, viscosity, wind) are not simulated, so motion through the fluid differs from "
+           "MuJoCo's";
+  }
+  if (tag == "option")
+    return a == "magnetic" ? "ignored: magnetic fields are not simulated"
+                           : "ignored: a solver setting of MuJoCo's (Adjoint's semi-implicit solver has none)";
+  if (a == "solreflimit" || a == "solimplimit" || (tag == "joint" && a == "margin"))
+    return "ignored: joint limits are a penalty spring (limit_ke, limit_kd)";
+  if (a == "friction" || a == "solref" || a == "solimp" || a == "condim" || a == "margin" || a == "gap" ||
+      a == "priority" || a == "solmix")
+    return "ignored: per-geom contact parameters are not read; the scene's robot contact law (ke, kd, kf, mu) "
+           "applies to every shape";
+  if (a == "gravcomp" || a == "mocap") return "ignored: not simulated (the body moves under gravity and its joints)";
+  return "ignored (not supported)";
+}
+
 class Reader {
  public:
   Reader(const std::string& path, RigidBuilder& b, const MjcfOptions& opt, MjcfImport& out)
@@ -112,6 +178,19 @@ class Reader {
   void skip(const XMLElement* e, const char* why) {
     auto [it, fresh] = skipped_.try_emplace(e->Name(), Skipped{where(e), why, 0});
     ++it->second.count;
+  }
+
+  // attributes of e (read as `tag`) that the reader does not read: one warning per tag and
+  // attribute (first place, how many), unless they only change the drawing (ignored_why)
+  void check_attributes(const XMLElement* e, const std::string& tag) {
+    for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next()) {
+      if (reads_attribute(tag, a->Name())) continue;
+      const char* why = ignored_why(tag, a->Name(), a->Value());
+      if (!why) continue;
+      auto [it, fresh] = ignored_.try_emplace(tag + " " + a->Name(), Skipped{where(e), why, 0});
+      if (fresh) it->second.where += ": " + std::string(a->Name()) + "=\"" + a->Value() + "\"";
+      ++it->second.count;
+    }
   }
 
   XMLDocument& load(const std::string& path, const XMLElement* from);
@@ -165,6 +244,8 @@ class Reader {
   const MjcfOptions& opt_;
   MjcfImport& out_;
   std::list<XMLDocument> docs_;
+  static constexpr std::size_t kMaxIncludeDepth = 32, kMaxDocuments = 4096;
+  std::set<std::string> including_;  // the files whose <include>s are being expanded (canonical)
   std::map<const XMLDocument*, std::string> files_;
   struct Skipped {
     std::string where;
@@ -172,6 +253,7 @@ class Reader {
     int count;
   };
   std::map<std::string, Skipped> skipped_;
+  std::map<std::string, Skipped> ignored_;  // "tag attribute" -> where first, why, how many
   // compiler
   bool degree_ = true;
   std::string eulerseq_ = "xyz";
@@ -201,6 +283,8 @@ class Reader {
 };
 
 XMLDocument& Reader::load(const std::string& path, const XMLElement* from) {
+  if (docs_.size() >= kMaxDocuments)  // includes read again wherever they stand, so a bound on the total
+    fail(from, "more than " + std::to_string(kMaxDocuments) + " files read through <include>");
   docs_.emplace_back();
   XMLDocument& d = docs_.back();
   if (tinyxml2::XMLError err = d.LoadFile(path.c_str()); err != tinyxml2::XML_SUCCESS) {
@@ -226,10 +310,18 @@ std::vector<const XMLElement*> Reader::children(const XMLElement* e) {
     const char* f = c->Attribute("file");
     if (!f) fail(c, "needs a file");
     fs::path p(f);
-    XMLDocument& d = load(p.is_absolute() ? p.string() : (dir_ / p).string(), c);
+    const std::string path = p.is_absolute() ? p.string() : (dir_ / p).string();
+    std::error_code ec;
+    const std::string key = fs::weakly_canonical(path, ec).string();
+    if (including_.count(key)) fail(c, "\"" + path + "\" includes itself (an include loop)");
+    if (including_.size() >= kMaxIncludeDepth)
+      fail(c, "includes nest deeper than " + std::to_string(kMaxIncludeDepth) + " files");
+    XMLDocument& d = load(path, c);
     const XMLElement* root = d.RootElement();
     if (!root || std::strcmp(root->Name(), "mujoco") != 0) fail(c, std::string("\"") + f + "\" has no <mujoco> root");
+    including_.insert(key);
     for (const XMLElement* k : children(root)) r.push_back(k);
+    including_.erase(key);
   }
   return r;
 }
@@ -328,11 +420,6 @@ const Attrs* Reader::defaults(const XMLElement* e, const std::string& cls, const
   return t == it->second.end() ? nullptr : &t->second;
 }
 
-bool is_actuator_tag(const std::string& t) {
-  return t == "motor" || t == "position" || t == "velocity" || t == "general" || t == "intvelocity" || t == "damper" ||
-         t == "cylinder" || t == "muscle" || t == "adhesion";
-}
-
 void Reader::compiler(const XMLElement* e) {
   for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next()) {
     std::string n = a->Name(), v = a->Value();
@@ -360,6 +447,7 @@ void Reader::compiler(const XMLElement* e) {
 }
 
 void Reader::option(const XMLElement* e) {
+  check_attributes(e, "option");
   out_.timestep = num(e, nullptr, "timestep", out_.timestep);
   if (!(out_.timestep > 0)) fail(e, "timestep must be > 0");
   out_.gravity = vec(e, nullptr, "gravity", out_.gravity);
@@ -381,6 +469,8 @@ void Reader::parse_default(const XMLElement* e, const std::string& parent) {
       nested.push_back(c);
       continue;
     }
+    if (tag == "joint" || tag == "geom" || tag == "mesh" || tag == "motor" || tag == "position" || tag == "velocity")
+      check_attributes(c, tag);
     Attrs& a = set[is_actuator_tag(tag) ? "actuator" : tag];
     for (const tinyxml2::XMLAttribute* at = c->FirstAttribute(); at; at = at->Next()) a[at->Name()] = at->Value();
   }
@@ -396,6 +486,7 @@ void Reader::asset(const XMLElement* e) {
     }
     const char* f = c->Attribute("file");
     if (!f) fail(c, "needs a file (only file meshes are supported)");
+    check_attributes(c, "mesh");
     std::string name = c->Attribute("name") ? c->Attribute("name") : fs::path(f).stem().string();
     fs::path p = fs::path(f).is_absolute() ? fs::path(f) : dir_ / meshdir_ / f;
     meshes_[name] = Mesh{p.string(), vec(c, defaults(c, "main", "mesh"), "scale", {1, 1, 1}), c};
@@ -406,6 +497,7 @@ void Reader::asset(const XMLElement* e) {
 // engine_body < 0), its mass part returned in the MuJoCo body frame
 MassPart Reader::geom(const XMLElement* e, const std::string& cls, int engine_body, const V& offset) {
   const Attrs* d = defaults(e, cls, "geom");
+  check_attributes(e, "geom");
   std::string type = attr(e, d, "type") ? attr(e, d, "type") : (attr(e, d, "mesh") ? "mesh" : "sphere");
   std::vector<double> size;
   if (const char* s = attr(e, d, "size")) size = nums(e, "size", s);
@@ -437,10 +529,13 @@ MassPart Reader::geom(const XMLElement* e, const std::string& cls, int engine_bo
   double density = opt_.density > 0 ? opt_.density : num(e, d, "density", 1000);
   const char* mass_text = attr(e, d, "mass");
   double ct = num(e, d, "contype", 1), ca = num(e, d, "conaffinity", 1);
+  for (double bits : {ct, ca})  // bit masks: whole numbers that fit 32 bits
+    if (!(bits >= -2147483648.0 && bits <= 4294967295.0) || bits != std::floor(bits))
+      fail(e, "contype and conaffinity must be whole numbers (32-bit masks)");
   RigidShapeDesc s;
   s.pos = pos - offset;
   s.rot = rot;
-  s.group = int(ct), s.mask = int(ca);
+  s.group = int(uint32_t(int64_t(ct))), s.mask = int(uint32_t(int64_t(ca)));
   const Q y_to_z{std::sqrt(0.5), std::sqrt(0.5), 0, 0};  // engine capsules lie along y
   double volume = 0;
   M3 unit{};  // inertia per unit density about the centre, geom axes
@@ -607,6 +702,7 @@ int Reader::add_joints(const XMLElement* e, const std::vector<const XMLElement*>
     const XMLElement* je = joints[k];
     const bool free = std::strcmp(je->Name(), "freejoint") == 0;
     const Attrs* d = free ? nullptr : defaults(je, cls, "joint");  // <freejoint> takes no defaults
+    check_attributes(je, free ? "freejoint" : "joint");
     const std::string type = free ? "free" : attr(je, d, "type") ? attr(je, d, "type") : "hinge";
     const std::string jname = je->Attribute("name") ? je->Attribute("name") : name + "_joint" + std::to_string(k);
     RigidJointDesc jd;
@@ -686,6 +782,7 @@ void Reader::body(const XMLElement* e, int parent, const V& parent_offset, const
     cls = c;
     if (!classes_.count(cls)) fail(e, "childclass \"" + cls + "\" is not defined");
   }
+  check_attributes(e, "body");
   std::vector<const XMLElement*> joints, geoms, bodies;
   const XMLElement* inert = nullptr;
   for (const XMLElement* c : children(e)) {
@@ -714,6 +811,7 @@ void Reader::body(const XMLElement* e, int parent, const V& parent_offset, const
     mp = combine(parts);
     if (inert) warn(inert, "ignored: compiler inertiafromgeom=\"true\" takes the inertia from the geoms");
   } else if (inert) {
+    check_attributes(inert, "inertial");
     mp = inertial(inert);
     if (std::string why = rigid_inertia_problem(mp.inertia); !why.empty()) {
       if (!balanceinertia_ && !opt_.balance_inertia)
@@ -735,6 +833,7 @@ void Reader::actuator(const XMLElement* e, const std::string& cls) {
       continue;
     }
     const Attrs* d = defaults(c, cls, "actuator");
+    check_attributes(c, tag);
     const char* jn = c->Attribute("joint");
     if (!jn) {
       skip(c, "actuators on tendons, sites or bodies are not supported");
@@ -787,6 +886,8 @@ void Reader::run() {
   const XMLElement* root = doc.RootElement();
   if (!root || std::strcmp(root->Name(), "mujoco") != 0)
     throw MjcfError{main_ + ": not MJCF (no <mujoco> root element)"};
+  std::error_code ec;
+  including_.insert(fs::weakly_canonical(main_, ec).string());
   const std::vector<const XMLElement*> top = children(root);
   auto each = [&](const char* tag, auto&& f) {
     for (const XMLElement* c : top)
@@ -803,8 +904,7 @@ void Reader::run() {
     const std::string t = c->Name();
     if (t == "compiler" || t == "option" || t == "default" || t == "asset" || t == "worldbody" || t == "actuator")
       continue;
-    bool visual = t == "visual" || t == "statistic" || t == "size" || t == "custom";
-    skip(c, visual ? "not used by the dynamics" : "not supported");
+    skip(c, top_level_why(t));
   }
   // masses last: compiler settotalmass scales every mass and inertia
   double total = 0;
@@ -814,6 +914,9 @@ void Reader::run() {
   for (const auto& [tag, sk] : skipped_)
     out_.warnings.push_back(sk.where + ": " + sk.why + "; skipped (" + std::to_string(sk.count) +
                             (sk.count == 1 ? " element)" : " elements)"));
+  for (const auto& [key, ig] : ignored_)
+    out_.warnings.push_back(ig.where + ": " + ig.why + " (" + std::to_string(ig.count) +
+                            (ig.count == 1 ? " element)" : " elements)"));
 }
 
 }  // namespace

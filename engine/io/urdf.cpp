@@ -113,7 +113,78 @@ std::map<std::string, int> joint_file_order(const std::string& xml) {
 struct Extensions {
   std::set<std::pair<std::string, int>> capsules;  // (link, collision index): <capsule radius length>
   std::set<std::string> spherical;                 // joints of type="spherical"
+  std::vector<std::string> warnings;               // elements urdfdom reads past that the simulation lacks
 };
+
+// elements outside urdfdom's URDF, or read by it, that change a simulator's dynamics but not
+// Adjoint's: one warning per kind, with the first line and how many
+void warn_unsimulated(const tinyxml2::XMLElement* robot, const std::string& source, Extensions& ext) {
+  struct Kind {
+    const char* what;
+    int line = 0, count = 0;
+  };
+  Kind kinds[] = {
+      {"<transmission> ignored: every revolute and prismatic joint gets one actuator (the scene's)"},
+      {"<gazebo> ignored: its friction, stiffness and damping are not read (the scene's robot contact law applies)"},
+      {"<contact> of a link ignored (pybullet's friction and stiffness): the scene's robot contact law applies"},
+      {"<limit effort velocity> ignored: actuator forces and joint speeds are not clamped"},
+  };
+  auto seen = [](Kind& k, const tinyxml2::XMLElement* e) {
+    if (k.count++ == 0) k.line = e->GetLineNum();
+  };
+  for (const tinyxml2::XMLElement* c = robot->FirstChildElement(); c; c = c->NextSiblingElement()) {
+    const std::string tag = c->Name();
+    if (tag == "transmission") seen(kinds[0], c);
+    if (tag == "gazebo") seen(kinds[1], c);
+    if (tag == "link")
+      for (const tinyxml2::XMLElement* k = c->FirstChildElement("contact"); k; k = k->NextSiblingElement("contact"))
+        seen(kinds[2], k);
+    if (tag == "joint")
+      if (const tinyxml2::XMLElement* l = c->FirstChildElement("limit")) {
+        if (l->DoubleAttribute("effort", 0) > 0 || l->DoubleAttribute("velocity", 0) > 0) seen(kinds[3], l);
+      }
+  }
+  for (const Kind& k : kinds)
+    if (k.count > 0)
+      ext.warnings.push_back(source + ":" + std::to_string(k.line) + ": " + k.what + " (" + std::to_string(k.count) +
+                             (k.count == 1 ? " element)" : " elements)"));
+}
+
+// the joints must make the links a tree: each joint names a parent and a child link, a link is
+// the child of one joint at most and never its own ancestor. urdfdom rejects such files too, but
+// only after building a graph whose cycles it never frees, and with a message in its log only
+Status check_tree(const tinyxml2::XMLElement* robot, const std::string& source) {
+  std::map<std::string, std::pair<std::string, int>> parent;  // child link -> (parent link, joint line)
+  std::set<std::string> links;
+  for (const tinyxml2::XMLElement* l = robot->FirstChildElement("link"); l; l = l->NextSiblingElement("link"))
+    if (const char* n = l->Attribute("name")) links.insert(n);
+  for (const tinyxml2::XMLElement* j = robot->FirstChildElement("joint"); j; j = j->NextSiblingElement("joint")) {
+    const std::string at = source + ":" + std::to_string(j->GetLineNum()) + ": joint \"" +
+                           (j->Attribute("name") ? j->Attribute("name") : "") + "\"";
+    const tinyxml2::XMLElement* pe = j->FirstChildElement("parent");
+    const tinyxml2::XMLElement* ce = j->FirstChildElement("child");
+    const char* p = pe ? pe->Attribute("link") : nullptr;
+    const char* c = ce ? ce->Attribute("link") : nullptr;
+    if (!p || !c) return Status::error(at + ": needs <parent link=...> and <child link=...>");
+    for (const char* l : {p, c})
+      if (!links.count(l)) return Status::error(at + ": no link named \"" + l + "\"");
+    if (std::string(p) == c) return Status::error(at + ": its parent and child are the same link \"" + c + "\"");
+    auto [it, fresh] = parent.try_emplace(c, p, j->GetLineNum());
+    if (!fresh)
+      return Status::error(at + ": link \"" + c + "\" is already the child of the joint at line " +
+                           std::to_string(it->second.second) + " (a URDF is a tree: one parent joint per link)");
+  }
+  for (const auto& [child, up] : parent) {
+    std::string l = up.first;
+    for (std::size_t steps = 0; parent.count(l); ++steps) {
+      if (l == child || steps > parent.size())
+        return Status::error(source + ":" + std::to_string(up.second) + ": the joints make a loop through link \"" +
+                             child + "\" (a URDF is a tree)");
+      l = parent.at(l).first;
+    }
+  }
+  return Status::ok();
+}
 
 // checks the XML (errors with their line), refuses xacro, and rewrites pybullet's <capsule>
 // (as a cylinder of the capsule's overall length) and type="spherical" joints (as floating);
@@ -137,6 +208,8 @@ Status prepare_urdf(const std::string& xml, const std::string& source, std::stri
                            " > robot.urdf`, ROS's xacro tool) and load the result");
     for (const tinyxml2::XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) todo.push_back(c);
   }
+  if (Status st = check_tree(robot, source); !st) return st;
+  warn_unsimulated(robot, source, ext);
   for (tinyxml2::XMLElement* link = robot->FirstChildElement("link"); link; link = link->NextSiblingElement("link")) {
     const char* name = link->Attribute("name");
     int index = 0;
@@ -184,6 +257,7 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
   if (!root) return Status::error(source + ": no root link");
 
   UrdfImport out;
+  out.warnings = ext.warnings;
   const std::map<std::string, int> file_order = joint_file_order(xml);
   struct Mimic {
     std::string joint, leader;

@@ -1,16 +1,19 @@
 #include <tiny_obj_loader.h>
+#include <tinyxml2.h>
 
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <assimp/Importer.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <sstream>
 
 #include "engine/model/builder.h"
@@ -99,6 +102,104 @@ Result<TriMesh<S>> load_stl(const std::string& path) {
   return mesh;
 }
 
+// a Collada file as assimp 5.2 (Debian 12) can read it without crashing or running away: its
+// reader loops without end on a non-number in an index list (allocating until memory runs
+// out), and reads through a null pointer for an array without its count or a reference to
+// an id that is not there. So the file is checked first: well-formed XML, every "#id"
+// reference (url, source) to an element that exists, number lists of numbers (indices of
+// whole numbers), every array with a count that matches what it holds; errors name the file,
+// the line and the element
+namespace {
+
+std::size_t count_words(const char* text) {
+  std::istringstream in(text ? text : "");
+  std::size_t n = 0;
+  for (std::string w; in >> w;) ++n;
+  return n;
+}
+
+// a primitive element (<triangles>, <polylist>, ...) holds what its count says: assimp 5.2
+// asserts it (an abort, built with assertions on Debian 12) instead of refusing the file
+template <class Bad>
+Status check_collada_primitives(const tinyxml2::XMLElement* e, const std::string& tag, const Bad& bad) {
+  const bool fixed = tag == "triangles" || tag == "lines", listed = tag == "polylist";
+  const bool per_p = tag == "polygons" || tag == "trifans" || tag == "tristrips" || tag == "linestrips";
+  if (!fixed && !listed && !per_p) return Status::ok();
+  unsigned count = 0;
+  if (e->QueryUnsignedAttribute("count", &count) != tinyxml2::XML_SUCCESS) return bad("needs a count");
+  unsigned stride = 1;  // numbers a vertex takes in <p>: one per input offset
+  for (const tinyxml2::XMLElement* in = e->FirstChildElement("input"); in; in = in->NextSiblingElement("input")) {
+    unsigned offset = 0;
+    if (in->Attribute("offset") &&
+        (in->QueryUnsignedAttribute("offset", &offset) != tinyxml2::XML_SUCCESS || offset > 64))
+      return bad("has an <input> whose offset is not a small whole number");
+    stride = std::max(stride, offset + 1);
+  }
+  std::size_t ps = 0, numbers = 0;
+  for (const tinyxml2::XMLElement* p = e->FirstChildElement(); p; p = p->NextSiblingElement())
+    if (std::strcmp(p->Name(), "p") == 0 || std::strcmp(p->Name(), "ph") == 0)
+      ++ps, numbers += count_words(p->GetText());
+  std::size_t want = numbers;
+  if (fixed) want = std::size_t(count) * (tag == "triangles" ? 3 : 2) * stride;
+  if (listed) {
+    const tinyxml2::XMLElement* vc = e->FirstChildElement("vcount");
+    std::istringstream in(vc && vc->GetText() ? vc->GetText() : "");
+    std::size_t entries = 0, corners = 0;
+    for (unsigned long long v; in >> v; ++entries) corners += std::size_t(std::min(v, 1ull << 20));
+    if (entries != count)
+      return bad("has count=\"" + std::to_string(count) + "\" but its <vcount> lists " + std::to_string(entries));
+    want = corners * stride;
+  }
+  if (per_p && ps != count)
+    return bad("has count=\"" + std::to_string(count) + "\" but holds " + std::to_string(ps) + " <p>");
+  if (numbers != want)
+    return bad("has count=\"" + std::to_string(count) + "\" but its <p> holds " + std::to_string(numbers) +
+               " numbers, not " + std::to_string(want));
+  return Status::ok();
+}
+
+Status check_collada(const std::string& path) {
+  tinyxml2::XMLDocument doc;
+  if (doc.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS)
+    return Status::error("cannot read mesh '" + path + "':" + std::to_string(doc.ErrorLineNum()) +
+                         ": not well-formed XML (" + (doc.ErrorStr() ? doc.ErrorStr() : "unknown error") + ")");
+  std::vector<const tinyxml2::XMLElement*> all, todo;
+  if (doc.RootElement()) todo.push_back(doc.RootElement());
+  std::set<std::string> ids;
+  while (!todo.empty()) {
+    const tinyxml2::XMLElement* e = todo.back();
+    todo.pop_back();
+    all.push_back(e);
+    if (const char* id = e->Attribute("id")) ids.insert(id);
+    for (const tinyxml2::XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) todo.push_back(c);
+  }
+  for (const tinyxml2::XMLElement* e : all) {
+    const std::string tag = e->Name();
+    auto bad = [&](const std::string& why) {
+      return Status::error("mesh '" + path + "':" + std::to_string(e->GetLineNum()) + ": <" + tag + "> " + why);
+    };
+    for (const char* ref : {"url", "source"})
+      if (const char* r = e->Attribute(ref); r && r[0] == '#' && !ids.count(r + 1))
+        return bad(std::string(ref) + "=\"" + r + "\" names no element");
+    if (Status st = check_collada_primitives(e, tag, bad); !st) return st;
+    const bool index = tag == "p" || tag == "vcount" || tag == "h" || tag == "int_array";
+    const bool array = tag == "float_array" || tag == "int_array";
+    if (!index && !array) continue;
+    const char* allowed = index ? "0123456789 \t\r\n" : "0123456789.eE+- \t\r\n";
+    const char* text = e->GetText() ? e->GetText() : "";
+    if (std::strspn(text, allowed) != std::strlen(text))
+      return bad(index ? "holds something other than whole numbers (indices)" : "holds something other than numbers");
+    if (!array) continue;
+    unsigned count = 0;
+    if (e->QueryUnsignedAttribute("count", &count) != tinyxml2::XML_SUCCESS) return bad("needs a count");
+    const std::size_t n = count_words(text);
+    if (n != count)
+      return bad("has count=\"" + std::to_string(count) + "\" but holds " + std::to_string(n) + " numbers");
+  }
+  return Status::ok();
+}
+}  // namespace
+
 // Collada and the other formats of ROS packages, through assimp: every node's meshes placed by
 // the node transforms (the file's <unit meter> included), triangles only, identical vertices
 // joined. the file's up axis is ignored, as ROS tools read it: a URDF places its meshes itself
@@ -107,6 +208,10 @@ Result<TriMesh<S>> load_assimp(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     return Status::error("cannot read mesh '" + path + "': no such file or not readable");
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == ".dae")
+    if (Status st = check_collada(path); !st) return st;
   Assimp::Importer importer;
   importer.SetPropertyBool(AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, true);
   importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
@@ -125,6 +230,9 @@ Result<TriMesh<S>> load_assimp(const std::string& path) {
     for (unsigned f = 0; f < am->mNumFaces; ++f) {
       const aiFace& face = am->mFaces[f];
       if (face.mNumIndices != 3) continue;
+      for (unsigned k = 0; k < 3; ++k)
+        if (face.mIndices[k] >= am->mNumVertices)
+          return Status::error("mesh '" + path + "' has a face with an invalid vertex index");
       mesh.tris.push_back({base + int(face.mIndices[0]), base + int(face.mIndices[1]), base + int(face.mIndices[2])});
     }
   }
@@ -139,12 +247,18 @@ template <class S>
 Result<TriMesh<S>> load_mesh(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  const bool assimp =
+      ext == ".dae" || ext == ".ply" || ext == ".gltf" || ext == ".glb" || ext == ".3ds" || ext == ".fbx";
+  if (ext != ".stl" && ext != ".obj" && !assimp)
+    return Status::error("mesh '" + path + "': unknown format '" + ext +
+                         "' (OBJ, STL, Collada .dae, PLY, glTF, 3DS and FBX are read)");
+  // a device or a folder named as a mesh would be read without end (or not at all)
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return Status::error("cannot read mesh '" + path + "': no such file (or not a regular file)");
   if (ext == ".stl") return load_stl<S>(path);
   if (ext == ".obj") return load_obj<S>(path);
-  if (ext == ".dae" || ext == ".ply" || ext == ".gltf" || ext == ".glb" || ext == ".3ds" || ext == ".fbx")
-    return load_assimp<S>(path);
-  return Status::error("mesh '" + path + "': unknown format '" + ext +
-                       "' (OBJ, STL, Collada .dae, PLY, glTF, 3DS and FBX are read)");
+  return load_assimp<S>(path);
 }
 
 template Result<TriMesh<float>> load_stl<float>(const std::string&);

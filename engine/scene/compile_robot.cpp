@@ -15,6 +15,22 @@ namespace {
 
 vec3<double> d3(const V3& a) { return {a[0], a[1], a[2]}; }
 
+// the quaternion of a ball or free joint's initial q (its last 4 numbers, w x y z) made unit,
+// as MuJoCo normalizes qpos; a zero or non-finite one has no rotation and is refused naming
+// the field (`path`), rather than failing later as a mass matrix that is not positive definite
+Status normalize_joint_quat(int type, const std::string& path, std::vector<double>& q) {
+  if ((type != RIGID_JOINT_BALL && type != RIGID_JOINT_FREE) || q.size() < 4) return Status::ok();
+  const size_t w = q.size() - 4;
+  double n2 = 0;
+  for (size_t k = w; k < q.size(); ++k) n2 += q[k] * q[k];
+  const double n = std::sqrt(n2);
+  if (!std::isfinite(n) || n < 1e-9)
+    return Status::error(path + "[" + std::to_string(w) + ".." + std::to_string(w + 3) +
+                         "]: the quaternion (w, x, y, z) is zero or not finite; the identity is [1, 0, 0, 0]");
+  for (size_t k = w; k < q.size(); ++k) q[k] /= n;
+  return Status::ok();
+}
+
 // XYZ Euler angles [deg] (R = Rz Ry Rx) as a quaternion
 rigid::quat<double> euler_quat(const V3& deg) {
   const double k = 3.14159265358979323846 / 360.0;  // half angle
@@ -344,7 +360,9 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
         return Status::error(iw + ".q: the joint of \"" + in.body + "\" has " + std::to_string(nq) + " coordinates");
       if (!in.qd.empty() && int(in.qd.size()) != nv)
         return Status::error(iw + ".qd: the joint of \"" + in.body + "\" has " + std::to_string(nv) + " dofs");
-      for (int k = 0; k < int(in.q.size()); ++k) out.model.joint_q[m.joint_q_start[j] + k] = S(in.q[k]);
+      std::vector<double> q = in.q;
+      if (Status s = normalize_joint_quat(m.joint_type[j], iw + ".q", q); !s) return s;
+      for (int k = 0; k < int(q.size()); ++k) out.model.joint_q[m.joint_q_start[j] + k] = S(q[k]);
       for (int k = 0; k < int(in.qd.size()); ++k) out.model.joint_qd[m.joint_dof_start[j] + k] = S(in.qd[k]);
     }
   }

@@ -249,3 +249,38 @@ TEST_CASE("mjcf: an inertia that violates A + B >= C is refused at its element, 
   for (int k = 0; k < 3; ++k) CHECK(I.m[k][k] == Approx(0.7 / 3).epsilon(1e-12));
   CHECK(I.m[0][1] == 0);
 }
+
+TEST_CASE("mjcf: everything the engine does not simulate is named in a warning, with file, line and why",
+          "[rigid][mjcf][fidelity]") {
+  RigidBuilder b;
+  auto r = rigid_import_mjcf(kData + "unsimulated.xml", b);
+  INFO(r.status().message());
+  REQUIRE(r.is_ok());
+  const auto& w = r->warnings;
+  for (const std::string& s : w) UNSCOPED_INFO(s);
+  const std::string f = "unsimulated.xml:";
+  // fluid forces (Gymnasium's swimmer: 31% from MuJoCo without them) and solver settings
+  CHECK(any_contains(w, f + "3: <option>: density=\"4000\"", "fluid forces"));
+  CHECK(any_contains(w, f + "3: <option>: viscosity=\"0.1\"", "fluid forces"));
+  CHECK(any_contains(w, f + "3: <option>: iterations=\"50\"", "solver setting"));
+  CHECK(any_contains(w, f + "3: <option>: impratio=\"10\"", "solver setting"));
+  CHECK(any_contains(w, f + "10: <geom name=\"torso\">: fluidshape=\"ellipsoid\"", "fluid forces"));
+  // per-geom contact parameters, from a default class (its line) and from the geom itself
+  CHECK(any_contains(w, f + "5: <geom>: friction=\"1 0.5 0.5\"", "robot contact law"));
+  CHECK(any_contains(w, f + "10: <geom name=\"torso\">: condim=\"1\"", "robot contact law"));
+  // limits, bodies
+  CHECK(any_contains(w, f + "9: <joint name=\"slide\">: solreflimit", "penalty spring"));
+  CHECK(any_contains(w, f + "8: <body name=\"swimmer\">: gravcomp=\"1\"", "not simulated"));
+  // whole elements: sites, tendons, equality constraints, sensors, contact exclusions
+  CHECK(any_contains(w, f + "11: <site name=\"tip\">", "skipped"));
+  CHECK(any_contains(w, f + "18: <tendon>", "tendons are not simulated"));
+  CHECK(any_contains(w, f + "21: <equality>", "equality constraints are not simulated"));
+  CHECK(any_contains(w, f + "24: <sensor>", "sensors are not simulated"));
+  CHECK(any_contains(w, f + "27: <contact>", "contact pairs and exclusions are not read"));
+  // what only changes the drawing is not a warning
+  for (const std::string& s : w) {
+    CHECK(!contains(s, "rgba"));
+    CHECK(!contains(s, "material"));
+    CHECK(!contains(s, "group="));
+  }
+}

@@ -178,7 +178,8 @@ TEST_CASE("urdf: mesh links (binary STL by package://, OBJ with a scale) become 
   opt.position = {0, 0.05, 0};
   RigidModelT<double> m = import("mesh_paddle.urdf", opt, &imp);
   REQUIRE(imp.links == std::vector<std::string>{"base", "paddle", "knob"});
-  CHECK(imp.warnings.empty());
+  REQUIRE(imp.warnings.size() == 1);  // the only thing it holds that is not simulated
+  CHECK(imp.warnings[0].find("<limit effort velocity> ignored") != std::string::npos);
   REQUIRE(m.shape_count() == 3);
   CHECK(m.shape_type[0] == GEOM_BOX);
   CHECK(m.shape_type[1] == GEOM_MESH);
@@ -392,4 +393,27 @@ TEST_CASE("urdf: pybullet's capsule and spherical joint are read; xacro and brok
   INFO(bad.status().message());
   CHECK(bad.status().message().find("broken.urdf:") != std::string::npos);
   CHECK(bad.status().message().find("not well-formed XML") != std::string::npos);
+}
+
+TEST_CASE("urdf: elements a simulator would use but Adjoint does not are named, by file and line, once each",
+          "[rigid][urdf][fidelity]") {
+  const char* urdf = R"(<robot name="r">
+    <link name="a"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial>
+      <contact><lateral_friction value="0.9"/></contact></link>
+    <link name="b"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+    <joint name="j" type="continuous"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/></joint>
+    <transmission name="t"><type>transmission_interface/SimpleTransmission</type></transmission>
+    <gazebo reference="b"><mu1>0.2</mu1></gazebo>
+    <gazebo reference="a"><mu1>0.3</mu1></gazebo>
+  </robot>)";
+  RigidBuilder b;
+  auto r = rigid_import_urdf_string(urdf, "extras.urdf", b);
+  INFO(r.status().message());
+  REQUIRE(r.is_ok());
+  const auto& w = r->warnings;
+  REQUIRE(w.size() == 3);
+  CHECK(w[0].find("extras.urdf:6: <transmission> ignored") != std::string::npos);
+  CHECK(w[1].find("extras.urdf:7: <gazebo> ignored") != std::string::npos);
+  CHECK(w[1].find("(2 elements)") != std::string::npos);
+  CHECK(w[2].find("extras.urdf:3: <contact> of a link ignored") != std::string::npos);
 }

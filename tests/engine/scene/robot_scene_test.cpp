@@ -153,3 +153,32 @@ TEST_CASE("robot scenes: a scene of robots only compiles without a particle mode
   CHECK(c->model.rigid.dof_count() == 2);
   CHECK(std::fabs(c->model.joint_q[1] - 3.0f) < 1e-6f);
 }
+
+TEST_CASE(
+    "robot scenes: a zero quaternion in a ball joint's initial q is refused naming the field; others are made unit",
+    "[scene][robot]") {
+  auto ball = [](const char* q) {
+    return std::string(R"({"format": "adjoint-scene", "version": 1, "name": "q",
+      "objects": [{"name": "ball", "type": "robot",
+        "bodies": [{"name": "b", "joint": "ball", "mass": 1, "inertia": [0.1, 0.1, 0.1]}],
+        "initial": [{"body": "b", "q": )") +
+           q + "}]}]}";
+  };
+  // not "the mass matrix is not positive definite" at the first step: the JSON path of the numbers
+  auto zero = parse_scene(ball("[0, 0, 0, 0]"), "q.json");
+  REQUIRE(zero.is_ok());
+  auto c = compile<double>(*zero, ".");
+  REQUIRE(!c.is_ok());
+  CHECK(c.status().message() ==
+        "objects[0] (\"ball\").initial[0].q[0..3]: the quaternion (w, x, y, z) is zero or not finite; the identity is "
+        "[1, 0, 0, 0]");
+  // any other is normalized, as MuJoCo normalizes qpos
+  auto half = parse_scene(ball("[0, 0, 0, 2]"), "q.json");
+  REQUIRE(half.is_ok());
+  auto u = compile<double>(*half, ".");
+  INFO(u.status().message());
+  REQUIRE(u.is_ok());
+  const size_t q0 = size_t(u->objects[0].q_begin);
+  CHECK(u->model.joint_q[q0] == 0.0);
+  CHECK(u->model.joint_q[q0 + 3] == 1.0);
+}
