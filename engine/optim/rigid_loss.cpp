@@ -235,7 +235,7 @@ T RigidLossT<S>::running_cost(const Term& t, const std::vector<T>& q, const std:
     case LossKind::height_reward: {
       // d = clip(h - value, lower, upper); reward above d (d >= 0), below d - quadratic d^2 (d < 0)
       const T h = p.c[up_] - T(t.value);
-      const bool below = h < T(t.lower), above = h > T(t.upper);
+      const bool below = h<T(t.lower), above = h> T(t.upper);
       const T d = below ? T(t.lower) : above ? T(t.upper) : h;
       const bool clipped = below || above, pos = !(d < T(0));
       const T reward = pos ? T(t.above) * d : T(t.below) * d - T(t.quadratic) * d * d;
