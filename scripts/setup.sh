@@ -15,6 +15,8 @@ packages=(
   libglfw3-dev libimgui-dev libstb-dev
   # tests, benchmarks, headless windows, video
   catch2 libbenchmark-dev xvfb xauth ffmpeg
+  # the documentation checks (tests/docs)
+  python3
 )
 # the fuzz build (scripts/fuzz.sh): clang, its libFuzzer and ASan/UBSan runtimes (libclang-rt),
 # and clang's OpenMP (libomp-dev, above)

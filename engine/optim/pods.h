@@ -16,7 +16,7 @@
 // on the actions, and the tangent of dJ/da is H v. An H v product is counted in sim_steps as a
 // gradient is, one forward and one reverse pass of frames x substeps, though on tangent numbers
 // it takes longer: 2.0-2.5x a gradient's wall time on one core (the payload, the cartpole and
-// the two walkers; tests/engine/optim/pods_test.cpp's "[.bench]" case, README). Robot worlds
+// the two walkers; tests/engine/optim/pods_test.cpp's "[.bench]" case). Robot worlds
 // step on RigidSolverT's tangent step, particle
 // worlds on SolverT's (engine/solver/particle_tangent.cpp).
 // Deterministic for a seed at any thread count: each copy has its own start stream and its

@@ -42,9 +42,9 @@
 
 namespace adj::optim {
 
-// the defaults are what swings the cartpole up (README, "Sample efficiency"); value clipping
+// the defaults are what swings the cartpole up (docs/benchmarks.md, "Sample efficiency"); value clipping
 // and return normalization are there, off: on the cartpole, tuning runs with return
-// normalization stayed hanging and value clipping took twice the steps (README)
+// normalization stayed hanging and value clipping took twice the steps
 struct PpoOptions {
   std::uint64_t seed = 0;
   int steps_per_env = 32;                  // frames each copy runs per iteration (batch: env_count x this)

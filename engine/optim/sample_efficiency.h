@@ -67,7 +67,7 @@ struct SampleEfficiencyOptions {
   // episodes per PODS iteration (0: rigid_envs). 8, PodsOptions' default: on the payload PODS-2
   // reached the target cost with 3.9x fewer steps than with 32; on the throw's first version
   // PODS-1 reached 2.22 instead of 3.74 (PODS-2 2.39 instead of 2.35); on the cartpole neither
-  // swung up (the README)
+  // swung up
   int pods_batch = 8;
   // PPO (PpoOptions' defaults: 32 frames per copy per update, normalized observations, GAE
   // 0.95) on ppo_envs copies (the walker) or rigid_ppo_envs copies from the randomized states
@@ -77,7 +77,7 @@ struct SampleEfficiencyOptions {
   PpoOptions rigid_ppo = default_rigid_ppo();
   // the walker's: rewards x 100 (a frame's progress is ~1e-3 m); raw observations, as BPTT and
   // SHAC see them there (shac_normalize: normalized, the untrained policy already walks; PPO
-  // with them reached the target in 14-23 k substeps, the README)
+  // with them reached the target in 14-23 k substeps)
   static PpoOptions default_ppo() {
     PpoOptions p;
     p.reward_scale = 100;

@@ -38,10 +38,7 @@ struct SerialExec {
 // the loops of a step's substeps inside one OpenMP team (one parallel region a step, not one a
 // substep or a loop): each loop split into equal shares of lane groups, ending in the team's
 // barrier (launch) or not (launch_nowait: the next loop does not read what it writes); single:
-// one thread, then the barrier. (Tried, on the 32x32 cloth on the 2-core VM: splitting each loop
-// by the threads' measured times, which evened the threads' mean times a phase but gained 1% at
-// most, within the noise; and prefetching the lines the other thread wrote at the boundary: no
-// change.)
+// one thread, then the barrier.
 struct TeamExec {
   int lane_bytes;
   // this thread's items of a launch of n elements at width w: an equal share of the lane groups,

@@ -510,7 +510,7 @@ TEST_CASE("write_back_robot: a URDF robot's default actuators share their mean g
   CHECK(doc.objects[0].robot.default_actuator.kp == Approx(70.0));
   REQUIRE(notes.size() == 1);
   CHECK(notes[0].find("mean") != std::string::npos);
-  // the per-frame inputs are no longer dropped with a note: the task keeps them
+  // the per-frame inputs are kept in the task, not dropped with a note
   CHECK(optim::store_values(params->blocks(), theta, task) == 1);
   REQUIRE(task.values.size() == 1);
   CHECK(task.values[0].kind == scene::ParamKind::actuator_control);

@@ -373,7 +373,7 @@ TEST_CASE("pods: errors", "[optim][pods]") {
 }
 
 // one H v's wall time against one gradient's (J and dJ/da), on one core, best of 5, on the
-// particle walkers and the robot tasks (the README's numbers; hidden: `"[.bench]"`)
+// particle walkers and the robot tasks (the ratios engine/optim/pods.h states; hidden: `"[.bench]"`)
 TEST_CASE("pods: H v and gradient wall time", "[.bench]") {
   const std::pair<const char*, const char*> cases[] = {{"walker.json", "walk"},
                                                        {"soft_walker.json", "walk"},

@@ -1,6 +1,6 @@
 // every reference problem in assets/scenes: load, compile in double, run a few iterations
 // on a (possibly shortened) horizon and hold the loss to a stated reduction factor, then
-// check the gradient against central differences. Full-length numbers are in the README.
+// check the gradient against central differences. Full-length numbers are in docs/benchmarks.md.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
