@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -34,20 +35,40 @@ int run_shac(const OptimizeOptions& o) {
   const optim::BatchShacOptions so;  // the window length the trainer uses
   std::printf("%s / %s: SHAC, %d copies, windows of %d frames, %d windows, seed %llu\n", doc->name.c_str(),
               task->name.c_str(), o.shac_envs, so.window, windows, static_cast<unsigned long long>(ts.seed));
-  std::printf("%6s %14s %14s %14s\n", "window", "mean cost", "eval cost", "sim steps");
+  // per row: control steps (frames over all copies) and wall time so far, the window's mean frame
+  // cost, the evaluation episode's mean frame cost and its return (minus its summed costs: for
+  // reward terms, the summed reward over the task's horizon, as the papers report it)
+  std::printf("%6s %12s %9s %12s %12s %12s %8s %8s\n", "window", "ctrl steps", "wall [s]", "mean cost", "eval cost",
+              "eval return", "ended", "skipped");
   nlohmann::json log = nlohmann::json::array();
+  const auto t0 = std::chrono::steady_clock::now();
+  const int substeps = std::max(cs->substeps, 1), horizon = task->horizon;
+  int ended = 0;
   auto first = shac->evaluate();
   if (!first) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), first.status().message().c_str()), 1;
   for (int k = 0; k < windows; ++k) {
     auto st = shac->step();
     if (!st)
       return std::fprintf(stderr, "%s: window %d: %s\n", o.scene_path.c_str(), k, st.status().message().c_str()), 1;
+    if (st->skipped) std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), st->skip_reason.c_str());
+    ended += st->terminated;
     if (k % 10 == 9 || k + 1 == windows) {
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       auto e = shac->evaluate();
       if (!e) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), e.status().message().c_str()), 1;
-      std::printf("%6d %14.6g %14.6g %14lld\n", k, st->mean_cost, double(*e), st->sim_steps);
-      log.push_back(
-          {{"window", k}, {"mean_cost", st->mean_cost}, {"eval_cost", double(*e)}, {"sim_steps", st->sim_steps}});
+      const long long steps = st->sim_steps / substeps;
+      const double ret = -double(*e) * horizon;
+      std::printf("%6d %12lld %9.1f %12.6g %12.6g %12.6g %8d %8d\n", k, steps, wall, st->mean_cost, double(*e), ret,
+                  ended, st->skipped_windows);
+      log.push_back({{"window", k},
+                     {"control_steps", steps},
+                     {"wall_s", wall},
+                     {"mean_cost", st->mean_cost},
+                     {"eval_cost", double(*e)},
+                     {"eval_return", ret},
+                     {"sim_steps", st->sim_steps},
+                     {"episodes_ended", ended},
+                     {"skipped_windows", st->skipped_windows}});
     }
   }
   auto last = shac->evaluate();

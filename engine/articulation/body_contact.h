@@ -95,7 +95,7 @@ ADJ_HD bool point_contact(const M& m, int s, const vec3<S>& pt, S r, const mat33
   if (!(value(x.y) < value(r))) return false;
   xc = x - n * T(r);
   vec3<T> vel = v.v + cross(v.w, xc);
-  f = contact_force(x.y - T(r), n, vel, ke, kd, m.contact_kf, mu, m.contact_eps);
+  f = law_contact_force(m.contact_law, x.y - T(r), n, vel, ke, kd, m.contact_kf, mu, m.contact_eps);
   fs = svec<T>{cross(xc, f), f};
   return true;
 }
@@ -112,13 +112,13 @@ ADJ_HD void point_contact_adjoint(const M& m, int s, const vec3<P>& pt, P r, con
   const vec3<S> x = p + R * xl, xc = x - n * S(r);
   const vec3<S> vel = v.v + cross(v.w, xc);
   const S c = x.y - S(r);
-  const vec3<S> f = contact_force(c, n, vel, ke, kd, m.contact_kf, mu, m.contact_eps);
+  const vec3<S> f = law_contact_force(m.contact_law, c, n, vel, ke, kd, m.contact_kf, mu, m.contact_eps);
   // fs = (xc x f, f)
   const vec3<S> adj_f = adj_fs.v + cross(adj_fs.w, xc);
   vec3<S> adj_xc = cross(f, adj_fs.w), adj_vel;
   S adj_c = S(0);
-  contact_force_adjoint(c, n, vel, ke, kd, S(m.contact_kf), mu, S(m.contact_eps), adj_f, adj_c, adj_vel, adj_ke, adj_kd,
-                        adj_mu);
+  law_contact_force_adjoint(m.contact_law, c, n, vel, ke, kd, S(m.contact_kf), mu, S(m.contact_eps), adj_f, adj_c,
+                            adj_vel, adj_ke, adj_kd, adj_mu);
   // vel = v.v + v.w x xc; c = x.y - r; xc = x - n r; x = p + R xl
   adj_v.v += adj_vel;
   adj_v.w += cross(xc, adj_vel);

@@ -525,7 +525,7 @@ MassPart Reader::geom(const XMLElement* e, const std::string& cls, int engine_bo
     for (std::size_t i = 0; i < n; ++i)
       if (!(size[i] > 0)) fail(e, "sizes must be > 0");
   };
-  double density = num(e, d, "density", 1000);
+  double density = opt_.density > 0 ? opt_.density : num(e, d, "density", 1000);
   const char* mass_text = attr(e, d, "mass");
   double ct = num(e, d, "contype", 1), ca = num(e, d, "conaffinity", 1);
   for (double bits : {ct, ca})  // bit masks: whole numbers that fit 32 bits
@@ -731,10 +731,14 @@ int Reader::add_joints(const XMLElement* e, const std::vector<const XMLElement*>
     }
     auto coord = [&](double x) { return type == "hinge" ? angle(x) : x; };
     const double ref = one_dof ? coord(num(je, d, "ref", 0)) : 0;
-    jd.stiffness = num(je, d, "stiffness", 0);
+    // a reading option replaces the <default> classes: the element's own attribute, else the option
+    auto dyn = [&](const char* key, const std::optional<double>& option) {
+      return option && !je->Attribute(key) ? *option : num(je, option ? nullptr : d, key, 0);
+    };
+    jd.stiffness = one_dof ? dyn("stiffness", opt_.joint_stiffness) : num(je, d, "stiffness", 0);
     jd.spring_q = one_dof ? coord(num(je, d, "springref", 0)) - ref : 0;
-    jd.damping = num(je, d, "damping", 0);
-    jd.armature = num(je, d, "armature", 0);
+    jd.damping = dyn("damping", opt_.joint_damping);
+    jd.armature = dyn("armature", opt_.joint_armature);
     if (!(jd.stiffness >= 0) || !(jd.damping >= 0) || !(jd.armature >= 0))
       fail(je, "stiffness, damping and armature must be >= 0");
     if (jd.stiffness > 0 && !one_dof) {
@@ -752,6 +756,9 @@ int Reader::add_joints(const XMLElement* e, const std::vector<const XMLElement*>
       if (r.size() != 2) fail(je, "range needs 2 numbers");
       if (!(r[0] < r[1])) fail(je, "range lower end must be below the upper end");
       jd.lower = coord(r[0]) - ref, jd.upper = coord(r[1]) - ref;
+      jd.limit_ke = opt_.limit_ke, jd.limit_kd = opt_.limit_kd;
+    } else if (!limited && type == "hinge" && opt_.hinge_range && opt_.limit_ke > 0) {
+      jd.lower = (*opt_.hinge_range)[0] - ref, jd.upper = (*opt_.hinge_range)[1] - ref;
       jd.limit_ke = opt_.limit_ke, jd.limit_kd = opt_.limit_kd;
     }
     const bool last = k + 1 == joints.size();

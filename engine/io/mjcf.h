@@ -28,11 +28,15 @@
 //     velocity servos -> velocity actuators (kd gear^2 kv, act = ctrl/gear); the control map
 //     (and ctrlrange) is in the layout. ctrlrange is not applied by the engine's step.
 //   - joint limits become the engine's limit penalty (options.limit_ke, limit_kd).
+//   - MjcfOptions can replace the file's density, joint damping/armature/stiffness defaults and
+//     add limits to unlimited hinges (the way dflex reads DiffRL's locomotion robots).
 // anything else (sites, cameras, lights, tendons, equality, sensors, textures, frictionloss,
 // forcerange, other actuators...) is skipped with a warning that names the file and line.
 // errors name the file, the line and the XML element.
 #pragma once
 
+#include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +55,15 @@ struct MjcfOptions {
   double limit_kd = 10;
   bool balance_inertia = false;  // as <compiler balanceinertia="true">: an inertia that violates
                                  // A + B >= C is made isotropic with the same trace (a warning)
+  // reading choices that replace the file's own (how other simulators read a file: dflex reads
+  // DiffRL's robots so). unset: as MuJoCo reads it
+  double density = 0;                                // > 0: every geom's density [kg/m^3]; the file's density
+                                                     // attributes and <default>s are ignored (a geom's mass wins)
+  std::optional<double> joint_damping;               // set: the damping of every joint whose <joint> element
+  std::optional<double> joint_armature;              // does not state it itself (its <default> class ignored);
+  std::optional<double> joint_stiffness;             // likewise armature and stiffness
+  std::optional<std::array<double, 2>> hinge_range;  // set: the limits [rad] of every hinge the file
+                                                     // leaves unlimited (penalty limit_ke, limit_kd)
 };
 
 struct MjcfImport {

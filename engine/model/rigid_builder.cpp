@@ -286,6 +286,7 @@ Result<RigidModelT<S>> RigidBuilder::finalize() const {
   m.contact_kf = S(contact_kf);
   m.contact_mu = S(contact_mu);
   m.contact_eps = S(contact_eps);
+  m.contact_law = contact_law;
   m.body_contact = body_contact;
   m.self_collision = self_collision;
   return m;

@@ -99,6 +99,7 @@ class RigidBuilder {
   // contact law (engine/collision/contact_law.h's defaults)
   double contact_ke = kContactKe, contact_kd = kContactKd, contact_kf = kContactKf, contact_mu = kContactMu,
          contact_eps = kContactEps;
+  int contact_law = 0;            // the ground's ContactLaw
   double joint_limit_eps = 0.01;  // [rad or m]
   bool body_contact = true;       // shapes of different bodies touch
   bool self_collision = false;    // bodies of one tree touch too (never a parent and its child)

@@ -176,6 +176,7 @@ struct RigidModelT {
   S contact_kf = S(kContactKf);    // friction slope [N s/m]; 0 = off
   S contact_mu = S(kContactMu);    // Coulomb coefficient
   S contact_eps = S(kContactEps);  // friction smoothing width around zero slip [m/s]
+  int contact_law = 0;             // the ground's ContactLaw (colliders, pairs: smooth)
   bool body_contact = true;        // shapes of different bodies touch (filtered as above)
   bool self_collision = false;     // bodies of one tree touch too (never a parent and its child)
 

@@ -77,6 +77,7 @@ struct RigidViewT {
   vec3<S> gravity;
   bool ground = true;
   S contact_ke = S(0), contact_kd = S(0), contact_kf = S(0), contact_mu = S(0), contact_eps = S(0);
+  int contact_law = CONTACT_SMOOTH;
   bool body_contact = true;
   bool self_collision = false;
   // joint_q_start.back() and joint_dof_start.back(), kept as numbers: the host reads the
@@ -202,6 +203,7 @@ RigidViewT<S> make_rigid_view(const RigidModelT<S>& m) {
   v.contact_kf = m.contact_kf;
   v.contact_mu = m.contact_mu;
   v.contact_eps = m.contact_eps;
+  v.contact_law = m.contact_law;
   v.body_contact = m.body_contact;
   v.self_collision = m.self_collision;
   return v;

@@ -22,8 +22,9 @@ Status check_env_task(const scene::Task& task, const PolicyEnvOptions& options) 
     if (l.kind == scene::LossKind::effort || l.step >= 0)
       return Status::error(where + ": frame costs need loss terms that read the last frame (step -1), without effort");
   if (options.env_count < 1) return Status::error(where + ": env_count must be >= 1");
-  if (!(options.q_range >= 0) || !(options.qd_range >= 0))
-    return Status::error(where + ": q_range and qd_range must be >= 0");
+  if (!(options.q_range >= 0) || !(options.qd_range >= 0) || !(options.root_position_range >= 0) ||
+      !(options.root_angle_range >= 0))
+    return Status::error(where + ": q_range, qd_range and the root ranges must be >= 0");
   for (int h : options.hidden)
     if (h < 1) return Status::error(where + ": policy layers need width >= 1");
   return Status::ok();
@@ -142,9 +143,22 @@ Result<std::unique_ptr<RigidPolicyEnvT<S>>> RigidPolicyEnvT<S>::create(const sce
   Result<RigidLossT<S>> loss = RigidLossT<S>::create(cs, one, params.value());
   if (!loss) return loss.status();
   env->model_ = cs.model.rigid;
+  env->policy_.bind(&env->model_);
+  if (!task.termination.object.empty()) {
+    const scene::ObjectRange* r = cs.find(task.termination.object);
+    if (!r || r->kind != scene::ObjectKind::robot)
+      return Status::error(where + ": termination: \"" + task.termination.object + "\" is not a robot");
+    for (int b = r->body_begin; b < r->body_end; ++b)
+      if (cs.model.rigid.body_name[b] == task.termination.body) env->done_body_ = b;
+    if (env->done_body_ < 0)
+      return Status::error(where + ": termination: robot \"" + r->name + "\" has no body \"" + task.termination.body +
+                           "\"");
+    env->done_height_ = S(task.termination.height);
+  }
   env->initial_ = cs.model.make_state();
   env->options_ = options;
   env->dt_ = cs.frame_dt;
+  env->up_ = cs.up_axis;
   env->horizon_ = task.horizon;
   env->substeps_ = cs.substeps;
   env->copies_.resize(std::size_t(options.env_count));
@@ -164,6 +178,7 @@ void RigidPolicyEnvT<S>::reset(int i, std::mt19937_64* rng) {
   Copy& c = copies_[i];
   c.state = initial_;
   c.frame = 0;
+  c.done = false;
   c.tape.clear();
   if (!rng) return;
   const RigidModelT<S>& m = model_;
@@ -175,6 +190,21 @@ void RigidPolicyEnvT<S>::reset(int i, std::mt19937_64* rng) {
     q = std::clamp(q, m.joint_lower[j], m.joint_upper[j]);
   }
   for (int d = 0; d < m.dof_count(); ++d) c.state.joint_qd[d] += S(options_.qd_range * uniform_pm1(*rng));
+  if (!(options_.root_position_range > 0) && !(options_.root_angle_range > 0)) return;
+  for (int j = 0; j < m.body_count(); ++j) {
+    if (m.joint_type[j] != RIGID_JOINT_FREE) continue;
+    S* q = &c.state.joint_q[m.joint_q_start[j]];
+    for (int k = 0; k < 3; ++k) q[k] += S(options_.root_position_range * uniform_pm1(*rng));
+    // a uniformly random axis (rejection in the unit ball), an angle within the range
+    vec3<double> axis;
+    do axis = {uniform_pm1(*rng), uniform_pm1(*rng), uniform_pm1(*rng)};
+    while (!(dot(axis, axis) > 1e-6 && dot(axis, axis) <= 1));
+    axis = axis / std::sqrt(dot(axis, axis));
+    const double half = 0.5 * options_.root_angle_range * uniform_pm1(*rng), sh = std::sin(half);
+    const rigid::quat<double> turn(std::cos(half), axis.x * sh, axis.y * sh, axis.z * sh);
+    const rigid::quat<double> r = rigid::qmul(turn, rigid::quat<double>(q[3], q[4], q[5], q[6]));
+    q[3] = S(r.w), q[4] = S(r.x), q[5] = S(r.y), q[6] = S(r.z);
+  }
 }
 
 template <class S>
@@ -196,6 +226,8 @@ Result<S> RigidPolicyEnvT<S>::step(int i, const std::vector<S>& action) {
   S cost = c.loss.value({});
   c.tape.push_back(std::move(f));
   ++c.frame;
+  if (done_body_ >= 0)
+    c.done = rigid_body_probe(model_, c.state.joint_q, c.state.joint_qd, done_body_).c[up_] < done_height_;
   return cost;
 }
 
@@ -210,6 +242,7 @@ void RigidPolicyEnvT<S>::rewind(int i) {
   if (c.tape.empty()) return;
   c.state = c.tape.front().in;
   c.frame -= int(c.tape.size());
+  c.done = false;
   c.tape.clear();
 }
 

@@ -60,6 +60,8 @@ class PolicyEnvT {
   // state of copy i: the task's initial state (rng null) or a randomized one; frame 0
   virtual void reset(int i, std::mt19937_64* rng) = 0;
   virtual int frame(int i) const = 0;  // frames since the last reset
+  // the episode of copy i ended early in its last step (the task's termination); reset starts anew
+  virtual bool terminated(int /*i*/) const { return false; }
   virtual const StateT<S>& state(int i) const = 0;
   virtual void observe(int i, std::vector<S>& obs) const = 0;
   // one frame under `action` (the policy's outputs); returns the frame's cost
@@ -92,6 +94,9 @@ struct PolicyEnvOptions {
   int env_count = 1;
   double q_range = 0;
   double qd_range = 0;
+  // free roots: position moved by up to root_position_range [m] per axis, orientation turned by
+  // up to root_angle_range [rad] about a uniformly random axis
+  double root_position_range = 0, root_angle_range = 0;
   std::vector<int> hidden;  // empty: the task's policy.hidden
   MlpActivation activation = MlpActivation::tanh;
   int thread_count = 1;  // OpenMP threads of each copy's particle stages (0: OpenMP's default)
@@ -112,6 +117,7 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
   const MlpT<S>& mlp() const override { return policy_.mlp(); }
   void reset(int i, std::mt19937_64* rng) override;
   int frame(int i) const override { return copies_[i].frame; }
+  bool terminated(int i) const override { return copies_[i].done; }
   void observe(int i, std::vector<S>& obs) const override;
   Result<S> step(int i, const std::vector<S>& action) override;
   void clear_tape(int i) override;
@@ -139,10 +145,14 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
     ControlT<S> grad_control;
     RigidModelGradT<S> grad_model;
     int frame = 0;
-    int back = 0;  // backward: frames of the tape not yet reversed
+    int back = 0;       // backward: frames of the tape not yet reversed
+    bool done = false;  // the last step ended the episode (termination)
   };
 
   RigidModelT<S> model_;
+  int done_body_ = -1;  // the task's termination: this body's com below done_height_ (-1: none)
+  S done_height_ = S(0);
+  int up_ = 1;  // the scene's up axis
   StateT<S> initial_;
   RigidPolicyT<S> policy_;
   PolicyEnvOptions options_;

@@ -40,6 +40,7 @@ RigidBodyProbe<T> rigid_body_probe(const RigidModelT<S>& m, const std::vector<T>
   r.R = w.R[body];
   r.c = w.p[body] + w.R[body] * lift<T>(m.body_com[body]);
   r.vc = w.v[body].v + cross(w.v[body].w, r.c);
+  r.w = w.v[body].w;
   return r;
 }
 
@@ -59,7 +60,7 @@ void rigid_body_probe_adjoint(const RigidModelT<S>& m, const std::vector<T>& q, 
   const rigid::svec<T>& v = w.v[body];
   const vec3<T> c = w.p[body] + w.R[body] * lift<T>(m.body_com[body]);
   g.v[body].v += adj.vc;
-  g.v[body].w += cross(c, adj.vc);
+  g.v[body].w += cross(c, adj.vc) + adj.w;
   const vec3<T> gc = adj.c + cross(adj.vc, v.w);
   g.p[body] += gc;
   for (int i = 0; i < 3; ++i)
@@ -140,7 +141,11 @@ Result<RigidLossT<S>> RigidLossT<S>::create(const scene::CompiledSceneT<S>& cs, 
       case LossKind::height:
       case LossKind::upright:
       case LossKind::speed:
-      case LossKind::reach: {
+      case LossKind::reach:
+      case LossKind::forward_velocity:
+      case LossKind::up_projection:
+      case LossKind::heading:
+      case LossKind::height_reward: {
         if (Status s = find_body(t.body); !s) return s;
         if (t.frame < 1) return Status::error(lw + ": step must be >= 1 (the cost runs over frames 1..step)");
         t.value = S(l.value);
@@ -148,11 +153,20 @@ Result<RigidLossT<S>> RigidLossT<S>::create(const scene::CompiledSceneT<S>& cs, 
           if (Status s = find_target(); !s) return s;
           break;
         }
-        if (l.kind != LossKind::height) {
+        if (l.kind != LossKind::height && l.kind != LossKind::height_reward) {
           double n = std::sqrt(l.axis[0] * l.axis[0] + l.axis[1] * l.axis[1] + l.axis[2] * l.axis[2]);
           if (!(n > 0)) return Status::error(lw + ": axis is zero");
           t.axis = {S(l.axis[0] / n), S(l.axis[1] / n), S(l.axis[2] / n)};
         }
+        if (l.kind == LossKind::heading) {  // the direction laid in the ground plane, unit
+          scene::V3 d = l.direction;
+          d[cs.up_axis] = 0;
+          const double n = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+          if (!(n > 0)) return Status::error(lw + ": direction has no part in the ground plane");
+          t.target = {S(d[0] / n), S(d[1] / n), S(d[2] / n)};
+        }
+        t.lower = S(l.lower), t.upper = S(l.upper), t.above = S(l.above), t.below = S(l.below);
+        t.quadratic = S(l.quadratic);
         break;
       }
       case LossKind::effort:
@@ -164,7 +178,7 @@ Result<RigidLossT<S>> RigidLossT<S>::create(const scene::CompiledSceneT<S>& cs, 
       default:
         return Status::error(lw +
                              ": not defined for robots (position, distance, joint, effort, cartpole, height, upright, "
-                             "speed, reach are)");
+                             "speed, reach, forward_velocity, up_projection, heading, height_reward are)");
     }
     loss.terms_.push_back(t);
   }
@@ -203,6 +217,30 @@ T RigidLossT<S>::running_cost(const Term& t, const std::vector<T>& q, const std:
       const vec3<T> d = p.c - lift<T>(t.target);
       if (grad) grad->c = d * T(2);
       return dot(d, d);
+    }
+    // rewards: the cost is minus the reward
+    case LossKind::forward_velocity:
+      if (grad) grad->vc = axis * T(-1);
+      return -dot(p.vc, axis);
+    case LossKind::up_projection:
+    case LossKind::heading: {
+      // -(R a).e = -sum_ij e_i R[i][j] a_j (e: up, or the heading direction)
+      vec3<T> e = lift<T>(t.target);
+      if (t.kind == LossKind::up_projection) e = vec3<T>(), e[up_] = T(1);
+      if (grad)
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) grad->R.m[i][j] = -e[i] * axis[j];
+      return -dot(p.R * axis, e);
+    }
+    case LossKind::height_reward: {
+      // d = clip(h - value, lower, upper); reward above d (d >= 0), below d - quadratic d^2 (d < 0)
+      const T h = p.c[up_] - T(t.value);
+      const bool below = h<T(t.lower), above = h> T(t.upper);
+      const T d = below ? T(t.lower) : above ? T(t.upper) : h;
+      const bool clipped = below || above, pos = !(d < T(0));
+      const T reward = pos ? T(t.above) * d : T(t.below) * d - T(t.quadratic) * d * d;
+      if (grad && !clipped) grad->c[up_] = pos ? -T(t.above) : -(T(t.below) - T(2) * T(t.quadratic) * d);
+      return -reward;
     }
     default:
       return T(0);
@@ -261,6 +299,10 @@ S RigidLossT<S>::value(const std::vector<S>& theta) {
       case LossKind::upright:
       case LossKind::speed:
       case LossKind::reach:
+      case LossKind::forward_velocity:
+      case LossKind::up_projection:
+      case LossKind::heading:
+      case LossKind::height_reward:
         for (int f = 1; f <= t.frame; ++f) v += running_cost<S>(t, q_[f], qd_[f], nullptr);
         v /= S(t.frame);
         break;
@@ -300,6 +342,10 @@ void RigidLossT<S>::seed(int f, const StateT<T>& s, StateT<T>& adj) const {
       case LossKind::upright:
       case LossKind::speed:
       case LossKind::reach:
+      case LossKind::forward_velocity:
+      case LossKind::up_projection:
+      case LossKind::heading:
+      case LossKind::height_reward:
         if (f >= 1 && f <= t.frame) {
           RigidBodyProbe<T> g;
           running_cost(t, s.joint_q, s.joint_qd, &g);

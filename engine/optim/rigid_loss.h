@@ -12,6 +12,11 @@
 //   height:   max(0, value - c_b(t).up)^2 (the com below `value` [m]; up: the scene's up axis)
 //   upright:  1 - dot(R_b(t) axis, up) (axis: unit, body frame)
 //   speed:    (dot(v_b(t), axis) - value)^2, v_b: com velocity (axis: unit, world)
+//   running rewards (the cost is minus the reward; the locomotion suite's terms):
+//   forward_velocity: -dot(v_b(t), axis);  up_projection: -dot(R_b(t) axis, up);
+//   heading: -dot(R_b(t) axis, direction) (direction: unit, in the ground plane);
+//   height_reward: -(above d) for d >= 0, -(below d - quadratic d^2) for d < 0, with
+//     d = clip(c_b(t).up - value, lower, upper)
 //   their gradients with respect to (q, qd) come from the hand-written reverse kinematics
 //   (engine/articulation/rigid_adjoint.h) seeded with the adjoints of c_b, R_b and v_b
 #pragma once
@@ -31,11 +36,13 @@ namespace adj::optim {
 template <class T, class S>
 vec3<T> rigid_body_com(const RigidModelT<S>& m, const std::vector<T>& q, int body, std::vector<vec3<T>>* jac);
 
-// what the running costs read of one body at (q, qd): com c [m], axes R, com velocity vc [m/s]
+// what the running costs read of one body at (q, qd): com c [m], axes R, com velocity vc [m/s],
+// angular velocity w (world) [rad/s]
 template <class S>
 struct RigidBodyProbe {
   vec3<S> c, vc;
   mat33<S> R;
+  vec3<S> w;
 };
 template <class T, class S>
 RigidBodyProbe<T> rigid_body_probe(const RigidModelT<S>& m, const std::vector<T>& q, const std::vector<T>& qd,
@@ -76,8 +83,10 @@ class RigidLossT {
     int body = -1;             // position, distance, height, upright, speed: body; joint: its coordinate in q
     int x = -1, theta = -1;    // cartpole: coordinates in q
     int xd = -1, thetad = -1;  // cartpole: dofs in qd
-    vec3<S> target, axis;      // axis: unit (distance, speed: world; upright: body frame)
+    vec3<S> target, axis;      // axis: unit (distance, speed: world; upright: body frame); heading: target
+                               // is the unit direction in the ground plane
     S value = S(0);
+    S lower = S(0), upper = S(0), above = S(0), below = S(0), quadratic = S(0);  // height_reward
     std::vector<std::pair<int, int>> blocks;
     std::string label;
   };

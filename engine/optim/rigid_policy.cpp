@@ -3,6 +3,8 @@
 #include <cmath>
 #include <random>
 
+#include "engine/optim/rigid_loss.h"
+
 namespace adj::optim {
 
 template <class S>
@@ -36,7 +38,14 @@ Result<RigidPolicyT<S>> RigidPolicyT<S>::create(const scene::CompiledSceneT<S>& 
   }
   for (int d = r->dof_begin; d < r->dof_end; ++d) p.obs_.push_back({2, d});
   int inputs = task.policy.phases;
-  for (const Obs& o : p.obs_) inputs += o.kind == 0 ? 2 : 1;
+  if (task.policy.observation.empty()) {
+    for (const Obs& o : p.obs_) inputs += o.kind == 0 ? 2 : 1;
+  } else {
+    p.obs_.clear();
+    Result<int> n = p.add_terms(cs, task, *r);
+    if (!n) return n.status();
+    inputs += *n;
+  }
   std::vector<int> sizes{inputs};
   for (int h : task.policy.hidden) sizes.push_back(h);
   sizes.push_back(r->actuator_end - r->actuator_begin);
@@ -45,12 +54,101 @@ Result<RigidPolicyT<S>> RigidPolicyT<S>::create(const scene::CompiledSceneT<S>& 
   p.phases_ = task.policy.phases;
   p.phase_period_ = S(task.policy.phase_period);
   p.frame_dt_ = cs.frame_dt;
+  p.model_ = &cs.model.rigid;
+  p.up_ = cs.up_axis;
   return p;
+}
+
+template <class S>
+Result<int> RigidPolicyT<S>::add_terms(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
+                                       const scene::ObjectRange& r) {
+  using K = scene::ObservationKind;
+  const RigidModelT<S>& m = cs.model.rigid;
+  int inputs = 0;
+  for (std::size_t i = 0; i < task.policy.observation.size(); ++i) {
+    const scene::ObservationTerm& o = task.policy.observation[i];
+    const std::string ow =
+        "task '" + task.name + "': policy.observation[" + std::to_string(i) + "] (" + scene::to_string(o.kind) + ")";
+    Term t{o.kind, -1, {}, {}, {}, S(o.scale)};
+    const bool joints = o.kind == K::joint_positions || o.kind == K::joint_velocities;
+    for (int b = r.body_begin; b < r.body_end && !joints; ++b)
+      if (m.body_name[b] == o.body) t.body = b;
+    if (!joints && t.body < 0) return Status::error(ow + ": robot \"" + r.name + "\" has no body \"" + o.body + "\"");
+    auto unit = [&](const scene::V3& a, const char* what, vec3<S>& out) -> Status {
+      const double n = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+      if (!(n > 0)) return Status::error(ow + ": " + what + " is zero");
+      out = {S(a[0] / n), S(a[1] / n), S(a[2] / n)};
+      return Status::ok();
+    };
+    int size = 1;
+    switch (o.kind) {
+      case K::height:
+      case K::up_projection:
+        break;
+      case K::heading_projection: {
+        scene::V3 d = o.direction;
+        d[cs.up_axis] = 0;
+        if (Status s = unit(d, "direction (in the ground plane)", t.dir); !s) return s;
+        break;
+      }
+      case K::orientation:
+        if (m.joint_type[t.body] != RIGID_JOINT_FREE)
+          return Status::error(ow + ": \"" + o.body + "\" has no free joint (its quaternion is the observation)");
+        for (int k = 3; k < 7; ++k) t.idx.push_back(m.joint_q_start[t.body] + k);
+        size = 4;
+        break;
+      case K::velocity:
+      case K::angular_velocity:
+        size = 3;
+        break;
+      case K::joint_positions:
+      case K::joint_velocities:
+        for (int b = r.body_begin; b < r.body_end; ++b)
+          if (m.joint_type[b] == RIGID_JOINT_REVOLUTE || m.joint_type[b] == RIGID_JOINT_PRISMATIC)
+            t.idx.push_back(o.kind == K::joint_positions ? m.joint_q_start[b] : m.joint_dof_start[b]);
+        size = int(t.idx.size());
+        break;
+    }
+    if (o.kind == K::up_projection || o.kind == K::heading_projection)
+      if (Status s = unit(o.axis, "axis", t.axis); !s) return s;
+    terms_.push_back(std::move(t));
+    inputs += size;
+  }
+  return inputs;
 }
 
 template <class S>
 void RigidPolicyT<S>::observe(int t, const StateT<S>& s, std::vector<S>& obs) const {
   obs.clear();
+  using K = scene::ObservationKind;
+  for (const Term& o : terms_) {
+    if (o.kind == K::orientation || o.kind == K::joint_positions || o.kind == K::joint_velocities) {
+      const Array<S>& x = o.kind == K::joint_velocities ? s.joint_qd : s.joint_q;
+      for (int k : o.idx) obs.push_back(o.scale * x[k]);
+      continue;
+    }
+    const RigidBodyProbe<S> p = rigid_body_probe(*model_, s.joint_q, s.joint_qd, o.body);
+    const vec3<S> ra = p.R * o.axis;
+    switch (o.kind) {
+      case K::height:
+        obs.push_back(o.scale * p.c[up_]);
+        break;
+      case K::velocity:
+      case K::angular_velocity: {
+        const vec3<S>& v = o.kind == K::velocity ? p.vc : p.w;
+        for (int k = 0; k < 3; ++k) obs.push_back(o.scale * v[k]);
+        break;
+      }
+      case K::up_projection:
+        obs.push_back(o.scale * ra[up_]);
+        break;
+      case K::heading_projection:
+        obs.push_back(o.scale * dot(ra, o.dir));
+        break;
+      default:
+        break;
+    }
+  }
   for (const Obs& o : obs_) {
     if (o.kind == 0) {
       obs.push_back(std::sin(s.joint_q[o.index]));
@@ -67,6 +165,39 @@ void RigidPolicyT<S>::observe(int t, const StateT<S>& s, std::vector<S>& obs) co
 template <class S>
 void RigidPolicyT<S>::observe_adjoint(const StateT<S>& s, const std::vector<S>& d, StateT<S>& adj) const {
   size_t i = 0;
+  using K = scene::ObservationKind;
+  for (const Term& o : terms_) {
+    if (o.kind == K::orientation || o.kind == K::joint_positions || o.kind == K::joint_velocities) {
+      Array<S>& x = o.kind == K::joint_velocities ? adj.joint_qd : adj.joint_q;
+      for (int k : o.idx) x[k] += o.scale * d[i++];
+      continue;
+    }
+    // the probe's adjoint, through the body's kinematics
+    RigidBodyProbe<S> g;
+    switch (o.kind) {
+      case K::height:
+        g.c[up_] = o.scale * d[i++];
+        break;
+      case K::velocity:
+      case K::angular_velocity: {
+        vec3<S>& v = o.kind == K::velocity ? g.vc : g.w;
+        for (int k = 0; k < 3; ++k) v[k] = o.scale * d[i++];
+        break;
+      }
+      case K::up_projection:  // (R a)[up] = sum_j R[up][j] a_j
+        for (int j = 0; j < 3; ++j) g.R.m[up_][j] = o.scale * d[i] * o.axis[j];
+        ++i;
+        break;
+      case K::heading_projection:  // (R a).e = sum_ij e_i R[i][j] a_j
+        for (int r = 0; r < 3; ++r)
+          for (int j = 0; j < 3; ++j) g.R.m[r][j] = o.scale * d[i] * o.dir[r] * o.axis[j];
+        ++i;
+        break;
+      default:
+        break;
+    }
+    rigid_body_probe_adjoint(*model_, s.joint_q, s.joint_qd, o.body, g, adj.joint_q, adj.joint_qd);
+  }
   for (const Obs& o : obs_) {
     if (o.kind == 0) {
       S q = s.joint_q[o.index];

@@ -1,8 +1,11 @@
 // RigidPolicy: an MLP that drives a robot's actuators from its state (closed loop), as
 // PolicyT does for particle robots; trained by backpropagation through the whole rollout
 // (RigidTaskRunner keeps every state: horizon + 1 small rigid states).
-//   observations: per joint of the robot, revolute: sin q, cos q; prismatic: q; ball: its
-//                 quaternion; free: position and quaternion; then every dof velocity; then
+//   observations: the task's named terms (PolicySpec::observation: a body's height,
+//                 orientation, com velocity, angular velocity, up and heading projections; the
+//                 joints' coordinates and velocities; each scaled), else per joint of the robot,
+//                 revolute: sin q, cos q; prismatic: q; ball: its quaternion; free: position and
+//                 quaternion; then every dof velocity; then, in both cases,
 //                 sin(2 pi time / period + 2 pi k / phases), k = 0..phases-1
 //   layers:       tanh hidden layers (PolicySpec.hidden), out = output_scale * tanh(z)
 //   outputs:      added to the robot's actuator inputs (one per actuator)
@@ -35,6 +38,8 @@ class RigidPolicyT {
   std::string weight_name(int k) const { return mlp_.weight_name(k); }
   void init_weights(S* w, std::uint64_t seed) const { mlp_.init_weights(w, seed); }
 
+  // the model the named terms evaluate kinematics on (create() binds the scene's)
+  void bind(const RigidModelT<S>* model) { model_ = model; }
   void observe(int t, const StateT<S>& s, std::vector<S>& obs) const;
   // adj += d <d_obs, obs(t, s)> / d s
   void observe_adjoint(const StateT<S>& s, const std::vector<S>& d_obs, StateT<S>& adj) const;
@@ -57,11 +62,24 @@ class RigidPolicyT {
   }
 
  private:
+  // the named terms of task.policy.observation on robot r; returns their size
+  Result<int> add_terms(const scene::CompiledSceneT<S>& cs, const scene::Task& task, const scene::ObjectRange& r);
   struct Obs {
     int kind;  // 0: sin/cos of q[index]; 1: q[index] as is; 2: qd[index]
     int index;
   };
   std::vector<Obs> obs_;
+  // a named observation term (PolicySpec::observation)
+  struct Term {
+    scene::ObservationKind kind;
+    int body = -1;         // the body probed (rigid_body_probe)
+    std::vector<int> idx;  // orientation: q of the quaternion; joint terms: q or dof indices
+    vec3<S> axis, dir;     // projections: body-frame axis, unit world direction
+    S scale = S(1);
+  };
+  std::vector<Term> terms_;
+  const RigidModelT<S>* model_ = nullptr;  // the terms' kinematics (create: the scene's; bind: an env's copy)
+  int up_ = 1;
   MlpT<S> mlp_;  // observations -> actuator inputs
   int actuator_begin_ = 0;
   int phases_ = 0;

@@ -184,11 +184,11 @@ Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(const TaskT<S>& task, 
   if (!(o.actor_lr > 0) || !(o.critic_lr > 0) || !(o.gamma > 0 && o.gamma < 1) || !(o.lambda >= 0 && o.lambda <= 1) ||
       o.critic_passes < 1 || o.critic_minibatches < 1 || !(o.target_alpha >= 0 && o.target_alpha < 1) ||
       !(o.clip >= 0) || !(o.critic_clip >= 0) || !(o.beta1 >= 0 && o.beta1 < 1) || !(o.beta2 >= 0 && o.beta2 < 1) ||
-      !(o.lr_end >= 0))
+      !(o.lr_end >= 0) || !(o.grad_bound >= 0))
     return Status::error(where +
                          ": options out of range (lr > 0, gamma in (0, 1), lambda in [0, 1], "
                          "critic passes and minibatches >= 1, target_alpha, beta1, beta2 in [0, 1), clip, "
-                         "critic_clip, lr_end >= 0)");
+                         "critic_clip, lr_end, grad_bound >= 0)");
   for (int h : o.critic_hidden)
     if (h < 1) return Status::error(where + ": critic layers need width >= 1");
   BatchShacTrainerT r;
@@ -254,7 +254,10 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
   env.clear_tape(i);
   std::vector<S> action, d_action, d_obs, d_raw, out;
   S value = S(0), discount = S(1);
-  for (int t = 0; t < W; ++t) {
+  // frames until the window ends or the episode terminates (then no terminal value)
+  c.frames = W;
+  c.done = false;
+  for (int t = 0; t < c.frames; ++t) {
     env.observe(i, c.raw[t]);
     normalize(c.raw[t], c.obs[t]);
     env.mlp().forward(w.data(), c.obs[t], action);
@@ -265,19 +268,21 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
     c.cost[t] = cost.value();
     value += discount * c.cost[t];
     discount *= g;
+    if (env.terminated(i)) c.frames = t + 1, c.done = true;
   }
-  env.observe(i, c.raw[W]);
-  normalize(c.raw[W], c.obs[W]);
+  const int L = c.frames;
+  env.observe(i, c.raw[L]);
+  normalize(c.raw[L], c.obs[L]);
   const std::vector<S>& vw = options_.actor_target_critic ? target_w_ : critic_w_;
-  critic_.forward(vw.data(), c.obs[W], out);
-  c.end_value = out[0];
-  value += discount * value_scale_ * out[0];
+  critic_.forward(vw.data(), c.obs[L], out);
+  c.end_value = c.done ? S(0) : out[0];
+  value += discount * value_scale_ * c.end_value;
   c.value = share * value;
   if (!backward) return Status::ok();
-  // backward: the terminal value's input, then each frame, last first
+  // backward: the terminal value's input (none after a termination), then each frame, last first
   c.d_w.assign(w.size(), S(0));
   std::vector<S> scratch(critic_w_.size(), S(0));
-  critic_.backward(vw.data(), c.obs[W], {share * discount * value_scale_}, scratch.data(), d_obs);
+  critic_.backward(vw.data(), c.obs[L], {c.done ? S(0) : share * discount * value_scale_}, scratch.data(), d_obs);
   auto to_raw = [&](const std::vector<S>& d) {
     d_raw = d;
     if (!norm_inv_std_.empty())
@@ -286,16 +291,31 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
   env.begin_backward(i);
   to_raw(d_obs);
   env.add_observation_adjoint(i, d_raw);
-  for (int t = W - 1; t >= 0; --t) {
+  c.blowup.clear();
+  const int start = env.frame(i) - L;  // the window's first episode frame
+  for (int t = L - 1; t >= 0; --t) {
     discount /= g;
     Status st = env.backward_step(i, share * discount, d_action);
     if (!st) return st;
+    // the first frame, going back, whose action adjoint is not finite names the blow-up
+    if (c.blowup.empty())
+      for (S x : d_action)
+        if (!is_finite(x)) {
+          c.blowup = "env " + std::to_string(i) + ", episode frame " + std::to_string(start + t) +
+                     ": the action gradient is not finite";
+          break;
+        }
     env.mlp().backward(w.data(), c.obs[t], d_action, c.d_w.data(), d_obs);
     to_raw(d_obs);
     env.add_observation_adjoint(i, d_raw);
   }
-  for (S x : c.d_w)
-    if (!is_finite(x)) return Status::error("env " + std::to_string(i) + ": the policy gradient is not finite");
+  if (c.blowup.empty())
+    for (S x : c.d_w)
+      if (!is_finite(x)) {
+        c.blowup = "env " + std::to_string(i) + ", episode frames " + std::to_string(start) + ".." +
+                   std::to_string(start + L - 1) + ": the policy gradient is not finite";
+        break;
+      }
   return Status::ok();
 }
 
@@ -303,7 +323,7 @@ template <class S>
 Status BatchShacTrainerT<S>::run_windows(const std::vector<S>& w, bool backward) {
   const int n = env_->env_count();
   for (int i = 0; i < n; ++i)
-    if (env_->frame(i) + options_.window > env_->horizon()) env_->reset(i, &rngs_[i]);
+    if (env_->terminated(i) || env_->frame(i) + options_.window > env_->horizon()) env_->reset(i, &rngs_[i]);
   const int threads = options_.thread_count;
 #pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads()) if (threads != 1)
   for (int i = 0; i < n; ++i) copies_[i].status = run_copy(i, w, backward);
@@ -336,14 +356,17 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
   stats.iteration = iteration_;
   std::vector<S> g(w_.size(), S(0));
   double cost_sum = 0;
+  long long frames = 0;
   for (const Copy& c : copies_) {
     stats.actor_loss += double(c.value);
     stats.end_value += double(c.end_value) / double(env_->env_count());
     for (std::size_t k = 0; k < w_.size(); ++k) g[k] += c.d_w[k];
-    for (S x : c.cost) cost_sum += double(x);
+    for (int t = 0; t < c.frames; ++t) cost_sum += double(c.cost[t]);
+    frames += c.frames;
+    stats.terminated += c.done ? 1 : 0;
   }
   const int n = env_->env_count(), W = options_.window;
-  stats.mean_cost = cost_sum / double(n * W);
+  stats.mean_cost = cost_sum / double(std::max(frames, 1LL));
   stats.value_share = std::pow(options_.gamma, W) * double(value_scale_) * stats.end_value / double(W) /
                       std::max(std::abs(stats.actor_loss), 1e-30);
   if (options_.lr_decay_windows > 0) {
@@ -351,11 +374,33 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
     actor_opt_.lr = options_.lr_end + (options_.actor_lr - options_.lr_end) * f;
     critic_opt_.lr = options_.lr_end + (options_.critic_lr - options_.lr_end) * f;
   }
-  stats.grad_norm = actor_opt_.step(options_, w_, g);
-  fit_critic(stats);
+  // an exploding gradient skips the window's updates: named by the copy that blew up first, or
+  // by the copy with the largest gradient
+  for (int i = 0; i < n && stats.skip_reason.empty(); ++i) stats.skip_reason = copies_[i].blowup;
+  stats.grad_norm = global_norm(g);
+  if (stats.skip_reason.empty() && options_.grad_bound > 0 && stats.grad_norm > options_.grad_bound) {
+    int worst = 0;
+    double worst_norm = -1;
+    for (int i = 0; i < n; ++i)
+      if (const double v = global_norm(copies_[i].d_w); v > worst_norm) worst = i, worst_norm = v;
+    const int start = env_->frame(worst) - copies_[worst].frames;
+    stats.skip_reason = "env " + std::to_string(worst) + ", episode frames " + std::to_string(start) + ".." +
+                        std::to_string(start + copies_[worst].frames - 1) + ": the policy gradient's norm " +
+                        std::to_string(stats.grad_norm) + " is above the bound " + std::to_string(options_.grad_bound) +
+                        " (this copy's share: " + std::to_string(worst_norm) + ")";
+  }
+  stats.skipped = !stats.skip_reason.empty();
+  if (stats.skipped) {
+    stats.skip_reason = "SHAC window " + std::to_string(iteration_) + " skipped: " + stats.skip_reason;
+    ++skipped_;
+  } else {
+    actor_opt_.step(options_, w_, g);
+    fit_critic(stats);
+  }
+  stats.skipped_windows = skipped_;
   // the window's observations join the running statistics (copy order), then episodes go on
   for (const Copy& c : copies_)
-    for (int t = 0; t < W; ++t) stats_.add(c.raw[t]);
+    for (int t = 0; t < c.frames; ++t) stats_.add(c.raw[t]);
   if (options_.normalize_observations && stats_.count > 1) {
     norm_mean_.assign(stats_.mean.begin(), stats_.mean.end());
     norm_inv_std_.resize(norm_mean_.size());
@@ -363,7 +408,7 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
       norm_inv_std_[k] = S(1.0 / std::max(stats_.stddev(int(k)), 1e-4));
   }
   for (int i = 0; i < n; ++i) env_->clear_tape(i);
-  sim_steps_ += (long long)n * W * env_->substeps();
+  sim_steps_ += frames * env_->substeps();
   stats.sim_steps = sim_steps_;
   ++iteration_;
   return stats;
@@ -377,15 +422,18 @@ void BatchShacTrainerT<S>::fit_critic(BatchShacStats& stats) {
   std::vector<const std::vector<S>*> xs;
   std::vector<S> ys, out;
   for (const Copy& c : copies_) {
-    std::vector<S> v(std::size_t(W + 1));
-    for (int t = 1; t <= W; ++t) {
+    // a terminated episode's last state is worth nothing
+    const int L = c.frames;
+    std::vector<S> v(std::size_t(L + 1));
+    for (int t = 1; t <= L; ++t) {
       critic_.forward(target_w_.data(), c.obs[t], out);
       v[t] = out[0] * value_scale_;
     }
-    std::vector<S> target(std::size_t(W + 1));
-    target[W] = v[W];
-    for (int t = W - 1; t >= 0; --t) target[t] = c.cost[t] + g * ((S(1) - lam) * v[t + 1] + lam * target[t + 1]);
-    for (int t = 0; t < W; ++t) {
+    if (c.done) v[L] = S(0);
+    std::vector<S> target(std::size_t(L + 1));
+    target[L] = v[L];
+    for (int t = L - 1; t >= 0; --t) target[t] = c.cost[t] + g * ((S(1) - lam) * v[t + 1] + lam * target[t + 1]);
+    for (int t = 0; t < L; ++t) {
       xs.push_back(&c.obs[t]);
       ys.push_back(target[t] * inv_scale);
     }
@@ -428,6 +476,7 @@ Result<S> BatchShacTrainerT<S>::evaluate(const std::function<void(int t, const P
     env.clear_tape(0);
     sum += c.value();
     if (observe) observe(t + 1, env);
+    if (env.terminated(0)) break;  // the episode ended early: its reward stops there
   }
   return sum / S(env.horizon());
 }

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/core/status.h"
@@ -124,7 +125,10 @@ class ShacTrainerT {
 struct BatchShacOptions {
   int window = 32;  // frames per window
   double actor_lr = 0.01, critic_lr = 0.001;
-  double clip = 1.0;                 // actor global gradient-norm clip; 0 = none
+  double clip = 1.0;  // actor global gradient-norm clip; 0 = none
+  // a window whose actor gradient is not finite, or whose norm (before clipping) is above this
+  // bound, is skipped: no actor step and no critic fit; the episodes go on (0 = no bound)
+  double grad_bound = 1e8;
   double critic_clip = 0;            // critic global gradient-norm clip per minibatch; 0 = none
   double beta1 = 0.7, beta2 = 0.95;  // Adam's moment decays, both networks (SHAC's)
   // both learning rates fall linearly from their value towards lr_end at this window count
@@ -159,6 +163,12 @@ struct BatchShacStats {
   double end_value = 0;     // mean critic value at the windows' ends [mean-frame-cost units]
   double value_share = 0;   // the terminal values' share of actor_loss
   long long sim_steps = 0;  // solver substeps run so far (forward; the adjoint runs as many again)
+  // an exploding gradient (BatchShacOptions::grad_bound): this window was skipped, why (the
+  // environment copy, the episode frame and the quantity), and how many have been so far
+  bool skipped = false;
+  std::string skip_reason;
+  int skipped_windows = 0;
+  int terminated = 0;  // copies whose episode ended early in this window (their windows cut there)
 };
 
 template <class S>
@@ -193,6 +203,9 @@ class BatchShacTrainerT {
     std::vector<S> d_w;               // gradient of the copy's share of J
     S value = S(0);                   // loss share of the copy
     S end_value = S(0);               // critic output at the window's end
+    std::string blowup;               // why the copy's gradient is not finite (empty: it is)
+    int frames = 0;                   // frames run: the window, or fewer where the episode ended
+    bool done = false;                // the episode ended (terminated) in the window's last frame
     Status status;
   };
   Status run_windows(const std::vector<S>& w, bool backward);
@@ -217,7 +230,7 @@ class BatchShacTrainerT {
   std::mt19937_64 rng_;                // critic minibatches
   S value_scale_ = S(100);
   long long sim_steps_ = 0;
-  int iteration_ = 0;
+  int iteration_ = 0, skipped_ = 0;
 };
 
 }  // namespace adj::optim

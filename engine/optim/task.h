@@ -91,6 +91,8 @@ inline PolicyEnvOptions training_starts(const scene::Task& task, int env_count =
   o.env_count = env_count;
   o.q_range = task.policy.start_q_range;
   o.qd_range = task.policy.start_qd_range;
+  o.root_position_range = task.policy.start_root_position_range;
+  o.root_angle_range = task.policy.start_root_angle_range;
   return o;
 }
 

@@ -1,4 +1,5 @@
 // robot objects -> one RigidModel: bodies listed in a scene file or imported from URDF
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -144,6 +145,8 @@ Status override_joints(const RobotObject& rb, const std::string& where, const st
     RigidJointDesc* j = it == joint_body.end() ? nullptr : b.joint(it->second);
     if (!j) return Status::error(jw + ".name: " + rb.urdf + " has no joint named \"" + o.name + "\"");
     if (j->type == RIGID_JOINT_FIXED) return Status::error(jw + ": joint \"" + o.name + "\" is fixed");
+    if (o.strength && j->type != RIGID_JOINT_REVOLUTE && j->type != RIGID_JOINT_PRISMATIC)
+      return Status::error(jw + ".strength: joint \"" + o.name + "\" is not a hinge or slide (one actuated dof)");
     if (o.damping) j->damping = *o.damping;
     if (o.armature) j->armature = *o.armature;
     if (o.stiffness) j->stiffness = *o.stiffness;
@@ -154,6 +157,23 @@ Status override_joints(const RobotObject& rb, const std::string& where, const st
     if (o.limit_kd) j->limit_kd = *o.limit_kd;
   }
   return Status::ok();
+}
+
+// one torque actuator (gear = strength) per joint whose override states a strength, in the
+// file's joint order (override_joints has checked the names); returns how many
+int add_strength_actuators(const RobotObject& rb, const std::vector<std::string>& joint_order,
+                           const std::map<std::string, int>& joint_body, RigidBuilder& b) {
+  int added = 0;
+  for (const std::string& name : joint_order)
+    for (const RobotJointOverride& o : rb.joints)
+      if (o.name == name && o.strength) {
+        RigidActuatorDesc ad;
+        ad.type = RIGID_ACTUATOR_TORQUE;
+        ad.gear = *o.strength;
+        b.add_actuator(joint_body.at(name), ad);
+        ++added;
+      }
+  return added;
 }
 
 }  // namespace
@@ -215,6 +235,7 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
   b.contact_kf = st.robot_contact.kf;
   b.contact_mu = st.robot_contact.mu;
   b.contact_eps = st.robot_contact.eps;
+  b.contact_law = st.robot_contact.law == "depth_damped" ? CONTACT_DEPTH_DAMPED : CONTACT_SMOOTH;
 
   struct Placed {
     size_t object;
@@ -243,6 +264,11 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
       opt.balance_inertia = rb.balance_inertia;
       opt.cylinder_segments = rb.cylinder_segments;
       std::map<std::string, int> joint_body;
+      std::vector<std::string> joint_order;  // the file's joints, in its order
+      // joints with a stated strength: torque actuators replace the file's
+      const bool strengths = std::any_of(rb.joints.begin(), rb.joints.end(),
+                                         [](const RobotJointOverride& j) { return j.strength.has_value(); });
+      if (strengths) opt.default_actuators = false;
       std::filesystem::path path(rb.urdf);
       std::string full =
           path.is_absolute() || base_dir.empty() ? rb.urdf : (std::filesystem::path(base_dir) / path).string();
@@ -251,13 +277,21 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
         mo.position = opt.position;
         mo.rotation = opt.rotation;
         mo.world_geoms = false;  // the scene has its own ground and colliders
-        mo.actuators = rb.default_actuators;
+        mo.actuators = rb.default_actuators && !strengths;
         mo.limit_ke = opt.limit_ke, mo.limit_kd = opt.limit_kd;
         mo.balance_inertia = rb.balance_inertia;
+        const RobotImport& im = rb.import;
+        mo.density = im.density;
+        mo.joint_damping = im.joint_damping, mo.joint_armature = im.joint_armature;
+        mo.joint_stiffness = im.joint_stiffness;
+        if (im.hinge_range) mo.hinge_range = {{(*im.hinge_range)[0] * M_PI / 180, (*im.hinge_range)[1] * M_PI / 180}};
         auto imp = rigid_import_mjcf(full, b, mo);
         if (!imp) return Status::error(where + ": " + imp.status().message());
         for (size_t i = 0; i < imp->bodies.size(); ++i) p.index[imp->names[i]] = imp->bodies[i];
-        for (const MujocoJointMap& jm : imp->layout.joints) joint_body[jm.name] = jm.body;
+        for (const MujocoJointMap& jm : imp->layout.joints) {
+          joint_body[jm.name] = jm.body;
+          joint_order.push_back(jm.name);
+        }
         for (const std::string& w : imp->warnings) out.warnings.push_back(where + ": " + w);
         actuators += int(imp->actuators.size());
       } else {
@@ -265,12 +299,15 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
         if (!imp) return Status::error(where + ": " + imp.status().message());
         for (size_t i = 0; i < imp->bodies.size(); ++i) {
           p.index[imp->links[i]] = imp->bodies[i];
-          if (!imp->joints[i].empty()) joint_body[imp->joints[i]] = imp->bodies[i];
+          if (imp->joints[i].empty()) continue;
+          joint_body[imp->joints[i]] = imp->bodies[i];
+          joint_order.push_back(imp->joints[i]);
         }
         for (const std::string& w : imp->warnings) out.warnings.push_back(where + ": " + w);
         actuators += int(imp->actuators.size());
       }
       if (Status st = override_joints(rb, where, joint_body, b); !st) return st;
+      if (strengths) actuators += add_strength_actuators(rb, joint_order, joint_body, b);
     }
     for (size_t a = 0; a < rb.actuators.size(); ++a) {
       auto it = p.index.find(rb.actuators[a].body);
@@ -285,6 +322,14 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
     placed.push_back(std::move(p));
   }
   if (placed.empty()) return Status::ok();
+  // the depth-damped law is the ground's only (engine/collision/body_contact.h's point_contact);
+  // colliders and the pairs between robots would silently follow the smooth law
+  if (b.contact_law == CONTACT_DEPTH_DAMPED && (!b.colliders.empty() || placed.size() > 1))
+    return Status::error(
+        "settings.robot_contact.law: \"depth_damped\" acts on the ground at height 0 only; this "
+        "scene has " +
+        std::string(placed.size() > 1 ? "more than one robot" : "static colliders") +
+        " (use \"smooth\", or one robot on the ground)");
 
   // body-body contact: shapes of different robots (trees) touch, a robot's own bodies do not
   // (RigidModel::self_collision off); the shapes' group/mask filters exclude pairs

@@ -150,6 +150,36 @@ const char* to_string(LossKind k) {
       return "speed";
     case LossKind::reach:
       return "reach";
+    case LossKind::forward_velocity:
+      return "forward_velocity";
+    case LossKind::up_projection:
+      return "up_projection";
+    case LossKind::heading:
+      return "heading";
+    case LossKind::height_reward:
+      return "height_reward";
+  }
+  return "?";
+}
+
+const char* to_string(ObservationKind k) {
+  switch (k) {
+    case ObservationKind::height:
+      return "height";
+    case ObservationKind::orientation:
+      return "orientation";
+    case ObservationKind::velocity:
+      return "velocity";
+    case ObservationKind::angular_velocity:
+      return "angular_velocity";
+    case ObservationKind::joint_positions:
+      return "joint_positions";
+    case ObservationKind::joint_velocities:
+      return "joint_velocities";
+    case ObservationKind::up_projection:
+      return "up_projection";
+    case ObservationKind::heading_projection:
+      return "heading_projection";
   }
   return "?";
 }

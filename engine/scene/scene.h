@@ -40,6 +40,10 @@ struct RobotContactSettings {
   double kf = kContactKf;    // friction slope [N s/m]; 0 = off
   double mu = kContactMu;    // Coulomb coefficient
   double eps = kContactEps;  // friction smoothing width around zero slip [m/s]
+  // the ground's law: "smooth" (contact_force) or "depth_damped" (depth_damped_contact_force:
+  // damping and the friction bound scale with the depth, dflex's law); colliders and body
+  // pairs always follow the smooth one, so a scene with either rejects "depth_damped"
+  std::string law = "smooth";
 
   bool operator==(const RobotContactSettings&) const = default;
 };
@@ -241,8 +245,23 @@ struct RobotJointOverride {
   std::optional<double> stiffness;  // joint spring toward q = 0 [N m/rad or N/m]
   std::optional<double> limit_ke;   // limit penalty stiffness (the joint must have limits)
   std::optional<double> limit_kd;   // and damping
+  // set on any joint: the file's actuators (their gear and ctrlrange) are replaced by one torque
+  // actuator per joint that states it, torque = strength * action, in the file's joint order
+  std::optional<double> strength;  // [N m or N per unit action]
 
   bool operator==(const RobotJointOverride&) const = default;
+};
+
+// mjcf: how to read the file where it differs from MuJoCo's reading (engine/io/mjcf.h's
+// MjcfOptions; dflex reads DiffRL's locomotion robots so). unset: the file's own values
+struct RobotImport {
+  double density = 0;                    // > 0: every geom's density [kg/m^3]; the file's ignored
+  std::optional<double> joint_damping;   // every joint whose own element does not state it
+  std::optional<double> joint_armature;  // (its <default> class ignored)
+  std::optional<double> joint_stiffness;
+  std::optional<std::array<double, 2>> hinge_range;  // [deg] limits of hinges the file leaves unlimited
+
+  bool operator==(const RobotImport&) const = default;
 };
 
 struct RobotObject {
@@ -261,6 +280,7 @@ struct RobotObject {
   bool balance_inertia = false;            // urdf/mjcf: repair inertias that violate A + B >= C (warned)
   int cylinder_segments = 0;               // urdf: > 2: cylinders touch as prisms of this many sides; 0: as capsules
   std::vector<RobotJointOverride> joints;  // urdf/mjcf: per-joint overrides, by name
+  RobotImport import;                      // mjcf: reading choices
 
   bool operator==(const RobotObject&) const = default;
 };
@@ -332,6 +352,14 @@ enum class LossKind {
   speed,    // (com velocity . axis - value)^2: forward speed along the world `axis` against `value` [m/s]
   reach,    // |com - target|^2: the body's centre of mass against a target object, every frame (a running
             // position term: "get there soon and stay"; the same cost for BPTT and the policy envs)
+  // robots, running rewards (the locomotion suite's, docs/scene-format.md): the cost is minus
+  // the reward, so that an episode's summed costs are minus its summed reward
+  forward_velocity,  // reward com velocity . axis (world `axis`, unit) [m/s]
+  up_projection,     // reward (R_body axis) . up: the body-frame `axis` against the scene's up
+  heading,           // reward (R_body axis) . direction: the body-frame `axis` against the world
+                     // `direction` laid in the ground plane (unit)
+  height_reward,     // reward of d = clip(com height - value, lower, upper): above d for d >= 0,
+                     // below d - quadratic d^2 for d < 0
 };
 
 struct LossTerm {
@@ -343,6 +371,11 @@ struct LossTerm {
   double weight = 1.0;
   std::string body;    // robots: the body the term reads
   double value = 0.0;  // joint: the target coordinate [rad or m]; height: min height [m]; speed: [m/s]
+  // heading: the world direction to face
+  V3 direction{1, 0, 0};
+  // height_reward's shape (defaults: the reward is d = height - value)
+  double lower = -std::numeric_limits<double>::infinity(), upper = std::numeric_limits<double>::infinity();
+  double above = 1, below = 1, quadratic = 0;
 
   bool operator==(const LossTerm&) const = default;
 };
@@ -358,6 +391,29 @@ struct OptimizerSpec {
   bool operator==(const OptimizerSpec&) const = default;
 };
 
+// a named term of a robot policy's observation (engine/optim/rigid_policy.h); the terms read
+// the policy's robot, in the order listed
+enum class ObservationKind {
+  height,              // the body's centre-of-mass height along the scene's up (1)
+  orientation,         // the body's free joint's quaternion coordinates w, x, y, z (4)
+  velocity,            // the body's centre-of-mass velocity, world (3) [m/s]
+  angular_velocity,    // the body's angular velocity, world (3) [rad/s]
+  joint_positions,     // the robot's hinge and slide coordinates, in joint order (one each)
+  joint_velocities,    // their velocities (one each)
+  up_projection,       // (R_body axis) . up (1)
+  heading_projection,  // (R_body axis) . direction, direction laid in the ground plane (1)
+};
+
+struct ObservationTerm {
+  ObservationKind kind = ObservationKind::height;
+  std::string body;       // the body the term reads (the joint terms: unused)
+  V3 axis{1, 0, 0};       // up_projection, heading_projection: the body-frame axis
+  V3 direction{1, 0, 0};  // heading_projection: the world direction to face
+  double scale = 1.0;     // every entry times this
+
+  bool operator==(const ObservationTerm&) const = default;
+};
+
 struct PolicySpec {
   std::vector<int> hidden{32};  // hidden layer widths (tanh)
   int phases = 4;               // sine phase observations (DiffTaichi robots)
@@ -366,6 +422,12 @@ struct PolicySpec {
   // the randomized starts SHAC, PPO and PODS train from (robots): each joint coordinate moved by
   // up to start_q_range [rad or m], each dof velocity by up to start_qd_range [rad/s or m/s]
   double start_q_range = 3.14159, start_qd_range = 0.5;
+  // and each free root moved by up to start_root_position_range [m] per axis and turned by up to
+  // start_root_angle_range [rad] about a random axis (0: as the task starts)
+  double start_root_position_range = 0, start_root_angle_range = 0;
+  // robots: the observation as named terms (then with the phases); empty: each joint's sin and
+  // cos (hinges) or coordinates, every dof velocity, then the phases
+  std::vector<ObservationTerm> observation;
 
   bool operator==(const PolicySpec&) const = default;
 };
@@ -391,6 +453,14 @@ struct Task {
   bool has_policy = false;
   PolicySpec policy;
   uint64_t seed = 0;
+  // policy tasks: an episode ends early when the robot `object`'s `body` has its centre of mass
+  // below `height` along the scene's up (empty object: never; the policy envs, SHAC)
+  struct Termination {
+    std::string object, body;
+    double height = 0;
+
+    bool operator==(const Termination&) const = default;
+  } termination;
   int checkpoint_every = 0;         // 0 = ceil(sqrt(steps)), 1 = keep every state
   std::vector<ParamValues> values;  // what Apply kept of per-frame inputs and policy weights
                                     // (saved inline, or large ones in a sidecar file: scene_json.h)
@@ -422,6 +492,7 @@ bool is_scene_wide(ParamKind k);
 bool is_robot_param(ParamKind k);
 const char* to_string(LossKind k);
 const char* to_string(OptimizerKind k);
+const char* to_string(ObservationKind k);
 const char* to_string(RobotJointKind k);
 const char* to_string(RobotShapeKind k);
 const char* to_string(RobotActuatorKind k);

@@ -28,6 +28,28 @@ void read_contact(Reader& r, const json& j, const std::string& path, ContactSett
   r.finish(f);
 }
 
+void read_observation(Reader& r, const json& a, const std::string& path, PolicySpec& p) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string op = Reader::index(path, i);
+    if (!r.is_object(a[i], op)) continue;
+    Fields of{a[i], op, {}};
+    ObservationTerm o;
+    int k = r.choice(of, "kind",
+                     {"height", "orientation", "velocity", "angular_velocity", "joint_positions", "joint_velocities",
+                      "up_projection", "heading_projection"},
+                     true);
+    if (k >= 0) o.kind = static_cast<ObservationKind>(k);
+    r.string(of, "body", o.body);
+    r.vec3(of, "axis", o.axis);
+    r.vec3(of, "direction", o.direction);
+    r.number(of, "scale", o.scale);
+    const bool joints = o.kind == ObservationKind::joint_positions || o.kind == ObservationKind::joint_velocities;
+    if (k >= 0 && !joints && o.body.empty()) r.error(Reader::join(op, "body"), "missing: which body does it read?");
+    r.finish(of);
+    p.observation.push_back(o);
+  }
+}
+
 void read_settings(Reader& r, const json& j, const std::string& path, Settings& s) {
   if (!r.is_object(j, path)) return;
   Fields f{j, path, {}};
@@ -51,6 +73,8 @@ void read_settings(Reader& r, const json& j, const std::string& path, Settings& 
       r.number(cf, "kf", rc.kf, 0);
       r.number(cf, "mu", rc.mu, 0);
       r.number(cf, "eps", rc.eps, 1e-9);
+      int law = r.choice(cf, "law", {"smooth", "depth_damped"}, false);
+      if (law >= 0) rc.law = law == 0 ? "smooth" : "depth_damped";
       r.finish(cf);
     }
   }
@@ -291,6 +315,16 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
   r.string(f, "name", t.name, true);
   r.integer(f, "horizon", t.horizon, 1, r.limits().max_horizon, true);
   r.integer(f, "checkpoint_every", t.checkpoint_every, 0, r.limits().max_horizon);
+  if (const json* e = r.field(f, "termination", false)) {
+    const std::string ep = Reader::join(path, "termination");
+    if (r.is_object(*e, ep)) {
+      Fields ef{*e, ep, {}};
+      r.string(ef, "object", t.termination.object, true);
+      r.string(ef, "body", t.termination.body, true);
+      r.number(ef, "height", t.termination.height, -k_inf, k_inf, true);
+      r.finish(ef);
+    }
+  }
   double seed = double(t.seed);
   r.number(f, "seed", seed, 0, 9.0e15);
   t.seed = static_cast<uint64_t>(seed);
@@ -325,7 +359,7 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       LossTerm l;
       int k = r.choice(lf, "kind",
                        {"position", "distance", "shape", "velocity", "effort", "joint", "cartpole", "height", "upright",
-                        "speed", "reach"},
+                        "speed", "reach", "forward_velocity", "up_projection", "heading", "height_reward"},
                        true);
       if (k >= 0) l.kind = static_cast<LossKind>(k);
       r.string(lf, "object", l.object);
@@ -335,6 +369,13 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       r.number(lf, "weight", l.weight);
       r.string(lf, "body", l.body);
       r.number(lf, "value", l.value);
+      r.vec3(lf, "direction", l.direction);
+      r.number(lf, "lower", l.lower);
+      r.number(lf, "upper", l.upper);
+      r.number(lf, "above", l.above);
+      r.number(lf, "below", l.below);
+      r.number(lf, "quadratic", l.quadratic);
+      if (!(l.lower <= l.upper)) r.error(Reader::join(lp, "upper"), "must not be below lower");
       r.finish(lf);
       t.loss.push_back(l);
     }
@@ -369,6 +410,10 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       r.number(pf, "phase_period", t.policy.phase_period, 1e-6);
       r.number(pf, "output_scale", t.policy.output_scale, 0);
       r.number(pf, "start_q_range", t.policy.start_q_range, 0, 100);
+      r.number(pf, "start_root_position_range", t.policy.start_root_position_range, 0, 100);
+      r.number(pf, "start_root_angle_range", t.policy.start_root_angle_range, 0, 3.14159265358979);
+      if (const json* a = r.array(pf, "observation"))
+        read_observation(r, *a, Reader::join(pp, "observation"), t.policy);
       r.number(pf, "start_qd_range", t.policy.start_qd_range, 0, 1000);
       r.finish(pf);
     }
@@ -417,13 +462,15 @@ void check_references(Reader& r, const Scene& s) {
       }
       const Object* lo = kind_of(l.object);
       bool robot = lo && lo->kind == ObjectKind::robot;
+      const bool reward = l.kind == LossKind::forward_velocity || l.kind == LossKind::up_projection ||
+                          l.kind == LossKind::heading || l.kind == LossKind::height_reward;
       bool robot_only = l.kind == LossKind::joint || l.kind == LossKind::cartpole || l.kind == LossKind::height ||
-                        l.kind == LossKind::upright || l.kind == LossKind::speed || l.kind == LossKind::reach;
+                        l.kind == LossKind::upright || l.kind == LossKind::speed || l.kind == LossKind::reach || reward;
       bool needs_body = (robot_only && l.kind != LossKind::cartpole) ||
                         (robot && (l.kind == LossKind::position || l.kind == LossKind::distance));
       if (needs_body && l.body.empty()) r.error(lp + ".body", "missing: which body of the robot does this term read?");
       if (robot_only && lo && !robot) r.error(lp + ".object", "\"" + l.object + "\" is not a robot");
-      if ((l.kind == LossKind::upright || l.kind == LossKind::speed) &&
+      if ((l.kind == LossKind::upright || l.kind == LossKind::speed || (reward && l.kind != LossKind::height_reward)) &&
           std::abs(l.axis[0]) + std::abs(l.axis[1]) + std::abs(l.axis[2]) < 1e-12)
         r.error(lp + ".axis", "must not be zero");
       if (robot && (l.kind == LossKind::shape || l.kind == LossKind::velocity))

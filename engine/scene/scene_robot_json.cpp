@@ -14,7 +14,9 @@
 //    "joints": [{"name", "damping", "armature", "stiffness", "limit_ke", "limit_kd"}] (per joint)}
 //   {"type": "mjcf", "name": "hopper", "file": "hopper.xml", "position", "rotation",
 //    "default_actuators" (the file's <actuator>s), "actuators", "initial", and the same
-//    limit_ke, limit_kd, balance_inertia, joints}; bodies are named as
+//    limit_ke, limit_kd, balance_inertia, joints (and "strength": torque actuators replace the
+//    file's), "import": {"density", "joint_damping", "joint_armature", "joint_stiffness",
+//    "hinge_range": [lo, hi] deg} (how to read the file)}; bodies are named as
 //    in the file (engine/io/mjcf.h); fixed_base and actuator are read but unused
 #include <set>
 
@@ -110,11 +112,9 @@ void read_joint_override(Reader& r, const json& j, const std::string& path, Robo
   Fields f{j, path, {}};
   r.string(f, "name", o.name, true);
   if (f.j.contains("name") && o.name.empty()) r.error(Reader::join(path, "name"), "must not be empty");
-  const std::pair<const char*, std::optional<double>*> keys[] = {{"damping", &o.damping},
-                                                                 {"armature", &o.armature},
-                                                                 {"stiffness", &o.stiffness},
-                                                                 {"limit_ke", &o.limit_ke},
-                                                                 {"limit_kd", &o.limit_kd}};
+  const std::pair<const char*, std::optional<double>*> keys[] = {
+      {"damping", &o.damping},   {"armature", &o.armature}, {"stiffness", &o.stiffness},
+      {"limit_ke", &o.limit_ke}, {"limit_kd", &o.limit_kd}, {"strength", &o.strength}};
   for (const auto& [key, out] : keys) {
     if (!f.j.contains(key)) continue;
     double x = 0;
@@ -131,6 +131,41 @@ ojson write_joint_override(const RobotJointOverride& o) {
   if (o.stiffness) j["stiffness"] = *o.stiffness;
   if (o.limit_ke) j["limit_ke"] = *o.limit_ke;
   if (o.limit_kd) j["limit_kd"] = *o.limit_kd;
+  if (o.strength) j["strength"] = *o.strength;
+  return j;
+}
+
+void read_import(Reader& r, const json& j, const std::string& path, RobotImport& im) {
+  if (!r.is_object(j, path)) return;
+  Fields f{j, path, {}};
+  r.number(f, "density", im.density, 0);
+  const std::pair<const char*, std::optional<double>*> keys[] = {{"joint_damping", &im.joint_damping},
+                                                                 {"joint_armature", &im.joint_armature},
+                                                                 {"joint_stiffness", &im.joint_stiffness}};
+  for (const auto& [key, out] : keys) {
+    if (!f.j.contains(key)) continue;
+    double x = 0;
+    r.number(f, key, x, 0);
+    *out = x;
+  }
+  if (f.j.contains("hinge_range")) {
+    std::vector<double> range;
+    read_numbers(r, f, "hinge_range", range);
+    if (range.size() != 2 || !(range[0] < range[1]))
+      r.error(Reader::join(path, "hinge_range"), "expected [lower, upper] in degrees, lower below upper");
+    else
+      im.hinge_range = std::array<double, 2>{range[0], range[1]};
+  }
+  r.finish(f);
+}
+
+ojson write_import(const RobotImport& im) {
+  ojson j = ojson::object();
+  if (im.density > 0) j["density"] = im.density;
+  if (im.joint_damping) j["joint_damping"] = *im.joint_damping;
+  if (im.joint_armature) j["joint_armature"] = *im.joint_armature;
+  if (im.joint_stiffness) j["joint_stiffness"] = *im.joint_stiffness;
+  if (im.hinge_range) j["hinge_range"] = {(*im.hinge_range)[0], (*im.hinge_range)[1]};
   return j;
 }
 
@@ -224,6 +259,13 @@ void read_robot(Reader& r, Fields& f, RobotObject& robot, bool urdf) {
           r.error(jp + ".name", "\"" + robot.joints[i].name + "\" is overridden by an earlier entry");
       }
     }
+    if (const json* im = r.field(f, "import", false)) {
+      const std::string ip = Reader::join(f.path, "import");
+      if (robot.mjcf)
+        read_import(r, *im, ip, robot.import);
+      else
+        r.error(ip, "import options read MJCF files only (this robot is a URDF file)");
+    }
   } else if (const json* a = r.array(f, "bodies", true)) {
     robot.bodies.resize(a->size());
     std::set<std::string> names;
@@ -282,6 +324,7 @@ ojson write_robot(const Object& o) {
       for (const RobotJointOverride& o : rb.joints) js.push_back(write_joint_override(o));
       j["joints"] = js;
     }
+    if (!(rb.import == RobotImport{})) j["import"] = write_import(rb.import);
   }
   j["position"] = v3(rb.position);
   j["rotation"] = v3(rb.rotation);

@@ -1,6 +1,7 @@
 // Scene -> JSON text (keys in a fixed order) and the atomic save
 #include <unistd.h>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -143,6 +144,9 @@ ojson write_task(const Task& t, const std::string& sidecar = "") {
   j["name"] = t.name;
   j["horizon"] = t.horizon;
   j["checkpoint_every"] = t.checkpoint_every;
+  if (!t.termination.object.empty())
+    j["termination"] = {
+        {"object", t.termination.object}, {"body", t.termination.body}, {"height", t.termination.height}};
   j["seed"] = t.seed;
   ojson ps = ojson::array();
   for (const ParamSpec& p : t.parameters) {
@@ -168,6 +172,14 @@ ojson write_task(const Task& t, const std::string& sidecar = "") {
     if (!l.body.empty()) lj["body"] = l.body;
     if (l.value != 0.0 || l.kind == LossKind::joint || l.kind == LossKind::height || l.kind == LossKind::speed)
       lj["value"] = l.value;
+    if (l.kind == LossKind::heading) lj["direction"] = v3(l.direction);
+    if (l.kind == LossKind::height_reward) {
+      if (std::isfinite(l.lower)) lj["lower"] = l.lower;
+      if (std::isfinite(l.upper)) lj["upper"] = l.upper;
+      lj["above"] = l.above;
+      lj["below"] = l.below;
+      lj["quadratic"] = l.quadratic;
+    }
     ls.push_back(lj);
   }
   j["loss"] = ls;
@@ -181,6 +193,23 @@ ojson write_task(const Task& t, const std::string& sidecar = "") {
                    {"phase_period", t.policy.phase_period},
                    {"output_scale", t.policy.output_scale}};
     const PolicySpec defaults;
+    if (t.policy.start_root_position_range > 0 || t.policy.start_root_angle_range > 0) {
+      j["policy"]["start_root_position_range"] = t.policy.start_root_position_range;
+      j["policy"]["start_root_angle_range"] = t.policy.start_root_angle_range;
+    }
+    if (!t.policy.observation.empty()) {
+      ojson os = ojson::array();
+      for (const ObservationTerm& o : t.policy.observation) {
+        ojson oj{{"kind", to_string(o.kind)}};
+        if (!o.body.empty()) oj["body"] = o.body;
+        if (o.kind == ObservationKind::up_projection || o.kind == ObservationKind::heading_projection)
+          oj["axis"] = v3(o.axis);
+        if (o.kind == ObservationKind::heading_projection) oj["direction"] = v3(o.direction);
+        if (o.scale != 1.0) oj["scale"] = o.scale;
+        os.push_back(oj);
+      }
+      j["policy"]["observation"] = os;
+    }
     if (t.policy.start_q_range != defaults.start_q_range || t.policy.start_qd_range != defaults.start_qd_range) {
       j["policy"]["start_q_range"] = t.policy.start_q_range;
       j["policy"]["start_qd_range"] = t.policy.start_qd_range;
@@ -215,8 +244,10 @@ std::string scene_json(const Scene& s, const std::string& sidecar, const std::ve
                      {"particle_contact", c.particle_contact}}}};
   if (st.up != "y") j["settings"]["up"] = st.up;
   const RobotContactSettings& rc = st.robot_contact;
-  if (!(rc == RobotContactSettings{}))
+  if (!(rc == RobotContactSettings{})) {
     j["settings"]["robot_contact"] = {{"ke", rc.ke}, {"kd", rc.kd}, {"kf", rc.kf}, {"mu", rc.mu}, {"eps", rc.eps}};
+    if (rc.law != "smooth") j["settings"]["robot_contact"]["law"] = rc.law;
+  }
   ojson objs = ojson::array();
   for (const Object& o : s.objects) objs.push_back(write_object(o));
   j["objects"] = objs;

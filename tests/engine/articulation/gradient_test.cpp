@@ -47,6 +47,43 @@ TEST_CASE("step jacobian: dual numbers match central differences, and the revers
   }
 }
 
+// the depth-damped ground law (dflex's, RigidModel::contact_law) through the same step, in each
+// friction regime (the law switches between them, a kink that random states would straddle):
+// kf 1e5 slides at every contact's speed (Coulomb: mu ke d), kf 0.5 sticks (viscous: kf |v_t|).
+// The reverse pass is held to the dual numbers at 1e-12; central differences at 5e-5 + 5e-4
+// relative, looser than the smooth law's: measured on these states, the step's velocities carry
+// roundoff that shows as 1e-5 at eps 1e-5 (it grows as eps shrinks: 2e-4 at 1e-6), and one entry
+// of 7098 differs by 2.7e-4 relative (damping's kink at v_n = 0 within eps of a contact)
+TEST_CASE(
+    "step jacobian with the depth-damped ground law: dual numbers and the reverse adjoint match central "
+    "differences",
+    "[rigid][grad]") {
+  for (double kf : {1e5, 0.5}) {
+    RigidModelT<double> m = contact_tree();
+    m.contact_law = CONTACT_DEPTH_DAMPED;
+    m.contact_kd = 2e3;  // at 1 cm depth, damping like 20 N s/m
+    m.contact_kf = kf;
+    std::mt19937 rng(19);
+    for (int trial = 0; trial < 2; ++trial) {
+      StateT<double> s = random_state(m, rng, 0.3, 1.0);
+      s.joint_q[1] = 0.12;
+      ControlT<double> u = joint_control<double>({0.2, -0.4, 0.3});
+      RigidContactsT<double> c;
+      REQUIRE(rigid_contacts(m, s, u, c).is_ok());
+      REQUIRE(c.contact_count() > 0);
+      INFO("kf " << kf << ", trial " << trial << ", " << c.contact_count() << " contacts");
+      check_step_gradients(m, s, u,
+                           {.dt = 1.0 / 120.0,
+                            .substeps = 2,
+                            .fd_eps = 1e-5,
+                            .fd_abs = 5e-5,
+                            .fd_rel = 5e-4,
+                            .rev_of_largest = 1e-12,
+                            .adj_rng = &rng});
+    }
+  }
+}
+
 namespace {
 
 using Tangent = Dual<double, 1>;

@@ -9,11 +9,11 @@
 #include <cstdlib>
 #include <random>
 
-#include "tests/engine/asset_scene.h"
 #include "engine/grad/fd_check.h"
 #include "engine/optim/shac.h"
 #include "engine/optim/task.h"
 #include "engine/scene/scene_json.h"
+#include "tests/engine/asset_scene.h"
 
 using namespace adj;
 using namespace adj::optim;
@@ -152,6 +152,37 @@ TEST_CASE("shac critic: the same seed gives the same weights on 1 and 2 threads"
   };
   std::vector<double> a = run(1), b = run(2);
   CHECK(a == b);
+}
+
+// an exploding gradient (here: any gradient, the bound 1e-30) skips the window's updates with a
+// message naming the window, the copy and its frames; the episodes and the count go on
+TEST_CASE("shac critic: a window whose gradient is above the bound is skipped, named and counted", "[optim][shac]") {
+  Cartpole<double> cp;
+  BatchShacOptions so;
+  so.window = 16;
+  so.critic_hidden = {16};
+  so.grad_bound = 1e-30;
+  auto shac = cp.trainer({.env_count = 3, .q_range = 3.0, .qd_range = 0.5}, so);
+  const std::vector<double> w0 = shac.weights();
+  for (int k = 0; k < 2; ++k) {
+    BatchShacStats st = ok(shac.step());
+    INFO(st.skip_reason);
+    CHECK(st.skipped);
+    CHECK(st.skipped_windows == k + 1);
+    CHECK_THAT(st.skip_reason, Catch::Contains("SHAC window " + std::to_string(k) + " skipped: env "));
+    CHECK_THAT(st.skip_reason,
+               Catch::Contains("episode frames " + std::to_string(16 * k) + ".." + std::to_string(16 * k + 15)));
+    CHECK_THAT(st.skip_reason, Catch::Contains("is above the bound"));
+    CHECK(st.sim_steps == (k + 1) * 3 * 16 * shac.env().substeps());
+  }
+  CHECK(shac.weights() == w0);
+  // with the default bound the same windows train
+  so.grad_bound = BatchShacOptions{}.grad_bound;
+  auto trains = cp.trainer({.env_count = 3, .q_range = 3.0, .qd_range = 0.5}, so);
+  BatchShacStats st = ok(trains.step());
+  CHECK(!st.skipped);
+  CHECK(st.skipped_windows == 0);
+  CHECK(trains.weights() != w0);
 }
 
 TEST_CASE("shac critic: errors", "[optim][shac]") {
