@@ -312,6 +312,7 @@ void Editor::draw_task_policy(int index) {
         "per-frame inputs: the optimizer sets each frame's actuator inputs of this one rollout\n"
         "a policy: a network from the robot's joint state (and sine phases) to its actuator\n"
         "inputs, trained over the horizon (the episode) by BPTT, SHAC or PODS");
+  draw_policy_terms(index);
   // the policy's network and starts, folded away (the plots below keep their room at 1280x720)
   if (!t.has_policy || !ImGui::TreeNode("policy network and starts")) return;
   scene::Task e = t;
@@ -365,6 +366,107 @@ void Editor::draw_task_policy(int index) {
     e.policy.start_q_range = std::max(e.policy.start_q_range, 0.0);
     e.policy.start_qd_range = std::max(e.policy.start_qd_range, 0.0);
     doc.set_task(index, e, "Policy", key);
+  }
+  ImGui::TreePop();
+}
+
+// ---- a policy's observation terms (what the network reads of its robot) and its termination
+// (an episode ends when a body's centre of mass falls below a height), folded away
+
+void Editor::draw_policy_terms(int index) {
+  using K = scene::ObservationKind;
+  const scene::Task& t = doc.scene().tasks[size_t(index)];
+  if (!t.has_policy || !ImGui::TreeNode("policy observation and termination")) return;
+  std::string robot;
+  for (const scene::ParamSpec& p : t.parameters)
+    if (p.kind == scene::ParamKind::policy) robot = p.object;
+  const std::vector<std::string> bodies = robot_bodies(robot);
+  const std::string first = bodies.empty() ? std::string() : bodies.front();
+  auto body_combo = [&](const char* id, std::string& body) {
+    bool changed = false;
+    ImGui::SetNextItemWidth(90);
+    if (ImGui::BeginCombo(id, body.empty() ? "(body)" : body.c_str())) {
+      for (const std::string& b : bodies)
+        if (ImGui::Selectable(b.c_str(), body == b)) body = b, changed = true;
+      ImGui::EndCombo();
+    }
+    return changed;
+  };
+  scene::Task e = t;
+  bool changed = false;
+  uint64_t key = 0;
+  int remove = -1;
+  for (int i = 0; i < int(e.policy.observation.size()); ++i) {
+    ImGui::PushID(i);
+    scene::ObservationTerm& o = e.policy.observation[size_t(i)];
+    ImGui::SetNextItemWidth(112);
+    if (ImGui::BeginCombo("##obskind", scene::to_string(o.kind))) {
+      for (int k = 0; k <= int(K::heading_projection); ++k)
+        if (ImGui::Selectable(scene::to_string(K(k)), o.kind == K(k))) {
+          o.kind = K(k), changed = true;
+          if (o.body.empty()) o.body = first;
+        }
+      ImGui::EndCombo();
+    }
+    const bool joints = o.kind == K::joint_positions || o.kind == K::joint_velocities;
+    if (!joints) {
+      ImGui::SameLine();
+      changed |= body_combo("##obsbody", o.body);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("the body the term reads");
+    }
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(std::max(ImGui::GetContentRegionAvail().x - 30, 30.0f));
+    if (ImGui::DragScalar("##obsscale", ImGuiDataType_Double, &o.scale, 0.01f, nullptr, nullptr, "x %.3g"))
+      changed = true, key = std::hash<std::string>{}(t.name + "/obs/scale") ^ uint64_t(i);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("every entry of the term times this");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("x")) remove = i;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("remove this observation term");
+    if (o.kind == K::up_projection || o.kind == K::heading_projection) {
+      ImGui::SetNextItemWidth(o.kind == K::heading_projection ? ImGui::GetContentRegionAvail().x * 0.5f : -FLT_MIN);
+      if (ImGui::DragScalarN("##obsaxis", ImGuiDataType_Double, o.axis.data(), 3, 0.01f, nullptr, nullptr, "%.2f"))
+        changed = true, key = std::hash<std::string>{}(t.name + "/obs/axis") ^ uint64_t(i);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("the body-frame axis projected");
+    }
+    if (o.kind == K::heading_projection) {
+      ImGui::SameLine();
+      ImGui::SetNextItemWidth(-FLT_MIN);
+      if (ImGui::DragScalarN("##obsdir", ImGuiDataType_Double, o.direction.data(), 3, 0.01f, nullptr, nullptr, "%.2f"))
+        changed = true, key = std::hash<std::string>{}(t.name + "/obs/dir") ^ uint64_t(i);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("the world direction to face (laid in the ground plane)");
+    }
+    if (ImGui::IsItemDeactivated()) doc.end_merge();
+    ImGui::PopID();
+  }
+  if (remove >= 0) e.policy.observation.erase(e.policy.observation.begin() + remove), changed = true, key = 0;
+  if (ImGui::SmallButton("+ add observation")) {
+    e.policy.observation.push_back({scene::ObservationKind::height, first});
+    changed = true, key = 0;
+  }
+  ui_items.note("optimization/add-observation");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("a named observation term (none: each joint's angle and every velocity, then the phases)");
+  // the termination: off (empty object) by default
+  bool ends = !e.termination.object.empty();
+  if (ImGui::Checkbox("end when", &ends)) {
+    e.termination = ends ? scene::Task::Termination{robot, first, e.termination.height} : scene::Task::Termination{};
+    changed = true, key = 0;
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("an episode ends early when the body's centre of mass is below the height (SHAC, PODS)");
+  if (ends) {
+    ImGui::SameLine();
+    changed |= body_combo("##termbody", e.termination.body);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    if (ImGui::DragScalar("##termheight", ImGuiDataType_Double, &e.termination.height, 0.01f, nullptr, nullptr,
+                          "below %.3f m"))
+      changed = true, key = std::hash<std::string>{}(t.name + "/termination");
+    if (ImGui::IsItemDeactivated()) doc.end_merge();
+  }
+  if (changed) {
+    if (key == 0) doc.end_merge();
+    doc.set_task(index, e, "Policy terms", key);
   }
   ImGui::TreePop();
 }

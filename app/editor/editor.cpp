@@ -686,6 +686,14 @@ void Editor::bound_inputs(scene::ParamSpec& p) {
   }
 }
 
+std::vector<std::string> Editor::robot_bodies(const std::string& robot) const {
+  std::vector<std::string> names;
+  const scene::ObjectRange* r = compiled_ ? compiled_->find(robot) : nullptr;
+  if (!r || r->kind != scene::ObjectKind::robot) return names;
+  for (int b = r->body_begin; b < r->body_end; ++b) names.push_back(compiled_->model.rigid.body_name[size_t(b)]);
+  return names;
+}
+
 bool Editor::set_task_policy(int index, const std::string& robot) {
   if (index < 0 || index >= int(doc.scene().tasks.size())) return false;
   scene::Task t = doc.scene().tasks[size_t(index)];

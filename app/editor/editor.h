@@ -155,6 +155,8 @@ class Editor {
   // driving its actuators; PolicySpec's network and randomized starts) instead of its
   // per-frame inputs, or back to per-frame inputs (`robot` empty); one undo step
   bool set_task_policy(int index, const std::string& robot);
+  // the bodies of the compiled robot `robot`, in model order (empty: no such robot compiled)
+  std::vector<std::string> robot_bodies(const std::string& robot) const;
   // per-frame actuator inputs of an imported robot bounded by its file's ctrlrange (a message says so)
   void bound_inputs(scene::ParamSpec& p);
 
@@ -319,8 +321,9 @@ class Editor {
   // after the loss plot (its hovered iteration and frame): a click picks what Apply applies (right click: the best)
   void pick_on_loss_plot(int hovered, float x0, float x1, float y0, float y1);
   void draw_add_file_prompt();
-  void draw_task_tools();            // new, rename, duplicate, delete
-  void draw_task_policy(int index);  // per-frame inputs or a policy (authoring_ui.cpp)
+  void draw_task_tools();             // new, rename, duplicate, delete
+  void draw_task_policy(int index);   // per-frame inputs or a policy (authoring_ui.cpp)
+  void draw_policy_terms(int index);  // a policy's observation terms and termination (authoring_ui.cpp)
   std::unique_ptr<scene::CompiledScene> compiled_;
   std::unique_ptr<app::SceneView> view_;
   uint64_t compiled_revision_ = 0;

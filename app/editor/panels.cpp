@@ -653,8 +653,9 @@ void Editor::draw_simulation() {
 void Editor::draw_loss_terms(const scene::Task& t) {
   using K = scene::LossKind;
   const scene::Scene& s = doc.scene();
-  const K kinds[] = {K::position, K::distance, K::shape,   K::velocity, K::effort, K::joint,
-                     K::cartpole, K::height,   K::upright, K::speed,    K::reach};
+  const K kinds[] = {K::position, K::distance,         K::shape,         K::velocity, K::effort,
+                     K::joint,    K::cartpole,         K::height,        K::upright,  K::speed,
+                     K::reach,    K::forward_velocity, K::up_projection, K::heading,  K::height_reward};
   // objects a term can measure (what moves) and targets it can aim at
   auto object_combo = [&](const char* id, std::string& value, bool targets) {
     bool changed = false;
@@ -692,7 +693,9 @@ void Editor::draw_loss_terms(const scene::Task& t) {
     // (distance and speed: world direction; upright: the body-frame axis that points up)
     const scene::ObjectRange* rr = compiled_ ? compiled_->find(l.object) : nullptr;
     const bool body_term = l.kind == K::position || l.kind == K::distance || l.kind == K::joint ||
-                           l.kind == K::height || l.kind == K::upright || l.kind == K::speed || l.kind == K::reach;
+                           l.kind == K::height || l.kind == K::upright || l.kind == K::speed || l.kind == K::reach ||
+                           l.kind == K::forward_velocity || l.kind == K::up_projection || l.kind == K::heading ||
+                           l.kind == K::height_reward;
     if (rr && rr->kind == scene::ObjectKind::robot && body_term) {
       ImGui::SetNextItemWidth(120);
       if (ImGui::BeginCombo("##body", l.body.empty() ? "(body)" : l.body.c_str())) {
@@ -703,26 +706,36 @@ void Editor::draw_loss_terms(const scene::Task& t) {
         ImGui::EndCombo();
       }
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("the robot's body (its joint, for a joint term)");
-      if (l.kind == K::joint || l.kind == K::height || l.kind == K::speed) {
+      if (l.kind == K::joint || l.kind == K::height || l.kind == K::speed || l.kind == K::height_reward) {
         ImGui::SameLine();
         ImGui::SetNextItemWidth(-FLT_MIN);
         if (ImGui::DragScalar("##value", ImGuiDataType_Double, &l.value, 0.01f, nullptr, nullptr, "target %.3f"))
           changed = true, key = merge_key(&t, "value");
         if (ImGui::IsItemDeactivated()) doc.end_merge();
         if (ImGui::IsItemHovered())
-          ImGui::SetTooltip(l.kind == K::joint    ? "the joint coordinate to reach [rad or m]"
-                            : l.kind == K::height ? "the lowest centre-of-mass height not penalized [m]"
-                                                  : "the speed to hold along the axis [m/s]");
+          ImGui::SetTooltip(l.kind == K::joint           ? "the joint coordinate to reach [rad or m]"
+                            : l.kind == K::height        ? "the lowest centre-of-mass height not penalized [m]"
+                            : l.kind == K::height_reward ? "the height the reward counts from [m]"
+                                                         : "the speed to hold along the axis [m/s]");
       }
-      if (l.kind == K::distance || l.kind == K::upright || l.kind == K::speed) {
+      const bool body_axis = l.kind == K::upright || l.kind == K::up_projection || l.kind == K::heading;
+      if (l.kind == K::distance || l.kind == K::speed || l.kind == K::forward_velocity || body_axis) {
         if (l.kind != K::speed) ImGui::SameLine();  // speed: its axis on a row of its own
         ImGui::SetNextItemWidth(-FLT_MIN);
         if (ImGui::DragScalarN("##axis", ImGuiDataType_Double, l.axis.data(), 3, 0.01f, nullptr, nullptr, "%.2f"))
           changed = true, key = merge_key(&t, "axis");
         if (ImGui::IsItemDeactivated()) doc.end_merge();
         if (ImGui::IsItemHovered())
-          ImGui::SetTooltip(l.kind == K::upright ? "the body-frame axis that should point up"
-                                                 : "the world direction the body should travel along");
+          ImGui::SetTooltip(body_axis ? "the body-frame axis that should point up (heading: forward)"
+                                      : "the world direction the body should travel along");
+      }
+      if (l.kind == K::heading) {
+        ImGui::SetNextItemWidth(-FLT_MIN);
+        if (ImGui::DragScalarN("##direction", ImGuiDataType_Double, l.direction.data(), 3, 0.01f, nullptr, nullptr,
+                               "%.2f"))
+          changed = true, key = merge_key(&t, "direction");
+        if (ImGui::IsItemDeactivated()) doc.end_merge();
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("the world direction to face (laid in the ground plane)");
       }
     }
     // second row: target, step, weight

@@ -43,7 +43,8 @@
 //   record-optimization PATH N [panels]  (the Optimization panel's Start with "record": N
 //                            iterations, each rollout in turn; waits until the file is complete)
 //   expect recording BOOL   apply-optimized (the optimizer's parameters into the scene)
-//   loss-add KIND OBJECT [TARGET]   loss-remove I   loss-set I kind|object|target|step|weight VALUE
+//   loss-add KIND OBJECT [TARGET]   loss-remove I
+//   loss-set I kind|object|target|body|step|weight|value|axis.x|direction.x VALUE
 //                            (the Optimization panel's loss terms; refused edits become messages)
 //   expect loss-terms N     expect loss I FIELD VALUE
 //   prompt save|discard|cancel (the unsaved-changes prompt's buttons)
@@ -59,6 +60,10 @@
 //   pick-iteration N|best (a click on the loss plot: what Apply applies)
 //   task-policy ROBOT|off  (the controls combo: a policy of ROBOT, or per-frame inputs)
 //   task-policy-set hidden W,W|phases N|period S|scale X|start-q X|start-qd X
+//   task-obs-add KIND [BODY]  task-obs-remove I  task-obs-set I kind|body|scale|axis|direction V
+//                            (the policy's observation terms; axis, direction: X,Y,Z; BODY: the robot's first)
+//   task-termination BODY HEIGHT|off (the policy's "end when": the body's centre of mass below HEIGHT)
+//   expect obs-terms N   expect obs I kind|body|scale VALUE   expect termination off|ROBOT BODY HEIGHT
 //   expect method bptt|shac|pods1|pods2 (what Start uses for the panel's task)
 //   try COMMAND ... (the command may be refused: its error is printed, the script goes on)
 // The commands are tables by panel (script_commands.h).

@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -80,7 +81,7 @@ bool* overlay_flag(Editor& e, const std::string& name) {
 
 Status set_loss_field(scene::LossTerm& t, const std::string& field, const std::string& value) {
   if (field == "kind") {
-    for (int k = 0; k <= int(scene::LossKind::reach); ++k)
+    for (int k = 0; k <= int(scene::LossKind::height_reward); ++k)
       if (value == scene::to_string(scene::LossKind(k))) {
         t.kind = scene::LossKind(k);
         return Status::ok();
@@ -98,8 +99,10 @@ Status set_loss_field(scene::LossTerm& t, const std::string& field, const std::s
   if (field == "value") return t.value = v, Status::ok();
   if (field == "axis.x" || field == "axis.y" || field == "axis.z")
     return t.axis[size_t(field[5] - 'x')] = v, Status::ok();
+  if (field == "direction.x" || field == "direction.y" || field == "direction.z")
+    return t.direction[size_t(field[10] - 'x')] = v, Status::ok();
   return Status::error("a loss term has no field \"" + field +
-                       "\" (kind object target body step weight value axis.x/y/z)");
+                       "\" (kind object target body step weight value axis.x/y/z direction.x/y/z)");
 }
 
 // the centre of an object's particles as drawn now, else its position
@@ -555,6 +558,106 @@ Status cmd_task_policy_set(ScriptCall& c) {
   return Status::ok();
 }
 
+// the panel's task when it has a policy, with its robot's name
+const scene::Task* policy_task(ScriptCall& c, const char* cmd, std::string& robot, Status& st) {
+  auto& tasks = c.e.doc.scene().tasks;
+  if (c.e.task_index < 0 || c.e.task_index >= int(tasks.size()) || !tasks[size_t(c.e.task_index)].has_policy) {
+    st = Status::error(std::string(cmd) + ": the panel's task has no policy (task-policy ROBOT)");
+    return nullptr;
+  }
+  const scene::Task* t = &tasks[size_t(c.e.task_index)];
+  for (const scene::ParamSpec& p : t->parameters)
+    if (p.kind == scene::ParamKind::policy) robot = p.object;
+  return t;
+}
+
+// a body of the policy's robot by name (empty: its first body)
+Status robot_body(ScriptCall& c, const std::string& robot, const std::string& name, std::string& body) {
+  const std::vector<std::string> bodies = c.e.robot_bodies(robot);
+  if (bodies.empty()) return Status::error("\"" + robot + "\" is not a compiled robot");
+  if (name.empty()) return body = bodies.front(), Status::ok();
+  if (std::find(bodies.begin(), bodies.end(), name) == bodies.end())
+    return Status::error("\"" + robot + "\" has no body \"" + name + "\"");
+  return body = name, Status::ok();
+}
+
+Status set_observation_field(ScriptCall& c, const std::string& robot, scene::ObservationTerm& o,
+                             const std::string& field, const std::string& value) {
+  if (field == "kind") {
+    for (int k = 0; k <= int(scene::ObservationKind::heading_projection); ++k)
+      if (value == scene::to_string(scene::ObservationKind(k))) return o.kind = scene::ObservationKind(k), Status::ok();
+    return Status::error("no observation kind \"" + value + "\"");
+  }
+  if (field == "body") return robot_body(c, robot, value, o.body);
+  double v[3] = {0, 0, 0};
+  const int n = std::sscanf(value.c_str(), "%lf,%lf,%lf", &v[0], &v[1], &v[2]);
+  if (field == "scale" && n == 1) return o.scale = v[0], Status::ok();
+  if (field == "axis" && n == 3) return o.axis = {v[0], v[1], v[2]}, Status::ok();
+  if (field == "direction" && n == 3) return o.direction = {v[0], v[1], v[2]}, Status::ok();
+  return Status::error("an observation term's fields: kind NAME, body NAME, scale X, axis X,Y,Z, direction X,Y,Z");
+}
+
+// task-obs-add KIND [BODY]: "+ add observation" of the panel's policy task (BODY: the robot's first)
+Status cmd_task_obs_add(ScriptCall& c) {
+  if (Status st = c.need(1); !st) return st;
+  std::string robot;
+  Status st = Status::ok();
+  const scene::Task* t = policy_task(c, "task-obs-add", robot, st);
+  if (!t) return st;
+  scene::Task e = *t;
+  scene::ObservationTerm o;
+  if (st = set_observation_field(c, robot, o, "kind", c.w[1]); !st) return st;
+  if (st = robot_body(c, robot, c.w.size() > 2 ? c.w[2] : "", o.body); !st) return st;
+  e.policy.observation.push_back(o);
+  c.e.doc.end_merge();
+  c.e.doc.set_task(c.e.task_index, e, "Policy terms");
+  return Status::ok();
+}
+
+// task-obs-remove I | task-obs-set I kind|body|scale|axis|direction VALUE: an observation term's row
+Status cmd_task_obs_edit(ScriptCall& c) {
+  const bool remove = c.w[0] == "task-obs-remove";
+  if (Status st = c.need(remove ? 1 : 3); !st) return st;
+  std::string robot;
+  Status st = Status::ok();
+  const scene::Task* t = policy_task(c, c.w[0].c_str(), robot, st);
+  if (!t) return st;
+  scene::Task e = *t;
+  bool ok = false;
+  const int i = c.arg_int(1, &ok);
+  if (!ok || i < 0 || i >= int(e.policy.observation.size())) return Status::error(c.w[0] + ": no term " + c.w[1]);
+  if (remove)
+    e.policy.observation.erase(e.policy.observation.begin() + i);
+  else if (st = set_observation_field(c, robot, e.policy.observation[size_t(i)], c.w[2], c.w[3]); !st)
+    return st;
+  c.e.doc.end_merge();
+  c.e.doc.set_task(c.e.task_index, e, "Policy terms");
+  return Status::ok();
+}
+
+// task-termination BODY HEIGHT|off: the "end when" row of the panel's policy task
+Status cmd_task_termination(ScriptCall& c) {
+  if (Status st = c.need(1); !st) return st;
+  std::string robot;
+  Status st = Status::ok();
+  const scene::Task* t = policy_task(c, "task-termination", robot, st);
+  if (!t) return st;
+  scene::Task e = *t;
+  if (c.w[1] == "off") {
+    e.termination = {};
+  } else {
+    char* end = nullptr;
+    const double h = c.w.size() > 2 ? std::strtod(c.w[2].c_str(), &end) : 0.0;
+    if (c.w.size() < 3 || *end || !std::isfinite(h)) return Status::error("task-termination BODY HEIGHT|off");
+    e.termination.object = robot;
+    e.termination.height = h;
+    if (st = robot_body(c, robot, c.w[1], e.termination.body); !st) return st;
+  }
+  c.e.doc.end_merge();
+  c.e.doc.set_task(c.e.task_index, e, "Termination");
+  return Status::ok();
+}
+
 // optimize-method bptt|shac|pods1|pods2 [COPIES [SEED]]: the method combo of the panel's task
 Status cmd_optimize_method(ScriptCall& c) {
   const auto& w = c.w;
@@ -867,6 +970,10 @@ const ScriptCommand k_optimization[] = {
     {"optimize-method", cmd_optimize_method},
     {"task-policy", cmd_task_policy},
     {"task-policy-set", cmd_task_policy_set},
+    {"task-obs-add", cmd_task_obs_add},
+    {"task-obs-remove", cmd_task_obs_edit},
+    {"task-obs-set", cmd_task_obs_edit},
+    {"task-termination", cmd_task_termination},
     {"check-grad", cmd_check_grad},
     {"optimize-param", cmd_optimize_param},
     {"loss-add", cmd_loss_add},

@@ -313,6 +313,39 @@ Status ex_loss(ScriptCall& c) {  // expect loss I FIELD VALUE
   return same_value(got, c.w[4]) ? Status::ok() : bad(c, got);
 }
 
+Status ex_obs_terms(ScriptCall& c) {  // expect obs-terms N: the panel's policy observation terms
+  const scene::Task* t = panel_task(c);
+  return expect_int(c, t ? int(t->policy.observation.size()) : 0);
+}
+
+Status ex_obs(ScriptCall& c) {  // expect obs I kind|body|scale VALUE
+  bool ok = false;
+  int i = c.w.size() >= 5 ? c.arg_int(2, &ok) : 0;
+  if (!ok) return Status::error("expect obs I kind|body|scale VALUE");
+  const scene::Task* t = panel_task(c);
+  if (!t || i < 0 || i >= int(t->policy.observation.size())) return bad(c, "no term " + c.w[2]);
+  const scene::ObservationTerm& o = t->policy.observation[size_t(i)];
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", o.scale);
+  const std::string got = c.w[3] == "kind"    ? scene::to_string(o.kind)
+                          : c.w[3] == "body"  ? o.body
+                          : c.w[3] == "scale" ? std::string(buf)
+                                              : "?";
+  return same_value(got, c.w[4]) ? Status::ok() : bad(c, got);
+}
+
+Status ex_termination(ScriptCall& c) {  // expect termination off|OBJECT BODY HEIGHT
+  if (Status st = c.need(2); !st) return st;
+  const scene::Task* t = panel_task(c);
+  if (!t || t->termination.object.empty()) return c.w[2] == "off" ? Status::ok() : bad(c, "off");
+  if (c.w.size() < 5) return bad(c, t->termination.object);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", t->termination.height);
+  const std::string got = t->termination.object + " " + t->termination.body + " " + buf;
+  return c.w[2] == t->termination.object && c.w[3] == t->termination.body && same_value(buf, c.w[4]) ? Status::ok()
+                                                                                                     : bad(c, got);
+}
+
 Status ex_backend_available(ScriptCall& c) {  // expect backend-available NAME BOOL (prints why not)
   if (c.w.size() < 4) return Status::error("expect backend-available NAME BOOL");
   std::string why;
@@ -372,6 +405,9 @@ const ScriptCommand k_expect[] = {
     {"task-values", ex_task_values},
     {"loss-terms", ex_loss_terms},
     {"loss", ex_loss},
+    {"obs-terms", ex_obs_terms},
+    {"obs", ex_obs},
+    {"termination", ex_termination},
     {"save-as", ex_save_as},
     {"backend", ex_backend},
     {"sim-backend", ex_sim_backend},
