@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "app/optimize_video.h"
 #include "engine/optim/task.h"
@@ -28,6 +29,17 @@ void on_sigint(int) {
   g_interrupted = 1;
   std::signal(SIGINT, SIG_DFL);
 }
+
+}  // namespace
+
+InterruptGuard::InterruptGuard() {
+  g_interrupted = 0;
+  previous_ = std::signal(SIGINT, on_sigint);
+}
+InterruptGuard::~InterruptGuard() { std::signal(SIGINT, previous_); }
+bool InterruptGuard::requested() { return g_interrupted != 0; }
+
+namespace {
 
 void progress_bar(int done, int total, double loss) {
   const int width = 30;
@@ -111,11 +123,10 @@ int run_optimize(const OptimizeOptions& o) {
     if (!v) return std::fprintf(stderr, "%s\n", v.status().message().c_str()), 1;
     video = std::move(*v);
   }
-  g_interrupted = 0;
-  auto previous = std::signal(SIGINT, on_sigint);
+  std::optional<InterruptGuard> ctrl_c(std::in_place);
   Status failure;
   int done = 0;
-  for (; done < iterations && !g_interrupted; ++done) {
+  for (; done < iterations && !InterruptGuard::requested(); ++done) {
     auto it = runner.iterate();
     if (!it) {
       failure = it.status();
@@ -133,9 +144,9 @@ int run_optimize(const OptimizeOptions& o) {
     std::printf("%6d %14.8g %14.6g %10.1f\n", it->iteration, it->loss, it->grad_norm, it->ms);
     if (tty) progress_bar(done + 1, iterations, it->loss);
   }
-  std::signal(SIGINT, previous);
+  const bool interrupted = InterruptGuard::requested();
+  ctrl_c.reset();
   if (tty) std::printf("\r\033[K");
-  const bool interrupted = g_interrupted != 0;
   auto final_loss = runner.evaluate(runner.theta());  // the loss at the final parameters
   int rc = finish_run(o, done, failure, interrupted, final_loss, video.get());
   if (!o.log.empty()) {

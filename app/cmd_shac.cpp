@@ -1,85 +1,211 @@
 // `adjoint optimize SCENE --task T --method shac`: a policy task trained as SHAC does it
 // (engine/optim/shac.h BatchShacTrainerT: windows of 32 frames over many randomized copies,
 // a learned critic for each window's end), BatchShacOptions' defaults: the settings the
-// cartpole swing-up test uses
+// cartpole swing-up test uses. Checkpoints (--checkpoint-dir, --resume) carry the whole
+// training state, and under mpirun the ranks share the copies; rank 0 prints and writes.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "app/cmd_optimize.h"
 #include "app/scene_task.h"
+#include "engine/optim/checkpoint.h"
 #include "engine/optim/shac_task.h"
 #include "engine/optim/task.h"
 
 namespace adj::app {
 
+namespace {
+
+constexpr const char* kCheckpointFile = "checkpoint.adjck";
+
+// what a SHAC run is, beyond the trainer's own state: a checkpoint of another run is refused
+nlohmann::json run_identity(const scene::Scene& doc, const scene::Task& task, int windows, std::uint64_t seed) {
+  return {{"method", "shac"}, {"scene", doc.name}, {"task", task.name}, {"windows", windows}, {"seed", seed}};
+}
+
+// the command line's running totals, kept in the checkpoint with the trainer's state
+struct RunTotals {
+  int ended = 0;                                  // episodes that ended early so far
+  double first = 0;                               // the evaluation before the first window
+  nlohmann::json rows = nlohmann::json::array();  // the --log rows so far
+};
+
+// rank 0 reads the checkpoint's bytes and every rank receives them; then each loads its part
+Status resume(const std::string& dir, const nlohmann::json& identity, dist::Communicator& comm,
+              optim::BatchShacTrainerT<float>& shac, RunTotals& totals) {
+  const std::string path = (std::filesystem::path(dir) / kCheckpointFile).string();
+  dist::Bytes bytes{0};
+  if (comm.rank() == 0) {
+    auto read = optim::read_file_bytes(path);
+    if (read)
+      bytes.insert(bytes.end(), read->begin(), read->end()), bytes[0] = 1;
+    else
+      bytes.assign(read.status().message().begin(), read.status().message().end()), bytes.insert(bytes.begin(), 0);
+  }
+  if (Status st = comm.broadcast(bytes, 0); !st) return st;
+  if (bytes.empty() || bytes[0] != 1)
+    return Status::error(bytes.size() > 1 ? std::string(bytes.begin() + 1, bytes.end()) : path + ": cannot read");
+  bytes.erase(bytes.begin());
+  auto ck = optim::decode_checkpoint(bytes, path);
+  if (!ck) return ck.status();
+  for (const auto& [key, value] : identity.items())
+    if (Status st = ck->expect_run(key, value); !st) return st;
+  if (Status st = shac.load(*ck); !st) return st;
+  try {
+    const nlohmann::json& cli = ck->header.at("cli");
+    totals.ended = cli.at("episodes_ended").get<int>();
+    totals.first = cli.at("first_eval").get<double>();
+    totals.rows = cli.at("rows");
+  } catch (const nlohmann::json::exception& e) {
+    return ck->error(std::string("header.cli: ") + e.what());
+  }
+  return Status::ok();
+}
+
+// every rank gathers the state; rank 0 writes it
+Status save(const std::string& dir, const nlohmann::json& identity, dist::Communicator& comm,
+            optim::BatchShacTrainerT<float>& shac, const RunTotals& totals) {
+  optim::Checkpoint ck;
+  ck.header["run"] = identity;
+  ck.header["cli"] = {{"episodes_ended", totals.ended}, {"first_eval", totals.first}, {"rows", totals.rows}};
+  if (Status st = shac.save(ck); !st) return st;
+  if (comm.rank() != 0) return Status::ok();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::error(dir + ": cannot create the checkpoint folder: " + ec.message());
+  return optim::write_checkpoint(ck, (std::filesystem::path(dir) / kCheckpointFile).string());
+}
+
+}  // namespace
+
 int run_shac(const OptimizeOptions& o) {
+  dist::LocalCommunicator alone;
+  dist::Communicator& comm = o.comm ? *o.comm : alone;
+  const bool lead = comm.rank() == 0;
+  const std::string who = comm.size() > 1 ? o.scene_path + " (rank " + std::to_string(comm.rank()) + ")" : o.scene_path;
+  auto fail = [&](const std::string& what) { return std::fprintf(stderr, "%s: %s\n", who.c_str(), what.c_str()), 1; };
   auto loaded = load_scene_task<float>(o.scene_path, o.task);
   if (!loaded) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 1;
   const scene::Scene* doc = &loaded->doc;
   const scene::CompiledScene* cs = &loaded->cs;
   const scene::Task* task = &loaded->task;
   const int windows = o.iterations >= 0 ? o.iterations : task->optimizer.iterations;
+  const int threads = std::max(o.threads, 0);
   optim::ShacTaskSettings ts{.envs = o.shac_envs,
                              .windows = windows,
                              .seed = o.seed >= 0 ? std::uint64_t(o.seed) : task->seed,
-                             .thread_count = std::max(o.threads, 0)};
-  auto made = optim::make_task(*cs, *task, {.thread_count = std::max(o.threads, 0)});
-  if (!made) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), made.status().message().c_str()), 1;
+                             .thread_count = threads,
+                             .comm = &comm,
+                             .fingerprint_every = o.fingerprint_every};
+  auto made = optim::make_task(*cs, *task, {.thread_count = threads});
+  if (!made) return fail(made.status().message());
   auto shac = optim::make_shac_trainer(**made, ts);
-  if (!shac) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), shac.status().message().c_str()), 1;
+  if (!shac) return fail(shac.status().message());
+  const std::string ckpt_dir = !o.checkpoint_dir.empty() ? o.checkpoint_dir : o.resume;
+  const int ckpt_every = ckpt_dir.empty() ? 0 : o.checkpoint_every > 0 ? o.checkpoint_every : 10;
+  if ((o.checkpoint_every > 0 || o.stop_after > 0) && ckpt_dir.empty())
+    return fail("--checkpoint-every and --stop-after need --checkpoint-dir (or --resume): where to write");
+  const nlohmann::json identity = run_identity(*doc, *task, windows, ts.seed);
+  RunTotals totals;
+  if (!o.resume.empty()) {
+    if (Status st = resume(o.resume, identity, comm, *shac, totals); !st) return fail(st.message());
+  } else {
+    if (lead) {
+      auto first = shac->evaluate();
+      if (!first) return fail(first.status().message());
+      totals.first = double(*first);
+    }
+  }
+  if (comm.rank() == o.perturb_rank) {  // tests: a replica that computed other bits
+    std::vector<float> w = shac->weights();
+    w[0] += 0.01f;  // (one ulp can vanish in the first Adam step's rounding)
+    shac->set_weights(std::move(w));
+  }
   const optim::BatchShacOptions so;  // the window length the trainer uses
-  std::printf("%s / %s: SHAC, %d copies, windows of %d frames, %d windows, seed %llu\n", doc->name.c_str(),
-              task->name.c_str(), o.shac_envs, so.window, windows, static_cast<unsigned long long>(ts.seed));
-  // per row: control steps (frames over all copies) and wall time so far, the window's mean frame
-  // cost, the evaluation episode's mean frame cost and its return (minus its summed costs: for
-  // reward terms, the summed reward over the task's horizon, as the papers report it)
-  std::printf("%6s %12s %9s %12s %12s %12s %8s %8s\n", "window", "ctrl steps", "wall [s]", "mean cost", "eval cost",
-              "eval return", "ended", "skipped");
-  nlohmann::json log = nlohmann::json::array();
+  if (lead) {
+    std::printf("%s / %s: SHAC, %d copies, windows of %d frames, %d windows, seed %llu\n", doc->name.c_str(),
+                task->name.c_str(), o.shac_envs, so.window, windows, static_cast<unsigned long long>(ts.seed));
+    if (comm.size() > 1) std::printf("%d MPI ranks share the copies (rank 0 prints)\n", comm.size());
+    if (!o.resume.empty()) std::printf("resumed from %s at window %d\n", o.resume.c_str(), shac->iteration());
+    // per row: control steps (frames over all copies) and wall time so far, the window's mean frame
+    // cost, the evaluation episode's mean frame cost and its return (minus its summed costs: for
+    // reward terms, the summed reward over the task's horizon, as the papers report it)
+    std::printf("%6s %12s %9s %12s %12s %12s %8s %8s\n", "window", "ctrl steps", "wall [s]", "mean cost", "eval cost",
+                "eval return", "ended", "skipped");
+  }
   const auto t0 = std::chrono::steady_clock::now();
-  const int substeps = std::max(cs->substeps, 1), horizon = task->horizon;
-  int ended = 0;
-  auto first = shac->evaluate();
-  if (!first) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), first.status().message().c_str()), 1;
-  for (int k = 0; k < windows; ++k) {
+  const double comm0 = comm.seconds();
+  const long long bytes0 = comm.bytes_received();
+  const int substeps = std::max(cs->substeps, 1), horizon = task->horizon, begin = shac->iteration();
+  std::optional<InterruptGuard> ctrl_c;
+  if (comm.size() == 1) ctrl_c.emplace();  // under mpirun, Ctrl+C ends the job (OpenMPI): the last checkpoint stays
+  int trained = 0;
+  bool stopped = false;
+  for (int k = begin; k < windows && !stopped; ++k) {
     auto st = shac->step();
-    if (!st)
-      return std::fprintf(stderr, "%s: window %d: %s\n", o.scene_path.c_str(), k, st.status().message().c_str()), 1;
-    if (st->skipped) std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), st->skip_reason.c_str());
-    ended += st->terminated;
-    if (k % 10 == 9 || k + 1 == windows) {
+    if (!st) return fail("window " + std::to_string(k) + ": " + st.status().message());
+    ++trained;
+    if (comm.rank() == o.kill_rank) std::raise(SIGKILL);  // tests: a rank that dies
+    if (st->skipped && lead) std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), st->skip_reason.c_str());
+    totals.ended += st->terminated;
+    if (lead && (k % 10 == 9 || k + 1 == windows)) {
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       auto e = shac->evaluate();
-      if (!e) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), e.status().message().c_str()), 1;
+      if (!e) return fail(e.status().message());
       const long long steps = st->sim_steps / substeps;
       const double ret = -double(*e) * horizon;
       std::printf("%6d %12lld %9.1f %12.6g %12.6g %12.6g %8d %8d\n", k, steps, wall, st->mean_cost, double(*e), ret,
-                  ended, st->skipped_windows);
-      log.push_back({{"window", k},
-                     {"control_steps", steps},
-                     {"wall_s", wall},
-                     {"mean_cost", st->mean_cost},
-                     {"eval_cost", double(*e)},
-                     {"eval_return", ret},
-                     {"sim_steps", st->sim_steps},
-                     {"episodes_ended", ended},
-                     {"skipped_windows", st->skipped_windows}});
+                  totals.ended, st->skipped_windows);
+      std::fflush(stdout);
+      totals.rows.push_back({{"window", k},
+                             {"control_steps", steps},
+                             {"wall_s", wall},
+                             {"mean_cost", st->mean_cost},
+                             {"eval_cost", double(*e)},
+                             {"eval_return", ret},
+                             {"sim_steps", st->sim_steps},
+                             {"episodes_ended", totals.ended},
+                             {"skipped_windows", st->skipped_windows}});
     }
+    const bool interrupted = ctrl_c && InterruptGuard::requested();
+    stopped = interrupted || (o.stop_after > 0 && trained == o.stop_after);
+    if (ckpt_every > 0 && ((k + 1) % ckpt_every == 0 || k + 1 == windows || stopped)) {
+      if (Status s = save(ckpt_dir, identity, comm, *shac, totals); !s) return fail(s.message());
+      if (lead) std::printf("checkpoint after window %d written to %s\n", k, ckpt_dir.c_str()), std::fflush(stdout);
+    }
+    if (interrupted && lead) std::printf("stopped by Ctrl+C after window %d\n", k);
   }
-  auto last = shac->evaluate();
-  if (!last) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), last.status().message().c_str()), 1;
-  std::printf("the policy's mean frame cost: %.6g -> %.6g\n", double(*first), double(*last));
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (lead && trained > 0) {
+    std::printf("%d windows in %.3f s: %.3f windows/s\n", trained, wall, trained / wall);
+    if (comm.size() > 1)
+      std::printf("MPI: %d ranks, %.3f ms per window in communication, %.0f bytes received per window (rank 0)\n",
+                  comm.size(), 1e3 * (comm.seconds() - comm0) / trained,
+                  double(comm.bytes_received() - bytes0) / trained);
+  }
+  if (!lead) return 0;
+  std::printf("final weights fingerprint %016llx\n", static_cast<unsigned long long>(shac->fingerprint()));
+  if (stopped && !(ctrl_c && InterruptGuard::requested()))
+    std::printf("stopped after %d windows (--stop-after); continue with --resume %s\n", trained, ckpt_dir.c_str());
+  if (shac->iteration() == windows) {
+    auto last = shac->evaluate();
+    if (!last) return fail(last.status().message());
+    std::printf("the policy's mean frame cost: %.6g -> %.6g\n", totals.first, double(*last));
+  }
   if (!o.log.empty()) {
     std::ofstream f(o.log);
-    f << nlohmann::json{{"scene", doc->name}, {"task", task->name}, {"windows", log}}.dump(1) << "\n";
+    f << nlohmann::json{{"scene", doc->name}, {"task", task->name}, {"windows", totals.rows}}.dump(1) << "\n";
     if (!f) return std::fprintf(stderr, "%s: cannot write the log\n", o.log.c_str()), 1;
   }
-  return 0;
+  return ctrl_c && InterruptGuard::requested() ? 130 : 0;
 }
 
 }  // namespace adj::app

@@ -160,6 +160,25 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   opt_cmd->add_option("--seed", opt.seed, "SHAC, PODS: the seed (default: the task's)")->check(CLI::NonNegativeNumber);
+  opt_cmd->add_option("--checkpoint-dir", opt.checkpoint_dir,
+                      "SHAC: write checkpoints into this folder (every --checkpoint-every windows, at the end, "
+                      "on Ctrl+C and at --stop-after)");
+  opt_cmd->add_option("--checkpoint-every", opt.checkpoint_every, "SHAC: windows between checkpoints (default 10)")
+      ->check(CLI::PositiveNumber);
+  opt_cmd->add_option("--resume", opt.resume,
+                      "SHAC: continue the run whose checkpoint is in this folder (the same bits as a run "
+                      "never stopped); checkpoints go on into it unless --checkpoint-dir says otherwise");
+  opt_cmd
+      ->add_option("--stop-after", opt.stop_after,
+                   "SHAC: stop after this many windows (a checkpoint is written), e.g. a batch system's time slot")
+      ->check(CLI::PositiveNumber);
+  opt_cmd
+      ->add_option("--fingerprint-every", opt.fingerprint_every,
+                   "SHAC under mpirun: windows between the ranks' parameter comparisons (0: never)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  opt_cmd->add_option("--test-perturb-rank", opt.perturb_rank, "Tests: nudge this rank's weights")->group("");
+  opt_cmd->add_option("--test-kill-rank", opt.kill_rank, "Tests: this rank dies after a window")->group("");
 
   adj::app::CheckGradOptions cg;
   CLI::App* cg_cmd = app.add_subcommand("check-grad", "Compare a task's gradient with central differences");
@@ -343,6 +362,19 @@ int main(int argc, char** argv) {
     }
     if (opt.shac) opt.method = "shac";  // the older spellings
     if (opt.receding_window > 0) opt.method = "receding";
+    // under mpirun (a build with MPI): the ranks share SHAC's copies; a plain start is one process
+    std::unique_ptr<adj::dist::Communicator> comm = adj::dist::make_communicator(&argc, &argv);
+    opt.comm = comm.get();
+    if (comm->size() > 1 && opt.method != "shac") {
+      if (comm->rank() == 0)
+        std::fprintf(stderr, "adjoint: --method %s runs in one process; under mpirun only --method shac trains\n",
+                     opt.method.c_str());
+      return 2;
+    }
+    if (opt.method != "shac" && (!opt.checkpoint_dir.empty() || !opt.resume.empty() || opt.stop_after > 0)) {
+      std::fprintf(stderr, "adjoint: --checkpoint-dir, --resume and --stop-after are for --method shac\n");
+      return 2;
+    }
     if (opt.method == "shac") return adj::app::run_shac(opt);
     if (opt.method == "pods") return adj::app::run_pods(opt);
     if (opt.method == "receding") {

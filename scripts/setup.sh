@@ -17,6 +17,8 @@ packages=(
   catch2 libbenchmark-dev xvfb xauth ffmpeg
   # the documentation checks (tests/docs)
   python3
+  # data-parallel training over processes (ADJ_MPI: `mpirun -np N adjoint optimize ...`)
+  libopenmpi-dev openmpi-bin
 )
 # the fuzz build (scripts/fuzz.sh): clang, its libFuzzer and ASan/UBSan runtimes (libclang-rt),
 # and clang's OpenMP (libomp-dev, above)

@@ -207,6 +207,25 @@ void RigidPolicyEnvT<S>::reset(int i, std::mt19937_64* rng) {
   }
 }
 
+// a stored state must have this world's shape
+template <class S>
+static bool same_shape(const StateT<S>& a, const StateT<S>& b) {
+  return a.particle_q.size() == b.particle_q.size() && a.particle_qd.size() == b.particle_qd.size() &&
+         a.joint_q.size() == b.joint_q.size() && a.joint_qd.size() == b.joint_qd.size();
+}
+
+template <class S>
+Status RigidPolicyEnvT<S>::set_episode(int i, const typename PolicyEnvT<S>::Episode& e) {
+  Copy& c = copies_[i];
+  if (!same_shape(e.state, initial_) || e.frame < 0 || e.frame > horizon_)
+    return Status::error("env " + std::to_string(i) + ": the stored episode does not fit this world");
+  c.state = e.state;
+  c.frame = e.frame;
+  c.done = e.done;
+  c.tape.clear();
+  return Status::ok();
+}
+
 template <class S>
 void RigidPolicyEnvT<S>::observe(int i, std::vector<S>& obs) const {
   policy_.observe(copies_[i].frame, copies_[i].state, obs);
@@ -370,6 +389,25 @@ void ParticlePolicyEnvT<S>::reset(int i, std::mt19937_64*) {
   c.tape.clear();
   c.start = c.state;
   c.last = loss_at(c, c.state);
+}
+
+template <class S>
+typename PolicyEnvT<S>::Episode ParticlePolicyEnvT<S>::episode(int i) const {
+  const Copy& c = copies_[i];
+  return {c.state, c.start, c.frame, false};
+}
+
+template <class S>
+Status ParticlePolicyEnvT<S>::set_episode(int i, const typename PolicyEnvT<S>::Episode& e) {
+  Copy& c = copies_[i];
+  if (!same_shape(e.state, initial_) || !same_shape(e.start, initial_) || e.frame < 0 || e.frame > horizon_)
+    return Status::error("env " + std::to_string(i) + ": the stored episode does not fit this world");
+  c.state = e.state;
+  c.start = e.start;
+  c.frame = e.frame;
+  c.tape.clear();
+  c.last = loss_at(c, c.state);  // as step() left it: L of the state, read against the start
+  return Status::ok();
 }
 
 template <class S>

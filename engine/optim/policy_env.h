@@ -82,6 +82,19 @@ class PolicyEnvT {
   // (exact up to rounding). Neither the copy's state nor its tape change; the frames' steps are
   // one forward and one reverse pass, as a gradient's. Errors: a step that fails (its frame)
   virtual Status action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost, std::vector<S>& out) = 0;
+
+  // copy i's episode in progress, for checkpoints (engine/optim/checkpoint.h): its state, the
+  // episode's first state (what a particle world's costs read), its frame and termination.
+  // set_episode continues from one (the tape cleared); an env that cannot says so
+  struct Episode {
+    StateT<S> state, start;
+    int frame = 0;
+    bool done = false;
+  };
+  virtual Episode episode(int i) const { return {state(i), state(i), frame(i), terminated(i)}; }
+  virtual Status set_episode(int /*i*/, const Episode& /*e*/) {
+    return Status::error("this kind of world cannot continue an episode from a checkpoint");
+  }
 };
 
 // randomized initial states (reset with an rng): every coordinate of a revolute or prismatic
@@ -129,6 +142,7 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
   Status action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost, std::vector<S>& out) override;
 
   const StateT<S>& state(int i) const override { return copies_[i].state; }
+  Status set_episode(int i, const typename PolicyEnvT<S>::Episode& e) override;
   const RigidModelT<S>& model() const { return model_; }
   const RigidPolicyT<S>& policy() const { return policy_; }
 
@@ -178,6 +192,8 @@ class ParticlePolicyEnvT final : public PolicyEnvT<S> {
   void reset(int i, std::mt19937_64* rng) override;
   int frame(int i) const override { return copies_[i].frame; }
   const StateT<S>& state(int i) const override { return copies_[i].state; }
+  typename PolicyEnvT<S>::Episode episode(int i) const override;
+  Status set_episode(int i, const typename PolicyEnvT<S>::Episode& e) override;
   void observe(int i, std::vector<S>& obs) const override;
   Result<S> step(int i, const std::vector<S>& action) override;
   void clear_tape(int i) override { copies_[i].tape.clear(); }

@@ -176,6 +176,14 @@ template <class S>
 Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(const TaskT<S>& task, BatchShacOptions o,
                                                           PolicyEnvOptions env_options) {
   const std::string where = "task '" + task.task().name + "' (SHAC)";
+  // with ranks, this rank's env holds its block of the copies
+  const int total = env_options.env_count;
+  const int ranks = o.comm ? o.comm->size() : 1;
+  if (total < ranks)
+    return Status::error(where + ": " + std::to_string(total) + " copies cannot be shared by " + std::to_string(ranks) +
+                         " ranks (each needs one at least)");
+  const dist::Block mine = dist::block(total, o.comm ? o.comm->rank() : 0, ranks);
+  env_options.env_count = mine.count();
   auto envs = make_policy_envs(task, env_options, where);
   if (!envs) return envs.status();
   if (o.window < 1 || o.window > envs->train->horizon())
@@ -195,7 +203,8 @@ Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(const TaskT<S>& task, 
   r.options_ = o;
   r.env_ = std::move(envs->train);
   r.eval_ = std::move(envs->eval);
-  const int n = r.env_->env_count();
+  const int n = total;
+  r.mine_ = mine;
   r.w_.assign(r.env_->mlp().weight_count(), S(0));
   r.env_->mlp().init_weights(r.w_.data(), o.seed);
   std::vector<int> sizes{r.env_->observation_size()};
@@ -212,10 +221,9 @@ Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(const TaskT<S>& task, 
   r.value_scale_ = S(1.0 / (1.0 - o.gamma));
   r.copies_.resize(std::size_t(n));
   r.rng_.seed(o.seed ^ 0x5851f42d4c957f2dull);
-  for (int i = 0; i < n; ++i) {
-    r.rngs_.emplace_back(o.seed * 1000003ull + std::uint64_t(i));
-    r.env_->reset(i, &r.rngs_[i]);
-  }
+  for (int i = 0; i < n; ++i) r.rngs_.emplace_back(o.seed * 1000003ull + std::uint64_t(i));
+  for (int i = mine.begin; i < mine.end; ++i) r.env_->reset(i - mine.begin, &r.rngs_[i]);
+  if (Status st = r.broadcast_weights(); !st) return Status::error(where + ": " + st.message());
   return r;
 }
 
@@ -247,31 +255,33 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
   PolicyEnvT<S>& env = *env_;
   Copy& c = copies_[i];
   const int W = options_.window;
-  const S g = S(options_.gamma), share = S(1) / S(env.env_count() * W);
+  const S g = S(options_.gamma), share = S(1) / S(env_count() * W);
+  const int e = i - mine_.begin;  // the copy in this rank's env
+  c.start = env.frame(e);
   c.obs.resize(std::size_t(W + 1));
   c.raw.resize(std::size_t(W + 1));
   c.cost.resize(std::size_t(W));
-  env.clear_tape(i);
+  env.clear_tape(e);
   std::vector<S> action, d_action, d_obs, d_raw, out;
   S value = S(0), discount = S(1);
   // frames until the window ends or the episode terminates (then no terminal value)
   c.frames = W;
   c.done = false;
   for (int t = 0; t < c.frames; ++t) {
-    env.observe(i, c.raw[t]);
+    env.observe(e, c.raw[t]);
     normalize(c.raw[t], c.obs[t]);
     env.mlp().forward(w.data(), c.obs[t], action);
     if (options_.action_noise > 0)
       for (S& a : action) a += S(options_.action_noise * gaussian(rngs_[i]));
-    Result<S> cost = env.step(i, action);
+    Result<S> cost = env.step(e, action);
     if (!cost) return cost.status();
     c.cost[t] = cost.value();
     value += discount * c.cost[t];
     discount *= g;
-    if (env.terminated(i)) c.frames = t + 1, c.done = true;
+    if (env.terminated(e)) c.frames = t + 1, c.done = true;
   }
   const int L = c.frames;
-  env.observe(i, c.raw[L]);
+  env.observe(e, c.raw[L]);
   normalize(c.raw[L], c.obs[L]);
   const std::vector<S>& vw = options_.actor_target_critic ? target_w_ : critic_w_;
   critic_.forward(vw.data(), c.obs[L], out);
@@ -288,14 +298,14 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
     if (!norm_inv_std_.empty())
       for (std::size_t k = 0; k < d.size(); ++k) d_raw[k] = d[k] * norm_inv_std_[k];
   };
-  env.begin_backward(i);
+  env.begin_backward(e);
   to_raw(d_obs);
-  env.add_observation_adjoint(i, d_raw);
+  env.add_observation_adjoint(e, d_raw);
   c.blowup.clear();
-  const int start = env.frame(i) - L;  // the window's first episode frame
+  const int start = c.start;
   for (int t = L - 1; t >= 0; --t) {
     discount /= g;
-    Status st = env.backward_step(i, share * discount, d_action);
+    Status st = env.backward_step(e, share * discount, d_action);
     if (!st) return st;
     // the first frame, going back, whose action adjoint is not finite names the blow-up
     if (c.blowup.empty())
@@ -307,7 +317,7 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
         }
     env.mlp().backward(w.data(), c.obs[t], d_action, c.d_w.data(), d_obs);
     to_raw(d_obs);
-    env.add_observation_adjoint(i, d_raw);
+    env.add_observation_adjoint(e, d_raw);
   }
   if (c.blowup.empty())
     for (S x : c.d_w)
@@ -321,12 +331,14 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
 
 template <class S>
 Status BatchShacTrainerT<S>::run_windows(const std::vector<S>& w, bool backward) {
-  const int n = env_->env_count();
-  for (int i = 0; i < n; ++i)
-    if (env_->terminated(i) || env_->frame(i) + options_.window > env_->horizon()) env_->reset(i, &rngs_[i]);
+  const int n = env_count(), begin = mine_.begin, end = mine_.end;
+  for (int i = begin; i < end; ++i)
+    if (env_->terminated(i - begin) || env_->frame(i - begin) + options_.window > env_->horizon())
+      env_->reset(i - begin, &rngs_[i]);
   const int threads = options_.thread_count;
 #pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads()) if (threads != 1)
-  for (int i = 0; i < n; ++i) copies_[i].status = run_copy(i, w, backward);
+  for (int i = begin; i < end; ++i) copies_[i].status = run_copy(i, w, backward);
+  if (Status st = gather_copies(backward); !st) return st;
   for (int i = 0; i < n; ++i)
     if (!copies_[i].status)
       return Status::error("SHAC window " + std::to_string(iteration_) + ": " + copies_[i].status.message());
@@ -336,7 +348,7 @@ Status BatchShacTrainerT<S>::run_windows(const std::vector<S>& w, bool backward)
 template <class S>
 Result<S> BatchShacTrainerT<S>::actor_loss(const std::vector<S>& w, std::vector<S>* grad) {
   Status st = run_windows(w, grad != nullptr);
-  for (int i = 0; i < env_->env_count(); ++i) env_->rewind(i);
+  for (int i = 0; i < env_->env_count(); ++i) env_->rewind(i);  // this rank's copies
   if (!st) return st;
   S loss = S(0);
   for (const Copy& c : copies_) loss += c.value;
@@ -359,13 +371,13 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
   long long frames = 0;
   for (const Copy& c : copies_) {
     stats.actor_loss += double(c.value);
-    stats.end_value += double(c.end_value) / double(env_->env_count());
+    stats.end_value += double(c.end_value) / double(env_count());
     for (std::size_t k = 0; k < w_.size(); ++k) g[k] += c.d_w[k];
     for (int t = 0; t < c.frames; ++t) cost_sum += double(c.cost[t]);
     frames += c.frames;
     stats.terminated += c.done ? 1 : 0;
   }
-  const int n = env_->env_count(), W = options_.window;
+  const int n = env_count(), W = options_.window;
   stats.mean_cost = cost_sum / double(std::max(frames, 1LL));
   stats.value_share = std::pow(options_.gamma, W) * double(value_scale_) * stats.end_value / double(W) /
                       std::max(std::abs(stats.actor_loss), 1e-30);
@@ -383,7 +395,7 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
     double worst_norm = -1;
     for (int i = 0; i < n; ++i)
       if (const double v = global_norm(copies_[i].d_w); v > worst_norm) worst = i, worst_norm = v;
-    const int start = env_->frame(worst) - copies_[worst].frames;
+    const int start = copies_[worst].start;
     stats.skip_reason = "env " + std::to_string(worst) + ", episode frames " + std::to_string(start) + ".." +
                         std::to_string(start + copies_[worst].frames - 1) + ": the policy gradient's norm " +
                         std::to_string(stats.grad_norm) + " is above the bound " + std::to_string(options_.grad_bound) +
@@ -407,10 +419,12 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
     for (std::size_t k = 0; k < norm_mean_.size(); ++k)
       norm_inv_std_[k] = S(1.0 / std::max(stats_.stddev(int(k)), 1e-4));
   }
-  for (int i = 0; i < n; ++i) env_->clear_tape(i);
+  for (int i = 0; i < env_->env_count(); ++i) env_->clear_tape(i);
   sim_steps_ += frames * env_->substeps();
   stats.sim_steps = sim_steps_;
   ++iteration_;
+  if (distributed() && options_.fingerprint_every > 0 && iteration_ % options_.fingerprint_every == 0)
+    if (Status check = check_replicas(); !check) return check;
   return stats;
 }
 

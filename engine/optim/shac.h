@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "engine/dist/communicator.h"
+#include "engine/optim/checkpoint.h"
 #include "engine/optim/loss.h"
 #include "engine/optim/optimizer.h"
 #include "engine/optim/parameters.h"
@@ -117,6 +119,13 @@ class ShacTrainerT {
 // randomizes. Deterministic for a seed at any thread count: each copy has its own random
 // stream and its own gradient slot, summed in copy order.
 //
+// Over MPI ranks (BatchShacOptions::comm): each rank steps its contiguous block of the copies;
+// after a window every rank receives every copy's window (costs, observations, gradient slot),
+// and all ranks then take the same steps from the same sums in copy order: the same bits for
+// any number of ranks with the same copies and seed. A training run's state (weights, Adam
+// moments, statistics, random engines, each copy's episode) goes to a checkpoint and back
+// (save/load): a resumed run continues with the same bits.
+//
 //   auto task = optim::make_task(compiled, spec).value();
 //   auto shac = optim::BatchShacTrainerT<double>::create(*task, {}, {.env_count = 32, .q_range = 3.14});
 //   for (int k = 0; k < 300; ++k) shac->step();                 // {actor_loss, critic_loss, ...}
@@ -152,6 +161,10 @@ struct BatchShacOptions {
   double action_noise = 0.3;
   std::uint64_t seed = 0;  // policy and critic initialization, resets, noise
   int thread_count = 0;    // copies stepped in parallel; 0 = OpenMP's default
+  // the ranks that share the copies (null: this process steps them all); not owned
+  dist::Communicator* comm = nullptr;
+  // with several ranks: every this many windows the ranks compare their parameters' fingerprint
+  int fingerprint_every = 10;
 };
 
 struct BatchShacStats {
@@ -190,10 +203,23 @@ class BatchShacTrainerT {
   const std::vector<S>& weights() const { return w_; }
   void set_weights(std::vector<S> w) { w_ = std::move(w); }
   long long sim_steps() const { return sim_steps_; }
-  const PolicyEnvT<S>& env() const { return *env_; }
+  const PolicyEnvT<S>& env() const { return *env_; }  // this rank's copies (all without ranks)
   const PolicyEnvT<S>& eval_env() const { return *eval_; }
+  int env_count() const { return int(copies_.size()); }  // every rank's copies
+  int iteration() const { return iteration_; }           // windows trained so far
   // normalized observation (the running statistics frozen)
   void normalize(const std::vector<S>& raw, std::vector<S>& obs) const;
+
+  // the training state into a checkpoint (header "shac" and arrays), collective over the ranks:
+  // every rank gets every copy's episode and random engine (rank 0 then writes the file)
+  Status save(Checkpoint& ck);
+  // back from a checkpoint of the same task, network shapes, copies and window; errors name
+  // the file and what differs
+  Status load(const Checkpoint& ck);
+  // FNV-1a of the policy, critic and target critic weights
+  std::uint64_t fingerprint() const;
+  // with several ranks: every rank's fingerprint compared; a mismatch names the ranks
+  Status check_replicas();
 
  private:
   struct Copy {                       // one copy's window
@@ -205,12 +231,18 @@ class BatchShacTrainerT {
     S end_value = S(0);               // critic output at the window's end
     std::string blowup;               // why the copy's gradient is not finite (empty: it is)
     int frames = 0;                   // frames run: the window, or fewer where the episode ended
+    int start = 0;                    // the episode frame the window started at
     bool done = false;                // the episode ended (terminated) in the window's last frame
     Status status;
   };
   Status run_windows(const std::vector<S>& w, bool backward);
   Status run_copy(int i, const std::vector<S>& w, bool backward);
   void fit_critic(BatchShacStats& stats);
+  // with several ranks: every rank's copies' windows to every rank (shac_state.cpp)
+  Status gather_copies(bool backward);
+  // rank 0's weights to every rank
+  Status broadcast_weights();
+  bool distributed() const { return options_.comm && options_.comm->size() > 1; }
 
   BatchShacOptions options_;
   std::unique_ptr<PolicyEnvT<S>> env_, eval_;
@@ -225,8 +257,9 @@ class BatchShacTrainerT {
   Adam actor_opt_, critic_opt_;
   RunningStats stats_;
   std::vector<S> norm_mean_, norm_inv_std_;
-  std::vector<Copy> copies_;
-  std::vector<std::mt19937_64> rngs_;  // per copy: resets
+  std::vector<Copy> copies_;           // every rank's copies, in copy order
+  dist::Block mine_;                   // the copies this rank steps (env_ index = copy - mine_.begin)
+  std::vector<std::mt19937_64> rngs_;  // per copy: resets and noise (this rank's copies advance)
   std::mt19937_64 rng_;                // critic minibatches
   S value_scale_ = S(100);
   long long sim_steps_ = 0;

@@ -7,6 +7,8 @@ Result<BatchShacTrainerT<float>> make_shac_trainer(const TaskT<float>& task, con
   so.lr_decay_windows = settings.windows;
   so.seed = settings.seed;
   so.thread_count = settings.thread_count;
+  so.comm = settings.comm;
+  so.fingerprint_every = settings.fingerprint_every;
   // copies start from random joint angles and rates around the task's start
   return BatchShacTrainerT<float>::create(task, so, training_starts(task.task(), settings.envs));
 }

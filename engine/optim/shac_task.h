@@ -11,10 +11,12 @@
 namespace adj::optim {
 
 struct ShacTaskSettings {
-  int envs = 32;             // randomized copies trained together
-  int windows = 300;         // windows the learning rates decay over
-  std::uint64_t seed = 0;    // policy and critic initialization, resets, noise
-  int thread_count = 0;      // 0: OpenMP's default
+  int envs = 32;                       // randomized copies trained together
+  int windows = 300;                   // windows the learning rates decay over
+  std::uint64_t seed = 0;              // policy and critic initialization, resets, noise
+  int thread_count = 0;                // 0: OpenMP's default
+  dist::Communicator* comm = nullptr;  // the ranks that share the copies (null: this process)
+  int fingerprint_every = 10;          // with ranks: windows between parameter comparisons
 };
 
 // the trainer for `task` (a policy task whose world has a policy env); errors name the task

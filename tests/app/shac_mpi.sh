@@ -1,0 +1,39 @@
+#!/bin/sh
+# shac_mpi.sh ADJOINT MPIEXEC SCENES_DIR OUTDIR: SHAC over 1, 2 and 4 MPI ranks (6 copies:
+# blocks of 6, 3+3, 2+2+1+1) prints the same rows (all but the wall time) and ends with the
+# same weights (fingerprint) as a plain run without mpirun; a rank whose weights differ is
+# caught by the fingerprint comparison and named; a rank that dies ends the job, named
+set -u
+adjoint=$1 mpiexec=$2 scenes=$3 out=$4/shac_mpi
+rm -rf "$out" && mkdir -p "$out"
+fail() { echo "shac_mpi.sh: $*"; exit 1; }
+args() { echo optimize "$scenes/robot_cartpole.json" --method shac --envs 6 --seed 2 --threads 1 --iterations 12; }
+# (the task's name has spaces: passed apart from args)
+task="swing up (policy)"
+mpi() { n=$1; shift; "$mpiexec" --oversubscribe --allow-run-as-root -np "$n" "$@"; }
+digest() { grep -E '^ +[0-9]+ |fingerprint' "$1" | awk '/fingerprint/ { print; next } { $3 = ""; print }'; }
+
+"$adjoint" $(args) --task "$task" > "$out/plain.txt" 2>&1 || fail "plain run failed: $(cat "$out/plain.txt")"
+digest "$out/plain.txt" > "$out/plain.digest"
+[ -s "$out/plain.digest" ] || fail "the plain run printed no rows"
+for n in 1 2 4; do
+  mpi "$n" "$adjoint" $(args) --task "$task" --fingerprint-every 3 > "$out/np$n.txt" 2>&1 ||
+    fail "-np $n failed: $(cat "$out/np$n.txt")"
+  cat "$out/np$n.txt"
+  [ "$n" -eq 1 ] || grep -q "^$n MPI ranks share the copies" "$out/np$n.txt" || fail "-np $n: not $n ranks"
+  digest "$out/np$n.txt" > "$out/np$n.digest"
+  diff "$out/plain.digest" "$out/np$n.digest" || fail "-np $n differs from the plain run"
+done
+
+# a replica whose weights differ is caught at the first comparison, named
+mpi 2 "$adjoint" $(args) --task "$task" --fingerprint-every 2 --test-perturb-rank 1 > "$out/perturb.txt" 2>&1 &&
+  fail "a perturbed rank went unnoticed: $(cat "$out/perturb.txt")"
+cat "$out/perturb.txt"
+grep -q "SHAC, after 2 windows: the ranks' parameters differ: rank(s) 1 disagree with rank 0" "$out/perturb.txt" ||
+  fail "no mismatch message"
+
+# a rank that dies: the job ends, non-zero, and the rank is named
+mpi 2 "$adjoint" $(args) --task "$task" --test-kill-rank 1 > "$out/killed.txt" 2>&1 && fail "a killed rank went unnoticed"
+cat "$out/killed.txt"
+grep -Eqi "rank 1" "$out/killed.txt" || fail "the dead rank is not named"
+echo "shac_mpi.sh: ok"
