@@ -1,8 +1,9 @@
 #!/bin/sh
 # shac_mpi.sh ADJOINT MPIEXEC SCENES_DIR OUTDIR: SHAC over 1, 2 and 4 MPI ranks (6 copies:
 # blocks of 6, 3+3, 2+2+1+1) prints the same rows (all but the wall time) and ends with the
-# same weights (fingerprint) as a plain run without mpirun; a rank whose weights differ is
-# caught by the fingerprint comparison and named; a rank that dies ends the job, named
+# same weights (fingerprint) as a plain run without mpirun, also when stopped on 2 ranks and
+# resumed on 4; a rank whose weights differ is caught by the fingerprint comparison and
+# named; a rank that dies ends the job, named
 set -u
 adjoint=$1 mpiexec=$2 scenes=$3 out=$4/shac_mpi
 rm -rf "$out" && mkdir -p "$out"
@@ -24,6 +25,16 @@ for n in 1 2 4; do
   digest "$out/np$n.txt" > "$out/np$n.digest"
   diff "$out/plain.digest" "$out/np$n.digest" || fail "-np $n differs from the plain run"
 done
+
+# stopped on 2 ranks, resumed on 4: still the plain run's bits (the checkpoint holds every copy)
+mpi 2 "$adjoint" $(args) --task "$task" --checkpoint-dir "$out/ck" --stop-after 5 > "$out/part1.txt" 2>&1 ||
+  fail "-np 2 --stop-after 5 failed: $(cat "$out/part1.txt")"
+mpi 4 "$adjoint" $(args) --task "$task" --resume "$out/ck" > "$out/part2.txt" 2>&1 ||
+  fail "-np 4 --resume failed: $(cat "$out/part2.txt")"
+cat "$out/part2.txt"
+grep -E '^ +[0-9]+ ' "$out/part1.txt" | awk '{ $3 = ""; print }' > "$out/resumed.digest"
+digest "$out/part2.txt" >> "$out/resumed.digest"
+diff "$out/plain.digest" "$out/resumed.digest" || fail "stopped on 2 ranks and resumed on 4 differs from the plain run"
 
 # a replica whose weights differ is caught at the first comparison, named
 mpi 2 "$adjoint" $(args) --task "$task" --fingerprint-every 2 --test-perturb-rank 1 > "$out/perturb.txt" 2>&1 &&
