@@ -113,6 +113,10 @@ int run_shac(const OptimizeOptions& o) {
   const int ckpt_every = ckpt_dir.empty() ? 0 : o.checkpoint_every > 0 ? o.checkpoint_every : 10;
   if ((o.checkpoint_every > 0 || o.stop_after > 0) && ckpt_dir.empty())
     return fail("--checkpoint-every and --stop-after need --checkpoint-dir (or --resume): where to write");
+  if (o.resume.empty() && !ckpt_dir.empty() &&
+      std::filesystem::exists(std::filesystem::path(ckpt_dir) / kCheckpointFile))
+    return fail(ckpt_dir + " already holds a checkpoint: continue that run with --resume " + ckpt_dir +
+                ", or write into another folder");
   const nlohmann::json identity = run_identity(*doc, *task, windows, ts.seed);
   RunTotals totals;
   if (!o.resume.empty()) {

@@ -37,6 +37,8 @@ grep -q "windows is 20, this run's is 30" "$out/refused.txt" || fail "$(cat "$ou
   --resume "$out/split")" -eq 1 ] || fail "another scene accepted"
 grep -q "checkpoint's scene is \"cartpole swing-up\", this run's is \"cartpole balance\"" "$out/refused.txt" ||
   fail "$(cat "$out/refused.txt")"
+[ "$(code shac --iterations 20 --checkpoint-dir "$out/split")" -eq 1 ] || fail "a checkpoint was overwritten"
+grep -q "split already holds a checkpoint: continue that run with --resume" "$out/refused.txt" || fail "$(cat "$out/refused.txt")"
 mkdir -p "$out/damaged" && cp "$out/split/checkpoint.adjck" "$out/damaged/"
 size=$(wc -c < "$out/damaged/checkpoint.adjck")
 printf 'X' | dd of="$out/damaged/checkpoint.adjck" bs=1 seek=$((size - 64)) conv=notrunc 2> /dev/null
