@@ -23,6 +23,12 @@ class OptimizerT {
   void set_lr(double lr) { spec_.lr = lr; }
 
   int iteration() const { return t_; }
+  // Adam's moments (empty before the first step), for checkpoints; restore() puts them back
+  const std::vector<double>& first_moment() const { return m_; }
+  const std::vector<double>& second_moment() const { return v_; }
+  void restore(std::vector<double> m, std::vector<double> v, int t) {
+    m_ = std::move(m), v_ = std::move(v), t_ = t;
+  }
   const scene::OptimizerSpec& spec() const { return spec_; }
 
   // Adam's constants (Kingma & Ba's defaults)

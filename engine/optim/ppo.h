@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "engine/optim/checkpoint.h"
 #include "engine/optim/mlp.h"
 #include "engine/optim/optimizer.h"
 #include "engine/optim/policy_env.h"
@@ -129,6 +130,14 @@ class PpoTrainer {
   // the policy's weights, then one log sigma per output
   const std::vector<double>& parameters() const { return pi_; }
   const RunningMeanStd& observation_stats() const { return obs_rms_; }
+  int iteration() const { return iteration_; }  // iterations run so far
+  // the training state into a checkpoint (header "ppo" and arrays: both networks, both Adams,
+  // the statistics, the random engine, every copy's episode and returns so far); load() puts
+  // it back into a trainer of the same task, networks and copies, errors naming the file and
+  // what differs (engine/optim/checkpoint.h)
+  void save(Checkpoint& ck) const;
+  Status load(const Checkpoint& ck);
+  std::uint64_t fingerprint() const;  // FNV-1a of the policy and value weights
 
  private:
   struct Sample {

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "engine/optim/checkpoint.h"
+#include "engine/optim/ppo.h"
 #include "engine/optim/shac.h"
 #include "engine/optim/task.h"
 #include "tests/engine/asset_scene.h"
@@ -124,4 +125,38 @@ TEST_CASE("SHAC saved and loaded mid-run goes on with the same bits", "[checkpoi
     CHECK_THAT(net.load(back).message(),
                Catch::Contains("mem.adjck: array 'actor.weights' holds") && Catch::Contains("network shape"));
   }
+}
+
+TEST_CASE("PPO saved and loaded mid-run goes on with the same bits", "[checkpoint][ppo]") {
+  test::AssetScene<double> cp("robot_cartpole.json", "swing up (policy)");
+  auto task = ok(make_task(cp.cs, cp.task));
+  PolicyEnvOptions eo = training_starts(cp.task, 4);
+  eo.q_range = 3.14, eo.qd_range = 0.5;
+  PpoOptions po;
+  po.seed = 5;
+  po.steps_per_env = 40;  // episodes end and restart within the run (horizon 240 frames)
+  po.minibatches = 4;
+  po.epochs = 2;
+  po.normalize_rewards = true;  // the return statistics matter too
+  po.lr_anneal_steps = 100000;
+  auto straight = ok(PpoTrainer::create(*task, po, eo));
+  auto first = ok(PpoTrainer::create(*task, po, eo));
+  std::vector<double> rewards;
+  for (int k = 0; k < 8; ++k) rewards.push_back(ok(straight.iterate()).mean_reward);
+  for (int k = 0; k < 5; ++k) ok(first.iterate());
+  Checkpoint ck;
+  first.save(ck);
+  Checkpoint back = ok(decode_checkpoint(encode_checkpoint(ck), "ppo.adjck"));
+  PpoOptions other_seed = po;
+  other_seed.seed = 77;
+  auto second = ok(PpoTrainer::create(*task, other_seed, eo));
+  REQUIRE(second.load(back).is_ok());
+  CHECK(second.iteration() == 5);
+  for (int k = 5; k < 8; ++k) CHECK(ok(second.iterate()).mean_reward == rewards[k]);
+  CHECK(second.parameters() == straight.parameters());
+  CHECK(second.fingerprint() == straight.fingerprint());
+  PolicyEnvOptions eight = eo;
+  eight.env_count = 8;
+  auto wider = ok(PpoTrainer::create(*task, po, eight));
+  CHECK_THAT(wider.load(back).message(), Catch::Contains("ppo.adjck: the checkpoint's copies is 4, this run's is 8"));
 }
