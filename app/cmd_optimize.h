@@ -19,7 +19,7 @@ struct OptimizeOptions {
   int record_fps = 60;
   int record_every = 1;  // record every k-th iteration (and the last)
   // the method (--method; --shac and --receding-horizon W are its older spellings):
-  // "bptt" (the task's full-horizon gradient), "shac", "pods", "receding"
+  // "bptt" (the task's full-horizon gradient), "shac", "ppo", "pods", "receding"
   std::string method = "bptt";
   int pods_order = 1;        // PODS: 1 (gradient step) or 2 (Newton step)
   int receding_window = 0;   // > 0: receding-horizon control with plans of this many frames
@@ -27,7 +27,7 @@ struct OptimizeOptions {
   bool shac = false;         // policy tasks: SHAC (short windows, critic) instead of BPTT
   int shac_envs = 32;        // copies of the world per window (SHAC), episodes per iteration (PODS)
   long long seed = -1;       // SHAC: overrides the task's seed when >= 0
-  // SHAC checkpoints (engine/optim/checkpoint.h): every checkpoint_every windows (and at the
+  // SHAC and PPO checkpoints (engine/optim/checkpoint.h): every checkpoint_every windows (and at the
   // end, at --stop-after and on Ctrl+C) into checkpoint_dir; resume: continue from the
   // checkpoint in that folder (its run's windows, seed and copies)
   std::string checkpoint_dir;
@@ -73,6 +73,8 @@ int run_optimize(const OptimizeOptions& options);
 int run_receding_horizon(const OptimizeOptions& options);
 // shac: a policy task trained by SHAC (iterations: windows); exit codes as run_optimize
 int run_shac(const OptimizeOptions& options);
+// ppo: a policy task trained by PPO (iterations: PPO iterations; one process); exit codes as run_optimize
+int run_ppo(const OptimizeOptions& options);
 // pods: a policy task trained by PODS of pods_order (iterations: PODS iterations)
 int run_pods(const OptimizeOptions& options);
 // exit codes: 0 within tolerance, 1 error, 4 above tolerance

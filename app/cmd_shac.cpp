@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "app/cmd_optimize.h"
+#include "app/run_checkpoint.h"
 #include "app/scene_task.h"
 #include "engine/optim/checkpoint.h"
 #include "engine/optim/shac_task.h"
@@ -24,64 +25,9 @@ namespace adj::app {
 
 namespace {
 
-constexpr const char* kCheckpointFile = "checkpoint.adjck";
-
 // what a SHAC run is, beyond the trainer's own state: a checkpoint of another run is refused
 nlohmann::json run_identity(const scene::Scene& doc, const scene::Task& task, int windows, std::uint64_t seed) {
   return {{"method", "shac"}, {"scene", doc.name}, {"task", task.name}, {"windows", windows}, {"seed", seed}};
-}
-
-// the command line's running totals, kept in the checkpoint with the trainer's state
-struct RunTotals {
-  int ended = 0;                                  // episodes that ended early so far
-  double first = 0;                               // the evaluation before the first window
-  nlohmann::json rows = nlohmann::json::array();  // the --log rows so far
-};
-
-// rank 0 reads the checkpoint's bytes and every rank receives them; then each loads its part
-Status resume(const std::string& dir, const nlohmann::json& identity, dist::Communicator& comm,
-              optim::BatchShacTrainerT<float>& shac, RunTotals& totals) {
-  const std::string path = (std::filesystem::path(dir) / kCheckpointFile).string();
-  dist::Bytes bytes{0};
-  if (comm.rank() == 0) {
-    auto read = optim::read_file_bytes(path);
-    if (read)
-      bytes.insert(bytes.end(), read->begin(), read->end()), bytes[0] = 1;
-    else
-      bytes.assign(read.status().message().begin(), read.status().message().end()), bytes.insert(bytes.begin(), 0);
-  }
-  if (Status st = comm.broadcast(bytes, 0); !st) return st;
-  if (bytes.empty() || bytes[0] != 1)
-    return Status::error(bytes.size() > 1 ? std::string(bytes.begin() + 1, bytes.end()) : path + ": cannot read");
-  bytes.erase(bytes.begin());
-  auto ck = optim::decode_checkpoint(bytes, path);
-  if (!ck) return ck.status();
-  for (const auto& [key, value] : identity.items())
-    if (Status st = ck->expect_run(key, value); !st) return st;
-  if (Status st = shac.load(*ck); !st) return st;
-  try {
-    const nlohmann::json& cli = ck->header.at("cli");
-    totals.ended = cli.at("episodes_ended").get<int>();
-    totals.first = cli.at("first_eval").get<double>();
-    totals.rows = cli.at("rows");
-  } catch (const nlohmann::json::exception& e) {
-    return ck->error(std::string("header.cli: ") + e.what());
-  }
-  return Status::ok();
-}
-
-// every rank gathers the state; rank 0 writes it
-Status save(const std::string& dir, const nlohmann::json& identity, dist::Communicator& comm,
-            optim::BatchShacTrainerT<float>& shac, const RunTotals& totals) {
-  optim::Checkpoint ck;
-  ck.header["run"] = identity;
-  ck.header["cli"] = {{"episodes_ended", totals.ended}, {"first_eval", totals.first}, {"rows", totals.rows}};
-  if (Status st = shac.save(ck); !st) return st;
-  if (comm.rank() != 0) return Status::ok();
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return Status::error(dir + ": cannot create the checkpoint folder: " + ec.message());
-  return optim::write_checkpoint(ck, (std::filesystem::path(dir) / kCheckpointFile).string());
 }
 
 }  // namespace
@@ -109,18 +55,15 @@ int run_shac(const OptimizeOptions& o) {
   if (!made) return fail(made.status().message());
   auto shac = optim::make_shac_trainer(**made, ts);
   if (!shac) return fail(shac.status().message());
-  const std::string ckpt_dir = !o.checkpoint_dir.empty() ? o.checkpoint_dir : o.resume;
-  const int ckpt_every = ckpt_dir.empty() ? 0 : o.checkpoint_every > 0 ? o.checkpoint_every : 10;
-  if ((o.checkpoint_every > 0 || o.stop_after > 0) && ckpt_dir.empty())
-    return fail("--checkpoint-every and --stop-after need --checkpoint-dir (or --resume): where to write");
-  if (o.resume.empty() && !ckpt_dir.empty() &&
-      std::filesystem::exists(std::filesystem::path(ckpt_dir) / kCheckpointFile))
-    return fail(ckpt_dir + " already holds a checkpoint: continue that run with --resume " + ckpt_dir +
-                ", or write into another folder");
+  std::string ckpt_dir;
+  int ckpt_every = 0;
+  if (Status st = checkpoint_plan(o, ckpt_dir, ckpt_every); !st) return fail(st.message());
   const nlohmann::json identity = run_identity(*doc, *task, windows, ts.seed);
   RunTotals totals;
   if (!o.resume.empty()) {
-    if (Status st = resume(o.resume, identity, comm, *shac, totals); !st) return fail(st.message());
+    auto ck = read_run_checkpoint(o.resume, identity, comm, totals);
+    if (!ck) return fail(ck.status().message());
+    if (Status st = shac->load(*ck); !st) return fail(st.message());
   } else {
     if (lead) {
       auto first = shac->evaluate();
@@ -182,7 +125,10 @@ int run_shac(const OptimizeOptions& o) {
     const bool interrupted = ctrl_c && InterruptGuard::requested();
     stopped = interrupted || (o.stop_after > 0 && trained == o.stop_after);
     if (ckpt_every > 0 && ((k + 1) % ckpt_every == 0 || k + 1 == windows || stopped)) {
-      if (Status s = save(ckpt_dir, identity, comm, *shac, totals); !s) return fail(s.message());
+      optim::Checkpoint ck;
+      Status s = shac->save(ck);  // collective: every rank's copies
+      if (s) s = write_run_checkpoint(ckpt_dir, identity, totals, ck, comm);
+      if (!s) return fail(s.message());
       if (lead) std::printf("checkpoint after window %d written to %s\n", k, ckpt_dir.c_str()), std::fflush(stdout);
     }
     if (interrupted && lead) std::printf("stopped by Ctrl+C after window %d\n", k);

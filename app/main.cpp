@@ -147,30 +147,36 @@ int main(int argc, char** argv) {
   opt_cmd
       ->add_option("--method", opt.method,
                    "bptt: the full-horizon gradient; shac: windows of 32 frames over copies, a critic "
-                   "(--iterations: windows); pods: improved action sequences, the policy regressed onto them "
+                   "(--iterations: windows); ppo: PPO on --envs copies (--iterations: PPO iterations); pods: improved "
+                   "action sequences, the policy regressed onto them "
                    "(--order, --envs: episodes per iteration); receding: receding-horizon control (plans of "
                    "--receding-horizon W frames, default 30)")
-      ->check(CLI::IsMember({"bptt", "shac", "pods", "receding"}))
+      ->check(CLI::IsMember({"bptt", "shac", "ppo", "pods", "receding"}))
       ->capture_default_str();
   opt_cmd->add_option("--order", opt.pods_order, "PODS: 1 (normalized gradient step) or 2 (Newton step)")
       ->check(CLI::Range(1, 2))
       ->capture_default_str();
   opt_cmd->add_flag("--shac", opt.shac, "The same as --method shac");
-  opt_cmd->add_option("--envs", opt.shac_envs, "SHAC: copies of the world per window; PODS: episodes per iteration")
+  opt_cmd
+      ->add_option("--envs", opt.shac_envs,
+                   "SHAC: copies of the world per window; PPO: copies; PODS: episodes per iteration")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   opt_cmd->add_option("--seed", opt.seed, "SHAC, PODS: the seed (default: the task's)")->check(CLI::NonNegativeNumber);
   opt_cmd->add_option("--checkpoint-dir", opt.checkpoint_dir,
-                      "SHAC: write checkpoints into this folder (every --checkpoint-every windows, at the end, "
+                      "SHAC, PPO: write checkpoints into this folder (every --checkpoint-every windows, at the end, "
                       "on Ctrl+C and at --stop-after)");
-  opt_cmd->add_option("--checkpoint-every", opt.checkpoint_every, "SHAC: windows between checkpoints (default 10)")
+  opt_cmd
+      ->add_option("--checkpoint-every", opt.checkpoint_every,
+                   "SHAC, PPO: windows (iterations) between checkpoints (default 10)")
       ->check(CLI::PositiveNumber);
   opt_cmd->add_option("--resume", opt.resume,
-                      "SHAC: continue the run whose checkpoint is in this folder (the same bits as a run "
+                      "SHAC, PPO: continue the run whose checkpoint is in this folder (the same bits as a run "
                       "never stopped); checkpoints go on into it unless --checkpoint-dir says otherwise");
   opt_cmd
       ->add_option("--stop-after", opt.stop_after,
-                   "SHAC: stop after this many windows (a checkpoint is written), e.g. a batch system's time slot")
+                   "SHAC, PPO: stop after this many windows (iterations; a checkpoint is written), e.g. a batch "
+                   "system's time slot")
       ->check(CLI::PositiveNumber);
   opt_cmd
       ->add_option("--fingerprint-every", opt.fingerprint_every,
@@ -371,12 +377,14 @@ int main(int argc, char** argv) {
                      opt.method.c_str());
       return 2;
     }
-    if (opt.method != "shac" && (!opt.checkpoint_dir.empty() || !opt.resume.empty() || opt.stop_after > 0)) {
-      std::fprintf(stderr, "adjoint: --checkpoint-dir, --resume and --stop-after are for --method shac\n");
+    if (opt.method != "shac" && opt.method != "ppo" &&
+        (!opt.checkpoint_dir.empty() || !opt.resume.empty() || opt.stop_after > 0)) {
+      std::fprintf(stderr, "adjoint: --checkpoint-dir, --resume and --stop-after are for --method shac and ppo\n");
       return 2;
     }
     if (opt.method == "shac") return adj::app::run_shac(opt);
     if (opt.method == "pods") return adj::app::run_pods(opt);
+    if (opt.method == "ppo") return adj::app::run_ppo(opt);
     if (opt.method == "receding") {
       if (opt.receding_window <= 0) opt.receding_window = 30;
       return adj::app::run_receding_horizon(opt);

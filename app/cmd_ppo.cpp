@@ -1,0 +1,116 @@
+// `adjoint optimize SCENE --task T --method ppo`: a policy task trained by PPO
+// (engine/optim/ppo.h PpoTrainer, PpoOptions' defaults, in double) on --envs copies from the
+// task's randomized starts, its step size annealed over the run's --iterations; checkpoints
+// as SHAC's (--checkpoint-dir, --resume, --stop-after, Ctrl+C). One process: PPO draws resets,
+// noise and minibatches from one random stream, which ranks would split differently.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+
+#include "app/cmd_optimize.h"
+#include "app/run_checkpoint.h"
+#include "app/scene_task.h"
+#include "engine/optim/ppo.h"
+#include "engine/optim/task.h"
+
+namespace adj::app {
+
+int run_ppo(const OptimizeOptions& o) {
+  auto fail = [&](const std::string& what) {
+    return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), what.c_str()), 1;
+  };
+  auto loaded = load_scene_task<double>(o.scene_path, o.task);
+  if (!loaded) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 1;
+  scene::Task task = loaded->task;
+  const int iterations = o.iterations >= 0 ? o.iterations : task.optimizer.iterations;
+  task.seed = o.seed >= 0 ? std::uint64_t(o.seed) : task.seed;  // the policy's initialization
+  auto made = optim::make_task(loaded->cs, task, {.thread_count = std::max(o.threads, 0)});
+  if (!made) return fail(made.status().message());
+  optim::PpoOptions po;
+  po.seed = task.seed;
+  const optim::PolicyEnvOptions copies = optim::training_starts(task, o.shac_envs);
+  const int substeps = std::max(loaded->cs.substeps, 1);
+  po.lr_anneal_steps = (long long)iterations * o.shac_envs * po.steps_per_env * substeps;
+  auto ppo = optim::PpoTrainer::create(**made, po, copies);
+  if (!ppo) return fail(ppo.status().message());
+  std::string ckpt_dir;
+  int ckpt_every = 0;
+  if (Status st = checkpoint_plan(o, ckpt_dir, ckpt_every); !st) return fail(st.message());
+  const nlohmann::json identity = {{"method", "ppo"},
+                                   {"scene", loaded->doc.name},
+                                   {"task", task.name},
+                                   {"iterations", iterations},
+                                   {"seed", task.seed}};
+  dist::LocalCommunicator alone;
+  RunTotals totals;
+  if (!o.resume.empty()) {
+    auto ck = read_run_checkpoint(o.resume, identity, alone, totals);
+    if (!ck) return fail(ck.status().message());
+    if (Status st = ppo->load(*ck); !st) return fail(st.message());
+  } else {
+    auto first = ppo->evaluate();
+    if (!first) return fail(first.status().message());
+    totals.first = *first;
+  }
+  std::printf("%s / %s: PPO, %d copies, %d frames per copy per iteration, %d iterations, seed %llu\n",
+              loaded->doc.name.c_str(), task.name.c_str(), o.shac_envs, po.steps_per_env, iterations,
+              static_cast<unsigned long long>(task.seed));
+  if (!o.resume.empty()) std::printf("resumed from %s at iteration %d\n", o.resume.c_str(), ppo->iteration());
+  // per row: control steps so far, the iteration's mean reward per frame, the mean return of
+  // the episodes that ended, the evaluation episode's mean frame cost (the mean action)
+  std::printf("%6s %12s %9s %12s %12s %12s\n", "iter", "ctrl steps", "wall [s]", "mean reward", "mean return",
+              "eval cost");
+  const auto t0 = std::chrono::steady_clock::now();
+  InterruptGuard ctrl_c;
+  int trained = 0;
+  bool stopped = false;
+  for (int k = ppo->iteration(); k < iterations && !stopped; ++k) {
+    auto it = ppo->iterate();
+    if (!it) return fail("iteration " + std::to_string(k) + ": " + it.status().message());
+    ++trained;
+    if (k % 10 == 9 || k + 1 == iterations) {
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      auto e = ppo->evaluate();
+      if (!e) return fail(e.status().message());
+      const long long steps = it->sim_steps / substeps;
+      std::printf("%6d %12lld %9.1f %12.6g %12.6g %12.6g\n", k, steps, wall, it->mean_reward, it->mean_return, *e);
+      std::fflush(stdout);
+      totals.rows.push_back({{"iteration", k},
+                             {"control_steps", steps},
+                             {"wall_s", wall},
+                             {"mean_reward", it->mean_reward},
+                             {"mean_return", it->mean_return},
+                             {"eval_cost", *e}});
+    }
+    stopped = InterruptGuard::requested() || (o.stop_after > 0 && trained == o.stop_after);
+    if (ckpt_every > 0 && ((k + 1) % ckpt_every == 0 || k + 1 == iterations || stopped)) {
+      optim::Checkpoint ck;
+      ppo->save(ck);
+      if (Status s = write_run_checkpoint(ckpt_dir, identity, totals, ck, alone); !s) return fail(s.message());
+      std::printf("checkpoint after iteration %d written to %s\n", k, ckpt_dir.c_str());
+      std::fflush(stdout);
+    }
+    if (InterruptGuard::requested()) std::printf("stopped by Ctrl+C after iteration %d\n", k);
+  }
+  std::printf("final weights fingerprint %016llx\n", static_cast<unsigned long long>(ppo->fingerprint()));
+  if (stopped && !InterruptGuard::requested())
+    std::printf("stopped after %d iterations (--stop-after); continue with --resume %s\n", trained, ckpt_dir.c_str());
+  if (ppo->iteration() == iterations) {
+    auto last = ppo->evaluate();
+    if (!last) return fail(last.status().message());
+    std::printf("the policy's mean frame cost: %.6g -> %.6g\n", totals.first, *last);
+  }
+  if (!o.log.empty()) {
+    std::ofstream f(o.log);
+    f << nlohmann::json{{"scene", loaded->doc.name}, {"task", task.name}, {"iterations", totals.rows}}.dump(1) << "\n";
+    if (!f) return std::fprintf(stderr, "%s: cannot write the log\n", o.log.c_str()), 1;
+  }
+  return InterruptGuard::requested() ? 130 : 0;
+}
+
+}  // namespace adj::app
