@@ -382,7 +382,16 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "adjoint: --checkpoint-dir, --resume and --stop-after are for --method shac and ppo\n");
       return 2;
     }
-    if (opt.method == "shac") return adj::app::run_shac(opt);
+    if (opt.method == "shac") {
+      const int rc = adj::app::run_shac(opt);
+      // rank 0 alone evaluates and writes: when it fails, the others may wait for it. (The
+      // training itself fails on every rank alike.)
+      if (rc != 0 && comm->size() > 1 && comm->rank() == 0) {
+        std::fflush(nullptr);
+        comm->abort(rc);
+      }
+      return rc;
+    }
     if (opt.method == "pods") return adj::app::run_pods(opt);
     if (opt.method == "ppo") return adj::app::run_ppo(opt);
     if (opt.method == "receding") {

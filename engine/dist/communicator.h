@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -35,6 +36,8 @@ class Communicator {
   virtual Status allgather(const Bytes& mine, std::vector<Bytes>& parts) = 0;
   // root's bytes on every rank (the others' are replaced)
   virtual Status broadcast(Bytes& bytes, int root) = 0;
+  // end every rank now with `code` (a rank that fails alone would leave the others waiting)
+  virtual void abort(int code) = 0;
   // wall time spent inside communication calls so far [s], and the bytes this rank received
   double seconds() const { return seconds_; }
   long long bytes_received() const { return bytes_received_; }
@@ -52,6 +55,7 @@ class LocalCommunicator final : public Communicator {
   const char* kind() const override { return "one process"; }
   Status allgather(const Bytes& mine, std::vector<Bytes>& parts) override;
   Status broadcast(Bytes&, int) override { return Status::ok(); }
+  void abort(int code) override { std::exit(code); }
 };
 
 // MPI_COMM_WORLD when the program was built with MPI (ADJ_MPI) and started by mpirun (its

@@ -23,6 +23,7 @@ class MpiCommunicator final : public Communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   const char* kind() const override { return "MPI"; }
+  void abort(int code) override { MPI_Abort(MPI_COMM_WORLD, code); }
 
   Status allgather(const Bytes& mine, std::vector<Bytes>& parts) override {
     const auto t0 = std::chrono::steady_clock::now();

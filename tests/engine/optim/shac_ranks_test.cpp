@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <barrier>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -34,6 +35,7 @@ class ThreadCommunicator final : public dist::Communicator {
   int rank() const override { return rank_; }
   int size() const override { return int(hub_.slots.size()); }
   const char* kind() const override { return "threads"; }
+  void abort(int code) override { std::exit(code); }
   Status allgather(const dist::Bytes& mine, std::vector<dist::Bytes>& parts) override {
     hub_.slots[rank_] = mine;
     hub_.sync.arrive_and_wait();
