@@ -10,7 +10,6 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <optional>
 
