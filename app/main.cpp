@@ -103,6 +103,11 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   run_cmd->add_option("--threads", run.threads, "OpenMP threads (0 = default)")->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--worlds", run.worlds, "Independent copies of the scene (each under settings.randomize)")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  run_cmd->add_option("--seed", run.seed, "Seed of the worlds' randomization (default: the first task's seed)")
+      ->check(CLI::NonNegativeNumber);
 
   adj::app::DynamicsCmdOptions dyn;
   bool dyn_no_contact = false, dyn_no_limits = false, dyn_no_equality = false;
@@ -296,6 +301,26 @@ int main(int argc, char** argv) {
                    "PODS: first step (order 1) or trust radius (order 2), RMS per action entry")
       ->capture_default_str();
 
+  adj::app::BenchWorldsOptions bench_worlds;
+  CLI::App* bench_worlds_cmd = bench_cmd->add_subcommand(
+      "worlds", "Control steps per second and memory per world of a scene over many worlds (forward, + backward)");
+  bench_worlds_cmd->add_option("scene", bench_worlds.scene_path, "Scene file (JSON)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  bench_worlds_cmd->add_option("--worlds", bench_worlds.worlds, "Worlds")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  bench_worlds_cmd->add_option("--threads", bench_worlds.threads, "Threads over the worlds")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  bench_worlds_cmd->add_option("--window", bench_worlds.window, "Control steps a window")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  bench_worlds_cmd->add_option("--windows", bench_worlds.windows, "Windows timed per row")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  bench_worlds_cmd->add_flag("--double", bench_worlds.use_double, "Double precision (default: float)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -336,6 +361,7 @@ int main(int argc, char** argv) {
   if (*bench_render_cmd) return adj::app::run_bench_render(bench_render);
   if (*bench_gpu_cmd) return adj::app::run_bench_gpu(bench_gpu);
   if (*bench_sample_cmd) return adj::app::run_bench_sample_efficiency(bench_sample);
+  if (*bench_worlds_cmd) return adj::app::run_bench_worlds(bench_worlds);
   if (*opt_cmd) {
     if (!parse_size(rec_size, &opt.record_width, &opt.record_height)) {
       std::fprintf(stderr, "adjoint: --record-size %s: expected WxH between 16x16 and 16384x16384\n", rec_size.c_str());

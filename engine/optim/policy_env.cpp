@@ -161,11 +161,17 @@ Result<std::unique_ptr<RigidPolicyEnvT<S>>> RigidPolicyEnvT<S>::create(const sce
   env->up_ = cs.up_axis;
   env->horizon_ = task.horizon;
   env->substeps_ = cs.substeps;
+  if (options.randomize && cs.randomize.active())
+    for (int i = 0; i < options.env_count; ++i) {
+      env->models_.push_back(env->model_);
+      randomize_world(cs.randomize, options.world_seed, i, env->models_.back());
+    }
   env->copies_.resize(std::size_t(options.env_count));
-  for (Copy& c : env->copies_) {
+  for (int i = 0; i < options.env_count; ++i) {
+    Copy& c = env->copies_[std::size_t(i)];
     c.solver = RigidSolverT<S>({.substeps = cs.substeps, .param_grads = false});
     c.loss = loss.value();
-    c.loss.bind(&env->model_);
+    c.loss.bind(&env->world_model(i));
     c.state = env->initial_;
     c.grad_control = env->model_.make_control();
     c.grad_model = env->model_.make_grad();
@@ -217,7 +223,7 @@ Result<S> RigidPolicyEnvT<S>::step(int i, const std::vector<S>& action) {
   Copy& c = copies_[i];
   Frame f{c.state, model_.make_control()};
   policy_.apply_outputs(action, f.control);
-  Status st = c.solver.step(model_, f.in, c.state, f.control, dt_);
+  Status st = c.solver.step(world_model(i), f.in, c.state, f.control, dt_);
   if (!st)
     return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
   c.loss.begin();
@@ -279,7 +285,8 @@ Status RigidPolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_acti
   };
   if (d_cost != S(0)) add_seed(1, out, c.adj);
   std::fill(c.grad_control.joint_act.begin(), c.grad_control.joint_act.end(), S(0));
-  Status st = c.solver.step_adjoint(model_, f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control, c.grad_model);
+  Status st =
+      c.solver.step_adjoint(world_model(i), f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control, c.grad_model);
   if (!st)
     return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame - int(c.tape.size()) + k) +
                          " (backward): " + st.message());
@@ -301,10 +308,10 @@ Status RigidPolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std:
   return tangent_hvp(
       i, c.frame, a, v, lift_state<T>(c.state), blank, policy_,
       [&](const StateT<T>& in, StateT<T>& to, const ControlT<T>& u) {
-        return c.solver.tangent_step(model_, in, to, u, dt_);
+        return c.solver.tangent_step(world_model(i), in, to, u, dt_);
       },
       [&](const StateT<T>& in, const ControlT<T>& u, const StateT<T>& adj, StateT<T>& adj_in, ControlT<T>& g) {
-        return c.solver.tangent_step_adjoint(model_, in, u, dt_, adj, adj_in, g);
+        return c.solver.tangent_step_adjoint(world_model(i), in, u, dt_, adj, adj_in, g);
       },
       [&](int end, const StateT<T>& state, StateT<T>& adj) {  // the one-frame loss reads (s_t, s_t+1)
         seed = zero_like(state);
@@ -341,6 +348,11 @@ Result<std::unique_ptr<ParticlePolicyEnvT<S>>> ParticlePolicyEnvT<S>::create(con
   env->dt_ = cs.frame_dt;
   env->horizon_ = task.horizon;
   env->substeps_ = cs.substeps;
+  if (options.randomize && cs.randomize.active())
+    for (int i = 0; i < options.env_count; ++i) {
+      env->models_.push_back(*env->model_);
+      randomize_world(cs.randomize, options.world_seed, i, env->models_.back());
+    }
   env->copies_.resize(std::size_t(options.env_count));
   for (Copy& c : env->copies_) {
     c.solver = std::make_unique<SolverT<S>>(SolverOptions{cs.substeps, options.thread_count, true});
@@ -383,7 +395,7 @@ Result<S> ParticlePolicyEnvT<S>::step(int i, const std::vector<S>& action) {
   Frame f{c.state, model_->make_control()};
   f.control.zero();
   policy_.apply_outputs(action, f.control);
-  Status st = c.solver->step(*model_, f.in, c.state, f.control, dt_);
+  Status st = c.solver->step(world_model(i), f.in, c.state, f.control, dt_);
   if (!st)
     return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
   const S now = loss_at(c, c.state);
@@ -427,7 +439,8 @@ Status ParticlePolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_a
   // (the episode's start is no function of the frames recorded)
   if (d_cost != S(0)) add_loss_seed(c.loss, c.start, out, d_cost, c.seed, c.adj);
   c.grad_control.zero();
-  Status st = c.solver->step_adjoint(*model_, f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control, c.grad_model);
+  Status st =
+      c.solver->step_adjoint(world_model(i), f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control, c.grad_model);
   if (!st)
     return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame - int(c.tape.size()) + k) +
                          " (backward): " + st.message());
@@ -450,10 +463,10 @@ Status ParticlePolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const s
   return tangent_hvp(
       i, c.frame, a, v, lift_state<T>(c.state), lift_control<T>(zero), policy_,
       [&](const StateT<T>& in, StateT<T>& to, const ControlT<T>& u) {
-        return c.solver->tangent_step(*model_, in, to, u, dt_);
+        return c.solver->tangent_step(world_model(i), in, to, u, dt_);
       },
       [&](const StateT<T>& in, const ControlT<T>& u, const StateT<T>& adj, StateT<T>& adj_in, ControlT<T>& g) {
-        return c.solver->tangent_step_adjoint(*model_, in, u, dt_, adj, adj_in, g);
+        return c.solver->tangent_step_adjoint(world_model(i), in, u, dt_, adj, adj_in, g);
       },
       [&](int end, const StateT<T>& state, StateT<T>& adj) {  // the frame cost L(out) - L(in)
         if (d_cost != S(0)) add_loss_seed(c.loss, start, state, T(end == 1 ? d_cost : -d_cost), seed, adj);

@@ -100,6 +100,10 @@ struct PolicyEnvOptions {
   std::vector<int> hidden;  // empty: the task's policy.hidden
   MlpActivation activation = MlpActivation::tanh;
   int thread_count = 1;  // OpenMP threads of each copy's particle stages (0: OpenMP's default)
+  // per-world parameters (the scene's settings.randomize, engine/model/randomize.h): copy i is
+  // world i of world_seed; randomize false (the evaluation copy): the scene's own parameters
+  std::uint64_t world_seed = 0;
+  bool randomize = true;
 };
 
 // the robot tasks' world: RigidSolverT copies of the scene's robots, actions on the policy
@@ -130,6 +134,8 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
 
   const StateT<S>& state(int i) const override { return copies_[i].state; }
   const RigidModelT<S>& model() const { return model_; }
+  // copy i's model: its world's randomized parameters, or the scene's
+  const RigidModelT<S>& world_model(int i) const { return models_.empty() ? model_ : models_[std::size_t(i)]; }
   const RigidPolicyT<S>& policy() const { return policy_; }
 
  private:
@@ -150,7 +156,8 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
   };
 
   RigidModelT<S> model_;
-  int done_body_ = -1;  // the task's termination: this body's com below done_height_ (-1: none)
+  std::vector<RigidModelT<S>> models_;  // per copy, when the scene randomizes (else empty)
+  int done_body_ = -1;                  // the task's termination: this body's com below done_height_ (-1: none)
   S done_height_ = S(0);
   int up_ = 1;  // the scene's up axis
   StateT<S> initial_;
@@ -187,6 +194,8 @@ class ParticlePolicyEnvT final : public PolicyEnvT<S> {
   void add_observation_adjoint(int i, const std::vector<S>& d_obs) override;
   Status backward_step(int i, S d_cost, std::vector<S>& d_action) override;
   Status action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost, std::vector<S>& out) override;
+  // copy i's model: its world's randomized parameters, or the scene's
+  const ModelT<S>& world_model(int i) const { return models_.empty() ? *model_ : models_[std::size_t(i)]; }
 
  private:
   struct Frame {
@@ -207,6 +216,7 @@ class ParticlePolicyEnvT final : public PolicyEnvT<S> {
   S loss_at(Copy& c, const StateT<S>& s);
 
   std::unique_ptr<ModelT<S>> model_;
+  std::vector<ModelT<S>> models_;  // per copy, when the scene randomizes (else empty)
   StateT<S> initial_;
   PolicyT<S> policy_;
   std::vector<Copy> copies_;

@@ -8,7 +8,9 @@ Result<BatchShacTrainerT<float>> make_shac_trainer(const TaskT<float>& task, con
   so.seed = settings.seed;
   so.thread_count = settings.thread_count;
   // copies start from random joint angles and rates around the task's start
-  return BatchShacTrainerT<float>::create(task, so, training_starts(task.task(), settings.envs));
+  PolicyEnvOptions env = training_starts(task.task(), settings.envs);
+  env.world_seed = settings.seed;
+  return BatchShacTrainerT<float>::create(task, so, env);
 }
 
 }  // namespace adj::optim
