@@ -46,6 +46,7 @@ struct BenchWorldsOptions {
   int window = 32;    // control steps a window
   int windows = 4;    // windows timed per row (after one untimed)
   bool use_double = false;
+  bool recompute = false;  // the reverse pass recomputes each step instead of reading its record
 };
 
 int run_bench_worlds(const BenchWorldsOptions& options);

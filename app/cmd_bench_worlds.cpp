@@ -1,9 +1,9 @@
 // `adjoint bench worlds`: a scene's control steps per second over many worlds, forward and
 // forward + backward of windows, and the memory each world holds (engine/solver/worlds.h).
-// Each world runs its whole window on one thread (its states kept for the reverse pass), then
-// the window's reverse from a unit adjoint on the last state: the work of a SHAC window without
-// the policy. Rows: one world on one thread (the per-thread anchor), then the requested worlds
-// on 1 and on the requested threads, all in the same run.
+// Each world runs its whole window on one thread (its states and each step's record kept for
+// the reverse pass, or with --recompute only the states), then the window's reverse from a unit
+// adjoint on the last state: the work of a SHAC window without the policy. Rows: one world on one thread (the
+// per-thread anchor), then the requested worlds on 1 and on the requested threads, all in the same run.
 #include <malloc.h>
 
 #include <algorithm>
@@ -47,6 +47,9 @@ struct Bench {
     WorldsT<S>& worlds = *made;
     const int n = o.window;
     std::vector<std::vector<StateT<S>>> tape(std::size_t(world_count), std::vector<StateT<S>>(std::size_t(n + 1)));
+    // each step's substeps, reversed without a recompute (--recompute: none kept)
+    std::vector<std::vector<StepRecordT<S>>> records(std::size_t(world_count),
+                                                     std::vector<StepRecordT<S>>(o.recompute ? 0 : std::size_t(n)));
     std::vector<ControlT<S>> control, adj_control;
     std::vector<ModelGradT<S>> adj_model;
     std::vector<StateT<S>> adj_a, adj_b;
@@ -61,8 +64,11 @@ struct Bench {
     auto forward = [&](int w, SolverT<S>& solver) {
       auto& t = tape[std::size_t(w)];
       t[0] = worlds.state(w);
+      auto& rec = records[std::size_t(w)];
       for (int k = 0; k < n; ++k)
-        if (Status st = solver.step(worlds.model(w), t[k], t[k + 1], control[std::size_t(w)], dt); !st)
+        if (Status st = solver.step(worlds.model(w), t[k], t[k + 1], control[std::size_t(w)], dt, nullptr,
+                                    rec.empty() ? nullptr : &rec[std::size_t(k)]);
+            !st)
           return Status::error("step " + std::to_string(k) + ": " + st.message());
       return Status::ok();
     };
@@ -74,8 +80,10 @@ struct Bench {
       for (auto& q : a->particle_q) q = vec3<S>(S(1), S(1), S(1));
       for (auto& q : a->joint_q) q = S(1);
       for (int k = n - 1; k >= 0; --k) {
+        const auto& rec = records[std::size_t(w)];
         if (Status st = solver.step_adjoint(worlds.model(w), t[k], control[std::size_t(w)], dt, *a, *b,
-                                            adj_control[std::size_t(w)], adj_model[std::size_t(w)]);
+                                            adj_control[std::size_t(w)], adj_model[std::size_t(w)],
+                                            rec.empty() ? nullptr : &rec[std::size_t(k)]);
             !st)
           return Status::error("step " + std::to_string(k) + " (reverse): " + st.message());
         std::swap(a, b);

@@ -320,6 +320,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   bench_worlds_cmd->add_flag("--double", bench_worlds.use_double, "Double precision (default: float)");
+  bench_worlds_cmd->add_flag("--recompute", bench_worlds.recompute,
+                             "The reverse pass recomputes each step (less memory) instead of reading its record");
 
   try {
     app.parse(argc, argv);

@@ -185,7 +185,7 @@ void RigidPolicyEnvT<S>::reset(int i, std::mt19937_64* rng) {
   c.state = initial_;
   c.frame = 0;
   c.done = false;
-  c.tape.clear();
+  drop_tape(c);
   if (!rng) return;
   const RigidModelT<S>& m = model_;
   for (int j = 0; j < m.body_count(); ++j) {
@@ -221,9 +221,15 @@ void RigidPolicyEnvT<S>::observe(int i, std::vector<S>& obs) const {
 template <class S>
 Result<S> RigidPolicyEnvT<S>::step(int i, const std::vector<S>& action) {
   Copy& c = copies_[i];
-  Frame f{c.state, model_.make_control()};
+  Frame f;
+  if (!c.spare.empty()) {
+    f = std::move(c.spare.back());
+    c.spare.pop_back();
+  }
+  f.in = c.state;
+  f.control.joint_act.assign(std::size_t(model_.actuator_count()), S(0));
   policy_.apply_outputs(action, f.control);
-  Status st = c.solver.step(world_model(i), f.in, c.state, f.control, dt_);
+  Status st = c.solver.step(world_model(i), f.in, c.state, f.control, dt_, nullptr, &f.record);
   if (!st)
     return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
   c.loss.begin();
@@ -239,7 +245,7 @@ Result<S> RigidPolicyEnvT<S>::step(int i, const std::vector<S>& action) {
 
 template <class S>
 void RigidPolicyEnvT<S>::clear_tape(int i) {
-  copies_[i].tape.clear();
+  drop_tape(copies_[i]);
 }
 
 template <class S>
@@ -249,7 +255,7 @@ void RigidPolicyEnvT<S>::rewind(int i) {
   c.state = c.tape.front().in;
   c.frame -= int(c.tape.size());
   c.done = false;
-  c.tape.clear();
+  drop_tape(c);
 }
 
 template <class S>
@@ -285,8 +291,8 @@ Status RigidPolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_acti
   };
   if (d_cost != S(0)) add_seed(1, out, c.adj);
   std::fill(c.grad_control.joint_act.begin(), c.grad_control.joint_act.end(), S(0));
-  Status st =
-      c.solver.step_adjoint(world_model(i), f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control, c.grad_model);
+  Status st = c.solver.step_adjoint(world_model(i), f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control, c.grad_model,
+                                    &f.record);
   if (!st)
     return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame - int(c.tape.size()) + k) +
                          " (backward): " + st.message());
@@ -319,6 +325,26 @@ Status RigidPolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std:
         add_scaled(adj, T(d_cost), seed);
       },
       out);
+}
+
+template <class S>
+void RigidPolicyEnvT<S>::drop_tape(Copy& c) {
+  for (Frame& f : c.tape) c.spare.push_back(std::move(f));
+  c.tape.clear();
+}
+
+template <class S>
+std::size_t RigidPolicyEnvT<S>::tape_bytes(int i) const {
+  std::size_t b = 0;
+  const Copy& c = copies_[std::size_t(i)];
+  for (const auto* frames : {&c.tape, &c.spare})
+    for (const Frame& f : *frames) {
+      b += f.in.bytes() + f.control.joint_act.size() * sizeof(S);
+      for (const auto& q : f.record.q) b += q.size() * sizeof(S);
+      for (const auto& q : f.record.qd) b += q.size() * sizeof(S);
+      for (const auto& w : f.record.work) b += w.bytes();
+    }
+  return b;
 }
 
 template class RigidPolicyEnvT<float>;

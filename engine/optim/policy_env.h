@@ -134,6 +134,8 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
 
   const StateT<S>& state(int i) const override { return copies_[i].state; }
   const RigidModelT<S>& model() const { return model_; }
+  // bytes a copy's recorded frames hold (the tape and the frames kept for reuse)
+  std::size_t tape_bytes(int i) const;
   // copy i's model: its world's randomized parameters, or the scene's
   const RigidModelT<S>& world_model(int i) const { return models_.empty() ? model_ : models_[std::size_t(i)]; }
   const RigidPolicyT<S>& policy() const { return policy_; }
@@ -142,10 +144,12 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
   struct Frame {
     StateT<S> in;
     ControlT<S> control;
+    rigid::StepTape<S> record;  // the step's substeps, reversed by backward_step without a recompute
   };
   struct Copy {
     StateT<S> state, adj, adj_in, seed;
     std::vector<Frame> tape;
+    std::vector<Frame> spare;  // frames of cleared tapes, their memory reused by the next steps
     RigidSolverT<S> solver;
     RigidLossT<S> loss;  // the one-frame loss (its observed frames are per copy)
     ControlT<S> grad_control;
@@ -155,6 +159,7 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
     bool done = false;  // the last step ended the episode (termination)
   };
 
+  static void drop_tape(Copy& c);  // the tape's frames to the spares
   RigidModelT<S> model_;
   std::vector<RigidModelT<S>> models_;  // per copy, when the scene randomizes (else empty)
   int done_body_ = -1;                  // the task's termination: this body's com below done_height_ (-1: none)

@@ -145,7 +145,7 @@ TEST_CASE("robot task: drone through two waypoints (4 rotor thrusts): loss falls
 }
 
 TEST_CASE(
-    "robot task: cartpole balance with an MLP policy (closed loop, 1 s): loss falls 10x in 60 iterations; "
+    "robot task: cartpole balance with an MLP policy (closed loop, 1 s): loss falls 10x in 60 iterations, "
     "policy gradients against FD in double",
     "[optim][robot][policy]") {
   scene::Scene s = load("robot_cartpole_balance.json");
@@ -219,7 +219,7 @@ TEST_CASE("robot task: errors name the task and the entry, the particle runner r
 
 TEST_CASE(
     "robot task: the quadruped walks: its phase-clock MLP policy, trained by BPTT over 2 s, moves the torso > 1 m "
-    "with its com above 0.38 m and upright in every frame; policy gradients against FD in double",
+    "with its com above 0.38 m and upright in every frame, policy gradients against FD in double",
     "[optim][robot][walker]") {
   scene::Scene s = load("robot_walker.json");
   const scene::Task& task = s.tasks[0];
