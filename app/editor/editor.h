@@ -6,6 +6,7 @@
 #include <array>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -98,6 +99,14 @@ class Editor {
   void sync();
   bool has_scene() const { return compiled_ != nullptr; }
   const scene::CompiledScene* compiled() const { return compiled_.get(); }
+  // the Simulation panel's worlds 1.. drawn in a grid beside world 0 into `list` (built by view()
+  // for world 0); hidden(id): an object not drawn (app/editor/world_grid.cpp)
+  void add_world_copies(render::DrawList& list, const app::Overlays& overlays,
+                        const std::function<bool(render::ObjectId)>& hidden);
+  int world_count = 1;  // the Simulation panel's (Worker::set_world_count)
+  // the world count changed: the camera takes in every world at the next frame (set_world_count)
+  bool world_fit_pending = false;
+  void set_world_count(int n);
   app::SceneView* view() {  // with the selection set, for its highlight
     if (view_) view_->set_selected(render::ObjectId(selected_ + 1));
     return view_.get();
@@ -326,6 +335,14 @@ class Editor {
   void draw_policy_terms(int index);  // a policy's observation terms and termination (authoring_ui.cpp)
   std::unique_ptr<scene::CompiledScene> compiled_;
   std::unique_ptr<app::SceneView> view_;
+  // worlds 1..'s views and the moved copies of their points (world_grid.cpp)
+  std::vector<std::unique_ptr<app::SceneView>> world_views_;
+  uint64_t world_views_revision_ = 0;
+  float world_spacing_ = 1.0f;
+  glm::vec3 world_extent_lo_{0.0f}, world_extent_hi_{0.0f};  // what world 1 draws
+  std::vector<glm::vec3> world_points_;
+  std::vector<glm::vec4> world_spheres_;
+  std::vector<render::ShapeInstance> world_shapes_;
   uint64_t compiled_revision_ = 0;
   // the simulation: the scene last sent to the worker, the revision it last restarted at
   // (later revisions that simulate the same go on from its frames)

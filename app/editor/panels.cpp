@@ -612,6 +612,12 @@ void Editor::draw_simulation() {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("the solver the simulation runs on (now: %s)%s%s", snap.backend.c_str(),
                       snap.backend_error.empty() ? "" : "\n", snap.backend_error.c_str());
+  ImGui::SetNextItemWidth(-80);
+  if (int n = world_count; ImGui::InputInt("worlds", &n, 1, 4)) set_world_count(n);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "copies of the scene side by side, each with its parameters from settings.randomize;\n"
+        "world 0 (where the scene is) is the one the inspector, timeline and overlays show");
   // a replay: its own play button and timeline, over the replayed rollout's frames
   if (replay.active) {
     ImGui::Separator();

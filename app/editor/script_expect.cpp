@@ -175,6 +175,15 @@ Status ex_opt_phase(ScriptCall& c) { return expect_text(c, to_string(c.e.snap.op
 Status ex_save_as(ScriptCall& c) { return expect_bool(c, c.e.save_as_active()); }
 Status ex_backend(ScriptCall& c) { return expect_text(c, c.e.doc.scene().settings.backend); }
 Status ex_sim_backend(ScriptCall& c) { return expect_text(c, c.e.snap.backend); }
+// the worlds simulated (world 0 and the copies), and how many of the copies' states differ from
+// world 0's (randomized worlds drift apart; identical ones do not)
+Status ex_worlds(ScriptCall& c) { return expect_text(c, std::to_string(c.e.snap.world_states.size() + 1)); }
+Status ex_worlds_differing(ScriptCall& c) {
+  int n = 0;
+  for (const State& s : c.e.snap.world_states)
+    n += s.particle_q != c.e.snap.state.particle_q || s.joint_q != c.e.snap.state.joint_q;
+  return expect_text(c, std::to_string(n));
+}
 Status ex_path(ScriptCall& c) { return expect_text(c, c.e.doc.path().empty() ? "untitled" : c.e.doc.path()); }
 // the method Start uses for the panel's task: bptt shac pods1 pods2
 Status ex_method(ScriptCall& c) {
@@ -411,6 +420,8 @@ const ScriptCommand k_expect[] = {
     {"save-as", ex_save_as},
     {"backend", ex_backend},
     {"sim-backend", ex_sim_backend},
+    {"worlds", ex_worlds},
+    {"worlds-differing", ex_worlds_differing},
     {"backend-available", ex_backend_available},
     {"path", ex_path},
     {"title", ex_title},
