@@ -47,6 +47,7 @@ struct BenchWorldsOptions {
   int windows = 4;    // windows timed per row (after one untimed)
   bool use_double = false;
   bool recompute = false;  // the reverse pass recomputes each step instead of reading its record
+  bool cuda = false;       // one row: the worlds on CUDA (bodies-only scenes; exit 77 without a device)
 };
 
 int run_bench_worlds(const BenchWorldsOptions& options);

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "app/cmd_bench.h"
+#include "engine/cuda/cuda.h"
+#include "engine/cuda/rigid_cuda.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
 #include "engine/solver/worlds.h"
@@ -119,6 +121,60 @@ struct Bench {
   }
 };
 
+// --cuda: the worlds of a bodies-only scene as one CUDA thread each (engine/cuda/rigid_cuda.h); its
+// API takes and returns the states on the host each step, so the row includes those copies
+template <class S>
+Result<Row> cuda_row(const scene::CompiledSceneT<S>& cs, const BenchWorldsOptions& o) {
+  const RigidModelT<S>& m = cs.model.rigid;
+  const int n = o.window, worlds = o.worlds, nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count();
+  RigidBatchCudaT<S> gpu;
+  if (Status st = gpu.upload(m, worlds, cs.substeps); !st) return st;
+  const StateT<S> s0 = cs.model.make_state();
+  const ControlT<S> hold = cs.model.make_hold_control();
+  std::vector<std::vector<S>> q(std::size_t(n + 1)), qd(std::size_t(n + 1));
+  std::vector<S> act(std::size_t(worlds) * na);
+  for (int w = 0; w < worlds; ++w) std::copy(hold.joint_act.begin(), hold.joint_act.end(), act.begin() + w * na);
+  q[0].resize(std::size_t(worlds) * nq);
+  qd[0].resize(std::size_t(worlds) * nv);
+  for (int w = 0; w < worlds; ++w) {
+    std::copy(s0.joint_q.begin(), s0.joint_q.end(), q[0].begin() + w * nq);
+    std::copy(s0.joint_qd.begin(), s0.joint_qd.end(), qd[0].begin() + w * nv);
+  }
+  auto forward = [&]() -> Status {
+    for (int k = 0; k < n; ++k)
+      if (Status st = gpu.step(q[k], qd[k], act, cs.frame_dt, q[k + 1], qd[k + 1]); !st) return st;
+    return Status::ok();
+  };
+  RigidModelGradT<S> g = m.make_grad();
+  auto backward = [&]() -> Status {
+    std::vector<S> aq(q[0].size(), S(1)), aqd(qd[0].size(), S(0)), aq_in, aqd_in, aact;
+    for (int k = n - 1; k >= 0; --k) {
+      if (Status st = gpu.step_adjoint(q[k], qd[k], act, cs.frame_dt, aq, aqd, aq_in, aqd_in, aact, g); !st) return st;
+      std::swap(aq, aq_in);
+      std::swap(aqd, aqd_in);
+    }
+    return Status::ok();
+  };
+  if (Status st = forward(); !st) return st;  // untimed: the device warmed up
+  if (Status st = backward(); !st) return st;
+  using clock = std::chrono::steady_clock;
+  Row r{worlds, 0};
+  auto t0 = clock::now();
+  for (int i = 0; i < o.windows; ++i)
+    if (Status st = forward(); !st) return st;
+  auto t1 = clock::now();
+  for (int i = 0; i < o.windows; ++i) {
+    if (Status st = forward(); !st) return st;
+    if (Status st = backward(); !st) return st;
+  }
+  auto t2 = clock::now();
+  const double steps = double(worlds) * n * o.windows;
+  r.forward = steps / std::chrono::duration<double>(t1 - t0).count();
+  r.both = steps / std::chrono::duration<double>(t2 - t1).count();
+  r.bytes_per_world = double(gpu.device_bytes()) / worlds;
+  return r;
+}
+
 template <class S>
 int bench(const BenchWorldsOptions& o) {
   auto doc = scene::load_scene(o.scene_path);
@@ -132,6 +188,10 @@ int bench(const BenchWorldsOptions& o) {
     return 1;
   }
   const std::uint64_t seed = doc->tasks.empty() ? 0 : doc->tasks.front().seed;
+  if (std::string why; o.cuda && !cuda_available(&why)) {
+    std::printf("SKIPPED: --cuda: no CUDA device (%s)\n", why.c_str());
+    return 77;
+  }
   std::printf(
       "worlds benchmark: %s (%d particles, %d bodies), %d substeps a control step, windows of %d control "
       "steps, %s%s\n",
@@ -140,6 +200,23 @@ int bench(const BenchWorldsOptions& o) {
   std::printf(
       "| worlds | threads | forward [control steps/s] | forward + backward [control steps/s] | memory per "
       "world [KiB] |\n|---:|---:|---:|---:|---:|\n");
+  if (o.cuda) {
+    if (cs->model.particle_count() > 0 || cs->randomize.active()) {
+      std::fprintf(stderr,
+                   "%s: --cuda runs bodies-only scenes with the scene's own parameters (the CUDA batch has "
+                   "no particles and no per-world parameters yet)\n",
+                   o.scene_path.c_str());
+      return 1;
+    }
+    auto r = cuda_row(*cs, o);
+    if (!r) {
+      std::fprintf(stderr, "%s: --cuda: %s\n", o.scene_path.c_str(), r.status().message().c_str());
+      return 1;
+    }
+    std::printf("| %d | CUDA | %.0f | %.0f | %.1f (device) |\n", r->worlds, r->forward, r->both,
+                r->bytes_per_world / 1024.0);
+    return 0;
+  }
   Bench<S> b{*cs, o, seed};
   std::vector<std::pair<int, int>> rows = {{1, 1}, {o.worlds, 1}};
   if (o.threads > 1) rows.push_back({o.worlds, o.threads});
