@@ -1,0 +1,153 @@
+// File > Attach to run...: the editor attached to a served run (app/editor/attach.h). The
+// run's scene becomes the document, its records fill the Optimization panel's plots and
+// progress, and its newest rollout replays in the viewport.
+#include <imgui.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "app/editor/editor.h"
+#include "engine/scene/compile.h"
+#include "engine/scene/scene_json.h"
+
+namespace adj::editor {
+
+Status Editor::attach_run(const std::string& address, const std::string& token) {
+  detach_run();
+  if (Status st = attachment.attach(address, token); !st) {
+    message(Severity::error, "attach: " + st.message());
+    return st;
+  }
+  attach_scene_loaded_ = false;
+  message(Severity::info, "attaching to " + address);
+  return {};
+}
+
+void Editor::detach_run() {
+  if (!attachment.attached()) return;
+  attachment.detach();
+  attach_replay = {};
+  attach_scene_loaded_ = false;
+  attachment.view(attached);
+  message(Severity::info, "detached from " + attached.endpoint + " (the run goes on)");
+}
+
+// the run's scene as the document: from the hello's JSON text, its paths relative to the
+// run's scene file (where this machine has it; else the document is untitled)
+static Result<scene::Scene> attached_scene(const AttachView& v) {
+  auto s = scene::parse_scene(v.scene_text, v.scene_path);
+  if (!s) return s.status();
+  auto cs = scene::compile<float>(*s, std::filesystem::path(v.scene_path).parent_path().string());
+  if (!cs) return Status::error(v.scene_path + ": " + cs.status().message());
+  return s;
+}
+
+void Editor::update_attachment() {
+  if (!attachment.attached()) return;
+  const std::string last_error = attached.error;
+  attachment.view(attached);
+  if (!attached.error.empty() && attached.error != last_error) message(Severity::error, "attach: " + attached.error);
+  if (attached.has_hello && !attach_scene_loaded_) {
+    attach_scene_loaded_ = true;
+    auto s = attached_scene(attached);
+    if (!s) {
+      message(Severity::error, "attach: the run's scene: " + s.status().message());
+    } else {
+      const bool here = std::filesystem::exists(attached.scene_path);
+      replace_document(std::move(*s), here ? attached.scene_path : "");
+      after_load("");
+      if (int t = find_task(attached.task); t >= 0) task_index = t;
+      message(Severity::info, "attached to " + attached.endpoint + ": " + attached.scene_path + ", " + attached.method);
+    }
+  }
+  // the Optimization panel shows the attached run as it shows the worker's
+  snap.opt_phase = attached.ended    ? (attached.end_status == "finished" ? OptPhase::finished : OptPhase::stopped)
+                   : attached.paused ? OptPhase::paused
+                                     : OptPhase::running;
+  snap.opt_task = attached.task;
+  snap.opt_iteration = int(attached.loss.size());
+  snap.opt_iterations = attached.planned;
+  snap.opt_ms = attached.last_ms;
+  snap.loss = attached.loss;
+  snap.grad_norm = attached.grad_norm;
+  // the replay: the newest rollout, one frame per UI frame, looped
+  if (attach_replay.active && attach_replay.playing) {
+    std::uint64_t number = 0;
+    if (attachment.rollout(attach_replay.number, attach_replay.rollout, &number)) attach_replay.number = number;
+    const int frames = int(attach_replay.rollout.particle_q.size());
+    attach_replay.frame = frames > 0 ? (attach_replay.frame + 1) % frames : 0;
+  }
+}
+
+bool Editor::start_attach_replay() {
+  std::uint64_t number = 0;
+  if (!attachment.rollout(0, attach_replay.rollout, &number)) return false;
+  stop_replay();
+  attach_replay.active = attach_replay.playing = true;
+  attach_replay.number = number;
+  attach_replay.frame = 0;
+  return true;
+}
+
+const State* Editor::attach_display_state() {
+  if (!attach_replay.active || !compiled_) return nullptr;
+  const app::wire::Rollout& r = attach_replay.rollout;
+  const int f = attach_replay.frame;
+  if (f < 0 || f >= int(r.particle_q.size())) return nullptr;
+  if (attach_state_.particle_count() != compiled_->model.particle_count() || attach_replay.frame == 0)
+    attach_state_ = compiled_->model.make_state();  // the scene's sizes (it may have changed)
+  const int n = attach_state_.particle_count();
+  if (r.particle_q[size_t(f)].size() != size_t(3 * n) || r.joint_q[size_t(f)].size() != size_t(attach_state_.q_count()))
+    return nullptr;  // a rollout of another scene
+  const std::vector<float>& pq = r.particle_q[size_t(f)];
+  for (int i = 0; i < n; ++i)
+    attach_state_.particle_q[size_t(i)] = {pq[size_t(3 * i)], pq[size_t(3 * i + 1)], pq[size_t(3 * i + 2)]};
+  std::copy(r.joint_q[size_t(f)].begin(), r.joint_q[size_t(f)].end(), attach_state_.joint_q.begin());
+  return &attach_state_;
+}
+
+void Editor::draw_attach_window() {
+  if (!attach_window) return;
+  ImGui::SetNextWindowSize(ImVec2(420, 0), ImGuiCond_FirstUseEver);
+  if (!ImGui::Begin("Attach to run", &attach_window)) return ImGui::End();
+  if (!attachment.attached()) {
+    ImGui::TextWrapped(
+        "A run of adjoint optimize --serve [HOST:]PORT: the address it printed, and its token when it "
+        "printed one.");
+    ImGui::InputText("address", attach_address, sizeof attach_address);
+    ImGui::InputText("token", attach_token, sizeof attach_token, ImGuiInputTextFlags_Password);
+    if (ImGui::Button("Attach")) attach_run(attach_address, attach_token);
+    return ImGui::End();
+  }
+  ImGui::Text("%s", attached.endpoint.c_str());
+  if (!attached.error.empty())
+    ImGui::TextWrapped("%s", attached.error.c_str());
+  else if (!attached.answered)
+    ImGui::TextDisabled("waiting for the run...");
+  else
+    ImGui::Text("%s, %s: %zu iterations%s", attached.method.c_str(), attached.task.c_str(), attached.loss.size(),
+                attached.ended    ? (" (" + attached.end_status + ")").c_str()
+                : attached.paused ? " (paused)"
+                                  : "");
+  if (attached.malformed > 0) ImGui::TextDisabled("%lld malformed replies dropped", (long long)attached.malformed);
+  ImGui::BeginDisabled(attached.rollouts == 0);
+  if (ImGui::Button(attach_replay.active ? "Replaying" : "Replay newest rollout")) start_attach_replay();
+  ImGui::EndDisabled();
+  if (attach_replay.active) {
+    ImGui::SameLine();
+    ImGui::Text("iteration %lld, frame %d", (long long)attach_replay.rollout.iteration, attach_replay.frame);
+    ImGui::SameLine();
+    if (ImGui::Button("Stop replay")) attach_replay.active = false;
+  }
+  // control: the run refuses it unless it was started with --serve-control
+  if (ImGui::Button("Pause")) attachment.control(app::wire::Command::pause);
+  ImGui::SameLine();
+  if (ImGui::Button("Resume")) attachment.control(app::wire::Command::resume);
+  ImGui::SameLine();
+  if (ImGui::Button("Stop run")) attachment.control(app::wire::Command::stop);
+  if (!attached.control_answer.empty()) ImGui::TextWrapped("%s", attached.control_answer.c_str());
+  if (ImGui::Button("Detach")) detach_run();
+  ImGui::End();
+}
+
+}  // namespace adj::editor
