@@ -75,6 +75,9 @@ token)
   "$adjoint" watch "127.0.0.1:$port" --token "$token" --timeout 30 >"$out/watch.txt" 2>&1 &
   watcher=$!
   wait_for "$out/watch.txt" "^iteration 3 "
+  # a late viewer: the run was iterations ahead when it came, and it got the history first
+  grep -q "^run: $scene, method bptt" "$out/watch.txt" || fail "the late watcher got no hello"
+  grep -q "^iteration 0  loss " "$out/watch.txt" || fail "the late watcher got no history"
   kill -INT "$run"
   wait "$run"
   [ $? -eq 130 ] || fail "the run did not stop on Ctrl+C"

@@ -1,0 +1,96 @@
+// The run server and its client (app/serve): what a viewer receives, whatever the timing;
+// the wire decoder's refusals (app/serve/wire.h). The command-line behaviour is in serve.sh.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <string>
+
+#include "app/serve/address.h"
+#include "app/serve/run_client.h"
+#include "app/serve/run_server.h"
+#include "app/serve/wire.h"
+
+using namespace adj::app;
+using nlohmann::json;
+
+TEST_CASE("wire: requests that are not well-formed are refused with a reason") {
+  CHECK(wire::decode_request(R"({"type":"poll","since":2,"token":"t"})").is_ok());
+  for (const char* bad :
+       {"", "[]", "{", R"({"type":"poll"})", R"({"type":"poll","since":-1})", R"({"type":"poll","since":1.5})",
+        R"({"type":"poll","since":0,"token":3})", R"({"type":"control","command":"reboot"})", R"({"type":"what"})"}) {
+    auto r = wire::decode_request(bad);
+    CHECK_FALSE(r.is_ok());
+    CHECK_FALSE(r.status().message().empty());
+  }
+  CHECK_FALSE(wire::decode_request(std::string(40, '[') + std::string(40, ']')).is_ok());  // too deep
+  CHECK_FALSE(wire::decode_request(std::string(wire::k_max_request_bytes + 1, ' ')).is_ok());
+}
+
+TEST_CASE("wire: a reply's snapshot must hold whole, equal frames") {
+  auto ok = wire::decode_reply(
+      R"({"type":"batch","next":0,"total":0,"records":[],"snapshot":{"id":1,"iteration":0,"frames":[{"particle_q":[1,2,3]},{"particle_q":[4,5,6]}]}})");
+  REQUIRE(ok.is_ok());
+  CHECK(ok->snapshot.particle_q.size() == 2);
+  CHECK_FALSE(
+      wire::decode_reply(
+          R"({"type":"batch","next":0,"total":0,"records":[],"snapshot":{"id":1,"iteration":0,"frames":[{"particle_q":[1,2]}]}})")
+          .is_ok());
+  CHECK_FALSE(
+      wire::decode_reply(
+          R"({"type":"batch","next":0,"total":0,"records":[],"snapshot":{"id":1,"iteration":0,"frames":[{"particle_q":[1,2,3]},{"particle_q":[]}]}})")
+          .is_ok());
+  CHECK_FALSE(wire::decode_reply(R"({"type":"batch","next":2,"total":1,"records":[]})").is_ok());
+  CHECK_FALSE(wire::decode_reply(R"({"type":"batch","next":1,"total":1,"records":[{"kind":"iteration"}]})").is_ok());
+}
+
+TEST_CASE("serve address: ports, hosts, and which need a token") {
+  CHECK(parse_serve_address("5555")->endpoint() == "tcp://127.0.0.1:5555");
+  CHECK(parse_serve_address("5555")->local());
+  CHECK(parse_serve_address("0")->endpoint() == "tcp://127.0.0.1:*");
+  CHECK_FALSE(parse_serve_address("0.0.0.0:80")->local());
+  CHECK(parse_serve_address("[::1]:7")->endpoint() == "tcp://[::1]:7");
+  CHECK_FALSE(parse_serve_address("70000").is_ok());
+  CHECK_FALSE(parse_serve_address("host:").is_ok());
+  CHECK(random_token().size() == 32);
+  CHECK(random_token() != random_token());
+}
+
+#if ADJ_HAS_ZMQ
+TEST_CASE("serve: a late viewer gets every record in order once, and the newest snapshot, under a flood of snapshots") {
+  auto server = RunServer::open({.address = "0", .queue_snapshots = 2}, serve_hello("no-such-scene.json", "bptt", {}));
+  REQUIRE(server.is_ok());
+  RunServer& s = **server;
+  const int n = 300;
+  for (int i = 0; i < n; ++i) {
+    s.iteration({{"iteration", i}, {"loss", 1.0 / (1 + i)}});
+    s.snapshot({{"iteration", i}, {"parameters", {double(i)}}, {"frames", json::array({{{"particle_q", {i, 0, 0}}}})}});
+  }
+  s.end({{"status", "finished"}, {"iterations", n}});
+  const std::string endpoint = s.endpoint();
+  auto client = RunClient::connect(endpoint, "");
+  REQUIRE(client.is_ok());
+  std::vector<json> records;
+  wire::Rollout last;
+  const auto start = std::chrono::steady_clock::now();
+  for (bool ended = false; !ended;) {
+    REQUIRE(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+    auto u = (*client)->poll(std::chrono::milliseconds(200));
+    REQUIRE(u.is_ok());
+    for (auto& r : u->records) records.push_back(r);
+    if (u->has_snapshot) last = u->snapshot;
+    ended = u->ended;
+  }
+  REQUIRE(records.size() == size_t(n + 2));  // hello, every iteration, end
+  CHECK(records.front()["kind"] == "hello");
+  for (int i = 0; i < n; ++i) {
+    CHECK(records[size_t(i + 1)]["seq"] == i + 1);
+    CHECK(records[size_t(i + 1)]["iteration"] == i);
+  }
+  CHECK(records.back()["kind"] == "end");
+  // the newest snapshot arrives, whatever was dropped before it
+  CHECK(last.iteration == n - 1);
+  REQUIRE(last.particle_q.size() == 1);
+  CHECK(last.particle_q[0][0] == float(n - 1));
+  CHECK((*client)->malformed() == 0);
+}
+#endif
