@@ -124,7 +124,12 @@ int run_optimize(const OptimizeOptions& o) {
   Status failure;
   int done = 0;
   for (; done < iterations && !g_interrupted; ++done) {
-    if (serving && (viewer_stop = serving->hold())) break;
+    // a viewer's pause holds the run here (Ctrl+C still stops it)
+    if (serving) {
+      const bool stop = serving->hold([] { return g_interrupted != 0; });
+      if (g_interrupted) break;
+      if ((viewer_stop = stop)) break;
+    }
     auto it = runner.iterate();
     if (!it) {
       failure = it.status();

@@ -81,7 +81,7 @@ class ZmqRunServer final : public RunServer {
   }
 
   ~ZmqRunServer() override {
-    if (!ended_) end({{"status", "stopped"}});
+    if (!ended_) end({{"status", "error"}});  // the command returned early: its error is printed
     {
       std::lock_guard lk(queue_mu_);
       closing_ = true;
@@ -129,9 +129,10 @@ class ZmqRunServer final : public RunServer {
     return control_cv_.wait_for(lk, std::chrono::duration<double>(seconds), [&] { return viewer_seen_; });
   }
 
-  bool hold() override {
+  bool hold(const std::function<bool()>& give_up) override {
     std::unique_lock lk(control_mu_);
-    control_cv_.wait(lk, [&] { return !paused_ || stop_; });
+    while (!control_cv_.wait_for(lk, std::chrono::milliseconds(100), [&] { return !paused_ || stop_; }))
+      if (give_up && give_up()) break;
     return stop_;
   }
 

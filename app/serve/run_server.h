@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -66,13 +67,15 @@ class RunServer {
   // dropped when the queue is full
   virtual void snapshot(nlohmann::json snapshot) = 0;
   // the last record ("status": finished | stopped | error, "iterations"); the destructor then
-  // serves up to a few seconds more, until each viewer seen lately has the end
+  // serves up to a few seconds more, until each viewer seen lately has the end (without one,
+  // the destructor sends {"status": "error"}: the command returned early)
   virtual void end(nlohmann::json record) = 0;
 
   // waits until a viewer has polled, at most `seconds`; false when none came
   virtual bool wait_for_viewer(double seconds) = 0;
-  // between iterations: waits while a viewer has paused the run; true when a viewer asked to stop
-  virtual bool hold() = 0;
+  // between iterations: waits while a viewer has paused the run (or until `give_up()`, asked
+  // every 100 ms: Ctrl+C); true when a viewer asked to stop
+  virtual bool hold(const std::function<bool()>& give_up = {}) = 0;
   virtual ServeCounters counters() const = 0;
 };
 

@@ -112,6 +112,17 @@ control)
   [ $? -eq 130 ] || fail "a stopped run exits 130"
   grep -q "stopped by a viewer after" "$out/run.txt" || fail "the run did not say who stopped it"
   grep -q '"interrupted": true' "$out/log.json" || fail "the log is not marked interrupted"
+
+  # Ctrl+C still stops a paused run
+  port=$(free_port)
+  "$adjoint" optimize "$scene" --iterations 100000 --serve "$port" --serve-control >"$out/run2.txt" 2>&1 &
+  run=$!
+  wait_for "$out/run2.txt" "^ +1 "
+  "$adjoint" watch "127.0.0.1:$port" --send pause >"$out/pause2.txt" 2>&1 || fail "pause not accepted"
+  kill -INT "$run"
+  wait "$run"
+  [ $? -eq 130 ] || fail "Ctrl+C did not stop the paused run"
+  grep -q "stopped by Ctrl+C after" "$out/run2.txt" || fail "the paused run did not say Ctrl+C stopped it"
   ;;
 methods)
   dir=$(dirname "$scene")
