@@ -81,6 +81,7 @@ class ZmqRunServer final : public RunServer {
   }
 
   ~ZmqRunServer() override {
+    if (!thread_.joinable()) return;          // never started: the bind failed
     if (!ended_) end({{"status", "error"}});  // the command returned early: its error is printed
     {
       std::lock_guard lk(queue_mu_);

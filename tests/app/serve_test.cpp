@@ -56,6 +56,19 @@ TEST_CASE("serve address: ports, hosts, and which need a token") {
 }
 
 #if ADJ_HAS_ZMQ
+TEST_CASE("serve: an address that cannot be bound is an error naming it, not a crash") {
+  auto server = RunServer::open({.address = "192.0.2.1:5555"}, serve_hello("x.json", "bptt", {}));
+  REQUIRE_FALSE(server.is_ok());
+  CHECK(server.status().message().find("--serve 192.0.2.1:5555: cannot listen on tcp://192.0.2.1:5555") !=
+        std::string::npos);
+  auto taken = RunServer::open({.address = "0"}, serve_hello("x.json", "bptt", {}));
+  REQUIRE(taken.is_ok());
+  const std::string port = (*taken)->endpoint().substr((*taken)->endpoint().rfind(':') + 1);
+  auto again = RunServer::open({.address = port}, serve_hello("x.json", "bptt", {}));
+  REQUIRE_FALSE(again.is_ok());
+  CHECK(again.status().message().find("another program holds the port") != std::string::npos);
+}
+
 TEST_CASE("serve: a late viewer gets every record in order once, and the newest snapshot, under a flood of snapshots") {
   auto server = RunServer::open({.address = "0", .queue_snapshots = 2}, serve_hello("no-such-scene.json", "bptt", {}));
   REQUIRE(server.is_ok());
