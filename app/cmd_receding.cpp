@@ -30,16 +30,17 @@ int run_receding_horizon(const OptimizeOptions& o) {
       "%s / %s: receding horizon over %d frames: plans of %d frames, %d Adam steps each, %d frame(s) "
       "applied per plan\n",
       doc->name.c_str(), task->name.c_str(), task->horizon, ro.window, ro.iterations, ro.execute);
-  auto server = open_serve(o.serve, serve_hello(o.scene_path, "receding",
-                                                {{"task", task->name},
-                                                 {"window", ro.window},
-                                                 {"iterations", ro.iterations},
-                                                 {"execute", ro.execute},
-                                                 {"horizon", task->horizon}}));
+  ServeOptions serve = o.serve;
+  serve.stoppable = false;  // the engine flies the horizon to its end
+  auto server = open_serve(serve, serve_hello(o.scene_path, "receding",
+                                              {{"task", task->name},
+                                               {"window", ro.window},
+                                               {"adam_steps", ro.iterations},
+                                               {"execute", ro.execute},
+                                               {"horizon", task->horizon}}));
   if (!server) return 1;
   RunServer* serving = server->get();
-  // one record per frame flown (the plan's own loss is the engine's; a viewer may pause between
-  // frames; a stop is honoured only at the end: the horizon is flown to its end)
+  // one record per frame flown; a viewer's pause holds the run between frames
   std::function<void(int, StateT<float>&)> per_frame;
   if (serving)
     per_frame = [&](int frame, StateT<float>&) {

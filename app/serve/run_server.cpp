@@ -249,6 +249,8 @@ class ZmqRunServer final : public RunServer {
     std::string refusal;
     if (!options_.control)
       refusal = "this run was started without --serve-control";
+    else if (c == wire::Command::stop && !options_.stoppable)
+      refusal = "this method runs to its end (pause holds it)";
     else if (c == wire::Command::checkpoint)
       refusal = "this run writes no checkpoints";
     if (!refusal.empty()) {

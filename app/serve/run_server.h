@@ -36,6 +36,7 @@ namespace adj::app {
 struct ServeOptions {
   std::string address;      // [HOST:]PORT; PORT 0: a free port (printed)
   bool control = false;     // --serve-control: viewers may pause, resume, stop
+  bool stoppable = true;    // false: the method cannot stop between iterations (stop is refused)
   int snapshot_every = 10;  // a snapshot (parameters, one rollout) every this many iterations
   int queue_snapshots = 2;  // snapshots waiting for the server's thread before the oldest is dropped
   double wait_s = 0;        // --serve-wait: before the first iteration, wait this long for a viewer

@@ -144,7 +144,18 @@ methods)
   }
   watched shac 10 "$dir/robot_cartpole.json" --task "swing up (policy)" --method shac --iterations 10 --seed 0 --envs 8
   watched pods 3 "$dir/robot_cartpole.json" --task "swing up (policy)" --method pods --iterations 3 --envs 4
-  # receding horizon: one record per frame flown (90)
+  # receding horizon: one record per frame flown (90); it refuses stop (the control request comes
+  # while the run waits for its first viewer: a control request is not one)
+  port=$(free_port)
+  "$adjoint" optimize "$dir/robot_drone.json" --receding-horizon 30 --iterations 2 --serve "$port" --serve-control \
+    --serve-wait 60 >"$out/run_receding_stop.txt" 2>&1 &
+  run=$!
+  wait_for "$out/run_receding_stop.txt" "serving on"
+  "$adjoint" watch "127.0.0.1:$port" --send stop >"$out/receding_stop.txt" 2>&1
+  [ $? -eq 3 ] || fail "receding horizon accepted stop"
+  grep -q "not accepted: this method runs to its end" "$out/receding_stop.txt" || fail "no reason for the refusal"
+  "$adjoint" watch "127.0.0.1:$port" >/dev/null 2>&1 || fail "watch of the receding run failed"
+  wait "$run" || fail "the receding run failed"
   watched receding 90 "$dir/robot_drone.json" --receding-horizon 30 --iterations 2
   ;;
 *) fail "unknown mode" ;;
