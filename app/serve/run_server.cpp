@@ -8,6 +8,7 @@
 #include "app/serve/address.h"
 
 #if ADJ_HAS_ZMQ
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -43,6 +44,8 @@ using nlohmann::json;
 constexpr auto k_park = std::chrono::milliseconds(250);  // a poll with nothing new waits this long
 constexpr auto k_linger = std::chrono::seconds(3);       // after the end, at most this long
 constexpr auto k_recent = std::chrono::seconds(3);       // a viewer polled this recently waits for the end
+constexpr auto k_forget = std::chrono::seconds(30);      // a viewer silent this long is forgotten
+constexpr std::size_t k_max_viewers = 256;               // past this many, the longest silent is forgotten
 constexpr int k_linger_ms = 1000;                        // closing: replies still queued get this long
 constexpr std::size_t k_batch_records = 1000;            // records per reply (a late viewer's history)
 
@@ -170,6 +173,7 @@ class ZmqRunServer final : public RunServer {
       bool closing = drain(&end_seen);
       if (end_seen && end_at == Clock::time_point{}) end_at = Clock::now();
       answer_parked(false);
+      forget_gone();
       if (closing && end_seen && (everyone_has_end() || Clock::now() - end_at > k_linger)) break;
       zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
       zmq::poll(&item, 1, std::chrono::milliseconds(20));
@@ -199,6 +203,16 @@ class ZmqRunServer final : public RunServer {
       }
     }
     return closing;
+  }
+
+  // viewers silent for a while are forgotten, so that connections that come and go (or forge
+  // identities) cannot grow the table without bound
+  void forget_gone() {
+    const auto now = Clock::now();
+    std::erase_if(viewers_, [&](const auto& kv) { return !kv.second.parked && now - kv.second.seen > k_forget; });
+    while (viewers_.size() > k_max_viewers)
+      viewers_.erase(std::min_element(viewers_.begin(), viewers_.end(),
+                                      [](const auto& a, const auto& b) { return a.second.seen < b.second.seen; }));
   }
 
   bool everyone_has_end() const {
