@@ -80,7 +80,8 @@ Status RunAttachment::attach(const std::string& address, const std::string& toke
             auto it = r.find(k);
             return it != r.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
           };
-          view_.loss.push_back(num("loss").value_or(0.0));
+          ++view_.iterations;
+          if (auto l = num("loss")) view_.loss.push_back(*l);
           if (auto g = num("grad_norm")) view_.grad_norm.push_back(*g);
           view_.last_ms = num("ms").value_or(0.0);
         } else if (kind == "end") {

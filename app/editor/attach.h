@@ -27,7 +27,8 @@ struct AttachView {
   bool has_hello = false;
   std::string scene_path, scene_text, method, task;
   int planned = 0;                      // the iterations (windows, frames) the run was asked for; 0 unknown
-  std::vector<double> loss, grad_norm;  // per iteration record, in order (grad_norm where sent)
+  int iterations = 0;                   // iteration records received (receding horizon: frames flown)
+  std::vector<double> loss, grad_norm;  // per iteration record that has them, in order
   double last_ms = 0;                   // the last record's time [ms], where sent
   bool answered = false;                // the run has answered at least once
   bool paused = false, ended = false;

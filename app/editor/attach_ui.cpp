@@ -65,7 +65,7 @@ void Editor::update_attachment() {
                    : attached.paused ? OptPhase::paused
                                      : OptPhase::running;
   snap.opt_task = attached.task;
-  snap.opt_iteration = int(attached.loss.size());
+  snap.opt_iteration = attached.iterations;
   snap.opt_iterations = attached.planned;
   snap.opt_ms = attached.last_ms;
   snap.loss = attached.loss;
@@ -125,7 +125,7 @@ void Editor::draw_attach_window() {
   else if (!attached.answered)
     ImGui::TextDisabled("waiting for the run...");
   else
-    ImGui::Text("%s, %s: %zu iterations%s", attached.method.c_str(), attached.task.c_str(), attached.loss.size(),
+    ImGui::Text("%s, %s: %d iterations%s", attached.method.c_str(), attached.task.c_str(), attached.iterations,
                 attached.ended    ? (" (" + attached.end_status + ")").c_str()
                 : attached.paused ? " (paused)"
                                   : "");

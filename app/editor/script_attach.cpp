@@ -26,9 +26,8 @@ Status cmd_attach_wait(ScriptCall& c) {  // attach-wait N: N iterations arrived 
   const int n = c.arg_int(1, &ok);
   if (!ok) return Status::error("attach-wait: \"" + c.w[1] + "\" is not a number of iterations");
   if (!c.e.attachment.attached()) return Status::error("attach-wait: not attached (attach ADDRESS first)");
-  c.wait_until(
-      [n](Editor& e) { return int(e.attached.loss.size()) >= n || e.attached.ended || !e.attached.error.empty(); },
-      std::to_string(n) + " iterations of the attached run");
+  c.wait_until([n](Editor& e) { return e.attached.iterations >= n || e.attached.ended || !e.attached.error.empty(); },
+               std::to_string(n) + " iterations of the attached run");
   return {};
 }
 
