@@ -19,6 +19,9 @@ Status Editor::attach_run(const std::string& address, const std::string& token) 
     return st;
   }
   attach_scene_loaded_ = false;
+  attach_ghosts_.clear();
+  attach_ghost_losses_.clear();
+  attach_ghost_number_ = 0;
   message(Severity::info, "attaching to " + address);
   return {};
 }
@@ -70,6 +73,9 @@ void Editor::update_attachment() {
   snap.opt_ms = attached.last_ms;
   snap.loss = attached.loss;
   snap.grad_norm = attached.grad_norm;
+  if (attach_scene_loaded_ && attached.rollouts != attach_ghost_number_) add_attach_ghost();
+  snap.ghost_paths = attach_ghosts_;
+  snap.ghost_losses = attach_ghost_losses_;
   // the replay: the newest rollout, one frame per UI frame, looped
   if (attach_replay.active && attach_replay.playing) {
     std::uint64_t number = 0;
@@ -89,21 +95,45 @@ bool Editor::start_attach_replay() {
   return true;
 }
 
-const State* Editor::attach_display_state() {
-  if (!attach_replay.active || !compiled_) return nullptr;
-  const app::wire::Rollout& r = attach_replay.rollout;
-  const int f = attach_replay.frame;
-  if (f < 0 || f >= int(r.particle_q.size())) return nullptr;
-  if (attach_state_.particle_count() != compiled_->model.particle_count() || attach_replay.frame == 0)
-    attach_state_ = compiled_->model.make_state();  // the scene's sizes (it may have changed)
-  const int n = attach_state_.particle_count();
-  if (r.particle_q[size_t(f)].size() != size_t(3 * n) || r.joint_q[size_t(f)].size() != size_t(attach_state_.q_count()))
-    return nullptr;  // a rollout of another scene
+// frame f of a rollout into `s` (sized as the scene's states): false when it holds another
+// scene's particles or joints
+static bool rollout_state(const app::wire::Rollout& r, int f, State& s) {
+  if (f < 0 || f >= int(r.particle_q.size())) return false;
+  const int n = s.particle_count();
+  if (r.particle_q[size_t(f)].size() != size_t(3 * n) || r.joint_q[size_t(f)].size() != size_t(s.q_count()))
+    return false;
   const std::vector<float>& pq = r.particle_q[size_t(f)];
   for (int i = 0; i < n; ++i)
-    attach_state_.particle_q[size_t(i)] = {pq[size_t(3 * i)], pq[size_t(3 * i + 1)], pq[size_t(3 * i + 2)]};
-  std::copy(r.joint_q[size_t(f)].begin(), r.joint_q[size_t(f)].end(), attach_state_.joint_q.begin());
-  return &attach_state_;
+    s.particle_q[size_t(i)] = {pq[size_t(3 * i)], pq[size_t(3 * i + 1)], pq[size_t(3 * i + 2)]};
+  std::copy(r.joint_q[size_t(f)].begin(), r.joint_q[size_t(f)].end(), s.joint_q.begin());
+  return true;
+}
+
+const State* Editor::attach_display_state() {
+  if (!attach_replay.active || !compiled_) return nullptr;
+  if (attach_state_.particle_count() != compiled_->model.particle_count() || attach_replay.frame == 0)
+    attach_state_ = compiled_->model.make_state();  // the scene's sizes (it may have changed)
+  return rollout_state(attach_replay.rollout, attach_replay.frame, attach_state_) ? &attach_state_ : nullptr;
+}
+
+void Editor::add_attach_ghost() {
+  app::wire::Rollout r;
+  std::uint64_t number = 0;
+  const int t = find_task(attached.task);
+  if (!compiled_ || t < 0 || !attachment.rollout(attach_ghost_number_, r, &number)) return;
+  attach_ghost_number_ = number;
+  std::vector<State> frames(r.particle_q.size(), compiled_->model.make_state());
+  for (size_t f = 0; f < frames.size(); ++f)
+    if (!rollout_state(r, int(f), frames[f])) return;  // a rollout of another scene
+  std::vector<vec3<float>> path = ghost_path(*compiled_, doc.scene().tasks[size_t(t)], frames);
+  if (path.empty()) return;
+  const size_t it = size_t(std::max<std::int64_t>(r.iteration, 0));
+  attach_ghosts_.push_back(std::move(path));
+  attach_ghost_losses_.push_back(float(it < attached.loss.size() ? attached.loss[it] : 0.0));
+  if (attach_ghosts_.size() > Worker::k_ghosts) {
+    attach_ghosts_.erase(attach_ghosts_.begin());
+    attach_ghost_losses_.erase(attach_ghost_losses_.begin());
+  }
 }
 
 void Editor::draw_attach_window() {

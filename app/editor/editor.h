@@ -358,6 +358,12 @@ class Editor {
   bool attach_scene_loaded_ = false;    // the attached run's scene is the document
   State attach_state_;                  // the attached run's replayed frame
   const State* attach_display_state();  // that frame when it fits the scene, else null
+  // ghost paths of the attached run's rollouts (newest last, at most Worker::k_ghosts), with
+  // their iterations' losses; the number of the last rollout made a path
+  std::vector<std::vector<vec3<float>>> attach_ghosts_;
+  std::vector<float> attach_ghost_losses_;
+  std::uint64_t attach_ghost_number_ = 0;
+  void add_attach_ghost();
   State replay_state_;  // the replayed frame shown, cached
   int replay_loaded_ = -1;
   uint64_t replay_run_ = 0;      // Snapshot::replay.run of the cached frame

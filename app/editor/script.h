@@ -69,7 +69,7 @@
 //   attach-wait N           (until N iterations of the attached run have arrived, or it ended)
 //   attach-replay           (the newest rollout in the viewport)   attach-control pause|resume|stop
 //   detach                  expect attached BOOL   expect attach-replaying BOOL
-//   expect attached-iterations-above N (the loss plot's points)
+//   expect attached-iterations-above N (the loss plot's points)   expect ghosts-above N
 //   try COMMAND ... (the command may be refused: its error is printed, the script goes on)
 // The commands are tables by panel (script_commands.h).
 // ${NAME} expands environment variables. # starts a comment.

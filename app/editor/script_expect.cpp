@@ -155,6 +155,11 @@ Status ex_shown_moved(ScriptCall& c) {
                                      : bad(c, moved ? "moved " + std::to_string(std::sqrt(d2)) : "not moved");
 }
 Status ex_ghosts(ScriptCall& c) { return expect_int(c, int(c.e.snap.ghost_paths.size())); }
+Status ex_ghosts_above(ScriptCall& c) {  // more ghost paths than N (an attached run's count depends on timing)
+  if (Status st = c.need(2); !st) return st;
+  const int got = int(c.e.snap.ghost_paths.size());
+  return got > std::atoi(c.w[2].c_str()) ? Status::ok() : bad(c, std::to_string(got));
+}
 // PODS's pair of paths (policy, improved actions) with at least 2 points each; 0 otherwise
 Status ex_pull_paths(ScriptCall& c) {
   int n = 0;
@@ -419,6 +424,7 @@ const ScriptCommand k_expect[] = {
     {"slowest-frame-below", ex_slowest_frame_below},
     {"data-path", ex_data_path},
     {"ghosts", ex_ghosts},
+    {"ghosts-above", ex_ghosts_above},
     {"pull-paths", ex_pull_paths},
     {"replay-frames", ex_replay_frames},
     {"camera-on-selection", ex_camera_on_selection},
