@@ -2,26 +2,26 @@
 // (app/serve/run_server.h): a snapshot of the parameters and one rollout's states.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <vector>
 
+#include "app/serve/run_server.h"
 #include "engine/model/state.h"
 
 namespace adj::app {
 
-// {"iteration", "parameters", "frames": [{"particle_q": [x, y, z, ...], "joint_q": [...]}, ...]}
+// the snapshot of an iteration: its parameters and the states of its rollout
 template <class S>
-nlohmann::json rollout_snapshot(int iteration, const std::vector<S>& theta, const std::vector<StateT<S>>& frames) {
-  nlohmann::json fs = nlohmann::json::array();
+RunSnapshot rollout_snapshot(int iteration, const std::vector<S>& theta, const std::vector<StateT<S>>& frames) {
+  RunSnapshot out{iteration, std::vector<double>(theta.begin(), theta.end()), {}, {}};
+  out.particle_q.reserve(frames.size());
+  out.joint_q.reserve(frames.size());
   for (const StateT<S>& s : frames) {
-    std::vector<float> pq;
+    std::vector<float>& pq = out.particle_q.emplace_back();
     pq.reserve(s.particle_q.size() * 3);
     for (const auto& p : s.particle_q) pq.insert(pq.end(), {float(p.x), float(p.y), float(p.z)});
-    std::vector<float> jq(s.joint_q.begin(), s.joint_q.end());
-    fs.push_back({{"particle_q", std::move(pq)}, {"joint_q", std::move(jq)}});
+    out.joint_q.emplace_back(s.joint_q.begin(), s.joint_q.end());
   }
-  return {{"iteration", iteration}, {"parameters", theta}, {"frames", std::move(fs)}};
+  return out;
 }
 
 }  // namespace adj::app

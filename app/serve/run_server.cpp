@@ -10,6 +10,7 @@
 #if ADJ_HAS_ZMQ
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -94,7 +95,7 @@ class ZmqRunServer final : public RunServer {
     const ServeCounters c = counters();
     std::printf("served %lld polls; dropped %lld malformed frames, refused %lld requests, %lld snapshots\n",
                 static_cast<long long>(c.polls), static_cast<long long>(c.malformed), static_cast<long long>(c.refused),
-                static_cast<long long>(c.snapshots_dropped));
+                static_cast<long long>(c.snapshots_dropped + c.snapshots_nonfinite));
   }
 
   const std::string& endpoint() const override { return endpoint_; }
@@ -102,12 +103,12 @@ class ZmqRunServer final : public RunServer {
 
   void iteration(json record) override {
     record["kind"] = "iteration";
-    push({false, std::move(record)});
+    push({false, std::move(record), {}});
   }
   bool snapshot_due(int iteration) const override {
     return options_.snapshot_every > 0 && iteration % options_.snapshot_every == 0;
   }
-  void snapshot(json snapshot) override {
+  void snapshot(RunSnapshot snapshot) override {
     std::lock_guard lk(queue_mu_);
     int waiting = 0;
     for (const Item& i : queue_) waiting += i.snapshot;
@@ -119,13 +120,13 @@ class ZmqRunServer final : public RunServer {
           break;
         }
     }
-    queue_.push_back({true, std::move(snapshot)});
+    queue_.push_back({true, {}, std::move(snapshot)});
   }
   void end(json record) override {
     if (ended_) return;
     ended_ = true;
     record["kind"] = "end";
-    push({false, std::move(record)});
+    push({false, std::move(record), {}});
   }
 
   bool wait_for_viewer(double seconds) override {
@@ -150,7 +151,8 @@ class ZmqRunServer final : public RunServer {
  private:
   struct Item {
     bool snapshot = false;
-    json body;
+    json body;         // a record
+    RunSnapshot shot;  // a snapshot
   };
   struct Viewer {
     Clock::time_point seen;
@@ -194,8 +196,10 @@ class ZmqRunServer final : public RunServer {
     }
     for (Item& i : items) {
       if (i.snapshot) {
-        i.body["id"] = ++snapshot_id_;
-        snapshot_text_ = i.body.dump(-1, ' ', false, json::error_handler_t::replace);
+        if (finite(i.shot))
+          snapshot_text_ = encode_snapshot(++snapshot_id_, i.shot);
+        else
+          count(&ServeCounters::snapshots_nonfinite);  // a viewer would refuse it (wire.h)
       } else {
         if (i.body.value("kind", "") == "end") *end_seen = true;
         i.body["seq"] = std::int64_t(history_.size());
@@ -213,6 +217,22 @@ class ZmqRunServer final : public RunServer {
     while (viewers_.size() > k_max_viewers)
       viewers_.erase(std::min_element(viewers_.begin(), viewers_.end(),
                                       [](const auto& a, const auto& b) { return a.second.seen < b.second.seen; }));
+  }
+
+  static bool finite(const RunSnapshot& s) {
+    auto all = [](const auto& v) { return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); }); };
+    return all(s.parameters) && std::all_of(s.particle_q.begin(), s.particle_q.end(), all) &&
+           std::all_of(s.joint_q.begin(), s.joint_q.end(), all);
+  }
+
+  // {"id", "iteration", "parameters", "frames": [{"particle_q", "joint_q"}, ...]} (wire.h)
+  static std::string encode_snapshot(std::int64_t id, const RunSnapshot& s) {
+    json frames = json::array();
+    for (std::size_t f = 0; f < s.particle_q.size(); ++f)
+      frames.push_back(
+          {{"particle_q", s.particle_q[f]}, {"joint_q", f < s.joint_q.size() ? s.joint_q[f] : std::vector<float>()}});
+    return json{{"id", id}, {"iteration", s.iteration}, {"parameters", s.parameters}, {"frames", std::move(frames)}}
+        .dump(-1, ' ', false, json::error_handler_t::replace);
   }
 
   bool everyone_has_end() const {

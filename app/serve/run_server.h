@@ -28,6 +28,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/core/status.h"
 
@@ -42,11 +43,20 @@ struct ServeOptions {
   double wait_s = 0;        // --serve-wait: before the first iteration, wait this long for a viewer
 };
 
+// parameters and one rollout, as the run's thread hands them over (encoded on the server's
+// thread, so the run pays a copy, not the encoding)
+struct RunSnapshot {
+  int iteration = 0;
+  std::vector<double> parameters;
+  std::vector<std::vector<float>> particle_q, joint_q;  // per frame: x, y, z per particle; q
+};
+
 struct ServeCounters {
-  std::int64_t polls = 0;      // requests answered
-  std::int64_t malformed = 0;  // frames that were not a request (dropped)
-  std::int64_t refused = 0;    // requests with a wrong or missing token, control without --serve-control
-  std::int64_t snapshots_dropped = 0;
+  std::int64_t polls = 0;                // requests answered
+  std::int64_t malformed = 0;            // frames that were not a request (dropped)
+  std::int64_t refused = 0;              // requests with a wrong or missing token, control without --serve-control
+  std::int64_t snapshots_dropped = 0;    // the queue was full
+  std::int64_t snapshots_nonfinite = 0;  // a NaN or infinity in it (not published)
 };
 
 class RunServer {
@@ -64,9 +74,8 @@ class RunServer {
   virtual void iteration(nlohmann::json record) = 0;
   // whether iteration k is one to publish a snapshot of (every snapshot_every-th)
   virtual bool snapshot_due(int iteration) const = 0;
-  // parameters and one rollout: {"iteration", "parameters", "frames"}; the oldest waiting is
-  // dropped when the queue is full
-  virtual void snapshot(nlohmann::json snapshot) = 0;
+  // parameters and one rollout; the oldest waiting is dropped when the queue is full
+  virtual void snapshot(RunSnapshot snapshot) = 0;
   // the last record ("status": finished | stopped | error, "iterations"); the destructor then
   // serves up to a few seconds more, until each viewer seen lately has the end (without one,
   // the destructor sends {"status": "error"}: the command returned early)

@@ -118,8 +118,10 @@ Status check_record(const json& r, std::size_t i) {
   if (!kind) return Status::error(at + ": " + kind.status().message());
   if (*kind == "iteration") {
     if (auto it = get_int(r, "iteration", 0); !it) return Status::error(at + ": " + it.status().message());
+    // a non-finite loss is written as null (JSON has no NaN)
     auto loss = r.find("loss");
-    if (loss != r.end() && !loss->is_number()) return Status::error(at + ": \"loss\" is not a number");
+    if (loss != r.end() && !loss->is_number() && !loss->is_null())
+      return Status::error(at + ": \"loss\" is not a number");
   } else if (*kind != "hello" && *kind != "end") {
     return Status::error(at + ": unknown kind \"" + kind->substr(0, 32) + "\"");
   }

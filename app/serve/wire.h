@@ -12,7 +12,8 @@
 //   {"type":"refused", "reason":"..."}
 // a record R: {"seq":i, "kind":"hello"|"iteration"|"end", ...}: seq counts from 0; the hello
 // (seq 0) holds the scene path, the scene's JSON text, the method and its options; an
-// iteration holds "iteration" and "loss" (the method's cost: loss, mean cost, policy cost)
+// iteration holds "iteration" and "loss" (the method's cost: loss, mean cost, policy cost;
+// null when not finite)
 // and what else the method measures; the end holds "status" and "iterations".
 // a snapshot P: {"id":k, "iteration":i, "parameters":[...], "frames":[F...]}, F:
 // {"particle_q":[x,y,z,...], "joint_q":[...]}: the states of one rollout, frame by frame.

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <string>
 
 #include "app/serve/address.h"
@@ -76,7 +77,7 @@ TEST_CASE("serve: a late viewer gets every record in order once, and the newest 
   const int n = 300;
   for (int i = 0; i < n; ++i) {
     s.iteration({{"iteration", i}, {"loss", 1.0 / (1 + i)}});
-    s.snapshot({{"iteration", i}, {"parameters", {double(i)}}, {"frames", json::array({{{"particle_q", {i, 0, 0}}}})}});
+    s.snapshot({i, {double(i)}, {{float(i), 0, 0}}, {{}}});
   }
   s.end({{"status", "finished"}, {"iterations", n}});
   const std::string endpoint = s.endpoint();
@@ -105,5 +106,38 @@ TEST_CASE("serve: a late viewer gets every record in order once, and the newest 
   REQUIRE(last.particle_q.size() == 1);
   CHECK(last.particle_q[0][0] == float(n - 1));
   CHECK((*client)->malformed() == 0);
+}
+#endif
+
+#if ADJ_HAS_ZMQ
+TEST_CASE("serve: a NaN in a record or a snapshot does not stall the viewer") {
+  auto server = RunServer::open({.address = "0"}, serve_hello("x.json", "shac", {}));
+  REQUIRE(server.is_ok());
+  RunServer& s = **server;
+  const double nan = std::nan("");
+  s.iteration({{"iteration", 0}, {"loss", nan}});
+  s.snapshot({0, {1.0}, {{1, 0, 0}}, {{}}});
+  s.iteration({{"iteration", 1}, {"loss", 2.0}});
+  s.snapshot({1, {nan}, {{0, 0, 0}}, {{}}});  // not published: a viewer would refuse it
+  s.end({{"status", "finished"}, {"iterations", 2}});
+  auto client = RunClient::connect(s.endpoint(), "");
+  REQUIRE(client.is_ok());
+  std::vector<json> records;
+  wire::Rollout last;
+  const auto start = std::chrono::steady_clock::now();
+  for (bool ended = false; !ended;) {
+    REQUIRE(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+    auto u = (*client)->poll(std::chrono::milliseconds(200));
+    REQUIRE(u.is_ok());
+    for (auto& r : u->records) records.push_back(r);
+    if (u->has_snapshot) last = u->snapshot;
+    ended = u->ended;
+  }
+  REQUIRE(records.size() == 4);
+  CHECK(records[1]["loss"].is_null());
+  CHECK(records[2]["loss"] == 2.0);
+  CHECK(last.iteration == 0);  // the newest that could be published
+  CHECK((*client)->malformed() == 0);
+  CHECK(s.counters().snapshots_nonfinite == 1);
 }
 #endif
