@@ -149,6 +149,7 @@ int run_optimize(const OptimizeOptions& o) {
     if (serving) {
       serving->iteration(
           {{"iteration", it->iteration}, {"loss", it->loss}, {"grad_norm", it->grad_norm}, {"ms", it->ms}});
+      // the rollout this iteration measured, and the parameters its step made
       if (serving->snapshot_due(it->iteration) || done + 1 == iterations)
         serving->snapshot(rollout_snapshot(it->iteration, runner.theta(), runner.frames()));
     }
