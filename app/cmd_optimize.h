@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "app/serve/run_server.h"
+
 namespace adj::app {
 
 struct OptimizeOptions {
@@ -25,6 +27,7 @@ struct OptimizeOptions {
   bool shac = false;         // policy tasks: SHAC (short windows, critic) instead of BPTT
   int shac_envs = 32;        // copies of the world per window (SHAC), episodes per iteration (PODS)
   long long seed = -1;       // SHAC: overrides the task's seed when >= 0
+  ServeOptions serve;        // --serve [HOST:]PORT: the run published to viewers (address empty: not)
 };
 
 struct CheckGradOptions {

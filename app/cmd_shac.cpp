@@ -12,6 +12,8 @@
 
 #include "app/cmd_optimize.h"
 #include "app/scene_task.h"
+#include "app/serve/publish.h"
+#include "app/serve/run_server.h"
 #include "engine/optim/shac_task.h"
 #include "engine/optim/task.h"
 
@@ -46,15 +48,36 @@ int run_shac(const OptimizeOptions& o) {
   int ended = 0;
   auto first = shac->evaluate();
   if (!first) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), first.status().message().c_str()), 1;
-  for (int k = 0; k < windows; ++k) {
+  auto server = open_serve(o.serve, serve_hello(o.scene_path, "shac",
+                                                {{"task", task->name},
+                                                 {"windows", windows},
+                                                 {"envs", o.shac_envs},
+                                                 {"window", so.window},
+                                                 {"seed", ts.seed}}));
+  if (!server) return 1;
+  RunServer* serving = server->get();
+  std::vector<StateT<float>> eval_states;  // the evaluation episode, frame by frame (published)
+  auto keep_state = [&](int, const optim::PolicyEnvT<float>& env) { eval_states.push_back(env.state(0)); };
+  int k = 0;
+  for (; k < windows; ++k) {
+    if (serving && serving->hold()) {
+      std::printf("stopped by a viewer after %d windows\n", k);
+      break;
+    }
     auto st = shac->step();
     if (!st)
       return std::fprintf(stderr, "%s: window %d: %s\n", o.scene_path.c_str(), k, st.status().message().c_str()), 1;
     if (st->skipped) std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), st->skip_reason.c_str());
     ended += st->terminated;
+    nlohmann::json record{{"iteration", k},
+                          {"loss", st->mean_cost},
+                          {"sim_steps", st->sim_steps},
+                          {"skipped", st->skipped},
+                          {"skipped_windows", st->skipped_windows}};
     if (k % 10 == 9 || k + 1 == windows) {
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      auto e = shac->evaluate();
+      eval_states.clear();
+      auto e = serving ? shac->evaluate(keep_state) : shac->evaluate();
       if (!e) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), e.status().message().c_str()), 1;
       const long long steps = st->sim_steps / substeps;
       const double ret = -double(*e) * horizon;
@@ -69,11 +92,16 @@ int run_shac(const OptimizeOptions& o) {
                      {"sim_steps", st->sim_steps},
                      {"episodes_ended", ended},
                      {"skipped_windows", st->skipped_windows}});
+      record.update({{"eval_cost", double(*e)}, {"eval_return", ret}, {"wall_s", wall}, {"episodes_ended", ended}});
+      if (serving) serving->snapshot(rollout_snapshot(k, shac->weights(), eval_states));
     }
+    if (serving) serving->iteration(std::move(record));
   }
   auto last = shac->evaluate();
   if (!last) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), last.status().message().c_str()), 1;
   std::printf("the policy's mean frame cost: %.6g -> %.6g\n", double(*first), double(*last));
+  if (serving)
+    serving->end({{"status", k < windows ? "stopped" : "finished"}, {"iterations", k}, {"final_cost", double(*last)}});
   if (!o.log.empty()) {
     std::ofstream f(o.log);
     f << nlohmann::json{{"scene", doc->name}, {"task", task->name}, {"windows", log}}.dump(1) << "\n";

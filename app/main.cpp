@@ -14,6 +14,7 @@
 #include "app/cmd_optimize.h"
 #include "app/cmd_render.h"
 #include "app/cmd_run.h"
+#include "app/cmd_watch.h"
 #include "app/system_info.h"
 #include "app/viewer.h"
 #include "render/context.h"
@@ -165,6 +166,32 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   opt_cmd->add_option("--seed", opt.seed, "SHAC, PODS: the seed (default: the task's)")->check(CLI::NonNegativeNumber);
+  auto* serve_opt = opt_cmd->add_option("--serve", opt.serve.address,
+                                        "Publish the run to viewers (adjoint watch, the editor's File > Attach) on "
+                                        "[HOST:]PORT; 127.0.0.1 unless a host is given; PORT 0: any free port");
+  opt_cmd->add_flag("--serve-control", opt.serve.control, "With --serve: viewers may pause, resume and stop the run")
+      ->needs(serve_opt);
+  opt_cmd
+      ->add_option("--serve-every", opt.serve.snapshot_every,
+                   "With --serve: parameters and a rollout every K iterations")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str()
+      ->needs(serve_opt);
+  opt_cmd
+      ->add_option("--serve-wait", opt.serve.wait_s, "With --serve: wait up to S seconds for a viewer before starting")
+      ->check(CLI::NonNegativeNumber)
+      ->needs(serve_opt);
+
+  adj::app::WatchOptions watch;
+  CLI::App* watch_cmd =
+      app.add_subcommand("watch", "Print a served run (adjoint optimize --serve) as it goes; exits when it ends");
+  watch_cmd->add_option("address", watch.address, "[HOST:]PORT or tcp://HOST:PORT, as the run printed")->required();
+  watch_cmd->add_option("--token", watch.token, "The run's token (default: ADJ_TOKEN)");
+  watch_cmd->add_option("--timeout", watch.timeout, "Seconds without an answer before giving up")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  watch_cmd->add_option("--send", watch.send, "Send pause, resume or stop (the run needs --serve-control) and exit")
+      ->check(CLI::IsMember({"pause", "resume", "stop"}));
 
   adj::app::CheckGradOptions cg;
   CLI::App* cg_cmd = app.add_subcommand("check-grad", "Compare a task's gradient with central differences");
@@ -381,6 +408,7 @@ int main(int argc, char** argv) {
     }
     return adj::app::run_optimize(opt);
   }
+  if (*watch_cmd) return adj::app::run_watch(watch);
   if (*cg_cmd) return adj::app::run_check_grad(cg);
   if (*land_cmd) return adj::app::run_landscape(land);
   if (!parse_size(size, &v.width, &v.height)) {

@@ -297,6 +297,7 @@ int run_viewer(const ViewerOptions& opt) {
       ed.autosave_tick(std::chrono::duration<double>(now.time_since_epoch()).count());
       ed.sync();
       ed.worker.snapshot(ed.snap);
+      ed.update_attachment();
       std::optional<std::string> capture_path;
       std::optional<std::pair<int, int>> click, pull_click;
       bool script_done = false;

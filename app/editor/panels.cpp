@@ -295,6 +295,7 @@ void Editor::draw_panels(float menu_height) {
   }
   // messages along the bottom of the viewport
   draw_landscape_panel(*this);
+  draw_attach_window();
   if (panels.messages && !messages.empty()) {
     const float h = 78.0f;
     const auto [x0, x1] = free_columns(W);  // under the viewport, however wide the panels leave it
@@ -1177,6 +1178,8 @@ void Editor::draw_menu_items_file(bool* quit_requested) {
   if (ImGui::MenuItem("Revert", nullptr, false, !doc.path().empty() && doc.dirty())) request(Pending::revert);
   if (ImGui::MenuItem("Import OBJ...")) show_dialog(FileDialog::import_obj);
   if (ImGui::MenuItem("Import URDF/MJCF...")) show_dialog(FileDialog::import_robot);
+  if (ImGui::MenuItem("Attach to run...")) attach_window = true;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("watch a run of adjoint optimize --serve: its plots and rollouts");
   if (ImGui::MenuItem("Screenshots and recordings folder...")) show_dialog(FileDialog::media);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+P and Ctrl+R write to %s", media_folder().c_str());
   ImGui::Separator();

@@ -23,6 +23,19 @@
 
 namespace adj::editor {
 
+std::vector<vec3<float>> ghost_path(const scene::CompiledScene& cs, const scene::Task& t,
+                                    const std::vector<State>& frames) {
+  std::vector<vec3<float>> path;
+  for (const scene::LossTerm& l : t.loss)
+    if (const scene::ObjectRange* r = cs.find(l.object); r && r->particle_end > r->particle_begin) {
+      for (const State& f : frames) path.push_back(app::particle_centre(*r, f));
+      return path;
+    }
+  if (const int body = app::tracked_robot_body(cs, t); body >= 0)
+    path = app::robot_com_path(cs.model.rigid, frames, body);
+  return path;
+}
+
 const char* to_string(OptPhase p) {
   switch (p) {
     case OptPhase::idle:
@@ -370,19 +383,8 @@ struct Worker::Impl {
     }
   }
 
-  // the ghost path of a rollout: the centre of mass of the first loss term's object with
-  // particles (the cloth, the soft ball pushed to its goal), else of the robot body the task
-  // tracks; empty when the task tracks neither
   std::vector<vec3<float>> ghost_path(const scene::Task& t, const std::vector<State>& frames) const {
-    std::vector<vec3<float>> path;
-    for (const scene::LossTerm& l : t.loss)
-      if (const scene::ObjectRange* r = cs->find(l.object); r && r->particle_end > r->particle_begin) {
-        for (const State& f : frames) path.push_back(app::particle_centre(*r, f));
-        return path;
-      }
-    if (const int body = app::tracked_robot_body(*cs, t); body >= 0)
-      path = app::robot_com_path(cs->model.rigid, frames, body);
-    return path;
+    return editor::ghost_path(*cs, t, frames);
   }
 
   // an iteration's rollout for the video: its frames at the video's stride, with its ghost path

@@ -27,6 +27,12 @@
 namespace adj::editor {
 
 enum class OptPhase { idle, running, paused, finished, stopped, failed };
+
+// the ghost path of a rollout: the centre of mass of the first loss term's object with
+// particles (the cloth, the soft ball pushed to its goal), else of the robot body the task
+// tracks; empty when the task tracks neither
+std::vector<vec3<float>> ghost_path(const scene::CompiledScene& cs, const scene::Task& t,
+                                    const std::vector<State>& frames);
 const char* to_string(OptPhase p);
 
 // one optimizer iteration's rollout, kept for the video of an optimization
