@@ -36,4 +36,20 @@ struct BenchSampleOptions {
 
 int run_bench_sample_efficiency(const BenchSampleOptions& options);
 
+// `adjoint bench worlds SCENE --worlds N --threads T`: a scene over many worlds (engine/solver/worlds.h),
+// forward and forward + backward of windows of control steps (SHAC's unit of work), one world on one
+// thread beside it; control steps per second and memory per world (app/cmd_bench_worlds.cpp)
+struct BenchWorldsOptions {
+  std::string scene_path;
+  int worlds = 256;
+  int threads = 2;
+  int window = 32;    // control steps a window
+  int windows = 4;    // windows timed per row (after one untimed)
+  bool use_double = false;
+  bool recompute = false;  // the reverse pass recomputes each step instead of reading its record
+  bool cuda = false;       // one row: the worlds on CUDA (bodies-only scenes; exit 77 without a device)
+};
+
+int run_bench_worlds(const BenchWorldsOptions& options);
+
 }  // namespace adj::app

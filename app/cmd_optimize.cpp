@@ -10,9 +10,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 
 #include "app/optimize_video.h"
+#include "app/serve/publish.h"
+#include "app/serve/run_server.h"
 #include "engine/optim/task.h"
 #include "engine/optim/write_back.h"
 #include "engine/scene/compile.h"
@@ -69,8 +70,8 @@ namespace {
 // the end of a run, either runner: how it stopped, the final loss, the video closed; the exit code
 template <class S>
 int finish_run(const OptimizeOptions& o, int done, const Status& failure, bool interrupted, const Result<S>& final_loss,
-               OptimizeVideo* video) {
-  if (interrupted) std::printf("stopped by Ctrl+C after %d iterations\n", done);
+               OptimizeVideo* video, bool viewer_stop) {
+  if (interrupted) std::printf("stopped by %s after %d iterations\n", viewer_stop ? "a viewer" : "Ctrl+C", done);
   if (final_loss) std::printf("final loss %.8g after %d iterations\n", double(final_loss.value()), done);
   if (!failure.is_ok()) std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), failure.message().c_str());
   int rc = !failure.is_ok() ? 1 : interrupted ? 130 : 0;
@@ -106,7 +107,8 @@ int run_optimize(const OptimizeOptions& o) {
   scene::Scene& doc = loaded->doc;  // the optimized parameters are written into it
   const scene::CompiledScene* cs = &loaded->cs;
   const scene::Task* task = &loaded->task;
-  auto made = optim::make_task(*cs, *task, {.thread_count = o.threads, .keep_frames = !o.record.empty()});
+  auto made = optim::make_task(
+      *cs, *task, {.thread_count = o.threads, .keep_frames = !o.record.empty() || !o.serve.address.empty()});
   if (!made) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), made.status().message().c_str()), 1;
   optim::TaskT<float>& runner = **made;
   for (const std::string& n : optim::start_from_stored(runner, runner.blocks(), *task))
@@ -123,10 +125,22 @@ int run_optimize(const OptimizeOptions& o) {
     if (!v) return std::fprintf(stderr, "%s\n", v.status().message().c_str()), 1;
     video = std::move(*v);
   }
-  std::optional<InterruptGuard> ctrl_c(std::in_place);
+  auto server =
+      open_serve(o.serve, serve_hello(o.scene_path, "bptt", {{"task", task->name}, {"iterations", iterations}}));
+  if (!server) return 1;
+  RunServer* serving = server->get();
+  bool viewer_stop = false;
+  g_interrupted = 0;
+  auto previous = std::signal(SIGINT, on_sigint);
   Status failure;
   int done = 0;
-  for (; done < iterations && !InterruptGuard::requested(); ++done) {
+  for (; done < iterations && !g_interrupted; ++done) {
+    // a viewer's pause holds the run here (Ctrl+C still stops it)
+    if (serving) {
+      const bool stop = serving->hold([] { return g_interrupted != 0; });
+      if (g_interrupted) break;
+      if ((viewer_stop = stop)) break;
+    }
     auto it = runner.iterate();
     if (!it) {
       failure = it.status();
@@ -143,12 +157,26 @@ int run_optimize(const OptimizeOptions& o) {
     if (tty) std::printf("\r\033[K");
     std::printf("%6d %14.8g %14.6g %10.1f\n", it->iteration, it->loss, it->grad_norm, it->ms);
     if (tty) progress_bar(done + 1, iterations, it->loss);
+    if (serving) {
+      serving->iteration(
+          {{"iteration", it->iteration}, {"loss", it->loss}, {"grad_norm", it->grad_norm}, {"ms", it->ms}});
+      // the rollout this iteration measured, and the parameters its step made
+      if (serving->snapshot_due(it->iteration) || done + 1 == iterations)
+        serving->snapshot(rollout_snapshot(it->iteration, runner.theta(), runner.frames()));
+    }
   }
-  const bool interrupted = InterruptGuard::requested();
-  ctrl_c.reset();
+  std::signal(SIGINT, previous);
   if (tty) std::printf("\r\033[K");
+  const bool interrupted = g_interrupted != 0 || viewer_stop;
   auto final_loss = runner.evaluate(runner.theta());  // the loss at the final parameters
-  int rc = finish_run(o, done, failure, interrupted, final_loss, video.get());
+  int rc = finish_run(o, done, failure, interrupted, final_loss, video.get(), viewer_stop);
+  if (serving) {
+    const char* how = !failure.is_ok() ? "error" : interrupted ? "stopped" : "finished";
+    nlohmann::json end{{"status", how}, {"iterations", done}};
+    if (final_loss) end["final_loss"] = double(*final_loss);
+    if (!failure.is_ok()) end["error"] = failure.message();
+    serving->end(std::move(end));
+  }
   if (!o.log.empty()) {
     nlohmann::json j;
     j["scene"] = doc.name;

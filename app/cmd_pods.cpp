@@ -12,6 +12,8 @@
 
 #include "app/cmd_optimize.h"
 #include "app/scene_task.h"
+#include "app/serve/publish.h"
+#include "app/serve/run_server.h"
 #include "engine/optim/pods.h"
 #include "engine/optim/task.h"
 
@@ -40,7 +42,20 @@ int run_pods(const OptimizeOptions& o) {
   nlohmann::json log = nlohmann::json::array();
   auto first = pods->evaluate();
   if (!first) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), first.status().message().c_str()), 1;
-  for (int k = 0; k < iterations; ++k) {
+  auto server = open_serve(o.serve, serve_hello(o.scene_path, "pods",
+                                                {{"task", task.name},
+                                                 {"iterations", iterations},
+                                                 {"order", po.order},
+                                                 {"episodes", po.batch},
+                                                 {"seed", task.seed}}));
+  if (!server) return 1;
+  RunServer* serving = server->get();
+  int k = 0;
+  for (; k < iterations; ++k) {
+    if (serving && serving->hold()) {
+      std::printf("stopped by a viewer after %d iterations\n", k);
+      break;
+    }
     auto s = pods->step();
     if (!s)
       return std::fprintf(stderr, "%s: iteration %d: %s\n", o.scene_path.c_str(), k, s.status().message().c_str()), 1;
@@ -57,10 +72,19 @@ int run_pods(const OptimizeOptions& o) {
                    {"eval_cost", *e},
                    {"sim_steps", s->sim_steps},
                    {"hvps", s->hvps}});
+    if (serving) {
+      nlohmann::json record = log.back();
+      record["loss"] = s->policy_cost;
+      serving->iteration(std::move(record));
+      if (serving->snapshot_due(k) || k + 1 == iterations)
+        serving->snapshot(rollout_snapshot(k, pods->weights(), pods->policy_states()));
+    }
   }
   auto last = pods->evaluate();
   if (!last) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), last.status().message().c_str()), 1;
   std::printf("the policy's mean frame cost: %.6g -> %.6g\n", *first, *last);
+  if (serving)
+    serving->end({{"status", k < iterations ? "stopped" : "finished"}, {"iterations", k}, {"final_cost", *last}});
   if (!o.log.empty()) {
     std::ofstream f(o.log);
     f << nlohmann::json{{"scene", loaded->doc.name}, {"task", task.name}, {"order", po.order}, {"iterations", log}}

@@ -24,6 +24,8 @@ int run_ppo(const OptimizeOptions& o) {
   auto fail = [&](const std::string& what) {
     return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), what.c_str()), 1;
   };
+  if (!o.serve.address.empty())
+    return fail("--serve: PPO does not publish its runs (BPTT, SHAC, PODS and receding do)");
   auto loaded = load_scene_task<double>(o.scene_path, o.task);
   if (!loaded) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 1;
   scene::Task task = loaded->task;

@@ -8,6 +8,8 @@
 
 #include "app/cmd_optimize.h"
 #include "app/scene_task.h"
+#include "app/serve/publish.h"
+#include "app/serve/run_server.h"
 #include "engine/optim/receding_horizon.h"
 #include "engine/optim/task.h"
 
@@ -28,10 +30,31 @@ int run_receding_horizon(const OptimizeOptions& o) {
       "%s / %s: receding horizon over %d frames: plans of %d frames, %d Adam steps each, %d frame(s) "
       "applied per plan\n",
       doc->name.c_str(), task->name.c_str(), task->horizon, ro.window, ro.iterations, ro.execute);
-  auto report = mpc->run();
+  ServeOptions serve = o.serve;
+  serve.stoppable = false;  // the engine flies the horizon to its end
+  auto server = open_serve(serve, serve_hello(o.scene_path, "receding",
+                                              {{"task", task->name},
+                                               {"window", ro.window},
+                                               {"adam_steps", ro.iterations},
+                                               {"execute", ro.execute},
+                                               {"horizon", task->horizon}}));
+  if (!server) return 1;
+  RunServer* serving = server->get();
+  // one record per frame flown; a viewer's pause holds the run between frames
+  std::function<void(int, StateT<float>&)> per_frame;
+  if (serving)
+    per_frame = [&](int frame, StateT<float>&) {
+      serving->hold();
+      serving->iteration({{"iteration", frame}, {"frame", frame}});
+    };
+  auto report = mpc->run(per_frame);
   if (!report) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), report.status().message().c_str()), 1;
   std::printf("%d plans, %.0f ms; the task's loss on the flown trajectory: %.8g\n", report->replans, report->ms,
               report->loss);
+  if (serving) {
+    serving->snapshot(rollout_snapshot(task->horizon, report->theta, report->states));
+    serving->end({{"status", "finished"}, {"iterations", report->replans}, {"final_loss", report->loss}});
+  }
   if (!o.log.empty()) {
     nlohmann::json j;
     j["scene"] = doc->name;

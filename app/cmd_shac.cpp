@@ -16,6 +16,8 @@
 #include "app/cmd_optimize.h"
 #include "app/run_checkpoint.h"
 #include "app/scene_task.h"
+#include "app/serve/publish.h"
+#include "app/serve/run_server.h"
 #include "engine/optim/checkpoint.h"
 #include "engine/optim/shac_task.h"
 #include "engine/optim/task.h"
@@ -91,20 +93,42 @@ int run_shac(const OptimizeOptions& o) {
   const double comm0 = comm.seconds();
   const long long bytes0 = comm.bytes_received();
   const int substeps = std::max(cs->substeps, 1), horizon = task->horizon, begin = shac->iteration();
+  // viewers (--serve) attach to one process: under mpirun rank 0 would stop or pause alone
+  if (!o.serve.address.empty() && comm.size() > 1) return fail("--serve runs in one process, not under mpirun");
+  auto server = open_serve(o.serve, serve_hello(o.scene_path, "shac",
+                                                {{"task", task->name},
+                                                 {"windows", windows},
+                                                 {"envs", o.shac_envs},
+                                                 {"window", so.window},
+                                                 {"seed", ts.seed}}));
+  if (!server) return 1;
+  RunServer* serving = server->get();
+  std::vector<StateT<float>> eval_states;  // the evaluation episode, frame by frame (published)
+  auto keep_state = [&](int, const optim::PolicyEnvT<float>& env) { eval_states.push_back(env.state(0)); };
   std::optional<InterruptGuard> ctrl_c;
   if (comm.size() == 1) ctrl_c.emplace();  // under mpirun, Ctrl+C ends the job (OpenMPI): the last checkpoint stays
   int trained = 0;
   bool stopped = false;
   for (int k = begin; k < windows && !stopped; ++k) {
+    if (serving && serving->hold()) {
+      std::printf("stopped by a viewer after %d windows\n", k);
+      break;
+    }
     auto st = shac->step();
     if (!st) return fail("window " + std::to_string(k) + ": " + st.status().message());
     ++trained;
     if (comm.rank() == o.kill_rank) std::raise(SIGKILL);  // tests: a rank that dies
     if (st->skipped && lead) std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), st->skip_reason.c_str());
     totals.ended += st->terminated;
+    nlohmann::json record{{"iteration", k},
+                          {"loss", st->mean_cost},
+                          {"sim_steps", st->sim_steps},
+                          {"skipped", st->skipped},
+                          {"skipped_windows", st->skipped_windows}};
     if (lead && (k % 10 == 9 || k + 1 == windows)) {
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      auto e = shac->evaluate();
+      eval_states.clear();
+      auto e = serving ? shac->evaluate(keep_state) : shac->evaluate();
       if (!e) return fail(e.status().message());
       const long long steps = st->sim_steps / substeps;
       const double ret = -double(*e) * horizon;
@@ -120,7 +144,11 @@ int run_shac(const OptimizeOptions& o) {
                              {"sim_steps", st->sim_steps},
                              {"episodes_ended", totals.ended},
                              {"skipped_windows", st->skipped_windows}});
+      record.update(
+          {{"eval_cost", double(*e)}, {"eval_return", ret}, {"wall_s", wall}, {"episodes_ended", totals.ended}});
+      if (serving) serving->snapshot(rollout_snapshot(k, shac->weights(), eval_states));
     }
+    if (serving) serving->iteration(std::move(record));
     const bool interrupted = ctrl_c && InterruptGuard::requested();
     stopped = interrupted || (o.stop_after > 0 && trained == o.stop_after);
     if (ckpt_every > 0 && ((k + 1) % ckpt_every == 0 || k + 1 == windows || stopped)) {
@@ -144,11 +172,14 @@ int run_shac(const OptimizeOptions& o) {
   std::printf("final weights fingerprint %016llx\n", static_cast<unsigned long long>(shac->fingerprint()));
   if (stopped && !(ctrl_c && InterruptGuard::requested()))
     std::printf("stopped after %d windows (--stop-after); continue with --resume %s\n", trained, ckpt_dir.c_str());
-  if (shac->iteration() == windows) {
-    auto last = shac->evaluate();
-    if (!last) return fail(last.status().message());
+  auto last = shac->evaluate();
+  if (!last) return fail(last.status().message());
+  if (shac->iteration() == windows)
     std::printf("the policy's mean frame cost: %.6g -> %.6g\n", totals.first, double(*last));
-  }
+  if (serving)
+    serving->end({{"status", shac->iteration() < windows ? "stopped" : "finished"},
+                  {"iterations", shac->iteration()},
+                  {"final_cost", double(*last)}});
   if (!o.log.empty()) {
     std::ofstream f(o.log);
     f << nlohmann::json{{"scene", doc->name}, {"task", task->name}, {"windows", totals.rows}}.dump(1) << "\n";

@@ -14,6 +14,7 @@
 #include "app/cmd_optimize.h"
 #include "app/cmd_render.h"
 #include "app/cmd_run.h"
+#include "app/cmd_watch.h"
 #include "app/system_info.h"
 #include "app/viewer.h"
 #include "render/context.h"
@@ -103,6 +104,11 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   run_cmd->add_option("--threads", run.threads, "OpenMP threads (0 = default)")->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--worlds", run.worlds, "Independent copies of the scene (each under settings.randomize)")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  run_cmd->add_option("--seed", run.seed, "Seed of the worlds' randomization (default: the first task's seed)")
+      ->check(CLI::NonNegativeNumber);
 
   adj::app::DynamicsCmdOptions dyn;
   bool dyn_no_contact = false, dyn_no_limits = false, dyn_no_equality = false;
@@ -185,6 +191,32 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   opt_cmd->add_option("--test-perturb-rank", opt.perturb_rank, "Tests: nudge this rank's weights")->group("");
   opt_cmd->add_option("--test-kill-rank", opt.kill_rank, "Tests: this rank dies after a window")->group("");
+  auto* serve_opt = opt_cmd->add_option("--serve", opt.serve.address,
+                                        "Publish the run to viewers (adjoint watch, the editor's File > Attach) on "
+                                        "[HOST:]PORT; 127.0.0.1 unless a host is given; PORT 0: any free port");
+  opt_cmd->add_flag("--serve-control", opt.serve.control, "With --serve: viewers may pause, resume and stop the run")
+      ->needs(serve_opt);
+  opt_cmd
+      ->add_option("--serve-every", opt.serve.snapshot_every,
+                   "With --serve: parameters and a rollout every K iterations")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str()
+      ->needs(serve_opt);
+  opt_cmd
+      ->add_option("--serve-wait", opt.serve.wait_s, "With --serve: wait up to S seconds for a viewer before starting")
+      ->check(CLI::NonNegativeNumber)
+      ->needs(serve_opt);
+
+  adj::app::WatchOptions watch;
+  CLI::App* watch_cmd =
+      app.add_subcommand("watch", "Print a served run (adjoint optimize --serve) as it goes; exits when it ends");
+  watch_cmd->add_option("address", watch.address, "[HOST:]PORT or tcp://HOST:PORT, as the run printed")->required();
+  watch_cmd->add_option("--token", watch.token, "The run's token (default: ADJ_TOKEN)");
+  watch_cmd->add_option("--timeout", watch.timeout, "Seconds without an answer before giving up")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  watch_cmd->add_option("--send", watch.send, "Send pause, resume or stop (the run needs --serve-control) and exit")
+      ->check(CLI::IsMember({"pause", "resume", "stop"}));
 
   adj::app::CheckGradOptions cg;
   CLI::App* cg_cmd = app.add_subcommand("check-grad", "Compare a task's gradient with central differences");
@@ -321,6 +353,30 @@ int main(int argc, char** argv) {
                    "PODS: first step (order 1) or trust radius (order 2), RMS per action entry")
       ->capture_default_str();
 
+  adj::app::BenchWorldsOptions bench_worlds;
+  CLI::App* bench_worlds_cmd = bench_cmd->add_subcommand(
+      "worlds", "Control steps per second and memory per world of a scene over many worlds (forward, + backward)");
+  bench_worlds_cmd->add_option("scene", bench_worlds.scene_path, "Scene file (JSON)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  bench_worlds_cmd->add_option("--worlds", bench_worlds.worlds, "Worlds")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  bench_worlds_cmd->add_option("--threads", bench_worlds.threads, "Threads over the worlds")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  bench_worlds_cmd->add_option("--window", bench_worlds.window, "Control steps a window")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  bench_worlds_cmd->add_option("--windows", bench_worlds.windows, "Windows timed per row")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  bench_worlds_cmd->add_flag("--double", bench_worlds.use_double, "Double precision (default: float)");
+  bench_worlds_cmd->add_flag("--recompute", bench_worlds.recompute,
+                             "The reverse pass recomputes each step (less memory) instead of reading its record");
+  bench_worlds_cmd->add_flag("--cuda", bench_worlds.cuda,
+                             "The worlds on CUDA, one thread each (bodies-only scenes; exit 77 without a device)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -361,6 +417,7 @@ int main(int argc, char** argv) {
   if (*bench_render_cmd) return adj::app::run_bench_render(bench_render);
   if (*bench_gpu_cmd) return adj::app::run_bench_gpu(bench_gpu);
   if (*bench_sample_cmd) return adj::app::run_bench_sample_efficiency(bench_sample);
+  if (*bench_worlds_cmd) return adj::app::run_bench_worlds(bench_worlds);
   if (*opt_cmd) {
     if (!parse_size(rec_size, &opt.record_width, &opt.record_height)) {
       std::fprintf(stderr, "adjoint: --record-size %s: expected WxH between 16x16 and 16384x16384\n", rec_size.c_str());
@@ -400,6 +457,7 @@ int main(int argc, char** argv) {
     }
     return adj::app::run_optimize(opt);
   }
+  if (*watch_cmd) return adj::app::run_watch(watch);
   if (*cg_cmd) return adj::app::run_check_grad(cg);
   if (*land_cmd) return adj::app::run_landscape(land);
   if (!parse_size(size, &v.width, &v.height)) {

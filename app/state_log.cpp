@@ -20,7 +20,7 @@ StateLog::StateLog(std::string scene, double dt, int substeps, int particle_coun
   head_ = {{"scene", std::move(scene)}, {"dt", dt}, {"substeps", substeps}, {"particle_count", particle_count}};
 }
 
-void StateLog::add(int frame, const State& s) {
+void StateLog::add(int frame, const State& s, int world) {
   nlohmann::json f = {{"frame", frame},
                       {"time", frame * dt_},
                       {"positions", vec_array(s.particle_q)},
@@ -29,6 +29,7 @@ void StateLog::add(int frame, const State& s) {
     f["joint_q"] = s.joint_q;
     f["joint_qd"] = s.joint_qd;
   }
+  if (world >= 0) f["world"] = world;
   frames_.push_back(std::move(f));
 }
 

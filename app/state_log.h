@@ -3,7 +3,8 @@
 // `adjoint run --out` and `adjoint render --states`. Floats are written so that they read
 // back bit for bit, so two paths through the solver can be compared exactly.
 //   {"scene", "dt", "substeps", "particle_count", "frames": [{"frame", "time", "positions",
-//    "velocities", "joint_q", "joint_qd" (robots only)}]}
+//    "velocities", "joint_q", "joint_qd" (robots only), "world" (runs over several worlds)}]}
+// and "worlds" (their count) in the head of a run over several worlds
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -16,7 +17,8 @@ namespace adj::app {
 class StateLog {
  public:
   StateLog(std::string scene, double dt, int substeps, int particle_count, bool robots);
-  void add(int frame, const State& s);
+  void add(int frame, const State& s, int world = -1);  // world >= 0: written with the frame
+  void set_worlds(int worlds) { head_["worlds"] = worlds; }
   // FILE.tmp, then renamed over FILE; the message names the file
   Status write(const std::string& path) const;
   int size() const { return int(frames_.size()); }

@@ -297,6 +297,7 @@ int run_viewer(const ViewerOptions& opt) {
       ed.autosave_tick(std::chrono::duration<double>(now.time_since_epoch()).count());
       ed.sync();
       ed.worker.snapshot(ed.snap);
+      ed.update_attachment();
       std::optional<std::string> capture_path;
       std::optional<std::pair<int, int>> click, pull_click;
       bool script_done = false;
@@ -489,6 +490,8 @@ int run_viewer(const ViewerOptions& opt) {
         std::erase_if(l.spheres, [&](const render::SphereDraw& d) { return hidden(d.id); });
         std::erase_if(l.lines, [&](const render::LineDraw& d) { return hidden(d.id); });
         std::erase_if(l.shapes, [&](const render::ShapeDraw& d) { return hidden(d.id); });
+        // the Simulation panel's other worlds, in a grid beside world 0 (not in replays and videos)
+        if (!rollout && !ed.replay_ready()) ed.add_world_copies(l, ov, hidden);
         // ghost trajectories of earlier iterations, coloured by their loss
         ghosts.clear();
         if (rollout) {

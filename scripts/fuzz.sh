@@ -14,7 +14,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(scene urdf mjcf mesh_obj mesh_stl mesh_dae script values)
+[[ ${#targets[@]} -gt 0 ]] || targets=(scene urdf mjcf mesh_obj mesh_stl mesh_dae script values wire)
 
 "$root/scripts/setup.sh" --fuzz
 dir="$root/build-fuzz"
@@ -41,6 +41,7 @@ seeds() {
     mesh_dae) find "$root/assets" "$d" "$root/../shared/robots" -name '*.dae' -size -64k ;;
     script) find "$d/editor" "$root/tests/editor" -name '*.txt' -o -name '*.script' ;;
     values) find "$root/tests/fuzz/seeds/values" -type f ;;
+    wire) find "$root/tests/fuzz/seeds/wire" -type f ;;
   esac 2>/dev/null || true
   if [[ -d "$d/fuzz/$1" ]]; then find "$d/fuzz/$1" -type f; fi
   return 0

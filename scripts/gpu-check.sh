@@ -121,6 +121,15 @@ if [[ -x "$dir/bin/adjoint_rigid_bench" ]]; then
     say "gpu-check: rigid CUDA bench failed, see bench-rigid-cuda.txt"
   cat "$out/bench-rigid-cuda.txt" >> "$summary"
 fi
+# many worlds: the locomotion Ant over 4096 worlds on CUDA (one thread each) beside 256 on the
+# CPU cores; a coupled scene (an arm pushing a soft ball) over 256 worlds on the CPU (the CUDA
+# batch has no particles yet)
+{
+  timeout "$cap" "$dir/bin/adjoint" bench worlds "$root"/assets/scenes/locomotion/ant.json --worlds 4096 --cuda --windows 2
+  timeout "$cap" "$dir/bin/adjoint" bench worlds "$root"/assets/scenes/locomotion/ant.json --worlds 256 --threads "$(nproc)" --windows 2
+  timeout "$cap" "$dir/bin/adjoint" bench worlds "$root"/assets/scenes/robot_arm_push_soft.json --worlds 256 --threads "$(nproc)" --windows 2
+} > "$out/bench-worlds.txt" 2>&1 || say "gpu-check: worlds benchmark failed, see bench-worlds.txt"
+cat "$out/bench-worlds.txt" >> "$summary"
 timeout "$cap" "$dir/bin/adjoint" bench render --frames 5 > "$out/render-bench.txt" 2>&1 ||
   say "gpu-check: render benchmark failed (Vulkan on this machine?)"
 

@@ -13,6 +13,8 @@ packages=(
   # render and app
   libvulkan-dev vulkan-validationlayers mesa-vulkan-drivers glslc
   libglfw3-dev libimgui-dev libstb-dev
+  # the run server and its viewers (adjoint optimize --serve, adjoint watch, File > Attach)
+  libzmq3-dev cppzmq-dev
   # tests, benchmarks, headless windows, video
   catch2 libbenchmark-dev xvfb xauth ffmpeg
   # the documentation checks (tests/docs)

@@ -399,6 +399,7 @@ void Editor::step_replay(int frames) {
 
 const State& Editor::display_state() {
   const int n = compiled_ ? compiled_->model.particle_count() : 0;
+  if (const State* attached_frame = attach_display_state()) return *attached_frame;
   if (replay_ready()) {  // the replayed rollout's frame (particles and joints)
     if (replay_loaded_ != replay.frame || replay_run_ != snap.replay.run) {
       if (worker.replay_state(replay.frame, replay_state_))

@@ -6,6 +6,7 @@
 #include <array>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/editor/attach.h"
 #include "app/editor/document.h"
 #include "app/editor/file_browser.h"
 #include "app/editor/landscape_ui.h"
@@ -98,6 +100,14 @@ class Editor {
   void sync();
   bool has_scene() const { return compiled_ != nullptr; }
   const scene::CompiledScene* compiled() const { return compiled_.get(); }
+  // the Simulation panel's worlds 1.. drawn in a grid beside world 0 into `list` (built by view()
+  // for world 0); hidden(id): an object not drawn (app/editor/world_grid.cpp)
+  void add_world_copies(render::DrawList& list, const app::Overlays& overlays,
+                        const std::function<bool(render::ObjectId)>& hidden);
+  int world_count = 1;  // the Simulation panel's (Worker::set_world_count)
+  // the world count changed: the camera takes in every world at the next frame (set_world_count)
+  bool world_fit_pending = false;
+  void set_world_count(int n);
   app::SceneView* view() {  // with the selection set, for its highlight
     if (view_) view_->set_selected(render::ObjectId(selected_ + 1));
     return view_.get();
@@ -277,6 +287,24 @@ class Editor {
   Snapshot snap;          // copied from the worker each frame
   RobotUi robot;          // robots: selected body, URDF import prompt (robot_ui.h)
   LandscapeUi landscape;  // View > Landscape (landscape_ui.h)
+  // File > Attach to run... (attach_ui.cpp): a served run shown as the editor's own
+  // optimization: its scene (from the run's hello), the Optimization panel's plots and
+  // progress, the newest rollout replayed in the viewport. Detach leaves the run alone.
+  RunAttachment attachment;
+  AttachView attached;  // copied each frame (update_attachment)
+  struct AttachReplay {
+    bool active = false, playing = true;  // playing: one rollout frame per UI frame, looped
+    int frame = 0;
+    std::uint64_t number = 0;  // AttachView::rollouts of the rollout shown
+    app::wire::Rollout rollout;
+  } attach_replay;
+  bool attach_window = false;  // the Attach to run window
+  char attach_address[128] = "127.0.0.1:5555", attach_token[128] = "";
+  Status attach_run(const std::string& address, const std::string& token);
+  void detach_run();
+  void update_attachment();    // each frame, after the worker's snapshot
+  bool start_attach_replay();  // the newest rollout, looped; false when none has arrived
+  void draw_attach_window();
   PanelVisibility panels;
   ViewSettings view_settings;
   render::Camera camera;
@@ -326,6 +354,14 @@ class Editor {
   void draw_policy_terms(int index);  // a policy's observation terms and termination (authoring_ui.cpp)
   std::unique_ptr<scene::CompiledScene> compiled_;
   std::unique_ptr<app::SceneView> view_;
+  // worlds 1..'s views and the moved copies of their points (world_grid.cpp)
+  std::vector<std::unique_ptr<app::SceneView>> world_views_;
+  uint64_t world_views_revision_ = 0;
+  float world_spacing_ = 1.0f;
+  glm::vec3 world_extent_lo_{0.0f}, world_extent_hi_{0.0f};  // what world 1 draws
+  std::vector<glm::vec3> world_points_;
+  std::vector<glm::vec4> world_spheres_;
+  std::vector<render::ShapeInstance> world_shapes_;
   uint64_t compiled_revision_ = 0;
   // the simulation: the scene last sent to the worker, the revision it last restarted at
   // (later revisions that simulate the same go on from its frames)
@@ -336,6 +372,15 @@ class Editor {
   int selected_ = -1;
   State scrub_state_;
   int scrub_loaded_ = -1;
+  bool attach_scene_loaded_ = false;    // the attached run's scene is the document
+  State attach_state_;                  // the attached run's replayed frame
+  const State* attach_display_state();  // that frame when it fits the scene, else null
+  // ghost paths of the attached run's rollouts (newest last, at most Worker::k_ghosts), with
+  // their iterations' losses; the number of the last rollout made a path
+  std::vector<std::vector<vec3<float>>> attach_ghosts_;
+  std::vector<float> attach_ghost_losses_;
+  std::uint64_t attach_ghost_number_ = 0;
+  void add_attach_ghost();
   State replay_state_;  // the replayed frame shown, cached
   int replay_loaded_ = -1;
   uint64_t replay_run_ = 0;      // Snapshot::replay.run of the cached frame

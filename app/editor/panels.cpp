@@ -295,6 +295,7 @@ void Editor::draw_panels(float menu_height) {
   }
   // messages along the bottom of the viewport
   draw_landscape_panel(*this);
+  draw_attach_window();
   if (panels.messages && !messages.empty()) {
     const float h = 78.0f;
     const auto [x0, x1] = free_columns(W);  // under the viewport, however wide the panels leave it
@@ -612,6 +613,12 @@ void Editor::draw_simulation() {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("the solver the simulation runs on (now: %s)%s%s", snap.backend.c_str(),
                       snap.backend_error.empty() ? "" : "\n", snap.backend_error.c_str());
+  ImGui::SetNextItemWidth(-80);
+  if (int n = world_count; ImGui::InputInt("worlds", &n, 1, 4)) set_world_count(n);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "copies of the scene side by side, each with its parameters from settings.randomize;\n"
+        "world 0 (where the scene is) is the one the inspector, timeline and overlays show");
   // a replay: its own play button and timeline, over the replayed rollout's frames
   if (replay.active) {
     ImGui::Separator();
@@ -1171,6 +1178,8 @@ void Editor::draw_menu_items_file(bool* quit_requested) {
   if (ImGui::MenuItem("Revert", nullptr, false, !doc.path().empty() && doc.dirty())) request(Pending::revert);
   if (ImGui::MenuItem("Import OBJ...")) show_dialog(FileDialog::import_obj);
   if (ImGui::MenuItem("Import URDF/MJCF...")) show_dialog(FileDialog::import_robot);
+  if (ImGui::MenuItem("Attach to run...")) attach_window = true;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("watch a run of adjoint optimize --serve: its plots and rollouts");
   if (ImGui::MenuItem("Screenshots and recordings folder...")) show_dialog(FileDialog::media);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+P and Ctrl+R write to %s", media_folder().c_str());
   ImGui::Separator();

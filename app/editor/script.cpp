@@ -137,6 +137,15 @@ Script::Progress Script::update(Editor& e) {
         return Progress::running;
       }
       break;
+    case Wait::until:
+      if (!until_(e)) {
+        if (now_s() - wait_started_ > k_wait_limit_s) {
+          fail(lines_[next_ - 1], "still waiting for " + until_what_ + " after 300 s", 1);
+          return Progress::failed;
+        }
+        return Progress::running;
+      }
+      break;
     case Wait::mouse:
       if (mouse_next_ < mouse_track_.size()) return Progress::running;
       if (++waited_frames_ < 3) return Progress::running;
@@ -212,6 +221,13 @@ void ScriptCall::wait_worker() {
   script.wait_started_ = now_s();
 }
 
+void ScriptCall::wait_until(std::function<bool(Editor&)> done, std::string what) {
+  script.wait_ = Script::Wait::until;
+  script.until_ = std::move(done);
+  script.until_what_ = std::move(what);
+  script.wait_started_ = now_s();
+}
+
 void ScriptCall::wait_recording() {
   script.wait_ = Script::Wait::recording;
   script.wait_started_ = now_s();
@@ -258,8 +274,9 @@ Status Script::run(Editor& e, const Line& line) {
   }
   ScriptCall call{*this, e, line.words};
   const std::string& cmd = line.words[0];
-  for (auto table : {script_file_commands(), script_edit_commands(), script_view_commands(),
-                     script_simulation_commands(), script_optimization_commands(), script_expect_commands()})
+  for (auto table :
+       {script_file_commands(), script_edit_commands(), script_view_commands(), script_simulation_commands(),
+        script_optimization_commands(), script_attach_commands(), script_expect_commands()})
     for (const ScriptCommand& c : table)
       if (cmd == c.name) return c.fn(call);
   if (auto r = robot_script_command(e, line.words)) {

@@ -65,10 +65,16 @@
 //   task-termination BODY HEIGHT|off (the policy's "end when": the body's centre of mass below HEIGHT)
 //   expect obs-terms N   expect obs I kind|body|scale VALUE   expect termination off|ROBOT BODY HEIGHT
 //   expect method bptt|shac|pods1|pods2 (what Start uses for the panel's task)
+//   attach ADDRESS [TOKEN]  (File > Attach to run...: waits until the run's scene is loaded)
+//   attach-wait N           (until N iterations of the attached run have arrived, or it ended)
+//   attach-replay           (the newest rollout in the viewport)   attach-control pause|resume|stop
+//   detach                  expect attached BOOL   expect attach-replaying BOOL
+//   expect attached-iterations-above N (the loss plot's points)   expect ghosts-above N
 //   try COMMAND ... (the command may be refused: its error is printed, the script goes on)
 // The commands are tables by panel (script_commands.h).
 // ${NAME} expands environment variables. # starts a comment.
 // Exit codes: 0 all done, 1 a bad script line or failed action, 4 an expectation failed.
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -121,7 +127,9 @@ class Script {
   std::vector<Line> lines_;
   std::map<std::string, std::vector<double>> notes_;  // values a script noted (ScriptCall::notes)
   size_t next_ = 0;
-  enum class Wait { none, frames, worker, screenshot, mouse, recording } wait_ = Wait::none;
+  enum class Wait { none, frames, worker, screenshot, mouse, recording, until } wait_ = Wait::none;
+  std::function<bool(Editor&)> until_;  // Wait::until: what is waited for, and its words
+  std::string until_what_;
   std::vector<ScriptMouse> mouse_track_;  // one entry per frame, played in order
   size_t mouse_next_ = 0;
   void drag(glm::vec2 from, glm::vec2 to, bool ctrl, int frames);

@@ -490,6 +490,16 @@ Status cmd_click_message(ScriptCall& c) {  // the newest message containing TEXT
   return Status::error("no message contains \"" + text + "\"");
 }
 
+Status cmd_worlds(ScriptCall& c) {  // the Simulation panel's world count
+  bool ok = false;
+  int n = c.w.size() >= 2 ? c.arg_int(1, &ok) : 0;
+  if (!ok || n < 1 || n > Worker::k_max_worlds)
+    return Status::error("worlds N: 1.." + std::to_string(Worker::k_max_worlds) + " copies of the scene");
+  c.e.set_world_count(n);
+  c.wait_worker();
+  return Status::ok();
+}
+
 Status cmd_backend(ScriptCall& c) {  // the Simulation panel's backend combo (a greyed-out entry fails)
   if (Status st = c.need(1); !st) return st;
   std::string why;
@@ -959,10 +969,8 @@ const ScriptCommand k_view[] = {
 };
 
 const ScriptCommand k_simulation[] = {
-    {"play", cmd_play},
-    {"scrub", cmd_scrub},
-    {"click-message", cmd_click_message},
-    {"backend", cmd_backend},
+    {"play", cmd_play},       {"scrub", cmd_scrub},   {"click-message", cmd_click_message},
+    {"backend", cmd_backend}, {"worlds", cmd_worlds},
 };
 
 const ScriptCommand k_optimization[] = {

@@ -3,6 +3,7 @@
 // actions they perform: one function per command, found by name (as MuJoCo's collision
 // table names one function per pair). Private to app/editor/script*.cpp.
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
@@ -32,6 +33,7 @@ struct ScriptCall {
   void wait_frames(int n);  // n UI frames
   void wait_worker();       // until the worker is idle, then 3 frames
   void wait_recording();    // until the recording has stopped by itself
+  void wait_until(std::function<bool(Editor&)> done, std::string what);  // until done() (300 s at most)
   void click(int x, int y);
   void key(const ScriptKey& k);
   void type(const std::string& text);  // typed into the focused widget during one frame
@@ -56,6 +58,7 @@ std::span<const ScriptCommand> script_edit_commands();          // select set un
 std::span<const ScriptCommand> script_view_commands();          // click key drag toggle screenshot wait record ...
 std::span<const ScriptCommand> script_simulation_commands();    // play scrub backend
 std::span<const ScriptCommand> script_optimization_commands();  // optimize check-grad loss-* task-* apply ...
+std::span<const ScriptCommand> script_attach_commands();        // attach attach-wait attach-replay detach ...
 std::span<const ScriptCommand> script_expect_commands();        // expect, expect-above, expect-below
 
 // `expect WHAT ...`: by WHAT (frame, selected, loss-terms, ...), else a document field path

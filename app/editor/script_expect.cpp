@@ -139,7 +139,27 @@ Status ex_shown_centre(ScriptCall& c) {
     }
   return Status::ok();
 }
+// expect shown-moved OBJECT NAME TOL BOOL: whether the object is shown farther than TOL from
+// where note-shown-centre noted it
+Status ex_shown_moved(ScriptCall& c) {
+  if (Status st = c.need(5); !st) return st;
+  auto m = shown_centre(c, c.w[2]);
+  if (!m) return m.status();
+  auto it = c.notes().find(c.w[3]);
+  if (it == c.notes().end()) return Status::error("nothing noted as " + c.w[3]);
+  double d2 = 0;
+  for (int k = 0; k < 3; ++k)
+    d2 += ((*m)[size_t(k)] - it->second[size_t(k)]) * ((*m)[size_t(k)] - it->second[size_t(k)]);
+  const bool moved = std::sqrt(d2) > std::atof(c.w[4].c_str());
+  return moved == (c.w[5] == "true") ? Status::ok()
+                                     : bad(c, moved ? "moved " + std::to_string(std::sqrt(d2)) : "not moved");
+}
 Status ex_ghosts(ScriptCall& c) { return expect_int(c, int(c.e.snap.ghost_paths.size())); }
+Status ex_ghosts_above(ScriptCall& c) {  // more ghost paths than N (an attached run's count depends on timing)
+  if (Status st = c.need(2); !st) return st;
+  const int got = int(c.e.snap.ghost_paths.size());
+  return got > std::atoi(c.w[2].c_str()) ? Status::ok() : bad(c, std::to_string(got));
+}
 // PODS's pair of paths (policy, improved actions) with at least 2 points each; 0 otherwise
 Status ex_pull_paths(ScriptCall& c) {
   int n = 0;
@@ -175,6 +195,15 @@ Status ex_opt_phase(ScriptCall& c) { return expect_text(c, to_string(c.e.snap.op
 Status ex_save_as(ScriptCall& c) { return expect_bool(c, c.e.save_as_active()); }
 Status ex_backend(ScriptCall& c) { return expect_text(c, c.e.doc.scene().settings.backend); }
 Status ex_sim_backend(ScriptCall& c) { return expect_text(c, c.e.snap.backend); }
+// the worlds simulated (world 0 and the copies), and how many of the copies' states differ from
+// world 0's (randomized worlds drift apart; identical ones do not)
+Status ex_worlds(ScriptCall& c) { return expect_text(c, std::to_string(c.e.snap.world_states.size() + 1)); }
+Status ex_worlds_differing(ScriptCall& c) {
+  int n = 0;
+  for (const State& s : c.e.snap.world_states)
+    n += s.particle_q != c.e.snap.state.particle_q || s.joint_q != c.e.snap.state.joint_q;
+  return expect_text(c, std::to_string(n));
+}
 Status ex_path(ScriptCall& c) { return expect_text(c, c.e.doc.path().empty() ? "untitled" : c.e.doc.path()); }
 // the method Start uses for the panel's task: bptt shac pods1 pods2
 Status ex_method(ScriptCall& c) {
@@ -383,7 +412,20 @@ Status ex_no_message(ScriptCall& c) {  // no message containing TEXT was shown
   return Status::ok();
 }
 
+// File > Attach to run...: attached (a run's connection is open), its rollout in the viewport
+Status ex_attached(ScriptCall& c) { return expect_bool(c, c.e.attachment.attached() && c.e.attached.error.empty()); }
+Status ex_attach_replaying(ScriptCall& c) { return expect_bool(c, c.e.attach_replay.active); }
+Status ex_attached_iterations_above(ScriptCall& c) {  // the loss plot's points (the attached run's iterations)
+  if (Status st = c.need(2); !st) return st;
+  const int got = int(c.e.snap.loss.size());
+  return got > std::atoi(c.w[2].c_str()) ? Status::ok() : bad(c, std::to_string(got));
+}
+
 const ScriptCommand k_expect[] = {
+    {"attached", ex_attached},
+    {"attach-replaying", ex_attach_replaying},
+    {"attached-iterations-above", ex_attached_iterations_above},
+    {"shown-moved", ex_shown_moved},
     {"frame", ex_frame},
     {"timeline", ex_timeline},
     {"selected", ex_selected},
@@ -391,6 +433,7 @@ const ScriptCommand k_expect[] = {
     {"slowest-frame-below", ex_slowest_frame_below},
     {"data-path", ex_data_path},
     {"ghosts", ex_ghosts},
+    {"ghosts-above", ex_ghosts_above},
     {"pull-paths", ex_pull_paths},
     {"replay-frames", ex_replay_frames},
     {"camera-on-selection", ex_camera_on_selection},
@@ -411,6 +454,8 @@ const ScriptCommand k_expect[] = {
     {"save-as", ex_save_as},
     {"backend", ex_backend},
     {"sim-backend", ex_sim_backend},
+    {"worlds", ex_worlds},
+    {"worlds-differing", ex_worlds_differing},
     {"backend-available", ex_backend_available},
     {"path", ex_path},
     {"title", ex_title},

@@ -19,8 +19,22 @@
 #include "engine/optim/task.h"
 #include "engine/optim/write_back.h"
 #include "engine/solver/solver.h"
+#include "engine/solver/worlds.h"
 
 namespace adj::editor {
+
+std::vector<vec3<float>> ghost_path(const scene::CompiledScene& cs, const scene::Task& t,
+                                    const std::vector<State>& frames) {
+  std::vector<vec3<float>> path;
+  for (const scene::LossTerm& l : t.loss)
+    if (const scene::ObjectRange* r = cs.find(l.object); r && r->particle_end > r->particle_begin) {
+      for (const State& f : frames) path.push_back(app::particle_centre(*r, f));
+      return path;
+    }
+  if (const int body = app::tracked_robot_body(cs, t); body >= 0)
+    path = app::robot_com_path(cs.model.rigid, frames, body);
+  return path;
+}
 
 const char* to_string(OptPhase p) {
   switch (p) {
@@ -78,6 +92,12 @@ struct Worker::Impl {
   State cur, next;
   Control control;
   Contacts contacts;
+  // the Simulation panel's world count: world 0 is cur (the inspected one, with contacts, pulls
+  // and the timeline); worlds 1.. step beside it, each with its parameters from settings.randomize
+  int world_count = 1;
+  std::unique_ptr<Worlds> worlds;  // all world_count worlds' models (world 0's state is cur)
+  std::vector<State> world_next;   // worlds 1..: their next states
+  std::vector<Control> world_control;
   int frame = 0;
   bool playing = false;
   int pending_steps = 0;
@@ -141,13 +161,40 @@ struct Worker::Impl {
       return;
     }
     auto gpu = std::make_unique<CudaSolver>(SolverOptions{.substeps = cs->substeps, .thread_count = thread_count()});
-    if (Status st = gpu->upload(cs->model); !st) {
+    if (Status st = gpu->upload(model0()); !st) {
       backend_error = "CUDA backend failed (" + st.message() + "): simulating on the CPU";
       return;
     }
     cuda_solver = std::move(gpu);
     backend = "cuda";
   }
+
+  // the worlds beside world 0 for the current scene (keep: their states go on where sizes allow)
+  void make_worlds(bool keep) {
+    std::vector<State> kept;
+    if (keep && worlds)
+      for (int w = 1; w < worlds->world_count(); ++w) kept.push_back(worlds->state(w));
+    worlds.reset();
+    world_next.clear();
+    world_control.clear();
+    if (!cs || world_count <= 1) return;
+    auto made = Worlds::create(cs->model, {.world_count = world_count,
+                                           .thread_count = std::min(thread_count(), world_count - 1),
+                                           .seed = doc.tasks.empty() ? 0 : doc.tasks.front().seed,
+                                           .randomize = cs->randomize,
+                                           .solver = {.substeps = cs->substeps, .thread_count = 1}});
+    if (!made) {
+      sim_error = made.status().message();
+      return;
+    }
+    worlds = std::make_unique<Worlds>(std::move(*made));
+    world_next.resize(std::size_t(world_count));
+    for (int w = 0; w < world_count; ++w) world_control.push_back(worlds->model(w).make_hold_control());
+    for (int w = 1; w < world_count && std::size_t(w - 1) < kept.size(); ++w)
+      if (kept[std::size_t(w - 1)].bytes() == worlds->state(w).bytes()) worlds->state(w) = kept[std::size_t(w - 1)];
+  }
+  // world 0's model: the scene's, or with several worlds its randomized one
+  const Model& model0() const { return worlds ? worlds->model(0) : cs->model; }
 
   void reset_sim() {
     playing = playing && cs;
@@ -156,11 +203,12 @@ struct Worker::Impl {
     sim_error.clear();
     contacts.clear();
     if (!cs) return;
-    cur = cs->model.make_state();
-    next = cs->model.make_state();
+    make_worlds(false);
+    cur = model0().make_state();
+    next = model0().make_state();
     // PD actuators hold the initial pose (the pose set with the inspector's joint sliders)
-    control = cs->model.make_hold_control();
-    if (cs->has_robots()) (void)rigid_contacts(cs->model.rigid, cur, control, contacts.bodies);
+    control = model0().make_hold_control();
+    if (cs->has_robots()) (void)rigid_contacts(model0().rigid, cur, control, contacts.bodies);
     std::lock_guard lock(pub_mu);
     timeline.clear();
     timeline.push_back(cur);
@@ -173,7 +221,7 @@ struct Worker::Impl {
     std::fill(control.particle_f.begin(), control.particle_f.end(), vec3<float>());
     if (pull_particle < 0 || pull_particle >= cur.particle_count()) return;
     const size_t p = size_t(pull_particle);
-    float m = cs->model.particle_mass[p];
+    float m = model0().particle_mass[p];
     if (m <= 0) return;  // pinned
     // a critically damped spring of 4 Hz on the particle, towards the target
     const float w = 2.0f * 3.14159265f * 4.0f;
@@ -186,8 +234,16 @@ struct Worker::Impl {
     apply_pull();
     // the one solver: particles, bodies and their contact in one step
     Status st = cuda_solver ? cuda_solver->step(cur, next, control, cs->frame_dt)
-                            : solver->step(cs->model, cur, next, control, cs->frame_dt, &contacts);
+                            : solver->step(model0(), cur, next, control, cs->frame_dt, &contacts);
     if (cuda_solver) contacts.clear();  // the GPU solver does not report its contacts
+    if (st && worlds)                   // the other worlds, one per thread
+      st = worlds->run([&](int w, Solver& s) {
+        if (w == 0) return Status::ok();
+        Status ws = s.step(worlds->model(w), worlds->state(w), world_next[std::size_t(w)],
+                           world_control[std::size_t(w)], cs->frame_dt);
+        if (ws) std::swap(worlds->state(w), world_next[std::size_t(w)]);
+        return ws;
+      });
     if (!st) {
       sim_error = "frame " + std::to_string(frame) + ": " + st.message();
       playing = false;
@@ -219,6 +275,8 @@ struct Worker::Impl {
     s.steps_per_second = playing || pending_steps > 0 ? steps_per_second : 0.0;
     s.recorded_frames = int(timeline.size());
     s.state = cur;
+    s.world_states.resize(worlds ? std::size_t(worlds->world_count() - 1) : 0);
+    for (std::size_t w = 0; w < s.world_states.size(); ++w) s.world_states[w] = worlds->state(int(w) + 1);
     s.contacts = contacts;
     s.rigid_contacts = contacts.bodies;
     s.sim_error = sim_error;
@@ -325,19 +383,8 @@ struct Worker::Impl {
     }
   }
 
-  // the ghost path of a rollout: the centre of mass of the first loss term's object with
-  // particles (the cloth, the soft ball pushed to its goal), else of the robot body the task
-  // tracks; empty when the task tracks neither
   std::vector<vec3<float>> ghost_path(const scene::Task& t, const std::vector<State>& frames) const {
-    std::vector<vec3<float>> path;
-    for (const scene::LossTerm& l : t.loss)
-      if (const scene::ObjectRange* r = cs->find(l.object); r && r->particle_end > r->particle_begin) {
-        for (const State& f : frames) path.push_back(app::particle_centre(*r, f));
-        return path;
-      }
-    if (const int body = app::tracked_robot_body(*cs, t); body >= 0)
-      path = app::robot_com_path(cs->model.rigid, frames, body);
-    return path;
+    return editor::ghost_path(*cs, t, frames);
   }
 
   // an iteration's rollout for the video: its frames at the video's stride, with its ghost path
@@ -600,9 +647,18 @@ void Worker::set_scene(const scene::Scene& doc, const scene::CompiledScene& comp
     im->generation = generation;
     im->solver =
         std::make_unique<Solver>(SolverOptions{.substeps = im->cs->substeps, .thread_count = im->thread_count()});
-    im->control = im->cs->model.make_hold_control();
+    im->make_worlds(keep);
+    im->control = im->model0().make_hold_control();
     im->select_backend();
     if (!keep) im->reset_sim();
+  });
+}
+
+void Worker::set_world_count(int n) {
+  impl_->post([im = impl_.get(), n] {
+    im->world_count = std::clamp(n, 1, k_max_worlds);
+    im->reset_sim();
+    if (im->cs) im->select_backend();  // world 0's model (randomized with several worlds)
   });
 }
 

@@ -27,6 +27,12 @@
 namespace adj::editor {
 
 enum class OptPhase { idle, running, paused, finished, stopped, failed };
+
+// the ghost path of a rollout: the centre of mass of the first loss term's object with
+// particles (the cloth, the soft ball pushed to its goal), else of the robot body the task
+// tracks; empty when the task tracks neither
+std::vector<vec3<float>> ghost_path(const scene::CompiledScene& cs, const scene::Task& t,
+                                    const std::vector<State>& frames);
 const char* to_string(OptPhase p);
 
 // one optimizer iteration's rollout, kept for the video of an optimization
@@ -61,14 +67,15 @@ struct Snapshot {
   int frame = 0;    // frames since reset
   double time = 0;  // [s]
   bool playing = false;
-  int pending_steps = 0;        // requested single steps not yet taken
-  double steps_per_second = 0;  // solver frames per wall second (while playing)
-  int recorded_frames = 0;      // frames available to the timeline (0..recorded_frames-1)
-  State state;                  // the newest frame
-  Contacts contacts;            // of the newest frame
-  std::string sim_error;        // the step that failed, with its element
-  std::string backend = "cpu";  // the solver that runs the simulation: "cpu" or "cuda"
-  std::string backend_error;    // why settings.backend "cuda" runs on the CPU (empty: as asked)
+  int pending_steps = 0;            // requested single steps not yet taken
+  double steps_per_second = 0;      // solver frames per wall second (while playing)
+  int recorded_frames = 0;          // frames available to the timeline (0..recorded_frames-1)
+  State state;                      // the newest frame (world 0's)
+  std::vector<State> world_states;  // worlds 1.. (Worker::set_world_count), the newest frame
+  Contacts contacts;                // of the newest frame
+  std::string sim_error;            // the step that failed, with its element
+  std::string backend = "cpu";      // the solver that runs the simulation: "cpu" or "cuda"
+  std::string backend_error;        // why settings.backend "cuda" runs on the CPU (empty: as asked)
   // the robots' contacts and joint forces (empty when the scene has no robots); their joint
   // state is state.joint_q / joint_qd
   RigidContactsT<float> rigid_contacts;
@@ -142,6 +149,10 @@ class Worker {
   void step(int frames);  // as fast as possible, then pause
   void reset();
   void set_speed(double speed);  // 1 = real time
+  // the Simulation panel's world count (1..k_max_worlds): copies of the scene stepped beside the
+  // inspected world 0, each with its parameters from settings.randomize; restarts the simulation
+  static constexpr int k_max_worlds = 64;
+  void set_world_count(int n);
   // MuJoCo's perturbation: a spring pulls `particle` towards `target` [m] while the
   // simulation runs (stiffness scaled by the particle's mass); particle < 0 releases it
   void pull(int particle, const vec3<float>& target);

@@ -548,12 +548,58 @@ ADJ_HD void substep_adjoint(const M& m, const P& par, const S* q, const S* qd, c
 }
 
 // a step's record for its reverse pass on the host: each substep's input and forward scratch
+// (record_step), and the reverse pass's scratch
 template <class T>
 struct StepTape {
   std::vector<Work<T>> work;          // (substeps)
   std::vector<std::vector<T>> q, qd;  // input of each substep, then the step's output, (substeps + 1)
   AdjWork<T> adj;
 };
+
+// the forward half of step_adjoint: the step's substeps run and recorded in `tape` (each
+// substep's input and scratch; tape.q[substeps], tape.qd[substeps]: the step's output), the same
+// operations as step() (the same bits); false if a substep's system matrix is not positive definite
+template <class T, class M, class S>
+bool record_step(const M& m, const Params<T>& par, const T* q, const T* qd, const T* act, S dt, int substeps,
+                 StepTape<T>& tape) {
+  const int nq = m.q_count(), nv = m.dof_count(), nb = m.body_count();
+  const S h = dt / S(substeps);
+  tape.work.resize(std::size_t(substeps));
+  tape.q.resize(std::size_t(substeps + 1));
+  tape.qd.resize(std::size_t(substeps + 1));
+  tape.q[0].assign(q, q + nq);
+  tape.qd[0].assign(qd, qd + nv);
+  for (int s = 0; s < substeps; ++s) {
+    tape.q[s + 1].resize(std::size_t(nq));
+    tape.qd[s + 1].resize(std::size_t(nv));
+    tape.work[s].resize(nb, nq, nv);
+    if (!substep(m, par, tape.q[s].data(), tape.qd[s].data(), act, h, tape.q[s + 1].data(), tape.qd[s + 1].data(),
+                 tape.work[s], static_cast<RigidContactsT<model_scalar_t<M>>*>(nullptr)))
+      return false;
+  }
+  return true;
+}
+
+// the backward half: the substeps of a tape that record_step filled (from the same par and act)
+// run backwards. given adj_q_out and adj_qd_out, writes adj_q and adj_qd and adds to adj_act and
+// adj_par; g: scratch
+template <class T, class M, class S>
+void reverse_step(const M& m, const Params<T>& par, const T* act, S dt, int substeps, const StepTape<T>& tape,
+                  const T* adj_q_out, const T* adj_qd_out, T* adj_q, T* adj_qd, T* adj_act, Params<T>& adj_par,
+                  AdjWork<T>& g) {
+  const int nq = m.q_count(), nv = m.dof_count();
+  const S h = dt / S(substeps);
+  std::vector<T> aq(adj_q_out, adj_q_out + nq), aqd(adj_qd_out, adj_qd_out + nv);
+  std::vector<T> aq_prev(static_cast<std::size_t>(nq)), aqd_prev(static_cast<std::size_t>(nv));
+  for (int s = substeps - 1; s >= 0; --s) {
+    substep_adjoint(m, par, tape.q[s].data(), tape.qd[s].data(), act, T(h), tape.work[s], aq.data(), aqd.data(),
+                    aq_prev.data(), aqd_prev.data(), adj_act, adj_par, g);
+    std::swap(aq, aq_prev);
+    std::swap(aqd, aqd_prev);
+  }
+  std::copy(aq.begin(), aq.end(), adj_q);
+  std::copy(aqd.begin(), aqd.end(), adj_qd);
+}
 
 // a step of dt in `substeps` substeps, run forward (recorded in `tape`) and then backwards:
 // given adj_q_out and adj_qd_out, writes adj_q and adj_qd and adds to adj_act and adj_par;
@@ -564,27 +610,8 @@ template <class T, class M, class S>
 bool step_adjoint(const M& m, const Params<T>& par, const T* q, const T* qd, const T* act, S dt, int substeps,
                   const T* adj_q_out, const T* adj_qd_out, T* adj_q, T* adj_qd, T* adj_act, Params<T>& adj_par,
                   StepTape<T>& tape) {
-  const int nq = m.q_count(), nv = m.dof_count(), nb = m.body_count();
-  const S h = dt / S(substeps);
-  tape.work.resize(std::size_t(substeps));
-  tape.q.assign(std::size_t(substeps + 1), std::vector<T>(q, q + nq));
-  tape.qd.assign(std::size_t(substeps + 1), std::vector<T>(qd, qd + nv));
-  for (int s = 0; s < substeps; ++s) {
-    tape.work[s].resize(nb, nq, nv);
-    if (!substep(m, par, tape.q[s].data(), tape.qd[s].data(), act, h, tape.q[s + 1].data(), tape.qd[s + 1].data(),
-                 tape.work[s], static_cast<RigidContactsT<model_scalar_t<M>>*>(nullptr)))
-      return false;
-  }
-  std::vector<T> aq(adj_q_out, adj_q_out + nq), aqd(adj_qd_out, adj_qd_out + nv);
-  std::vector<T> aq_prev(static_cast<std::size_t>(nq)), aqd_prev(static_cast<std::size_t>(nv));
-  for (int s = substeps - 1; s >= 0; --s) {
-    substep_adjoint(m, par, tape.q[s].data(), tape.qd[s].data(), act, T(h), tape.work[s], aq.data(), aqd.data(),
-                    aq_prev.data(), aqd_prev.data(), adj_act, adj_par, tape.adj);
-    std::swap(aq, aq_prev);
-    std::swap(aqd, aqd_prev);
-  }
-  std::copy(aq.begin(), aq.end(), adj_q);
-  std::copy(aqd.begin(), aqd.end(), adj_qd);
+  if (!record_step(m, par, q, qd, act, dt, substeps, tape)) return false;
+  reverse_step(m, par, act, dt, substeps, tape, adj_q_out, adj_qd_out, adj_q, adj_qd, adj_act, adj_par, tape.adj);
   return true;
 }
 

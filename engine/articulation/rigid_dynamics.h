@@ -111,6 +111,14 @@ struct Work {
     q0.resize(nq);
     qd0.resize(nv);
   }
+  std::size_t bytes() const {
+    return R.size() * sizeof(mat33<T>) + p.size() * sizeof(vec3<T>) +
+           (S.size() + v.size() + a.size() + f.size() + fext.size() + fext_extra.size()) * sizeof(svec<T>) +
+           (I.size() + Ic.size()) * sizeof(sinertia<T>) +
+           (M.size() + L.size() + tau.size() + bias.size() + qdd.size() + stiff.size() + damp.size() + q0.size() +
+            qd0.size()) *
+               sizeof(T);
+  }
 };
 
 // Work's fields as spans carved from an arena (one environment's slice on a device); the

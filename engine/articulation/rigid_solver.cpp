@@ -134,7 +134,7 @@ Status rigid_check_finite(const RigidModelT<S>& m, const StateT<S>& s, const cha
 
 template <class S>
 Status RigidSolverT<S>::step(const RigidModelT<S>& m, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control,
-                             S dt, RigidContactsT<S>* contacts) {
+                             S dt, RigidContactsT<S>* contacts, rigid::StepTape<S>* record) {
   Status st = shape_check(m, in, "input state");
   if (!st) return st;
   if (int(control.joint_act.size()) != m.actuator_count())
@@ -143,9 +143,16 @@ Status RigidSolverT<S>::step(const RigidModelT<S>& m, const StateT<S>& in, State
   work_.resize(m.body_count(), m.q_count(), m.dof_count());
   out.joint_q.resize(in.joint_q.size());
   out.joint_qd.resize(in.joint_qd.size());
-  if (!rigid::step(m, par, in.joint_q.data(), in.joint_qd.data(), control.joint_act.data(), dt,
-                   std::max(1, options_.substeps), out.joint_q.data(), out.joint_qd.data(), work_))
+  const int n = std::max(1, options_.substeps);
+  if (record) {
+    if (!rigid::record_step(m, par, in.joint_q.data(), in.joint_qd.data(), control.joint_act.data(), dt, n, *record))
+      return rigid_step_failure(m, in, control, dt, options_.substeps);
+    std::copy(record->q[std::size_t(n)].begin(), record->q[std::size_t(n)].end(), out.joint_q.begin());
+    std::copy(record->qd[std::size_t(n)].begin(), record->qd[std::size_t(n)].end(), out.joint_qd.begin());
+  } else if (!rigid::step(m, par, in.joint_q.data(), in.joint_qd.data(), control.joint_act.data(), dt, n,
+                          out.joint_q.data(), out.joint_qd.data(), work_)) {
     return rigid_step_failure(m, in, control, dt, options_.substeps);
+  }
   if (options_.check_finite && !rigid_check_finite(m, out, "rigid step"))
     return rigid_step_failure(m, in, control, dt, options_.substeps);
   if (contacts) {
@@ -190,7 +197,7 @@ Status RigidSolverT<S>::dual_chunk(const RigidModelT<S>& m, const StateT<S>& in,
 template <class S>
 Status RigidSolverT<S>::step_adjoint(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
                                      const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
-                                     RigidModelGradT<S>& adj_model) {
+                                     RigidModelGradT<S>& adj_model, const rigid::StepTape<S>* record) {
   Status st = shape_check(m, in, "input state");
   if (!st) return st;
   st = shape_check(m, adj_out, "adjoint of the output state");
@@ -201,7 +208,8 @@ Status RigidSolverT<S>::step_adjoint(const RigidModelT<S>& m, const StateT<S>& i
   if (int(adj_model.body_mass.size()) != nb || int(adj_model.actuator_kp.size()) != na ||
       int(adj_model.dof_damping.size()) != nv)
     adj_model = m.make_grad();
-  if (!options_.dual_adjoint) return reverse_adjoint(m, in, control, dt, adj_out, adj_in, adj_control, adj_model);
+  if (!options_.dual_adjoint)
+    return reverse_adjoint(m, in, control, dt, adj_out, adj_in, adj_control, adj_model, record);
   const int n_in = nq + nv + na + (options_.param_grads ? m.param_count() : 0);
   std::vector<S> g(std::size_t(n_in), S(0));
   std::vector<D> out;
@@ -238,13 +246,21 @@ Status RigidSolverT<S>::step_adjoint(const RigidModelT<S>& m, const StateT<S>& i
 template <class S>
 Status RigidSolverT<S>::reverse_adjoint(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
                                         const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
-                                        RigidModelGradT<S>& adj_model) {
+                                        RigidModelGradT<S>& adj_model, const rigid::StepTape<S>* record) {
   rigid::Params<S> par = rigid::lift_params<S>(m), adj_par = rigid::zero_params(m);
   adj_in.joint_q.resize(std::size_t(m.q_count()));
   adj_in.joint_qd.resize(std::size_t(m.dof_count()));
-  if (!rigid::step_adjoint(m, par, in.joint_q.data(), in.joint_qd.data(), control.joint_act.data(), dt,
-                           std::max(1, options_.substeps), adj_out.joint_q.data(), adj_out.joint_qd.data(),
-                           adj_in.joint_q.data(), adj_in.joint_qd.data(), adj_control.joint_act.data(), adj_par, tape_))
+  const int n = std::max(1, options_.substeps);
+  if (record) {
+    if (int(record->work.size()) != n || int(record->q[0].size()) != m.q_count())
+      return Status::error("rigid step adjoint: the record does not belong to this model and substep count");
+    rigid::reverse_step(m, par, control.joint_act.data(), dt, n, *record, adj_out.joint_q.data(),
+                        adj_out.joint_qd.data(), adj_in.joint_q.data(), adj_in.joint_qd.data(),
+                        adj_control.joint_act.data(), adj_par, tape_.adj);
+  } else if (!rigid::step_adjoint(m, par, in.joint_q.data(), in.joint_qd.data(), control.joint_act.data(), dt,
+                                  std::max(1, options_.substeps), adj_out.joint_q.data(), adj_out.joint_qd.data(),
+                                  adj_in.joint_q.data(), adj_in.joint_qd.data(), adj_control.joint_act.data(), adj_par,
+                                  tape_))
     return rigid_step_failure(m, in, control, dt, options_.substeps);
   if (options_.param_grads) rigid::add_param_grads(adj_par, adj_model);
   if (options_.check_finite) return rigid_check_finite(m, adj_in, "rigid step adjoint");

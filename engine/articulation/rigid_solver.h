@@ -40,15 +40,17 @@ class RigidSolverT {
   explicit RigidSolverT(RigidSolverOptions options = {}) : options_(options) {}
 
   // advance by dt (options.substeps substeps); optionally the contacts and joint forces of
-  // the input state (for drawing)
+  // the input state (for drawing); record (optional): the substeps' inputs and scratch, kept for
+  // step_adjoint (the same bits; the reverse pass then runs without recomputing the step)
   Status step(const RigidModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt,
-              RigidContactsT<S>* contacts = nullptr);
+              RigidContactsT<S>* contacts = nullptr, rigid::StepTape<S>* record = nullptr);
 
   // given adj_out = dL/d out, write adj_in = dL/d in and accumulate dL/d control and dL/d
-  // params into adj_control and adj_model (from make_control / make_grad)
+  // params into adj_control and adj_model (from make_control / make_grad); record (optional):
+  // what step() recorded from this `in` and control, reversed instead of a recompute
   Status step_adjoint(const RigidModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
                       const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
-                      RigidModelGradT<S>& adj_model);
+                      RigidModelGradT<S>& adj_model, const rigid::StepTape<S>* record = nullptr);
 
   // the full step Jacobian d(q_out, qd_out) / d(q, qd, act, params), row-major
   // ((q_count + dof_count) x (q_count + dof_count + actuator_count + param_count))
@@ -74,7 +76,7 @@ class RigidSolverT {
 
   Status reverse_adjoint(const RigidModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
                          const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
-                         RigidModelGradT<S>& adj_model);
+                         RigidModelGradT<S>& adj_model, const rigid::StepTape<S>* record);
 
   RigidSolverOptions options_;
   rigid::Work<S> work_;

@@ -345,6 +345,7 @@ Result<RobotFileModel> load_robot_file(const std::string& path) {
   if (ext == ".urdf") {
     UrdfOptions opt;
     opt.default_actuators = false;
+    opt.balance_inertia = true;  // as the editor imports a file: repaired, with a warning naming the link
     auto imp = rigid_import_urdf(path, b, opt);
     if (!imp) return imp.status();
     out.warnings = imp->warnings;
@@ -359,7 +360,9 @@ Result<RobotFileModel> load_robot_file(const std::string& path) {
     return out;
   }
   if (ext == ".xml" || ext == ".mjcf") {
-    auto imp = rigid_import_mjcf(path, b);
+    MjcfOptions mo;
+    mo.balance_inertia = true;  // as the editor imports a file: repaired, with a warning naming the element
+    auto imp = rigid_import_mjcf(path, b, mo);
     if (!imp) return imp.status();
     b.gravity = imp->gravity;
     out.warnings = imp->warnings;

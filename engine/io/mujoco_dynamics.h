@@ -80,7 +80,9 @@ Result<MujocoDynamics> mujoco_dynamics(const RigidModelT<double>& model, const M
 // a robot file as MuJoCo would load it for mj_forward: a URDF (root link welded to the
 // world, no actuators, gravity -z, limits as the engine's penalty) or an MJCF file (its
 // option gravity, worldbody geoms as colliders, its actuators); no ground plane beyond the
-// file's own. warnings: what the importer skipped or approximated, located
+// file's own. warnings: what the importer skipped or approximated, located. An inertia that no
+// rigid body has (A + B < C) is balanced with a warning naming its element, as the editor's
+// import does (MuJoCo refuses it unless <compiler balanceinertia="true">)
 struct RobotFileModel {
   RigidModelT<double> model;
   MujocoLayout layout;

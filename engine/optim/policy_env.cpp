@@ -161,11 +161,17 @@ Result<std::unique_ptr<RigidPolicyEnvT<S>>> RigidPolicyEnvT<S>::create(const sce
   env->up_ = cs.up_axis;
   env->horizon_ = task.horizon;
   env->substeps_ = cs.substeps;
+  if (options.randomize && cs.randomize.active())
+    for (int i = 0; i < options.env_count; ++i) {
+      env->models_.push_back(env->model_);
+      randomize_world(cs.randomize, options.world_seed, options.world_begin + i, env->models_.back());
+    }
   env->copies_.resize(std::size_t(options.env_count));
-  for (Copy& c : env->copies_) {
+  for (int i = 0; i < options.env_count; ++i) {
+    Copy& c = env->copies_[std::size_t(i)];
     c.solver = RigidSolverT<S>({.substeps = cs.substeps, .param_grads = false});
     c.loss = loss.value();
-    c.loss.bind(&env->model_);
+    c.loss.bind(&env->world_model(i));
     c.state = env->initial_;
     c.grad_control = env->model_.make_control();
     c.grad_model = env->model_.make_grad();
@@ -179,7 +185,7 @@ void RigidPolicyEnvT<S>::reset(int i, std::mt19937_64* rng) {
   c.state = initial_;
   c.frame = 0;
   c.done = false;
-  c.tape.clear();
+  drop_tape(c);
   if (!rng) return;
   const RigidModelT<S>& m = model_;
   for (int j = 0; j < m.body_count(); ++j) {
@@ -234,9 +240,15 @@ void RigidPolicyEnvT<S>::observe(int i, std::vector<S>& obs) const {
 template <class S>
 Result<S> RigidPolicyEnvT<S>::step(int i, const std::vector<S>& action) {
   Copy& c = copies_[i];
-  Frame f{c.state, model_.make_control()};
+  Frame f;
+  if (!c.spare.empty()) {
+    f = std::move(c.spare.back());
+    c.spare.pop_back();
+  }
+  f.in = c.state;
+  f.control.joint_act.assign(std::size_t(model_.actuator_count()), S(0));
   policy_.apply_outputs(action, f.control);
-  Status st = c.solver.step(model_, f.in, c.state, f.control, dt_);
+  Status st = c.solver.step(world_model(i), f.in, c.state, f.control, dt_, nullptr, &f.record);
   if (!st)
     return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
   c.loss.begin();
@@ -252,7 +264,7 @@ Result<S> RigidPolicyEnvT<S>::step(int i, const std::vector<S>& action) {
 
 template <class S>
 void RigidPolicyEnvT<S>::clear_tape(int i) {
-  copies_[i].tape.clear();
+  drop_tape(copies_[i]);
 }
 
 template <class S>
@@ -262,7 +274,7 @@ void RigidPolicyEnvT<S>::rewind(int i) {
   c.state = c.tape.front().in;
   c.frame -= int(c.tape.size());
   c.done = false;
-  c.tape.clear();
+  drop_tape(c);
 }
 
 template <class S>
@@ -298,7 +310,8 @@ Status RigidPolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_acti
   };
   if (d_cost != S(0)) add_seed(1, out, c.adj);
   std::fill(c.grad_control.joint_act.begin(), c.grad_control.joint_act.end(), S(0));
-  Status st = c.solver.step_adjoint(model_, f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control, c.grad_model);
+  Status st = c.solver.step_adjoint(world_model(i), f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control, c.grad_model,
+                                    &f.record);
   if (!st)
     return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame - int(c.tape.size()) + k) +
                          " (backward): " + st.message());
@@ -320,10 +333,10 @@ Status RigidPolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std:
   return tangent_hvp(
       i, c.frame, a, v, lift_state<T>(c.state), blank, policy_,
       [&](const StateT<T>& in, StateT<T>& to, const ControlT<T>& u) {
-        return c.solver.tangent_step(model_, in, to, u, dt_);
+        return c.solver.tangent_step(world_model(i), in, to, u, dt_);
       },
       [&](const StateT<T>& in, const ControlT<T>& u, const StateT<T>& adj, StateT<T>& adj_in, ControlT<T>& g) {
-        return c.solver.tangent_step_adjoint(model_, in, u, dt_, adj, adj_in, g);
+        return c.solver.tangent_step_adjoint(world_model(i), in, u, dt_, adj, adj_in, g);
       },
       [&](int end, const StateT<T>& state, StateT<T>& adj) {  // the one-frame loss reads (s_t, s_t+1)
         seed = zero_like(state);
@@ -331,6 +344,26 @@ Status RigidPolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std:
         add_scaled(adj, T(d_cost), seed);
       },
       out);
+}
+
+template <class S>
+void RigidPolicyEnvT<S>::drop_tape(Copy& c) {
+  for (Frame& f : c.tape) c.spare.push_back(std::move(f));
+  c.tape.clear();
+}
+
+template <class S>
+std::size_t RigidPolicyEnvT<S>::tape_bytes(int i) const {
+  std::size_t b = 0;
+  const Copy& c = copies_[std::size_t(i)];
+  for (const auto* frames : {&c.tape, &c.spare})
+    for (const Frame& f : *frames) {
+      b += f.in.bytes() + f.control.joint_act.size() * sizeof(S);
+      for (const auto& q : f.record.q) b += q.size() * sizeof(S);
+      for (const auto& q : f.record.qd) b += q.size() * sizeof(S);
+      for (const auto& w : f.record.work) b += w.bytes();
+    }
+  return b;
 }
 
 template class RigidPolicyEnvT<float>;
@@ -360,6 +393,11 @@ Result<std::unique_ptr<ParticlePolicyEnvT<S>>> ParticlePolicyEnvT<S>::create(con
   env->dt_ = cs.frame_dt;
   env->horizon_ = task.horizon;
   env->substeps_ = cs.substeps;
+  if (options.randomize && cs.randomize.active())
+    for (int i = 0; i < options.env_count; ++i) {
+      env->models_.push_back(*env->model_);
+      randomize_world(cs.randomize, options.world_seed, options.world_begin + i, env->models_.back());
+    }
   env->copies_.resize(std::size_t(options.env_count));
   for (Copy& c : env->copies_) {
     c.solver = std::make_unique<SolverT<S>>(SolverOptions{cs.substeps, options.thread_count, true});
@@ -421,7 +459,7 @@ Result<S> ParticlePolicyEnvT<S>::step(int i, const std::vector<S>& action) {
   Frame f{c.state, model_->make_control()};
   f.control.zero();
   policy_.apply_outputs(action, f.control);
-  Status st = c.solver->step(*model_, f.in, c.state, f.control, dt_);
+  Status st = c.solver->step(world_model(i), f.in, c.state, f.control, dt_);
   if (!st)
     return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
   const S now = loss_at(c, c.state);
@@ -465,7 +503,8 @@ Status ParticlePolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_a
   // (the episode's start is no function of the frames recorded)
   if (d_cost != S(0)) add_loss_seed(c.loss, c.start, out, d_cost, c.seed, c.adj);
   c.grad_control.zero();
-  Status st = c.solver->step_adjoint(*model_, f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control, c.grad_model);
+  Status st =
+      c.solver->step_adjoint(world_model(i), f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control, c.grad_model);
   if (!st)
     return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame - int(c.tape.size()) + k) +
                          " (backward): " + st.message());
@@ -488,10 +527,10 @@ Status ParticlePolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const s
   return tangent_hvp(
       i, c.frame, a, v, lift_state<T>(c.state), lift_control<T>(zero), policy_,
       [&](const StateT<T>& in, StateT<T>& to, const ControlT<T>& u) {
-        return c.solver->tangent_step(*model_, in, to, u, dt_);
+        return c.solver->tangent_step(world_model(i), in, to, u, dt_);
       },
       [&](const StateT<T>& in, const ControlT<T>& u, const StateT<T>& adj, StateT<T>& adj_in, ControlT<T>& g) {
-        return c.solver->tangent_step_adjoint(*model_, in, u, dt_, adj, adj_in, g);
+        return c.solver->tangent_step_adjoint(world_model(i), in, u, dt_, adj, adj_in, g);
       },
       [&](int end, const StateT<T>& state, StateT<T>& adj) {  // the frame cost L(out) - L(in)
         if (d_cost != S(0)) add_loss_seed(c.loss, start, state, T(end == 1 ? d_cost : -d_cost), seed, adj);

@@ -113,6 +113,12 @@ struct PolicyEnvOptions {
   std::vector<int> hidden;  // empty: the task's policy.hidden
   MlpActivation activation = MlpActivation::tanh;
   int thread_count = 1;  // OpenMP threads of each copy's particle stages (0: OpenMP's default)
+  // per-world parameters (the scene's settings.randomize, engine/model/randomize.h): copy i is
+  // world world_begin + i of world_seed; randomize false (the evaluation copy): the scene's own parameters
+  std::uint64_t world_seed = 0;
+  bool randomize = true;
+  // copy i is world world_begin + i (a rank's block of the copies, engine/dist)
+  int world_begin = 0;
 };
 
 // the robot tasks' world: RigidSolverT copies of the scene's robots, actions on the policy
@@ -144,16 +150,22 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
   const StateT<S>& state(int i) const override { return copies_[i].state; }
   Status set_episode(int i, const typename PolicyEnvT<S>::Episode& e) override;
   const RigidModelT<S>& model() const { return model_; }
+  // bytes a copy's recorded frames hold (the tape and the frames kept for reuse)
+  std::size_t tape_bytes(int i) const;
+  // copy i's model: its world's randomized parameters, or the scene's
+  const RigidModelT<S>& world_model(int i) const { return models_.empty() ? model_ : models_[std::size_t(i)]; }
   const RigidPolicyT<S>& policy() const { return policy_; }
 
  private:
   struct Frame {
     StateT<S> in;
     ControlT<S> control;
+    rigid::StepTape<S> record;  // the step's substeps, reversed by backward_step without a recompute
   };
   struct Copy {
     StateT<S> state, adj, adj_in, seed;
     std::vector<Frame> tape;
+    std::vector<Frame> spare;  // frames of cleared tapes, their memory reused by the next steps
     RigidSolverT<S> solver;
     RigidLossT<S> loss;  // the one-frame loss (its observed frames are per copy)
     ControlT<S> grad_control;
@@ -163,8 +175,10 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
     bool done = false;  // the last step ended the episode (termination)
   };
 
+  static void drop_tape(Copy& c);  // the tape's frames to the spares
   RigidModelT<S> model_;
-  int done_body_ = -1;  // the task's termination: this body's com below done_height_ (-1: none)
+  std::vector<RigidModelT<S>> models_;  // per copy, when the scene randomizes (else empty)
+  int done_body_ = -1;                  // the task's termination: this body's com below done_height_ (-1: none)
   S done_height_ = S(0);
   int up_ = 1;  // the scene's up axis
   StateT<S> initial_;
@@ -203,6 +217,8 @@ class ParticlePolicyEnvT final : public PolicyEnvT<S> {
   void add_observation_adjoint(int i, const std::vector<S>& d_obs) override;
   Status backward_step(int i, S d_cost, std::vector<S>& d_action) override;
   Status action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost, std::vector<S>& out) override;
+  // copy i's model: its world's randomized parameters, or the scene's
+  const ModelT<S>& world_model(int i) const { return models_.empty() ? *model_ : models_[std::size_t(i)]; }
 
  private:
   struct Frame {
@@ -223,6 +239,7 @@ class ParticlePolicyEnvT final : public PolicyEnvT<S> {
   S loss_at(Copy& c, const StateT<S>& s);
 
   std::unique_ptr<ModelT<S>> model_;
+  std::vector<ModelT<S>> models_;  // per copy, when the scene randomizes (else empty)
   StateT<S> initial_;
   PolicyT<S> policy_;
   std::vector<Copy> copies_;

@@ -184,6 +184,7 @@ Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(const TaskT<S>& task, 
                          " ranks (each needs one at least)");
   const dist::Block mine = dist::block(total, o.comm ? o.comm->rank() : 0, ranks);
   env_options.env_count = mine.count();
+  env_options.world_begin = mine.begin;  // the same randomized worlds on any number of ranks
   auto envs = make_policy_envs(task, env_options, where);
   if (!envs) return envs.status();
   if (o.window < 1 || o.window > envs->train->horizon())

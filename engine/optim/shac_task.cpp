@@ -10,7 +10,9 @@ Result<BatchShacTrainerT<float>> make_shac_trainer(const TaskT<float>& task, con
   so.comm = settings.comm;
   so.fingerprint_every = settings.fingerprint_every;
   // copies start from random joint angles and rates around the task's start
-  return BatchShacTrainerT<float>::create(task, so, training_starts(task.task(), settings.envs));
+  PolicyEnvOptions env = training_starts(task.task(), settings.envs);
+  env.world_seed = settings.seed;
+  return BatchShacTrainerT<float>::create(task, so, env);
 }
 
 }  // namespace adj::optim

@@ -93,6 +93,7 @@ inline PolicyEnvOptions training_starts(const scene::Task& task, int env_count =
   o.qd_range = task.policy.start_qd_range;
   o.root_position_range = task.policy.start_root_position_range;
   o.root_angle_range = task.policy.start_root_angle_range;
+  o.world_seed = task.seed;
   return o;
 }
 
@@ -110,6 +111,7 @@ Result<PolicyEnvPair<S>> make_policy_envs(const TaskT<S>& task, const PolicyEnvO
   PolicyEnvOptions one = options;
   one.env_count = 1;
   one.q_range = one.qd_range = 0;
+  one.randomize = false;  // evaluated as the papers report: the scene's own parameters
   auto eval = task.policy_env(one);
   if (!eval) return Status::error(who + ": " + eval.status().message());
   return PolicyEnvPair<S>{std::move(train.value()), std::move(eval.value())};

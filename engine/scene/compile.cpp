@@ -100,6 +100,7 @@ Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_di
   out.frame_dt = S(st.dt);
   out.substeps = st.substeps;
   out.up_axis = st.up_index();
+  out.randomize = st.randomize;
 
   for (size_t oi = 0; oi < scene.objects.size(); ++oi) {
     const Object& o = scene.objects[oi];

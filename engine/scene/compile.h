@@ -46,6 +46,7 @@ struct CompiledSceneT {
   S frame_dt = S(1.0 / 60.0);         // settings.dt
   int substeps = 1;                   // settings.substeps
   int up_axis = 1;                    // settings.up_index(): the world coordinate that points up
+  Randomization randomize;            // settings.randomize: per-world factors of runs over many worlds
   // the one world: particles, elements, colliders and (model.rigid) every robot object's
   // bodies in document order, with their initial joint states (model.joint_q, joint_qd)
   bool has_robots() const { return model.body_count() > 0; }

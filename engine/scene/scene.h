@@ -12,6 +12,7 @@
 
 #include "engine/collision/contact_law.h"
 #include "engine/model/field_table.h"
+#include "engine/model/randomize.h"
 
 namespace adj::scene {
 
@@ -60,6 +61,9 @@ struct Settings {
   std::string backend = "cpu";  // "cpu" or "cuda"
   ContactSettings contact;
   RobotContactSettings robot_contact;  // written only when it differs from the defaults
+  // per-world parameter factors of a run over many worlds (engine/model/randomize.h); written
+  // only when something is randomized
+  Randomization randomize;
 
   bool operator==(const Settings&) const = default;
   int up_index() const { return up == "z" ? 2 : 1; }  // the up axis's coordinate

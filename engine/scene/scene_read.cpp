@@ -50,6 +50,35 @@ void read_observation(Reader& r, const json& a, const std::string& path, PolicyS
   }
 }
 
+// "quantity": [lo, hi] (uniform) or {"range": [lo, hi], "distribution": "uniform" | "log_uniform"}
+void read_random_range(Reader& r, const json& v, const std::string& path, RandomRange& out) {
+  const json* range = &v;
+  if (v.is_object()) {
+    Fields f{v, path, {}};
+    range = r.field(f, "range", true);
+    int d = r.choice(f, "distribution", {"uniform", "log_uniform"}, false);
+    if (d >= 0) out.log_uniform = d == 1;
+    r.finish(f);
+    if (!range) return;
+  }
+  const std::string rp = v.is_object() ? Reader::join(path, "range") : path;
+  if (!range->is_array() || range->size() != 2 || !(*range)[0].is_number() || !(*range)[1].is_number())
+    return r.error(rp, "expected [lo, hi]: the range of the factor on the scene's value");
+  const double lo = (*range)[0].get<double>(), hi = (*range)[1].get<double>();
+  if (!(lo > 0) || !(hi >= lo) || !std::isfinite(hi))
+    return r.error(rp, "expected 0 < lo <= hi (finite): factors on the scene's value");
+  out.lo = lo;
+  out.hi = hi;
+}
+
+void read_randomize(Reader& r, const json& j, const std::string& path, Randomization& out) {
+  if (!r.is_object(j, path)) return;
+  Fields f{j, path, {}};
+  for (const RandomQuantity& q : random_quantities())
+    if (const json* v = r.field(f, q.name, false)) read_random_range(r, *v, Reader::join(path, q.name), out.*q.range);
+  r.finish(f);
+}
+
 void read_settings(Reader& r, const json& j, const std::string& path, Settings& s) {
   if (!r.is_object(j, path)) return;
   Fields f{j, path, {}};
@@ -78,6 +107,8 @@ void read_settings(Reader& r, const json& j, const std::string& path, Settings& 
       r.finish(cf);
     }
   }
+  if (const json* c = r.field(f, "randomize", false))
+    read_randomize(r, *c, Reader::join(path, "randomize"), s.randomize);
   r.finish(f);
 }
 

@@ -248,6 +248,16 @@ std::string scene_json(const Scene& s, const std::string& sidecar, const std::ve
     j["settings"]["robot_contact"] = {{"ke", rc.ke}, {"kd", rc.kd}, {"kf", rc.kf}, {"mu", rc.mu}, {"eps", rc.eps}};
     if (rc.law != "smooth") j["settings"]["robot_contact"]["law"] = rc.law;
   }
+  if (st.randomize.active()) {
+    ojson rj = ojson::object();
+    for (const RandomQuantity& q : random_quantities()) {
+      const RandomRange& rr = st.randomize.*q.range;
+      if (!rr.active()) continue;
+      rj[q.name] = rr.log_uniform ? ojson{{"range", {rr.lo, rr.hi}}, {"distribution", "log_uniform"}}
+                                  : ojson::array({rr.lo, rr.hi});
+    }
+    j["settings"]["randomize"] = rj;
+  }
   ojson objs = ojson::array();
   for (const Object& o : s.objects) objs.push_back(write_object(o));
   j["objects"] = objs;

@@ -78,7 +78,10 @@ typename SolverT<S>::Bodies& SolverT<S>::bodies() {
 template <class S>
 Status SolverT<S>::step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt,
                         ContactsT<S>* contacts, StepRecordT<S>* record) {
-  if (record) record->substeps = 0;
+  if (record) {
+    record->substeps = 0;
+    if (model.body_count() == 0 || model.particle_count() > 0) record->bodies.clear();
+  }
   if (model.body_count() == 0) {
     out.joint_q.clear();
     out.joint_qd.clear();
@@ -93,7 +96,9 @@ Status SolverT<S>::step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& 
   out.particle_q.clear();
   out.particle_qd.clear();
   if (contacts) contacts->clear();
-  return bodies().rigid.step(model.rigid, in, out, control, dt, contacts ? &contacts->bodies : nullptr);
+  if (record) record->bodies.resize(1);
+  return bodies().rigid.step(model.rigid, in, out, control, dt, contacts ? &contacts->bodies : nullptr,
+                             record ? &record->bodies[0] : nullptr);
 }
 
 template <class S>
@@ -108,7 +113,8 @@ Status SolverT<S>::step_adjoint(const ModelT<S>& model, const StateT<S>& in, con
     return coupled_adjoint(model, in, control, dt, adj_out, adj_in, adj_control, adj_model);
   adj_in.particle_q.clear();
   adj_in.particle_qd.clear();
-  return bodies().rigid.step_adjoint(model.rigid, in, control, dt, adj_out, adj_in, adj_control, adj_model.rigid);
+  return bodies().rigid.step_adjoint(model.rigid, in, control, dt, adj_out, adj_in, adj_control, adj_model.rigid,
+                                     record && !record->bodies.empty() ? &record->bodies[0] : nullptr);
 }
 
 template <class S>

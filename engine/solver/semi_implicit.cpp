@@ -350,6 +350,19 @@ static bool control_ok(const ModelT<S>& m, const ControlT<S>& c) {
 }
 
 template <class S>
+StepRecordT<S>::StepRecordT() = default;
+template <class S>
+StepRecordT<S>::~StepRecordT() = default;
+template <class S>
+StepRecordT<S>::StepRecordT(const StepRecordT&) = default;
+template <class S>
+StepRecordT<S>::StepRecordT(StepRecordT&&) noexcept = default;
+template <class S>
+StepRecordT<S>& StepRecordT<S>::operator=(const StepRecordT&) = default;
+template <class S>
+StepRecordT<S>& StepRecordT<S>::operator=(StepRecordT&&) noexcept = default;
+
+template <class S>
 void StepRecordT<S>::resize(int particle_count, int substep_count) {
   substeps = substep_count;
   sub.resize(std::size_t(substep_count - 1));
@@ -375,6 +388,11 @@ std::size_t StepRecordT<S>::bytes() const {
   std::size_t b = 0;
   for (const auto& s : sub) b += s.bytes();
   for (const auto& f : f_total) b += f.size() * sizeof(vec3<S>);
+  for (const auto& t : bodies) {
+    for (const auto& q : t.q) b += q.size() * sizeof(S);
+    for (const auto& q : t.qd) b += q.size() * sizeof(S);
+    for (const auto& w : t.work) b += w.bytes();
+  }
   return b;
 }
 
@@ -449,8 +467,12 @@ Status SolverT<S>::particle_adjoint(const ModelT<S>& model, const StateT<S>& in,
     }
   } else {
     using Out = typename Scratch::SubstepOut;
-    sc.forward_all(model, a, threads, in, substeps, [&](int k) { return Out{&sc.sub[k], sc.f_total_sub[k].data()}; },
-                   nullptr);
+    sc.forward_all(
+        model, a, threads, in, substeps,
+        [&](int k) {
+          return Out{&sc.sub[k], sc.f_total_sub[k].data()};
+        },
+        nullptr);
     for (int k = 0; k < substeps; ++k) {
       if (k > 0) sc.inputs[k] = &sc.sub[k - 1];
       sc.forces[k] = sc.f_total_sub[k].data();

@@ -32,15 +32,28 @@ struct SolverOptions {
   int max_lane_bytes = 0;
 };
 
-// the particle substeps of one step as step() ran them: the input state of each substep after
-// the first (the first's is the step's input) and each substep's total force, the only forward
-// results the adjoint reads. A Rollout that keeps every state keeps one per step, so the
-// backward pass does not recompute the substeps. Models with bodies record nothing (substeps 0).
+namespace rigid {
+template <class T>
+struct StepTape;  // engine/articulation/rigid_adjoint.h
+}
+
+// the substeps of one step as step() ran them, the only forward results the adjoint reads. A
+// Rollout that keeps every state keeps one per step, so the backward pass does not recompute
+// the substeps. Particles only: the input state of each substep after the first (the first's
+// is the step's input) and each substep's total force. Bodies only: the articulation's substeps
+// (their inputs and scratch: a few KiB a substep). Particles with bodies record nothing.
 template <class S>
 struct StepRecordT {
-  int substeps = 0;                     // 0: nothing recorded
-  std::vector<StateT<S>> sub;           // inputs of substeps 1..substeps-1, (substeps - 1)
-  std::vector<Array<vec3<S>>> f_total;  // total force on each particle [N], (substeps) x (particle_count)
+  int substeps = 0;                        // particles: 0 = nothing recorded
+  std::vector<StateT<S>> sub;              // inputs of substeps 1..substeps-1, (substeps - 1)
+  std::vector<Array<vec3<S>>> f_total;     // total force on each particle [N], (substeps) x (particle_count)
+  std::vector<rigid::StepTape<S>> bodies;  // bodies only: the articulation's record (1), else empty
+  StepRecordT();
+  ~StepRecordT();
+  StepRecordT(const StepRecordT&);
+  StepRecordT(StepRecordT&&) noexcept;
+  StepRecordT& operator=(const StepRecordT&);
+  StepRecordT& operator=(StepRecordT&&) noexcept;
   void resize(int particle_count, int substeps);
   bool matches(int particle_count) const;  // sized for this many particles
   std::size_t bytes() const;
@@ -85,8 +98,8 @@ class SolverT {
   std::size_t scratch_bytes() const;
 
  private:
-  struct Scratch;  // particle stages (semi_implicit.cpp)
-  struct Bodies;   // articulation and coupling (coupled.cpp)
+  struct Scratch;   // particle stages (semi_implicit.cpp)
+  struct Bodies;    // articulation and coupling (coupled.cpp)
   struct Tangents;  // tangent_step's (particle_tangent.cpp)
   struct ScratchDelete {
     void operator()(Scratch* p) const;

@@ -127,7 +127,7 @@ TEST_CASE("random edits, then undo all, give back the original scene exactly", "
   }
 }
 
-TEST_CASE("a drag merges into one undo step; end_merge starts the next", "[editor][document]") {
+TEST_CASE("a drag merges into one undo step, end_merge starts the next", "[editor][document]") {
   const scene::Scene original = load("default.json");
   Document d(original, "x.json");
   scene::Object o = d.scene().objects[0];
@@ -185,7 +185,7 @@ TEST_CASE("rename and delete keep the tasks' references right", "[editor][docume
   CHECK(d.scene().tasks[0].parameters[0].object == obj);
 }
 
-TEST_CASE("loss terms: add, set (merged drags), remove; each undoes exactly", "[editor][document]") {
+TEST_CASE("loss terms: add, set (merged drags), remove, each undoes exactly", "[editor][document]") {
   const scene::Scene original = load("cloth_throw.json");
   REQUIRE_FALSE(original.tasks.empty());
   Document d(original, "x.json");

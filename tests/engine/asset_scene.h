@@ -31,7 +31,8 @@ struct AssetScene {
   AssetScene(const std::string& file, const std::string& task_name = "", int horizon = 0) {
     const std::string dir = ADJ_ASSET_SCENES;
     doc = ok(scene::load_scene(dir + "/" + file));
-    cs = ok(scene::compile<S>(doc, dir));
+    const std::string path = dir + "/" + file;
+    cs = ok(scene::compile<S>(doc, path.substr(0, path.find_last_of('/'))));
     const scene::Task* t = doc.find_task(task_name);
     INFO(file << " has no task \"" << task_name << "\"");
     REQUIRE(t);

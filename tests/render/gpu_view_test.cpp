@@ -76,7 +76,7 @@ TEST_CASE("share path: interop only when CUDA runs on the Vulkan device with bot
 
 // lavapipe exports no semaphores and matches no CUDA UUID; the GPU machine's Vulkan device is
 // the CUDA device
-TEST_CASE("the CPU backend maps; CUDA stages on lavapipe and shares on the CUDA GPU", "[render][interop]") {
+TEST_CASE("the CPU backend maps, CUDA stages on lavapipe and shares on the CUDA GPU", "[render][interop]") {
   render::test::Harness& h = render::test::shared();
   std::string why;
   CHECK(app::choose_share_path(app::share_caps(h.ctx, false), &why) == SharePath::cpu_mapped);

@@ -134,7 +134,7 @@ TEST_CASE("body contact: step Jacobian and reverse adjoint per pair type match c
   }
 }
 
-TEST_CASE("static colliders: every body shape against a plane, sphere, box and capsule; FD in double",
+TEST_CASE("static colliders: every body shape against a plane, sphere, box and capsule, FD in double",
           "[rigid][contact][collider][grad]") {
   const RigidShapeDesc shapes[3] = {{.type = GEOM_SPHERE, .size = {0.1, 0, 0}},
                                     {.type = GEOM_BOX, .size = {0.1, 0.06, 0.08}},

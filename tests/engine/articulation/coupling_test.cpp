@@ -179,7 +179,7 @@ int check_step(const ModelT<D>& pm, const RigidModelT<D>& rm, const StateT<D>& i
 
 }  // namespace
 
-TEST_CASE("coupling: pair forces are equal and opposite; momentum is conserved", "[rigid][coupling]") {
+TEST_CASE("coupling: pair forces are equal and opposite, momentum is conserved", "[rigid][coupling]") {
   SpherePress c = sphere_press(/*gravity=*/false, /*mu=*/0.5);
   std::vector<vec3<D>> pos;
   std::vector<mat33<D>> rot;

@@ -69,7 +69,7 @@ TEST_CASE("box-box edge-edge: crossed edges with no corner inside push the boxes
   CHECK(c.contact_count() == 0);
 }
 
-TEST_CASE("box-box edge-edge: the step's dual Jacobian matches central differences in double; reverse = J^T",
+TEST_CASE("box-box edge-edge: the step's dual Jacobian matches central differences in double, reverse = J^T",
           "[rigid][contact][edge]") {
   RigidModelT<double> m = crossed_boxes();
   // off-centre (the weight ramp near an edge end: 0.285 m along the upper edge of half length

@@ -124,7 +124,7 @@ TEST_CASE("mesh contact: step Jacobian and reverse adjoint per mesh pair match c
   }
 }
 
-TEST_CASE("mesh contact: a mesh against the ground and each static collider; FD in double",
+TEST_CASE("mesh contact: a mesh against the ground and each static collider, FD in double",
           "[rigid][mesh][contact][collider][grad]") {
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(-1, 1);

@@ -25,7 +25,7 @@ RigidBuilder drone() {
 
 }  // namespace
 
-TEST_CASE("thrust: four rotors at mg/4 hover; unequal thrust pitches the body", "[rigid][thrust]") {
+TEST_CASE("thrust: four rotors at mg/4 hover, unequal thrust pitches the body", "[rigid][thrust]") {
   RigidModelT<double> m = finalize(drone());
   REQUIRE(m.actuator_count() == 4);
   StateT<double> s = m.make_state();
@@ -41,7 +41,7 @@ TEST_CASE("thrust: four rotors at mg/4 hover; unequal thrust pitches the body", 
   CHECK(std::fabs(qdd.value()[5]) > 1e-3);
 }
 
-TEST_CASE("thrust: step Jacobian matches central differences; reverse adjoint is J^T adj_out",
+TEST_CASE("thrust: step Jacobian matches central differences, reverse adjoint is J^T adj_out",
           "[rigid][thrust][grad]") {
   RigidModelT<double> m = finalize(drone());
   std::mt19937 rng(5);

@@ -5,7 +5,7 @@
 
 using namespace adj;
 
-TEST_CASE("cuda_available gives a reason; without a device the solver reports an error", "[cuda]") {
+TEST_CASE("cuda_available gives a reason, without a device the solver reports an error", "[cuda]") {
   std::string reason;
   bool ok = cuda_available(&reason);
   CHECK_FALSE(reason.empty());

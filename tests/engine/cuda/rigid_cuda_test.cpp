@@ -2,7 +2,8 @@
 // (4 substeps) and the walker on the ground x64 (8 substeps), 20 steps forward from perturbed
 // states under varying controls, then every step's adjoint; states within 1e-4 and gradients
 // within 1e-3 of the largest magnitude (float; nvcc contracts into FMAs, so not bit-equal), and
-// the device run twice bit-identical (no atomics). Exits 77 (ctest: skipped) without a device.
+// the device run twice bit-identical (no atomics); the locomotion Ant's scene over 256 worlds the
+// same way. Exits 77 (ctest: skipped) without a device.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +15,8 @@
 #include "engine/articulation/robots.h"
 #include "engine/cuda/cuda.h"
 #include "engine/cuda/rigid_cuda.h"
+#include "engine/scene/compile.h"
+#include "engine/scene/scene_json.h"
 
 using namespace adj;
 
@@ -31,19 +34,13 @@ double rel_diff(const std::vector<float>& a, const std::vector<float>& b) {
   return num / den;
 }
 
-bool run(const char* name, const RigidBuilder& b, float height, int envs, int substeps, int steps) {
-  Result<RigidModelT<float>> r = b.finalize<float>();
-  if (!r) {
-    std::printf("%s: %s\n", name, r.status().message().c_str());
-    return false;
-  }
-  const RigidModelT<float>& m = r.value();
+// envs worlds of model m from s0 (velocities perturbed per world)
+bool run_model(const char* name, const RigidModelT<float>& m, const StateT<float>& s0, int envs, int substeps,
+               int steps, float dt = 1.0f / 60.0f) {
   const int nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count();
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(-1, 1);
   std::vector<float> q(std::size_t(envs) * nq), qd(std::size_t(envs) * nv), act(std::size_t(envs) * na);
-  StateT<float> s0 = m.make_state();
-  if (m.joint_type[0] == RIGID_JOINT_FREE) s0.joint_q[1] = height;
   for (int e = 0; e < envs; ++e) {
     for (int i = 0; i < nq; ++i) q[std::size_t(e) * nq + i] = s0.joint_q[i];
     for (int i = 0; i < nv; ++i) qd[std::size_t(e) * nv + i] = 0.3f * u(rng);
@@ -55,7 +52,6 @@ bool run(const char* name, const RigidBuilder& b, float height, int envs, int su
     return false;
   }
   RigidSolverT<float> cpu({.substeps = substeps});
-  const float dt = 1.0f / 60.0f;
   double worst_fwd = 0, worst_adj = 0;
   bool ok = true;
   std::vector<float> qc = q, qdc = qd;  // the CPU's own trajectory
@@ -112,6 +108,29 @@ bool run(const char* name, const RigidBuilder& b, float height, int envs, int su
   return ok;
 }
 
+bool run(const char* name, const RigidBuilder& b, float height, int envs, int substeps, int steps) {
+  Result<RigidModelT<float>> r = b.finalize<float>();
+  if (!r) {
+    std::printf("%s: %s\n", name, r.status().message().c_str());
+    return false;
+  }
+  StateT<float> s0 = r->make_state();
+  if (r->joint_type[0] == RIGID_JOINT_FREE) s0.joint_q[1] = height;
+  return run_model(name, r.value(), s0, envs, substeps, steps);
+}
+
+// the locomotion benchmark's Ant (assets/scenes/locomotion/ant.json: 16 substeps, the depth-damped
+// ground) over 256 worlds, as adjoint bench worlds --cuda runs it
+bool run_ant(int envs, int steps) {
+  const std::string path = std::string(ADJ_ASSET_SCENES) + "/locomotion/ant.json";
+  auto doc = scene::load_scene(path);
+  if (!doc) return std::printf("ant: %s\n", doc.status().message().c_str()), false;
+  auto cs = scene::compile<float>(*doc, std::string(ADJ_ASSET_SCENES) + "/locomotion");
+  if (!cs) return std::printf("ant: %s\n", cs.status().message().c_str()), false;
+  return run_model("ant (locomotion/ant.json) worlds", cs->model.rigid, cs->model.make_state(), envs, cs->substeps,
+                   steps, cs->frame_dt);
+}
+
 }  // namespace
 
 int main() {
@@ -122,5 +141,6 @@ int main() {
   }
   bool ok = run("cartpole", rigid_cartpole(), 0.0f, 1024, 4, 20);
   ok = run("walker", rigid_quadruped(), 0.42f, 64, 8, 20) && ok;
+  ok = run_ant(256, 20) && ok;
   return ok ? 0 : 1;
 }

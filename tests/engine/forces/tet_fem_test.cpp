@@ -28,7 +28,7 @@ TEST_CASE("tet Neo-Hookean adjoint matches central differences", "[forces][tet]"
   }
 }
 
-TEST_CASE("tet at rest has no force; elastic force is minus the energy gradient", "[forces][tet]") {
+TEST_CASE("tet at rest has no force, elastic force is minus the energy gradient", "[forces][tet]") {
   vec3<double> x[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, v[4], f[4];
   tet_force<double, double>(x, v, mat33<double>::identity(), 1.0 / 6.0, 100.0, 200.0, 0.0, 0.0, f);
   for (auto& fi : f) CHECK(length(fi) < 1e-12);

@@ -50,7 +50,7 @@ TEST_CASE("triangle adjoint: dL/d(ke, ka, kd) match central differences", "[forc
   }
 }
 
-TEST_CASE("triangle at rest has no force; forces sum to zero", "[forces][triangle]") {
+TEST_CASE("triangle at rest has no force, forces sum to zero", "[forces][triangle]") {
   // right triangle with legs 1: pose = identity, area 0.5
   mat22<double> pose{1, 0, 0, 1};
   vec3<double> f0, f1, f2;

@@ -137,7 +137,7 @@ TEST_CASE("urdf: errors name the file and the joint or link", "[rigid][urdf]") {
   CHECK(w.status().message().find("x.obj") != std::string::npos);
 }
 
-TEST_CASE("rigid_vis: shape transforms follow the bodies; joint axes and contacts as floats", "[rigid][vis]") {
+TEST_CASE("rigid_vis: shape transforms follow the bodies, joint axes and contacts as floats", "[rigid][vis]") {
   RigidModelT<double> m = test::finalize(rigid_arm3());
   StateT<double> s = m.make_state();
   s.joint_q = {3.14159265358979 / 2, 0, 0};  // first link swung to +x
@@ -209,7 +209,7 @@ TEST_CASE("urdf: mesh links (binary STL by package://, OBJ with a scale) become 
   for (int i = 0; i < 3; ++i) CHECK(std::fabs(m.body_inertia[1].m[i][i] - I.m[i][i]) < 1e-6 * I.m[i][i] + 1e-9);
 }
 
-TEST_CASE("urdf: a mesh robot steps under gravity and poses; its mesh shapes follow the joint", "[rigid][urdf][mesh]") {
+TEST_CASE("urdf: a mesh robot steps under gravity and poses, its mesh shapes follow the joint", "[rigid][urdf][mesh]") {
   RigidBuilder b;
   UrdfOptions opt;
   opt.position = {0, 0.05, 0};
@@ -313,7 +313,7 @@ TEST_CASE("mesh files: Collada through assimp, in metres by its <unit>, placed b
   CHECK(int(model.shape_type[0]) == GEOM_MESH);
 }
 
-TEST_CASE("mesh files: ASCII and binary STL read the same triangles; bad STL is an error naming the file",
+TEST_CASE("mesh files: ASCII and binary STL read the same triangles, bad STL is an error naming the file",
           "[rigid][mesh][stl]") {
   auto bin = load_stl<double>(kRobots + "/meshes/paddle.stl");
   REQUIRE(bin.is_ok());
@@ -351,7 +351,7 @@ TEST_CASE("mesh files: ASCII and binary STL read the same triangles; bad STL is 
   std::filesystem::remove(bad);
 }
 
-TEST_CASE("urdf: pybullet's capsule and spherical joint are read; xacro and broken XML are refused with their line",
+TEST_CASE("urdf: pybullet's capsule and spherical joint are read, xacro and broken XML are refused with their line",
           "[rigid][urdf]") {
   const char* urdf = R"(<robot name="r">
     <link name="base"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>

@@ -166,7 +166,7 @@ TEST_CASE("landscape: gradient statistics, unbiased on a smooth task, biased on 
   }
 }
 
-TEST_CASE("landscape: the same points whatever the thread count; bad options are refused", "[optim][landscape]") {
+TEST_CASE("landscape: the same points whatever the thread count, bad options are refused", "[optim][landscape]") {
   const scene::Scene doc = load("bounce.json");
   LandscapeOptions o;
   o.points = 9;

@@ -327,7 +327,7 @@ TEST_CASE("locomotion terms: randomized starts stay within the spec's ranges and
 // the Ant's task (ant.json "run"): without actions it folds and its torso sinks below 0.27 m,
 // which ends the episode at that frame; SHAC cuts those copies' windows there (no terminal
 // value) and restarts them
-TEST_CASE("locomotion terms: an Ant episode terminates when the torso sinks below 0.27 m; SHAC cuts the window",
+TEST_CASE("locomotion terms: an Ant episode terminates when the torso sinks below 0.27 m, SHAC cuts the window",
           "[optim][locomotion][shac]") {
   const Ant a = load_ant();
   const scene::Task* run = a.doc.find_task("run");

@@ -105,7 +105,7 @@ TEST_CASE("robot push: gradients through arm-box and box-ground contact match ce
   CHECK(frames_with_push >= 10);  // measured: all 30
 }
 
-TEST_CASE("robot scenes: colliders and shape filters reach the rigid model; a box rests on a collider",
+TEST_CASE("robot scenes: colliders and shape filters reach the rigid model, a box rests on a collider",
           "[optim][robot][scene][collider]") {
   auto s = scene::parse_scene(R"({
     "format": "adjoint-scene", "version": 1, "name": "collider test",

@@ -92,7 +92,7 @@ WalkStats walk_stats(const RigidTaskRunnerT<S>& r) {
 
 }  // namespace
 
-TEST_CASE("robot task: 3-link arm reach (URDF, PD targets): loss falls 100x in 40 iterations; FD in double",
+TEST_CASE("robot task: 3-link arm reach (URDF, PD targets): loss falls 100x in 40 iterations, FD in double",
           "[optim][robot]") {
   scene::Scene s = load("robot_arm_reach.json");
   check_grad(s, s.tasks[0], 20, 16, 1e-5);
@@ -103,7 +103,7 @@ TEST_CASE("robot task: 3-link arm reach (URDF, PD targets): loss falls 100x in 4
   CHECK(last < h.front().loss / 100);
 }
 
-TEST_CASE("robot task: cartpole swing-up (SHAC cost, dt 1/60 x 4, 240 frames): loss falls; FD in double",
+TEST_CASE("robot task: cartpole swing-up (SHAC cost, dt 1/60 x 4, 240 frames): loss falls, FD in double",
           "[optim][robot]") {
   scene::Scene s = load("robot_cartpole.json");
   check_grad(s, s.tasks[0], 40, 16, 1e-4);
@@ -119,7 +119,7 @@ TEST_CASE("robot task: cartpole swing-up (SHAC cost, dt 1/60 x 4, 240 frames): l
   CHECK(best < 0.92 * h.front().loss);
 }
 
-TEST_CASE("robot task: quadruped dive (open loop, free base, ground contact): travels > 0.3 m in 15 iterations; FD",
+TEST_CASE("robot task: quadruped dive (open loop, free base, ground contact): travels > 0.3 m in 15 iterations, FD",
           "[optim][robot]") {
   scene::Scene s = load("robot_walker.json");
   REQUIRE(s.tasks.size() == 2);
@@ -132,7 +132,7 @@ TEST_CASE("robot task: quadruped dive (open loop, free base, ground contact): tr
   CHECK(last < -0.3);  // distance loss = -(x travelled) [m]
 }
 
-TEST_CASE("robot task: drone through two waypoints (4 rotor thrusts): loss falls 50x in 150 iterations; FD in double",
+TEST_CASE("robot task: drone through two waypoints (4 rotor thrusts): loss falls 50x in 150 iterations, FD in double",
           "[optim][robot]") {
   scene::Scene s = load("robot_drone.json");
   check_grad(s, s.tasks[0], 90, 16, 1e-5);
@@ -145,7 +145,7 @@ TEST_CASE("robot task: drone through two waypoints (4 rotor thrusts): loss falls
 }
 
 TEST_CASE(
-    "robot task: cartpole balance with an MLP policy (closed loop, 1 s): loss falls 10x in 60 iterations; "
+    "robot task: cartpole balance with an MLP policy (closed loop, 1 s): loss falls 10x in 60 iterations, "
     "policy gradients against FD in double",
     "[optim][robot][policy]") {
   scene::Scene s = load("robot_cartpole_balance.json");
@@ -199,7 +199,7 @@ TEST_CASE("robot task: the cartpole term and a body position against FD on an in
   check_grad(s, task, 20, 0, 1e-5);
 }
 
-TEST_CASE("robot task: errors name the task and the entry; the particle runner refuses robot tasks", "[optim][robot]") {
+TEST_CASE("robot task: errors name the task and the entry, the particle runner refuses robot tasks", "[optim][robot]") {
   scene::Scene s = load("robot_arm_reach.json");
   auto cs = scene::compile<float>(s, kScenes);
   REQUIRE(cs.is_ok());
@@ -219,7 +219,7 @@ TEST_CASE("robot task: errors name the task and the entry; the particle runner r
 
 TEST_CASE(
     "robot task: the quadruped walks: its phase-clock MLP policy, trained by BPTT over 2 s, moves the torso > 1 m "
-    "with its com above 0.38 m and upright in every frame; policy gradients against FD in double",
+    "with its com above 0.38 m and upright in every frame, policy gradients against FD in double",
     "[optim][robot][walker]") {
   scene::Scene s = load("robot_walker.json");
   const scene::Task& task = s.tasks[0];

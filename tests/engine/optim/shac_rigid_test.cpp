@@ -154,6 +154,44 @@ TEST_CASE("shac critic: the same seed gives the same weights on 1 and 2 threads"
   CHECK(a == b);
 }
 
+// domain randomization (settings.randomize): each copy is a world with its own parameters, drawn
+// from the env's world seed; the evaluation copy keeps the scene's; training over randomized
+// worlds gives the same bits on 1 and 2 threads and for the same seed, other bits for another
+TEST_CASE("shac critic: randomized worlds: per-copy parameters, nominal evaluation, determinism",
+          "[optim][shac][worlds]") {
+  Cartpole<double> cp;
+  cp.cs.randomize.body_mass = {0.5, 2.0, true};
+  cp.cs.randomize.joint_damping = {0.5, 1.5};
+  cp.made = ok(make_task(cp.cs, cp.task));
+  auto run = [&](int threads, std::uint64_t world_seed) {
+    BatchShacOptions so;
+    so.window = 16;
+    so.critic_hidden = {16};
+    so.action_noise = 0.3;
+    so.thread_count = threads;
+    auto shac = cp.trainer({.env_count = 6, .q_range = 3.0, .qd_range = 0.5, .world_seed = world_seed}, so);
+    for (int k = 0; k < 3; ++k) ok(shac.step());
+    return std::make_pair(shac.weights(), std::move(shac));
+  };
+  auto [a, ta] = run(1, 4);
+  auto [b, tb] = run(2, 4);
+  auto [c, tc] = run(2, 5);
+  CHECK(a == b);
+  CHECK(a != c);
+  const auto* env = dynamic_cast<const RigidPolicyEnvT<double>*>(&ta.env());
+  const auto* eval = dynamic_cast<const RigidPolicyEnvT<double>*>(&ta.eval_env());
+  REQUIRE(env);
+  REQUIRE(eval);
+  const RigidModelT<double>& scene = cp.cs.model.rigid;
+  for (int i = 0; i < env->env_count(); ++i) {
+    const double f = random_factor(cp.cs.randomize, 4, i, 0);  // body_mass is the first quantity
+    INFO("copy " << i << ": body mass factor " << f);
+    CHECK(env->world_model(i).body_mass[1] == scene.body_mass[1] * f);
+    CHECK(env->world_model(i).body_mass[1] != scene.body_mass[1]);
+  }
+  CHECK(eval->world_model(0).body_mass[1] == scene.body_mass[1]);
+}
+
 // an exploding gradient (here: any gradient, the bound 1e-30) skips the window's updates with a
 // message naming the window, the copy and its frames; the episodes and the count go on
 TEST_CASE("shac critic: a window whose gradient is above the bound is skipped, named and counted", "[optim][shac]") {

@@ -135,7 +135,7 @@ TEST_CASE("locomotion: the passive Ant settles on its torso on the depth-damped 
   for (int d = 0; d < 6; ++d) CHECK(std::abs(s.joint_qd[d]) < 0.01);
 }
 
-TEST_CASE("locomotion: import options and the contact law round-trip; bad ones are named",
+TEST_CASE("locomotion: import options and the contact law round-trip, bad ones are named",
           "[scene][robot][locomotion]") {
   auto doc = load("ant.json");
   REQUIRE(doc.is_ok());

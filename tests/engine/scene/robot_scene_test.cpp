@@ -155,7 +155,7 @@ TEST_CASE("robot scenes: a scene of robots only compiles without a particle mode
 }
 
 TEST_CASE(
-    "robot scenes: a zero quaternion in a ball joint's initial q is refused naming the field; others are made unit",
+    "robot scenes: a zero quaternion in a ball joint's initial q is refused naming the field, others are made unit",
     "[scene][robot]") {
   auto ball = [](const char* q) {
     return std::string(R"({"format": "adjoint-scene", "version": 1, "name": "q",

@@ -60,7 +60,7 @@ TEST_CASE("a soft body's surface is closed and faces outward", "[vis]") {
   }
 }
 
-TEST_CASE("vector fields become arrows with magnitudes; NaN magnitudes become 0", "[vis]") {
+TEST_CASE("vector fields become arrows with magnitudes, NaN magnitudes become 0", "[vis]") {
   ModelBuilder b;
   for (int i = 0; i < 3; ++i) b.add_particle({float(i), 0, 0}, {}, 1.0f, 0.1f);
   Model m = *b.finalize();
