@@ -26,6 +26,15 @@ for n in 1 2 4; do
   diff "$out/plain.digest" "$out/np$n.digest" || fail "-np $n differs from the plain run"
 done
 
+# randomized worlds (settings.randomize): each rank's block holds the same worlds as one process's
+rand="$(dirname "$0")/../data/cartpole_randomized.json"
+rargs() { echo optimize "$rand" --method shac --envs 6 --seed 2 --threads 1 --iterations 10; }
+"$adjoint" $(rargs) --task "$task" > "$out/rand_plain.txt" 2>&1 || fail "randomized plain run failed: $(cat "$out/rand_plain.txt")"
+mpi 3 "$adjoint" $(rargs) --task "$task" > "$out/rand_np3.txt" 2>&1 || fail "randomized -np 3 failed: $(cat "$out/rand_np3.txt")"
+digest "$out/rand_plain.txt" > "$out/rand_plain.digest"
+digest "$out/rand_np3.txt" > "$out/rand_np3.digest"
+diff "$out/rand_plain.digest" "$out/rand_np3.digest" || fail "randomized worlds: -np 3 differs from the plain run"
+
 # stopped on 2 ranks, resumed on 4: still the plain run's bits (the checkpoint holds every copy)
 mpi 2 "$adjoint" $(args) --task "$task" --checkpoint-dir "$out/ck" --stop-after 5 > "$out/part1.txt" 2>&1 ||
   fail "-np 2 --stop-after 5 failed: $(cat "$out/part1.txt")"
