@@ -93,16 +93,28 @@ int run_shac(const OptimizeOptions& o) {
   const double comm0 = comm.seconds();
   const long long bytes0 = comm.bytes_received();
   const int substeps = std::max(cs->substeps, 1), horizon = task->horizon, begin = shac->iteration();
-  // viewers (--serve) attach to one process: under mpirun rank 0 would stop or pause alone
-  if (!o.serve.address.empty() && comm.size() > 1) return fail("--serve runs in one process, not under mpirun");
-  auto server = open_serve(o.serve, serve_hello(o.scene_path, "shac",
-                                                {{"task", task->name},
-                                                 {"windows", windows},
-                                                 {"envs", o.shac_envs},
-                                                 {"window", so.window},
-                                                 {"seed", ts.seed}}));
+  // viewers (--serve): under mpirun rank 0 serves, and what a viewer asks of it (stop, a
+  // checkpoint) reaches every rank through a broadcast each window, so the ranks stay together
+  const bool served = !o.serve.address.empty();
+  ServeOptions serve = o.serve;
+  serve.checkpoints = ckpt_every > 0;
+  if (!lead) serve.address.clear();
+  auto server = open_serve(serve, serve_hello(o.scene_path, "shac",
+                                              {{"task", task->name},
+                                               {"windows", windows},
+                                               {"envs", o.shac_envs},
+                                               {"window", so.window},
+                                               {"seed", ts.seed},
+                                               {"ranks", comm.size()}}));
   if (!server) return 1;
   RunServer* serving = server->get();
+  // rank 0's answer to "does a viewer want this?", the same on every rank
+  auto agreed = [&](bool mine) -> Result<bool> {
+    if (!served || comm.size() == 1) return mine;
+    dist::Bytes flag{std::uint8_t(mine ? 1 : 0)};
+    if (Status st = comm.broadcast(flag, 0); !st) return st;
+    return !flag.empty() && flag[0] != 0;
+  };
   std::vector<StateT<float>> eval_states;  // the evaluation episode, frame by frame (published)
   auto keep_state = [&](int, const optim::PolicyEnvT<float>& env) { eval_states.push_back(env.state(0)); };
   std::optional<InterruptGuard> ctrl_c;
@@ -110,8 +122,10 @@ int run_shac(const OptimizeOptions& o) {
   int trained = 0;
   bool stopped = false;
   for (int k = begin; k < windows && !stopped; ++k) {
-    if (serving && serving->hold()) {
-      std::printf("stopped by a viewer after %d windows\n", k);
+    auto stop = agreed(serving && serving->hold());
+    if (!stop) return fail(stop.status().message());
+    if (*stop) {
+      if (lead) std::printf("stopped by a viewer after %d windows\n", k);
       break;
     }
     auto st = shac->step();
@@ -148,16 +162,20 @@ int run_shac(const OptimizeOptions& o) {
           {{"eval_cost", double(*e)}, {"eval_return", ret}, {"wall_s", wall}, {"episodes_ended", totals.ended}});
       if (serving) serving->snapshot(rollout_snapshot(k, shac->weights(), eval_states));
     }
-    if (serving) serving->iteration(std::move(record));
     const bool interrupted = ctrl_c && InterruptGuard::requested();
     stopped = interrupted || (o.stop_after > 0 && trained == o.stop_after);
-    if (ckpt_every > 0 && ((k + 1) % ckpt_every == 0 || k + 1 == windows || stopped)) {
+    auto asked = agreed(serving && serving->checkpoint_requested());  // a viewer's checkpoint request
+    if (!asked) return fail(asked.status().message());
+    if (ckpt_every > 0 && ((k + 1) % ckpt_every == 0 || k + 1 == windows || stopped || *asked)) {
       optim::Checkpoint ck;
       Status s = shac->save(ck);  // collective: every rank's copies
       if (s) s = write_run_checkpoint(ckpt_dir, identity, totals, ck, comm);
       if (!s) return fail(s.message());
       if (lead) std::printf("checkpoint after window %d written to %s\n", k, ckpt_dir.c_str()), std::fflush(stdout);
+      record["checkpoint_window"] = k;  // viewers list the run's checkpoints
+      record["checkpoint_dir"] = ckpt_dir;
     }
+    if (serving) serving->iteration(std::move(record));
     if (interrupted && lead) std::printf("stopped by Ctrl+C after window %d\n", k);
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -45,6 +45,7 @@ void print_record(const json& r) {
 wire::Command parse_command(const std::string& s) {
   if (s == "resume") return wire::Command::resume;
   if (s == "stop") return wire::Command::stop;
+  if (s == "checkpoint") return wire::Command::checkpoint;
   return wire::Command::pause;
 }
 

@@ -215,8 +215,10 @@ int main(int argc, char** argv) {
   watch_cmd->add_option("--timeout", watch.timeout, "Seconds without an answer before giving up")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  watch_cmd->add_option("--send", watch.send, "Send pause, resume or stop (the run needs --serve-control) and exit")
-      ->check(CLI::IsMember({"pause", "resume", "stop"}));
+  watch_cmd
+      ->add_option("--send", watch.send,
+                   "Send pause, resume, stop or checkpoint (the run needs --serve-control) and exit")
+      ->check(CLI::IsMember({"pause", "resume", "stop", "checkpoint"}));
 
   adj::app::CheckGradOptions cg;
   CLI::App* cg_cmd = app.add_subcommand("check-grad", "Compare a task's gradient with central differences");

@@ -37,6 +37,8 @@ struct AttachView {
   std::int64_t rollout_iteration = -1;
   std::int64_t malformed = 0;  // replies dropped as malformed
   std::string control_answer;  // the run's answer to the last control command
+  // the checkpoints the run wrote ("window K: DIR"), oldest first (`--resume DIR` continues one)
+  std::vector<std::string> checkpoints;
 };
 
 class RunAttachment {

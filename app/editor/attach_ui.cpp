@@ -175,7 +175,18 @@ void Editor::draw_attach_window() {
   if (ImGui::Button("Resume")) attachment.control(app::wire::Command::resume);
   ImGui::SameLine();
   if (ImGui::Button("Stop run")) attachment.control(app::wire::Command::stop);
+  ImGui::SameLine();
+  if (ImGui::Button("Checkpoint")) attachment.control(app::wire::Command::checkpoint);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("the run writes a checkpoint after its current window (SHAC, PPO with --checkpoint-dir)");
   if (!attached.control_answer.empty()) ImGui::TextWrapped("%s", attached.control_answer.c_str());
+  // the run's checkpoints (the newest last): `adjoint optimize ... --resume DIR` continues one
+  if (!attached.checkpoints.empty()) {
+    ImGui::Text("checkpoints: %zu", attached.checkpoints.size());
+    for (std::size_t i = attached.checkpoints.size() > 3 ? attached.checkpoints.size() - 3 : 0;
+         i < attached.checkpoints.size(); ++i)
+      ImGui::TextWrapped("  %s", attached.checkpoints[i].c_str());
+  }
   if (ImGui::Button("Detach")) detach_run();
   ImGui::End();
 }

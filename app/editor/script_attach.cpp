@@ -53,7 +53,7 @@ Status cmd_attach_replay_frame(ScriptCall& c) {  // attach-replay-frame N: the r
   return {};
 }
 
-Status cmd_attach_control(ScriptCall& c) {  // attach-control pause|resume|stop
+Status cmd_attach_control(ScriptCall& c) {  // attach-control pause|resume|stop|checkpoint
   if (Status st = c.need(1); !st) return st;
   if (!c.e.attachment.attached()) return Status::error("attach-control: not attached");
   app::wire::Command cmd;
@@ -63,8 +63,10 @@ Status cmd_attach_control(ScriptCall& c) {  // attach-control pause|resume|stop
     cmd = app::wire::Command::resume;
   else if (c.w[1] == "stop")
     cmd = app::wire::Command::stop;
+  else if (c.w[1] == "checkpoint")
+    cmd = app::wire::Command::checkpoint;
   else
-    return Status::error("attach-control: \"" + c.w[1] + "\": expected pause, resume or stop");
+    return Status::error("attach-control: \"" + c.w[1] + "\": expected pause, resume, stop or checkpoint");
   c.e.attachment.control(cmd);
   c.wait_until([](Editor& e) { return !e.attached.control_answer.empty(); }, "the run's answer");
   return {};

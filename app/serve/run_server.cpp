@@ -16,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 #include <zmq.hpp>
 
@@ -139,6 +140,11 @@ class ZmqRunServer final : public RunServer {
     while (!control_cv_.wait_for(lk, std::chrono::milliseconds(100), [&] { return !paused_ || stop_; }))
       if (give_up && give_up()) break;
     return stop_;
+  }
+
+  bool checkpoint_requested() override {
+    std::lock_guard lk(control_mu_);
+    return std::exchange(checkpoint_, false);
   }
 
   ServeCounters counters() const override {
@@ -285,8 +291,8 @@ class ZmqRunServer final : public RunServer {
       refusal = "this run was started without --serve-control";
     else if (c == wire::Command::stop && !options_.stoppable)
       refusal = "this method runs to its end (pause holds it)";
-    else if (c == wire::Command::checkpoint)
-      refusal = "this run writes no checkpoints";
+    else if (c == wire::Command::checkpoint && !options_.checkpoints)
+      refusal = "this run writes no checkpoints (--checkpoint-dir)";
     if (!refusal.empty()) {
       count(&ServeCounters::refused);
       send(id, wire::encode_control_reply(c, false, refusal));
@@ -297,6 +303,7 @@ class ZmqRunServer final : public RunServer {
       if (c == wire::Command::pause) paused_ = true;
       if (c == wire::Command::resume) paused_ = false;
       if (c == wire::Command::stop) stop_ = true;
+      if (c == wire::Command::checkpoint) checkpoint_ = true;
     }
     control_cv_.notify_all();
     send(id, wire::encode_control_reply(c, true, ""));
@@ -355,7 +362,7 @@ class ZmqRunServer final : public RunServer {
   // viewers -> run thread
   std::mutex control_mu_;
   std::condition_variable control_cv_;
-  bool paused_ = false, stop_ = false, viewer_seen_ = false;
+  bool paused_ = false, stop_ = false, viewer_seen_ = false, checkpoint_ = false;
 
   // the server thread's own
   std::vector<std::string> history_;

@@ -35,12 +35,13 @@
 namespace adj::app {
 
 struct ServeOptions {
-  std::string address;      // [HOST:]PORT; PORT 0: a free port (printed)
-  bool control = false;     // --serve-control: viewers may pause, resume, stop
-  bool stoppable = true;    // false: the method cannot stop between iterations (stop is refused)
-  int snapshot_every = 10;  // a snapshot (parameters, one rollout) every this many iterations
-  int queue_snapshots = 2;  // snapshots waiting for the server's thread before the oldest is dropped
-  double wait_s = 0;        // --serve-wait: before the first iteration, wait this long for a viewer
+  std::string address;       // [HOST:]PORT; PORT 0: a free port (printed)
+  bool control = false;      // --serve-control: viewers may pause, resume, stop
+  bool stoppable = true;     // false: the method cannot stop between iterations (stop is refused)
+  bool checkpoints = false;  // the run writes checkpoints: a viewer may ask for one (else refused)
+  int snapshot_every = 10;   // a snapshot (parameters, one rollout) every this many iterations
+  int queue_snapshots = 2;   // snapshots waiting for the server's thread before the oldest is dropped
+  double wait_s = 0;         // --serve-wait: before the first iteration, wait this long for a viewer
 };
 
 // parameters and one rollout, as the run's thread hands them over (encoded on the server's
@@ -86,6 +87,9 @@ class RunServer {
   // between iterations: waits while a viewer has paused the run (or until `give_up()`, asked
   // every 100 ms: Ctrl+C); true when a viewer asked to stop
   virtual bool hold(const std::function<bool()>& give_up = {}) = 0;
+  // whether a viewer asked for a checkpoint since the last call (the run writes one after the
+  // current iteration)
+  virtual bool checkpoint_requested() = 0;
   virtual ServeCounters counters() const = 0;
 };
 
