@@ -14,7 +14,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(scene urdf mjcf mesh_obj mesh_stl mesh_dae script values wire)
+[[ ${#targets[@]} -gt 0 ]] || targets=(scene urdf mjcf mesh_obj mesh_stl mesh_dae script values wire checkpoint)
 
 "$root/scripts/setup.sh" --fuzz
 dir="$root/build-fuzz"
@@ -42,6 +42,7 @@ seeds() {
     script) find "$d/editor" "$root/tests/editor" -name '*.txt' -o -name '*.script' ;;
     values) find "$root/tests/fuzz/seeds/values" -type f ;;
     wire) find "$root/tests/fuzz/seeds/wire" -type f ;;
+    checkpoint) find "$root/tests/fuzz/seeds/checkpoint" -type f ;;
   esac 2>/dev/null || true
   if [[ -d "$d/fuzz/$1" ]]; then find "$d/fuzz/$1" -type f; fi
   return 0
