@@ -92,27 +92,21 @@ struct Bench {
       }
       return Status::ok();
     };
+    auto both = [&](int w, SolverT<S>& s) {
+      Status f = forward(w, s);
+      return f ? backward(w, s) : f;
+    };
     using clock = std::chrono::steady_clock;
     Row r{world_count, threads};
     // one untimed window of each (scratch sized, pages touched), then the timed ones
-    if (Status st = worlds.run([&](int w, SolverT<S>& s) {
-          Status f = forward(w, s);
-          return f ? backward(w, s) : f;
-        });
-        !st)
-      return st;
+    if (Status st = worlds.run(both); !st) return st;
     r.bytes_per_world = double(heap_bytes() - std::min(heap_bytes(), heap0)) / world_count;
     auto t0 = clock::now();
     for (int i = 0; i < o.windows; ++i)
       if (Status st = worlds.run(forward); !st) return st;
     auto t1 = clock::now();
     for (int i = 0; i < o.windows; ++i)
-      if (Status st = worlds.run([&](int w, SolverT<S>& s) {
-            Status f = forward(w, s);
-            return f ? backward(w, s) : f;
-          });
-          !st)
-        return st;
+      if (Status st = worlds.run(both); !st) return st;
     auto t2 = clock::now();
     const double steps = double(world_count) * n * o.windows;
     r.forward = steps / std::chrono::duration<double>(t1 - t0).count();

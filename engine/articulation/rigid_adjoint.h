@@ -554,6 +554,14 @@ struct StepTape {
   std::vector<Work<T>> work;          // (substeps)
   std::vector<std::vector<T>> q, qd;  // input of each substep, then the step's output, (substeps + 1)
   AdjWork<T> adj;
+  // bytes of the record (the substeps' inputs and scratch; not the reverse pass's scratch)
+  std::size_t bytes() const {
+    std::size_t b = 0;
+    for (const auto& v : q) b += v.size() * sizeof(T);
+    for (const auto& v : qd) b += v.size() * sizeof(T);
+    for (const auto& w : work) b += w.bytes();
+    return b;
+  }
 };
 
 // the forward half of step_adjoint: the step's substeps run and recorded in `tape` (each

@@ -352,20 +352,6 @@ void RigidPolicyEnvT<S>::drop_tape(Copy& c) {
   c.tape.clear();
 }
 
-template <class S>
-std::size_t RigidPolicyEnvT<S>::tape_bytes(int i) const {
-  std::size_t b = 0;
-  const Copy& c = copies_[std::size_t(i)];
-  for (const auto* frames : {&c.tape, &c.spare})
-    for (const Frame& f : *frames) {
-      b += f.in.bytes() + f.control.joint_act.size() * sizeof(S);
-      for (const auto& q : f.record.q) b += q.size() * sizeof(S);
-      for (const auto& q : f.record.qd) b += q.size() * sizeof(S);
-      for (const auto& w : f.record.work) b += w.bytes();
-    }
-  return b;
-}
-
 template class RigidPolicyEnvT<float>;
 template class RigidPolicyEnvT<double>;
 

@@ -150,8 +150,6 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
   const StateT<S>& state(int i) const override { return copies_[i].state; }
   Status set_episode(int i, const typename PolicyEnvT<S>::Episode& e) override;
   const RigidModelT<S>& model() const { return model_; }
-  // bytes a copy's recorded frames hold (the tape and the frames kept for reuse)
-  std::size_t tape_bytes(int i) const;
   // copy i's model: its world's randomized parameters, or the scene's
   const RigidModelT<S>& world_model(int i) const { return models_.empty() ? model_ : models_[std::size_t(i)]; }
   const RigidPolicyT<S>& policy() const { return policy_; }

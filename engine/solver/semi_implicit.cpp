@@ -388,11 +388,7 @@ std::size_t StepRecordT<S>::bytes() const {
   std::size_t b = 0;
   for (const auto& s : sub) b += s.bytes();
   for (const auto& f : f_total) b += f.size() * sizeof(vec3<S>);
-  for (const auto& t : bodies) {
-    for (const auto& q : t.q) b += q.size() * sizeof(S);
-    for (const auto& q : t.qd) b += q.size() * sizeof(S);
-    for (const auto& w : t.work) b += w.bytes();
-  }
+  for (const auto& t : bodies) b += t.bytes();
   return b;
 }
 
