@@ -3,8 +3,27 @@
 #include <algorithm>
 #include <cassert>
 #include <limits>
+#include <tuple>
 
 namespace adj::optim {
+
+Status element_bounds(const scene::ParamSpec& spec, const std::vector<std::string>& names, const std::string& where,
+                      ParamBlock& b) {
+  for (auto [key, list, out] : {std::tuple{"lower", &spec.lower_each, &b.lower_each},
+                                std::tuple{"upper", &spec.upper_each, &b.upper_each}}) {
+    if (list->empty()) continue;
+    if (int(list->size()) != b.elements) {
+      std::string which;
+      for (size_t i = 0; i < names.size() && i < 8; ++i) which += (i ? ", " : ": ") + names[i];
+      if (names.size() > 8) which += ", ...";
+      return Status::error(where + ": \"" + key + "\" lists " + std::to_string(list->size()) +
+                           " bounds for the block's " + std::to_string(b.elements) + " elements (one each" + which +
+                           ")");
+    }
+    *out = *list;
+  }
+  return Status::ok();
+}
 
 using scene::ParamKind;
 
@@ -174,6 +193,7 @@ Result<ParametersT<S>> ParametersT<S>::create(const scene::CompiledSceneT<S>& cs
       }
     }
     b.elements = int(b.index.size());
+    if (Status st = element_bounds(spec, {}, where, b); !st) return st;
     b.steps = is_control(b.kind) ? task.horizon : 1;
     b.offset = p.size_;
     b.count = b.steps * b.elements * b.width;
@@ -224,9 +244,10 @@ template <class S>
 void ParametersT<S>::clamp(std::vector<S>& theta) const {
   assert(int(theta.size()) == size_ && "theta does not match the parameters");
   for (const ParamBlock& b : blocks_) {
-    S lo = S(std::max(b.lower, -1e30)), hi = S(std::min(b.upper, 1e30));
     // comparisons, not min/max: a NaN stays NaN, for the rollout's guard to report
     for (int k = b.offset; k < b.offset + b.count; ++k) {
+      const S lo = S(std::max(entry_lower(b, k - b.offset), -1e30));
+      const S hi = S(std::min(entry_upper(b, k - b.offset), 1e30));
       if (theta[k] < lo) theta[k] = lo;
       if (theta[k] > hi) theta[k] = hi;
     }
