@@ -411,7 +411,7 @@ class Editor {
   std::string cuda_why_;
   std::string last_backend_error_;
   std::string last_sim_error_, last_opt_error_;
-  uint64_t notes_run_ = 0;  // the optimization whose start notes were shown
+  uint64_t notes_run_ = 0;     // the optimization whose start notes were shown
   int checkpoint_serial_ = 0;  // the last Save checkpoint outcome shown
   bool recovery_offered_ = false, recovery_prompt_ = false;
   uint64_t autosaved_revision_ = 0;

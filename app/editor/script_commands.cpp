@@ -101,7 +101,10 @@ Status set_loss_field(scene::LossTerm& t, const std::string& field, const std::s
     return t.axis[size_t(field[5] - 'x')] = v, Status::ok();
   if (field == "direction.x" || field == "direction.y" || field == "direction.z")
     return t.direction[size_t(field[10] - 'x')] = v, Status::ok();
-  for (auto [name, at] : {std::pair{"lower", &t.lower}, {"upper", &t.upper}, {"above", &t.above}, {"below", &t.below},
+  for (auto [name, at] : {std::pair{"lower", &t.lower},
+                          {"upper", &t.upper},
+                          {"above", &t.above},
+                          {"below", &t.below},
                           {"quadratic", &t.quadratic}})
     if (field == name) return *at = v, Status::ok();
   return Status::error("a loss term has no field \"" + field +

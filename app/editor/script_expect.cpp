@@ -27,7 +27,10 @@ std::string loss_field(const scene::LossTerm& t, const std::string& field) {
   char buf[32];
   if (field == "weight") return std::snprintf(buf, sizeof buf, "%.17g", t.weight), buf;
   if (field == "value") return std::snprintf(buf, sizeof buf, "%.17g", t.value), buf;
-  for (auto [name, v] : {std::pair{"lower", t.lower}, {"upper", t.upper}, {"above", t.above}, {"below", t.below},
+  for (auto [name, v] : {std::pair{"lower", t.lower},
+                         {"upper", t.upper},
+                         {"above", t.above},
+                         {"below", t.below},
                          {"quadratic", t.quadratic}})
     if (field == name) return std::snprintf(buf, sizeof buf, "%.17g", v), buf;
   return "?";

@@ -13,8 +13,8 @@
 #endif
 
 #include "app/editor/shac_run.h"
-#include "app/run_checkpoint.h"
 #include "app/robot_path.h"
+#include "app/run_checkpoint.h"
 #include "engine/cuda/cuda.h"
 #include "engine/optim/shac_task.h"
 #include "engine/optim/task.h"

@@ -8,8 +8,8 @@
 #include <cstdlib>
 
 #include "engine/optim/rigid_task.h"
-#include "engine/optim/trainer.h"
 #include "engine/optim/task.h"
+#include "engine/optim/trainer.h"
 #include "engine/scene/scene_json.h"
 
 using namespace adj;

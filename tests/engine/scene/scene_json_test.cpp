@@ -348,5 +348,6 @@ TEST_CASE("a parameter's per-element bounds are read, written back and checked",
              Catch::Contains("tasks[0].parameters[0].upper: lists 3 bounds, \"lower\" 2"));
   CHECK_THAT(refused("\"lower\": [-0.5, 3.0, -2.0], \"upper\": [1, 2, 3]"),
              Catch::Contains("tasks[0].parameters[0].lower[1]: lower bound is above the upper bound"));
-  CHECK_THAT(refused("\"lower\": [-0.5, \"x\"]"), Catch::Contains("tasks[0].parameters[0].lower[1]: expected a finite number"));
+  CHECK_THAT(refused("\"lower\": [-0.5, \"x\"]"),
+             Catch::Contains("tasks[0].parameters[0].lower[1]: expected a finite number"));
 }
