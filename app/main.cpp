@@ -428,12 +428,14 @@ int main(int argc, char** argv) {
     }
     if (opt.shac) opt.method = "shac";  // the older spellings
     if (opt.receding_window > 0) opt.method = "receding";
-    // under mpirun (a build with MPI): the ranks share SHAC's or PPO's copies; a plain start is one process
+    // under mpirun (a build with MPI): the ranks share SHAC's, PPO's or PODS's copies; a plain
+    // start is one process
     std::unique_ptr<adj::dist::Communicator> comm = adj::dist::make_communicator(&argc, &argv);
     opt.comm = comm.get();
-    if (comm->size() > 1 && opt.method != "shac" && opt.method != "ppo") {
+    if (comm->size() > 1 && opt.method != "shac" && opt.method != "ppo" && opt.method != "pods") {
       if (comm->rank() == 0)
-        std::fprintf(stderr, "adjoint: --method %s runs in one process; under mpirun --method shac and ppo train\n",
+        std::fprintf(stderr,
+                     "adjoint: --method %s runs in one process; under mpirun --method shac, ppo and pods train\n",
                      opt.method.c_str());
       return 2;
     }
@@ -442,8 +444,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "adjoint: --checkpoint-dir, --resume and --stop-after are for --method shac and ppo\n");
       return 2;
     }
-    if (opt.method == "shac" || opt.method == "ppo") {
-      const int rc = opt.method == "shac" ? adj::app::run_shac(opt) : adj::app::run_ppo(opt);
+    if (opt.method == "shac" || opt.method == "ppo" || opt.method == "pods") {
+      const int rc = opt.method == "shac"  ? adj::app::run_shac(opt)
+                     : opt.method == "ppo" ? adj::app::run_ppo(opt)
+                                           : adj::app::run_pods(opt);
       // rank 0 alone evaluates and writes: when it fails, the others may wait for it. (The
       // training itself fails on every rank alike.)
       if (rc != 0 && comm->size() > 1 && comm->rank() == 0) {
@@ -452,7 +456,6 @@ int main(int argc, char** argv) {
       }
       return rc;
     }
-    if (opt.method == "pods") return adj::app::run_pods(opt);
     if (opt.method == "receding") {
       if (opt.receding_window <= 0) opt.receding_window = 30;
       return adj::app::run_receding_horizon(opt);
