@@ -221,17 +221,18 @@ int height_reward_shape(scene::LossTerm& l, int term, UiItems& ui_items) {
     const char* tip;
   };
   const Part parts[] = {
-      {"lower", &l.lower, "lo %.2f", "d is clipped below at this [m] (-inf: not clipped)"},
-      {"upper", &l.upper, "hi %.2f", "d is clipped above at this [m] (inf: not clipped)"},
-      {"above", &l.above, "above %.2f", "reward per metre of d above 0"},
-      {"below", &l.below, "below %.2f", "reward per metre of d below 0 (d < 0 is negative)"},
-      {"quadratic", &l.quadratic, "quad %.2f", "penalty per square metre of d below 0"},
+      {"lower", &l.lower, "d >= %.3g m", "d is clipped below at this [m] (-inf: not clipped)"},
+      {"upper", &l.upper, "d <= %.3g m", "d is clipped above at this [m] (inf: not clipped)"},
+      {"above", &l.above, "above %.3g", "reward per metre of d above 0"},
+      {"below", &l.below, "below %.3g", "reward per metre of d below 0 (d < 0 is negative)"},
+      {"quadratic", &l.quadratic, "d^2 %.3g", "penalty per square metre of d below 0"},
   };
   int out = 0;
-  const float w = (ImGui::GetContentRegionAvail().x - 4 * ImGui::GetStyle().ItemSpacing.x) / 5;
+  // two rows: the clip bounds, then the slopes and the penalty
+  const float avail = ImGui::GetContentRegionAvail().x, gap = ImGui::GetStyle().ItemSpacing.x;
   for (size_t k = 0; k < std::size(parts); ++k) {
-    if (k) ImGui::SameLine();
-    ImGui::SetNextItemWidth(w);
+    if (k != 0 && k != 2) ImGui::SameLine();
+    ImGui::SetNextItemWidth(k < 2 ? (avail - gap) / 2 : (avail - 2 * gap) / 3);
     if (ImGui::DragScalar((std::string("##") + parts[k].id).c_str(), ImGuiDataType_Double, parts[k].value, 0.01f,
                           nullptr, nullptr, parts[k].format))
       out |= 1;
