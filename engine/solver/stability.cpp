@@ -66,6 +66,9 @@ std::string stability_note(const ModelT<S>& m, double h, double dt) {
   // the ground and colliders push each particle alone
   double heaviest_inv = 0;
   for (int p = 0; p < m.particle_count(); ++p) heaviest_inv = std::max(heaviest_inv, inv_mass(m, p));
+  if (m.particle_count() > 0 && m.contact_kf > 0)  // friction: a damping along the surface
+    limit.add(0, double(m.contact_kf), heaviest_inv,
+              fmt("the particles' contact friction (kf %g N s/m) on its lightest particle", double(m.contact_kf)));
   if (m.particle_count() > 0)
     limit.add(double(m.contact_ke), double(m.contact_kd), heaviest_inv,
               fmt("the particles' contact (ke %g N/m, kd %g N s/m) on its lightest particle", double(m.contact_ke),
