@@ -159,6 +159,11 @@ struct BatchShacOptions {
   // gradient flows through the policy's mean); evaluate() runs the mean. With noise, each
   // actor_loss() call draws new noise (gradient checks: 0)
   double action_noise = 0.3;
+  // a learned state-independent exploration std instead (SHAC's stochastic actor): actions are
+  // policy + exp(log_std) x N(0, 1), log_std (one per action) starting at log_std_init and trained
+  // with the policy weights by the same clipped Adam (d J / d log_std_k = sum_t dJ/da_tk std_k eps_tk)
+  bool learned_std = false;
+  double log_std_init = -1.0;
   std::uint64_t seed = 0;  // policy and critic initialization, resets, noise
   int thread_count = 0;    // copies stepped in parallel; 0 = OpenMP's default
   // the ranks that share the copies (null: this process steps them all); not owned
@@ -202,6 +207,9 @@ class BatchShacTrainerT {
 
   const std::vector<S>& weights() const { return w_; }
   void set_weights(std::vector<S> w) { w_ = std::move(w); }
+  // the learned exploration std's logarithm, one per action (empty: a fixed action_noise)
+  const std::vector<S>& log_std() const { return log_std_; }
+  const BatchShacOptions& options() const { return options_; }
   long long sim_steps() const { return sim_steps_; }
   const PolicyEnvT<S>& env() const { return *env_; }  // this rank's copies (all without ranks)
   const PolicyEnvT<S>& eval_env() const { return *eval_; }
@@ -227,6 +235,8 @@ class BatchShacTrainerT {
     std::vector<std::vector<S>> raw;  // (window + 1)
     std::vector<S> cost;              // (window)
     std::vector<S> d_w;               // gradient of the copy's share of J
+    std::vector<S> d_log_std;         // and of the learned std's logarithm (learned_std)
+    std::vector<std::vector<S>> eps;  // the window's unit exploration draws, (window) x actions (learned_std)
     S value = S(0);                   // loss share of the copy
     S end_value = S(0);               // critic output at the window's end
     std::string blowup;               // why the copy's gradient is not finite (empty: it is)
@@ -248,7 +258,8 @@ class BatchShacTrainerT {
   std::unique_ptr<PolicyEnvT<S>> env_, eval_;
   MlpT<S> critic_;
   std::vector<S> w_, critic_w_, target_w_;
-  struct Adam {  // Adam with configurable moment decays; moments in double
+  std::vector<S> log_std_;  // learned_std: one per action (else empty)
+  struct Adam {             // Adam with configurable moment decays; moments in double
     double lr = 0, clip = 0;
     std::vector<double> m, v;
     int t = 0;
