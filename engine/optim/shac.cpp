@@ -360,9 +360,12 @@ Status BatchShacTrainerT<S>::run_windows(const std::vector<S>& w, bool backward)
 }
 
 template <class S>
-Result<S> BatchShacTrainerT<S>::actor_loss(const std::vector<S>& w, std::vector<S>* grad) {
-  Status st = run_windows(w, grad != nullptr);
+Result<S> BatchShacTrainerT<S>::actor_loss(const std::vector<S>& w, std::vector<S>* grad,
+                                           std::vector<S>* grad_log_std) {
+  const std::vector<std::mt19937_64> streams = rngs_;
+  Status st = run_windows(w, grad != nullptr || grad_log_std != nullptr);
   for (int i = 0; i < env_->env_count(); ++i) env_->rewind(i);  // this rank's copies
+  rngs_ = streams;
   if (!st) return st;
   S loss = S(0);
   for (const Copy& c : copies_) loss += c.value;
@@ -370,6 +373,11 @@ Result<S> BatchShacTrainerT<S>::actor_loss(const std::vector<S>& w, std::vector<
     grad->assign(w.size(), S(0));
     for (const Copy& c : copies_)
       for (std::size_t k = 0; k < w.size(); ++k) (*grad)[k] += c.d_w[k];
+  }
+  if (grad_log_std) {
+    grad_log_std->assign(log_std_.size(), S(0));
+    for (const Copy& c : copies_)
+      for (std::size_t k = 0; k < log_std_.size(); ++k) (*grad_log_std)[k] += c.d_log_std[k];
   }
   return loss;
 }

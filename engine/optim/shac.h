@@ -156,8 +156,8 @@ struct BatchShacOptions {
   bool actor_target_critic = true;
   bool normalize_observations = true;
   // exploration: actions are policy + action_noise x N(0, 1) in training (reparameterized: the
-  // gradient flows through the policy's mean); evaluate() runs the mean. With noise, each
-  // actor_loss() call draws new noise (gradient checks: 0)
+  // gradient flows through the policy's mean); evaluate() runs the mean. actor_loss() calls
+  // draw the same noise (the copies' random streams are restored after each)
   double action_noise = 0.3;
   // a learned state-independent exploration std instead (SHAC's stochastic actor): actions are
   // policy + exp(log_std) x N(0, 1), log_std (one per action) starting at log_std_init and trained
@@ -199,8 +199,9 @@ class BatchShacTrainerT {
 
   // one window on every copy, an actor step and the critic's fit
   Result<BatchShacStats> step();
-  // J and dJ/dw at policy weights w for the next window, without stepping (gradient checks)
-  Result<S> actor_loss(const std::vector<S>& w, std::vector<S>* grad);
+  // J and dJ/dw at policy weights w for the next window (and dJ/d log_std with a learned std),
+  // without stepping: the copies' episodes and random streams are restored (gradient checks)
+  Result<S> actor_loss(const std::vector<S>& w, std::vector<S>* grad, std::vector<S>* grad_log_std = nullptr);
   // one episode of the eval copy from the task's initial state under the policy; returns the
   // mean frame cost (for the cartpole term: the task's loss); observe(t) after frame t
   Result<S> evaluate(const std::function<void(int t, const PolicyEnvT<S>& env)>& observe = {});
@@ -209,6 +210,7 @@ class BatchShacTrainerT {
   void set_weights(std::vector<S> w) { w_ = std::move(w); }
   // the learned exploration std's logarithm, one per action (empty: a fixed action_noise)
   const std::vector<S>& log_std() const { return log_std_; }
+  void set_log_std(std::vector<S> v) { log_std_ = std::move(v); }
   const BatchShacOptions& options() const { return options_; }
   long long sim_steps() const { return sim_steps_; }
   const PolicyEnvT<S>& env() const { return *env_; }  // this rank's copies (all without ranks)

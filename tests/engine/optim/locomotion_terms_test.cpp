@@ -450,3 +450,61 @@ TEST_CASE("locomotion terms: the previous action's gradient through a SHAC windo
   INFO(r.message << " (largest entry " << scale << ")");
   CHECK(r.ok);
 }
+
+// the learned exploration std (SHAC's stochastic actor: a = policy + exp(log_std) eps, the same
+// draws eps for every call): the window's gradient with respect to log_std and the weights
+// against central differences in double
+TEST_CASE("locomotion terms: the learned std's window gradient matches central differences",
+          "[optim][locomotion][shac][fd]") {
+  const Ant a = load_ant();
+  scene::Task run = *a.doc.find_task("run");
+  run.policy.hidden = {16};
+  auto task = make_task(a.cs, run);
+  REQUIRE(task.is_ok());
+  BatchShacOptions so;
+  so.window = 6;
+  so.critic_hidden = {8};
+  so.learned_std = true;
+  so.log_std_init = -1.0;
+  so.thread_count = 1;
+  so.seed = 5;
+  auto shac = BatchShacTrainerT<double>::create(**task, so, {.env_count = 2, .q_range = 0.2, .qd_range = 0.25});
+  INFO(shac.status().message());
+  REQUIRE(shac.is_ok());
+  for (int k = 0; k < 2; ++k) REQUIRE(shac->step().is_ok());
+  const std::vector<double> w = shac->weights(), ls0 = shac->log_std();
+  REQUIRE(ls0.size() == 8);
+  std::vector<double> g, g_ls;
+  REQUIRE(shac->actor_loss(w, &g, &g_ls).is_ok());
+  REQUIRE(g_ls.size() == 8);
+  const double eps = 1e-6;
+  std::vector<double> ad, fd;
+  for (std::size_t k = 0; k < ls0.size(); ++k) {
+    std::vector<double> ls = ls0;
+    ls[k] = ls0[k] + eps;
+    shac->set_log_std(ls);
+    const double fp = shac->actor_loss(w, nullptr).value();
+    ls[k] = ls0[k] - eps;
+    shac->set_log_std(ls);
+    const double fm = shac->actor_loss(w, nullptr).value();
+    ad.push_back(g_ls[k]);
+    fd.push_back((fp - fm) / (2 * eps));
+  }
+  shac->set_log_std(ls0);
+  std::mt19937 rng(11);
+  for (int n = 0; n < 12; ++n) {  // the weights too, under the same noise
+    const std::size_t i = rng() % w.size();
+    std::vector<double> x = w;
+    x[i] = w[i] + eps;
+    const double fp = shac->actor_loss(x, nullptr).value();
+    x[i] = w[i] - eps;
+    const double fm = shac->actor_loss(x, nullptr).value();
+    ad.push_back(g[i]);
+    fd.push_back((fp - fm) / (2 * eps));
+  }
+  double scale = 0;
+  for (double x : ad) scale = std::max(scale, std::abs(x));
+  FdReport r = compare_gradients(ad, fd, 1e-7 * scale, 1e-4);
+  INFO(r.message << " (largest entry " << scale << ")");
+  CHECK(r.ok);
+}
