@@ -1,12 +1,14 @@
 // `adjoint optimize SCENE --task T --method ppo`: a policy task trained by PPO
 // (engine/optim/ppo.h PpoTrainer, PpoOptions' defaults, in double) on --envs copies from the
 // task's randomized starts, its step size annealed over the run's --iterations; checkpoints
-// as SHAC's (--checkpoint-dir, --resume, --stop-after, Ctrl+C). One process: PPO draws resets,
-// noise and minibatches from one random stream, which ranks would split differently.
+// as SHAC's (--checkpoint-dir, --resume, --stop-after, Ctrl+C). Under mpirun the ranks share
+// the copies (PpoOptions::comm) and end with the same bits as one process; rank 0 prints,
+// evaluates and writes the checkpoints.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -21,9 +23,11 @@
 namespace adj::app {
 
 int run_ppo(const OptimizeOptions& o) {
-  auto fail = [&](const std::string& what) {
-    return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), what.c_str()), 1;
-  };
+  dist::LocalCommunicator alone;
+  dist::Communicator& comm = o.comm ? *o.comm : alone;
+  const bool lead = comm.rank() == 0;
+  const std::string who = comm.size() > 1 ? o.scene_path + " (rank " + std::to_string(comm.rank()) + ")" : o.scene_path;
+  auto fail = [&](const std::string& what) { return std::fprintf(stderr, "%s: %s\n", who.c_str(), what.c_str()), 1; };
   if (!o.serve.address.empty())
     return fail("--serve: PPO does not publish its runs (BPTT, SHAC, PODS and receding do)");
   auto loaded = load_scene_task<double>(o.scene_path, o.task);
@@ -35,6 +39,8 @@ int run_ppo(const OptimizeOptions& o) {
   if (!made) return fail(made.status().message());
   optim::PpoOptions po;
   po.seed = task.seed;
+  po.comm = &comm;
+  po.fingerprint_every = o.fingerprint_every;
   const optim::PolicyEnvOptions copies = optim::training_starts(task, o.shac_envs);
   const int substeps = std::max(loaded->cs.substeps, 1);
   po.lr_anneal_steps = (long long)iterations * o.shac_envs * po.steps_per_env * substeps;
@@ -48,34 +54,44 @@ int run_ppo(const OptimizeOptions& o) {
                                    {"task", task.name},
                                    {"iterations", iterations},
                                    {"seed", task.seed}};
-  dist::LocalCommunicator alone;
   RunTotals totals;
   if (!o.resume.empty()) {
-    auto ck = read_run_checkpoint(o.resume, identity, alone, totals);
+    auto ck = read_run_checkpoint(o.resume, identity, comm, totals);
     if (!ck) return fail(ck.status().message());
     if (Status st = ppo->load(*ck); !st) return fail(st.message());
-  } else {
+  } else if (lead) {
     auto first = ppo->evaluate();
     if (!first) return fail(first.status().message());
     totals.first = *first;
   }
-  std::printf("%s / %s: PPO, %d copies, %d frames per copy per iteration, %d iterations, seed %llu\n",
-              loaded->doc.name.c_str(), task.name.c_str(), o.shac_envs, po.steps_per_env, iterations,
-              static_cast<unsigned long long>(task.seed));
-  if (!o.resume.empty()) std::printf("resumed from %s at iteration %d\n", o.resume.c_str(), ppo->iteration());
+  if (comm.rank() == o.perturb_rank) {  // tests: a replica that computed other bits
+    std::vector<double> w = ppo->parameters();
+    w[0] += 0.01;
+    ppo->set_parameters(std::move(w));
+  }
+  // rank 0 prints
+  if (lead && comm.size() > 1) std::printf("%d MPI ranks share the copies (rank 0 prints)\n", comm.size());
+  if (lead)
+    std::printf("%s / %s: PPO, %d copies, %d frames per copy per iteration, %d iterations, seed %llu\n",
+                loaded->doc.name.c_str(), task.name.c_str(), o.shac_envs, po.steps_per_env, iterations,
+                static_cast<unsigned long long>(task.seed));
+  if (lead && !o.resume.empty()) std::printf("resumed from %s at iteration %d\n", o.resume.c_str(), ppo->iteration());
   // per row: control steps so far, the iteration's mean reward per frame, the mean return of
   // the episodes that ended, the evaluation episode's mean frame cost (the mean action)
-  std::printf("%6s %12s %9s %12s %12s %12s\n", "iter", "ctrl steps", "wall [s]", "mean reward", "mean return",
-              "eval cost");
+  if (lead)
+    std::printf("%6s %12s %9s %12s %12s %12s\n", "iter", "ctrl steps", "wall [s]", "mean reward", "mean return",
+                "eval cost");
   const auto t0 = std::chrono::steady_clock::now();
-  InterruptGuard ctrl_c;
+  std::optional<InterruptGuard> ctrl_c;
+  if (comm.size() == 1) ctrl_c.emplace();  // under mpirun, Ctrl+C ends the job (OpenMPI): the last checkpoint stays
   int trained = 0;
   bool stopped = false;
   for (int k = ppo->iteration(); k < iterations && !stopped; ++k) {
     auto it = ppo->iterate();
     if (!it) return fail("iteration " + std::to_string(k) + ": " + it.status().message());
     ++trained;
-    if (k % 10 == 9 || k + 1 == iterations) {
+    if (comm.rank() == o.kill_rank) std::raise(SIGKILL);  // tests: a rank that dies
+    if (lead && (k % 10 == 9 || k + 1 == iterations)) {
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       auto e = ppo->evaluate();
       if (!e) return fail(e.status().message());
@@ -89,18 +105,20 @@ int run_ppo(const OptimizeOptions& o) {
                              {"mean_return", it->mean_return},
                              {"eval_cost", *e}});
     }
-    stopped = InterruptGuard::requested() || (o.stop_after > 0 && trained == o.stop_after);
+    const bool interrupted = ctrl_c && InterruptGuard::requested();
+    stopped = interrupted || (o.stop_after > 0 && trained == o.stop_after);
     if (ckpt_every > 0 && ((k + 1) % ckpt_every == 0 || k + 1 == iterations || stopped)) {
       optim::Checkpoint ck;
-      ppo->save(ck);
-      if (Status s = write_run_checkpoint(ckpt_dir, identity, totals, ck, alone); !s) return fail(s.message());
-      std::printf("checkpoint after iteration %d written to %s\n", k, ckpt_dir.c_str());
-      std::fflush(stdout);
+      Status s = ppo->save(ck);  // collective: every rank's copies
+      if (s) s = write_run_checkpoint(ckpt_dir, identity, totals, ck, comm);
+      if (!s) return fail(s.message());
+      if (lead) std::printf("checkpoint after iteration %d written to %s\n", k, ckpt_dir.c_str()), std::fflush(stdout);
     }
-    if (InterruptGuard::requested()) std::printf("stopped by Ctrl+C after iteration %d\n", k);
+    if (interrupted && lead) std::printf("stopped by Ctrl+C after iteration %d\n", k);
   }
+  if (!lead) return 0;
   std::printf("final weights fingerprint %016llx\n", static_cast<unsigned long long>(ppo->fingerprint()));
-  if (stopped && !InterruptGuard::requested())
+  if (stopped && !(ctrl_c && InterruptGuard::requested()))
     std::printf("stopped after %d iterations (--stop-after); continue with --resume %s\n", trained, ckpt_dir.c_str());
   if (ppo->iteration() == iterations) {
     auto last = ppo->evaluate();
@@ -112,7 +130,7 @@ int run_ppo(const OptimizeOptions& o) {
     f << nlohmann::json{{"scene", loaded->doc.name}, {"task", task.name}, {"iterations", totals.rows}}.dump(1) << "\n";
     if (!f) return std::fprintf(stderr, "%s: cannot write the log\n", o.log.c_str()), 1;
   }
-  return InterruptGuard::requested() ? 130 : 0;
+  return ctrl_c && InterruptGuard::requested() ? 130 : 0;
 }
 
 }  // namespace adj::app

@@ -24,15 +24,6 @@
 
 namespace adj::app {
 
-namespace {
-
-// what a SHAC run is, beyond the trainer's own state: a checkpoint of another run is refused
-nlohmann::json run_identity(const scene::Scene& doc, const scene::Task& task, int windows, std::uint64_t seed) {
-  return {{"method", "shac"}, {"scene", doc.name}, {"task", task.name}, {"windows", windows}, {"seed", seed}};
-}
-
-}  // namespace
-
 int run_shac(const OptimizeOptions& o) {
   dist::LocalCommunicator alone;
   dist::Communicator& comm = o.comm ? *o.comm : alone;
@@ -60,7 +51,7 @@ int run_shac(const OptimizeOptions& o) {
   std::string ckpt_dir;
   int ckpt_every = 0;
   if (Status st = checkpoint_plan(o, ckpt_dir, ckpt_every); !st) return fail(st.message());
-  const nlohmann::json identity = run_identity(*doc, *task, windows, ts.seed);
+  const nlohmann::json identity = shac_run_identity(doc->name, task->name, windows, ts.seed);
   RunTotals totals;
   if (!o.resume.empty()) {
     auto ck = read_run_checkpoint(o.resume, identity, comm, totals);
