@@ -260,7 +260,8 @@ TEST_CASE("scene: locomotion: the Humanoid: mass, observation, reward, terminati
 // summed reward of an episode) within a few dozen windows
 TEST_CASE("locomotion: a CI-sized SHAC run raises the HalfCheetah's and the Ant's return",
           "[optim][locomotion][shac]") {
-  const std::string file = GENERATE(std::string("half_cheetah.json"), std::string("ant.json"), std::string("hopper.json"), std::string("humanoid.json"));
+  const std::string file = GENERATE(std::string("half_cheetah.json"), std::string("ant.json"),
+                                    std::string("hopper.json"), std::string("humanoid.json"));
   INFO(file);
   auto doc = scene::load_scene(k_dir + "/" + file);
   REQUIRE(doc.is_ok());
