@@ -22,14 +22,15 @@ struct OptimizeOptions {
   // the method (--method; --shac and --receding-horizon W are its older spellings):
   // "bptt" (the task's full-horizon gradient), "shac", "ppo", "pods", "receding"
   std::string method = "bptt";
-  int pods_order = 1;        // PODS: 1 (gradient step) or 2 (Newton step)
-  int receding_window = 0;   // > 0: receding-horizon control with plans of this many frames
-  int receding_execute = 1;  // frames of each plan applied before replanning
-  bool shac = false;         // policy tasks: SHAC (short windows, critic) instead of BPTT
-  int shac_envs = 32;        // copies of the world per window (SHAC), episodes per iteration (PODS)
-  long long seed = -1;       // SHAC: overrides the task's seed when >= 0
-  int worlds = 1;            // BPTT: the loss averaged over this many randomized worlds (settings.randomize)
-  ServeOptions serve;        // --serve [HOST:]PORT: the run published to viewers (address empty: not)
+  int pods_order = 1;            // PODS: 1 (gradient step) or 2 (Newton step)
+  int receding_window = 0;       // > 0: receding-horizon control with plans of this many frames
+  int receding_execute = 1;      // frames of each plan applied before replanning
+  bool shac = false;             // policy tasks: SHAC (short windows, critic) instead of BPTT
+  int shac_envs = 32;            // copies of the world per window (SHAC), episodes per iteration (PODS)
+  bool shac_envs_given = false;  // --envs was given (else SHAC trains the task's shac.envs, if set)
+  long long seed = -1;           // SHAC: overrides the task's seed when >= 0
+  int worlds = 1;                // BPTT: the loss averaged over this many randomized worlds (settings.randomize)
+  ServeOptions serve;            // --serve [HOST:]PORT: the run published to viewers (address empty: not)
   // SHAC and PPO checkpoints (engine/optim/checkpoint.h): every checkpoint_every windows (and at the
   // end, at --stop-after and on Ctrl+C) into checkpoint_dir; resume: continue from the
   // checkpoint in that folder (its run's windows, seed and copies)

@@ -1,8 +1,8 @@
 // `adjoint optimize SCENE --task T --method shac`: a policy task trained as SHAC does it
-// (engine/optim/shac.h BatchShacTrainerT: windows of 32 frames over many randomized copies,
-// a learned critic for each window's end), BatchShacOptions' defaults: the settings the
-// cartpole swing-up test uses. Checkpoints (--checkpoint-dir, --resume) carry the whole
-// training state, and under mpirun the ranks share the copies; rank 0 prints and writes.
+// (engine/optim/shac.h BatchShacTrainerT: windows of frames over many randomized copies,
+// a learned critic for each window's end), configured by the task's "shac" block over
+// BatchShacOptions' defaults (the cartpole swing-up's settings). Checkpoints (--checkpoint-dir, --resume) carry the
+// whole training state, and under mpirun the ranks share the copies; rank 0 prints and writes.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -37,7 +37,8 @@ int run_shac(const OptimizeOptions& o) {
   const scene::Task* task = &loaded->task;
   const int windows = o.iterations >= 0 ? o.iterations : task->optimizer.iterations;
   const int threads = std::max(o.threads, 0);
-  optim::ShacTaskSettings ts{.envs = o.shac_envs,
+  const int envs = optim::shac_envs(*task, o.shac_envs_given ? o.shac_envs : 0);
+  optim::ShacTaskSettings ts{.envs = envs,
                              .windows = windows,
                              .seed = o.seed >= 0 ? std::uint64_t(o.seed) : task->seed,
                              .thread_count = threads,
@@ -68,10 +69,10 @@ int run_shac(const OptimizeOptions& o) {
     w[0] += 0.01f;  // (one ulp can vanish in the first Adam step's rounding)
     shac->set_weights(std::move(w));
   }
-  const optim::BatchShacOptions so;  // the window length the trainer uses
+  const optim::BatchShacOptions& so = shac->options();  // the window length the trainer uses
   if (lead) {
     std::printf("%s / %s: SHAC, %d copies, windows of %d frames, %d windows, seed %llu\n", doc->name.c_str(),
-                task->name.c_str(), o.shac_envs, so.window, windows, static_cast<unsigned long long>(ts.seed));
+                task->name.c_str(), envs, so.window, windows, static_cast<unsigned long long>(ts.seed));
     if (comm.size() > 1) std::printf("%d MPI ranks share the copies (rank 0 prints)\n", comm.size());
     if (!o.resume.empty()) std::printf("resumed from %s at window %d\n", o.resume.c_str(), shac->iteration());
     // per row: control steps (frames over all copies) and wall time so far, the window's mean frame
@@ -93,7 +94,7 @@ int run_shac(const OptimizeOptions& o) {
   auto server = open_serve(serve, serve_hello(o.scene_path, "shac",
                                               {{"task", task->name},
                                                {"windows", windows},
-                                               {"envs", o.shac_envs},
+                                               {"envs", envs},
                                                {"window", so.window},
                                                {"seed", ts.seed},
                                                {"ranks", comm.size()}}));

@@ -151,12 +151,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   opt_cmd
-      ->add_option("--method", opt.method,
-                   "bptt: the full-horizon gradient; shac: windows of 32 frames over copies, a critic "
-                   "(--iterations: windows); ppo: PPO on --envs copies (--iterations: PPO iterations); pods: improved "
-                   "action sequences, the policy regressed onto them "
-                   "(--order, --envs: episodes per iteration); receding: receding-horizon control (plans of "
-                   "--receding-horizon W frames, default 30)")
+      ->add_option(
+          "--method", opt.method,
+          "bptt: the full-horizon gradient; shac: windows of frames over copies, a critic (the task's \"shac\" block) "
+          "(--iterations: windows); ppo: PPO on --envs copies (--iterations: PPO iterations); pods: improved "
+          "action sequences, the policy regressed onto them "
+          "(--order, --envs: episodes per iteration); receding: receding-horizon control (plans of "
+          "--receding-horizon W frames, default 30)")
       ->check(CLI::IsMember({"bptt", "shac", "ppo", "pods", "receding"}))
       ->capture_default_str();
   opt_cmd->add_option("--order", opt.pods_order, "PODS: 1 (normalized gradient step) or 2 (Newton step)")
@@ -165,7 +166,8 @@ int main(int argc, char** argv) {
   opt_cmd->add_flag("--shac", opt.shac, "The same as --method shac");
   opt_cmd
       ->add_option("--envs", opt.shac_envs,
-                   "SHAC: copies of the world per window; PPO: copies; PODS: episodes per iteration")
+                   "SHAC: copies of the world per window (default: the task's shac.envs, else 32); PPO: copies; PODS: "
+                   "episodes per iteration")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   opt_cmd->add_option("--seed", opt.seed, "SHAC, PODS: the seed (default: the task's)")->check(CLI::NonNegativeNumber);
@@ -432,6 +434,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "adjoint: --record-size %s: expected WxH between 16x16 and 16384x16384\n", rec_size.c_str());
       return 2;
     }
+    opt.shac_envs_given = opt_cmd->count("--envs") > 0;
     if (opt.shac) opt.method = "shac";  // the older spellings
     if (opt.receding_window > 0) opt.method = "receding";
     // under mpirun (a build with MPI): the ranks share SHAC's, PPO's or PODS's copies; a plain

@@ -401,14 +401,14 @@ void Editor::draw_policy_terms(int index) {
     scene::ObservationTerm& o = e.policy.observation[size_t(i)];
     ImGui::SetNextItemWidth(112);
     if (ImGui::BeginCombo("##obskind", scene::to_string(o.kind))) {
-      for (int k = 0; k <= int(K::heading_projection); ++k)
+      for (int k = 0; k <= int(K::previous_action); ++k)
         if (ImGui::Selectable(scene::to_string(K(k)), o.kind == K(k))) {
           o.kind = K(k), changed = true;
           if (o.body.empty()) o.body = first;
         }
       ImGui::EndCombo();
     }
-    const bool joints = o.kind == K::joint_positions || o.kind == K::joint_velocities;
+    const bool joints = o.kind == K::joint_positions || o.kind == K::joint_velocities || o.kind == K::previous_action;
     if (!joints) {
       ImGui::SameLine();
       changed |= body_combo("##obsbody", o.body);

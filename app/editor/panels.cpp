@@ -695,9 +695,9 @@ void Editor::draw_simulation() {
 void Editor::draw_loss_terms(const scene::Task& t) {
   using K = scene::LossKind;
   const scene::Scene& s = doc.scene();
-  const K kinds[] = {K::position, K::distance,         K::shape,         K::velocity, K::effort,
-                     K::joint,    K::cartpole,         K::height,        K::upright,  K::speed,
-                     K::reach,    K::forward_velocity, K::up_projection, K::heading,  K::height_reward};
+  const K kinds[] = {K::position,      K::distance, K::shape,         K::velocity, K::effort, K::joint,
+                     K::cartpole,      K::height,   K::upright,       K::speed,    K::reach,  K::forward_velocity,
+                     K::up_projection, K::heading,  K::height_reward, K::alive};
   // objects a term can measure (what moves) and targets it can aim at
   auto object_combo = [&](const char* id, std::string& value, bool targets) {
     bool changed = false;

@@ -81,7 +81,7 @@ bool* overlay_flag(Editor& e, const std::string& name) {
 
 Status set_loss_field(scene::LossTerm& t, const std::string& field, const std::string& value) {
   if (field == "kind") {
-    for (int k = 0; k <= int(scene::LossKind::height_reward); ++k)
+    for (int k = 0; k <= int(scene::LossKind::alive); ++k)
       if (value == scene::to_string(scene::LossKind(k))) {
         t.kind = scene::LossKind(k);
         return Status::ok();
@@ -624,7 +624,7 @@ Status robot_body(ScriptCall& c, const std::string& robot, const std::string& na
 Status set_observation_field(ScriptCall& c, const std::string& robot, scene::ObservationTerm& o,
                              const std::string& field, const std::string& value) {
   if (field == "kind") {
-    for (int k = 0; k <= int(scene::ObservationKind::heading_projection); ++k)
+    for (int k = 0; k <= int(scene::ObservationKind::previous_action); ++k)
       if (value == scene::to_string(scene::ObservationKind(k))) return o.kind = scene::ObservationKind(k), Status::ok();
     return Status::error("no observation kind \"" + value + "\"");
   }

@@ -917,10 +917,11 @@ void Reader::run() {
       continue;
     skip(c, top_level_why(t));
   }
-  // masses last: compiler settotalmass scales every mass and inertia
+  // masses last: compiler settotalmass scales every mass and inertia, unless the import's
+  // density decides them (dflex reads DiffRL's HalfCheetah, settotalmass 14, at density 1000)
   double total = 0;
   for (const auto& [id, mp] : masses_) total += mp.mass;
-  const double s = settotalmass_ > 0 && total > 0 ? settotalmass_ / total : 1;
+  const double s = opt_.density <= 0 && settotalmass_ > 0 && total > 0 ? settotalmass_ / total : 1;
   for (const auto& [id, mp] : masses_) b_.set_mass(id, mp.mass * s, mp.com, scaled(mp.inertia, s));
   for (const auto& [tag, sk] : skipped_)
     out_.warnings.push_back(sk.where + ": " + sk.why + "; skipped (" + std::to_string(sk.count) +

@@ -58,7 +58,8 @@ struct MjcfOptions {
   // reading choices that replace the file's own (how other simulators read a file: dflex reads
   // DiffRL's robots so). unset: as MuJoCo reads it
   double density = 0;                                // > 0: every geom's density [kg/m^3]; the file's density
-                                                     // attributes and <default>s are ignored (a geom's mass wins)
+                                                     // attributes, <default>s and compiler settotalmass are
+                                                     // ignored (a geom's mass wins)
   std::optional<double> joint_damping;               // set: the damping of every joint whose <joint> element
   std::optional<double> joint_armature;              // does not state it itself (its <default> class ignored);
   std::optional<double> joint_stiffness;             // likewise armature and stiffness

@@ -10,8 +10,9 @@ namespace {
 // std::uniform_real_distribution differs between standard libraries: draw by hand
 double uniform_pm1(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-52 - 1.0; }
 
-// what every env asks of a task: a policy and nothing else to train, frame costs
-Status check_env_task(const scene::Task& task, const PolicyEnvOptions& options) {
+// what every env asks of a task: a policy and nothing else to train, frame costs (effort terms:
+// the robots' envs read them as an action penalty)
+Status check_env_task(const scene::Task& task, const PolicyEnvOptions& options, bool effort) {
   const std::string where = "task '" + task.name + "'";
   if (!task.has_policy) return Status::error(where + ": the task has no policy to train");
   for (const scene::ParamSpec& p : task.parameters)
@@ -19,8 +20,9 @@ Status check_env_task(const scene::Task& task, const PolicyEnvOptions& options) 
       return Status::error(where + ": only policy weights can be trained frame by frame, not " +
                            scene::to_string(p.kind));
   for (const scene::LossTerm& l : task.loss)
-    if (l.kind == scene::LossKind::effort || l.step >= 0)
-      return Status::error(where + ": frame costs need loss terms that read the last frame (step -1), without effort");
+    if ((l.kind == scene::LossKind::effort && !effort) || l.step >= 0)
+      return Status::error(where + ": frame costs need loss terms that read the last frame (step -1)" +
+                           (effort ? "" : ", without effort"));
   if (options.env_count < 1) return Status::error(where + ": env_count must be >= 1");
   if (!(options.q_range >= 0) || !(options.qd_range >= 0) || !(options.root_position_range >= 0) ||
       !(options.root_angle_range >= 0))
@@ -128,7 +130,7 @@ Result<std::unique_ptr<RigidPolicyEnvT<S>>> RigidPolicyEnvT<S>::create(const sce
                                                                        const scene::Task& task,
                                                                        PolicyEnvOptions options) {
   const std::string where = "task '" + task.name + "'";
-  if (Status st = check_env_task(task, options); !st) return st;
+  if (Status st = check_env_task(task, options, true); !st) return st;
   if (!cs.has_robots()) return Status::error(where + ": the scene has no robots");
   auto env = std::unique_ptr<RigidPolicyEnvT>(new RigidPolicyEnvT());
   scene::Task net_task = task;
@@ -138,10 +140,15 @@ Result<std::unique_ptr<RigidPolicyEnvT<S>>> RigidPolicyEnvT<S>::create(const sce
   env->policy_ = std::move(pol.value());
   scene::Task one = task;
   one.horizon = 1;
+  for (const scene::LossTerm& l : task.loss)
+    if (l.kind == scene::LossKind::effort && !l.object.empty() && l.object != env->policy_.robot())
+      return Status::error(where + ": effort of \"" + l.object + "\": the policy drives \"" + env->policy_.robot() +
+                           "\" (its actions are what an effort term measures)");
   Result<RigidParametersT<S>> params = RigidParametersT<S>::create(cs, one, env->policy_.weight_count());
   if (!params) return params.status();
   Result<RigidLossT<S>> loss = RigidLossT<S>::create(cs, one, params.value());
   if (!loss) return loss.status();
+  env->effort_ = loss->action_effort();  // the action penalty: weight x |a|^2 of each frame
   env->model_ = cs.model.rigid;
   env->policy_.bind(&env->model_);
   if (!task.termination.object.empty()) {
@@ -173,6 +180,7 @@ Result<std::unique_ptr<RigidPolicyEnvT<S>>> RigidPolicyEnvT<S>::create(const sce
     c.loss = loss.value();
     c.loss.bind(&env->world_model(i));
     c.state = env->initial_;
+    c.action.assign(std::size_t(env->policy_.output_size()), S(0));
     c.grad_control = env->model_.make_control();
     c.grad_model = env->model_.make_grad();
   }
@@ -185,6 +193,7 @@ void RigidPolicyEnvT<S>::reset(int i, std::mt19937_64* rng) {
   c.state = initial_;
   c.frame = 0;
   c.done = false;
+  c.action.assign(std::size_t(policy_.output_size()), S(0));
   drop_tape(c);
   if (!rng) return;
   const RigidModelT<S>& m = model_;
@@ -225,16 +234,28 @@ Status RigidPolicyEnvT<S>::set_episode(int i, const typename PolicyEnvT<S>::Epis
   Copy& c = copies_[i];
   if (!same_shape(e.state, initial_) || e.frame < 0 || e.frame > horizon_)
     return Status::error("env " + std::to_string(i) + ": the stored episode does not fit this world");
+  if (!e.action.empty() && int(e.action.size()) != policy_.output_size())
+    return Status::error("env " + std::to_string(i) + ": the stored episode's action has " +
+                         std::to_string(e.action.size()) + " entries, this policy " +
+                         std::to_string(policy_.output_size()));
   c.state = e.state;
   c.frame = e.frame;
   c.done = e.done;
-  c.tape.clear();
+  c.action = e.action;
+  c.action.resize(std::size_t(policy_.output_size()), S(0));
+  drop_tape(c);
   return Status::ok();
 }
 
 template <class S>
+typename PolicyEnvT<S>::Episode RigidPolicyEnvT<S>::episode(int i) const {
+  const Copy& c = copies_[i];
+  return {c.state, c.state, c.frame, c.done, c.action};
+}
+
+template <class S>
 void RigidPolicyEnvT<S>::observe(int i, std::vector<S>& obs) const {
-  policy_.observe(copies_[i].frame, copies_[i].state, obs);
+  policy_.observe(copies_[i].frame, copies_[i].state, obs, &copies_[i].action);
 }
 
 template <class S>
@@ -246,6 +267,7 @@ Result<S> RigidPolicyEnvT<S>::step(int i, const std::vector<S>& action) {
     c.spare.pop_back();
   }
   f.in = c.state;
+  f.prev = c.action;
   f.control.joint_act.assign(std::size_t(model_.actuator_count()), S(0));
   policy_.apply_outputs(action, f.control);
   Status st = c.solver.step(world_model(i), f.in, c.state, f.control, dt_, nullptr, &f.record);
@@ -255,6 +277,8 @@ Result<S> RigidPolicyEnvT<S>::step(int i, const std::vector<S>& action) {
   c.loss.observe(0, f.in);
   c.loss.observe(1, c.state);
   S cost = c.loss.value({});
+  for (S a : action) cost += effort_ * a * a;
+  c.action = action;
   c.tape.push_back(std::move(f));
   ++c.frame;
   if (done_body_ >= 0)
@@ -272,6 +296,7 @@ void RigidPolicyEnvT<S>::rewind(int i) {
   Copy& c = copies_[i];
   if (c.tape.empty()) return;
   c.state = c.tape.front().in;
+  c.action = c.tape.front().prev;
   c.frame -= int(c.tape.size());
   c.done = false;
   drop_tape(c);
@@ -282,6 +307,7 @@ void RigidPolicyEnvT<S>::begin_backward(int i) {
   Copy& c = copies_[i];
   c.adj.joint_q.assign(c.state.joint_q.size(), S(0));
   c.adj.joint_qd.assign(c.state.joint_qd.size(), S(0));
+  c.d_action.assign(std::size_t(policy_.output_size()), S(0));
   c.back = int(c.tape.size());
 }
 
@@ -289,7 +315,9 @@ template <class S>
 void RigidPolicyEnvT<S>::add_observation_adjoint(int i, const std::vector<S>& d_obs) {
   Copy& c = copies_[i];
   const bool last = c.back == int(c.tape.size());
-  policy_.observe_adjoint(last ? c.state : c.tape[c.back].in, d_obs, c.adj);
+  // the previous action the observed state's frame read: the action of the frame reversed next
+  // (at the first recorded frame, an action before the tape: its part is dropped with the rest)
+  policy_.observe_adjoint(last ? c.state : c.tape[c.back].in, d_obs, c.adj, &c.d_action);
 }
 
 template <class S>
@@ -317,6 +345,12 @@ Status RigidPolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_acti
                          " (backward): " + st.message());
   if (d_cost != S(0)) add_seed(0, f.in, c.adj_in);
   policy_.output_grads(c.grad_control, d_action);
+  for (std::size_t k = 0; k < d_action.size(); ++k) d_action[k] += c.d_action[k];
+  if (effort_ != S(0) && d_cost != S(0)) {  // the action penalty: the frame's action is its actuators' input
+    policy_.output_grads(f.control, c.scratch);
+    for (std::size_t k = 0; k < d_action.size(); ++k) d_action[k] += d_cost * S(2) * effort_ * c.scratch[k];
+  }
+  std::fill(c.d_action.begin(), c.d_action.end(), S(0));
   std::swap(c.adj, c.adj_in);
   c.back = k;
   return Status::ok();
@@ -330,7 +364,7 @@ Status RigidPolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std:
   ControlT<T> blank;
   blank.joint_act.assign(std::size_t(model_.actuator_count()), T(0));
   StateT<T> seed;
-  return tangent_hvp(
+  Status st = tangent_hvp(
       i, c.frame, a, v, lift_state<T>(c.state), blank, policy_,
       [&](const StateT<T>& in, StateT<T>& to, const ControlT<T>& u) {
         return c.solver.tangent_step(world_model(i), in, to, u, dt_);
@@ -344,6 +378,10 @@ Status RigidPolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std:
         add_scaled(adj, T(d_cost), seed);
       },
       out);
+  // the action penalty's Hessian: 2 effort d_cost on the diagonal
+  if (st)
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] += d_cost * S(2) * effort_ * v[k];
+  return st;
 }
 
 template <class S>
@@ -360,7 +398,7 @@ Result<std::unique_ptr<ParticlePolicyEnvT<S>>> ParticlePolicyEnvT<S>::create(con
                                                                              const scene::Task& task,
                                                                              PolicyEnvOptions options) {
   const std::string where = "task '" + task.name + "'";
-  if (Status st = check_env_task(task, options); !st) return st;
+  if (Status st = check_env_task(task, options, false); !st) return st;
   if (options.activation != MlpActivation::tanh) return Status::error(where + ": particle policies are tanh networks");
   auto env = std::unique_ptr<ParticlePolicyEnvT>(new ParticlePolicyEnvT());
   scene::Task net_task = task;

@@ -17,7 +17,8 @@
 // Copies share nothing that steps mutate, so different copies may run on different threads.
 // A task makes its env (TaskT::policy_env, engine/optim/task.h); the trainers never ask what
 // the world holds. The cost of a frame, per world:
-//   robots (RigidPolicyEnvT): the task's loss over a one-frame horizon read on (s_t, s_t+1):
+//   robots (RigidPolicyEnvT): the task's loss over a one-frame horizon read on (s_t, s_t+1),
+//     plus the effort terms' weights x |a_t|^2 (an action penalty on the frame's action a_t):
 //     for a distance term, the progress of the frame; for the cartpole term, the cost of
 //     s_t+1. An episode's costs sum to the task's loss times the horizon for the cartpole
 //     term and to the task's loss for a distance term.
@@ -90,8 +91,9 @@ class PolicyEnvT {
     StateT<S> state, start;
     int frame = 0;
     bool done = false;
+    std::vector<S> action;  // the last frame's action (what a previous_action observation reads; empty: zeros)
   };
-  virtual Episode episode(int i) const { return {state(i), state(i), frame(i), terminated(i)}; }
+  virtual Episode episode(int i) const { return {state(i), state(i), frame(i), terminated(i), {}}; }
   virtual Status set_episode(int /*i*/, const Episode& /*e*/) {
     return Status::error("this kind of world cannot continue an episode from a checkpoint");
   }
@@ -148,6 +150,7 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
   Status action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost, std::vector<S>& out) override;
 
   const StateT<S>& state(int i) const override { return copies_[i].state; }
+  typename PolicyEnvT<S>::Episode episode(int i) const override;
   Status set_episode(int i, const typename PolicyEnvT<S>::Episode& e) override;
   const RigidModelT<S>& model() const { return model_; }
   // copy i's model: its world's randomized parameters, or the scene's
@@ -159,9 +162,14 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
     StateT<S> in;
     ControlT<S> control;
     rigid::StepTape<S> record;  // the step's substeps, reversed by backward_step without a recompute
+    std::vector<S> prev;        // the copy's previous action before this frame (rewind restores it)
   };
   struct Copy {
     StateT<S> state, adj, adj_in, seed;
+    // the last frame's action (zeros after a reset) and, in the backward pass, the observations'
+    // adjoint with respect to it: added to the action gradient of the frame reversed next
+    std::vector<S> action, d_action;
+    std::vector<S> scratch;  // a frame's action read back from its control (the effort's gradient)
     std::vector<Frame> tape;
     std::vector<Frame> spare;  // frames of cleared tapes, their memory reused by the next steps
     RigidSolverT<S> solver;
@@ -176,6 +184,7 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
   static void drop_tape(Copy& c);  // the tape's frames to the spares
   RigidModelT<S> model_;
   std::vector<RigidModelT<S>> models_;  // per copy, when the scene randomizes (else empty)
+  S effort_ = S(0);                     // the task's effort terms' weights: frame cost += effort_ |a|^2
   int done_body_ = -1;                  // the task's termination: this body's com below done_height_ (-1: none)
   S done_height_ = S(0);
   int up_ = 1;  // the scene's up axis

@@ -169,16 +169,24 @@ Result<RigidLossT<S>> RigidLossT<S>::create(const scene::CompiledSceneT<S>& cs, 
         t.quadratic = S(l.quadratic);
         break;
       }
+      case LossKind::alive:
+        if (t.frame < 1) return Status::error(lw + ": step must be >= 1 (the reward runs over frames 1..step)");
+        t.value = S(l.value);
+        break;
       case LossKind::effort:
         for (const ParamBlock& b : params.blocks())
           if (b.kind == scene::ParamKind::actuator_control && (l.object.empty() || b.object == l.object))
             t.blocks.push_back({b.offset, b.offset + b.count});
-        if (t.blocks.empty()) return Status::error(lw + ": no actuator_control parameters to measure");
+        // a policy task's effort measures the policy's outputs (its robot's actuator inputs): the
+        // runner and the policy envs add it (action_effort())
+        if (t.blocks.empty() && !task.has_policy)
+          return Status::error(lw + ": no actuator_control parameters to measure");
+        if (t.blocks.empty()) loss.action_effort_ += S(l.weight);
         break;
       default:
         return Status::error(lw +
                              ": not defined for robots (position, distance, joint, effort, cartpole, height, upright, "
-                             "speed, reach, forward_velocity, up_projection, heading, height_reward are)");
+                             "speed, reach, forward_velocity, up_projection, heading, height_reward, alive are)");
     }
     loss.terms_.push_back(t);
   }
@@ -305,6 +313,9 @@ S RigidLossT<S>::value(const std::vector<S>& theta) {
       case LossKind::height_reward:
         for (int f = 1; f <= t.frame; ++f) v += running_cost<S>(t, q_[f], qd_[f], nullptr);
         v /= S(t.frame);
+        break;
+      case LossKind::alive:  // the mean over frames 1..step of a constant reward (no gradient)
+        v = -t.value;
         break;
       default:
         break;

@@ -17,6 +17,7 @@
 //   heading: -dot(R_b(t) axis, direction) (direction: unit, in the ground plane);
 //   height_reward: -(above d) for d >= 0, -(below d - quadratic d^2) for d < 0, with
 //     d = clip(c_b(t).up - value, lower, upper)
+//   alive: -value (a constant reward per frame, no gradient)
 //   their gradients with respect to (q, qd) come from the hand-written reverse kinematics
 //   (engine/articulation/rigid_adjoint.h) seeded with the adjoints of c_b, R_b and v_b
 #pragma once
@@ -68,6 +69,9 @@ class RigidLossT {
   template <class T>
   void seed(int t, const StateT<T>& state, StateT<T>& adj) const;
   void add_effort(const std::vector<S>& theta, std::vector<S>& grad) const;
+  // a policy task's effort terms' summed weight: they measure the policy's outputs, which the
+  // runner (and the policy envs) add as weight x |outputs|^2 per frame
+  S action_effort() const { return action_effort_; }
   // the model the terms evaluate kinematics on (create() binds cs.model.rigid; the runner binds its
   // copy with theta applied, so body masses and placements match the rollout)
   void bind(const RigidModelT<S>* model) { model_ = model; }
@@ -97,6 +101,7 @@ class RigidLossT {
 
   const RigidModelT<S>* model_ = nullptr;  // the runner's (parameters applied); set by bind()
   int up_ = 1;                             // the scene's up axis (height, upright)
+  S action_effort_ = S(0);
   std::vector<Term> terms_;
   std::vector<S> term_values_;
   std::vector<std::vector<S>> q_, qd_;  // observed frames

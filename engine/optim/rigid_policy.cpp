@@ -70,7 +70,7 @@ Result<int> RigidPolicyT<S>::add_terms(const scene::CompiledSceneT<S>& cs, const
     const std::string ow =
         "task '" + task.name + "': policy.observation[" + std::to_string(i) + "] (" + scene::to_string(o.kind) + ")";
     Term t{o.kind, -1, {}, {}, {}, S(o.scale)};
-    const bool joints = o.kind == K::joint_positions || o.kind == K::joint_velocities;
+    const bool joints = o.kind == K::joint_positions || o.kind == K::joint_velocities || o.kind == K::previous_action;
     for (int b = r.body_begin; b < r.body_end && !joints; ++b)
       if (m.body_name[b] == o.body) t.body = b;
     if (!joints && t.body < 0) return Status::error(ow + ": robot \"" + r.name + "\" has no body \"" + o.body + "\"");
@@ -101,13 +101,28 @@ Result<int> RigidPolicyT<S>::add_terms(const scene::CompiledSceneT<S>& cs, const
       case K::angular_velocity:
         size = 3;
         break;
+      case K::previous_action:
+        size = r.actuator_end - r.actuator_begin;
+        reads_previous_action_ = true;
+        break;
       case K::joint_positions:
-      case K::joint_velocities:
+      case K::joint_velocities: {
+        for (const std::string& x : o.exclude) {
+          bool found = false;
+          for (int b = r.body_begin; b < r.body_end; ++b) found = found || m.body_name[b] == x;
+          if (!found) return Status::error(ow + ": exclude: robot \"" + r.name + "\" has no body \"" + x + "\"");
+        }
+        auto excluded = [&](int b) {
+          for (const std::string& x : o.exclude)
+            if (m.body_name[b] == x) return true;
+          return false;
+        };
         for (int b = r.body_begin; b < r.body_end; ++b)
-          if (m.joint_type[b] == RIGID_JOINT_REVOLUTE || m.joint_type[b] == RIGID_JOINT_PRISMATIC)
+          if ((m.joint_type[b] == RIGID_JOINT_REVOLUTE || m.joint_type[b] == RIGID_JOINT_PRISMATIC) && !excluded(b))
             t.idx.push_back(o.kind == K::joint_positions ? m.joint_q_start[b] : m.joint_dof_start[b]);
         size = int(t.idx.size());
         break;
+      }
     }
     if (o.kind == K::up_projection || o.kind == K::heading_projection)
       if (Status s = unit(o.axis, "axis", t.axis); !s) return s;
@@ -118,10 +133,15 @@ Result<int> RigidPolicyT<S>::add_terms(const scene::CompiledSceneT<S>& cs, const
 }
 
 template <class S>
-void RigidPolicyT<S>::observe(int t, const StateT<S>& s, std::vector<S>& obs) const {
+void RigidPolicyT<S>::observe(int t, const StateT<S>& s, std::vector<S>& obs, const std::vector<S>* prev_action) const {
   obs.clear();
   using K = scene::ObservationKind;
   for (const Term& o : terms_) {
+    if (o.kind == K::previous_action) {
+      for (int k = 0; k < output_size(); ++k)
+        obs.push_back(prev_action ? o.scale * (*prev_action)[std::size_t(k)] : S(0));
+      continue;
+    }
     if (o.kind == K::orientation || o.kind == K::joint_positions || o.kind == K::joint_velocities) {
       const Array<S>& x = o.kind == K::joint_velocities ? s.joint_qd : s.joint_q;
       for (int k : o.idx) obs.push_back(o.scale * x[k]);
@@ -163,10 +183,16 @@ void RigidPolicyT<S>::observe(int t, const StateT<S>& s, std::vector<S>& obs) co
 }
 
 template <class S>
-void RigidPolicyT<S>::observe_adjoint(const StateT<S>& s, const std::vector<S>& d, StateT<S>& adj) const {
+void RigidPolicyT<S>::observe_adjoint(const StateT<S>& s, const std::vector<S>& d, StateT<S>& adj,
+                                      std::vector<S>* d_prev_action) const {
   size_t i = 0;
   using K = scene::ObservationKind;
   for (const Term& o : terms_) {
+    if (o.kind == K::previous_action) {
+      for (int k = 0; k < output_size(); ++k, ++i)
+        if (d_prev_action) (*d_prev_action)[std::size_t(k)] += o.scale * d[i];
+      continue;
+    }
     if (o.kind == K::orientation || o.kind == K::joint_positions || o.kind == K::joint_velocities) {
       Array<S>& x = o.kind == K::joint_velocities ? adj.joint_qd : adj.joint_q;
       for (int k : o.idx) x[k] += o.scale * d[i++];

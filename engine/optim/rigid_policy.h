@@ -3,7 +3,8 @@
 // (RigidTaskRunner keeps every state: horizon + 1 small rigid states).
 //   observations: the task's named terms (PolicySpec::observation: a body's height,
 //                 orientation, com velocity, angular velocity, up and heading projections; the
-//                 joints' coordinates and velocities; each scaled), else per joint of the robot,
+//                 joints' coordinates and velocities; the previous frame's outputs; each
+//                 scaled), else per joint of the robot,
 //                 revolute: sin q, cos q; prismatic: q; ball: its quaternion; free: position and
 //                 quaternion; then every dof velocity; then, in both cases,
 //                 sin(2 pi time / period + 2 pi k / phases), k = 0..phases-1
@@ -40,9 +41,15 @@ class RigidPolicyT {
 
   // the model the named terms evaluate kinematics on (create() binds the scene's)
   void bind(const RigidModelT<S>* model) { model_ = model; }
-  void observe(int t, const StateT<S>& s, std::vector<S>& obs) const;
-  // adj += d <d_obs, obs(t, s)> / d s
-  void observe_adjoint(const StateT<S>& s, const std::vector<S>& d_obs, StateT<S>& adj) const;
+  // prev_action: the outputs the frame before applied (a previous_action term reads them;
+  // null: zeros, as at an episode's start)
+  void observe(int t, const StateT<S>& s, std::vector<S>& obs, const std::vector<S>* prev_action = nullptr) const;
+  // adj += d <d_obs, obs(t, s)> / d s; d_prev_action (output_size(), when given) += its part
+  // with respect to prev_action
+  void observe_adjoint(const StateT<S>& s, const std::vector<S>& d_obs, StateT<S>& adj,
+                       std::vector<S>* d_prev_action = nullptr) const;
+  // whether the observation reads the previous frame's outputs (a previous_action term)
+  bool reads_previous_action() const { return reads_previous_action_; }
   void forward(const S* w, const std::vector<S>& obs, std::vector<S>& out) const { mlp_.forward(w, obs, out); }
   // d_w += dL/dw, d_obs = dL/d obs, given d_out
   void backward(const S* w, const std::vector<S>& obs, const std::vector<S>& d_out, S* d_w,
@@ -80,6 +87,7 @@ class RigidPolicyT {
   std::vector<Term> terms_;
   const RigidModelT<S>* model_ = nullptr;  // the terms' kinematics (create: the scene's; bind: an env's copy)
   int up_ = 1;
+  bool reads_previous_action_ = false;
   MlpT<S> mlp_;  // observations -> actuator inputs
   int actuator_begin_ = 0;
   int phases_ = 0;

@@ -99,22 +99,24 @@ Result<S> RigidTaskRunnerT<S>::evaluate_policy(const std::vector<S>& theta, std:
   initial_ = initial_base_;
   params_.apply(theta, base_, *model_, initial_, controls_);
   std::vector<ControlT<S>> applied(T, model_->make_control());
-  std::vector<std::vector<S>> obs(T);
-  std::vector<S> out;
+  std::vector<std::vector<S>> obs(T), outs(T);  // outs[t]: frame t's outputs (a previous_action term reads t - 1's)
   loss_.begin();
   frames_.assign(T + 1, StateT<S>{});
   frames_[0] = initial_;
   for (int t = 0; t < T; ++t) {
     loss_.observe(t, frames_[t]);
     if (!controls_.empty()) applied[t] = controls_[t];
-    policy_->observe(t, frames_[t], obs[t]);
-    policy_->forward(w, obs[t], out);
-    policy_->apply_outputs(out, applied[t]);
+    policy_->observe(t, frames_[t], obs[t], t > 0 ? &outs[t - 1] : nullptr);
+    policy_->forward(w, obs[t], outs[t]);
+    policy_->apply_outputs(outs[t], applied[t]);
     Status st = solver_.step(model_->rigid, frames_[t], frames_[t + 1], applied[t], cs_dt_);
     if (!st) return Status::error(where + "frame " + std::to_string(t) + ": " + st.message());
   }
   loss_.observe(T, frames_[T]);
   S value = loss_.value(theta);
+  const S effort = loss_.action_effort();  // sum over frames of effort x |outputs|^2
+  for (const std::vector<S>& o : outs)
+    for (S x : o) value += effort * x * x;
   if (!std::isfinite(double(value))) return Status::error(where + "the loss is not finite");
   if (!grad) return value;
   // backward: adj_t = loss seed + (step t)^T adj_{t+1} + policy's observation of state t
@@ -123,14 +125,16 @@ Result<S> RigidTaskRunnerT<S>::evaluate_policy(const std::vector<S>& theta, std:
   loss_.seed(T, frames_[T], adj);
   std::vector<ControlT<S>> grad_controls(T, model_->make_control());
   RigidModelGradT<S> grad_model = model_->rigid.make_grad();
-  std::vector<S> d_w(pb.count, S(0)), d_out, d_obs;
+  // d_prev: frame t's observation's adjoint with respect to frame t - 1's outputs
+  std::vector<S> d_w(pb.count, S(0)), d_out, d_obs, d_prev(std::size_t(policy_->output_size()), S(0));
   for (int t = T - 1; t >= 0; --t) {
     Status st =
         solver_.step_adjoint(model_->rigid, frames_[t], applied[t], cs_dt_, adj, adj_in, grad_controls[t], grad_model);
     if (!st) return Status::error(where + "frame " + std::to_string(t) + " (backward): " + st.message());
     policy_->output_grads(grad_controls[t], d_out);
+    for (std::size_t k = 0; k < d_out.size(); ++k) d_out[k] += d_prev[k] + S(2) * effort * outs[t][k], d_prev[k] = S(0);
     policy_->backward(w, obs[t], d_out, d_w.data(), d_obs);
-    policy_->observe_adjoint(frames_[t], d_obs, adj_in);
+    policy_->observe_adjoint(frames_[t], d_obs, adj_in, &d_prev);
     loss_.seed(t, frames_[t], adj_in);
     std::swap(adj, adj_in);
   }

@@ -215,6 +215,7 @@ Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(const TaskT<S>& task, 
   r.critic_w_.assign(r.critic_.weight_count(), S(0));
   r.critic_.init_weights(r.critic_w_.data(), o.seed + 0x9e3779b97f4a7c15ull);
   r.target_w_ = r.critic_w_;
+  if (o.learned_std) r.log_std_.assign(std::size_t(r.env_->action_size()), S(o.log_std_init));
   r.actor_opt_.lr = o.actor_lr;
   r.actor_opt_.clip = o.clip;
   r.critic_opt_.lr = o.critic_lr;
@@ -272,8 +273,16 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
     env.observe(e, c.raw[t]);
     normalize(c.raw[t], c.obs[t]);
     env.mlp().forward(w.data(), c.obs[t], action);
-    if (options_.action_noise > 0)
+    if (!log_std_.empty()) {
+      c.eps.resize(std::size_t(W));
+      c.eps[t].resize(action.size());
+      for (std::size_t k = 0; k < action.size(); ++k) {
+        c.eps[t][k] = S(gaussian(rngs_[i]));
+        action[k] += std::exp(log_std_[k]) * c.eps[t][k];
+      }
+    } else if (options_.action_noise > 0) {
       for (S& a : action) a += S(options_.action_noise * gaussian(rngs_[i]));
+    }
     Result<S> cost = env.step(e, action);
     if (!cost) return cost.status();
     c.cost[t] = cost.value();
@@ -292,6 +301,7 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
   if (!backward) return Status::ok();
   // backward: the terminal value's input (none after a termination), then each frame, last first
   c.d_w.assign(w.size(), S(0));
+  c.d_log_std.assign(log_std_.size(), S(0));
   std::vector<S> scratch(critic_w_.size(), S(0));
   critic_.backward(vw.data(), c.obs[L], {c.done ? S(0) : share * discount * value_scale_}, scratch.data(), d_obs);
   auto to_raw = [&](const std::vector<S>& d) {
@@ -316,6 +326,9 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
                      ": the action gradient is not finite";
           break;
         }
+    // action = mean + std eps: the mean takes d_action, log std takes d_action std eps
+    for (std::size_t k = 0; k < log_std_.size(); ++k)
+      c.d_log_std[k] += d_action[k] * std::exp(log_std_[k]) * c.eps[t][k];
     env.mlp().backward(w.data(), c.obs[t], d_action, c.d_w.data(), d_obs);
     to_raw(d_obs);
     env.add_observation_adjoint(e, d_raw);
@@ -347,9 +360,12 @@ Status BatchShacTrainerT<S>::run_windows(const std::vector<S>& w, bool backward)
 }
 
 template <class S>
-Result<S> BatchShacTrainerT<S>::actor_loss(const std::vector<S>& w, std::vector<S>* grad) {
-  Status st = run_windows(w, grad != nullptr);
+Result<S> BatchShacTrainerT<S>::actor_loss(const std::vector<S>& w, std::vector<S>* grad,
+                                           std::vector<S>* grad_log_std) {
+  const std::vector<std::mt19937_64> streams = rngs_;
+  Status st = run_windows(w, grad != nullptr || grad_log_std != nullptr);
   for (int i = 0; i < env_->env_count(); ++i) env_->rewind(i);  // this rank's copies
+  rngs_ = streams;
   if (!st) return st;
   S loss = S(0);
   for (const Copy& c : copies_) loss += c.value;
@@ -357,6 +373,11 @@ Result<S> BatchShacTrainerT<S>::actor_loss(const std::vector<S>& w, std::vector<
     grad->assign(w.size(), S(0));
     for (const Copy& c : copies_)
       for (std::size_t k = 0; k < w.size(); ++k) (*grad)[k] += c.d_w[k];
+  }
+  if (grad_log_std) {
+    grad_log_std->assign(log_std_.size(), S(0));
+    for (const Copy& c : copies_)
+      for (std::size_t k = 0; k < log_std_.size(); ++k) (*grad_log_std)[k] += c.d_log_std[k];
   }
   return loss;
 }
@@ -370,10 +391,14 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
   std::vector<S> g(w_.size(), S(0));
   double cost_sum = 0;
   long long frames = 0;
+  // the actor's parameters: the policy weights, then the learned std's logarithm
+  const std::size_t nw = w_.size();
+  g.resize(nw + log_std_.size(), S(0));
   for (const Copy& c : copies_) {
     stats.actor_loss += double(c.value);
     stats.end_value += double(c.end_value) / double(env_count());
-    for (std::size_t k = 0; k < w_.size(); ++k) g[k] += c.d_w[k];
+    for (std::size_t k = 0; k < nw; ++k) g[k] += c.d_w[k];
+    for (std::size_t k = 0; k < log_std_.size(); ++k) g[nw + k] += c.d_log_std[k];
     for (int t = 0; t < c.frames; ++t) cost_sum += double(c.cost[t]);
     frames += c.frames;
     stats.terminated += c.done ? 1 : 0;
@@ -407,7 +432,11 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
     stats.skip_reason = "SHAC window " + std::to_string(iteration_) + " skipped: " + stats.skip_reason;
     ++skipped_;
   } else {
-    actor_opt_.step(options_, w_, g);
+    std::vector<S> theta = w_;
+    theta.insert(theta.end(), log_std_.begin(), log_std_.end());
+    actor_opt_.step(options_, theta, g);
+    std::copy(theta.begin(), theta.begin() + long(nw), w_.begin());
+    std::copy(theta.begin() + long(nw), theta.end(), log_std_.begin());
     fit_critic(stats);
   }
   stats.skipped_windows = skipped_;
@@ -431,7 +460,6 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
 
 template <class S>
 void BatchShacTrainerT<S>::fit_critic(BatchShacStats& stats) {
-  const int W = options_.window;
   const S g = S(options_.gamma), lam = S(options_.lambda), inv_scale = S(1) / value_scale_;
   // TD(lambda) targets with the target critic, in critic units (mean frame cost)
   std::vector<const std::vector<S>*> xs;

@@ -156,9 +156,14 @@ struct BatchShacOptions {
   bool actor_target_critic = true;
   bool normalize_observations = true;
   // exploration: actions are policy + action_noise x N(0, 1) in training (reparameterized: the
-  // gradient flows through the policy's mean); evaluate() runs the mean. With noise, each
-  // actor_loss() call draws new noise (gradient checks: 0)
+  // gradient flows through the policy's mean); evaluate() runs the mean. actor_loss() calls
+  // draw the same noise (the copies' random streams are restored after each)
   double action_noise = 0.3;
+  // a learned state-independent exploration std instead (SHAC's stochastic actor): actions are
+  // policy + exp(log_std) x N(0, 1), log_std (one per action) starting at log_std_init and trained
+  // with the policy weights by the same clipped Adam (d J / d log_std_k = sum_t dJ/da_tk std_k eps_tk)
+  bool learned_std = false;
+  double log_std_init = -1.0;
   std::uint64_t seed = 0;  // policy and critic initialization, resets, noise
   int thread_count = 0;    // copies stepped in parallel; 0 = OpenMP's default
   // the ranks that share the copies (null: this process steps them all); not owned
@@ -194,14 +199,19 @@ class BatchShacTrainerT {
 
   // one window on every copy, an actor step and the critic's fit
   Result<BatchShacStats> step();
-  // J and dJ/dw at policy weights w for the next window, without stepping (gradient checks)
-  Result<S> actor_loss(const std::vector<S>& w, std::vector<S>* grad);
+  // J and dJ/dw at policy weights w for the next window (and dJ/d log_std with a learned std),
+  // without stepping: the copies' episodes and random streams are restored (gradient checks)
+  Result<S> actor_loss(const std::vector<S>& w, std::vector<S>* grad, std::vector<S>* grad_log_std = nullptr);
   // one episode of the eval copy from the task's initial state under the policy; returns the
   // mean frame cost (for the cartpole term: the task's loss); observe(t) after frame t
   Result<S> evaluate(const std::function<void(int t, const PolicyEnvT<S>& env)>& observe = {});
 
   const std::vector<S>& weights() const { return w_; }
   void set_weights(std::vector<S> w) { w_ = std::move(w); }
+  // the learned exploration std's logarithm, one per action (empty: a fixed action_noise)
+  const std::vector<S>& log_std() const { return log_std_; }
+  void set_log_std(std::vector<S> v) { log_std_ = std::move(v); }
+  const BatchShacOptions& options() const { return options_; }
   long long sim_steps() const { return sim_steps_; }
   const PolicyEnvT<S>& env() const { return *env_; }  // this rank's copies (all without ranks)
   const PolicyEnvT<S>& eval_env() const { return *eval_; }
@@ -227,6 +237,8 @@ class BatchShacTrainerT {
     std::vector<std::vector<S>> raw;  // (window + 1)
     std::vector<S> cost;              // (window)
     std::vector<S> d_w;               // gradient of the copy's share of J
+    std::vector<S> d_log_std;         // and of the learned std's logarithm (learned_std)
+    std::vector<std::vector<S>> eps;  // the window's unit exploration draws, (window) x actions (learned_std)
     S value = S(0);                   // loss share of the copy
     S end_value = S(0);               // critic output at the window's end
     std::string blowup;               // why the copy's gradient is not finite (empty: it is)
@@ -248,7 +260,8 @@ class BatchShacTrainerT {
   std::unique_ptr<PolicyEnvT<S>> env_, eval_;
   MlpT<S> critic_;
   std::vector<S> w_, critic_w_, target_w_;
-  struct Adam {  // Adam with configurable moment decays; moments in double
+  std::vector<S> log_std_;  // learned_std: one per action (else empty)
+  struct Adam {             // Adam with configurable moment decays; moments in double
     double lr = 0, clip = 0;
     std::vector<double> m, v;
     int t = 0;

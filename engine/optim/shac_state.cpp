@@ -21,7 +21,7 @@ Status BatchShacTrainerT<S>::gather_copies(bool backward) {
     std::vector<S> raw;
     for (int t = 0; t <= c.frames; ++t) raw.insert(raw.end(), c.raw[t].begin(), c.raw[t].end());
     out.put_vector(raw);
-    if (backward) out.put_vector(c.d_w), out.put_string(c.blowup);
+    if (backward) out.put_vector(c.d_w), out.put_vector(c.d_log_std), out.put_string(c.blowup);
   }
   std::vector<dist::Bytes> parts;
   if (Status st = options_.comm->allgather(mine, parts); !st) return st;
@@ -40,7 +40,7 @@ Status BatchShacTrainerT<S>::gather_copies(bool backward) {
       std::vector<S> raw;
       ok = in.get(c.frames) && in.get(c.start) && in.get(c.done) && in.get(c.value) && in.get(c.end_value) &&
            in.get_vector(c.cost) && in.get_vector(raw) && raw.size() == std::size_t(c.frames + 1) * std::size_t(no);
-      if (ok && backward) ok = in.get_vector(c.d_w) && in.get_string(c.blowup);
+      if (ok && backward) ok = in.get_vector(c.d_w) && in.get_vector(c.d_log_std) && in.get_string(c.blowup);
       if (!ok) break;
       // the critic's inputs: normalized as the owner did, with the same frozen statistics
       c.raw.resize(std::size_t(c.frames + 1));
@@ -62,10 +62,11 @@ Status BatchShacTrainerT<S>::broadcast_weights() {
   if (!distributed()) return Status::ok();
   dist::Bytes bytes;
   dist::ByteWriter out(bytes);
-  out.put_vector(w_), out.put_vector(critic_w_), out.put_vector(target_w_);
+  out.put_vector(w_), out.put_vector(critic_w_), out.put_vector(target_w_), out.put_vector(log_std_);
   if (Status st = options_.comm->broadcast(bytes, 0); !st) return st;
   dist::ByteReader in(bytes);
-  if (!(in.get_vector(w_) && in.get_vector(critic_w_) && in.get_vector(target_w_) && in.done()))
+  if (!(in.get_vector(w_) && in.get_vector(critic_w_) && in.get_vector(target_w_) && in.get_vector(log_std_) &&
+        in.done()))
     return Status::error("rank 0's weights arrived malformed on rank " + std::to_string(options_.comm->rank()));
   return Status::ok();
 }
@@ -74,6 +75,7 @@ template <class S>
 std::uint64_t BatchShacTrainerT<S>::fingerprint() const {
   std::uint64_t h = dist::fnv1a(w_.data(), w_.size() * sizeof(S));
   h = dist::fnv1a(critic_w_.data(), critic_w_.size() * sizeof(S), h);
+  if (!log_std_.empty()) h = dist::fnv1a(log_std_.data(), log_std_.size() * sizeof(S), h);
   return dist::fnv1a(target_w_.data(), target_w_.size() * sizeof(S), h);
 }
 
@@ -102,6 +104,7 @@ Status BatchShacTrainerT<S>::save(Checkpoint& ck) {
       out.put_vector(cols.particle_q), out.put_vector(cols.particle_qd);
       out.put_vector(cols.joint_q), out.put_vector(cols.joint_qd);
       out.put(episodes[i].frame), out.put(episodes[i].done), out.put_string(engines[i]);
+      out.put_vector(episodes[i].action);
     }
     std::vector<dist::Bytes> parts;
     if (Status st = options_.comm->allgather(mine, parts); !st) return st;
@@ -114,6 +117,7 @@ Status BatchShacTrainerT<S>::save(Checkpoint& ck) {
         in.get_vector(cols.particle_q), in.get_vector(cols.particle_qd);
         in.get_vector(cols.joint_q), in.get_vector(cols.joint_qd);
         in.get(episodes[i].frame), in.get(episodes[i].done), in.get_string(engines[i]);
+        in.get_vector(episodes[i].action);
         if (cols.joint_q.size() != 2 * like.joint_q.size() || cols.particle_q.size() != 6 * like.particle_q.size())
           return Status::error("checkpoint: rank " + std::to_string(r) + "'s episodes arrived malformed");
         episodes[i].state = cols.at(0, like);
@@ -127,6 +131,10 @@ Status BatchShacTrainerT<S>::save(Checkpoint& ck) {
     state.add(e.state), start.add(e.start), frames.push_back(e.frame), done.push_back(e.done);
   state.put(ck, "episodes.state");
   start.put(ck, "episodes.start");
+  // each copy's last action (what a previous_action observation reads next), when the env keeps one
+  std::vector<S> actions;
+  for (const auto& e : episodes) actions.insert(actions.end(), e.action.begin(), e.action.end());
+  if (!actions.empty()) ck.put("episodes.action", actions);
   ck.header["shac"] = {{"iteration", iteration_},
                        {"skipped", skipped_},
                        {"sim_steps", sim_steps_},
@@ -143,6 +151,7 @@ Status BatchShacTrainerT<S>::save(Checkpoint& ck) {
                        {"episode_frames", frames},
                        {"episode_done", done}};
   ck.put("actor.weights", w_);
+  if (!log_std_.empty()) ck.put("actor.log_std", log_std_);
   ck.put("critic.weights", critic_w_);
   ck.put("critic.target", target_w_);
   ck.put("actor.adam_m", actor_opt_.m);
@@ -173,16 +182,22 @@ Status BatchShacTrainerT<S>::load(const Checkpoint& ck) {
   if (st) st = same("observation_size", env_->observation_size(), "the policy's observations differ");
   if (st) st = same("action_size", env_->action_size(), "the policy's actions differ");
   if (!st) return st;
-  std::vector<S> w, cw, tw, nm, ns;
+  std::vector<S> w, cw, tw, nm, ns, ls;
   std::vector<double> am, av, cm, cv, mean, m2;
-  const long long nw = (long long)w_.size(), nc = (long long)critic_w_.size();
+  const long long nw = (long long)w_.size(), nc = (long long)critic_w_.size(), nls = (long long)log_std_.size();
+  // a learned exploration std: both runs have one of the same size, or neither has
+  if (ck.has("actor.log_std") != (nls > 0))
+    return ck.error(nls > 0 ? "the checkpoint's policy has no learned exploration std, this run's has (log_std_init)"
+                            : "the checkpoint's policy has a learned exploration std, this run's has none "
+                              "(log_std_init)");
   st = ck.get("actor.weights", w, nw);
+  if (st && nls > 0) st = ck.get("actor.log_std", ls, nls);
   if (st) st = ck.get("critic.weights", cw, nc);
   if (st) st = ck.get("critic.target", tw, nc);
   if (st) st = ck.get("actor.adam_m", am), st = st ? ck.get("actor.adam_v", av) : st;
   if (st) st = ck.get("critic.adam_m", cm), st = st ? ck.get("critic.adam_v", cv) : st;
   // an Adam that has not stepped has no moments yet
-  if (st && !((am.empty() || (long long)am.size() == nw) && av.size() == am.size() &&
+  if (st && !((am.empty() || (long long)am.size() == nw + nls) && av.size() == am.size() &&
               (cm.empty() || (long long)cm.size() == nc) && cv.size() == cm.size()))
     st = ck.error("the Adam moments do not match the networks' weights");
   if (st) st = ck.get("observations.mean", mean), st = st ? ck.get("observations.m2", m2) : st;
@@ -192,6 +207,10 @@ Status BatchShacTrainerT<S>::load(const Checkpoint& ck) {
   const StateT<S>& like = env_->state(0);
   if (st = state.get(ck, "episodes.state", n, like); !st) return st;
   if (st = start.get(ck, "episodes.start", n, like); !st) return st;
+  std::vector<S> actions;  // absent: zeros (an env that keeps no action, or a checkpoint from before)
+  const long long na = env_->action_size();
+  if (ck.has("episodes.action"))
+    if (st = ck.get("episodes.action", actions, n * na); !st) return st;
   const nlohmann::json engines = h.value("copy_engines", nlohmann::json()),
                        frames = h.value("episode_frames", nlohmann::json()),
                        done = h.value("episode_done", nlohmann::json());
@@ -207,8 +226,9 @@ Status BatchShacTrainerT<S>::load(const Checkpoint& ck) {
     if (!engine_from_text(h.at("minibatch_engine").get<std::string>(), minibatch))
       return ck.error("shac.minibatch_engine is not a random engine's state");
     for (int i = mine_.begin; i < mine_.end; ++i) {
-      typename PolicyEnvT<S>::Episode e{state.at(i, like), start.at(i, like), frames[i].get<int>(),
-                                        done[i].get<bool>()};
+      typename PolicyEnvT<S>::Episode e{
+          state.at(i, like), start.at(i, like), frames[i].get<int>(), done[i].get<bool>(), {}};
+      if (!actions.empty()) e.action.assign(actions.begin() + long(i) * na, actions.begin() + long(i + 1) * na);
       if (st = env_->set_episode(i - mine_.begin, e); !st) return ck.error(st.message());
     }
     iteration_ = h.at("iteration").get<int>();
@@ -222,7 +242,7 @@ Status BatchShacTrainerT<S>::load(const Checkpoint& ck) {
   } catch (const nlohmann::json::exception& e) {
     return ck.error(std::string("header.shac: ") + e.what());
   }
-  w_ = std::move(w), critic_w_ = std::move(cw), target_w_ = std::move(tw);
+  w_ = std::move(w), critic_w_ = std::move(cw), target_w_ = std::move(tw), log_std_ = std::move(ls);
   actor_opt_.m = std::move(am), actor_opt_.v = std::move(av);
   critic_opt_.m = std::move(cm), critic_opt_.v = std::move(cv);
   stats_.mean = std::move(mean), stats_.m2 = std::move(m2);

@@ -2,16 +2,44 @@
 
 namespace adj::optim {
 
-Result<BatchShacTrainerT<float>> make_shac_trainer(const TaskT<float>& task, const ShacTaskSettings& settings) {
+BatchShacOptions shac_options(const scene::Task& task, int windows) {
+  const scene::ShacSpec& s = task.shac;
   BatchShacOptions so;  // the defaults: the cartpole swing-up's settings (seeds 2-4 swing up)
-  so.lr_decay_windows = settings.windows;
+  so.window = s.window.value_or(so.window);
+  so.actor_lr = s.actor_lr.value_or(so.actor_lr);
+  so.critic_lr = s.critic_lr.value_or(so.critic_lr);
+  so.lr_decay_windows = s.lr_decay.value_or(true) ? windows : 0;
+  so.lr_end = s.lr_end.value_or(so.lr_end);
+  if (s.betas) so.beta1 = (*s.betas)[0], so.beta2 = (*s.betas)[1];
+  so.clip = s.clip.value_or(so.clip);
+  so.critic_clip = s.critic_clip.value_or(so.critic_clip);
+  so.grad_bound = s.grad_bound.value_or(so.grad_bound);
+  so.gamma = s.gamma.value_or(so.gamma);
+  so.lambda = s.lambda.value_or(so.lambda);
+  so.critic_hidden = s.critic_hidden.value_or(so.critic_hidden);
+  if (s.activation) so.critic_activation = *s.activation == "elu" ? MlpActivation::elu : MlpActivation::tanh;
+  so.critic_passes = s.critic_iterations.value_or(so.critic_passes);
+  so.critic_minibatches = s.critic_minibatches.value_or(so.critic_minibatches);
+  so.target_alpha = s.target_alpha.value_or(so.target_alpha);
+  so.action_noise = s.action_noise.value_or(so.action_noise);
+  so.learned_std = s.log_std_init.has_value();
+  so.log_std_init = s.log_std_init.value_or(so.log_std_init);
+  so.normalize_observations = s.normalize_observations.value_or(so.normalize_observations);
+  return so;
+}
+
+int shac_envs(const scene::Task& task, int envs) { return envs > 0 ? envs : task.shac.envs.value_or(32); }
+
+Result<BatchShacTrainerT<float>> make_shac_trainer(const TaskT<float>& task, const ShacTaskSettings& settings) {
+  BatchShacOptions so = shac_options(task.task(), settings.windows);
   so.seed = settings.seed;
   so.thread_count = settings.thread_count;
   so.comm = settings.comm;
   so.fingerprint_every = settings.fingerprint_every;
   // copies start from random joint angles and rates around the task's start
-  PolicyEnvOptions env = training_starts(task.task(), settings.envs);
+  PolicyEnvOptions env = training_starts(task.task(), shac_envs(task.task(), settings.envs));
   env.world_seed = settings.seed;
+  if (task.task().shac.activation == "elu") env.activation = MlpActivation::elu;
   return BatchShacTrainerT<float>::create(task, so, env);
 }
 

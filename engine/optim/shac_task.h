@@ -1,6 +1,7 @@
-// a policy task trained as SHAC does it (shac.h BatchShacTrainerT: windows of 32 frames
-// over many randomized copies, a learned critic for each window's end), with the settings
-// that `adjoint optimize --method shac` and the editor's SHAC method share
+// a policy task trained as SHAC does it (shac.h BatchShacTrainerT: windows of frames over many
+// randomized copies, a learned critic for each window's end), with the settings that
+// `adjoint optimize --method shac` and the editor's SHAC method share: the task's SHAC block
+// (scene "shac": window, learning rates, networks, std, ...) over the trainer's defaults
 #pragma once
 
 #include <cstdint>
@@ -11,13 +12,19 @@
 namespace adj::optim {
 
 struct ShacTaskSettings {
-  int envs = 32;                       // randomized copies trained together
+  int envs = 32;                       // randomized copies trained together (0: the task's shac.envs, else 32)
   int windows = 300;                   // windows the learning rates decay over
   std::uint64_t seed = 0;              // policy and critic initialization, resets, noise
   int thread_count = 0;                // 0: OpenMP's default
   dist::Communicator* comm = nullptr;  // the ranks that share the copies (null: this process)
   int fingerprint_every = 10;          // with ranks: windows between parameter comparisons
 };
+
+// the task's SHAC block (scene::ShacSpec) over BatchShacOptions' defaults, the learning rates
+// decaying over `windows` unless the block turns the decay off
+BatchShacOptions shac_options(const scene::Task& task, int windows);
+// the copies a run trains: `envs` when > 0, else the task's shac.envs, else 32
+int shac_envs(const scene::Task& task, int envs);
 
 // the trainer for `task` (a policy task whose world has a policy env); errors name the task
 Result<BatchShacTrainerT<float>> make_shac_trainer(const TaskT<float>& task, const ShacTaskSettings& settings);

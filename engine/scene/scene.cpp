@@ -158,6 +158,8 @@ const char* to_string(LossKind k) {
       return "heading";
     case LossKind::height_reward:
       return "height_reward";
+    case LossKind::alive:
+      return "alive";
   }
   return "?";
 }
@@ -180,6 +182,8 @@ const char* to_string(ObservationKind k) {
       return "up_projection";
     case ObservationKind::heading_projection:
       return "heading_projection";
+    case ObservationKind::previous_action:
+      return "previous_action";
   }
   return "?";
 }

@@ -367,6 +367,7 @@ enum class LossKind {
                      // `direction` laid in the ground plane (unit)
   height_reward,     // reward of d = clip(com height - value, lower, upper): above d for d >= 0,
                      // below d - quadratic d^2 for d < 0
+  alive,             // reward `value` per frame (a constant: an episode that ends early forgoes it)
 };
 
 struct LossTerm {
@@ -409,6 +410,7 @@ enum class ObservationKind {
   joint_velocities,    // their velocities (one each)
   up_projection,       // (R_body axis) . up (1)
   heading_projection,  // (R_body axis) . direction, direction laid in the ground plane (1)
+  previous_action,     // the policy's outputs of the frame before (zero at an episode's start), one per actuator
 };
 
 struct ObservationTerm {
@@ -417,6 +419,9 @@ struct ObservationTerm {
   V3 axis{1, 0, 0};       // up_projection, heading_projection: the body-frame axis
   V3 direction{1, 0, 0};  // heading_projection: the world direction to face
   double scale = 1.0;     // every entry times this
+  // joint_positions, joint_velocities: bodies whose joint is left out (a planar robot's root
+  // slide along the ground: "torso/rootx")
+  std::vector<std::string> exclude;
 
   bool operator==(const ObservationTerm&) const = default;
 };
@@ -439,6 +444,30 @@ struct PolicySpec {
   bool operator==(const PolicySpec&) const = default;
 };
 
+// SHAC's configuration for a policy task (engine/optim/shac.h BatchShacOptions): each key set
+// overrides the trainer's default, an absent one keeps it (the cartpole swing-up's settings), so
+// scenes without the block train as before. The locomotion scenes state the published set-up.
+struct ShacSpec {
+  std::optional<int> window;                                 // frames per window
+  std::optional<int> envs;                                   // copies trained together (the command's --envs wins)
+  std::optional<double> actor_lr, critic_lr;                 // Adam steps
+  std::optional<bool> lr_decay;                              // linear decay over the run's windows towards lr_end
+  std::optional<double> lr_end;                              // the learning rates' value at the last window
+  std::optional<std::array<double, 2>> betas;                // Adam's moment decays (both networks)
+  std::optional<double> clip, critic_clip;                   // global gradient-norm clips (0: none)
+  std::optional<double> grad_bound;                          // a window whose actor gradient norm is above: skipped
+  std::optional<double> gamma, lambda;                       // discount, TD(lambda)
+  std::optional<std::vector<int>> critic_hidden;             // the critic's hidden layer widths
+  std::optional<std::string> activation;                     // "tanh" | "elu": both networks' hidden layers
+  std::optional<int> critic_iterations, critic_minibatches;  // critic passes per window, minibatches per pass
+  std::optional<double> target_alpha;                        // target <- alpha target + (1 - alpha) critic
+  std::optional<double> action_noise;                        // fixed exploration std (without log_std_init)
+  std::optional<double> log_std_init;                        // a learned state-independent std, log of its start
+  std::optional<bool> normalize_observations;                // running mean and std
+
+  bool operator==(const ShacSpec&) const = default;
+};
+
 // optimized values of a parameter the objects cannot hold: per-frame inputs
 // (control_force, spring/tet_activation, actuator_control: frame-major, then element, then
 // component, as the optimizer lays them out) and policy weights (kind policy, object empty).
@@ -459,6 +488,7 @@ struct Task {
   OptimizerSpec optimizer;
   bool has_policy = false;
   PolicySpec policy;
+  ShacSpec shac;  // how `--method shac` trains the policy
   uint64_t seed = 0;
   // policy tasks: an episode ends early when the robot `object`'s `body` has its centre of mass
   // below `height` along the scene's up (empty object: never; the policy envs, SHAC)

@@ -37,14 +37,23 @@ void read_observation(Reader& r, const json& a, const std::string& path, PolicyS
     ObservationTerm o;
     int k = r.choice(of, "kind",
                      {"height", "orientation", "velocity", "angular_velocity", "joint_positions", "joint_velocities",
-                      "up_projection", "heading_projection"},
+                      "up_projection", "heading_projection", "previous_action"},
                      true);
     if (k >= 0) o.kind = static_cast<ObservationKind>(k);
     r.string(of, "body", o.body);
     r.vec3(of, "axis", o.axis);
     r.vec3(of, "direction", o.direction);
     r.number(of, "scale", o.scale);
-    const bool joints = o.kind == ObservationKind::joint_positions || o.kind == ObservationKind::joint_velocities;
+    if (const json* x = r.array(of, "exclude")) {
+      for (size_t e = 0; e < x->size(); ++e) {
+        if (!(*x)[e].is_string())
+          r.error(Reader::index(Reader::join(op, "exclude"), e), "expected a body name (its joint is left out)");
+        else
+          o.exclude.push_back((*x)[e].get<std::string>());
+      }
+    }
+    const bool joints = o.kind == ObservationKind::joint_positions || o.kind == ObservationKind::joint_velocities ||
+                        o.kind == ObservationKind::previous_action;
     if (k >= 0 && !joints && o.body.empty()) r.error(Reader::join(op, "body"), "missing: which body does it read?");
     r.finish(of);
     p.observation.push_back(o);
@@ -341,6 +350,70 @@ void read_values_file(Reader& r, const std::string& path, const std::string& fil
   r.add_errors(side.errors());
 }
 
+// "shac": {...}: each key present overrides the trainer's default
+void read_shac(Reader& r, const json& j, const std::string& path, ShacSpec& s) {
+  if (!r.is_object(j, path)) return;
+  Fields f{j, path, {}};
+  auto integer = [&](const char* key, std::optional<int>& out, long long lo, long long hi) {
+    if (!f.j.contains(key)) return;
+    int v = 0;
+    r.integer(f, key, v, lo, hi);
+    out = v;
+  };
+  auto number = [&](const char* key, std::optional<double>& out, double lo, double hi) {
+    if (!f.j.contains(key)) return;
+    double v = 0;
+    r.number(f, key, v, lo, hi);
+    out = v;
+  };
+  auto boolean = [&](const char* key, std::optional<bool>& out) {
+    if (!f.j.contains(key)) return;
+    bool v = false;
+    r.boolean(f, key, v);
+    out = v;
+  };
+  integer("window", s.window, 1, r.limits().max_horizon);
+  integer("envs", s.envs, 1, 4096);
+  number("actor_lr", s.actor_lr, 1e-12, 10);
+  number("critic_lr", s.critic_lr, 1e-12, 10);
+  boolean("lr_decay", s.lr_decay);
+  number("lr_end", s.lr_end, 0, 10);
+  if (f.j.contains("betas")) {
+    std::vector<double> b;
+    r.number_list(f, "betas", b);
+    if (b.size() != 2 || !(b[0] >= 0 && b[0] < 1 && b[1] >= 0 && b[1] < 1))
+      r.error(Reader::join(path, "betas"), "expected [beta1, beta2], each in [0, 1)");
+    else
+      s.betas = std::array<double, 2>{b[0], b[1]};
+  }
+  number("clip", s.clip, 0, k_inf);
+  number("critic_clip", s.critic_clip, 0, k_inf);
+  number("grad_bound", s.grad_bound, 0, k_inf);
+  number("gamma", s.gamma, 1e-6, 1 - 1e-9);
+  number("lambda", s.lambda, 0, 1);
+  if (const json* h = r.array(f, "critic_hidden")) {
+    std::vector<int> widths;
+    for (size_t i = 0; i < h->size(); ++i) {
+      if (!(*h)[i].is_number_integer() || (*h)[i].get<long long>() < 1 || (*h)[i].get<long long>() > 4096)
+        r.error(Reader::index(Reader::join(path, "critic_hidden"), i), "expected a layer width in [1, 4096]");
+      else
+        widths.push_back((*h)[i].get<int>());
+    }
+    s.critic_hidden = widths;
+  }
+  if (f.j.contains("activation")) {
+    const int k = r.choice(f, "activation", {"tanh", "elu"}, false);
+    if (k >= 0) s.activation = k == 0 ? "tanh" : "elu";
+  }
+  integer("critic_iterations", s.critic_iterations, 1, 10000);
+  integer("critic_minibatches", s.critic_minibatches, 1, 10000);
+  number("target_alpha", s.target_alpha, 0, 1 - 1e-12);
+  number("action_noise", s.action_noise, 0, 100);
+  number("log_std_init", s.log_std_init, -20, 5);
+  boolean("normalize_observations", s.normalize_observations);
+  r.finish(f);
+}
+
 void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
   if (!r.is_object(j, path)) return;
   Fields f{j, path, {}};
@@ -403,7 +476,7 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       LossTerm l;
       int k = r.choice(lf, "kind",
                        {"position", "distance", "shape", "velocity", "effort", "joint", "cartpole", "height", "upright",
-                        "speed", "reach", "forward_velocity", "up_projection", "heading", "height_reward"},
+                        "speed", "reach", "forward_velocity", "up_projection", "heading", "height_reward", "alive"},
                        true);
       if (k >= 0) l.kind = static_cast<LossKind>(k);
       r.string(lf, "object", l.object);
@@ -436,6 +509,7 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       r.finish(of);
     }
   }
+  if (const json* sh = r.field(f, "shac", false)) read_shac(r, *sh, Reader::join(path, "shac"), t.shac);
   if (const json* p = r.field(f, "policy", false)) {
     std::string pp = Reader::join(path, "policy");
     if (r.is_object(*p, pp)) {
@@ -509,8 +583,9 @@ void check_references(Reader& r, const Scene& s) {
       const bool reward = l.kind == LossKind::forward_velocity || l.kind == LossKind::up_projection ||
                           l.kind == LossKind::heading || l.kind == LossKind::height_reward;
       bool robot_only = l.kind == LossKind::joint || l.kind == LossKind::cartpole || l.kind == LossKind::height ||
-                        l.kind == LossKind::upright || l.kind == LossKind::speed || l.kind == LossKind::reach || reward;
-      bool needs_body = (robot_only && l.kind != LossKind::cartpole) ||
+                        l.kind == LossKind::upright || l.kind == LossKind::speed || l.kind == LossKind::reach ||
+                        reward || l.kind == LossKind::alive;
+      bool needs_body = (robot_only && l.kind != LossKind::cartpole && l.kind != LossKind::alive) ||
                         (robot && (l.kind == LossKind::position || l.kind == LossKind::distance));
       if (needs_body && l.body.empty()) r.error(lp + ".body", "missing: which body of the robot does this term read?");
       if (robot_only && lo && !robot) r.error(lp + ".object", "\"" + l.object + "\" is not a robot");

@@ -138,6 +138,35 @@ ojson write_values(const std::vector<ParamValues>& values) {
   return vs;
 }
 
+// the keys a task's SHAC block sets (none: empty)
+ojson write_shac(const ShacSpec& s) {
+  ojson j = ojson::object();
+  auto put = [&](const char* key, const auto& v) {
+    if (v) j[key] = *v;
+  };
+  put("window", s.window);
+  put("envs", s.envs);
+  put("actor_lr", s.actor_lr);
+  put("critic_lr", s.critic_lr);
+  put("lr_decay", s.lr_decay);
+  put("lr_end", s.lr_end);
+  put("betas", s.betas);
+  put("clip", s.clip);
+  put("critic_clip", s.critic_clip);
+  put("grad_bound", s.grad_bound);
+  put("gamma", s.gamma);
+  put("lambda", s.lambda);
+  put("critic_hidden", s.critic_hidden);
+  put("activation", s.activation);
+  put("critic_iterations", s.critic_iterations);
+  put("critic_minibatches", s.critic_minibatches);
+  put("target_alpha", s.target_alpha);
+  put("action_noise", s.action_noise);
+  put("log_std_init", s.log_std_init);
+  put("normalize_observations", s.normalize_observations);
+  return j;
+}
+
 // sidecar: the file name its stored values go to instead (empty: inline)
 ojson write_task(const Task& t, const std::string& sidecar = "") {
   ojson j;
@@ -196,6 +225,7 @@ ojson write_task(const Task& t, const std::string& sidecar = "") {
     ls.push_back(lj);
   }
   j["loss"] = ls;
+  if (ojson sh = write_shac(t.shac); !sh.empty()) j["shac"] = sh;
   j["optimizer"] = {{"kind", to_string(t.optimizer.kind)},
                     {"lr", t.optimizer.lr},
                     {"clip", t.optimizer.clip},
@@ -219,6 +249,7 @@ ojson write_task(const Task& t, const std::string& sidecar = "") {
           oj["axis"] = v3(o.axis);
         if (o.kind == ObservationKind::heading_projection) oj["direction"] = v3(o.direction);
         if (o.scale != 1.0) oj["scale"] = o.scale;
+        if (!o.exclude.empty()) oj["exclude"] = o.exclude;
         os.push_back(oj);
       }
       j["policy"]["observation"] = os;

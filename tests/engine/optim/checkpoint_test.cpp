@@ -11,6 +11,7 @@
 #include "engine/optim/checkpoint.h"
 #include "engine/optim/ppo.h"
 #include "engine/optim/shac.h"
+#include "engine/optim/shac_task.h"
 #include "engine/optim/task.h"
 #include "tests/engine/asset_scene.h"
 
@@ -124,6 +125,50 @@ TEST_CASE("SHAC saved and loaded mid-run goes on with the same bits", "[checkpoi
     auto net = ok(BatchShacTrainerT<float>::create(*task, so, bigger));
     CHECK_THAT(net.load(back).message(),
                Catch::Contains("mem.adjck: array 'actor.weights' holds") && Catch::Contains("network shape"));
+  }
+}
+
+// the Ant's run task: a learned exploration std (actor.log_std) and a previous_action
+// observation (each copy's last action, episodes.action) come back too
+TEST_CASE("SHAC with a learned std and previous actions, saved and loaded mid-run, goes on with the same bits",
+          "[checkpoint][shac][locomotion]") {
+  test::AssetScene<float> ant("locomotion/ant.json", "run");
+  ant.task.policy.hidden = {16};
+  auto task = ok(make_task(ant.cs, ant.task));
+  BatchShacOptions so = shac_options(ant.task, 12);
+  REQUIRE(so.learned_std);
+  so.window = 8;
+  so.critic_hidden = {16};
+  so.thread_count = 1;
+  so.seed = 3;
+  PolicyEnvOptions eo = training_starts(ant.task, 3);
+  auto straight = ok(BatchShacTrainerT<float>::create(*task, so, eo));
+  auto first = ok(BatchShacTrainerT<float>::create(*task, so, eo));
+  std::vector<double> costs;
+  for (int k = 0; k < 10; ++k) costs.push_back(ok(straight.step()).mean_cost);
+  for (int k = 0; k < 6; ++k) ok(first.step());
+  Checkpoint ck;
+  REQUIRE(first.save(ck).is_ok());
+  CHECK(ck.has("actor.log_std"));
+  CHECK(ck.has("episodes.action"));
+  Checkpoint back = ok(decode_checkpoint(encode_checkpoint(ck), "mem.adjck"));
+  auto second = ok(BatchShacTrainerT<float>::create(*task, so, eo));
+  REQUIRE(second.load(back).is_ok());
+  for (int k = 6; k < 10; ++k) CHECK(ok(second.step()).mean_cost == costs[k]);
+  CHECK(same_bits(second.weights(), straight.weights()));
+  CHECK(same_bits(second.log_std(), straight.log_std()));
+  CHECK(second.log_std() != std::vector<float>(8, -1.0f));  // the std trained
+  CHECK(second.fingerprint() == straight.fingerprint());
+
+  SECTION("a run without the learned std is refused, and the other way round") {
+    BatchShacOptions fixed = so;
+    fixed.learned_std = false;
+    auto other = ok(BatchShacTrainerT<float>::create(*task, fixed, eo));
+    CHECK_THAT(other.load(back).message(),
+               Catch::Contains("mem.adjck: the checkpoint's policy has a learned exploration std"));
+    Checkpoint plain;
+    REQUIRE(other.save(plain).is_ok());
+    CHECK_THAT(second.load(plain).message(), Catch::Contains("the checkpoint's policy has no learned exploration std"));
   }
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "engine/core/spatial.h"
+#include "engine/grad/fd_check.h"
 #include "engine/optim/policy_env.h"
 #include "engine/optim/rigid_loss.h"
 #include "engine/optim/rigid_policy.h"
@@ -195,8 +196,8 @@ TEST_CASE("locomotion terms: each reward term's state gradient matches central d
 
 namespace {
 
-// the Ant's observation without the previous action: torso height, quaternion, velocity,
-// angular velocity, joint positions, 0.1 x joint velocities, up and heading projections
+// the Ant's observation (the spec's 37 entries): torso height, quaternion, velocity, angular
+// velocity, joint positions, 0.1 x joint velocities, up and heading projections, previous action
 scene::Task ant_observation() {
   scene::Task t = ant_reward();
   t.has_policy = true;
@@ -210,9 +211,9 @@ scene::Task ant_observation() {
     o.scale = scale;
     return o;
   };
-  t.policy.observation = {term(O::height),           term(O::orientation),       term(O::velocity),
-                          term(O::angular_velocity), term(O::joint_positions),   term(O::joint_velocities, 0.1),
-                          term(O::up_projection),    term(O::heading_projection)};
+  t.policy.observation = {term(O::height),           term(O::orientation),        term(O::velocity),
+                          term(O::angular_velocity), term(O::joint_positions),    term(O::joint_velocities, 0.1),
+                          term(O::up_projection),    term(O::heading_projection), term(O::previous_action)};
   t.policy.observation[6].axis = {0, 0, 1};  // the torso's up: body z
   t.parameters = {{scene::ParamKind::policy, "ant"}};
   return t;
@@ -225,15 +226,16 @@ TEST_CASE("locomotion terms: the Ant's observation layout at a hand-made state",
   auto pol = RigidPolicyT<double>::create(a.cs, ant_observation());
   INFO(pol.status().message());
   REQUIRE(pol.is_ok());
-  CHECK(pol->input_size() == 1 + 4 + 3 + 3 + 8 + 8 + 1 + 1);  // the spec's 37 less the 8 previous actions
+  CHECK(pol->input_size() == 1 + 4 + 3 + 3 + 8 + 8 + 1 + 1 + 8);  // the spec's 37
   const double yaw = 0.4, roll = 0.3;
   StateT<double> s = torso_state(a, 0.5, yaw, roll, {1.5, -0.2, 0.3});
   const vec3<double> wb{0.2, -0.1, 0.3};  // body-frame angular velocity
   s.joint_qd[3] = wb.x, s.joint_qd[4] = wb.y, s.joint_qd[5] = wb.z;
   for (int k = 0; k < 8; ++k) s.joint_qd[6 + k] = 0.5 * k - 1;
-  std::vector<double> obs;
-  pol->observe(0, s, obs);
-  REQUIRE(obs.size() == 29);
+  std::vector<double> obs, prev(8);
+  for (int k = 0; k < 8; ++k) prev[std::size_t(k)] = 0.25 * k - 0.9;
+  pol->observe(0, s, obs, &prev);
+  REQUIRE(obs.size() == 37);
   CHECK(obs[0] == Approx(0.5));
   for (int k = 0; k < 4; ++k) CHECK(obs[1 + k] == s.joint_q[3 + k]);
   // the torso's origin is its centre of mass: its velocity is the one set, plus w x 0
@@ -249,6 +251,21 @@ TEST_CASE("locomotion terms: the Ant's observation layout at a hand-made state",
   }
   CHECK(obs[27] == Approx(std::cos(roll)));
   CHECK(obs[28] == Approx(std::cos(yaw)));
+  for (int k = 0; k < 8; ++k) CHECK(obs[29 + k] == prev[std::size_t(k)]);
+  // an episode's first frame has no previous action: zeros
+  pol->observe(0, s, obs);
+  for (int k = 0; k < 8; ++k) CHECK(obs[29 + k] == 0);
+}
+
+TEST_CASE("locomotion terms: the Ant's run task observes the spec's 37 entries", "[optim][locomotion]") {
+  const Ant a = load_ant();
+  const scene::Task* run = a.doc.find_task("run");
+  REQUIRE(run);
+  auto pol = RigidPolicyT<double>::create(a.cs, *run);
+  INFO(pol.status().message());
+  REQUIRE(pol.is_ok());
+  CHECK(pol->input_size() == 37);
+  CHECK(pol->reads_previous_action());
 }
 
 TEST_CASE("locomotion terms: each observation term's state gradient matches central differences (double)",
@@ -266,26 +283,34 @@ TEST_CASE("locomotion terms: each observation term's state gradient matches cent
   StateT<double> adj = s;
   for (double& x : adj.joint_q) x = 0;
   for (double& x : adj.joint_qd) x = 0;
-  pol->observe_adjoint(s, d_obs, adj);
-  auto inner = [&](const StateT<double>& x) {
+  std::vector<double> prev(8), d_prev(8, 0.0);
+  for (double& x : prev) x = u(rng);
+  pol->observe_adjoint(s, d_obs, adj, &d_prev);
+  auto inner = [&](const StateT<double>& x, const std::vector<double>& pa) {
     std::vector<double> obs;
-    pol->observe(0, x, obs);
+    pol->observe(0, x, obs, &pa);
     double r = 0;
     for (std::size_t k = 0; k < obs.size(); ++k) r += d_obs[k] * obs[k];
     return r;
   };
   const double eps = 1e-6;
+  for (std::size_t k = 0; k < prev.size(); ++k) {
+    std::vector<double> p = prev, m = prev;
+    p[k] += eps, m[k] -= eps;
+    INFO("previous action[" << k << "]");
+    CHECK(d_prev[k] == Approx((inner(s, p) - inner(s, m)) / (2 * eps)).margin(1e-7));
+  }
   for (int k = 0; k < int(s.joint_q.size()); ++k) {
     StateT<double> p = s, m = s;
     p.joint_q[k] += eps, m.joint_q[k] -= eps;
     INFO("q[" << k << "]");
-    CHECK(adj.joint_q[k] == Approx((inner(p) - inner(m)) / (2 * eps)).margin(1e-7));
+    CHECK(adj.joint_q[k] == Approx((inner(p, prev) - inner(m, prev)) / (2 * eps)).margin(1e-7));
   }
   for (int k = 0; k < int(s.joint_qd.size()); ++k) {
     StateT<double> p = s, m = s;
     p.joint_qd[k] += eps, m.joint_qd[k] -= eps;
     INFO("qd[" << k << "]");
-    CHECK(adj.joint_qd[k] == Approx((inner(p) - inner(m)) / (2 * eps)).margin(1e-7));
+    CHECK(adj.joint_qd[k] == Approx((inner(p, prev) - inner(m, prev)) / (2 * eps)).margin(1e-7));
   }
 }
 
@@ -377,4 +402,109 @@ TEST_CASE("locomotion terms: an Ant episode terminates when the torso sinks belo
   CHECK(terminated > 0);
   CHECK(frames < 4 * 3 * 32);  // the cut windows ran fewer frames
   CHECK(frames > 0);
+}
+
+// the previous action observed: the action at frame t feeds the observation at t + 1, so the
+// window's gradient carries it back through the policy of frame t + 1 to frame t's action (the
+// run task observes it); SHAC's actor loss against central differences in double, mid-episode
+// (previous actions non-zero at the window's start, the normalizer and critic in use)
+TEST_CASE("locomotion terms: the previous action's gradient through a SHAC window matches central differences",
+          "[optim][locomotion][shac][fd]") {
+  const Ant a = load_ant();
+  scene::Task run = *a.doc.find_task("run");
+  run.policy.hidden = {16};
+  auto task = make_task(a.cs, run);
+  REQUIRE(task.is_ok());
+  BatchShacOptions so;
+  so.window = 6;
+  so.critic_hidden = {8};
+  so.action_noise = 0;  // actor_loss must be a function of w alone
+  so.thread_count = 1;
+  so.seed = 2;
+  auto shac = BatchShacTrainerT<double>::create(**task, so, {.env_count = 2, .q_range = 0.2, .qd_range = 0.25});
+  INFO(shac.status().message());
+  REQUIRE(shac.is_ok());
+  for (int k = 0; k < 2; ++k) REQUIRE(shac->step().is_ok());
+  // a policy whose actions are large enough to matter to the next observation
+  std::vector<double> w = shac->weights(), g;
+  for (std::size_t k = 0; k < w.size(); ++k) w[k] *= 3;
+  REQUIRE(shac->actor_loss(w, &g).is_ok());
+  std::mt19937 rng(7);
+  std::vector<double> ad, fd;
+  for (int n = 0; n < 24; ++n) {
+    const std::size_t i = rng() % w.size();
+    const double eps = 1e-6;
+    std::vector<double> x = w;
+    x[i] = w[i] + eps;
+    const double fp = shac->actor_loss(x, nullptr).value();
+    x[i] = w[i] - eps;
+    const double fm = shac->actor_loss(x, nullptr).value();
+    ad.push_back(g[i]);
+    fd.push_back((fp - fm) / (2 * eps));
+  }
+  // relative to the largest entry: contact's kinks (the depth-damped law's min(v_n, 0), the
+  // friction cone) leave central differences a residue of ~1e-8 here (largest entry ~3)
+  double scale = 0;
+  for (double x : g) scale = std::max(scale, std::abs(x));
+  FdReport r = compare_gradients(ad, fd, 1e-7 * scale, 1e-4);
+  INFO(r.message << " (largest entry " << scale << ")");
+  CHECK(r.ok);
+}
+
+// the learned exploration std (SHAC's stochastic actor: a = policy + exp(log_std) eps, the same
+// draws eps for every call): the window's gradient with respect to log_std and the weights
+// against central differences in double
+TEST_CASE("locomotion terms: the learned std's window gradient matches central differences",
+          "[optim][locomotion][shac][fd]") {
+  const Ant a = load_ant();
+  scene::Task run = *a.doc.find_task("run");
+  run.policy.hidden = {16};
+  auto task = make_task(a.cs, run);
+  REQUIRE(task.is_ok());
+  BatchShacOptions so;
+  so.window = 6;
+  so.critic_hidden = {8};
+  so.learned_std = true;
+  so.log_std_init = -1.0;
+  so.thread_count = 1;
+  so.seed = 5;
+  auto shac = BatchShacTrainerT<double>::create(**task, so, {.env_count = 2, .q_range = 0.2, .qd_range = 0.25});
+  INFO(shac.status().message());
+  REQUIRE(shac.is_ok());
+  for (int k = 0; k < 2; ++k) REQUIRE(shac->step().is_ok());
+  const std::vector<double> w = shac->weights(), ls0 = shac->log_std();
+  REQUIRE(ls0.size() == 8);
+  std::vector<double> g, g_ls;
+  REQUIRE(shac->actor_loss(w, &g, &g_ls).is_ok());
+  REQUIRE(g_ls.size() == 8);
+  const double eps = 1e-6;
+  std::vector<double> ad, fd;
+  for (std::size_t k = 0; k < ls0.size(); ++k) {
+    std::vector<double> ls = ls0;
+    ls[k] = ls0[k] + eps;
+    shac->set_log_std(ls);
+    const double fp = shac->actor_loss(w, nullptr).value();
+    ls[k] = ls0[k] - eps;
+    shac->set_log_std(ls);
+    const double fm = shac->actor_loss(w, nullptr).value();
+    ad.push_back(g_ls[k]);
+    fd.push_back((fp - fm) / (2 * eps));
+  }
+  shac->set_log_std(ls0);
+  std::mt19937 rng(11);
+  for (int n = 0; n < 12; ++n) {  // the weights too, under the same noise
+    const std::size_t i = rng() % w.size();
+    std::vector<double> x = w;
+    x[i] = w[i] + eps;
+    const double fp = shac->actor_loss(x, nullptr).value();
+    x[i] = w[i] - eps;
+    const double fm = shac->actor_loss(x, nullptr).value();
+    ad.push_back(g[i]);
+    fd.push_back((fp - fm) / (2 * eps));
+  }
+  double scale = 0;
+  for (double x : ad) scale = std::max(scale, std::abs(x));
+  FdReport r = compare_gradients(ad, fd, 1e-7 * scale, 1e-4);
+  INFO(r.message << " (largest entry " << scale << ")");
+  CHECK(r.ok);
 }

@@ -194,6 +194,55 @@ TEST_CASE("locomotion: hinge_range limits the hinges a file leaves unlimited (th
   CHECK(m.joint_limit_ke[x] == 0);
 }
 
+// the tasks' SHAC blocks, previous_action and exclude observation terms, alive and effort
+// rewards go through the writer and back; bad SHAC keys are named by their JSON path
+TEST_CASE("locomotion: the four tasks round-trip, bad SHAC keys are named", "[scene][robot][locomotion]") {
+  for (const char* file : {"ant.json", "hopper.json", "half_cheetah.json", "humanoid.json"}) {
+    INFO(file);
+    auto doc = load(file);
+    INFO(doc.status().message());
+    REQUIRE(doc.is_ok());
+    REQUIRE(doc->tasks.size() == 1);
+    const Task& t = doc->tasks[0];
+    CHECK(t.shac.log_std_init == -1.0);
+    CHECK(t.shac.activation == "elu");
+    CHECK(t.shac.critic_iterations == 16);
+    auto again = parse_scene(to_json(*doc), k_scenes + "/again.json");
+    INFO(again.status().message());
+    REQUIRE(again.is_ok());
+    CHECK(*again == *doc);
+  }
+  auto ant = load("ant.json");
+  REQUIRE(ant.is_ok());
+  const Task& t = ant->tasks[0];
+  CHECK(t.shac.envs == 64);
+  CHECK(t.shac.betas == std::array<double, 2>{0.7, 0.95});
+  CHECK(t.shac.critic_hidden == std::vector<int>{64, 64});
+  CHECK(t.policy.observation.back().kind == ObservationKind::previous_action);
+  // a task without the block keeps every default unset
+  CHECK(ShacSpec{} == ShacSpec{});
+  auto with_shac = [&](const std::string& shac) {
+    return parse_scene(R"({"format": "adjoint-scene", "version": 1, "objects": [], "tasks": [{"name": "t",
+      "horizon": 10, "loss": [{"kind": "velocity", "object": "x"}], "shac": )" +
+                           shac + "}]}",
+                       k_scenes + "/bad.json");
+  };
+  struct Bad {
+    const char* shac;
+    const char* path;
+  };
+  for (const Bad& b :
+       {Bad{R"({"betas": [0.7]})", "tasks[0].shac.betas"}, Bad{R"({"activation": "relu"})", "tasks[0].shac.activation"},
+        Bad{R"({"gamma": 1.5})", "tasks[0].shac.gamma"},
+        Bad{R"({"critic_hidden": [0]})", "tasks[0].shac.critic_hidden[0]"},
+        Bad{R"({"windw": 3})", "tasks[0].shac.windw"}}) {
+    auto r = with_shac(b.shac);
+    INFO(b.shac << ": " << r.status().message());
+    REQUIRE(!r.is_ok());
+    CHECK(r.status().message().find(b.path) != std::string::npos);
+  }
+}
+
 TEST_CASE("locomotion: the Hopper and the Humanoid read with the spec's constants and fall without blowing up",
           "[scene][robot][locomotion]") {
   struct Case {
