@@ -160,9 +160,13 @@ int run_optimize(const OptimizeOptions& o) {
     if (serving) {
       serving->iteration(
           {{"iteration", it->iteration}, {"loss", it->loss}, {"grad_norm", it->grad_norm}, {"ms", it->ms}});
-      // the rollout this iteration measured, and the parameters its step made
-      if (serving->snapshot_due(it->iteration) || done + 1 == iterations)
-        serving->snapshot(rollout_snapshot(it->iteration, runner.theta(), runner.frames()));
+      // the rollout this iteration measured with its contacts, the parameters its step made,
+      // and the gradient it measured (arrows, |dL/dx_t|)
+      if (serving->snapshot_due(it->iteration) || done + 1 == iterations) {
+        RunSnapshot shot = rollout_snapshot(it->iteration, runner.theta(), runner.frames(), &cs->model);
+        add_gradient(shot, runner.blocks(), runner.grad(), runner.step_grad_norms());
+        serving->snapshot(std::move(shot));
+      }
     }
   }
   std::signal(SIGINT, previous);

@@ -77,7 +77,7 @@ int run_pods(const OptimizeOptions& o) {
       record["loss"] = s->policy_cost;
       serving->iteration(std::move(record));
       if (serving->snapshot_due(k) || k + 1 == iterations)
-        serving->snapshot(rollout_snapshot(k, pods->weights(), pods->policy_states()));
+        serving->snapshot(rollout_snapshot(k, pods->weights(), pods->policy_states(), &loaded->cs.model));
     }
   }
   auto last = pods->evaluate();

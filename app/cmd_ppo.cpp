@@ -1,8 +1,9 @@
 // `adjoint optimize SCENE --task T --method ppo`: a policy task trained by PPO
 // (engine/optim/ppo.h PpoTrainer, PpoOptions' defaults, in double) on --envs copies from the
 // task's randomized starts, its step size annealed over the run's --iterations; checkpoints
-// as SHAC's (--checkpoint-dir, --resume, --stop-after, Ctrl+C). One process: PPO draws resets,
-// noise and minibatches from one random stream, which ranks would split differently.
+// as SHAC's (--checkpoint-dir, --resume, --stop-after, Ctrl+C), viewers as every method's
+// (--serve). One process: PPO draws resets, noise and minibatches from one random stream,
+// which ranks would split differently.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -15,6 +16,8 @@
 #include "app/cmd_optimize.h"
 #include "app/run_checkpoint.h"
 #include "app/scene_task.h"
+#include "app/serve/publish.h"
+#include "app/serve/run_server.h"
 #include "engine/optim/ppo.h"
 #include "engine/optim/task.h"
 
@@ -24,8 +27,6 @@ int run_ppo(const OptimizeOptions& o) {
   auto fail = [&](const std::string& what) {
     return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), what.c_str()), 1;
   };
-  if (!o.serve.address.empty())
-    return fail("--serve: PPO does not publish its runs (BPTT, SHAC, PODS and receding do)");
   auto loaded = load_scene_task<double>(o.scene_path, o.task);
   if (!loaded) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 1;
   scene::Task task = loaded->task;
@@ -67,35 +68,84 @@ int run_ppo(const OptimizeOptions& o) {
   // the episodes that ended, the evaluation episode's mean frame cost (the mean action)
   std::printf("%6s %12s %9s %12s %12s %12s\n", "iter", "ctrl steps", "wall [s]", "mean reward", "mean return",
               "eval cost");
+  // viewers (--serve): every iteration's record; every --serve-every iterations the evaluation
+  // episode and the first training copies' collection (--serve-worlds) beside it
+  ServeOptions serve = o.serve;
+  serve.checkpoints = ckpt_every > 0;
+  auto server = open_serve(serve, serve_hello(o.scene_path, "ppo",
+                                              {{"task", task.name},
+                                               {"iterations", iterations},
+                                               {"envs", o.shac_envs},
+                                               {"steps_per_env", po.steps_per_env},
+                                               {"seed", task.seed},
+                                               {"worlds", o.serve.worlds}}));
+  if (!server) return 1;
+  RunServer* serving = server->get();
+  std::vector<StateT<double>> eval_states;  // the evaluation episode, frame by frame (published)
+  auto keep_state = [&](int, const optim::PolicyEnvT<double>& env) { eval_states.push_back(env.state(0)); };
   const auto t0 = std::chrono::steady_clock::now();
   InterruptGuard ctrl_c;
   int trained = 0;
-  bool stopped = false;
+  bool stopped = false, viewer_stop = false;
   for (int k = ppo->iteration(); k < iterations && !stopped; ++k) {
+    if (serving && serving->hold([] { return InterruptGuard::requested(); })) {
+      std::printf("stopped by a viewer after %d iterations\n", k);
+      viewer_stop = true;
+      break;
+    }
+    const bool row = k % 10 == 9 || k + 1 == iterations;
+    const bool publishes = serving && (serving->snapshot_due(k) || k + 1 == iterations);
+    ppo->keep_copy_frames(publishes ? o.serve.worlds : 0);
     auto it = ppo->iterate();
     if (!it) return fail("iteration " + std::to_string(k) + ": " + it.status().message());
     ++trained;
-    if (k % 10 == 9 || k + 1 == iterations) {
-      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      auto e = ppo->evaluate();
+    nlohmann::json record{{"iteration", k},
+                          {"loss", -it->mean_reward},  // the method's cost: the mean frame cost
+                          {"mean_reward", it->mean_reward},
+                          {"mean_return", it->mean_return},
+                          {"episodes", it->episodes},
+                          {"policy_loss", it->policy_loss},
+                          {"value_loss", it->value_loss},
+                          {"approx_kl", it->approx_kl},
+                          {"lr", it->lr},
+                          {"sim_steps", it->sim_steps},
+                          {"ms", it->ms}};
+    if (row || publishes) {
+      eval_states.clear();
+      auto e = publishes ? ppo->evaluate(keep_state) : ppo->evaluate();
       if (!e) return fail(e.status().message());
-      const long long steps = it->sim_steps / substeps;
-      std::printf("%6d %12lld %9.1f %12.6g %12.6g %12.6g\n", k, steps, wall, it->mean_reward, it->mean_return, *e);
-      std::fflush(stdout);
-      totals.rows.push_back({{"iteration", k},
-                             {"control_steps", steps},
-                             {"wall_s", wall},
-                             {"mean_reward", it->mean_reward},
-                             {"mean_return", it->mean_return},
-                             {"eval_cost", *e}});
+      record["eval_cost"] = *e;
+      if (row) {
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const long long steps = it->sim_steps / substeps;
+        std::printf("%6d %12lld %9.1f %12.6g %12.6g %12.6g\n", k, steps, wall, it->mean_reward, it->mean_return, *e);
+        std::fflush(stdout);
+        totals.rows.push_back({{"iteration", k},
+                               {"control_steps", steps},
+                               {"wall_s", wall},
+                               {"mean_reward", it->mean_reward},
+                               {"mean_return", it->mean_return},
+                               {"eval_cost", *e}});
+      }
     }
     stopped = InterruptGuard::requested() || (o.stop_after > 0 && trained == o.stop_after);
-    if (ckpt_every > 0 && ((k + 1) % ckpt_every == 0 || k + 1 == iterations || stopped)) {
+    const bool asked = serving && serving->checkpoint_requested();  // a viewer's checkpoint request
+    if (ckpt_every > 0 && ((k + 1) % ckpt_every == 0 || k + 1 == iterations || stopped || asked)) {
       optim::Checkpoint ck;
       ppo->save(ck);
       if (Status s = write_run_checkpoint(ckpt_dir, identity, totals, ck, alone); !s) return fail(s.message());
       std::printf("checkpoint after iteration %d written to %s\n", k, ckpt_dir.c_str());
       std::fflush(stdout);
+      record["checkpoint_window"] = k;  // viewers list the run's checkpoints
+      record["checkpoint_dir"] = ckpt_dir;
+    }
+    if (serving) {
+      serving->iteration(std::move(record));
+      if (publishes) {
+        RunSnapshot shot = rollout_snapshot(k, ppo->parameters(), eval_states, &loaded->cs.model);
+        add_worlds(shot, ppo->copy_frames());
+        serving->snapshot(std::move(shot));
+      }
     }
     if (InterruptGuard::requested()) std::printf("stopped by Ctrl+C after iteration %d\n", k);
   }
@@ -112,7 +162,11 @@ int run_ppo(const OptimizeOptions& o) {
     f << nlohmann::json{{"scene", loaded->doc.name}, {"task", task.name}, {"iterations", totals.rows}}.dump(1) << "\n";
     if (!f) return std::fprintf(stderr, "%s: cannot write the log\n", o.log.c_str()), 1;
   }
-  return InterruptGuard::requested() ? 130 : 0;
+  const bool interrupted = InterruptGuard::requested() || viewer_stop;
+  if (serving)
+    serving->end({{"status", ppo->iteration() < iterations ? "stopped" : "finished"},
+                  {"iterations", ppo->iteration()}});
+  return interrupted ? 130 : 0;
 }
 
 }  // namespace adj::app

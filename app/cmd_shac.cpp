@@ -104,6 +104,7 @@ int run_shac(const OptimizeOptions& o) {
                                                {"windows", windows},
                                                {"envs", o.shac_envs},
                                                {"window", so.window},
+                                               {"worlds", o.serve.worlds},
                                                {"seed", ts.seed},
                                                {"ranks", comm.size()}}));
   if (!server) return 1;
@@ -128,6 +129,9 @@ int run_shac(const OptimizeOptions& o) {
       if (lead) std::printf("stopped by a viewer after %d windows\n", k);
       break;
     }
+    // the windows that publish a snapshot keep the first training copies' frames (--serve-worlds)
+    const bool publishes = serving && (k % 10 == 9 || k + 1 == windows);
+    shac->keep_copy_frames(publishes ? o.serve.worlds : 0);
     auto st = shac->step();
     if (!st) return fail("window " + std::to_string(k) + ": " + st.status().message());
     ++trained;
@@ -136,6 +140,7 @@ int run_shac(const OptimizeOptions& o) {
     totals.ended += st->terminated;
     nlohmann::json record{{"iteration", k},
                           {"loss", st->mean_cost},
+                          {"grad_norm", st->grad_norm},
                           {"sim_steps", st->sim_steps},
                           {"skipped", st->skipped},
                           {"skipped_windows", st->skipped_windows}};
@@ -160,7 +165,11 @@ int run_shac(const OptimizeOptions& o) {
                              {"skipped_windows", st->skipped_windows}});
       record.update(
           {{"eval_cost", double(*e)}, {"eval_return", ret}, {"wall_s", wall}, {"episodes_ended", totals.ended}});
-      if (serving) serving->snapshot(rollout_snapshot(k, shac->weights(), eval_states));
+      if (serving) {  // the evaluation episode, and the training copies' last window beside it
+        RunSnapshot shot = rollout_snapshot(k, shac->weights(), eval_states, &cs->model);
+        add_worlds(shot, shac->copy_frames());
+        serving->snapshot(std::move(shot));
+      }
     }
     const bool interrupted = ctrl_c && InterruptGuard::requested();
     stopped = interrupted || (o.stop_after > 0 && trained == o.stop_after);

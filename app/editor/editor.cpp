@@ -427,6 +427,7 @@ const State& Editor::display_state() {
 }
 
 const Contacts* Editor::display_contacts() {
+  if (attach_replay.active) return attach_display_contacts();  // an attached run sends its rollout's
   // a timeline frame, the optimized end state or a replay: no contacts are kept for them
   const bool optimized = view_settings.show_optimized && snap.has_opt_final_state && opt_fits();
   if (timeline_frame >= 0 || optimized || replay.active || !snap_current()) return nullptr;
@@ -444,7 +445,9 @@ const Array<vec3<float>>* Editor::arrow_field(const State& shown) {
     bool any = false;
     for (const auto& b : snap.blocks) {
       if (b.kind != want || b.width != 3) continue;
-      int t = std::clamp(g == 3 ? std::max(timeline_frame, 0) : 0, 0, b.steps - 1);
+      // per-frame inputs: the scrubbed frame's (an attached replay's: its frame's)
+      const int frame = attach_replay.active ? attach_replay.frame : std::max(timeline_frame, 0);
+      int t = std::clamp(g == 3 ? frame : 0, 0, b.steps - 1);
       for (int e = 0; e < b.elements; ++e) {
         size_t k = size_t(b.offset + (t * b.elements + e) * 3);
         if (k + 2 >= snap.grad.size() || b.index[size_t(e)] >= n) continue;

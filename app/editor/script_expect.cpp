@@ -421,7 +421,27 @@ Status ex_attached_iterations_above(ScriptCall& c) {  // the loss plot's points 
   return got > std::atoi(c.w[2].c_str()) ? Status::ok() : bad(c, std::to_string(got));
 }
 
+// the contacts and the gradient arrows the viewport is given now (particles' and robots';
+// vectors that are not zero): more than N
+Status ex_shown_contacts_above(ScriptCall& c) {
+  if (Status st = c.need(2); !st) return st;
+  const Contacts* pc = c.e.display_contacts();
+  const RigidContactsT<float>* bc = robot_display_contacts(c.e);
+  const int got = (pc ? pc->contact_count() + pc->body_particle.contact_count() : 0) + (bc ? bc->contact_count() : 0);
+  return got > std::atoi(c.w[2].c_str()) ? Status::ok() : bad(c, std::to_string(got));
+}
+Status ex_shown_arrows_above(ScriptCall& c) {
+  if (Status st = c.need(2); !st) return st;
+  const Array<vec3<float>>* f = c.e.arrow_field(c.e.display_state());
+  int got = 0;
+  if (f)
+    for (const auto& v : *f) got += v.x != 0 || v.y != 0 || v.z != 0;
+  return got > std::atoi(c.w[2].c_str()) ? Status::ok() : bad(c, std::to_string(got));
+}
+
 const ScriptCommand k_expect[] = {
+    {"shown-contacts-above", ex_shown_contacts_above},
+    {"shown-arrows-above", ex_shown_arrows_above},
     {"attached", ex_attached},
     {"attach-replaying", ex_attach_replaying},
     {"attached-iterations-above", ex_attached_iterations_above},

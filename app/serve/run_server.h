@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "app/serve/wire.h"
 #include "engine/core/status.h"
 
 namespace adj::app {
@@ -40,17 +41,15 @@ struct ServeOptions {
   bool stoppable = true;     // false: the method cannot stop between iterations (stop is refused)
   bool checkpoints = false;  // the run writes checkpoints: a viewer may ask for one (else refused)
   int snapshot_every = 10;   // a snapshot (parameters, one rollout) every this many iterations
+  int worlds = 4;            // --serve-worlds: policy methods' training copies whose rollouts a snapshot carries
   int queue_snapshots = 2;   // snapshots waiting for the server's thread before the oldest is dropped
   double wait_s = 0;         // --serve-wait: before the first iteration, wait this long for a viewer
 };
 
-// parameters and one rollout, as the run's thread hands them over (encoded on the server's
-// thread, so the run pays a copy, not the encoding)
-struct RunSnapshot {
-  int iteration = 0;
-  std::vector<double> parameters;
-  std::vector<std::vector<float>> particle_q, joint_q;  // per frame: x, y, z per particle; q
-};
+// parameters and one rollout (its contacts, gradient, a few training copies' rollouts), as
+// the run's thread hands them over (app/serve/publish.h); encoded on the server's thread, so
+// the run pays a copy, not the encoding
+using RunSnapshot = wire::Rollout;
 
 struct ServeCounters {
   std::int64_t polls = 0;                // requests answered

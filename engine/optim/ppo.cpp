@@ -144,7 +144,7 @@ double PpoTrainer::value_of(const std::vector<double>& obs) const {
   return out[0];
 }
 
-Result<double> PpoTrainer::evaluate() {
+Result<double> PpoTrainer::evaluate(const std::function<void(int t, const PolicyEnvT<double>& env)>& observe) {
   std::vector<double> obs, mean;
   eval_->reset(0, nullptr);
   double sum = 0;
@@ -155,6 +155,7 @@ Result<double> PpoTrainer::evaluate() {
     if (!cost) return Status::error("PPO evaluation: " + cost.status().message());
     eval_->clear_tape(0);
     sum += cost.value();
+    if (observe) observe(t + 1, *eval_);
   }
   return sum / double(eval_->horizon());
 }
@@ -168,6 +169,7 @@ Status PpoTrainer::collect(PpoIteration& it) {
   std::vector<double> mean, applied(static_cast<std::size_t>(na)), raw(static_cast<std::size_t>(n * no)),
       returns(static_cast<std::size_t>(n));
   double reward_sum = 0, finished = 0;
+  for (std::size_t k = 0; k < copy_frames_.size(); ++k) copy_frames_[k].assign(1, env_->state(int(k)));
   for (int t = 0; t < T; ++t) {
     for (int i = 0; i < n; ++i) {
       Sample& s = batch_[std::size_t(t) * n + i];
@@ -184,6 +186,7 @@ Status PpoTrainer::collect(PpoIteration& it) {
       Result<double> cost = env_->step(i, applied);
       if (!cost) return Status::error("PPO collection: " + cost.status().message());
       env_->clear_tape(i);
+      if (std::size_t(i) < copy_frames_.size()) copy_frames_[std::size_t(i)].push_back(env_->state(i));
       sim_steps_ += substeps_;
       s.reward = -cost.value();
       reward_sum += s.reward;
@@ -238,6 +241,10 @@ void PpoTrainer::advantages() {
       s.ret = adv[t] + s.value;
     }
   }
+}
+
+void PpoTrainer::keep_copy_frames(int copies) {
+  copy_frames_.assign(std::size_t(std::clamp(copies, 0, env_count())), {});
 }
 
 Result<PpoIteration> PpoTrainer::iterate() {
