@@ -71,8 +71,9 @@
 //   detach                  expect attached BOOL   expect attach-replaying BOOL
 //   expect attached-iterations-above N (the loss plot's points)   expect ghosts-above N
 //   attach-replay-frame N   (the replay held at frame N)
-//   expect shown-contacts-above N   expect shown-arrows-above N (what the viewport is given to
-//                            draw now: contacts, non-zero gradient or velocity arrows)
+//   expect shown-contacts N   expect shown-contacts-above N   expect shown-arrows-above N (what
+//                            the viewport is given to draw now: contacts, non-zero gradient or
+//                            velocity arrows)   expect step-grad-norms N (the |dL/dx_t| plot's points)
 //   try COMMAND ... (the command may be refused: its error is printed, the script goes on)
 // The commands are tables by panel (script_commands.h).
 // ${NAME} expands environment variables. # starts a comment.

@@ -75,8 +75,12 @@ RunSnapshot rollout_snapshot(int iteration, const std::vector<S>& theta, const s
     if (bodies && s.joint_q.size() == model->joint_q.size() && rigid_contacts(model->rigid, s, control, rc))
       out.body_contacts.push_back(publish_detail::frame_contacts(rc));
   }
-  if (out.contacts.size() != frames.size()) out.contacts.clear();  // the frames are not of this model
-  if (out.body_contacts.size() != frames.size()) out.body_contacts.clear();
+  // none when the frames are not of this model, or no frame has a contact of that kind
+  auto none = [&](const std::vector<wire::FrameContacts>& c) {
+    return c.size() != frames.size() || std::all_of(c.begin(), c.end(), [](const auto& x) { return x.count() == 0; });
+  };
+  if (none(out.contacts)) out.contacts.clear();
+  if (none(out.body_contacts)) out.body_contacts.clear();
   return out;
 }
 

@@ -101,7 +101,7 @@ Status decode_contacts(const json& j, const std::string& at, FrameContacts* c) {
 Status decode_frames(const json& frames, const std::string& at, WorldFrames* w, std::vector<FrameContacts>* contacts,
                      std::vector<FrameContacts>* body_contacts) {
   if (!frames.is_array()) return Status::error(at + " is not an array");
-  bool any_contacts = false;
+  bool any_contacts = false, any_body_contacts = false;
   for (std::size_t f = 0; f < frames.size(); ++f) {
     const json& fr = frames[f];
     const std::string here = at + "[" + std::to_string(f) + "]";
@@ -122,14 +122,12 @@ Status decode_frames(const json& frames, const std::string& at, WorldFrames* w, 
       FrameContacts& c = out->emplace_back();
       if (auto it = fr.find(key); it != fr.end()) {
         if (Status st = decode_contacts(*it, here + "." + key, &c); !st) return st;
-        any_contacts = true;
+        (out == contacts ? any_contacts : any_body_contacts) = true;
       }
     }
   }
-  if (!any_contacts) {
-    if (contacts) contacts->clear();
-    if (body_contacts) body_contacts->clear();
-  }
+  if (contacts && !any_contacts) contacts->clear();
+  if (body_contacts && !any_body_contacts) body_contacts->clear();
   return {};
 }
 
