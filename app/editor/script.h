@@ -9,7 +9,7 @@
 //   play N                  optimize N [TASK]         check-grad [TASK]
 //   toggle OVERLAY          (contacts velocity springs wireframe grid shadows particles ghosts
 //                            optimized, or a panel: outliner inspector simulation
-//                            optimization visualization stats messages)
+//                            optimization visualization stats messages, the attach window)
 //   undo   redo   duplicate   delete   save [PATH]   screenshot PATH   wait N   quit
 //   autosave   restore   discard-recovery       (the recovery file, editor.h)
 //   scrub N (timeline frame, -1 = newest)     click-message TEXT (as clicking it)
