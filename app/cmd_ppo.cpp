@@ -164,8 +164,8 @@ int run_ppo(const OptimizeOptions& o) {
   }
   const bool interrupted = InterruptGuard::requested() || viewer_stop;
   if (serving)
-    serving->end({{"status", ppo->iteration() < iterations ? "stopped" : "finished"},
-                  {"iterations", ppo->iteration()}});
+    serving->end(
+        {{"status", ppo->iteration() < iterations ? "stopped" : "finished"}, {"iterations", ppo->iteration()}});
   return interrupted ? 130 : 0;
 }
 

@@ -53,8 +53,7 @@ void print_snapshot(const wire::Rollout& s, std::size_t bytes) {
   if (!s.contacts.empty()) std::printf(", %lld particle contacts", contacts);
   if (!s.body_contacts.empty()) std::printf(", %lld body contacts", body_contacts);
   if (!s.gradient_blocks.empty()) std::printf(", gradient of %zu entries", s.gradient.size());
-  if (!s.worlds.empty())
-    std::printf(", %zu worlds of %zu frames", s.worlds.size(), s.worlds[0].particle_q.size());
+  if (!s.worlds.empty()) std::printf(", %zu worlds of %zu frames", s.worlds.size(), s.worlds[0].particle_q.size());
   std::printf(" (%.0f kB)\n", double(bytes) / 1e3);
 }
 

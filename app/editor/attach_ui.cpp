@@ -55,7 +55,8 @@ static bool rollout_state(const std::vector<std::vector<float>>& particle_q,
   const std::vector<float>& pq = particle_q[size_t(f)];
   const std::vector<float>& jq = joint_q[size_t(f)];
   if (pq.size() != size_t(3 * n) || jq.size() != size_t(s.q_count())) return false;
-  for (int i = 0; i < n; ++i) s.particle_q[size_t(i)] = {pq[size_t(3 * i)], pq[size_t(3 * i + 1)], pq[size_t(3 * i + 2)]};
+  for (int i = 0; i < n; ++i)
+    s.particle_q[size_t(i)] = {pq[size_t(3 * i)], pq[size_t(3 * i + 1)], pq[size_t(3 * i + 2)]};
   std::copy(jq.begin(), jq.end(), s.joint_q.begin());
   return true;
 }
@@ -273,8 +274,9 @@ void Editor::draw_attach_window() {
     // the gradient (its arrows), the first training copies' last window, drawn beside it
     const Contacts* c = attach_display_contacts();
     const RigidContactsT<float>* bc = attach_display_body_contacts();
-    ImGui::TextDisabled("contacts in this frame: %d; gradient entries: %zu", (c ? c->contact_count() : 0) +
-                        (bc ? bc->contact_count() : 0), attach_replay.rollout.gradient.size());
+    ImGui::TextDisabled("contacts in this frame: %d; gradient entries: %zu",
+                        (c ? c->contact_count() : 0) + (bc ? bc->contact_count() : 0),
+                        attach_replay.rollout.gradient.size());
     if (!attach_replay.rollout.worlds.empty())
       ImGui::TextWrapped("beside it: training copies 0..%zu, their last %zu frames, looped",
                          attach_replay.rollout.worlds.size() - 1, attach_replay.rollout.worlds[0].particle_q.size());

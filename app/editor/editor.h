@@ -377,8 +377,8 @@ class Editor {
   int selected_ = -1;
   State scrub_state_;
   int scrub_loaded_ = -1;
-  bool attach_scene_loaded_ = false;    // the attached run's scene is the document
-  State attach_state_;  // the attached run's replayed frame
+  bool attach_scene_loaded_ = false;  // the attached run's scene is the document
+  State attach_state_;                // the attached run's replayed frame
   Contacts attach_contacts_;
   RigidContactsT<float> attach_body_contacts_;
   std::vector<State> attach_worlds_;   // the replayed training copies' frames (snap.world_states)

@@ -229,7 +229,8 @@ class ZmqRunServer final : public RunServer {
     auto all = [](const auto& v) { return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); }); };
     auto frames = [&](const std::vector<std::vector<float>>& f) { return std::all_of(f.begin(), f.end(), all); };
     auto contacts = [&](const std::vector<wire::FrameContacts>& c) {
-      return std::all_of(c.begin(), c.end(), [&](const auto& x) { return all(x.point) && all(x.normal) && all(x.force); });
+      return std::all_of(c.begin(), c.end(),
+                         [&](const auto& x) { return all(x.point) && all(x.normal) && all(x.force); });
     };
     return all(s.parameters) && frames(s.particle_q) && frames(s.joint_q) && contacts(s.contacts) &&
            contacts(s.body_contacts) && all(s.step_grad_norms) && all(s.gradient) &&

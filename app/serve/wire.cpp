@@ -389,7 +389,8 @@ void put_frames(std::string& s, const std::vector<std::vector<float>>& pq, const
 }  // namespace
 
 std::string encode_snapshot(std::int64_t id, const Rollout& r) {
-  std::string s = "{\"id\":" + std::to_string(id) + ",\"iteration\":" + std::to_string(r.iteration) + ",\"parameters\":";
+  std::string s =
+      "{\"id\":" + std::to_string(id) + ",\"iteration\":" + std::to_string(r.iteration) + ",\"parameters\":";
   put_array(s, r.parameters);
   s += ",\"frames\":";
   put_frames(s, r.particle_q, r.joint_q, &r.contacts, &r.body_contacts);

@@ -39,7 +39,7 @@
 namespace adj::app::wire {
 
 inline constexpr std::size_t k_max_request_bytes = 64 * 1024;
-inline constexpr int k_max_depth = 32;  // deeper nesting is refused before it is parsed
+inline constexpr int k_max_depth = 32;            // deeper nesting is refused before it is parsed
 inline constexpr int k_max_frame_contacts = 256;  // per frame and kind: more are thinned before sending
 inline constexpr int k_max_worlds = 16;           // training copies' rollouts in a snapshot (--serve-worlds)
 
@@ -74,7 +74,7 @@ struct ArrowBlock {
 // frames of one world: positions of the particles (x, y, z flat) and the generalized
 // positions of the joints, per frame
 struct WorldFrames {
-  int copy = 0;  // the training copy (worlds of a snapshot)
+  int copy = 0;                                         // the training copy (worlds of a snapshot)
   std::vector<std::vector<float>> particle_q, joint_q;  // (frames) x (3 particle_count | q_count)
 };
 

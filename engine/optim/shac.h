@@ -263,11 +263,11 @@ class BatchShacTrainerT {
   Adam actor_opt_, critic_opt_;
   RunningStats stats_;
   std::vector<S> norm_mean_, norm_inv_std_;
-  std::vector<Copy> copies_;           // every rank's copies, in copy order
-  dist::Block mine_;                   // the copies this rank steps (env_ index = copy - mine_.begin)
-  std::vector<std::mt19937_64> rngs_;  // per copy: resets and noise (this rank's copies advance)
+  std::vector<Copy> copies_;                         // every rank's copies, in copy order
+  dist::Block mine_;                                 // the copies this rank steps (env_ index = copy - mine_.begin)
+  std::vector<std::mt19937_64> rngs_;                // per copy: resets and noise (this rank's copies advance)
   std::vector<std::vector<StateT<S>>> copy_frames_;  // keep_copy_frames
-  std::mt19937_64 rng_;                // critic minibatches
+  std::mt19937_64 rng_;                              // critic minibatches
   S value_scale_ = S(100);
   long long sim_steps_ = 0;
   int iteration_ = 0, skipped_ = 0;
