@@ -14,7 +14,8 @@
 #            run's weights are the same bits as without a viewer
 #   ppo      PPO publishes: every iteration and the end reach the watcher, snapshots every
 #            --serve-every with the training copies' collections; the same bits as without
-#            a viewer; a viewer's stop ends it (SCENE's folder holds robot_cartpole.json)
+#            a viewer; a viewer's checkpoint request is written, its stop ends the run (SCENE's
+#            folder holds robot_cartpole.json)
 adjoint=$1 probe=$2 scene=$3 out=$4/serve_$5 mode=$5
 rm -rf "$out" && mkdir -p "$out"
 fail() { echo "serve.sh ($mode): $*"; for f in "$out"/*.txt; do echo "--- $f"; cat "$f"; done; exit 1; }
@@ -208,11 +209,15 @@ a, b = (json.load(open(f)) for f in sys.argv[1:])
 for r in a["iterations"] + b["iterations"]: r.pop("wall_s", None)
 sys.exit(a != b)' "$out/served.json" "$out/plain.json" || fail "the logs differ"
   }
-  # a viewer's stop
+  # a viewer's checkpoint request (written after the iteration under way), then its stop
   port=$(free_port)
-  ppo --iterations 100000 --serve "$port" --serve-control >"$out/stop_run.txt" 2>&1 &
+  ppo --iterations 100000 --serve "$port" --serve-control --checkpoint-dir "$out/ck" --checkpoint-every 100000 \
+    >"$out/stop_run.txt" 2>&1 &
   run=$!
   wait_for "$out/stop_run.txt" "^ +9 "
+  "$adjoint" watch "127.0.0.1:$port" --send checkpoint >"$out/ask.txt" 2>&1 || fail "checkpoint not accepted"
+  wait_for "$out/stop_run.txt" "^checkpoint after iteration [0-9]+ written"
+  [ -f "$out/ck/checkpoint.adjck" ] || fail "no checkpoint file"
   "$adjoint" watch "127.0.0.1:$port" --send stop >"$out/stop.txt" 2>&1 || fail "stop not accepted"
   wait "$run"
   [ $? -eq 130 ] || fail "a stopped PPO run exits 130"
