@@ -104,8 +104,6 @@ void Editor::update_attachment() {
     const int frames = int(attach_replay.rollout.particle_q.size());
     attach_replay.frame = frames > 0 ? (attach_replay.frame + 1) % frames : 0;
   }
-  // the run's results belong to the scene it sent (the document until it is edited)
-  if (attach_scene_loaded_) snap.opt_generation = attach_revision_;
   attach_gradient();
   attach_worlds();
 }

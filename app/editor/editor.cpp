@@ -334,7 +334,8 @@ std::string Editor::overlay_hint() const {
     const K want = gradient_kind(g);
     const char* name = g == 1 ? "dL/dx0" : g == 2 ? "dL/dv0" : "dL/du";
     const bool has = std::any_of(snap.blocks.begin(), snap.blocks.end(), [&](const auto& b) { return b.kind == want; });
-    if (snap.grad.empty() || !opt_fits()) return std::string("gradient arrows: run an optimization to see ") + name;
+    if (snap.grad.empty() || !(opt_fits() || attach_fits()))
+      return std::string("gradient arrows: run an optimization to see ") + name;
     if (!has)
       return std::string("gradient arrows: the task does not optimize ") + scene::to_string(want) + " (" + name + ")";
   }
@@ -438,7 +439,7 @@ const Array<vec3<float>>* Editor::arrow_field(const State& shown) {
   const int n = shown.particle_count();
   const Array<vec3<float>>* f = nullptr;
   const int g = view_settings.gradient;
-  if (g > 0 && !snap.grad.empty() && opt_fits()) {
+  if (g > 0 && !snap.grad.empty() && (opt_fits() || attach_fits())) {
     using K = scene::ParamKind;
     const K want = gradient_kind(g);
     field_.assign(size_t(n), vec3<float>());

@@ -339,6 +339,10 @@ class Editor {
   // the scene's objects, particles or bodies are not those the optimization ran on (its
   // ghosts are not drawn)
   bool opt_objects_differ() const { return opt_objects_differ_; }
+  // the attached run's results (its gradient) belong to the scene it sent: the document until it is edited
+  bool attach_fits() const {
+    return attachment.attached() && attach_scene_loaded_ && doc.revision() == attach_revision_;
+  }
 
  private:
   void after_load(const std::string& path);
