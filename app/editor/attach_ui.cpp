@@ -156,7 +156,8 @@ void Editor::attach_worlds() {
   }
   if (attach_worlds_.size() != worlds.size()) world_fit_pending = true;  // the camera takes them in
   if (attach_worlds_.size() != worlds.size() ||
-      (!attach_worlds_.empty() && attach_worlds_[0].particle_count() != compiled_->model.particle_count()))
+      (!attach_worlds_.empty() && (attach_worlds_[0].particle_count() != compiled_->model.particle_count() ||
+                                   attach_worlds_[0].joint_q.size() != compiled_->model.joint_q.size())))
     attach_worlds_.assign(worlds.size(), compiled_->model.make_state());
   snap.world_states.clear();
   for (size_t k = 0; k < worlds.size(); ++k) {
@@ -180,8 +181,10 @@ bool Editor::start_attach_replay() {
 
 const State* Editor::attach_display_state() {
   if (!attach_replay.active || !compiled_) return nullptr;
-  if (attach_state_.particle_count() != compiled_->model.particle_count() || attach_replay.frame == 0)
-    attach_state_ = compiled_->model.make_state();  // the scene's sizes (it may have changed)
+  // the scene's sizes (it may have changed; a robot's scene has joints and no particles)
+  if (attach_state_.particle_count() != compiled_->model.particle_count() ||
+      attach_state_.joint_q.size() != compiled_->model.joint_q.size() || attach_replay.frame == 0)
+    attach_state_ = compiled_->model.make_state();
   return rollout_state(attach_replay.rollout, attach_replay.frame, attach_state_) ? &attach_state_ : nullptr;
 }
 

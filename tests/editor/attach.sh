@@ -4,6 +4,7 @@
 # newest rollout and detaches; the run then finishes on its own (exit 0, every iteration). The
 # script's name picks the run:
 #   attach_worlds   SHAC on the cartpole, 20 windows, 6 copies; snapshots carry copies 0..2
+#   attach_robot    BPTT on the walker robot, 20 iterations, a snapshot every 5
 #   (any other)     BPTT on the default scene, 40 iterations, a snapshot every 5
 adjoint=$1 script=$2 out=$3
 shift 3
@@ -14,6 +15,10 @@ case $(basename "$script" .txt) in
 attach_worlds)
   "$adjoint" optimize "$ADJ_ASSETS/scenes/robot_cartpole.json" --task "swing up (policy)" --method shac \
     --iterations 20 --envs 6 --seed 3 --threads 1 --serve "$port" --serve-worlds 3 --serve-wait 300 >"$log" 2>&1 &
+  last="^ +19 " ;;
+attach_robot)
+  "$adjoint" optimize "$ADJ_ASSETS/scenes/robot_walker.json" --iterations 20 --serve "$port" --serve-every 5 \
+    --serve-wait 300 >"$log" 2>&1 &
   last="^ +19 " ;;
 *)
   "$adjoint" optimize "$ADJ_ASSETS/scenes/default.json" --iterations 40 --serve "$port" --serve-every 5 \
