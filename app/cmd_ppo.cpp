@@ -23,6 +23,25 @@
 
 namespace adj::app {
 
+namespace {
+
+// what a viewer gets of an iteration (--serve)
+nlohmann::json iteration_record(int k, const optim::PpoIteration& it) {
+  return {{"iteration", k},
+          {"loss", -it.mean_reward},  // the method's cost: the mean frame cost
+          {"mean_reward", it.mean_reward},
+          {"mean_return", it.mean_return},
+          {"episodes", it.episodes},
+          {"policy_loss", it.policy_loss},
+          {"value_loss", it.value_loss},
+          {"approx_kl", it.approx_kl},
+          {"lr", it.lr},
+          {"sim_steps", it.sim_steps},
+          {"ms", it.ms}};
+}
+
+}  // namespace
+
 int run_ppo(const OptimizeOptions& o) {
   auto fail = [&](const std::string& what) {
     return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), what.c_str()), 1;
@@ -99,17 +118,7 @@ int run_ppo(const OptimizeOptions& o) {
     auto it = ppo->iterate();
     if (!it) return fail("iteration " + std::to_string(k) + ": " + it.status().message());
     ++trained;
-    nlohmann::json record{{"iteration", k},
-                          {"loss", -it->mean_reward},  // the method's cost: the mean frame cost
-                          {"mean_reward", it->mean_reward},
-                          {"mean_return", it->mean_return},
-                          {"episodes", it->episodes},
-                          {"policy_loss", it->policy_loss},
-                          {"value_loss", it->value_loss},
-                          {"approx_kl", it->approx_kl},
-                          {"lr", it->lr},
-                          {"sim_steps", it->sim_steps},
-                          {"ms", it->ms}};
+    nlohmann::json record = iteration_record(k, *it);
     if (row || publishes) {
       eval_states.clear();
       auto e = publishes ? ppo->evaluate(keep_state) : ppo->evaluate();
