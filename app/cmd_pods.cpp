@@ -20,6 +20,10 @@
 namespace adj::app {
 
 int run_pods(const OptimizeOptions& o) {
+  // under mpirun the ranks share the episodes (PodsOptions::comm); rank 0 prints and serves
+  dist::LocalCommunicator alone;
+  dist::Communicator& comm = o.comm ? *o.comm : alone;
+  const bool lead = comm.rank() == 0;
   auto loaded = load_scene_task<double>(o.scene_path, o.task);
   if (!loaded) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 1;
   scene::Task task = loaded->task;
@@ -31,29 +35,46 @@ int run_pods(const OptimizeOptions& o) {
   po.order = o.pods_order;
   po.batch = o.shac_envs;
   po.thread_count = std::max(o.threads, 0);
+  po.comm = &comm;
+  po.fingerprint_every = o.fingerprint_every;
   // starts: random joint angles and rates around the task's start, as its policy spec says
   // (worlds without joints: the task's start)
   auto pods = optim::PodsTrainerT<double>::create(**made, po, optim::training_starts(task));
   if (!pods) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), pods.status().message().c_str()), 1;
-  std::printf("%s / %s: PODS-%d, %d episodes per iteration, %d iterations, seed %llu\n", loaded->doc.name.c_str(),
-              task.name.c_str(), po.order, po.batch, iterations, static_cast<unsigned long long>(task.seed));
-  std::printf("%5s %12s %12s %10s %12s %12s %12s %8s\n", "iter", "policy cost", "improved", "step rms", "regression",
-              "eval cost", "sim steps", "H v");
+  if (lead && comm.size() > 1)
+    std::printf("%d MPI ranks share the copies (the episodes; rank 0 prints)\n", comm.size());
+  if (lead)
+    std::printf("%s / %s: PODS-%d, %d episodes per iteration, %d iterations, seed %llu\n", loaded->doc.name.c_str(),
+                task.name.c_str(), po.order, po.batch, iterations, static_cast<unsigned long long>(task.seed));
+  if (lead)
+    std::printf("%5s %12s %12s %10s %12s %12s %12s %8s\n", "iter", "policy cost", "improved", "step rms", "regression",
+                "eval cost", "sim steps", "H v");
   nlohmann::json log = nlohmann::json::array();
   auto first = pods->evaluate();
   if (!first) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), first.status().message().c_str()), 1;
-  auto server = open_serve(o.serve, serve_hello(o.scene_path, "pods",
-                                                {{"task", task.name},
-                                                 {"iterations", iterations},
-                                                 {"order", po.order},
-                                                 {"episodes", po.batch},
-                                                 {"seed", task.seed}}));
+  ServeOptions serve = o.serve;
+  if (!lead) serve.address.clear();
+  auto server = open_serve(serve, serve_hello(o.scene_path, "pods",
+                                              {{"task", task.name},
+                                               {"iterations", iterations},
+                                               {"order", po.order},
+                                               {"episodes", po.batch},
+                                               {"seed", task.seed}}));
   if (!server) return 1;
   RunServer* serving = server->get();
   int k = 0;
+  // rank 0's answer to "does a viewer want to stop?", the same on every rank
+  auto agreed = [&](bool mine) -> Result<bool> {
+    if (o.serve.address.empty() || comm.size() == 1) return mine;
+    dist::Bytes flag{std::uint8_t(mine ? 1 : 0)};
+    if (Status st = comm.broadcast(flag, 0); !st) return st;
+    return !flag.empty() && flag[0] != 0;
+  };
   for (; k < iterations; ++k) {
-    if (serving && serving->hold()) {
-      std::printf("stopped by a viewer after %d iterations\n", k);
+    auto stop = agreed(serving && serving->hold());
+    if (!stop) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), stop.status().message().c_str()), 1;
+    if (*stop) {
+      if (lead) std::printf("stopped by a viewer after %d iterations\n", k);
       break;
     }
     auto s = pods->step();
@@ -61,8 +82,9 @@ int run_pods(const OptimizeOptions& o) {
       return std::fprintf(stderr, "%s: iteration %d: %s\n", o.scene_path.c_str(), k, s.status().message().c_str()), 1;
     auto e = pods->evaluate();
     if (!e) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), e.status().message().c_str()), 1;
-    std::printf("%5d %12.6g %12.6g %10.4g %12.4g %12.6g %12lld %8lld\n", k, s->policy_cost, s->improved_cost,
-                s->step_rms, s->regression_loss, *e, s->sim_steps, s->hvps);
+    if (lead)
+      std::printf("%5d %12.6g %12.6g %10.4g %12.4g %12.6g %12lld %8lld\n", k, s->policy_cost, s->improved_cost,
+                  s->step_rms, s->regression_loss, *e, s->sim_steps, s->hvps);
     std::fflush(stdout);
     log.push_back({{"iteration", k},
                    {"policy_cost", s->policy_cost},
@@ -82,10 +104,13 @@ int run_pods(const OptimizeOptions& o) {
   }
   auto last = pods->evaluate();
   if (!last) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), last.status().message().c_str()), 1;
-  std::printf("the policy's mean frame cost: %.6g -> %.6g\n", *first, *last);
+  if (lead) {
+    std::printf("final weights fingerprint %016llx\n", static_cast<unsigned long long>(pods->fingerprint()));
+    std::printf("the policy's mean frame cost: %.6g -> %.6g\n", *first, *last);
+  }
   if (serving)
     serving->end({{"status", k < iterations ? "stopped" : "finished"}, {"iterations", k}, {"final_cost", *last}});
-  if (!o.log.empty()) {
+  if (!o.log.empty() && lead) {
     std::ofstream f(o.log);
     f << nlohmann::json{{"scene", loaded->doc.name}, {"task", task.name}, {"order", po.order}, {"iterations", log}}
              .dump(1)

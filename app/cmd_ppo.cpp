@@ -2,12 +2,13 @@
 // (engine/optim/ppo.h PpoTrainer, PpoOptions' defaults, in double) on --envs copies from the
 // task's randomized starts, its step size annealed over the run's --iterations; checkpoints
 // as SHAC's (--checkpoint-dir, --resume, --stop-after, Ctrl+C), viewers as every method's
-// (--serve). One process: PPO draws resets, noise and minibatches from one random stream,
-// which ranks would split differently.
+// (--serve). Under mpirun the ranks share the copies (PpoOptions::comm) and end with the same
+// bits as one process; rank 0 prints, evaluates, serves and writes the checkpoints.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -40,12 +41,27 @@ nlohmann::json iteration_record(int k, const optim::PpoIteration& it) {
           {"ms", it.ms}};
 }
 
+// a printed row (the log's too): control steps so far, wall time, the iteration's mean reward
+// per frame, the mean return of the episodes that ended, the evaluation's mean frame cost
+void print_row(int k, long long steps, double wall, const optim::PpoIteration& it, double eval, RunTotals& totals) {
+  std::printf("%6d %12lld %9.1f %12.6g %12.6g %12.6g\n", k, steps, wall, it.mean_reward, it.mean_return, eval);
+  std::fflush(stdout);
+  totals.rows.push_back({{"iteration", k},
+                         {"control_steps", steps},
+                         {"wall_s", wall},
+                         {"mean_reward", it.mean_reward},
+                         {"mean_return", it.mean_return},
+                         {"eval_cost", eval}});
+}
+
 }  // namespace
 
 int run_ppo(const OptimizeOptions& o) {
-  auto fail = [&](const std::string& what) {
-    return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), what.c_str()), 1;
-  };
+  dist::LocalCommunicator alone;
+  dist::Communicator& comm = o.comm ? *o.comm : alone;
+  const bool lead = comm.rank() == 0;
+  const std::string who = comm.size() > 1 ? o.scene_path + " (rank " + std::to_string(comm.rank()) + ")" : o.scene_path;
+  auto fail = [&](const std::string& what) { return std::fprintf(stderr, "%s: %s\n", who.c_str(), what.c_str()), 1; };
   auto loaded = load_scene_task<double>(o.scene_path, o.task);
   if (!loaded) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 1;
   scene::Task task = loaded->task;
@@ -55,6 +71,8 @@ int run_ppo(const OptimizeOptions& o) {
   if (!made) return fail(made.status().message());
   optim::PpoOptions po;
   po.seed = task.seed;
+  po.comm = &comm;
+  po.fingerprint_every = o.fingerprint_every;
   const optim::PolicyEnvOptions copies = optim::training_starts(task, o.shac_envs);
   const int substeps = std::max(loaded->cs.substeps, 1);
   po.lr_anneal_steps = (long long)iterations * o.shac_envs * po.steps_per_env * substeps;
@@ -68,83 +86,92 @@ int run_ppo(const OptimizeOptions& o) {
                                    {"task", task.name},
                                    {"iterations", iterations},
                                    {"seed", task.seed}};
-  dist::LocalCommunicator alone;
   RunTotals totals;
   if (!o.resume.empty()) {
-    auto ck = read_run_checkpoint(o.resume, identity, alone, totals);
+    auto ck = read_run_checkpoint(o.resume, identity, comm, totals);
     if (!ck) return fail(ck.status().message());
     if (Status st = ppo->load(*ck); !st) return fail(st.message());
-  } else {
+  } else if (lead) {
     auto first = ppo->evaluate();
     if (!first) return fail(first.status().message());
     totals.first = *first;
   }
-  std::printf("%s / %s: PPO, %d copies, %d frames per copy per iteration, %d iterations, seed %llu\n",
-              loaded->doc.name.c_str(), task.name.c_str(), o.shac_envs, po.steps_per_env, iterations,
-              static_cast<unsigned long long>(task.seed));
-  if (!o.resume.empty()) std::printf("resumed from %s at iteration %d\n", o.resume.c_str(), ppo->iteration());
+  if (comm.rank() == o.perturb_rank) {  // tests: a replica that computed other bits
+    std::vector<double> w = ppo->parameters();
+    w[0] += 0.01;
+    ppo->set_parameters(std::move(w));
+  }
+  // rank 0 prints
+  if (lead && comm.size() > 1) std::printf("%d MPI ranks share the copies (rank 0 prints)\n", comm.size());
+  if (lead)
+    std::printf("%s / %s: PPO, %d copies, %d frames per copy per iteration, %d iterations, seed %llu\n",
+                loaded->doc.name.c_str(), task.name.c_str(), o.shac_envs, po.steps_per_env, iterations,
+                static_cast<unsigned long long>(task.seed));
+  if (lead && !o.resume.empty()) std::printf("resumed from %s at iteration %d\n", o.resume.c_str(), ppo->iteration());
   // per row: control steps so far, the iteration's mean reward per frame, the mean return of
   // the episodes that ended, the evaluation episode's mean frame cost (the mean action)
-  std::printf("%6s %12s %9s %12s %12s %12s\n", "iter", "ctrl steps", "wall [s]", "mean reward", "mean return",
-              "eval cost");
+  if (lead)
+    std::printf("%6s %12s %9s %12s %12s %12s\n", "iter", "ctrl steps", "wall [s]", "mean reward", "mean return",
+                "eval cost");
   // viewers (--serve): every iteration's record; every --serve-every iterations the evaluation
-  // episode and the first training copies' collection (--serve-worlds) beside it
+  // episode and the first training copies' collection (--serve-worlds) beside it. Under mpirun
+  // rank 0 serves, and what a viewer asks of it (stop, a checkpoint) reaches every rank
+  const bool served = !o.serve.address.empty();
   ServeOptions serve = o.serve;
   serve.checkpoints = ckpt_every > 0;
+  if (!lead) serve.address.clear();
   auto server = open_serve(serve, serve_hello(o.scene_path, "ppo",
                                               {{"task", task.name},
                                                {"iterations", iterations},
                                                {"envs", o.shac_envs},
                                                {"steps_per_env", po.steps_per_env},
                                                {"seed", task.seed},
-                                               {"worlds", o.serve.worlds}}));
+                                               {"worlds", o.serve.worlds},
+                                               {"ranks", comm.size()}}));
   if (!server) return 1;
   RunServer* serving = server->get();
+  auto agreed = [&](bool mine) { return agreed_by_ranks(comm, served, mine); };
   std::vector<StateT<double>> eval_states;  // the evaluation episode, frame by frame (published)
   auto keep_state = [&](int, const optim::PolicyEnvT<double>& env) { eval_states.push_back(env.state(0)); };
   const auto t0 = std::chrono::steady_clock::now();
-  InterruptGuard ctrl_c;
+  std::optional<InterruptGuard> ctrl_c;
+  if (comm.size() == 1) ctrl_c.emplace();  // under mpirun, Ctrl+C ends the job (OpenMPI): the last checkpoint stays
   int trained = 0;
   bool stopped = false, viewer_stop = false;
   for (int k = ppo->iteration(); k < iterations && !stopped; ++k) {
-    if (serving && serving->hold([] { return InterruptGuard::requested(); })) {
-      std::printf("stopped by a viewer after %d iterations\n", k);
-      viewer_stop = true;
+    auto stop = agreed(serving && serving->hold([&] { return ctrl_c && InterruptGuard::requested(); }));
+    if (!stop) return fail(stop.status().message());
+    if ((viewer_stop = *stop)) {
+      if (lead) std::printf("stopped by a viewer after %d iterations\n", k);
       break;
     }
-    const bool row = k % 10 == 9 || k + 1 == iterations;
+    const bool row = lead && (k % 10 == 9 || k + 1 == iterations);
     const bool publishes = serving && (serving->snapshot_due(k) || k + 1 == iterations);
     ppo->keep_copy_frames(publishes ? o.serve.worlds : 0);
     auto it = ppo->iterate();
     if (!it) return fail("iteration " + std::to_string(k) + ": " + it.status().message());
     ++trained;
+    if (comm.rank() == o.kill_rank) std::raise(SIGKILL);  // tests: a rank that dies
     nlohmann::json record = iteration_record(k, *it);
     if (row || publishes) {
       eval_states.clear();
       auto e = publishes ? ppo->evaluate(keep_state) : ppo->evaluate();
       if (!e) return fail(e.status().message());
       record["eval_cost"] = *e;
-      if (row) {
-        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const long long steps = it->sim_steps / substeps;
-        std::printf("%6d %12lld %9.1f %12.6g %12.6g %12.6g\n", k, steps, wall, it->mean_reward, it->mean_return, *e);
-        std::fflush(stdout);
-        totals.rows.push_back({{"iteration", k},
-                               {"control_steps", steps},
-                               {"wall_s", wall},
-                               {"mean_reward", it->mean_reward},
-                               {"mean_return", it->mean_return},
-                               {"eval_cost", *e}});
-      }
+      if (row)
+        print_row(k, it->sim_steps / substeps,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), *it, *e, totals);
     }
-    stopped = InterruptGuard::requested() || (o.stop_after > 0 && trained == o.stop_after);
-    const bool asked = serving && serving->checkpoint_requested();  // a viewer's checkpoint request
-    if (ckpt_every > 0 && ((k + 1) % ckpt_every == 0 || k + 1 == iterations || stopped || asked)) {
+    const bool interrupted = ctrl_c && InterruptGuard::requested();
+    stopped = interrupted || (o.stop_after > 0 && trained == o.stop_after);
+    auto asked = agreed(serving && serving->checkpoint_requested());  // a viewer's checkpoint request
+    if (!asked) return fail(asked.status().message());
+    if (ckpt_every > 0 && ((k + 1) % ckpt_every == 0 || k + 1 == iterations || stopped || *asked)) {
       optim::Checkpoint ck;
-      ppo->save(ck);
-      if (Status s = write_run_checkpoint(ckpt_dir, identity, totals, ck, alone); !s) return fail(s.message());
-      std::printf("checkpoint after iteration %d written to %s\n", k, ckpt_dir.c_str());
-      std::fflush(stdout);
+      Status s = ppo->save(ck);  // collective: every rank's copies
+      if (s) s = write_run_checkpoint(ckpt_dir, identity, totals, ck, comm);
+      if (!s) return fail(s.message());
+      if (lead) std::printf("checkpoint after iteration %d written to %s\n", k, ckpt_dir.c_str()), std::fflush(stdout);
       record["checkpoint_window"] = k;  // viewers list the run's checkpoints
       record["checkpoint_dir"] = ckpt_dir;
     }
@@ -156,10 +183,14 @@ int run_ppo(const OptimizeOptions& o) {
         serving->snapshot(std::move(shot));
       }
     }
-    if (InterruptGuard::requested()) std::printf("stopped by Ctrl+C after iteration %d\n", k);
+    if (interrupted && lead) std::printf("stopped by Ctrl+C after iteration %d\n", k);
   }
+  if (serving)
+    serving->end(
+        {{"status", ppo->iteration() < iterations ? "stopped" : "finished"}, {"iterations", ppo->iteration()}});
+  if (!lead) return 0;
   std::printf("final weights fingerprint %016llx\n", static_cast<unsigned long long>(ppo->fingerprint()));
-  if (stopped && !InterruptGuard::requested())
+  if (stopped && !(ctrl_c && InterruptGuard::requested()))
     std::printf("stopped after %d iterations (--stop-after); continue with --resume %s\n", trained, ckpt_dir.c_str());
   if (ppo->iteration() == iterations) {
     auto last = ppo->evaluate();
@@ -171,11 +202,7 @@ int run_ppo(const OptimizeOptions& o) {
     f << nlohmann::json{{"scene", loaded->doc.name}, {"task", task.name}, {"iterations", totals.rows}}.dump(1) << "\n";
     if (!f) return std::fprintf(stderr, "%s: cannot write the log\n", o.log.c_str()), 1;
   }
-  const bool interrupted = InterruptGuard::requested() || viewer_stop;
-  if (serving)
-    serving->end(
-        {{"status", ppo->iteration() < iterations ? "stopped" : "finished"}, {"iterations", ppo->iteration()}});
-  return interrupted ? 130 : 0;
+  return (ctrl_c && InterruptGuard::requested()) || viewer_stop ? 130 : 0;
 }
 
 }  // namespace adj::app

@@ -24,15 +24,6 @@
 
 namespace adj::app {
 
-namespace {
-
-// what a SHAC run is, beyond the trainer's own state: a checkpoint of another run is refused
-nlohmann::json run_identity(const scene::Scene& doc, const scene::Task& task, int windows, std::uint64_t seed) {
-  return {{"method", "shac"}, {"scene", doc.name}, {"task", task.name}, {"windows", windows}, {"seed", seed}};
-}
-
-}  // namespace
-
 int run_shac(const OptimizeOptions& o) {
   dist::LocalCommunicator alone;
   dist::Communicator& comm = o.comm ? *o.comm : alone;
@@ -59,7 +50,7 @@ int run_shac(const OptimizeOptions& o) {
   std::string ckpt_dir;
   int ckpt_every = 0;
   if (Status st = checkpoint_plan(o, ckpt_dir, ckpt_every); !st) return fail(st.message());
-  const nlohmann::json identity = run_identity(*doc, *task, windows, ts.seed);
+  const nlohmann::json identity = shac_run_identity(doc->name, task->name, windows, ts.seed);
   RunTotals totals;
   if (!o.resume.empty()) {
     auto ck = read_run_checkpoint(o.resume, identity, comm, totals);
@@ -109,13 +100,7 @@ int run_shac(const OptimizeOptions& o) {
                                                {"ranks", comm.size()}}));
   if (!server) return 1;
   RunServer* serving = server->get();
-  // rank 0's answer to "does a viewer want this?", the same on every rank
-  auto agreed = [&](bool mine) -> Result<bool> {
-    if (!served || comm.size() == 1) return mine;
-    dist::Bytes flag{std::uint8_t(mine ? 1 : 0)};
-    if (Status st = comm.broadcast(flag, 0); !st) return st;
-    return !flag.empty() && flag[0] != 0;
-  };
+  auto agreed = [&](bool mine) { return agreed_by_ranks(comm, served, mine); };
   std::vector<StateT<float>> eval_states;  // the evaluation episode, frame by frame (published)
   auto keep_state = [&](int, const optim::PolicyEnvT<float>& env) { eval_states.push_back(env.state(0)); };
   std::optional<InterruptGuard> ctrl_c;

@@ -186,7 +186,8 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   opt_cmd
       ->add_option("--fingerprint-every", opt.fingerprint_every,
-                   "SHAC under mpirun: windows between the ranks' parameter comparisons (0: never)")
+                   "SHAC and PPO under mpirun: windows (iterations) between the ranks' parameter comparisons "
+                   "(0: never)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   opt_cmd->add_option("--test-perturb-rank", opt.perturb_rank, "Tests: nudge this rank's weights")->group("");
@@ -433,12 +434,14 @@ int main(int argc, char** argv) {
     }
     if (opt.shac) opt.method = "shac";  // the older spellings
     if (opt.receding_window > 0) opt.method = "receding";
-    // under mpirun (a build with MPI): the ranks share SHAC's copies; a plain start is one process
+    // under mpirun (a build with MPI): the ranks share SHAC's, PPO's or PODS's copies; a plain
+    // start is one process
     std::unique_ptr<adj::dist::Communicator> comm = adj::dist::make_communicator(&argc, &argv);
     opt.comm = comm.get();
-    if (comm->size() > 1 && opt.method != "shac") {
+    if (comm->size() > 1 && opt.method != "shac" && opt.method != "ppo" && opt.method != "pods") {
       if (comm->rank() == 0)
-        std::fprintf(stderr, "adjoint: --method %s runs in one process; under mpirun only --method shac trains\n",
+        std::fprintf(stderr,
+                     "adjoint: --method %s runs in one process; under mpirun --method shac, ppo and pods train\n",
                      opt.method.c_str());
       return 2;
     }
@@ -447,8 +450,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "adjoint: --checkpoint-dir, --resume and --stop-after are for --method shac and ppo\n");
       return 2;
     }
-    if (opt.method == "shac") {
-      const int rc = adj::app::run_shac(opt);
+    if (opt.method == "shac" || opt.method == "ppo" || opt.method == "pods") {
+      const int rc = opt.method == "shac"  ? adj::app::run_shac(opt)
+                     : opt.method == "ppo" ? adj::app::run_ppo(opt)
+                                           : adj::app::run_pods(opt);
       // rank 0 alone evaluates and writes: when it fails, the others may wait for it. (The
       // training itself fails on every rank alike.)
       if (rc != 0 && comm->size() > 1 && comm->rank() == 0) {
@@ -457,8 +462,6 @@ int main(int argc, char** argv) {
       }
       return rc;
     }
-    if (opt.method == "pods") return adj::app::run_pods(opt);
-    if (opt.method == "ppo") return adj::app::run_ppo(opt);
     if (opt.method == "receding") {
       if (opt.receding_window <= 0) opt.receding_window = 30;
       return adj::app::run_receding_horizon(opt);

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 
 #include "app/cmd_optimize.h"
@@ -21,6 +22,10 @@ struct RunTotals {
   double first = 0;                               // the evaluation before the first iteration
   nlohmann::json rows = nlohmann::json::array();  // the --log rows so far
 };
+
+// what a SHAC run is, beyond the trainer's own state (`adjoint optimize --method shac` and the
+// editor's SHAC write and check the same): a checkpoint of another run is refused
+nlohmann::json shac_run_identity(const std::string& scene, const std::string& task, int windows, std::uint64_t seed);
 
 // where and how often a run writes checkpoints (0: never), from --checkpoint-dir,
 // --checkpoint-every, --resume and --stop-after; errors: flags that need a folder, a fresh

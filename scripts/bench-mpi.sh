@@ -23,3 +23,13 @@ echo "| layout | windows/s | MPI ms / window (rank 0) | bytes received / window 
 echo "|---|---:|---:|---:|---|"
 echo "| 1 rank x 2 threads | $(rate "$one") | - | - | $(fp "$one") |"
 echo "| 2 ranks x 1 thread | $(rate "$two") | $mpi_ms | $mpi_bytes | $(fp "$two") |"
+
+# the exchange alone: one allgather's time by message size, over 2 and 4 ranks (4 oversubscribe
+# the 2 cores); the latency and bandwidth docs/benchmarks.md's scaling model starts from
+bench=$(find "$build" -name adjoint_mpi_bench -type f -perm -u+x | head -1)
+if [[ -n $bench ]]; then
+  for np in 2 4; do
+    echo
+    mpirun --oversubscribe --allow-run-as-root -np "$np" "$bench" 50
+  done
+fi

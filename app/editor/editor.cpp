@@ -48,7 +48,8 @@ void Editor::message(Severity s, std::string text, int object, int frame) {
   while (messages.size() > 200) messages.pop_front();
 }
 
-void Editor::start_optimization(const std::string& task, int iterations, bool record) {
+void Editor::start_optimization(const std::string& task, int iterations, bool record,
+                                const std::optional<OptMethod>& method) {
   stop_replay();  // the replay belongs to the optimization before
   if (record && !recording.active() && has_scene()) {
     // before the optimization starts, so that its first iteration is recorded too
@@ -56,7 +57,7 @@ void Editor::start_optimization(const std::string& task, int iterations, bool re
     record_optimization_pending = true;
     record_toggle_requested = true;
   }
-  worker.start_optimize(task, iterations, method_of(task));
+  worker.start_optimize(task, iterations, method ? *method : method_of(task));
   sync();  // the worker starts from the revision compiled now
   opt_scene_ = doc.scene();
   opt_scene_revision_ = compiled_revision_;
@@ -683,11 +684,9 @@ void Editor::bound_inputs(scene::ParamSpec& p) {
   const scene::Object* o = doc.scene().find(p.object);
   if (!o) return;
   if (auto b = robot_input_bounds(*this, *o)) {
-    p.lower = b->first, p.upper = b->second;
-    char text[200];
-    std::snprintf(text, sizeof text, "%s's inputs bounded to [%g, %g], its file's ctrlrange", p.object.c_str(), p.lower,
-                  p.upper);
-    message(Severity::info, text);
+    p.lower = b->lower, p.upper = b->upper;
+    p.lower_each = b->lower_each, p.upper_each = b->upper_each;
+    message(Severity::info, p.object + "'s inputs bounded " + b->why);
   }
 }
 

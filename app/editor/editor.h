@@ -146,7 +146,7 @@ class Editor {
   void open_save_as();  // File > Save As, Ctrl+Shift+S
   // the file browsers (file_browser.h) of File > Open (Ctrl+O), Save As (open_save_as),
   // Import OBJ, Screenshots and recordings folder, Import URDF/MJCF
-  enum class FileDialog { open, save_as, import_obj, media, import_robot };
+  enum class FileDialog { open, save_as, import_obj, media, import_robot, checkpoint_save, checkpoint_load };
   void show_dialog(FileDialog d);
   // where Ctrl+P screenshots and Ctrl+R recordings go: the folder chosen (File >
   // Recordings folder), else the scene's folder, else $XDG_VIDEOS_DIR, else ~/Videos
@@ -224,7 +224,15 @@ class Editor {
   // the optimizer on the task named `task` for `iterations` (<= 0: the task's own count).
   // With `record`, a recording of its iterations starts with it (record_options; a new
   // file when the path is empty) and stops when the last iteration is in the file.
-  void start_optimization(const std::string& task, int iterations, bool record);
+  // `method`: the task's own (method_of) unless given
+  void start_optimization(const std::string& task, int iterations, bool record,
+                          const std::optional<OptMethod>& method = std::nullopt);
+  // a SHAC run's checkpoint folder (checkpoint_ui.cpp), the same as `adjoint optimize
+  // --checkpoint-dir` writes and `--resume` reads: saved from the run in the Optimization
+  // panel, or continued there: its task, copies, seed and window count taken from the file
+  void save_checkpoint(const std::string& dir);
+  bool continue_from_checkpoint(const std::string& dir);
+  void draw_checkpoint_buttons(bool running);
   bool record_optimization = false;          // the Optimization panel's option next to Start
   bool record_optimization_pending = false;  // the viewer starts that recording this frame
 
@@ -423,7 +431,8 @@ class Editor {
   std::string cuda_why_;
   std::string last_backend_error_;
   std::string last_sim_error_, last_opt_error_;
-  uint64_t notes_run_ = 0;  // the optimization whose start notes were shown
+  uint64_t notes_run_ = 0;     // the optimization whose start notes were shown
+  int checkpoint_serial_ = 0;  // the last Save checkpoint outcome shown
   bool recovery_offered_ = false, recovery_prompt_ = false;
   uint64_t autosaved_revision_ = 0;
   double last_autosave_s_ = -1;

@@ -1,5 +1,6 @@
-// The editor's file dialogs: Open, Save As, Import OBJ and URDF/MJCF, and the screenshots and
-// recordings folder, each a file browser (file_browser.h) in a modal popup.
+// The editor's file dialogs: Open, Save As, Import OBJ and URDF/MJCF, the screenshots and
+// recordings folder and SHAC checkpoint folders, each a file browser (file_browser.h) in a
+// modal popup.
 #include <imgui.h>
 
 #include <filesystem>
@@ -20,7 +21,9 @@ void Editor::draw_file_dialogs() {
                                          {"Save scene as", "save", "Save"},
                                          {"Import OBJ", "import", "Import"},
                                          {"Screenshots and recordings folder", "media", "Choose"},
-                                         {"Import URDF/MJCF", "import-robot", "Import"}};
+                                         {"Import URDF/MJCF", "import-robot", "Import"},
+                                         {"Save SHAC checkpoint to folder", "checkpoint-save", "Save"},
+                                         {"Continue SHAC run from checkpoint folder", "checkpoint-load", "Continue"}};
   namespace fs = std::filesystem;
   if (dialog_request_ && !ImGui::IsPopupOpen(k_dialogs[int(*dialog_request_)].title)) {
     dialog_ = *std::exchange(dialog_request_, std::nullopt);
@@ -47,6 +50,10 @@ void Editor::draw_file_dialogs() {
       case FileDialog::import_robot:
         browser_.reset(FileBrowser::Mode::open, here, {".urdf", ".xml", ".mjcf"});
         break;
+      case FileDialog::checkpoint_save:
+      case FileDialog::checkpoint_load:
+        browser_.reset(FileBrowser::Mode::folder, here, {});
+        break;
     }
     ImGui::OpenPopup(k_dialogs[int(dialog_)].title);
   }
@@ -57,6 +64,8 @@ void Editor::draw_file_dialogs() {
     ImGui::EndPopup();
     return;
   }
+  if (dialog_ == FileDialog::checkpoint_save || dialog_ == FileDialog::checkpoint_load)
+    ImGui::TextDisabled("the folder of checkpoint.adjck, as adjoint optimize --checkpoint-dir and --resume use it");
   if (dialog_ == FileDialog::media)
     ImGui::TextDisabled("Ctrl+P screenshots and Ctrl+R recordings go here (now: %s)", media_folder().c_str());
   std::optional<std::string> chosen = browser_.draw(d.id, d.action, recent_files, ui_items);
@@ -89,6 +98,12 @@ void Editor::draw_file_dialogs() {
         break;
       case FileDialog::import_robot:
         import_robot(*this, *chosen);
+        break;
+      case FileDialog::checkpoint_save:
+        save_checkpoint(*chosen);
+        break;
+      case FileDialog::checkpoint_load:
+        continue_from_checkpoint(*chosen);
         break;
     }
   } else if (cancel && dialog_ == FileDialog::save_as) {

@@ -218,7 +218,8 @@ bool load_landscape_point(Editor& e, int curve, int k, int j) {
   for (size_t i = 0; i < theta.size(); ++i) theta[i] = float(l->theta[i] + s * l->d[i] + (plane ? s2 * l->d2[i] : 0.0));
   for (const optim::ParamBlock& b : (*made)->blocks())  // as the landscape evaluated it
     for (int i = b.offset; i < b.offset + b.count; ++i)
-      theta[size_t(i)] = float(std::clamp(double(theta[size_t(i)]), b.lower, b.upper));
+      theta[size_t(i)] = float(std::clamp(double(theta[size_t(i)]), optim::entry_lower(b, i - b.offset),
+                                          optim::entry_upper(b, i - b.offset)));
   Snapshot as_optimized;  // what Apply writes: the task's blocks at these parameters
   as_optimized.opt_task = task->name;
   as_optimized.blocks = (*made)->blocks();

@@ -210,6 +210,40 @@ long resident_mb() {
   return rss * 4096 / (1024 * 1024);
 }
 
+// height_reward's shape on a row of its own: d = clip(height - value, lower, upper) is rewarded
+// `above` d for d >= 0 and `below` d - `quadratic` d^2 for d < 0 (the locomotion suite's form)
+// returns 1 when a value changed, 2 when a drag or typed value ended (the undo step closes)
+int height_reward_shape(scene::LossTerm& l, int term, UiItems& ui_items) {
+  struct Part {
+    const char* id;
+    double* value;
+    const char* format;
+    const char* tip;
+  };
+  const Part parts[] = {
+      {"lower", &l.lower, "d >= %.3g m", "d is clipped below at this [m] (-inf: not clipped)"},
+      {"upper", &l.upper, "d <= %.3g m", "d is clipped above at this [m] (inf: not clipped)"},
+      {"above", &l.above, "above %.3g", "reward per metre of d above 0"},
+      {"below", &l.below, "below %.3g", "reward per metre of d below 0 (d < 0 is negative)"},
+      {"quadratic", &l.quadratic, "d^2 %.3g", "penalty per square metre of d below 0"},
+  };
+  int out = 0;
+  // two rows: the clip bounds, then the slopes and the penalty
+  const float avail = ImGui::GetContentRegionAvail().x, gap = ImGui::GetStyle().ItemSpacing.x;
+  for (size_t k = 0; k < std::size(parts); ++k) {
+    if (k != 0 && k != 2) ImGui::SameLine();
+    ImGui::SetNextItemWidth(k < 2 ? (avail - gap) / 2 : (avail - 2 * gap) / 3);
+    if (ImGui::DragScalar((std::string("##") + parts[k].id).c_str(), ImGuiDataType_Double, parts[k].value, 0.01f,
+                          nullptr, nullptr, parts[k].format))
+      out |= 1;
+    if (ImGui::IsItemDeactivated()) out |= 2;
+    ui_items.note("optimization/term/" + std::to_string(term) + "/" + parts[k].id);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", parts[k].tip);
+  }
+  if (l.lower > l.upper) l.upper = l.lower;  // the reader refuses lower above upper
+  return out;
+}
+
 }  // namespace
 
 // ---- layout
@@ -736,6 +770,11 @@ void Editor::draw_loss_terms(const scene::Task& t) {
           ImGui::SetTooltip(body_axis ? "the body-frame axis that should point up (heading: forward)"
                                       : "the world direction the body should travel along");
       }
+      if (l.kind == K::height_reward) {
+        const int shape = height_reward_shape(l, i, ui_items);
+        if (shape & 1) changed = true, key = merge_key(&t, "shape");
+        if (shape & 2) doc.end_merge();
+      }
       if (l.kind == K::heading) {
         ImGui::SetNextItemWidth(-FLT_MIN);
         if (ImGui::DragScalarN("##direction", ImGuiDataType_Double, l.direction.data(), 3, 0.01f, nullptr, nullptr,
@@ -876,6 +915,7 @@ void Editor::draw_optimization() {
     ImGui::SameLine();
     if (ImGui::Button("Stop")) worker.stop_optimize();
   }
+  if (t.has_policy && task_methods[t.name].shac) draw_checkpoint_buttons(running);
   float frac = snap.opt_iterations > 0 ? float(snap.opt_iteration) / float(snap.opt_iterations) : 0.0f;
   char progress[96];  // on the bar: the Start row has the record option
   std::snprintf(progress, sizeof progress, "%s  %d / %d  %.1f ms/it", to_string(snap.opt_phase), snap.opt_iteration,
@@ -1089,6 +1129,10 @@ void Editor::report_worker_errors() {
   if (snap.opt_run != notes_run_ && !snap.opt_notes.empty()) {  // stored values a task could not start from
     notes_run_ = snap.opt_run;
     for (const std::string& n : snap.opt_notes) message(Severity::warning, snap.opt_task + ": " + n);
+  }
+  if (snap.checkpoint_serial != checkpoint_serial_) {  // Save checkpoint's outcome
+    checkpoint_serial_ = snap.checkpoint_serial;
+    message(snap.checkpoint_ok ? Severity::info : Severity::error, snap.checkpoint_text);
   }
   if (snap.backend_error != last_backend_error_) {
     last_backend_error_ = snap.backend_error;

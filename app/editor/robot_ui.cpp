@@ -650,22 +650,65 @@ bool file_initial_pose(const std::string& file, scene::Object& o, const scene::C
 
 }  // namespace
 
-std::optional<std::pair<double, double>> robot_input_bounds(const Editor& e, const scene::Object& o) {
-  if (o.kind != scene::ObjectKind::robot || !o.robot.mjcf || o.robot.urdf.empty()) return std::nullopt;
+namespace {
+
+// a URDF robot's inputs, one bound each: PD targets by the joint's range, torques by its effort
+std::optional<RobotInputBounds> urdf_input_bounds(const Editor& e, const scene::Object& o, const std::string& file) {
+  const scene::CompiledScene* cs = e.compiled();
+  const scene::ObjectRange* r = cs ? cs->find(o.name) : nullptr;
+  if (!r || r->actuator_end <= r->actuator_begin) return std::nullopt;
+  RigidBuilder b;
+  UrdfOptions uo;
+  uo.balance_inertia = true;  // read for its limits only
+  auto imp = rigid_import_urdf(file, b, uo);
+  if (!imp) return std::nullopt;
+  const RigidModel& m = cs->model.rigid;
+  RobotInputBounds out;
+  bool bounded = false;
+  for (int a = r->actuator_begin; a < r->actuator_end; ++a) {
+    const int body = m.dof_joint[size_t(m.actuator_dof[size_t(a)])];
+    double lo = -INFINITY, hi = INFINITY;
+    for (size_t l = 0; l < imp->links.size(); ++l) {  // the file's link of this body, its values in double
+      if (imp->links[l] != m.body_name[size_t(body)]) continue;
+      const RigidJointDesc& j = *b.joint(imp->bodies[l]);
+      if (m.actuator_type[size_t(a)] == RIGID_ACTUATOR_PD && j.lower < j.upper) {  // a limited joint
+        lo = j.lower, hi = j.upper;
+      } else if (m.actuator_type[size_t(a)] == RIGID_ACTUATOR_TORQUE && imp->effort[l] > 0) {
+        const double g = std::abs(double(m.actuator_gear[size_t(a)]));
+        if (g > 0) hi = imp->effort[l] / g, lo = -hi;
+      }
+    }
+    bounded |= std::isfinite(lo) || std::isfinite(hi);
+    out.lower_each.push_back(lo), out.upper_each.push_back(hi);
+  }
+  if (!bounded) return std::nullopt;
+  out.why = "each by its joint (PD targets: the joint's range; torques: its <limit effort>)";
+  return out;
+}
+
+}  // namespace
+
+std::optional<RobotInputBounds> robot_input_bounds(const Editor& e, const scene::Object& o) {
+  if (o.kind != scene::ObjectKind::robot || o.robot.urdf.empty()) return std::nullopt;
   namespace fs = std::filesystem;
   const fs::path file =
       fs::path(o.robot.urdf).is_absolute() ? fs::path(o.robot.urdf) : fs::path(e.doc.base_dir()) / o.robot.urdf;
+  if (!o.robot.mjcf) return urdf_input_bounds(e, o, file.string());
   RigidBuilder b;
   MjcfOptions mo;
   mo.world_geoms = false;
   auto imp = rigid_import_mjcf(file.string(), b, mo);
   if (!imp || imp->layout.actuators.empty()) return std::nullopt;
-  double lo = INFINITY, hi = -INFINITY;
+  RobotInputBounds out;
+  out.lower = INFINITY, out.upper = -INFINITY;
   for (const MujocoActuatorMap& a : imp->layout.actuators) {
     if (!a.ctrl_limited || a.scale != 1 || a.offset != 0) return std::nullopt;  // a servo's input is its target
-    lo = std::min(lo, a.ctrl_lower), hi = std::max(hi, a.ctrl_upper);
+    out.lower = std::min(out.lower, a.ctrl_lower), out.upper = std::max(out.upper, a.ctrl_upper);
   }
-  return std::make_pair(lo, hi);
+  char text[80];
+  std::snprintf(text, sizeof text, "to [%g, %g], its file's ctrlrange", out.lower, out.upper);
+  out.why = text;
+  return out;
 }
 
 bool import_robot(Editor& e, const std::string& path) {

@@ -6,6 +6,7 @@
 // it. The Editor holds one RobotUi; panels.cpp, script.cpp and viewer.cpp call in here.
 #include <glm/glm.hpp>
 
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -58,9 +59,17 @@ void draw_robot_inspector(Editor& e, int object);
 // importer's warnings become warning messages; errors name the file and the element, the
 // scene stays
 bool import_robot(Editor& e, const std::string& path);
-// the bounds of an imported MJCF robot's actuator inputs: its motors' ctrlrange (the widest
-// when they differ); nothing when an actuator is unlimited or not a motor, or for URDF
-std::optional<std::pair<double, double>> robot_input_bounds(const Editor& e, const scene::Object& o);
+// the bounds of an imported robot's per-frame actuator inputs, from its file: an MJCF robot's
+// motors' ctrlrange (one pair, the widest when they differ; nothing when an actuator is
+// unlimited or a servo); a URDF robot's per input: a PD target inside its joint's range, a
+// torque inside the joint's <limit effort> (over the gear); nothing when no input is bounded.
+// `why` says where the bounds come from, for the message.
+struct RobotInputBounds {
+  double lower = -INFINITY, upper = INFINITY;
+  std::vector<double> lower_each, upper_each;  // URDF: one per actuator
+  std::string why;
+};
+std::optional<RobotInputBounds> robot_input_bounds(const Editor& e, const scene::Object& o);
 
 // the initial coordinate of `body`'s joint (a revolute/prismatic joint), as the slider sets
 // it: merge_key 0 = its own undo step. Errors name the robot and body.

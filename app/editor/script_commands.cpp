@@ -102,8 +102,15 @@ Status set_loss_field(scene::LossTerm& t, const std::string& field, const std::s
     return t.axis[size_t(field[5] - 'x')] = v, Status::ok();
   if (field == "direction.x" || field == "direction.y" || field == "direction.z")
     return t.direction[size_t(field[10] - 'x')] = v, Status::ok();
+  for (auto [name, at] : {std::pair{"lower", &t.lower},
+                          {"upper", &t.upper},
+                          {"above", &t.above},
+                          {"below", &t.below},
+                          {"quadratic", &t.quadratic}})
+    if (field == name) return *at = v, Status::ok();
   return Status::error("a loss term has no field \"" + field +
-                       "\" (kind object target body step weight value axis.x/y/z direction.x/y/z)");
+                       "\" (kind object target body step weight value axis.x/y/z direction.x/y/z; "
+                       "height_reward: lower upper above below quadratic)");
 }
 
 // the centre of an object's particles as drawn now, else its position
@@ -365,7 +372,7 @@ Status cmd_type(ScriptCall& c) {  // type TEXT: characters into the widget that 
   return Status::ok();
 }
 
-Status cmd_click_ui(ScriptCall& c) {  // click-ui NAME: a left click on a widget noted in UiItems
+Status cmd_click_ui(ScriptCall& c) {  // click-ui NAME [ctrl]: a left click on a widget noted in UiItems
   if (Status st = c.need(1); !st) return st;
   auto it = c.e.ui_items.rects.find(c.w[1]);
   if (it == c.e.ui_items.rects.end()) {
@@ -375,7 +382,7 @@ Status cmd_click_ui(ScriptCall& c) {  // click-ui NAME: a left click on a widget
   }
   const auto& r = it->second;
   const glm::vec2 centre((r[0] + r[2]) * 0.5f, (r[1] + r[3]) * 0.5f);
-  c.drag(centre, centre, false, 0);
+  c.drag(centre, centre, c.w.size() > 2 && c.w[2] == "ctrl", 0);  // ctrl: a number's text field
   return Status::ok();
 }
 
@@ -418,6 +425,19 @@ Status cmd_wait(ScriptCall& c) {
   if (!ok) return Status::error("wait N: N frames");
   c.clear_frame_ms();
   c.wait_frames(n);
+  return Status::ok();
+}
+
+Status cmd_wait_message(ScriptCall& c) {  // wait-message TEXT: until a message containing TEXT was shown
+  if (Status st = c.need(1); !st) return st;
+  const std::string text = c.rest(1);
+  c.wait_until(
+      [text](Editor& e) {
+        for (const auto& m : e.messages)
+          if (m.text.find(text) != std::string::npos) return true;
+        return false;
+      },
+      "a message \"" + text + "\"");
   return Status::ok();
 }
 
@@ -696,6 +716,59 @@ Status cmd_optimize_method(ScriptCall& c) {
   return Status::ok();
 }
 
+Status cmd_optimize_start(ScriptCall& c) {  // optimize-start [TASK]: the Start button (does not wait)
+  const std::string task = task_arg(c, 1);
+  if (int i = c.e.find_task(task); i >= 0) c.e.task_index = i;
+  c.e.start_optimization(task, c.e.opt_iterations, false);
+  c.wait_frames(2);
+  return Status::ok();
+}
+
+Status cmd_optimize_wait(ScriptCall& c) {  // optimize-wait N: N iterations done (or the run ended)
+  bool ok = false;
+  const int n = c.w.size() >= 2 ? c.arg_int(1, &ok) : 0;
+  if (!ok) return Status::error("optimize-wait N: a number of iterations");
+  c.wait_until(
+      [n](Editor& e) {
+        const OptPhase p = e.snap.opt_phase;
+        return e.snap.opt_iteration >= n || p == OptPhase::finished || p == OptPhase::failed || p == OptPhase::stopped;
+      },
+      std::to_string(n) + " iterations");
+  return Status::ok();
+}
+
+Status cmd_optimize_control(ScriptCall& c) {  // optimize-pause | optimize-resume | optimize-stop: the buttons
+  if (c.w[0] == "optimize-stop")
+    c.e.worker.stop_optimize();
+  else
+    c.e.worker.pause_optimize(c.w[0] == "optimize-pause");
+  c.wait_worker();
+  return Status::ok();
+}
+
+// checkpoint-save DIR | checkpoint-load DIR: the checkpoint dialogs' Save and Continue with DIR
+Status cmd_checkpoint(ScriptCall& c) {
+  if (Status st = c.need(1); !st) return st;
+  if (c.w[0] == "checkpoint-save") {
+    const int before = c.e.snap.checkpoint_serial;
+    c.e.save_checkpoint(c.rest(1));
+    if (c.e.snap.opt_shac)  // until its outcome's message is shown (written to DIR, or why not)
+      c.wait_until(
+          [before, dir = c.rest(1)](Editor& e) {
+            return e.snap.checkpoint_serial != before && !e.messages.empty() &&
+                   (e.messages.back().text.find(dir) != std::string::npos ||
+                    e.messages.back().text.find("Save checkpoint:") != std::string::npos);
+          },
+          "the checkpoint written");
+    else
+      c.wait_frames(2);
+    return Status::ok();
+  }
+  c.e.continue_from_checkpoint(c.rest(1));  // refused: a message, as in the dialog
+  c.wait_frames(2);
+  return Status::ok();
+}
+
 Status cmd_check_grad(ScriptCall& c) {
   c.e.worker.check_gradient(task_arg(c, 1), 8);
   c.wait_worker();
@@ -930,8 +1003,12 @@ Status cmd_dialog(ScriptCall& c) {  // dialog open|save-as|import|media: as the 
     c.e.show_dialog(Editor::FileDialog::import_obj);
   else if (c.w[1] == "media")
     c.e.show_dialog(Editor::FileDialog::media);
+  else if (c.w[1] == "checkpoint-save")
+    c.e.show_dialog(Editor::FileDialog::checkpoint_save);
+  else if (c.w[1] == "checkpoint-load")
+    c.e.show_dialog(Editor::FileDialog::checkpoint_load);
   else
-    return Status::error("dialog: open, save-as, import or media");
+    return Status::error("dialog: open, save-as, import, media, checkpoint-save or checkpoint-load");
   c.wait_frames(3);
   return Status::ok();
 }
@@ -965,6 +1042,7 @@ const ScriptCommand k_view[] = {
     {"gradient", cmd_gradient},
     {"screenshot", cmd_screenshot},
     {"wait", cmd_wait},
+    {"wait-message", cmd_wait_message},
     {"record", cmd_record},
     {"record-stop", cmd_record_stop},
 };
@@ -984,6 +1062,13 @@ const ScriptCommand k_optimization[] = {
     {"task-obs-set", cmd_task_obs_edit},
     {"task-termination", cmd_task_termination},
     {"check-grad", cmd_check_grad},
+    {"optimize-start", cmd_optimize_start},
+    {"optimize-wait", cmd_optimize_wait},
+    {"optimize-pause", cmd_optimize_control},
+    {"optimize-resume", cmd_optimize_control},
+    {"optimize-stop", cmd_optimize_control},
+    {"checkpoint-save", cmd_checkpoint},
+    {"checkpoint-load", cmd_checkpoint},
     {"optimize-param", cmd_optimize_param},
     {"loss-add", cmd_loss_add},
     {"loss-remove", cmd_loss_remove},

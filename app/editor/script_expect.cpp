@@ -27,6 +27,12 @@ std::string loss_field(const scene::LossTerm& t, const std::string& field) {
   char buf[32];
   if (field == "weight") return std::snprintf(buf, sizeof buf, "%.17g", t.weight), buf;
   if (field == "value") return std::snprintf(buf, sizeof buf, "%.17g", t.value), buf;
+  for (auto [name, v] : {std::pair{"lower", t.lower},
+                         {"upper", t.upper},
+                         {"above", t.above},
+                         {"below", t.below},
+                         {"quadratic", t.quadratic}})
+    if (field == name) return std::snprintf(buf, sizeof buf, "%.17g", v), buf;
   return "?";
 }
 
@@ -245,7 +251,8 @@ Status ex_ui_moved(ScriptCall& c) {
                 r[0], r[1], r[2], r[3], it->second[0], it->second[1], it->second[2], it->second[3]);
   return (c.w[4] == "true") == moved ? Status::ok() : bad(c, got);
 }
-// expect param-bounds I LO HI: the panel's task's parameter I (its lower and upper bounds)
+// expect param-bounds I LO HI [E]: the panel's task's parameter I (its lower and upper bounds;
+// with E, its element E's bounds: the block's narrowed by the element's own)
 Status ex_param_bounds(ScriptCall& c) {
   if (Status st = c.need(4); !st) return st;
   const auto& tasks = c.e.doc.scene().tasks;
@@ -254,13 +261,22 @@ Status ex_param_bounds(ScriptCall& c) {
   if (tasks.empty() || !ok) return bad(c, "no task");
   const auto& ps = tasks[size_t(std::clamp(c.e.task_index, 0, int(tasks.size()) - 1))].parameters;
   if (i < 0 || i >= int(ps.size())) return bad(c, std::to_string(ps.size()) + " parameters");
+  const scene::ParamSpec& p = ps[size_t(i)];
+  double lo = p.lower, hi = p.upper;
+  if (c.w.size() > 5) {
+    const int e = c.arg_int(5, &ok);
+    const size_t n = std::max(p.lower_each.size(), p.upper_each.size());
+    if (!ok || e < 0 || size_t(e) >= n) return bad(c, std::to_string(n) + " element bounds");
+    if (size_t(e) < p.lower_each.size()) lo = std::max(lo, p.lower_each[size_t(e)]);
+    if (size_t(e) < p.upper_each.size()) hi = std::min(hi, p.upper_each[size_t(e)]);
+  }
   char got[96];
-  std::snprintf(got, sizeof got, "%g %g", ps[size_t(i)].lower, ps[size_t(i)].upper);
+  std::snprintf(got, sizeof got, "%g %g", lo, hi);
   auto near = [](double got_v, const std::string& want) {  // inf only equals inf
     const double w = std::strtod(want.c_str(), nullptr);
     return got_v == w || std::abs(got_v - w) <= 1e-9 * std::max(1.0, std::abs(w));
   };
-  return near(ps[size_t(i)].lower, c.w[3]) && near(ps[size_t(i)].upper, c.w[4]) ? Status::ok() : bad(c, got);
+  return near(lo, c.w[3]) && near(hi, c.w[4]) ? Status::ok() : bad(c, got);
 }
 // expect shown-iteration N|best: the iteration whose rollout end the viewport shows as the optimized result
 Status ex_shown_iteration(ScriptCall& c) {

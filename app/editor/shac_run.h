@@ -52,6 +52,7 @@ class ShacRun final : public PolicyRun {
  public:
   ShacRun(optim::BatchShacTrainerT<float> trainer, scene::Task task);
   const std::vector<float>& theta() const override { return trainer_.weights(); }
+  optim::BatchShacTrainerT<float>& trainer() { return trainer_; }  // checkpoints: save(), load()
 
  private:
   Result<float> episode(std::vector<State>& frames) override;

@@ -14,6 +14,7 @@
 
 #include "app/editor/shac_run.h"
 #include "app/robot_path.h"
+#include "app/run_checkpoint.h"
 #include "engine/cuda/cuda.h"
 #include "engine/optim/shac_task.h"
 #include "engine/optim/task.h"
@@ -119,6 +120,11 @@ struct Worker::Impl {
   OptPhase phase = OptPhase::idle;
   std::string opt_task, opt_error;
   int opt_target = 0;
+  int opt_windows = 0;         // SHAC: the run's windows in all (a continued run has done some)
+  std::uint64_t opt_seed = 0;  // SHAC: the run's seed (its checkpoints' identity)
+  int checkpoint_serial = 0;
+  bool checkpoint_ok = false;
+  std::string checkpoint_text;
   uint64_t opt_generation = 0;
   std::vector<float> best_theta;  // the evaluated theta with the lowest loss (Snapshot::best_theta)
   std::vector<std::string> opt_notes;
@@ -291,6 +297,9 @@ struct Worker::Impl {
     s.opt_iterations = opt_target;
     s.best_theta = best_theta;
     s.opt_notes = opt_notes;
+    s.checkpoint_serial = checkpoint_serial;
+    s.checkpoint_ok = checkpoint_ok;
+    s.checkpoint_text = checkpoint_text;
     s.best_iteration = best_iteration;
     s.best_loss = best_loss;
     s.grad_check_running = grad_check_pending;
@@ -520,6 +529,36 @@ struct Worker::Impl {
     pub.grad_check_max_rel_err = -1;
   }
 
+  // the SHAC run's checkpoint, with the command line's identity and totals (app/run_checkpoint.h)
+  void save_checkpoint(const std::string& dir) {
+    ++checkpoint_serial;
+    checkpoint_ok = false;
+    auto* run = dynamic_cast<ShacRun*>(shac.get());
+    if (!run) {
+      checkpoint_text = "Save checkpoint: no SHAC run to save (start the task's training with the SHAC method first)";
+      return;
+    }
+    optim::Checkpoint ck;
+    dist::LocalCommunicator alone;
+    app::RunTotals totals;
+    if (!run->history().empty()) totals.first = run->history().front().loss;
+    const nlohmann::json identity = app::shac_run_identity(doc.name, opt_task, opt_windows, opt_seed);
+    Status st = run->trainer().save(ck);
+    if (st) st = app::write_run_checkpoint(dir, identity, totals, ck, alone);
+    if (!st) {
+      checkpoint_text = "Save checkpoint: " + st.message();
+      return;
+    }
+    char fp[40];
+    std::snprintf(fp, sizeof fp, "%016llx", static_cast<unsigned long long>(run->trainer().fingerprint()));
+    checkpoint_ok = true;
+    checkpoint_text = "checkpoint after window " + std::to_string(run->trainer().iteration()) + " of " +
+                      std::to_string(opt_windows) + " written to " + dir + " (weights fingerprint " + fp +
+                      "); continue it here or with: adjoint optimize SCENE --task \"" + opt_task +
+                      "\" --method shac --envs " + std::to_string(run->trainer().env_count()) + " --seed " +
+                      std::to_string(opt_seed) + " --iterations " + std::to_string(opt_windows) + " --resume " + dir;
+  }
+
   void optimize_once() {
     if (!shac) return iterate(*task);
     iterate(*shac);
@@ -689,6 +728,7 @@ void Worker::start_optimize(const std::string& task_name, int iterations, const 
   impl_->post([im = impl_.get(), task_name, iterations, method] {
     ++im->opt_run;  // failed starts count too: a recording waiting for this run goes on
     im->opt_error.clear();
+    im->opt_notes.clear();
     im->task.reset();
     im->shac.reset();
     im->replay_task.reset();
@@ -730,6 +770,19 @@ void Worker::start_optimize(const std::string& task_name, int iterations, const 
           *im->task,
           {.envs = method.envs, .windows = im->opt_target, .seed = method.seed, .thread_count = im->thread_count()});
       if (!trainer) return fail(trainer.status().message());  // the trainer's messages name the task
+      im->opt_windows = im->opt_target;
+      im->opt_seed = method.seed;
+      if (!method.resume.empty()) {  // a run saved here or by `adjoint optimize --checkpoint-dir`
+        dist::LocalCommunicator alone;
+        app::RunTotals totals;
+        const nlohmann::json identity = app::shac_run_identity(im->doc.name, task->name, im->opt_windows, method.seed);
+        auto ck = app::read_run_checkpoint(method.resume, identity, alone, totals);
+        if (!ck) return fail(ck.status().message());
+        if (Status st = trainer->load(*ck); !st) return fail(st.message());
+        im->opt_target = std::max(0, im->opt_windows - trainer->iteration());
+        im->opt_notes = {"continued from " + method.resume + " at window " + std::to_string(trainer->iteration()) +
+                         " of " + std::to_string(im->opt_windows)};
+      }
       im->shac = std::make_unique<ShacRun>(std::move(*trainer), *task);
     } else if (method.pods) {  // improved action sequences from randomized starts, the policy regressed onto them
       optim::PodsOptions po;
@@ -747,8 +800,7 @@ void Worker::start_optimize(const std::string& task_name, int iterations, const 
     im->opt_generation = im->generation;
     im->phase = im->opt_target > 0 ? OptPhase::running : OptPhase::finished;
     // from what an earlier Apply kept in the task (per-frame inputs, policy weights)
-    im->opt_notes =
-        im->shac ? std::vector<std::string>{} : optim::start_from_stored(*im->task, im->task->blocks(), *task);
+    if (!im->shac) im->opt_notes = optim::start_from_stored(*im->task, im->task->blocks(), *task);
   });
 }
 
@@ -757,6 +809,10 @@ void Worker::pause_optimize(bool paused) {
     if (paused && im->phase == OptPhase::running) im->phase = OptPhase::paused;
     if (!paused && im->phase == OptPhase::paused) im->phase = OptPhase::running;
   });
+}
+
+void Worker::save_checkpoint(const std::string& dir) {
+  impl_->post([im = impl_.get(), dir] { im->save_checkpoint(dir); });
 }
 
 void Worker::stop_optimize() {

@@ -92,6 +92,10 @@ struct Snapshot {
   // iteration and loss; empty / -1 before the first iteration
   std::vector<float> best_theta;
   std::vector<std::string> opt_notes;  // stored values the task could not start from (write_back.h)
+  // the last Worker::save_checkpoint's outcome (serial counts them; text: where, or why not)
+  int checkpoint_serial = 0;
+  bool checkpoint_ok = false;
+  std::string checkpoint_text;
   int best_iteration = -1;
   double best_loss = 0;
   std::vector<float> grad;                // dLoss/dtheta of the last iteration
@@ -130,6 +134,9 @@ struct OptMethod {
   int order = 1;
   int envs = 32;
   std::uint64_t seed = 0;
+  // SHAC: continue the run whose checkpoint folder this is (written by `adjoint optimize
+  // --checkpoint-dir` or Worker::save_checkpoint) instead of starting a new one
+  std::string resume;
 };
 
 class Worker {
@@ -169,6 +176,10 @@ class Worker {
   // optimization of the task (by name) for `iterations` (<= 0: the task's own count)
   void start_optimize(const std::string& task, int iterations, const OptMethod& method = {});
   void pause_optimize(bool paused);
+  // the SHAC run's whole training state into DIR/checkpoint.adjck, as `adjoint optimize
+  // --checkpoint-dir DIR` writes it (so `--resume DIR` continues it); the outcome in
+  // Snapshot::checkpoint_text. Between two windows, whatever the run's phase
+  void save_checkpoint(const std::string& dir);
   void stop_optimize();
   // forget the optimization and the gradient check (another document was opened): stops
   // the runner; the snapshot's optimization fields go back to idle and empty

@@ -32,6 +32,7 @@
 
 #include "app/serve/wire.h"
 #include "engine/core/status.h"
+#include "engine/dist/communicator.h"
 
 namespace adj::app {
 
@@ -94,6 +95,16 @@ class RunServer {
 
 // the hello record: the scene file's path and its JSON text, the method and its options
 nlohmann::json serve_hello(const std::string& scene_path, const std::string& method, nlohmann::json options);
+
+// under mpirun rank 0 serves: its answer to "does a viewer want this?" (a stop, a checkpoint)
+// reaches every rank through a broadcast, so that the ranks stay together. `served`: the run
+// has --serve (the same on every rank); without it, or in one process, `mine`
+inline Result<bool> agreed_by_ranks(dist::Communicator& comm, bool served, bool mine) {
+  if (!served || comm.size() == 1) return mine;
+  dist::Bytes flag{std::uint8_t(mine ? 1 : 0)};
+  if (Status st = comm.broadcast(flag, 0); !st) return st;
+  return !flag.empty() && flag[0] != 0;
+}
 
 // opens the server of a command's --serve (nullptr without one), prints where it listens and
 // waits for a viewer (ServeOptions::wait_s); an error is printed and returned

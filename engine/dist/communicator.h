@@ -83,6 +83,10 @@ inline std::uint64_t fnv1a(const void* data, std::size_t n, std::uint64_t h = 0x
   return h;
 }
 
+// every rank's fingerprint of its replicated parameters compared with rank 0's (collective):
+// `differ` lists the ranks whose fingerprint differs ("" when all agree), `first` is rank 0's
+Status compare_fingerprints(Communicator& comm, std::uint64_t fingerprint, std::string& differ, std::uint64_t& first);
+
 // plain values and vectors of them appended to / read from bytes, in the host's byte order
 // (every rank of a job runs on the same kind of machine)
 class ByteWriter {

@@ -274,6 +274,7 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
     RigidJointDesc jd;
     jd.parent = parent;
     std::string joint_name;
+    double effort = 0;
     if (parent < 0) {
       jd.type = opt.fixed_base ? RIGID_JOINT_FIXED : RIGID_JOINT_FREE;
       jd.pos = opt.position;
@@ -281,6 +282,7 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
     } else {
       const urdf::Joint& j = *link->parent_joint;
       joint_name = j.name;
+      if (j.limits && std::isfinite(j.limits->effort) && j.limits->effort > 0) effort = j.limits->effort;
       const std::string jwho = source + ": joint \"" + j.name + "\"";
       jd.pos = v(j.parent_to_joint_origin_transform.position);
       jd.rot = q(j.parent_to_joint_origin_transform.rotation);
@@ -326,6 +328,7 @@ Result<UrdfImport> rigid_import_urdf_string(const std::string& xml, const std::s
     out.bodies.push_back(body);
     out.links.push_back(link->name);
     out.joints.push_back(joint_name);
+    out.effort.push_back(effort);
 
     if (link->inertial) {
       const urdf::Inertial& in = *link->inertial;

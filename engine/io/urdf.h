@@ -47,6 +47,7 @@ struct UrdfImport {
   std::vector<int> bodies;            // builder body index of each link, in the order added
   std::vector<std::string> links;     // their names
   std::vector<std::string> joints;    // the URDF joint attaching each ("" for the root)
+  std::vector<double> effort;         // that joint's <limit effort> [N m or N]; 0 when none is given
   std::vector<int> actuators;         // builder actuator indices added
   std::vector<std::string> warnings;  // what was ignored (mimic joints, joint friction), naming the element
 };

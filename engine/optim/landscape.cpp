@@ -178,7 +178,7 @@ class Evaluator {
   void clamp(std::vector<double>& theta) const {
     for (const ParamBlock& b : copies_.front()->blocks())
       for (int i = b.offset; i < b.offset + b.count; ++i)
-        theta[size_t(i)] = std::clamp(theta[size_t(i)], b.lower, b.upper);
+        theta[size_t(i)] = std::clamp(theta[size_t(i)], entry_lower(b, i - b.offset), entry_upper(b, i - b.offset));
   }
 
   // one rollout at the centre: its gradient and the end of its rollout (positions and joint

@@ -3,8 +3,27 @@
 #include <algorithm>
 #include <cassert>
 #include <limits>
+#include <tuple>
 
 namespace adj::optim {
+
+Status element_bounds(const scene::ParamSpec& spec, const std::vector<std::string>& names, const std::string& where,
+                      ParamBlock& b) {
+  for (auto [key, list, out] :
+       {std::tuple{"lower", &spec.lower_each, &b.lower_each}, std::tuple{"upper", &spec.upper_each, &b.upper_each}}) {
+    if (list->empty()) continue;
+    if (int(list->size()) != b.elements) {
+      std::string which;
+      for (size_t i = 0; i < names.size() && i < 8; ++i) which += (i ? ", " : ": ") + names[i];
+      if (names.size() > 8) which += ", ...";
+      return Status::error(where + ": \"" + key + "\" lists " + std::to_string(list->size()) +
+                           " bounds for the block's " + std::to_string(b.elements) + " elements (one each" + which +
+                           ")");
+    }
+    *out = *list;
+  }
+  return Status::ok();
+}
 
 using scene::ParamKind;
 
@@ -101,8 +120,8 @@ Result<ParametersT<S>> ParametersT<S>::create(const scene::CompiledSceneT<S>& cs
     return Status::error("task '" + task.name + "': horizon must be at least 1 frame, got " +
                          std::to_string(task.horizon));
   std::vector<scene::ParamSpec> specs = task.parameters;
-  bool has_policy_spec = std::any_of(specs.begin(), specs.end(),
-                                     [](const scene::ParamSpec& s) { return s.kind == ParamKind::policy; });
+  bool has_policy_spec =
+      std::any_of(specs.begin(), specs.end(), [](const scene::ParamSpec& s) { return s.kind == ParamKind::policy; });
   if (task.has_policy && !has_policy_spec) specs.push_back(scene::ParamSpec{ParamKind::policy, "", -1e30, 1e30});
   const ModelT<S>& m = cs.model;
   for (std::size_t n = 0; n < specs.size(); ++n) {
@@ -174,6 +193,7 @@ Result<ParametersT<S>> ParametersT<S>::create(const scene::CompiledSceneT<S>& cs
       }
     }
     b.elements = int(b.index.size());
+    if (Status st = element_bounds(spec, {}, where, b); !st) return st;
     b.steps = is_control(b.kind) ? task.horizon : 1;
     b.offset = p.size_;
     b.count = b.steps * b.elements * b.width;
@@ -224,9 +244,10 @@ template <class S>
 void ParametersT<S>::clamp(std::vector<S>& theta) const {
   assert(int(theta.size()) == size_ && "theta does not match the parameters");
   for (const ParamBlock& b : blocks_) {
-    S lo = S(std::max(b.lower, -1e30)), hi = S(std::min(b.upper, 1e30));
     // comparisons, not min/max: a NaN stays NaN, for the rollout's guard to report
     for (int k = b.offset; k < b.offset + b.count; ++k) {
+      const S lo = S(std::max(entry_lower(b, k - b.offset), -1e30));
+      const S hi = S(std::min(entry_upper(b, k - b.offset), 1e30));
       if (theta[k] < lo) theta[k] = lo;
       if (theta[k] > hi) theta[k] = hi;
     }
@@ -252,11 +273,21 @@ void ParametersT<S>::apply(const std::vector<S>& theta, ModelT<S>& m, StateT<S>&
           continue;
         }
         switch (b.kind) {
-          case ParamKind::initial_position: init.particle_q[i] = {v[0], v[1], v[2]}; break;
-          case ParamKind::initial_velocity: init.particle_qd[i] = {v[0], v[1], v[2]}; break;
-          case ParamKind::control_force: controls[t].particle_f[i] = {v[0], v[1], v[2]}; break;
-          case ParamKind::spring_activation: controls[t].spring_act[i] = v[0]; break;
-          case ParamKind::tet_activation: controls[t].tet_act[i] = v[0]; break;
+          case ParamKind::initial_position:
+            init.particle_q[i] = {v[0], v[1], v[2]};
+            break;
+          case ParamKind::initial_velocity:
+            init.particle_qd[i] = {v[0], v[1], v[2]};
+            break;
+          case ParamKind::control_force:
+            controls[t].particle_f[i] = {v[0], v[1], v[2]};
+            break;
+          case ParamKind::spring_activation:
+            controls[t].spring_act[i] = v[0];
+            break;
+          case ParamKind::tet_activation:
+            controls[t].tet_act[i] = v[0];
+            break;
           default:
             break;  // policy weights: the policy's
         }
@@ -282,11 +313,21 @@ void ParametersT<S>::gather(const StateT<S>& g0, const std::vector<ControlT<S>>&
         }
         auto put3 = [&](const vec3<S>& a) { v[0] = a.x, v[1] = a.y, v[2] = a.z; };
         switch (b.kind) {
-          case ParamKind::initial_position: put3(g0.particle_q[i]); break;
-          case ParamKind::initial_velocity: put3(g0.particle_qd[i]); break;
-          case ParamKind::control_force: put3(gc[t].particle_f[i]); break;
-          case ParamKind::spring_activation: v[0] = gc[t].spring_act[i]; break;
-          case ParamKind::tet_activation: v[0] = gc[t].tet_act[i]; break;
+          case ParamKind::initial_position:
+            put3(g0.particle_q[i]);
+            break;
+          case ParamKind::initial_velocity:
+            put3(g0.particle_qd[i]);
+            break;
+          case ParamKind::control_force:
+            put3(gc[t].particle_f[i]);
+            break;
+          case ParamKind::spring_activation:
+            v[0] = gc[t].spring_act[i];
+            break;
+          case ParamKind::tet_activation:
+            v[0] = gc[t].tet_act[i];
+            break;
           default:
             break;  // policy weights: the policy's
         }

@@ -4,6 +4,7 @@
 // into them before a rollout; gather() reads dLoss/dtheta out of the rollout afterwards.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,19 +22,32 @@ namespace adj::optim {
 // offset + (step * elements + element) * width + component
 struct ParamBlock {
   scene::ParamKind kind = scene::ParamKind::initial_velocity;
-  std::string object;      // object name; empty for contact_* and policy
-  int offset = 0;          // first entry in theta
-  int count = 0;           // entries = steps * elements * width
-  int steps = 1;           // horizon for per-step kinds (control_force, *_activation), else 1
-  int elements = 1;        // particles, springs or tets the block covers (1 for contact_*)
-  int width = 1;           // entries per element: 3 for vectors, else 1
-  double lower = 0;        // bounds, applied to every entry by clamp()
+  std::string object;  // object name; empty for contact_* and policy
+  int offset = 0;      // first entry in theta
+  int count = 0;       // entries = steps * elements * width
+  int steps = 1;       // horizon for per-step kinds (control_force, *_activation), else 1
+  int elements = 1;    // particles, springs or tets the block covers (1 for contact_*)
+  int width = 1;       // entries per element: 3 for vectors, else 1
+  double lower = 0;    // bounds, applied to every entry by clamp()
   double upper = 0;
-  std::vector<int> index;            // model index of each element (particle, spring, tet...), (elements)
-  int first_local = 0;               // index[0] relative to the object's first particle/spring/tet...
-  const FieldInfo* field = nullptr;  // the model field (engine/model/fields.h); null for the
-                                     // initial state, per-step inputs and policy weights
+  std::vector<double> lower_each, upper_each;  // each element's bounds narrowing those, (elements) or empty
+  std::vector<int> index;                      // model index of each element (particle, spring, tet...), (elements)
+  int first_local = 0;                         // index[0] relative to the object's first particle/spring/tet...
+  const FieldInfo* field = nullptr;            // the model field (engine/model/fields.h); null for the
+                                               // initial state, per-step inputs and policy weights
 };
+
+// entry i's bounds (0 <= i < count): the block's, narrowed by its element's own
+inline double entry_lower(const ParamBlock& b, int i) {
+  return b.lower_each.empty() ? b.lower : std::max(b.lower, b.lower_each[size_t((i / b.width) % b.elements)]);
+}
+inline double entry_upper(const ParamBlock& b, int i) {
+  return b.upper_each.empty() ? b.upper : std::min(b.upper, b.upper_each[size_t((i / b.width) % b.elements)]);
+}
+// b's per-element bounds from spec's lists, once b.elements is known; a list of another length
+// is refused, naming the elements it should bound
+Status element_bounds(const scene::ParamSpec& spec, const std::vector<std::string>& names, const std::string& where,
+                      ParamBlock& b);
 
 // the model field a kind names on one side (particles: ParametersT, robot: RigidParametersT),
 // or null (the initial state, per-step inputs, policy weights, the other side's kinds)
@@ -61,8 +75,7 @@ class ParametersT {
   // object without springs/tets, duplicate block, bounds upside down). A policy block
   // (ParamKind::policy, or implied by task.has_policy) holds policy_size weights that
   // apply() and gather() leave alone: the policy owns them (engine/optim/policy.h).
-  static Result<ParametersT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
-                                    int policy_size = 0);
+  static Result<ParametersT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task, int policy_size = 0);
 
   int size() const { return size_; }
   int horizon() const { return horizon_; }

@@ -105,11 +105,18 @@ Result<PodsTrainerT<S>> PodsTrainerT<S>::create(const TaskT<S>& task, PodsOption
     return Status::error(where +
                          ": options out of range (order 1 or 2; batch, cg_iterations, epochs, minibatch >= 1; "
                          "line_search, damping >= 0; step, radius, lr > 0; radius_min <= radius_max)");
-  env_options.env_count = o.batch;
+  const int ranks = o.comm ? o.comm->size() : 1;
+  if (o.batch < ranks)
+    return Status::error(where + ": " + std::to_string(o.batch) + " episodes cannot be shared by " +
+                         std::to_string(ranks) + " ranks (each needs one at least)");
+  const dist::Block mine = dist::block(o.batch, o.comm ? o.comm->rank() : 0, ranks);
+  env_options.env_count = mine.count();  // with ranks, this rank's block of the episodes
+  env_options.world_begin = mine.begin;
   auto envs = make_policy_envs(task, env_options, where);
   if (!envs) return envs.status();
   PodsTrainerT r;
   r.options_ = o;
+  r.mine_ = mine;
   r.env_ = std::move(envs->train);
   r.eval_ = std::move(envs->eval);
   const std::uint64_t seed = task.task().seed;
@@ -201,10 +208,11 @@ Status PodsTrainerT<S>::improve(ActionSequenceT<S>& seq, Episode& e, const std::
 }
 
 template <class S>
-Status PodsTrainerT<S>::run_episode(int i, Episode& e) {
+Status PodsTrainerT<S>::run_episode(int copy, Episode& e) {
   PolicyEnvT<S>& env = *env_;
   const int T = env.horizon(), na = env.action_size();
-  env.reset(i, &rngs_[std::size_t(i)]);
+  const int i = copy - mine_.begin;  // the copy in this rank's env
+  env.reset(i, &rngs_[std::size_t(copy)]);
   // the policy's own rollout gives the actions to improve
   e.a0.assign(std::size_t(T) * na, S(0));
   e.obs.assign(std::size_t(T), {});
@@ -220,12 +228,12 @@ Status PodsTrainerT<S>::run_episode(int i, Episode& e) {
   env.rewind(i);
   ActionSequenceT<S> seq(env, i, T);
   std::vector<S> g;
-  Result<S> c0 = seq.cost(e.a0, &g, nullptr, i == 0 ? &e.states0 : nullptr);
+  Result<S> c0 = seq.cost(e.a0, &g, nullptr, copy == 0 ? &e.states0 : nullptr);
   if (!c0) return c0.status();
   e.cost0 = c0.value();
   if (Status st = improve(seq, e, g); !st) return st;
   e.steps += seq.sim_steps();
-  if (i == 0) {  // the ghost: the improved trajectory (not counted)
+  if (copy == 0) {  // the ghost: the improved trajectory (not counted)
     Result<S> c = seq.cost(e.a, nullptr, nullptr, &e.states);
     if (!c) return c.status();
   }
@@ -275,12 +283,50 @@ double PodsTrainerT<S>::regress(const std::vector<Episode>& episodes) {
 }
 
 template <class S>
+Status PodsTrainerT<S>::gather_episodes(std::vector<Episode>& episodes) {
+  if (!options_.comm || options_.comm->size() == 1) return Status::ok();
+  dist::Bytes mine;
+  dist::ByteWriter out(mine);
+  for (int i = mine_.begin; i < mine_.end; ++i) {
+    const Episode& e = episodes[std::size_t(i)];
+    out.put_string(e.status ? std::string() : e.status.message());
+    out.put_vector(e.a0), out.put_vector(e.a);
+    out.put(std::uint64_t(e.obs.size()));
+    for (const std::vector<S>& o : e.obs) out.put_vector(o);
+    out.put(e.cost0), out.put(e.cost), out.put(e.steps), out.put(e.hvps), out.put(e.full_step);
+  }
+  std::vector<dist::Bytes> parts;
+  if (Status st = options_.comm->allgather(mine, parts); !st) return st;
+  for (int r = 0; r < int(parts.size()); ++r) {
+    if (r == options_.comm->rank()) continue;
+    const dist::Block b = dist::block(options_.batch, r, int(parts.size()));
+    dist::ByteReader in(parts[std::size_t(r)]);
+    bool ok = true;
+    for (int i = b.begin; i < b.end && ok; ++i) {
+      Episode& e = episodes[std::size_t(i)];
+      std::string failed;
+      std::uint64_t frames = 0;
+      ok = in.get_string(failed) && in.get_vector(e.a0) && in.get_vector(e.a) && in.get(frames) &&
+           frames <= std::uint64_t(env_->horizon());
+      e.obs.resize(std::size_t(ok ? frames : 0));
+      for (std::vector<S>& o : e.obs) ok = ok && in.get_vector(o);
+      ok = ok && in.get(e.cost0) && in.get(e.cost) && in.get(e.steps) && in.get(e.hvps) && in.get(e.full_step);
+      e.status = failed.empty() ? Status::ok() : Status::error(failed + " (rank " + std::to_string(r) + ")");
+    }
+    if (!ok || !in.done()) return Status::error("PODS: rank " + std::to_string(r) + "'s episodes arrived malformed");
+  }
+  return Status::ok();
+}
+
+template <class S>
 Result<PodsStats> PodsTrainerT<S>::step() {
   const int n = options_.batch;
   std::vector<Episode> episodes(static_cast<std::size_t>(n));
   const int threads = options_.thread_count;
+  const int begin = mine_.begin, end = mine_.end;
 #pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads()) if (threads != 1)
-  for (int i = 0; i < n; ++i) episodes[std::size_t(i)].status = run_episode(i, episodes[std::size_t(i)]);
+  for (int i = begin; i < end; ++i) episodes[std::size_t(i)].status = run_episode(i, episodes[std::size_t(i)]);
+  if (Status st = gather_episodes(episodes); !st) return st;
   PodsStats s;
   s.iteration = iteration_;
   double sq = 0;
@@ -308,6 +354,16 @@ Result<PodsStats> PodsTrainerT<S>::step() {
   s.sim_steps = sim_steps_;
   s.hvps = hvps_;
   ++iteration_;
+  if (options_.comm && options_.comm->size() > 1 && options_.fingerprint_every > 0 &&
+      iteration_ % options_.fingerprint_every == 0) {
+    std::string differ;
+    std::uint64_t first = 0;
+    if (Status st = dist::compare_fingerprints(*options_.comm, fingerprint(), differ, first); !st) return st;
+    if (!differ.empty())
+      return Status::error(
+          "PODS, after " + std::to_string(iteration_) + " iterations: the ranks' weights differ: rank(s) " + differ +
+          " disagree with rank 0; a rank computed different bits (another build, machine or library?)");
+  }
   return s;
 }
 

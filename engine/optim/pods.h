@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "engine/dist/communicator.h"
 #include "engine/optim/optimizer.h"
 #include "engine/optim/policy_env.h"
 #include "engine/optim/task.h"
@@ -81,6 +82,11 @@ struct PodsOptions {
   int minibatch = 64;    // samples per regression step
   double lr = 3e-3;      // Adam's step in the regression
   int thread_count = 0;  // copies improved in parallel; 0 = OpenMP's default
+  // MPI ranks sharing the episodes (null: this process alone): each rank improves its block,
+  // every episode's samples reach every rank in episode order and every rank regresses the
+  // same batch the same way, so any number of ranks gives the same bits
+  dist::Communicator* comm = nullptr;
+  int fingerprint_every = 10;  // with ranks: iterations between comparisons of the ranks' weights
 };
 
 struct PodsStats {
@@ -108,6 +114,7 @@ class PodsTrainerT {
 
   const std::vector<S>& weights() const { return w_; }
   void set_weights(std::vector<S> w) { w_ = std::move(w); }
+  std::uint64_t fingerprint() const { return dist::fnv1a(w_.data(), w_.size() * sizeof(S)); }  // FNV-1a of the weights
   long long sim_steps() const { return sim_steps_; }
   const PolicyEnvT<S>& env() const { return *env_; }
   const PolicyEnvT<S>& eval_env() const { return *eval_; }
@@ -131,12 +138,14 @@ class PodsTrainerT {
   Status improve(ActionSequenceT<S>& seq, Episode& e, const std::vector<S>& g);
   Status newton_step(ActionSequenceT<S>& seq, Episode& e, const std::vector<S>& g, std::vector<S>& p);
   double regress(const std::vector<Episode>& episodes);
+  Status gather_episodes(std::vector<Episode>& episodes);  // every rank's episodes on every rank
 
   PodsOptions options_;
   std::unique_ptr<PolicyEnvT<S>> env_, eval_;
   std::vector<S> w_;
   OptimizerT<S> adam_;
-  std::vector<std::mt19937_64> rngs_;  // per copy: starts
+  std::vector<std::mt19937_64> rngs_;  // per copy (all copies'; a rank draws from its own): starts
+  dist::Block mine_;                   // this rank's episodes [begin, end) of options_.batch
   std::mt19937_64 rng_;                // regression minibatches
   double radius_ = 0;                  // PODS-2's trust radius, RMS per action entry
   long long sim_steps_ = 0, hvps_ = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 namespace adj::optim {
@@ -74,7 +75,7 @@ PpoTrainer::PpoTrainer(PpoTrainer&&) noexcept = default;
 PpoTrainer& PpoTrainer::operator=(PpoTrainer&&) noexcept = default;
 
 const MlpT<double>& PpoTrainer::net() const { return env_->mlp(); }
-int PpoTrainer::env_count() const { return env_->env_count(); }
+int PpoTrainer::env_count() const { return total_; }
 
 Result<PpoTrainer> PpoTrainer::create(const TaskT<double>& task, PpoOptions options, PolicyEnvOptions env_options) {
   const std::string where = "task '" + task.task().name + "' (PPO)";
@@ -89,14 +90,24 @@ Result<PpoTrainer> PpoTrainer::create(const TaskT<double>& task, PpoOptions opti
                          "lr, clip_ratio, obs_clip, reward_clip > 0; value_clip, entropy_coef, lr_anneal_steps >= "
                          "0; gamma in (0, 1]; lambda in [0, 1])");
   env_options.thread_count = options.thread_count;
+  // with ranks, this rank's env holds its block of the copies (randomized worlds keep their index)
+  const int copies = env_options.env_count, ranks = options.comm ? options.comm->size() : 1;
+  if (copies < ranks)
+    return Status::error(where + ": " + std::to_string(copies) + " copies cannot be shared by " +
+                         std::to_string(ranks) + " ranks (each needs one at least)");
+  const dist::Block mine = dist::block(copies, options.comm ? options.comm->rank() : 0, ranks);
+  env_options.env_count = mine.count();
+  env_options.world_begin = mine.begin;
   auto envs = make_policy_envs(task, env_options, where);
   if (!envs) return envs.status();
-  const int copies = envs->train->env_count();
   if (options.minibatches > copies * options.steps_per_env)
     return Status::error(where + ": options out of range (minibatches > env_count x steps_per_env)");
   PpoTrainer r;
   r.options_ = options;
   r.rng_.seed(options.seed);
+  r.mine_ = mine;
+  r.total_ = copies;
+  for (int i = 0; i < copies; ++i) r.rngs_.emplace_back(options.seed * 1000003ull + std::uint64_t(i) + 1);
   r.env_ = std::move(envs->train);
   r.eval_ = std::move(envs->eval);
   r.substeps_ = r.env_->substeps();
@@ -120,14 +131,16 @@ Result<PpoTrainer> PpoTrainer::create(const TaskT<double>& task, PpoOptions opti
   // every copy starts an episode; the statistics start from their first observations
   r.obs_.resize(std::size_t(copies));
   std::vector<double> raw;
-  for (int i = 0; i < copies; ++i) {
-    r.env_->reset(i, &r.rng_);
-    r.env_->observe(i, r.obs_[i]);
-    raw.insert(raw.end(), r.obs_[i].begin(), r.obs_[i].end());
+  for (int i = mine.begin; i < mine.end; ++i) {
+    r.env_->reset(i - mine.begin, &r.rngs_[std::size_t(i)]);
+    r.env_->observe(i - mine.begin, r.obs_[std::size_t(i)]);
+    raw.insert(raw.end(), r.obs_[std::size_t(i)].begin(), r.obs_[std::size_t(i)].end());
   }
+  if (Status st = r.gather_copies(raw, no); !st) return Status::error(where + ": " + st.message());
+  if (Status st = r.broadcast_weights(); !st) return Status::error(where + ": " + st.message());
   if (options.normalize_observations) {
     r.obs_rms_.update(raw.data(), copies);
-    for (std::vector<double>& o : r.obs_) r.obs_rms_.normalize(o, options.obs_clip);
+    for (int i = mine.begin; i < mine.end; ++i) r.obs_rms_.normalize(r.obs_[std::size_t(i)], options.obs_clip);
   }
   return r;
 }
@@ -160,47 +173,50 @@ Result<double> PpoTrainer::evaluate(const std::function<void(int t, const Policy
   return sum / double(eval_->horizon());
 }
 
-// every copy runs steps_per_env frames; a copy whose episode reaches the horizon restarts
+// every copy runs steps_per_env frames; a copy whose episode reaches the horizon restarts.
+// A rank steps its own copies; the statistics and the batch are every copy's (gathered)
 Status PpoTrainer::collect(PpoIteration& it) {
-  const int n = env_count(), T = options_.steps_per_env;
+  const int n = total_, T = options_.steps_per_env, begin = mine_.begin, end = mine_.end;
   const int nw = net().weight_count(), na = net().output_size(), no = net().input_size();
   const double bound = net().output_scale();
   batch_.assign(std::size_t(n) * T, Sample{});
-  std::vector<double> mean, applied(static_cast<std::size_t>(na)), raw(static_cast<std::size_t>(n * no)),
-      returns(static_cast<std::size_t>(n));
-  double reward_sum = 0, finished = 0;
-  for (std::size_t k = 0; k < copy_frames_.size(); ++k) copy_frames_[k].assign(1, env_->state(int(k)));
+  std::vector<double> mean, applied(static_cast<std::size_t>(na)), raw, returns;
+  // the first copies' frames (keep_copy_frames), of those this rank steps
+  for (int i = begin; i < end && std::size_t(i) < copy_frames_.size(); ++i)
+    copy_frames_[std::size_t(i)].assign(1, env_->state(i - begin));
   for (int t = 0; t < T; ++t) {
-    for (int i = 0; i < n; ++i) {
+    raw.clear(), returns.clear();
+    for (int i = begin; i < end; ++i) {
+      const int e = i - begin;  // the copy in this rank's env
       Sample& s = batch_[std::size_t(t) * n + i];
       s.obs = obs_[i];
       net().forward(pi_.data(), s.obs, mean);
       s.action = mean;
       for (int k = 0; k < na; ++k) {
-        const double e = normal(rng_), ls = pi_[nw + k];
-        s.action[k] = mean[k] + std::exp(ls) * e;
-        s.logp += -0.5 * e * e - ls - k_log_sqrt_2pi;
+        const double z = normal(rngs_[std::size_t(i)]), ls = pi_[nw + k];
+        s.action[k] = mean[k] + std::exp(ls) * z;
+        s.logp += -0.5 * z * z - ls - k_log_sqrt_2pi;
         applied[k] = std::clamp(s.action[k], -bound, bound);
       }
       s.value = value_of(s.obs);
-      Result<double> cost = env_->step(i, applied);
+      Result<double> cost = env_->step(e, applied);
       if (!cost) return Status::error("PPO collection: " + cost.status().message());
-      env_->clear_tape(i);
-      if (std::size_t(i) < copy_frames_.size()) copy_frames_[std::size_t(i)].push_back(env_->state(i));
-      sim_steps_ += substeps_;
-      s.reward = -cost.value();
-      reward_sum += s.reward;
+      env_->clear_tape(e);
+      if (std::size_t(i) < copy_frames_.size()) copy_frames_[std::size_t(i)].push_back(env_->state(e));
+      s.reward = s.unscaled = -cost.value();
       ep_return_[i] += s.reward;
       disc_return_[i] = options_.gamma * disc_return_[i] + s.reward * options_.reward_scale;
-      returns[i] = disc_return_[i];
-      s.done = env_->frame(i) >= env_->horizon();
-      env_->observe(i, obs_[i]);
-      std::copy(obs_[i].begin(), obs_[i].end(), raw.begin() + std::ptrdiff_t(i) * no);
+      returns.push_back(disc_return_[i]);
+      s.done = env_->frame(e) >= env_->horizon();
+      env_->observe(e, obs_[i]);
+      raw.insert(raw.end(), obs_[i].begin(), obs_[i].end());
     }
-    // the statistics take this frame's observations and returns, copy by copy in order
+    // the statistics take this frame's observations and returns of every copy, in copy order
+    if (Status st = gather_copies(raw, no); !st) return st;
+    if (Status st = gather_copies(returns, 1); !st) return st;
     if (options_.normalize_observations) obs_rms_.update(raw.data(), n);
     if (options_.normalize_rewards) ret_rms_.update(returns.data(), n);
-    for (int i = 0; i < n; ++i) {
+    for (int i = begin; i < end; ++i) {
       Sample& s = batch_[std::size_t(t) * n + i];
       s.reward *= options_.reward_scale;
       if (options_.normalize_rewards)
@@ -210,19 +226,101 @@ Status PpoTrainer::collect(PpoIteration& it) {
       if (!s.done) continue;
       // a time limit: the last state's value stands for the rest of the return
       s.boot = value_of(obs_[i]);
-      ++it.episodes;
-      finished += ep_return_[i];
+      s.episode_return = ep_return_[i];
       ep_return_[i] = disc_return_[i] = 0;
-      env_->reset(i, &rng_);
-      observe_normalized(*env_, i, obs_[i]);
+      env_->reset(i - begin, &rngs_[std::size_t(i)]);
+      observe_normalized(*env_, i - begin, obs_[i]);
     }
   }
-  last_value_.resize(std::size_t(n));
-  for (int i = 0; i < n; ++i) last_value_[i] = value_of(obs_[i]);
+  last_value_.assign(std::size_t(n), 0.0);
+  for (int i = begin; i < end; ++i) last_value_[i] = value_of(obs_[i]);
+  sim_steps_ += (long long)substeps_ * n * T;
+  if (Status st = gather_samples(); !st) return st;
+  // the iteration's numbers, summed frame by frame and copy by copy
+  double reward_sum = 0, finished = 0;
+  for (const Sample& s : batch_) {
+    reward_sum += s.unscaled;
+    if (s.done) ++it.episodes, finished += s.episode_return;
+  }
   it.mean_reward = reward_sum / double(n * T);
   if (it.episodes > 0) last_mean_return_ = finished / it.episodes;
   it.mean_return = last_mean_return_;
   return Status::ok();
+}
+
+Status PpoTrainer::gather_copies(std::vector<double>& values, int width) {
+  if (!distributed()) return Status::ok();
+  dist::Bytes mine;
+  dist::ByteWriter(mine).put_vector(values);
+  std::vector<dist::Bytes> parts;
+  if (Status st = options_.comm->allgather(mine, parts); !st) return st;
+  values.clear();
+  std::vector<double> part;
+  for (int r = 0; r < int(parts.size()); ++r) {
+    const dist::Block b = dist::block(total_, r, int(parts.size()));
+    if (!dist::ByteReader(parts[r]).get_vector(part) || int(part.size()) != b.count() * width)
+      return Status::error("PPO: rank " + std::to_string(r) + "'s copies arrived malformed");
+    values.insert(values.end(), part.begin(), part.end());
+  }
+  return Status::ok();
+}
+
+Status PpoTrainer::gather_samples() {
+  if (!distributed()) return Status::ok();
+  const int n = total_, T = options_.steps_per_env;
+  dist::Bytes mine;
+  dist::ByteWriter out(mine);
+  for (int i = mine_.begin; i < mine_.end; ++i) {
+    out.put(last_value_[i]);
+    for (int t = 0; t < T; ++t) {
+      const Sample& s = batch_[std::size_t(t) * n + i];
+      out.put_vector(s.obs), out.put_vector(s.action);
+      out.put(s.logp), out.put(s.value), out.put(s.reward), out.put(s.boot), out.put(s.unscaled);
+      out.put(s.episode_return), out.put(s.done);
+    }
+  }
+  std::vector<dist::Bytes> parts;
+  if (Status st = options_.comm->allgather(mine, parts); !st) return st;
+  for (int r = 0; r < int(parts.size()); ++r) {
+    if (r == options_.comm->rank()) continue;
+    const dist::Block b = dist::block(n, r, int(parts.size()));
+    dist::ByteReader in(parts[r]);
+    bool ok = true;
+    for (int i = b.begin; i < b.end && ok; ++i) {
+      ok = in.get(last_value_[i]);
+      for (int t = 0; t < T && ok; ++t) {
+        Sample& s = batch_[std::size_t(t) * n + i];
+        ok = in.get_vector(s.obs) && in.get_vector(s.action) && in.get(s.logp) && in.get(s.value) && in.get(s.reward) &&
+             in.get(s.boot) && in.get(s.unscaled) && in.get(s.episode_return) && in.get(s.done);
+      }
+    }
+    if (!ok || !in.done()) return Status::error("PPO: rank " + std::to_string(r) + "'s samples arrived malformed");
+  }
+  return Status::ok();
+}
+
+Status PpoTrainer::broadcast_weights() {
+  if (!distributed()) return Status::ok();
+  dist::Bytes bytes;
+  dist::ByteWriter out(bytes);
+  out.put_vector(pi_), out.put_vector(v_);
+  if (Status st = options_.comm->broadcast(bytes, 0); !st) return st;
+  dist::ByteReader in(bytes);
+  if (!(in.get_vector(pi_) && in.get_vector(v_) && in.done()))
+    return Status::error("rank 0's weights arrived malformed on rank " + std::to_string(options_.comm->rank()));
+  return Status::ok();
+}
+
+Status PpoTrainer::check_replicas() {
+  std::string differ;
+  std::uint64_t first = 0;
+  if (Status st = dist::compare_fingerprints(*options_.comm, fingerprint(), differ, first); !st) return st;
+  if (differ.empty()) return Status::ok();
+  char text[160];
+  std::snprintf(text, sizeof text, "rank 0 has %016llx", static_cast<unsigned long long>(first));
+  return Status::error("PPO, after " + std::to_string(iteration_) +
+                       " iterations: the ranks' parameters differ: rank(s) " + differ + " disagree with rank 0 (" +
+                       text + "); a rank computed different bits (another build, machine or library?)");
 }
 
 void PpoTrainer::advantages() {
@@ -260,6 +358,8 @@ Result<PpoIteration> PpoTrainer::iterate() {
   if (Status st = collect(it); !st) return st;
   advantages();
   update(it);
+  if (distributed() && options_.fingerprint_every > 0 && iteration_ % options_.fingerprint_every == 0)
+    if (Status st = check_replicas(); !st) return st;
   it.sim_steps = sim_steps_;
   it.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return it;

@@ -16,8 +16,14 @@
 //   - the clipped surrogate objective with an entropy bonus; a separate value network (tanh
 //     MLP, linear output), its loss optionally clipped; Adam over shuffled minibatches, each
 //     gradient clipped to max_grad_norm; the step size annealed linearly over a budget.
-// Deterministic for a seed: one random stream (resets, action noise, shuffles), fixed loop
-// orders, no threads in the learner.
+// Deterministic for a seed: each copy draws its resets and action noise from a stream of its
+// own, the learner its initial value weights and shuffles from another; fixed loop orders, no
+// threads in the learner.
+//
+// Over MPI ranks (PpoOptions::comm): each rank steps its contiguous block of the copies; every
+// frame the copies' observations and returns reach every rank for the running statistics, and
+// at the end of the collection every copy's samples, in copy order, so every rank runs the
+// same update on the same batch: the same bits for any number of ranks.
 //
 // Rewards are the negated frame costs (policy_env.h: particle tasks r_t = L(t) - L(t + 1), so
 // an episode's return is L(0) - L(T), for a distance loss the distance travelled; robot tasks
@@ -36,6 +42,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "engine/dist/communicator.h"
 #include "engine/optim/checkpoint.h"
 #include "engine/optim/mlp.h"
 #include "engine/optim/optimizer.h"
@@ -69,6 +76,10 @@ struct PpoOptions {
   // about lr x its width per step, so returns of O(10) fit well, O(100) slowly
   double reward_scale = 1.0;
   int thread_count = 1;  // solver threads of each copy (particle stages)
+  // MPI ranks sharing the copies (null: this process alone); every `fingerprint_every`
+  // iterations the ranks compare their parameters and stop when one differs
+  dist::Communicator* comm = nullptr;
+  int fingerprint_every = 10;
 };
 
 struct PpoIteration {
@@ -126,9 +137,9 @@ class PpoTrainer {
   // the mean frame cost of an episode with the mean action (forward only; not counted);
   // observe(t + 1) after frame t (as SHAC's)
   Result<double> evaluate(const std::function<void(int t, const PolicyEnvT<double>& env)>& observe = {});
-  // viewers (app/serve): the states of the first `copies` copies over each iteration's
-  // collection from now on, frame 0 its start (a copy whose episode ends restarts within it);
-  // 0 keeps none. Keeping them changes nothing the training computes
+  // viewers (app/serve): the states of the first `copies` copies (those this rank steps) over
+  // each iteration's collection from now on, frame 0 its start (a copy whose episode ends
+  // restarts within it); 0 keeps none. Keeping them changes nothing the training computes
   void keep_copy_frames(int copies);
   const std::vector<std::vector<StateT<double>>>& copy_frames() const { return copy_frames_; }
 
@@ -136,13 +147,14 @@ class PpoTrainer {
   int env_count() const;
   // the policy's weights, then one log sigma per output
   const std::vector<double>& parameters() const { return pi_; }
+  void set_parameters(std::vector<double> pi) { pi_ = std::move(pi); }  // (tests: a replica that differs)
   const RunningMeanStd& observation_stats() const { return obs_rms_; }
   int iteration() const { return iteration_; }  // iterations run so far
   // the training state into a checkpoint (header "ppo" and arrays: both networks, both Adams,
   // the statistics, the random engine, every copy's episode and returns so far); load() puts
   // it back into a trainer of the same task, networks and copies, errors naming the file and
   // what differs (engine/optim/checkpoint.h)
-  void save(Checkpoint& ck) const;
+  Status save(Checkpoint& ck);  // collective over the ranks: every copy's episode from its owner
   Status load(const Checkpoint& ck);
   std::uint64_t fingerprint() const;  // FNV-1a of the policy and value weights
 
@@ -151,12 +163,20 @@ class PpoTrainer {
     std::vector<double> obs;     // normalized
     std::vector<double> action;  // drawn, before clipping
     double logp = 0, value = 0, reward = 0, boot = 0, adv = 0, ret = 0;
+    double unscaled = 0;        // the frame's reward as the task gives it (the iteration's mean)
+    double episode_return = 0;  // when done: the episode's undiscounted return
     bool done = false;
   };
   const MlpT<double>& net() const;
   void observe_normalized(PolicyEnvT<double>& env, int i, std::vector<double>& obs);
   double value_of(const std::vector<double>& obs) const;
   Status collect(PpoIteration& it);
+  bool distributed() const { return options_.comm && options_.comm->size() > 1; }
+  // this rank's copies' values (per copy `width` doubles, in copy order) made every copy's
+  Status gather_copies(std::vector<double>& values, int width);
+  Status gather_samples();  // batch_ and last_value_ of every copy, on every rank
+  Status check_replicas();
+  Status broadcast_weights();  // rank 0's policy and value weights to every rank
   void advantages();
   void update(PpoIteration& it);
   void minibatch_step(const int* idx, int n, PpoIteration& it);
@@ -167,11 +187,15 @@ class PpoTrainer {
   MlpT<double> value_net_;
   std::vector<double> pi_, v_;  // policy weights + log sigmas; value weights
   OptimizerT<double> pi_opt_, v_opt_;
-  std::mt19937_64 rng_;
+  std::mt19937_64 rng_;                // the learner's: value initialization, shuffles
+  std::vector<std::mt19937_64> rngs_;  // per copy (all copies'; a rank draws from its own)
+  dist::Block mine_;                   // this rank's copies [begin, end) of total_
+  int total_ = 0;
   RunningMeanStd obs_rms_, ret_rms_;
-  std::vector<std::vector<double>> obs_;  // per copy: the normalized observation of its state
-  std::vector<double> disc_return_;       // per copy: discounted return so far (reward scaling)
-  std::vector<double> ep_return_;         // per copy: undiscounted, unscaled return so far
+  // per copy (all copies' slots; a rank keeps its own copies' up to date):
+  std::vector<std::vector<double>> obs_;  // the normalized observation of its state
+  std::vector<double> disc_return_;       // discounted return so far (reward scaling)
+  std::vector<double> ep_return_;         // undiscounted, unscaled return so far
   std::vector<Sample> batch_;             // frame t of copy i at t x env_count + i
   std::vector<double> last_value_;        // per copy: the value after the batch's last frame
   double last_mean_return_ = 0;

@@ -5,13 +5,48 @@
 
 namespace adj::optim {
 
-void PpoTrainer::save(Checkpoint& ck) const {
-  const int n = env_count();
+Status PpoTrainer::save(Checkpoint& ck) {
+  // every copy's episode, random engine and running returns, from the rank that steps it
+  const int n = env_count(), no = net().input_size();
+  std::vector<PolicyEnvT<double>::Episode> episodes(static_cast<std::size_t>(n));
+  std::vector<std::string> engines(static_cast<std::size_t>(n));
+  for (int i = mine_.begin; i < mine_.end; ++i)
+    episodes[i] = env_->episode(i - mine_.begin), engines[i] = engine_text(rngs_[std::size_t(i)]);
+  if (distributed()) {
+    dist::Bytes mine;
+    dist::ByteWriter out(mine);
+    for (int i = mine_.begin; i < mine_.end; ++i) {
+      StateColumns<double> cols;
+      cols.add(episodes[i].state), cols.add(episodes[i].start);
+      out.put_vector(cols.particle_q), out.put_vector(cols.particle_qd);
+      out.put_vector(cols.joint_q), out.put_vector(cols.joint_qd);
+      out.put(episodes[i].frame), out.put(episodes[i].done), out.put_string(engines[i]);
+      out.put_vector(obs_[i]), out.put(disc_return_[i]), out.put(ep_return_[i]);
+    }
+    std::vector<dist::Bytes> parts;
+    if (Status st = options_.comm->allgather(mine, parts); !st) return st;
+    const StateT<double>& like = env_->state(0);
+    for (int r = 0; r < int(parts.size()); ++r) {
+      const dist::Block b = dist::block(n, r, int(parts.size()));
+      dist::ByteReader in(parts[r]);
+      for (int i = b.begin; i < b.end; ++i) {
+        StateColumns<double> cols;
+        bool ok = in.get_vector(cols.particle_q) && in.get_vector(cols.particle_qd) && in.get_vector(cols.joint_q) &&
+                  in.get_vector(cols.joint_qd) && in.get(episodes[i].frame) && in.get(episodes[i].done) &&
+                  in.get_string(engines[i]) && in.get_vector(obs_[i]) && in.get(disc_return_[i]) &&
+                  in.get(ep_return_[i]);
+        if (!ok || cols.joint_q.size() != 2 * like.joint_q.size() ||
+            cols.particle_q.size() != 6 * like.particle_q.size() || int(obs_[i].size()) != no)
+          return Status::error("checkpoint: rank " + std::to_string(r) + "'s copies arrived malformed");
+        episodes[i].state = cols.at(0, like), episodes[i].start = cols.at(1, like);
+      }
+    }
+  }
   StateColumns<double> state, start;
   nlohmann::json frames = nlohmann::json::array(), done = nlohmann::json::array();
   std::vector<double> obs;
   for (int i = 0; i < n; ++i) {
-    const PolicyEnvT<double>::Episode e = env_->episode(i);
+    const PolicyEnvT<double>::Episode& e = episodes[i];
     state.add(e.state), start.add(e.start), frames.push_back(e.frame), done.push_back(e.done);
     obs.insert(obs.end(), obs_[i].begin(), obs_[i].end());
   }
@@ -29,6 +64,7 @@ void PpoTrainer::save(Checkpoint& ck) const {
                       {"return_count", ret_rms_.count},
                       {"last_mean_return", last_mean_return_},
                       {"engine", engine_text(rng_)},
+                      {"copy_engines", engines},
                       {"episode_frames", frames},
                       {"episode_done", done}};
   ck.put("policy.parameters", pi_);
@@ -44,6 +80,7 @@ void PpoTrainer::save(Checkpoint& ck) const {
   ck.put("copies.observation", obs);  // normalized when it was observed
   ck.put("copies.discounted_return", disc_return_);
   ck.put("copies.episode_return", ep_return_);
+  return Status::ok();
 }
 
 Status PpoTrainer::load(const Checkpoint& ck) {
@@ -78,15 +115,21 @@ Status PpoTrainer::load(const Checkpoint& ck) {
   if (st = state.get(ck, "episodes.state", n, like); !st) return st;
   if (st = start.get(ck, "episodes.start", n, like); !st) return st;
   std::mt19937_64 rng;
+  std::vector<std::mt19937_64> rngs(static_cast<std::size_t>(n));
   try {
-    const nlohmann::json &frames = h.at("episode_frames"), &done = h.at("episode_done");
-    if (!frames.is_array() || int(frames.size()) != n || !done.is_array() || int(done.size()) != n)
-      return ck.error("ppo.episode_frames and episode_done must list " + std::to_string(n) + " copies");
+    const nlohmann::json &frames = h.at("episode_frames"), &done = h.at("episode_done"),
+                         &engines = h.at("copy_engines");
+    if (!frames.is_array() || int(frames.size()) != n || !done.is_array() || int(done.size()) != n ||
+        !engines.is_array() || int(engines.size()) != n)
+      return ck.error("ppo.copy_engines, episode_frames and episode_done must list " + std::to_string(n) + " copies");
     if (!engine_from_text(h.at("engine").get<std::string>(), rng))
       return ck.error("ppo.engine is not a random engine's state");
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < n; ++i)
+      if (!engine_from_text(engines[i].get<std::string>(), rngs[std::size_t(i)]))
+        return ck.error("ppo.copy_engines[" + std::to_string(i) + "] is not a random engine's state");
+    for (int i = mine_.begin; i < mine_.end; ++i) {  // this rank's copies
       PolicyEnvT<double>::Episode e{state.at(i, like), start.at(i, like), frames[i].get<int>(), done[i].get<bool>()};
-      if (st = env_->set_episode(i, e); !st) return ck.error(st.message());
+      if (st = env_->set_episode(i - mine_.begin, e); !st) return ck.error(st.message());
     }
     iteration_ = h.at("iteration").get<int>();
     sim_steps_ = h.at("sim_steps").get<long long>();
@@ -104,6 +147,7 @@ Status PpoTrainer::load(const Checkpoint& ck) {
   for (int i = 0; i < n; ++i) obs_[i].assign(obs.begin() + long(i) * no, obs.begin() + long(i + 1) * no);
   disc_return_ = std::move(disc), ep_return_ = std::move(ep);
   rng_ = rng;
+  rngs_ = std::move(rngs);
   return Status::ok();
 }
 

@@ -102,6 +102,7 @@ Result<RigidParametersT<S>> RigidParametersT<S>::create(const scene::CompiledSce
       }
     if (b.index.empty()) return Status::error(pw + ": \"" + spec.object + "\" has nothing this parameter covers");
     b.elements = int(b.index.size());
+    if (Status st = element_bounds(spec, names, pw, b); !st) return st;
     b.offset = p.size_;
     b.count = b.steps * b.elements;
     p.size_ += b.count;
@@ -157,7 +158,8 @@ std::vector<S> RigidParametersT<S>::initial(const scene::CompiledSceneT<S>& cs) 
 template <class S>
 void RigidParametersT<S>::clamp(std::vector<S>& theta) const {
   for (const ParamBlock& b : blocks_)
-    for (int k = b.offset; k < b.offset + b.count; ++k) theta[k] = S(std::clamp(double(theta[k]), b.lower, b.upper));
+    for (int k = b.offset; k < b.offset + b.count; ++k)
+      theta[k] = S(std::clamp(double(theta[k]), entry_lower(b, k - b.offset), entry_upper(b, k - b.offset)));
 }
 
 template <class S>

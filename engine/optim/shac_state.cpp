@@ -80,18 +80,12 @@ std::uint64_t BatchShacTrainerT<S>::fingerprint() const {
 template <class S>
 Status BatchShacTrainerT<S>::check_replicas() {
   if (!distributed()) return Status::ok();
-  dist::Bytes mine;
-  dist::ByteWriter(mine).put(fingerprint());
-  std::vector<dist::Bytes> parts;
-  if (Status st = options_.comm->allgather(mine, parts); !st) return st;
-  std::vector<std::uint64_t> fp(parts.size());
-  for (std::size_t r = 0; r < parts.size(); ++r) dist::ByteReader(parts[r]).get(fp[r]);
   std::string differ;
-  for (std::size_t r = 1; r < fp.size(); ++r)
-    if (fp[r] != fp[0]) differ += (differ.empty() ? "" : ", ") + std::to_string(r);
+  std::uint64_t first = 0;
+  if (Status st = dist::compare_fingerprints(*options_.comm, fingerprint(), differ, first); !st) return st;
   if (differ.empty()) return Status::ok();
   char text[160];
-  std::snprintf(text, sizeof text, "rank 0 has %016llx", static_cast<unsigned long long>(fp[0]));
+  std::snprintf(text, sizeof text, "rank 0 has %016llx", static_cast<unsigned long long>(first));
   return Status::error("SHAC, after " + std::to_string(iteration_) +
                        " windows: the ranks' parameters differ: rank(s) " + differ + " disagree with rank 0 (" + text +
                        "); a rank computed different bits (another build, machine or library?)");

@@ -334,6 +334,9 @@ struct ParamSpec {
   std::string object;  // name of the object (empty for contact_* and policy)
   double lower = -std::numeric_limits<double>::infinity();
   double upper = std::numeric_limits<double>::infinity();
+  // bounds of each element (one per actuator, joint, particle...: "lower": [..] in JSON),
+  // narrowing the bounds above; empty = none
+  std::vector<double> lower_each, upper_each;
 
   bool operator==(const ParamSpec&) const = default;
 };

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "engine/scene/scene_json.h"
 #include "engine/scene/scene_json_detail.h"
@@ -371,9 +372,21 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       int k = r.choice(pf, "kind", kinds, true);
       if (k >= 0) p.kind = static_cast<ParamKind>(k);
       r.string(pf, "object", p.object);
-      r.number(pf, "lower", p.lower);
-      r.number(pf, "upper", p.upper);
+      // a number bounds every entry; a list bounds each element (an actuator, a joint...)
+      for (auto [key, one, each] : {std::tuple{"lower", &p.lower, &p.lower_each}, {"upper", &p.upper, &p.upper_each}}) {
+        auto it = pf.j.find(key);
+        if (it != pf.j.end() && it->is_array())
+          r.number_list(pf, key, *each);
+        else
+          r.number(pf, key, *one);
+      }
       if (p.lower > p.upper) r.error(pp, "lower bound is above the upper bound");
+      if (!p.lower_each.empty() && !p.upper_each.empty() && p.lower_each.size() != p.upper_each.size())
+        r.error(Reader::join(pp, "upper"), "lists " + std::to_string(p.upper_each.size()) + " bounds, \"lower\" " +
+                                               std::to_string(p.lower_each.size()) + " (one per element each)");
+      for (size_t e = 0; e < std::min(p.lower_each.size(), p.upper_each.size()); ++e)
+        if (p.lower_each[e] > p.upper_each[e])
+          r.error(Reader::index(Reader::join(pp, "lower"), e), "lower bound is above the upper bound");
       r.finish(pf);
       t.parameters.push_back(p);
     }

@@ -152,8 +152,21 @@ ojson write_task(const Task& t, const std::string& sidecar = "") {
   for (const ParamSpec& p : t.parameters) {
     ojson pj{{"kind", to_string(p.kind)}};
     if (!p.object.empty()) pj["object"] = p.object;
-    if (std::isfinite(p.lower)) pj["lower"] = p.lower;
-    if (std::isfinite(p.upper)) pj["upper"] = p.upper;
+    // per-element bounds are written narrowed by the block's, so that reading gives the same
+    if (!p.lower_each.empty()) {
+      std::vector<double> l = p.lower_each;
+      for (double& x : l) x = std::max(x, p.lower);
+      pj["lower"] = l;
+    } else if (std::isfinite(p.lower)) {
+      pj["lower"] = p.lower;
+    }
+    if (!p.upper_each.empty()) {
+      std::vector<double> u = p.upper_each;
+      for (double& x : u) x = std::min(x, p.upper);
+      pj["upper"] = u;
+    } else if (std::isfinite(p.upper)) {
+      pj["upper"] = p.upper;
+    }
     ps.push_back(pj);
   }
   j["parameters"] = ps;

@@ -145,7 +145,7 @@ TEST_CASE("PPO saved and loaded mid-run goes on with the same bits", "[checkpoin
   for (int k = 0; k < 8; ++k) rewards.push_back(ok(straight.iterate()).mean_reward);
   for (int k = 0; k < 5; ++k) ok(first.iterate());
   Checkpoint ck;
-  first.save(ck);
+  REQUIRE(first.save(ck).is_ok());
   Checkpoint back = ok(decode_checkpoint(encode_checkpoint(ck), "ppo.adjck"));
   PpoOptions other_seed = po;
   other_seed.seed = 77;

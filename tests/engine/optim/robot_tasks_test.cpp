@@ -8,8 +8,8 @@
 #include <cstdlib>
 
 #include "engine/optim/rigid_task.h"
-#include "engine/optim/trainer.h"
 #include "engine/optim/task.h"
+#include "engine/optim/trainer.h"
 #include "engine/scene/scene_json.h"
 
 using namespace adj;
@@ -215,6 +215,47 @@ TEST_CASE("robot task: errors name the task and the entry, the particle runner r
   auto ok = RigidTaskRunnerT<float>::create(cs.value(), s.tasks[0]);
   REQUIRE(ok.is_ok());
   CHECK(ok->entry_name(3 * 2 + 1) == "actuator_control[arm][t=2][link1]");
+}
+
+// per-element bounds (one per actuator, as the editor takes a URDF's joint ranges and effort
+// limits): every frame's input of an actuator stays inside its own bounds, before and while the
+// optimizer moves it; a list of another length is refused, naming the actuators
+TEST_CASE("robot task: each actuator's inputs stay inside their own bounds, and a wrong count is refused",
+          "[optim][robot]") {
+  scene::Scene s = load("robot_arm_reach.json");
+  auto cs = scene::compile<float>(s, kScenes);
+  REQUIRE(cs.is_ok());
+  scene::Task task = s.tasks[0];
+  task.optimizer.iterations = 4;
+  scene::ParamSpec& p = task.parameters[0];
+  p.lower_each = {-0.05, -0.4, -3.0};
+  p.upper_each = {0.05, 0.4, 3.0};  // the third narrowed by the block's [-2.5, 2.5]
+  auto r = RigidTaskRunnerT<float>::create(cs.value(), task);
+  REQUIRE(r.is_ok());
+  const int n = 3;
+  auto inside = [&](const std::vector<float>& theta) {
+    for (int i = 0; i < int(theta.size()); ++i) {
+      const double lo = std::max(p.lower, p.lower_each[size_t(i % n)]);
+      const double hi = std::min(p.upper, p.upper_each[size_t(i % n)]);
+      if (theta[size_t(i)] < float(lo) || theta[size_t(i)] > float(hi)) return false;
+    }
+    return true;
+  };
+  std::vector<float> far(r->theta().size(), 9.f);
+  r->set_theta(far);
+  CHECK(inside(r->theta()));
+  CHECK(r->theta()[0] == 0.05f);
+  CHECK(r->theta()[2] == 2.5f);
+  for (int k = 0; k < 4; ++k) REQUIRE(r->iterate().is_ok());
+  CHECK(inside(r->theta()));
+
+  p.lower_each = {-1, -1};
+  p.upper_each.clear();
+  auto refused = RigidTaskRunnerT<float>::create(cs.value(), task);
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK_THAT(refused.status().message(),
+             Catch::Contains("parameters[0] (actuator_control): \"lower\" lists 2 bounds for the block's 3 elements "
+                             "(one each: link0, link1, link2)"));
 }
 
 TEST_CASE(

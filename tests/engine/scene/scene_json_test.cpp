@@ -303,3 +303,51 @@ TEST_CASE("large stored values go to a sidecar file saved with the scene, and co
   // no temporary files left behind
   for (const auto& e : fs::directory_iterator(d)) CHECK(e.path().string().find(".tmp-") == std::string::npos);
 }
+
+// a parameter's bounds as a list (one per element: a robot's actuators) are read, written back
+// and refused by JSON path when their lengths differ or a lower bound lies above its upper
+TEST_CASE("a parameter's per-element bounds are read, written back and checked", "[scene]") {
+  auto reach = load_scene(std::string(ADJ_ASSET_SCENES) + "/robot_arm_reach.json");
+  REQUIRE(reach.is_ok());
+  const fs::path dir = temp_dir("bounds_each");
+  REQUIRE(save_scene(*reach, (dir / "reach.json").string()).is_ok());
+  std::string text = read_file(dir / "reach.json");
+  // the parameter's "lower": -2.5, "upper": 2.5, replaced whole
+  const auto at = text.find("\"lower\": -2.5");
+  const auto end = text.find("\"upper\": 2.5", at);
+  REQUIRE(end != std::string::npos);
+  auto with = [&](const std::string& bounds) {
+    std::string t = text;
+    t.replace(at, end + std::string("\"upper\": 2.5").size() - at, bounds);
+    return parse_scene(t, (dir / "bounds.json").string());
+  };
+  auto each = with("\"lower\": [-0.5, -1.5, -2.0], \"upper\": 2.5");
+  REQUIRE(each.is_ok());
+  const ParamSpec& p = each->tasks[0].parameters[0];
+  CHECK(p.lower_each == std::vector<double>{-0.5, -1.5, -2.0});
+  CHECK(std::isinf(p.lower));
+  CHECK(p.upper == 2.5);
+  REQUIRE(save_scene(*each, (dir / "each.json").string()).is_ok());
+  auto again = load_scene((dir / "each.json").string());
+  REQUIRE(again.is_ok());
+  CHECK(again->tasks[0].parameters[0] == p);
+  // written narrowed by the block's bound: reading it back bounds every entry the same
+  Scene narrowed = *each;
+  narrowed.tasks[0].parameters[0].lower = -1.0;
+  REQUIRE(save_scene(narrowed, (dir / "narrowed.json").string()).is_ok());
+  auto read_narrowed = load_scene((dir / "narrowed.json").string());
+  REQUIRE(read_narrowed.is_ok());
+  CHECK(read_narrowed->tasks[0].parameters[0].lower_each == std::vector<double>{-0.5, -1.0, -1.0});
+
+  auto refused = [&](const std::string& bounds) {
+    auto r = with(bounds);
+    REQUIRE_FALSE(r.is_ok());
+    return r.status().message();
+  };
+  CHECK_THAT(refused("\"lower\": [-0.5, -1.5], \"upper\": [1, 2, 3]"),
+             Catch::Contains("tasks[0].parameters[0].upper: lists 3 bounds, \"lower\" 2"));
+  CHECK_THAT(refused("\"lower\": [-0.5, 3.0, -2.0], \"upper\": [1, 2, 3]"),
+             Catch::Contains("tasks[0].parameters[0].lower[1]: lower bound is above the upper bound"));
+  CHECK_THAT(refused("\"lower\": [-0.5, \"x\"]"),
+             Catch::Contains("tasks[0].parameters[0].lower[1]: expected a finite number"));
+}

@@ -1,14 +1,23 @@
 #!/bin/sh
-# shac_mpi.sh ADJOINT MPIEXEC SCENES_DIR OUTDIR: SHAC over 1, 2 and 4 MPI ranks (6 copies:
+# train_mpi.sh ADJOINT MPIEXEC SCENES_DIR OUTDIR shac|ppo|pods: SHAC, PPO or PODS over 1, 2 and 4 MPI ranks (6 copies:
 # blocks of 6, 3+3, 2+2+1+1) prints the same rows (all but the wall time) and ends with the
 # same weights (fingerprint) as a plain run without mpirun, also when stopped on 2 ranks and
 # resumed on 4; a rank whose weights differ is caught by the fingerprint comparison and
 # named; a rank that dies ends the job, named
 set -u
-adjoint=$1 mpiexec=$2 scenes=$3 out=$4/shac_mpi
+adjoint=$1 mpiexec=$2 scenes=$3 method=$5 out=$4/${5}_mpi
 rm -rf "$out" && mkdir -p "$out"
-fail() { echo "shac_mpi.sh: $*"; exit 1; }
-args() { echo optimize "$scenes/robot_cartpole.json" --method shac --envs 6 --seed 2 --threads 1 --iterations 12; }
+fail() { echo "train_mpi.sh ($method): $*"; exit 1; }
+# PODS improves whole episodes: fewer iterations
+iters=12 riters=10
+[ "$method" = pods ] && iters=3 riters=2
+args() { echo optimize "$scenes/robot_cartpole.json" --method "$method" --envs 6 --seed 2 --threads 1 --iterations $iters; }
+# how the mismatch message names the method and its iterations
+case $method in
+  shac) mismatch="SHAC, after 2 windows" ;;
+  pods) mismatch="PODS, after 2 iterations" ;;
+  *) mismatch="PPO, after 2 iterations" ;;
+esac
 # (the task's name has spaces: passed apart from args)
 task="swing up (policy)"
 mpi() { n=$1; shift; "$mpiexec" --oversubscribe --allow-run-as-root -np "$n" "$@"; }
@@ -28,12 +37,15 @@ done
 
 # randomized worlds (settings.randomize): each rank's block holds the same worlds as one process's
 rand="$(dirname "$0")/../data/cartpole_randomized.json"
-rargs() { echo optimize "$rand" --method shac --envs 6 --seed 2 --threads 1 --iterations 10; }
+rargs() { echo optimize "$rand" --method "$method" --envs 6 --seed 2 --threads 1 --iterations $riters; }
 "$adjoint" $(rargs) --task "$task" > "$out/rand_plain.txt" 2>&1 || fail "randomized plain run failed: $(cat "$out/rand_plain.txt")"
 mpi 3 "$adjoint" $(rargs) --task "$task" > "$out/rand_np3.txt" 2>&1 || fail "randomized -np 3 failed: $(cat "$out/rand_np3.txt")"
 digest "$out/rand_plain.txt" > "$out/rand_plain.digest"
 digest "$out/rand_np3.txt" > "$out/rand_np3.digest"
 diff "$out/rand_plain.digest" "$out/rand_np3.digest" || fail "randomized worlds: -np 3 differs from the plain run"
+
+# PODS keeps no checkpoints (and has no test hooks for a perturbed or dead rank)
+[ "$method" = pods ] && { echo "train_mpi.sh ($method): ok"; exit 0; }
 
 # stopped on 2 ranks, resumed on 4: still the plain run's bits (the checkpoint holds every copy)
 mpi 2 "$adjoint" $(args) --task "$task" --checkpoint-dir "$out/ck" --stop-after 5 > "$out/part1.txt" 2>&1 ||
@@ -49,11 +61,11 @@ diff "$out/plain.digest" "$out/resumed.digest" || fail "stopped on 2 ranks and r
 mpi 2 "$adjoint" $(args) --task "$task" --fingerprint-every 2 --test-perturb-rank 1 > "$out/perturb.txt" 2>&1 &&
   fail "a perturbed rank went unnoticed: $(cat "$out/perturb.txt")"
 cat "$out/perturb.txt"
-grep -q "SHAC, after 2 windows: the ranks' parameters differ: rank(s) 1 disagree with rank 0" "$out/perturb.txt" ||
+grep -q "$mismatch: the ranks' parameters differ: rank(s) 1 disagree with rank 0" "$out/perturb.txt" ||
   fail "no mismatch message"
 
 # a rank that dies: the job ends, non-zero, and the rank is named
 mpi 2 "$adjoint" $(args) --task "$task" --test-kill-rank 1 > "$out/killed.txt" 2>&1 && fail "a killed rank went unnoticed"
 cat "$out/killed.txt"
 grep -Eqi "rank 1" "$out/killed.txt" || fail "the dead rank is not named"
-echo "shac_mpi.sh: ok"
+echo "train_mpi.sh ($method): ok"

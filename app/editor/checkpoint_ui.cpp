@@ -1,0 +1,81 @@
+// The Optimization panel's SHAC checkpoints: the run in the panel saved to a folder, or a
+// folder's run continued, in the format `adjoint optimize --checkpoint-dir` writes and
+// `--resume` reads (app/run_checkpoint.h), so a run goes from the command line to the editor
+// and back with the same bits as one run straight through.
+#include <imgui.h>
+
+#include <filesystem>
+#include <string>
+
+#include "app/editor/editor.h"
+#include "engine/optim/checkpoint.h"
+
+namespace adj::editor {
+
+void Editor::save_checkpoint(const std::string& dir) {
+  if (!snap.opt_shac) {
+    message(Severity::error, "Save checkpoint: no SHAC run to save (start the task's training with SHAC first)");
+    return;
+  }
+  worker.save_checkpoint(dir);  // between two windows; the outcome comes back in the snapshot
+}
+
+bool Editor::continue_from_checkpoint(const std::string& dir) {
+  const std::string file = (std::filesystem::path(dir) / "checkpoint.adjck").string();
+  auto ck = optim::read_checkpoint(file);
+  if (!ck) {
+    message(Severity::error, "Continue from checkpoint: " + ck.status().message());
+    return false;
+  }
+  // the run's identity (what `adjoint optimize` wrote) and the trainer's copies
+  const nlohmann::json& h = ck->header;
+  const bool shac = h.contains("run") && h["run"].value("method", "") == "shac" && h.contains("shac");
+  if (!shac) {
+    message(Severity::error, "Continue from checkpoint: " + file + " is not a SHAC run's checkpoint");
+    return false;
+  }
+  const nlohmann::json& run = h["run"];
+  const std::string task = run.value("task", "");
+  const int i = find_task(task);
+  if (i < 0) {
+    message(Severity::error, "Continue from checkpoint: " + file + " is of task \"" + task + "\", which scene \"" +
+                                 doc.scene().name + "\" does not have");
+    return false;
+  }
+  if (!doc.scene().tasks[size_t(i)].has_policy) {
+    message(Severity::error, "Continue from checkpoint: task \"" + task + "\" has no policy to train here");
+    return false;
+  }
+  task_index = i;
+  OptMethod& m = task_methods[task];
+  m.shac = true, m.pods = false;
+  m.envs = h["shac"].value("copies", m.envs);
+  m.seed = run.value("seed", std::uint64_t(0));
+  opt_iterations = run.value("windows", 0);
+  OptMethod resumed = m;
+  resumed.resume = dir;
+  start_optimization(task, opt_iterations, record_optimization, resumed);
+  return true;
+}
+
+// beside Start: a SHAC run's checkpoint saved (while it runs, after the window under way) or a
+// saved run continued
+void Editor::draw_checkpoint_buttons(bool running) {
+  ImGui::BeginDisabled(!snap.opt_shac);
+  if (ImGui::Button("Save checkpoint")) show_dialog(FileDialog::checkpoint_save);
+  ui_items.note("optimization/checkpoint-save");
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip(
+        "the SHAC run's whole training state (policy, critic, optimizer, normalizer, every copy)\n"
+        "into a folder, as adjoint optimize --checkpoint-dir writes it: continue it here or with --resume");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(running);
+  if (ImGui::Button("Continue from checkpoint...")) show_dialog(FileDialog::checkpoint_load);
+  ui_items.note("optimization/checkpoint-load");
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("a SHAC run saved here or by adjoint optimize --checkpoint-dir, continued from where it stopped");
+}
+
+}  // namespace adj::editor
