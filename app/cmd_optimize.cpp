@@ -15,6 +15,7 @@
 #include "app/serve/publish.h"
 #include "app/serve/run_server.h"
 #include "engine/optim/task.h"
+#include "engine/optim/worlds_task.h"
 #include "engine/optim/write_back.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
@@ -101,23 +102,41 @@ nlohmann::json block_table(const std::vector<optim::ParamBlock>& blocks) {
 
 }  // namespace
 
-int run_optimize(const OptimizeOptions& o) {
+int run_optimize(const OptimizeOptions& options) {
+  // over MPI ranks (--worlds): every rank steps its worlds and takes the same steps; rank 0
+  // prints, records, serves and writes, the others run with no output
+  dist::LocalCommunicator alone;
+  dist::Communicator& comm = options.comm ? *options.comm : alone;
+  OptimizeOptions o = options;
+  if (comm.rank() != 0) {
+    o.log.clear(), o.save_scene.clear(), o.record.clear(), o.serve.address.clear();
+    if (!std::freopen("/dev/null", "w", stdout)) return 1;
+  }
   auto loaded = load_scene_task<float>(o.scene_path, o.task);
   if (!loaded) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 1;
   scene::Scene& doc = loaded->doc;  // the optimized parameters are written into it
   const scene::CompiledScene* cs = &loaded->cs;
   const scene::Task* task = &loaded->task;
-  auto made = optim::make_task(
-      *cs, *task, {.thread_count = o.threads, .keep_frames = !o.record.empty() || !o.serve.address.empty()});
+  auto made = optim::make_worlds_task(
+      *cs, *task,
+      {.worlds = o.worlds,
+       .seed = o.seed >= 0 ? std::uint64_t(o.seed) : task->seed,
+       .comm = &comm,
+       .task = {.thread_count = o.threads, .keep_frames = !o.record.empty() || !o.serve.address.empty()}});
   if (!made) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), made.status().message().c_str()), 1;
   optim::TaskT<float>& runner = **made;
   for (const std::string& n : optim::start_from_stored(runner, runner.blocks(), *task))
     std::printf("note: %s\n", n.c_str());
   const int iterations = o.iterations >= 0 ? o.iterations : task->optimizer.iterations;
-  const bool tty = isatty(fileno(stdout));
+  // (under mpirun rank 0's output reaches a terminal through mpirun: rows only, no progress bar)
+  const bool tty = isatty(fileno(stdout)) && std::string(comm.kind()) != "MPI";
   std::printf("%s / %s (%s): %zu parameters, horizon %d frames x %d substeps, %s lr %g, %d iterations\n",
               doc.name.c_str(), task->name.c_str(), runner.kind(), runner.theta().size(), task->horizon, cs->substeps,
               scene::to_string(task->optimizer.kind), task->optimizer.lr, iterations);
+  if (comm.size() > 1) std::printf("%d MPI ranks share the copies (the worlds; rank 0 prints)\n", comm.size());
+  if (o.worlds > 1)
+    std::printf("the loss averaged over %d worlds (settings.randomize, seed %llu)\n", o.worlds,
+                static_cast<unsigned long long>(o.seed >= 0 ? std::uint64_t(o.seed) : task->seed));
   std::printf("%6s %14s %14s %10s\n", "iter", "loss", "grad norm", "ms");
   std::unique_ptr<OptimizeVideo> video;
   if (!o.record.empty()) {
@@ -136,8 +155,16 @@ int run_optimize(const OptimizeOptions& o) {
   int done = 0;
   for (; done < iterations && !g_interrupted; ++done) {
     // a viewer's pause holds the run here (Ctrl+C still stops it)
-    if (serving) {
-      const bool stop = serving->hold([] { return g_interrupted != 0; });
+    if (serving || comm.size() > 1) {  // under mpirun: rank 0's answer, the same on every rank
+      bool stop = serving && serving->hold([] { return g_interrupted != 0; });
+      if (comm.size() > 1 && !options.serve.address.empty()) {
+        dist::Bytes flag{std::uint8_t(stop ? 1 : 0)};
+        if (Status st = comm.broadcast(flag, 0); !st) {
+          failure = st;
+          break;
+        }
+        stop = !flag.empty() && flag[0] != 0;
+      }
       if (g_interrupted) break;
       if ((viewer_stop = stop)) break;
     }
@@ -173,6 +200,9 @@ int run_optimize(const OptimizeOptions& o) {
   if (tty) std::printf("\r\033[K");
   const bool interrupted = g_interrupted != 0 || viewer_stop;
   auto final_loss = runner.evaluate(runner.theta());  // the loss at the final parameters
+  std::printf(
+      "final parameters fingerprint %016llx\n",
+      static_cast<unsigned long long>(dist::fnv1a(runner.theta().data(), runner.theta().size() * sizeof(float))));
   int rc = finish_run(o, done, failure, interrupted, final_loss, video.get(), viewer_stop);
   if (serving) {
     const char* how = !failure.is_ok() ? "error" : interrupted ? "stopped" : "finished";

@@ -28,6 +28,7 @@ struct OptimizeOptions {
   bool shac = false;         // policy tasks: SHAC (short windows, critic) instead of BPTT
   int shac_envs = 32;        // copies of the world per window (SHAC), episodes per iteration (PODS)
   long long seed = -1;       // SHAC: overrides the task's seed when >= 0
+  int worlds = 1;            // BPTT: the loss averaged over this many randomized worlds (settings.randomize)
   ServeOptions serve;        // --serve [HOST:]PORT: the run published to viewers (address empty: not)
   // SHAC and PPO checkpoints (engine/optim/checkpoint.h): every checkpoint_every windows (and at the
   // end, at --stop-after and on Ctrl+C) into checkpoint_dir; resume: continue from the

@@ -169,6 +169,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   opt_cmd->add_option("--seed", opt.seed, "SHAC, PODS: the seed (default: the task's)")->check(CLI::NonNegativeNumber);
+  opt_cmd
+      ->add_option("--worlds", opt.worlds,
+                   "BPTT: the loss and gradient averaged over this many worlds, each with its parameters from "
+                   "settings.randomize (seed: --seed, default the task's); under mpirun the ranks share them")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
   opt_cmd->add_option("--checkpoint-dir", opt.checkpoint_dir,
                       "SHAC, PPO: write checkpoints into this folder (every --checkpoint-every windows, at the end, "
                       "on Ctrl+C and at --stop-after)");
@@ -438,11 +444,17 @@ int main(int argc, char** argv) {
     // start is one process
     std::unique_ptr<adj::dist::Communicator> comm = adj::dist::make_communicator(&argc, &argv);
     opt.comm = comm.get();
-    if (comm->size() > 1 && opt.method != "shac" && opt.method != "ppo" && opt.method != "pods") {
+    if (comm->size() > 1 && opt.method != "shac" && opt.method != "ppo" && opt.method != "pods" &&
+        opt.method != "bptt") {
       if (comm->rank() == 0)
         std::fprintf(stderr,
-                     "adjoint: --method %s runs in one process; under mpirun --method shac, ppo and pods train\n",
+                     "adjoint: --method %s runs in one process; under mpirun --method bptt (over --worlds), shac, "
+                     "ppo and pods train\n",
                      opt.method.c_str());
+      return 2;
+    }
+    if (opt.worlds > 1 && opt.method != "bptt") {
+      std::fprintf(stderr, "adjoint: --worlds is BPTT's (--method shac, ppo and pods take their copies from --envs)\n");
       return 2;
     }
     if (opt.method != "shac" && opt.method != "ppo" &&
@@ -450,10 +462,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "adjoint: --checkpoint-dir, --resume and --stop-after are for --method shac and ppo\n");
       return 2;
     }
-    if (opt.method == "shac" || opt.method == "ppo" || opt.method == "pods") {
-      const int rc = opt.method == "shac"  ? adj::app::run_shac(opt)
-                     : opt.method == "ppo" ? adj::app::run_ppo(opt)
-                                           : adj::app::run_pods(opt);
+    if (opt.method == "shac" || opt.method == "ppo" || opt.method == "pods" || opt.method == "bptt") {
+      const int rc = opt.method == "shac"   ? adj::app::run_shac(opt)
+                     : opt.method == "ppo"  ? adj::app::run_ppo(opt)
+                     : opt.method == "pods" ? adj::app::run_pods(opt)
+                                            : adj::app::run_optimize(opt);
       // rank 0 alone evaluates and writes: when it fails, the others may wait for it. (The
       // training itself fails on every rank alike.)
       if (rc != 0 && comm->size() > 1 && comm->rank() == 0) {

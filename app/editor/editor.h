@@ -105,6 +105,10 @@ class Editor {
   void add_world_copies(render::DrawList& list, const app::Overlays& overlays,
                         const std::function<bool(render::ObjectId)>& hidden);
   int world_count = 1;  // the Simulation panel's (Worker::set_world_count)
+  // the world the Simulation panel inspects (0..world_count-1): outlined in the grid, its
+  // randomized factors and the selected object's place in it shown (world_grid.cpp)
+  int inspected_world = 0;
+  void draw_inspected_world();  // the Simulation panel's rows for it
   // the world count changed: the camera takes in every world at the next frame (set_world_count)
   bool world_fit_pending = false;
   void set_world_count(int n);

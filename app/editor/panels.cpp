@@ -653,6 +653,7 @@ void Editor::draw_simulation() {
     ImGui::SetTooltip(
         "copies of the scene side by side, each with its parameters from settings.randomize;\n"
         "world 0 (where the scene is) is the one the inspector, timeline and overlays show");
+  draw_inspected_world();
   // a replay: its own play button and timeline, over the replayed rollout's frames
   if (replay.active) {
     ImGui::Separator();

@@ -521,6 +521,16 @@ Status cmd_worlds(ScriptCall& c) {  // the Simulation panel's world count
   return Status::ok();
 }
 
+Status cmd_inspect_world(ScriptCall& c) {  // inspect-world K: the Simulation panel's inspected world
+  bool ok = false;
+  const int k = c.w.size() >= 2 ? c.arg_int(1, &ok) : -1;
+  if (!ok || k < 0 || k >= c.e.world_count)
+    return Status::error("inspect-world K: 0.." + std::to_string(c.e.world_count - 1) + " (the worlds simulated)");
+  c.e.inspected_world = k;
+  c.wait_frames(2);
+  return Status::ok();
+}
+
 Status cmd_backend(ScriptCall& c) {  // the Simulation panel's backend combo (a greyed-out entry fails)
   if (Status st = c.need(1); !st) return st;
   std::string why;
@@ -1049,7 +1059,7 @@ const ScriptCommand k_view[] = {
 
 const ScriptCommand k_simulation[] = {
     {"play", cmd_play},       {"scrub", cmd_scrub},   {"click-message", cmd_click_message},
-    {"backend", cmd_backend}, {"worlds", cmd_worlds},
+    {"backend", cmd_backend}, {"worlds", cmd_worlds}, {"inspect-world", cmd_inspect_world},
 };
 
 const ScriptCommand k_optimization[] = {

@@ -12,6 +12,8 @@
 #include "app/editor/fields.h"
 #include "app/editor/script_commands.h"
 #include "app/robot_path.h"
+#include "engine/model/randomize.h"
+#include "engine/scene/compile.h"
 
 namespace adj::editor {
 
@@ -204,6 +206,16 @@ Status ex_sim_backend(ScriptCall& c) { return expect_text(c, c.e.snap.backend); 
 // the worlds simulated (world 0 and the copies), and how many of the copies' states differ from
 // world 0's (randomized worlds drift apart; identical ones do not)
 Status ex_worlds(ScriptCall& c) { return expect_text(c, std::to_string(c.e.snap.world_states.size() + 1)); }
+// expect inspected K [TEXT]: the inspected world is K, and its factors' description contains TEXT
+Status ex_inspected(ScriptCall& c) {
+  if (Status st = c.need(2); !st) return st;
+  const std::uint64_t seed = c.e.doc.scene().tasks.empty() ? 0 : c.e.doc.scene().tasks.front().seed;
+  const std::string text = c.e.compiled() ? describe_world(c.e.compiled()->randomize, seed, c.e.inspected_world) : "";
+  const std::string got = std::to_string(c.e.inspected_world) + " " + text;
+  const bool ok =
+      std::to_string(c.e.inspected_world) == c.w[2] && (c.w.size() < 4 || text.find(c.rest(3)) != std::string::npos);
+  return ok ? Status::ok() : bad(c, got);
+}
 Status ex_worlds_differing(ScriptCall& c) {
   int n = 0;
   for (const State& s : c.e.snap.world_states)
@@ -500,6 +512,7 @@ const ScriptCommand k_expect[] = {
     {"sim-backend", ex_sim_backend},
     {"worlds", ex_worlds},
     {"worlds-differing", ex_worlds_differing},
+    {"inspected", ex_inspected},
     {"backend-available", ex_backend_available},
     {"path", ex_path},
     {"title", ex_title},

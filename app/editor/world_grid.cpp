@@ -1,15 +1,20 @@
-// the Simulation panel's worlds drawn side by side: world 0 (the inspected one: selection,
-// contacts, arrows, pulls and the timeline) where the scene is, worlds 1.. in a grid beside it,
-// drawn bare (no overlays, not pickable). Each world's list comes from its own SceneView (the
+// the Simulation panel's worlds drawn side by side: world 0 (selection, contacts, arrows, pulls
+// and the timeline) where the scene is, worlds 1.. in a grid beside it, drawn bare (no overlays,
+// not pickable); the inspected world is outlined on the ground, and the panel shows its
+// randomized factors and where the selected object is in it. Each world's list comes from its own SceneView (the
 // list's arrays live in the view) and is moved to its grid cell: meshes by their transform,
 // spheres, shape instances and lines by copies of their points.
 #include <imgui.h>
 #include <glm/gtc/matrix_transform.hpp>
 
 #include <cmath>
+#include <cstdio>
+#include <optional>
 #include <utility>
 
 #include "app/editor/editor.h"
+#include "engine/model/randomize.h"
+#include "engine/scene/compile.h"
 
 namespace adj::editor {
 
@@ -24,8 +29,56 @@ glm::vec3 world_offset(int w, int n, float spacing, bool z_up) {
 
 }  // namespace
 
+namespace {
+
+// the centre of object `index`'s particles, else its robot's root body, in state s
+std::optional<glm::vec3> object_centre_in(const scene::CompiledScene& cs, int index, const State& s) {
+  if (index < 0 || index >= int(cs.objects.size())) return std::nullopt;
+  const scene::ObjectRange& r = cs.objects[std::size_t(index)];
+  if (r.particle_end > r.particle_begin && std::size_t(r.particle_end) <= s.particle_q.size()) {
+    glm::vec3 c(0.0f);
+    for (int p = r.particle_begin; p < r.particle_end; ++p)
+      c += glm::vec3(s.particle_q[std::size_t(p)].x, s.particle_q[std::size_t(p)].y, s.particle_q[std::size_t(p)].z);
+    return c / float(r.particle_end - r.particle_begin);
+  }
+  if (r.body_end > r.body_begin) {
+    const int q = cs.model.rigid.joint_q_start[std::size_t(r.body_begin)];
+    if (cs.model.rigid.joint_type[std::size_t(r.body_begin)] == RIGID_JOINT_FREE &&
+        std::size_t(q + 3) <= s.joint_q.size())
+      return glm::vec3(s.joint_q[std::size_t(q)], s.joint_q[std::size_t(q + 1)], s.joint_q[std::size_t(q + 2)]);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void Editor::draw_inspected_world() {
+  if (world_count <= 1) return;
+  inspected_world = std::clamp(inspected_world, 0, world_count - 1);
+  ImGui::SetNextItemWidth(-80);
+  ImGui::InputInt("inspect", &inspected_world, 1, 4);
+  inspected_world = std::clamp(inspected_world, 0, world_count - 1);
+  ui_items.note("simulation/inspect-world");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("the world outlined in the grid, whose parameters and state show below");
+  if (!compiled_) return;
+  const scene::Scene& s = doc.scene();
+  const std::uint64_t seed = s.tasks.empty() ? 0 : s.tasks.front().seed;  // as the worker draws them
+  const std::string factors = describe_world(compiled_->randomize, seed, inspected_world);
+  ImGui::TextWrapped("world %d: %s", inspected_world,
+                     factors.empty() ? "the scene's parameters (nothing randomized)" : factors.c_str());
+  const State* st = inspected_world == 0 ? &snap.state
+                    : std::size_t(inspected_world - 1) < snap.world_states.size()
+                        ? &snap.world_states[std::size_t(inspected_world - 1)]
+                        : nullptr;
+  if (!st || selected_ < 0 || !snap_current()) return;
+  if (auto c = object_centre_in(*compiled_, selected_, *st))
+    ImGui::Text("%s at (%.3f, %.3f, %.3f) m", s.objects[std::size_t(selected_)].name.c_str(), c->x, c->y, c->z);
+}
+
 void Editor::set_world_count(int n) {
   world_count = std::clamp(n, 1, Worker::k_max_worlds);
+  inspected_world = std::min(inspected_world, world_count - 1);
   worker.set_world_count(world_count);
   timeline_frame = -1;
   if (world_count > 1)
@@ -102,7 +155,7 @@ void Editor::add_world_copies(render::DrawList& list, const app::Overlays& overl
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     camera.fit(lo, hi, free_aspect(vp->Size.x, vp->Size.y));
   }
-  world_points_.reserve(points);
+  world_points_.reserve(points + 5);  // and the inspected world's outline
   world_spheres_.reserve(spheres);
   world_shapes_.reserve(shapes);
   for (int w = 1; w < n; ++w) {
@@ -148,6 +201,30 @@ void Editor::add_world_copies(render::DrawList& list, const app::Overlays& overl
       list.bounds_hi = glm::max(list.bounds_hi, l.bounds_hi + off);
     }
   }
+  // the inspected world's cell outlined at the height of what it draws lowest
+  const int k = std::clamp(inspected_world, 0, n - 1);
+  const glm::vec3 off = world_offset(k, n, world_spacing_, z_up), lo = world_extent_lo_ + off,
+                  hi = world_extent_hi_ + off;
+  const float margin = 0.1f * world_spacing_;
+  const std::size_t first = world_points_.size();
+  const float a0 = lo.x - margin, a1 = hi.x + margin;
+  if (z_up) {
+    const float b0 = lo.y - margin, b1 = hi.y + margin;
+    for (glm::vec3 p : {glm::vec3(a0, b0, lo.z), glm::vec3(a1, b0, lo.z), glm::vec3(a1, b1, lo.z),
+                        glm::vec3(a0, b1, lo.z), glm::vec3(a0, b0, lo.z)})
+      world_points_.push_back(p);
+  } else {
+    const float b0 = lo.z - margin, b1 = hi.z + margin;
+    for (glm::vec3 p : {glm::vec3(a0, lo.y, b0), glm::vec3(a1, lo.y, b0), glm::vec3(a1, lo.y, b1),
+                        glm::vec3(a0, lo.y, b1), glm::vec3(a0, lo.y, b0)})
+      world_points_.push_back(p);
+  }
+  render::LineDraw outline;
+  outline.positions = render::ArrayRef<glm::vec3>(std::span(world_points_.data() + first, 5));
+  outline.color = glm::vec4(1.0f, 0.8f, 0.2f, 1.0f);
+  outline.width = 3.0f;
+  outline.depth_test = false;
+  list.lines.push_back(outline);
 }
 
 }  // namespace adj::editor

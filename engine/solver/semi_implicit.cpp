@@ -11,6 +11,7 @@
 #include "engine/solver/kernels_simd.h"
 #include "engine/solver/model_view.h"
 #include "engine/solver/solver.h"
+#include "engine/solver/stability.h"
 #include "engine/solver/team.h"
 
 namespace adj {
@@ -433,7 +434,9 @@ Status SolverT<S>::particle_step(const ModelT<S>& model, const StateT<S>& in, St
   // one check of the step's output finds it; then a rerun checks each substep to name the first
   if (!options_.check_finite || particles_finite(out)) return Status::ok();
   Status st = sc.forward(model, a, threads, in, out, substeps, nullptr, record, /*check_each=*/true);
-  return st ? check_state_finite(out, "state") : st;
+  if (st) st = check_state_finite(out, "state");
+  // the first non-finite force names the symptom; the stiffest element against the substep, the cause
+  return st ? st : Status::error(st.message() + stability_note(model, double(dt) / substeps, double(dt)));
 }
 
 template <class S>

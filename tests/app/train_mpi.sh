@@ -1,5 +1,5 @@
 #!/bin/sh
-# train_mpi.sh ADJOINT MPIEXEC SCENES_DIR OUTDIR shac|ppo|pods: SHAC, PPO or PODS over 1, 2 and 4 MPI ranks (6 copies:
+# train_mpi.sh ADJOINT MPIEXEC SCENES_DIR OUTDIR shac|ppo|pods|bptt: SHAC, PPO, PODS or BPTT over 1, 2 and 4 MPI ranks (6 copies:
 # blocks of 6, 3+3, 2+2+1+1) prints the same rows (all but the wall time) and ends with the
 # same weights (fingerprint) as a plain run without mpirun, also when stopped on 2 ranks and
 # resumed on 4; a rank whose weights differ is caught by the fingerprint comparison and
@@ -11,7 +11,10 @@ fail() { echo "train_mpi.sh ($method): $*"; exit 1; }
 # PODS improves whole episodes: fewer iterations
 iters=12 riters=10
 [ "$method" = pods ] && iters=3 riters=2
-args() { echo optimize "$scenes/robot_cartpole.json" --method "$method" --envs 6 --seed 2 --threads 1 --iterations $iters; }
+# BPTT's copies are --worlds (the loss averaged over them), a few iterations of the whole horizon
+copies="--envs 6"
+[ "$method" = bptt ] && copies="--worlds 6" iters=4 riters=3
+args() { echo optimize "$scenes/robot_cartpole.json" --method "$method" $copies --seed 2 --threads 1 --iterations $iters; }
 # how the mismatch message names the method and its iterations
 case $method in
   shac) mismatch="SHAC, after 2 windows" ;;
@@ -21,7 +24,10 @@ esac
 # (the task's name has spaces: passed apart from args)
 task="swing up (policy)"
 mpi() { n=$1; shift; "$mpiexec" --oversubscribe --allow-run-as-root -np "$n" "$@"; }
-digest() { grep -E '^ +[0-9]+ |fingerprint' "$1" | awk '/fingerprint/ { print; next } { $3 = ""; print }'; }
+# the rows without the wall time (BPTT's 4th column, the others' 3rd) and the final fingerprint
+wall=3
+[ "$method" = bptt ] && wall=4
+digest() { grep -E '^ +[0-9]+ |fingerprint' "$1" | awk -v c=$wall '/fingerprint/ { print; next } { $c = ""; print }'; }
 
 "$adjoint" $(args) --task "$task" > "$out/plain.txt" 2>&1 || fail "plain run failed: $(cat "$out/plain.txt")"
 digest "$out/plain.txt" > "$out/plain.digest"
@@ -37,15 +43,15 @@ done
 
 # randomized worlds (settings.randomize): each rank's block holds the same worlds as one process's
 rand="$(dirname "$0")/../data/cartpole_randomized.json"
-rargs() { echo optimize "$rand" --method "$method" --envs 6 --seed 2 --threads 1 --iterations $riters; }
+rargs() { echo optimize "$rand" --method "$method" $copies --seed 2 --threads 1 --iterations $riters; }
 "$adjoint" $(rargs) --task "$task" > "$out/rand_plain.txt" 2>&1 || fail "randomized plain run failed: $(cat "$out/rand_plain.txt")"
 mpi 3 "$adjoint" $(rargs) --task "$task" > "$out/rand_np3.txt" 2>&1 || fail "randomized -np 3 failed: $(cat "$out/rand_np3.txt")"
 digest "$out/rand_plain.txt" > "$out/rand_plain.digest"
 digest "$out/rand_np3.txt" > "$out/rand_np3.digest"
 diff "$out/rand_plain.digest" "$out/rand_np3.digest" || fail "randomized worlds: -np 3 differs from the plain run"
 
-# PODS keeps no checkpoints (and has no test hooks for a perturbed or dead rank)
-[ "$method" = pods ] && { echo "train_mpi.sh ($method): ok"; exit 0; }
+# PODS and BPTT keep no checkpoints (and have no test hooks for a perturbed or dead rank)
+[ "$method" = pods ] || [ "$method" = bptt ] && { echo "train_mpi.sh ($method): ok"; exit 0; }
 
 # stopped on 2 ranks, resumed on 4: still the plain run's bits (the checkpoint holds every copy)
 mpi 2 "$adjoint" $(args) --task "$task" --checkpoint-dir "$out/ck" --stop-after 5 > "$out/part1.txt" 2>&1 ||

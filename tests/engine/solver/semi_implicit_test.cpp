@@ -155,9 +155,9 @@ static RunBytes run_threads(const ModelT<float>& m, int threads) {
   INFO(st.message());
   REQUIRE(st.is_ok());
   REQUIRE(r.backward([&](int t, const StateT<float>&, StateT<float>& a) {
-    if (t == 40)
-      for (auto& v : a.particle_q) v.y += 1.0f;
-  }).is_ok());
+             if (t == 40)
+               for (auto& v : a.particle_q) v.y += 1.0f;
+           }).is_ok());
   return {r.final_state().particle_q, r.grad_initial().particle_q, r.grad_initial().particle_qd,
           r.grad_model().particle_mass};
 }
@@ -293,4 +293,33 @@ TEST_CASE("step rejects mismatched states and controls with a message", "[solver
   StateT<double> s = m.make_state();
   st = solver.step(m, s, s, m.make_control(), 0.01);
   CHECK_THAT(st.message(), Catch::Contains("in place"));
+}
+
+// a step too long for a stiff spring: the message names the spring and the substeps it needs,
+// and with that many substeps the same spring stays finite
+TEST_CASE("a blow-up names the element too stiff for the substep and the substeps it needs", "[solver][physics]") {
+  auto run = [](int substeps, int frames) {
+    ModelBuilderT<double> b;
+    b.add_particle({0, 0, 0}, {}, 0.0);  // pinned anchor
+    b.add_particle({1.1, 0, 0}, {}, 0.01);
+    b.add_spring(0, 1, 1e5, 0.0, 1.0);
+    b.settings().gravity = {0, 0, 0};
+    ModelT<double> m = must(b.finalize());
+    SolverT<double> solver({.substeps = substeps});
+    StateT<double> s = m.make_state(), next;
+    ControlT<double> c = m.make_control();
+    for (int t = 0; t < frames; ++t) {
+      Status st = solver.step(m, s, next, c, 1.0 / 60);
+      if (!st) return st;
+      std::swap(s, next);
+    }
+    return Status::ok();
+  };
+  Status blew = run(2, 60);
+  REQUIRE_FALSE(blew.is_ok());
+  INFO(blew.message());
+  CHECK_THAT(blew.message(), Catch::Contains("the substep (0.00833 s) is longer than the explicit step's stable limit "
+                                             "for spring 0 (ke 100000 N/m, kd 0 N s/m): about 0.000632 s or less, 27 "
+                                             "substeps a frame or more"));
+  CHECK(run(27, 120).is_ok());
 }
