@@ -83,9 +83,15 @@ inline std::uint64_t fnv1a(const void* data, std::size_t n, std::uint64_t h = 0x
   return h;
 }
 
-// every rank's fingerprint of its replicated parameters compared with rank 0's (collective):
-// `differ` lists the ranks whose fingerprint differs ("" when all agree), `first` is rank 0's
-Status compare_fingerprints(Communicator& comm, std::uint64_t fingerprint, std::string& differ, std::uint64_t& first);
+// every rank's fingerprint of its replicated parameters compared with rank 0's (collective);
+// an error when one differs: "<after>: the ranks' parameters differ: rank(s) 2 disagree with
+// rank 0 (...)", `after` saying when ("SHAC, after 20 windows")
+Status compare_fingerprints(Communicator& comm, std::uint64_t fingerprint, const std::string& after);
+
+// this rank's block of `count` items (dist::block), `width` values each, in `values`: on return
+// every block's, in rank order (= item order) on every rank. Errors name the rank whose part
+// is malformed, and `what` the items
+Status allgather_blocks(Communicator& comm, std::vector<double>& values, int count, int width, const char* what);
 
 // plain values and vectors of them appended to / read from bytes, in the host's byte order
 // (every rank of a job runs on the same kind of machine)

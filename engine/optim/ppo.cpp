@@ -250,19 +250,7 @@ Status PpoTrainer::collect(PpoIteration& it) {
 
 Status PpoTrainer::gather_copies(std::vector<double>& values, int width) {
   if (!distributed()) return Status::ok();
-  dist::Bytes mine;
-  dist::ByteWriter(mine).put_vector(values);
-  std::vector<dist::Bytes> parts;
-  if (Status st = options_.comm->allgather(mine, parts); !st) return st;
-  values.clear();
-  std::vector<double> part;
-  for (int r = 0; r < int(parts.size()); ++r) {
-    const dist::Block b = dist::block(total_, r, int(parts.size()));
-    if (!dist::ByteReader(parts[r]).get_vector(part) || int(part.size()) != b.count() * width)
-      return Status::error("PPO: rank " + std::to_string(r) + "'s copies arrived malformed");
-    values.insert(values.end(), part.begin(), part.end());
-  }
-  return Status::ok();
+  return dist::allgather_blocks(*options_.comm, values, total_, width, "copies (PPO)");
 }
 
 Status PpoTrainer::gather_samples() {
@@ -312,15 +300,8 @@ Status PpoTrainer::broadcast_weights() {
 }
 
 Status PpoTrainer::check_replicas() {
-  std::string differ;
-  std::uint64_t first = 0;
-  if (Status st = dist::compare_fingerprints(*options_.comm, fingerprint(), differ, first); !st) return st;
-  if (differ.empty()) return Status::ok();
-  char text[160];
-  std::snprintf(text, sizeof text, "rank 0 has %016llx", static_cast<unsigned long long>(first));
-  return Status::error("PPO, after " + std::to_string(iteration_) +
-                       " iterations: the ranks' parameters differ: rank(s) " + differ + " disagree with rank 0 (" +
-                       text + "); a rank computed different bits (another build, machine or library?)");
+  return dist::compare_fingerprints(*options_.comm, fingerprint(),
+                                    "PPO, after " + std::to_string(iteration_) + " iterations");
 }
 
 void PpoTrainer::advantages() {

@@ -38,20 +38,9 @@ class WorldsTaskT final : public TaskT<S> {
       if (grad) mine.insert(mine.end(), g.begin(), g.end());
     }
     const std::size_t width = 1 + (grad ? n : 0);
-    if (options_.comm && options_.comm->size() > 1) {
-      dist::Bytes bytes;
-      dist::ByteWriter(bytes).put_vector(mine);
-      std::vector<dist::Bytes> parts;
-      if (Status st = options_.comm->allgather(bytes, parts); !st) return st;
-      mine.clear();
-      std::vector<double> part;
-      for (int r = 0; r < int(parts.size()); ++r) {
-        const dist::Block b = dist::block(options_.worlds, r, int(parts.size()));
-        if (!dist::ByteReader(parts[std::size_t(r)]).get_vector(part) || part.size() != std::size_t(b.count()) * width)
-          return Status::error("worlds: rank " + std::to_string(r) + "'s losses arrived malformed");
-        mine.insert(mine.end(), part.begin(), part.end());
-      }
-    }
+    if (options_.comm)
+      if (Status st = dist::allgather_blocks(*options_.comm, mine, options_.worlds, int(width), "worlds' losses"); !st)
+        return st;
     double loss = 0;
     std::vector<double> sum(grad ? n : 0, 0.0);
     for (int w = 0; w < options_.worlds; ++w) {
