@@ -156,17 +156,14 @@ int run_optimize(const OptimizeOptions& options) {
   for (; done < iterations && !g_interrupted; ++done) {
     // a viewer's pause holds the run here (Ctrl+C still stops it)
     if (serving || comm.size() > 1) {  // under mpirun: rank 0's answer, the same on every rank
-      bool stop = serving && serving->hold([] { return g_interrupted != 0; });
-      if (comm.size() > 1 && !options.serve.address.empty()) {
-        dist::Bytes flag{std::uint8_t(stop ? 1 : 0)};
-        if (Status st = comm.broadcast(flag, 0); !st) {
-          failure = st;
-          break;
-        }
-        stop = !flag.empty() && flag[0] != 0;
+      auto stop = agreed_by_ranks(comm, !options.serve.address.empty(),
+                                  serving && serving->hold([] { return g_interrupted != 0; }));
+      if (!stop) {
+        failure = stop.status();
+        break;
       }
       if (g_interrupted) break;
-      if ((viewer_stop = stop)) break;
+      if ((viewer_stop = *stop)) break;
     }
     auto it = runner.iterate();
     if (!it) {
@@ -187,9 +184,13 @@ int run_optimize(const OptimizeOptions& options) {
     if (serving) {
       serving->iteration(
           {{"iteration", it->iteration}, {"loss", it->loss}, {"grad_norm", it->grad_norm}, {"ms", it->ms}});
-      // the rollout this iteration measured, and the parameters its step made
-      if (serving->snapshot_due(it->iteration) || done + 1 == iterations)
-        serving->snapshot(rollout_snapshot(it->iteration, runner.theta(), runner.frames()));
+      // the rollout this iteration measured with its contacts, the parameters its step made,
+      // and the gradient it measured (arrows, |dL/dx_t|)
+      if (serving->snapshot_due(it->iteration) || done + 1 == iterations) {
+        RunSnapshot shot = rollout_snapshot(it->iteration, runner.theta(), runner.frames(), &cs->model);
+        add_gradient(shot, runner.blocks(), runner.grad(), runner.step_grad_norms());
+        serving->snapshot(std::move(shot));
+      }
     }
   }
   std::signal(SIGINT, previous);

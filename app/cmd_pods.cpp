@@ -63,13 +63,7 @@ int run_pods(const OptimizeOptions& o) {
   if (!server) return 1;
   RunServer* serving = server->get();
   int k = 0;
-  // rank 0's answer to "does a viewer want to stop?", the same on every rank
-  auto agreed = [&](bool mine) -> Result<bool> {
-    if (o.serve.address.empty() || comm.size() == 1) return mine;
-    dist::Bytes flag{std::uint8_t(mine ? 1 : 0)};
-    if (Status st = comm.broadcast(flag, 0); !st) return st;
-    return !flag.empty() && flag[0] != 0;
-  };
+  auto agreed = [&](bool mine) { return agreed_by_ranks(comm, !o.serve.address.empty(), mine); };
   for (; k < iterations; ++k) {
     auto stop = agreed(serving && serving->hold());
     if (!stop) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), stop.status().message().c_str()), 1;
@@ -99,7 +93,7 @@ int run_pods(const OptimizeOptions& o) {
       record["loss"] = s->policy_cost;
       serving->iteration(std::move(record));
       if (serving->snapshot_due(k) || k + 1 == iterations)
-        serving->snapshot(rollout_snapshot(k, pods->weights(), pods->policy_states()));
+        serving->snapshot(rollout_snapshot(k, pods->weights(), pods->policy_states(), &loaded->cs.model));
     }
   }
   auto last = pods->evaluate();

@@ -1,9 +1,9 @@
 // `adjoint optimize SCENE --task T --method ppo`: a policy task trained by PPO
 // (engine/optim/ppo.h PpoTrainer, PpoOptions' defaults, in double) on --envs copies from the
 // task's randomized starts, its step size annealed over the run's --iterations; checkpoints
-// as SHAC's (--checkpoint-dir, --resume, --stop-after, Ctrl+C). Under mpirun the ranks share
-// the copies (PpoOptions::comm) and end with the same bits as one process; rank 0 prints,
-// evaluates and writes the checkpoints.
+// as SHAC's (--checkpoint-dir, --resume, --stop-after, Ctrl+C), viewers as every method's
+// (--serve). Under mpirun the ranks share the copies (PpoOptions::comm) and end with the same
+// bits as one process; rank 0 prints, evaluates, serves and writes the checkpoints.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -17,10 +17,44 @@
 #include "app/cmd_optimize.h"
 #include "app/run_checkpoint.h"
 #include "app/scene_task.h"
+#include "app/serve/publish.h"
+#include "app/serve/run_server.h"
 #include "engine/optim/ppo.h"
 #include "engine/optim/task.h"
 
 namespace adj::app {
+
+namespace {
+
+// what a viewer gets of an iteration (--serve)
+nlohmann::json iteration_record(int k, const optim::PpoIteration& it) {
+  return {{"iteration", k},
+          {"loss", -it.mean_reward},  // the method's cost: the mean frame cost
+          {"mean_reward", it.mean_reward},
+          {"mean_return", it.mean_return},
+          {"episodes", it.episodes},
+          {"policy_loss", it.policy_loss},
+          {"value_loss", it.value_loss},
+          {"approx_kl", it.approx_kl},
+          {"lr", it.lr},
+          {"sim_steps", it.sim_steps},
+          {"ms", it.ms}};
+}
+
+// a printed row (the log's too): control steps so far, wall time, the iteration's mean reward
+// per frame, the mean return of the episodes that ended, the evaluation's mean frame cost
+void print_row(int k, long long steps, double wall, const optim::PpoIteration& it, double eval, RunTotals& totals) {
+  std::printf("%6d %12lld %9.1f %12.6g %12.6g %12.6g\n", k, steps, wall, it.mean_reward, it.mean_return, eval);
+  std::fflush(stdout);
+  totals.rows.push_back({{"iteration", k},
+                         {"control_steps", steps},
+                         {"wall_s", wall},
+                         {"mean_reward", it.mean_reward},
+                         {"mean_return", it.mean_return},
+                         {"eval_cost", eval}});
+}
+
+}  // namespace
 
 int run_ppo(const OptimizeOptions& o) {
   dist::LocalCommunicator alone;
@@ -28,8 +62,6 @@ int run_ppo(const OptimizeOptions& o) {
   const bool lead = comm.rank() == 0;
   const std::string who = comm.size() > 1 ? o.scene_path + " (rank " + std::to_string(comm.rank()) + ")" : o.scene_path;
   auto fail = [&](const std::string& what) { return std::fprintf(stderr, "%s: %s\n", who.c_str(), what.c_str()), 1; };
-  if (!o.serve.address.empty())
-    return fail("--serve: PPO does not publish its runs (BPTT, SHAC, PODS and receding do)");
   auto loaded = load_scene_task<double>(o.scene_path, o.task);
   if (!loaded) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 1;
   scene::Task task = loaded->task;
@@ -81,41 +113,81 @@ int run_ppo(const OptimizeOptions& o) {
   if (lead)
     std::printf("%6s %12s %9s %12s %12s %12s\n", "iter", "ctrl steps", "wall [s]", "mean reward", "mean return",
                 "eval cost");
+  // viewers (--serve): every iteration's record; every --serve-every iterations the evaluation
+  // episode and the first training copies' collection (--serve-worlds) beside it. Under mpirun
+  // rank 0 serves, and what a viewer asks of it (stop, a checkpoint) reaches every rank
+  const bool served = !o.serve.address.empty();
+  ServeOptions serve = o.serve;
+  serve.checkpoints = ckpt_every > 0;
+  if (!lead) serve.address.clear();
+  auto server = open_serve(serve, serve_hello(o.scene_path, "ppo",
+                                              {{"task", task.name},
+                                               {"iterations", iterations},
+                                               {"envs", o.shac_envs},
+                                               {"steps_per_env", po.steps_per_env},
+                                               {"seed", task.seed},
+                                               {"worlds", o.serve.worlds},
+                                               {"ranks", comm.size()}}));
+  if (!server) return 1;
+  RunServer* serving = server->get();
+  auto agreed = [&](bool mine) { return agreed_by_ranks(comm, served, mine); };
+  std::vector<StateT<double>> eval_states;  // the evaluation episode, frame by frame (published)
+  auto keep_state = [&](int, const optim::PolicyEnvT<double>& env) { eval_states.push_back(env.state(0)); };
   const auto t0 = std::chrono::steady_clock::now();
   std::optional<InterruptGuard> ctrl_c;
   if (comm.size() == 1) ctrl_c.emplace();  // under mpirun, Ctrl+C ends the job (OpenMPI): the last checkpoint stays
   int trained = 0;
-  bool stopped = false;
+  bool stopped = false, viewer_stop = false;
   for (int k = ppo->iteration(); k < iterations && !stopped; ++k) {
+    auto stop = agreed(serving && serving->hold([&] { return ctrl_c && InterruptGuard::requested(); }));
+    if (!stop) return fail(stop.status().message());
+    if ((viewer_stop = *stop)) {
+      if (lead) std::printf("stopped by a viewer after %d iterations\n", k);
+      break;
+    }
+    const bool row = lead && (k % 10 == 9 || k + 1 == iterations);
+    const bool publishes = serving && (serving->snapshot_due(k) || k + 1 == iterations);
+    ppo->keep_copy_frames(publishes ? o.serve.worlds : 0);
     auto it = ppo->iterate();
     if (!it) return fail("iteration " + std::to_string(k) + ": " + it.status().message());
     ++trained;
     if (comm.rank() == o.kill_rank) std::raise(SIGKILL);  // tests: a rank that dies
-    if (lead && (k % 10 == 9 || k + 1 == iterations)) {
-      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      auto e = ppo->evaluate();
+    nlohmann::json record = iteration_record(k, *it);
+    if (row || publishes) {
+      eval_states.clear();
+      auto e = publishes ? ppo->evaluate(keep_state) : ppo->evaluate();
       if (!e) return fail(e.status().message());
-      const long long steps = it->sim_steps / substeps;
-      std::printf("%6d %12lld %9.1f %12.6g %12.6g %12.6g\n", k, steps, wall, it->mean_reward, it->mean_return, *e);
-      std::fflush(stdout);
-      totals.rows.push_back({{"iteration", k},
-                             {"control_steps", steps},
-                             {"wall_s", wall},
-                             {"mean_reward", it->mean_reward},
-                             {"mean_return", it->mean_return},
-                             {"eval_cost", *e}});
+      record["eval_cost"] = *e;
+      if (row)
+        print_row(k, it->sim_steps / substeps,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), *it, *e, totals);
     }
     const bool interrupted = ctrl_c && InterruptGuard::requested();
     stopped = interrupted || (o.stop_after > 0 && trained == o.stop_after);
-    if (ckpt_every > 0 && ((k + 1) % ckpt_every == 0 || k + 1 == iterations || stopped)) {
+    auto asked = agreed(serving && serving->checkpoint_requested());  // a viewer's checkpoint request
+    if (!asked) return fail(asked.status().message());
+    if (ckpt_every > 0 && ((k + 1) % ckpt_every == 0 || k + 1 == iterations || stopped || *asked)) {
       optim::Checkpoint ck;
       Status s = ppo->save(ck);  // collective: every rank's copies
       if (s) s = write_run_checkpoint(ckpt_dir, identity, totals, ck, comm);
       if (!s) return fail(s.message());
       if (lead) std::printf("checkpoint after iteration %d written to %s\n", k, ckpt_dir.c_str()), std::fflush(stdout);
+      record["checkpoint_window"] = k;  // viewers list the run's checkpoints
+      record["checkpoint_dir"] = ckpt_dir;
+    }
+    if (serving) {
+      serving->iteration(std::move(record));
+      if (publishes) {
+        RunSnapshot shot = rollout_snapshot(k, ppo->parameters(), eval_states, &loaded->cs.model);
+        add_worlds(shot, ppo->copy_frames());
+        serving->snapshot(std::move(shot));
+      }
     }
     if (interrupted && lead) std::printf("stopped by Ctrl+C after iteration %d\n", k);
   }
+  if (serving)
+    serving->end(
+        {{"status", ppo->iteration() < iterations ? "stopped" : "finished"}, {"iterations", ppo->iteration()}});
   if (!lead) return 0;
   std::printf("final weights fingerprint %016llx\n", static_cast<unsigned long long>(ppo->fingerprint()));
   if (stopped && !(ctrl_c && InterruptGuard::requested()))
@@ -130,7 +202,7 @@ int run_ppo(const OptimizeOptions& o) {
     f << nlohmann::json{{"scene", loaded->doc.name}, {"task", task.name}, {"iterations", totals.rows}}.dump(1) << "\n";
     if (!f) return std::fprintf(stderr, "%s: cannot write the log\n", o.log.c_str()), 1;
   }
-  return ctrl_c && InterruptGuard::requested() ? 130 : 0;
+  return (ctrl_c && InterruptGuard::requested()) || viewer_stop ? 130 : 0;
 }
 
 }  // namespace adj::app

@@ -52,7 +52,7 @@ int run_receding_horizon(const OptimizeOptions& o) {
   std::printf("%d plans, %.0f ms; the task's loss on the flown trajectory: %.8g\n", report->replans, report->ms,
               report->loss);
   if (serving) {
-    serving->snapshot(rollout_snapshot(task->horizon, report->theta, report->states));
+    serving->snapshot(rollout_snapshot(task->horizon, report->theta, report->states, &cs->model));
     serving->end({{"status", "finished"}, {"iterations", report->replans}, {"final_loss", report->loss}});
   }
   if (!o.log.empty()) {

@@ -96,17 +96,12 @@ int run_shac(const OptimizeOptions& o) {
                                                {"windows", windows},
                                                {"envs", envs},
                                                {"window", so.window},
+                                               {"worlds", o.serve.worlds},
                                                {"seed", ts.seed},
                                                {"ranks", comm.size()}}));
   if (!server) return 1;
   RunServer* serving = server->get();
-  // rank 0's answer to "does a viewer want this?", the same on every rank
-  auto agreed = [&](bool mine) -> Result<bool> {
-    if (!served || comm.size() == 1) return mine;
-    dist::Bytes flag{std::uint8_t(mine ? 1 : 0)};
-    if (Status st = comm.broadcast(flag, 0); !st) return st;
-    return !flag.empty() && flag[0] != 0;
-  };
+  auto agreed = [&](bool mine) { return agreed_by_ranks(comm, served, mine); };
   std::vector<StateT<float>> eval_states;  // the evaluation episode, frame by frame (published)
   auto keep_state = [&](int, const optim::PolicyEnvT<float>& env) { eval_states.push_back(env.state(0)); };
   std::optional<InterruptGuard> ctrl_c;
@@ -120,6 +115,9 @@ int run_shac(const OptimizeOptions& o) {
       if (lead) std::printf("stopped by a viewer after %d windows\n", k);
       break;
     }
+    // the windows that publish a snapshot keep the first training copies' frames (--serve-worlds)
+    const bool publishes = serving && (k % 10 == 9 || k + 1 == windows);
+    shac->keep_copy_frames(publishes ? o.serve.worlds : 0);
     auto st = shac->step();
     if (!st) return fail("window " + std::to_string(k) + ": " + st.status().message());
     ++trained;
@@ -128,6 +126,7 @@ int run_shac(const OptimizeOptions& o) {
     totals.ended += st->terminated;
     nlohmann::json record{{"iteration", k},
                           {"loss", st->mean_cost},
+                          {"grad_norm", st->grad_norm},
                           {"sim_steps", st->sim_steps},
                           {"skipped", st->skipped},
                           {"skipped_windows", st->skipped_windows}};
@@ -152,7 +151,11 @@ int run_shac(const OptimizeOptions& o) {
                              {"skipped_windows", st->skipped_windows}});
       record.update(
           {{"eval_cost", double(*e)}, {"eval_return", ret}, {"wall_s", wall}, {"episodes_ended", totals.ended}});
-      if (serving) serving->snapshot(rollout_snapshot(k, shac->weights(), eval_states));
+      if (serving) {  // the evaluation episode, and the training copies' last window beside it
+        RunSnapshot shot = rollout_snapshot(k, shac->weights(), eval_states, &cs->model);
+        add_worlds(shot, shac->copy_frames());
+        serving->snapshot(std::move(shot));
+      }
     }
     const bool interrupted = ctrl_c && InterruptGuard::requested();
     stopped = interrupted || (o.stop_after > 0 && trained == o.stop_after);

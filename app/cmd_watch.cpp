@@ -42,6 +42,21 @@ void print_record(const json& r) {
   }
 }
 
+// what a snapshot holds: "snapshot of iteration I: P parameters, F frames" and, where it has
+// them, its contacts (summed over the frames), gradient entries and training copies' rollouts
+void print_snapshot(const wire::Rollout& s, std::size_t bytes) {
+  std::printf("snapshot of iteration %lld: %zu parameters, %zu frames", static_cast<long long>(s.iteration),
+              s.parameters.size(), s.particle_q.size());
+  long long contacts = 0, body_contacts = 0;
+  for (const auto& c : s.contacts) contacts += c.count();
+  for (const auto& c : s.body_contacts) body_contacts += c.count();
+  if (!s.contacts.empty()) std::printf(", %lld particle contacts", contacts);
+  if (!s.body_contacts.empty()) std::printf(", %lld body contacts", body_contacts);
+  if (!s.gradient_blocks.empty()) std::printf(", gradient of %zu entries", s.gradient.size());
+  if (!s.worlds.empty()) std::printf(", %zu worlds of %zu frames", s.worlds.size(), s.worlds[0].particle_q.size());
+  std::printf(" (%.0f kB)\n", double(bytes) / 1e3);
+}
+
 wire::Command parse_command(const std::string& s) {
   if (s == "resume") return wire::Command::resume;
   if (s == "stop") return wire::Command::stop;
@@ -75,10 +90,7 @@ int run_watch(const WatchOptions& o) {
     const auto now = std::chrono::steady_clock::now();
     if (u->answered) last_answer = now;
     for (const json& r : u->records) print_record(r);
-    if (u->has_snapshot)
-      std::printf("snapshot of iteration %lld: %zu parameters, %zu frames\n",
-                  static_cast<long long>(u->snapshot.iteration), u->snapshot.parameters.size(),
-                  u->snapshot.particle_q.size());
+    if (u->has_snapshot) print_snapshot(u->snapshot, u->snapshot_bytes);
     if (u->answered && u->paused != was_paused) std::printf("%s\n", u->paused ? "paused" : "resumed");
     if (u->answered) was_paused = u->paused;
     std::fflush(stdout);

@@ -212,6 +212,12 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->needs(serve_opt);
   opt_cmd
+      ->add_option("--serve-worlds", opt.serve.worlds,
+                   "With --serve, SHAC and PPO: a snapshot carries the rollouts of the first K training copies")
+      ->check(CLI::Range(0, adj::app::wire::k_max_worlds))
+      ->capture_default_str()
+      ->needs(serve_opt);
+  opt_cmd
       ->add_option("--serve-wait", opt.serve.wait_s, "With --serve: wait up to S seconds for a viewer before starting")
       ->check(CLI::NonNegativeNumber)
       ->needs(serve_opt);

@@ -84,6 +84,7 @@ Status RunAttachment::attach(const std::string& address, const std::string& toke
           if (auto l = num("loss")) view_.loss.push_back(*l);
           if (auto g = num("grad_norm")) view_.grad_norm.push_back(*g);
           view_.last_ms = num("ms").value_or(0.0);
+          view_.skipped_windows = int(num("skipped_windows").value_or(view_.skipped_windows));
           if (auto c = r.find("checkpoint_window"); c != r.end() && c->is_number_integer())
             view_.checkpoints.push_back("window " + std::to_string(c->get<int>()) + ": " +
                                         r.value("checkpoint_dir", std::string()));

@@ -30,6 +30,7 @@ struct AttachView {
   int iterations = 0;                   // iteration records received (receding horizon: frames flown)
   std::vector<double> loss, grad_norm;  // per iteration record that has them, in order
   double last_ms = 0;                   // the last record's time [ms], where sent
+  int skipped_windows = 0;              // SHAC: windows skipped so far for an exploding gradient
   bool answered = false;                // the run has answered at least once
   bool paused = false, ended = false;
   std::string end_status;      // finished | stopped | error

@@ -335,7 +335,8 @@ std::string Editor::overlay_hint() const {
     const K want = gradient_kind(g);
     const char* name = g == 1 ? "dL/dx0" : g == 2 ? "dL/dv0" : "dL/du";
     const bool has = std::any_of(snap.blocks.begin(), snap.blocks.end(), [&](const auto& b) { return b.kind == want; });
-    if (snap.grad.empty() || !opt_fits()) return std::string("gradient arrows: run an optimization to see ") + name;
+    if (snap.grad.empty() || !(opt_fits() || attach_fits()))
+      return std::string("gradient arrows: run an optimization to see ") + name;
     if (!has)
       return std::string("gradient arrows: the task does not optimize ") + scene::to_string(want) + " (" + name + ")";
   }
@@ -428,6 +429,7 @@ const State& Editor::display_state() {
 }
 
 const Contacts* Editor::display_contacts() {
+  if (attach_replay.active) return attach_display_contacts();  // an attached run sends its rollout's
   // a timeline frame, the optimized end state or a replay: no contacts are kept for them
   const bool optimized = view_settings.show_optimized && snap.has_opt_final_state && opt_fits();
   if (timeline_frame >= 0 || optimized || replay.active || !snap_current()) return nullptr;
@@ -438,14 +440,16 @@ const Array<vec3<float>>* Editor::arrow_field(const State& shown) {
   const int n = shown.particle_count();
   const Array<vec3<float>>* f = nullptr;
   const int g = view_settings.gradient;
-  if (g > 0 && !snap.grad.empty() && opt_fits()) {
+  if (g > 0 && !snap.grad.empty() && (opt_fits() || attach_fits())) {
     using K = scene::ParamKind;
     const K want = gradient_kind(g);
     field_.assign(size_t(n), vec3<float>());
     bool any = false;
     for (const auto& b : snap.blocks) {
       if (b.kind != want || b.width != 3) continue;
-      int t = std::clamp(g == 3 ? std::max(timeline_frame, 0) : 0, 0, b.steps - 1);
+      // per-frame inputs: the scrubbed frame's (an attached replay's: its frame's)
+      const int frame = attach_replay.active ? attach_replay.frame : std::max(timeline_frame, 0);
+      int t = std::clamp(g == 3 ? frame : 0, 0, b.steps - 1);
       for (int e = 0; e < b.elements; ++e) {
         size_t k = size_t(b.offset + (t * b.elements + e) * 3);
         if (k + 2 >= snap.grad.size() || b.index[size_t(e)] >= n) continue;

@@ -317,6 +317,11 @@ class Editor {
   void update_attachment();    // each frame, after the worker's snapshot
   bool start_attach_replay();  // the newest rollout, looped; false when none has arrived
   void draw_attach_window();
+  // the attached replay's frame as the viewport draws it, while it fits the scene (else null):
+  // its state, its particles' contacts and its robots' (what the run sent with the rollout)
+  const State* attach_display_state();
+  const Contacts* attach_display_contacts();
+  const RigidContactsT<float>* attach_display_body_contacts();
   PanelVisibility panels;
   ViewSettings view_settings;
   render::Camera camera;
@@ -346,6 +351,10 @@ class Editor {
   // the scene's objects, particles or bodies are not those the optimization ran on (its
   // ghosts are not drawn)
   bool opt_objects_differ() const { return opt_objects_differ_; }
+  // the attached run's results (its gradient) belong to the scene it sent: the document until it is edited
+  bool attach_fits() const {
+    return attachment.attached() && attach_scene_loaded_ && doc.revision() == attach_revision_;
+  }
 
  private:
   void after_load(const std::string& path);
@@ -384,9 +393,20 @@ class Editor {
   int selected_ = -1;
   State scrub_state_;
   int scrub_loaded_ = -1;
-  bool attach_scene_loaded_ = false;    // the attached run's scene is the document
-  State attach_state_;                  // the attached run's replayed frame
-  const State* attach_display_state();  // that frame when it fits the scene, else null
+  bool attach_scene_loaded_ = false;  // the attached run's scene is the document
+  State attach_state_;                // the attached run's replayed frame
+  Contacts attach_contacts_;
+  RigidContactsT<float> attach_body_contacts_;
+  std::vector<State> attach_worlds_;   // the replayed training copies' frames (snap.world_states)
+  std::uint64_t attach_revision_ = 0;  // the document revision the run's scene was loaded as
+  // the newest rollout's gradient as the worker publishes a local run's (snap.grad, blocks,
+  // step_grad_norms): the arrows and the |dL/dx_t| plot; of the replayed rollout while replaying
+  std::vector<float> attach_grad_, attach_step_norms_;
+  std::vector<optim::ParamBlock> attach_blocks_;
+  std::uint64_t attach_grad_number_ = 0;  // the rollout (AttachView::rollouts) they are of
+  app::wire::Rollout attach_latest_;      // the newest rollout
+  void attach_gradient();                 // the above into snap, each frame
+  void attach_worlds();                   // the replay's training copies into snap.world_states
   // ghost paths of the attached run's rollouts (newest last, at most Worker::k_ghosts), with
   // their iterations' losses; the number of the last rollout made a path
   std::vector<std::vector<vec3<float>>> attach_ghosts_;

@@ -163,6 +163,7 @@ const State& robot_display_state(Editor& e) {
   if (!cs) return e.robot.scrub;
   const size_t n = cs->model.joint_q.size();
   const Snapshot& s = e.snap;
+  if (const State* a = e.attach_display_state(); a && a->joint_q.size() == n) return *a;  // an attached run's replay
   if (e.replay_ready()) {  // the replayed rollout's joints (Editor::display_state reads the frame)
     const State& r = e.display_state();
     if (r.joint_q.size() == n) return r;
@@ -186,6 +187,7 @@ const State& robot_display_state(Editor& e) {
 }
 
 const RigidContactsT<float>* robot_display_contacts(Editor& e) {
+  if (e.attach_replay.active) return e.attach_display_body_contacts();  // what the attached run sent
   const Snapshot& s = e.snap;
   if (e.timeline_frame >= 0 || e.replay.active || s.generation != e.doc.revision()) return nullptr;
   if (e.view_settings.show_optimized && s.has_opt_final_state && e.opt_fits()) return nullptr;

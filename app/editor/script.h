@@ -9,7 +9,7 @@
 //   play N                  optimize N [TASK]         check-grad [TASK]
 //   toggle OVERLAY          (contacts velocity springs wireframe grid shadows particles ghosts
 //                            optimized, or a panel: outliner inspector simulation
-//                            optimization visualization stats messages)
+//                            optimization visualization stats messages, the attach window)
 //   undo   redo   duplicate   delete   save [PATH]   screenshot PATH   wait N   quit
 //   autosave   restore   discard-recovery       (the recovery file, editor.h)
 //   scrub N (timeline frame, -1 = newest)     click-message TEXT (as clicking it)
@@ -70,6 +70,10 @@
 //   attach-replay           (the newest rollout in the viewport)   attach-control pause|resume|stop
 //   detach                  expect attached BOOL   expect attach-replaying BOOL
 //   expect attached-iterations-above N (the loss plot's points)   expect ghosts-above N
+//   attach-replay-frame N   (the replay held at frame N)
+//   expect shown-contacts N   expect shown-contacts-above N   expect shown-arrows-above N (what
+//                            the viewport is given to draw now: contacts, non-zero gradient or
+//                            velocity arrows)   expect step-grad-norms N (the |dL/dx_t| plot's points)
 //   try COMMAND ... (the command may be refused: its error is printed, the script goes on)
 // The commands are tables by panel (script_commands.h).
 // ${NAME} expands environment variables. # starts a comment.

@@ -76,6 +76,7 @@ bool* overlay_flag(Editor& e, const std::string& name) {
   if (name == "help") return &e.show_help;
   if (name == "follow") return &v.follow;
   if (name == "landscape") return &e.landscape.open;
+  if (name == "attach") return &e.attach_window;
   return nullptr;
 }
 

@@ -449,7 +449,35 @@ Status ex_attached_iterations_above(ScriptCall& c) {  // the loss plot's points 
   return got > std::atoi(c.w[2].c_str()) ? Status::ok() : bad(c, std::to_string(got));
 }
 
+// the contacts and the gradient arrows the viewport is given now (particles' and robots';
+// vectors that are not zero): more than N
+int shown_contacts(Editor& e) {
+  const Contacts* pc = e.display_contacts();
+  const RigidContactsT<float>* bc = robot_display_contacts(e);
+  return (pc ? pc->contact_count() + pc->body_particle.contact_count() : 0) + (bc ? bc->contact_count() : 0);
+}
+Status ex_shown_contacts(ScriptCall& c) { return expect_text(c, std::to_string(shown_contacts(c.e))); }
+Status ex_shown_contacts_above(ScriptCall& c) {
+  if (Status st = c.need(2); !st) return st;
+  const int got = shown_contacts(c.e);
+  return got > std::atoi(c.w[2].c_str()) ? Status::ok() : bad(c, std::to_string(got));
+}
+// the |dL/dx_t| plot's points (frames of the last iteration's gradient)
+Status ex_step_grad_norms(ScriptCall& c) { return expect_text(c, std::to_string(c.e.snap.step_grad_norms.size())); }
+Status ex_shown_arrows_above(ScriptCall& c) {
+  if (Status st = c.need(2); !st) return st;
+  const Array<vec3<float>>* f = c.e.arrow_field(c.e.display_state());
+  int got = 0;
+  if (f)
+    for (const auto& v : *f) got += v.x != 0 || v.y != 0 || v.z != 0;
+  return got > std::atoi(c.w[2].c_str()) ? Status::ok() : bad(c, std::to_string(got));
+}
+
 const ScriptCommand k_expect[] = {
+    {"shown-contacts", ex_shown_contacts},
+    {"shown-contacts-above", ex_shown_contacts_above},
+    {"step-grad-norms", ex_step_grad_norms},
+    {"shown-arrows-above", ex_shown_arrows_above},
     {"attached", ex_attached},
     {"attach-replaying", ex_attach_replaying},
     {"attached-iterations-above", ex_attached_iterations_above},

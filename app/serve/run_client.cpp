@@ -101,14 +101,14 @@ class ZmqRunClient final : public RunClient {
         control_reply_ = std::move(*reply);
         return true;
       case wire::Reply::Kind::batch:
-        take(std::move(*reply));
+        take(std::move(*reply), m.size());
         return true;
     }
     return true;
   }
 
   // the records not seen yet, in order; the snapshot when newer
-  void take(wire::Reply&& b) {
+  void take(wire::Reply&& b, std::size_t bytes) {
     outstanding_ = false;
     pending_.answered = true;
     pending_.paused = b.paused;
@@ -123,6 +123,7 @@ class ZmqRunClient final : public RunClient {
       snapshot_ = b.snapshot.id;
       pending_.snapshot = std::move(b.snapshot);
       pending_.has_snapshot = true;
+      pending_.snapshot_bytes = bytes;
     }
   }
 

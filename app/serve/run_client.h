@@ -30,7 +30,8 @@ namespace adj::app {
 struct RunUpdate {
   std::vector<nlohmann::json> records;  // new records, seq order, none twice
   bool has_snapshot = false;
-  wire::Rollout snapshot;  // the newest snapshot, when one arrived
+  wire::Rollout snapshot;          // the newest snapshot, when one arrived
+  std::size_t snapshot_bytes = 0;  // the size of the reply that carried it
   bool paused = false;
   bool ended = false;      // the end record has arrived
   bool answered = false;   // the run answered within the timeout

@@ -203,7 +203,7 @@ class ZmqRunServer final : public RunServer {
     for (Item& i : items) {
       if (i.snapshot) {
         if (finite(i.shot))
-          snapshot_text_ = encode_snapshot(++snapshot_id_, i.shot);
+          snapshot_text_ = wire::encode_snapshot(++snapshot_id_, i.shot);
         else
           count(&ServeCounters::snapshots_nonfinite);  // a viewer would refuse it (wire.h)
       } else {
@@ -227,18 +227,15 @@ class ZmqRunServer final : public RunServer {
 
   static bool finite(const RunSnapshot& s) {
     auto all = [](const auto& v) { return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); }); };
-    return all(s.parameters) && std::all_of(s.particle_q.begin(), s.particle_q.end(), all) &&
-           std::all_of(s.joint_q.begin(), s.joint_q.end(), all);
-  }
-
-  // {"id", "iteration", "parameters", "frames": [{"particle_q", "joint_q"}, ...]} (wire.h)
-  static std::string encode_snapshot(std::int64_t id, const RunSnapshot& s) {
-    json frames = json::array();
-    for (std::size_t f = 0; f < s.particle_q.size(); ++f)
-      frames.push_back(
-          {{"particle_q", s.particle_q[f]}, {"joint_q", f < s.joint_q.size() ? s.joint_q[f] : std::vector<float>()}});
-    return json{{"id", id}, {"iteration", s.iteration}, {"parameters", s.parameters}, {"frames", std::move(frames)}}
-        .dump(-1, ' ', false, json::error_handler_t::replace);
+    auto frames = [&](const std::vector<std::vector<float>>& f) { return std::all_of(f.begin(), f.end(), all); };
+    auto contacts = [&](const std::vector<wire::FrameContacts>& c) {
+      return std::all_of(c.begin(), c.end(),
+                         [&](const auto& x) { return all(x.point) && all(x.normal) && all(x.force); });
+    };
+    return all(s.parameters) && frames(s.particle_q) && frames(s.joint_q) && contacts(s.contacts) &&
+           contacts(s.body_contacts) && all(s.step_grad_norms) && all(s.gradient) &&
+           std::all_of(s.worlds.begin(), s.worlds.end(),
+                       [&](const wire::WorldFrames& w) { return frames(w.particle_q) && frames(w.joint_q); });
   }
 
   bool everyone_has_end() const {

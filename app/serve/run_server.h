@@ -30,7 +30,9 @@
 #include <string>
 #include <vector>
 
+#include "app/serve/wire.h"
 #include "engine/core/status.h"
+#include "engine/dist/communicator.h"
 
 namespace adj::app {
 
@@ -40,17 +42,15 @@ struct ServeOptions {
   bool stoppable = true;     // false: the method cannot stop between iterations (stop is refused)
   bool checkpoints = false;  // the run writes checkpoints: a viewer may ask for one (else refused)
   int snapshot_every = 10;   // a snapshot (parameters, one rollout) every this many iterations
+  int worlds = 4;            // --serve-worlds: policy methods' training copies whose rollouts a snapshot carries
   int queue_snapshots = 2;   // snapshots waiting for the server's thread before the oldest is dropped
   double wait_s = 0;         // --serve-wait: before the first iteration, wait this long for a viewer
 };
 
-// parameters and one rollout, as the run's thread hands them over (encoded on the server's
-// thread, so the run pays a copy, not the encoding)
-struct RunSnapshot {
-  int iteration = 0;
-  std::vector<double> parameters;
-  std::vector<std::vector<float>> particle_q, joint_q;  // per frame: x, y, z per particle; q
-};
+// parameters and one rollout (its contacts, gradient, a few training copies' rollouts), as
+// the run's thread hands them over (app/serve/publish.h); encoded on the server's thread, so
+// the run pays a copy, not the encoding
+using RunSnapshot = wire::Rollout;
 
 struct ServeCounters {
   std::int64_t polls = 0;                // requests answered
@@ -95,6 +95,16 @@ class RunServer {
 
 // the hello record: the scene file's path and its JSON text, the method and its options
 nlohmann::json serve_hello(const std::string& scene_path, const std::string& method, nlohmann::json options);
+
+// under mpirun rank 0 serves: its answer to "does a viewer want this?" (a stop, a checkpoint)
+// reaches every rank through a broadcast, so that the ranks stay together. `served`: the run
+// has --serve (the same on every rank); without it, or in one process, `mine`
+inline Result<bool> agreed_by_ranks(dist::Communicator& comm, bool served, bool mine) {
+  if (!served || comm.size() == 1) return mine;
+  dist::Bytes flag{std::uint8_t(mine ? 1 : 0)};
+  if (Status st = comm.broadcast(flag, 0); !st) return st;
+  return !flag.empty() && flag[0] != 0;
+}
 
 // opens the server of a command's --serve (nullptr without one), prints where it listens and
 // waits for a viewer (ServeOptions::wait_s); an error is printed and returned

@@ -157,7 +157,7 @@ double PpoTrainer::value_of(const std::vector<double>& obs) const {
   return out[0];
 }
 
-Result<double> PpoTrainer::evaluate() {
+Result<double> PpoTrainer::evaluate(const std::function<void(int t, const PolicyEnvT<double>& env)>& observe) {
   std::vector<double> obs, mean;
   eval_->reset(0, nullptr);
   double sum = 0;
@@ -168,6 +168,7 @@ Result<double> PpoTrainer::evaluate() {
     if (!cost) return Status::error("PPO evaluation: " + cost.status().message());
     eval_->clear_tape(0);
     sum += cost.value();
+    if (observe) observe(t + 1, *eval_);
   }
   return sum / double(eval_->horizon());
 }
@@ -180,6 +181,9 @@ Status PpoTrainer::collect(PpoIteration& it) {
   const double bound = net().output_scale();
   batch_.assign(std::size_t(n) * T, Sample{});
   std::vector<double> mean, applied(static_cast<std::size_t>(na)), raw, returns;
+  // the first copies' frames (keep_copy_frames), of those this rank steps
+  for (int i = begin; i < end && std::size_t(i) < copy_frames_.size(); ++i)
+    copy_frames_[std::size_t(i)].assign(1, env_->state(i - begin));
   for (int t = 0; t < T; ++t) {
     raw.clear(), returns.clear();
     for (int i = begin; i < end; ++i) {
@@ -198,6 +202,7 @@ Status PpoTrainer::collect(PpoIteration& it) {
       Result<double> cost = env_->step(e, applied);
       if (!cost) return Status::error("PPO collection: " + cost.status().message());
       env_->clear_tape(e);
+      if (std::size_t(i) < copy_frames_.size()) copy_frames_[std::size_t(i)].push_back(env_->state(e));
       s.reward = s.unscaled = -cost.value();
       ep_return_[i] += s.reward;
       disc_return_[i] = options_.gamma * disc_return_[i] + s.reward * options_.reward_scale;
@@ -315,6 +320,10 @@ void PpoTrainer::advantages() {
       s.ret = adv[t] + s.value;
     }
   }
+}
+
+void PpoTrainer::keep_copy_frames(int copies) {
+  copy_frames_.assign(std::size_t(std::clamp(copies, 0, env_count())), {});
 }
 
 Result<PpoIteration> PpoTrainer::iterate() {

@@ -36,6 +36,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <random>
 #include <vector>
@@ -133,8 +134,14 @@ class PpoTrainer {
 
   // run every copy steps_per_env frames, then update
   Result<PpoIteration> iterate();
-  // the mean frame cost of an episode with the mean action (forward only; not counted)
-  Result<double> evaluate();
+  // the mean frame cost of an episode with the mean action (forward only; not counted);
+  // observe(t + 1) after frame t (as SHAC's)
+  Result<double> evaluate(const std::function<void(int t, const PolicyEnvT<double>& env)>& observe = {});
+  // viewers (app/serve): the states of the first `copies` copies (those this rank steps) over
+  // each iteration's collection from now on, frame 0 its start (a copy whose episode ends
+  // restarts within it); 0 keeps none. Keeping them changes nothing the training computes
+  void keep_copy_frames(int copies);
+  const std::vector<std::vector<StateT<double>>>& copy_frames() const { return copy_frames_; }
 
   long long sim_steps() const { return sim_steps_; }
   int env_count() const;
@@ -194,6 +201,7 @@ class PpoTrainer {
   double last_mean_return_ = 0;
   long long sim_steps_ = 0;
   int iteration_ = 0;
+  std::vector<std::vector<StateT<double>>> copy_frames_;  // keep_copy_frames
 };
 
 }  // namespace adj::optim

@@ -269,6 +269,8 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
   // frames until the window ends or the episode terminates (then no terminal value)
   c.frames = W;
   c.done = false;
+  std::vector<StateT<S>>* kept = i < int(copy_frames_.size()) ? &copy_frames_[std::size_t(i)] : nullptr;
+  if (kept) kept->assign(1, env.state(e));
   for (int t = 0; t < c.frames; ++t) {
     env.observe(e, c.raw[t]);
     normalize(c.raw[t], c.obs[t]);
@@ -286,6 +288,7 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
     Result<S> cost = env.step(e, action);
     if (!cost) return cost.status();
     c.cost[t] = cost.value();
+    if (kept) kept->push_back(env.state(e));
     value += discount * c.cost[t];
     discount *= g;
     if (env.terminated(e)) c.frames = t + 1, c.done = true;

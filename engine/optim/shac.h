@@ -12,6 +12,7 @@
 //   double loss = shac->evaluate().value();             // an episode's summed frame costs
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -212,6 +213,11 @@ class BatchShacTrainerT {
   const std::vector<S>& log_std() const { return log_std_; }
   void set_log_std(std::vector<S> v) { log_std_ = std::move(v); }
   const BatchShacOptions& options() const { return options_; }
+  // viewers (app/serve): the states of the first `copies` copies (those this rank steps) over
+  // each window run from now on, frame 0 the window's start; 0 keeps none. Keeping them
+  // changes nothing the training computes
+  void keep_copy_frames(int copies) { copy_frames_.assign(std::size_t(std::clamp(copies, 0, env_count())), {}); }
+  const std::vector<std::vector<StateT<S>>>& copy_frames() const { return copy_frames_; }
   long long sim_steps() const { return sim_steps_; }
   const PolicyEnvT<S>& env() const { return *env_; }  // this rank's copies (all without ranks)
   const PolicyEnvT<S>& eval_env() const { return *eval_; }
@@ -270,10 +276,11 @@ class BatchShacTrainerT {
   Adam actor_opt_, critic_opt_;
   RunningStats stats_;
   std::vector<S> norm_mean_, norm_inv_std_;
-  std::vector<Copy> copies_;           // every rank's copies, in copy order
-  dist::Block mine_;                   // the copies this rank steps (env_ index = copy - mine_.begin)
-  std::vector<std::mt19937_64> rngs_;  // per copy: resets and noise (this rank's copies advance)
-  std::mt19937_64 rng_;                // critic minibatches
+  std::vector<Copy> copies_;                         // every rank's copies, in copy order
+  dist::Block mine_;                                 // the copies this rank steps (env_ index = copy - mine_.begin)
+  std::vector<std::mt19937_64> rngs_;                // per copy: resets and noise (this rank's copies advance)
+  std::vector<std::vector<StateT<S>>> copy_frames_;  // keep_copy_frames
+  std::mt19937_64 rng_;                              // critic minibatches
   S value_scale_ = S(100);
   long long sim_steps_ = 0;
   int iteration_ = 0, skipped_ = 0;

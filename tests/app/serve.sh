@@ -10,6 +10,12 @@
 #            and robot_drone.json)
 #   control  pause/stop refused without --serve-control; with it, pause holds the run,
 #            resume lets it go, stop ends it (exit 130, "stopped by a viewer")
+#   worlds   SHAC with --serve-worlds 3: a snapshot carries three training copies' windows; the
+#            run's weights are the same bits as without a viewer
+#   ppo      PPO publishes: every iteration and the end reach the watcher, snapshots every
+#            --serve-every with the training copies' collections; the same bits as without
+#            a viewer; a viewer's checkpoint request is written, its stop ends the run (SCENE's
+#            folder holds robot_cartpole.json)
 adjoint=$1 probe=$2 scene=$3 out=$4/serve_$5 mode=$5
 rm -rf "$out" && mkdir -p "$out"
 fail() { echo "serve.sh ($mode): $*"; for f in "$out"/*.txt; do echo "--- $f"; cat "$f"; done; exit 1; }
@@ -157,6 +163,65 @@ methods)
   "$adjoint" watch "127.0.0.1:$port" >/dev/null 2>&1 || fail "watch of the receding run failed"
   wait "$run" || fail "the receding run failed"
   watched receding 90 "$dir/robot_drone.json" --receding-horizon 30 --iterations 2
+  ;;
+worlds)
+  cartpole="$(dirname "$scene")/robot_cartpole.json"
+  shac() { "$adjoint" optimize "$cartpole" --task "swing up (policy)" --method shac --iterations 20 --seed 3 --envs 6 \
+    --threads 1 "$@"; }
+  port=$(free_port)
+  shac --serve "$port" --serve-worlds 3 --serve-wait 60 >"$out/run.txt" 2>&1 &
+  run=$!
+  wait_for "$out/run.txt" "serving on"
+  "$adjoint" watch "127.0.0.1:$port" --timeout 60 >"$out/watch.txt" 2>&1 || fail "watch failed"
+  wait "$run" || fail "the served run failed"
+  shac >"$out/plain.txt" 2>&1 || fail "the plain run failed"
+  # windows 9 and 19 publish: the evaluation episode and copies 0..2 over the window (32 frames and its start)
+  [ "$(grep -cE '^snapshot of iteration (9|19): .*, 3 worlds of 33 frames' "$out/watch.txt")" -eq 2 ] ||
+    fail "no snapshot with 3 worlds of 33 frames"
+  [ "$(grep -cE '^iteration [0-9]+ .*grad_norm' "$out/watch.txt")" -eq 20 ] || fail "not 20 windows with their gradient norm"
+  a=$(grep "^final weights fingerprint" "$out/run.txt")
+  b=$(grep "^final weights fingerprint" "$out/plain.txt")
+  [ -n "$a" ] && [ "$a" = "$b" ] || fail "the served run's weights differ: $a / $b"
+  ;;
+ppo)
+  cartpole="$(dirname "$scene")/robot_cartpole.json"
+  ppo() { "$adjoint" optimize "$cartpole" --task "swing up (policy)" --method ppo --envs 4 --seed 1 "$@"; }
+  port=$(free_port)
+  ppo --iterations 12 --serve "$port" --serve-every 5 --serve-worlds 2 --serve-wait 60 --log "$out/served.json" >"$out/run.txt" 2>&1 &
+  run=$!
+  wait_for "$out/run.txt" "serving on"
+  "$adjoint" watch "127.0.0.1:$port" --timeout 60 >"$out/watch.txt" 2>&1 || fail "watch failed"
+  wait "$run" || fail "the served run failed"
+  ppo --iterations 12 --log "$out/plain.json" >"$out/plain.txt" 2>&1 || fail "the plain run failed"
+  grep -q "^run: .*, method ppo," "$out/watch.txt" || fail "no hello"
+  for i in $(seq 0 11); do grep -qE "^iteration $i  loss .*mean_reward" "$out/watch.txt" || fail "watch missed iteration $i"; done
+  [ "$(grep -cE '^iteration ' "$out/watch.txt")" -eq 12 ] || fail "watch printed an iteration twice"
+  grep -qE "^end: finished .*iterations 12" "$out/watch.txt" || fail "no end"
+  # iterations 0, 5, 10 and the last publish: each with copies 0 and 1 over the collection (32 frames and its start)
+  [ "$(grep -cE '^snapshot of iteration (0|5|10|11): [0-9]+ parameters, [1-9][0-9]* frames.*, 2 worlds of 33 frames' \
+    "$out/watch.txt")" -ge 1 ] || fail "no snapshot with 2 worlds"
+  a=$(grep "^final weights fingerprint" "$out/run.txt")
+  b=$(grep "^final weights fingerprint" "$out/plain.txt")
+  [ -n "$a" ] && [ "$a" = "$b" ] || fail "the served run's weights differ: $a / $b"
+  cmp "$out/served.json" "$out/plain.json" >/dev/null || {
+    python3 -c 'import json,sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+for r in a["iterations"] + b["iterations"]: r.pop("wall_s", None)
+sys.exit(a != b)' "$out/served.json" "$out/plain.json" || fail "the logs differ"
+  }
+  # a viewer's checkpoint request (written after the iteration under way), then its stop
+  port=$(free_port)
+  ppo --iterations 100000 --serve "$port" --serve-control --checkpoint-dir "$out/ck" --checkpoint-every 100000 \
+    >"$out/stop_run.txt" 2>&1 &
+  run=$!
+  wait_for "$out/stop_run.txt" "^ +9 "
+  "$adjoint" watch "127.0.0.1:$port" --send checkpoint >"$out/ask.txt" 2>&1 || fail "checkpoint not accepted"
+  wait_for "$out/stop_run.txt" "^checkpoint after iteration [0-9]+ written"
+  [ -f "$out/ck/checkpoint.adjck" ] || fail "no checkpoint file"
+  "$adjoint" watch "127.0.0.1:$port" --send stop >"$out/stop.txt" 2>&1 || fail "stop not accepted"
+  wait "$run"
+  [ $? -eq 130 ] || fail "a stopped PPO run exits 130"
+  grep -q "stopped by a viewer after" "$out/stop_run.txt" || fail "the run did not say who stopped it"
   ;;
 *) fail "unknown mode" ;;
 esac

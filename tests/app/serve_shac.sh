@@ -3,7 +3,8 @@
 #   - a viewer's checkpoint request (--serve-control) is written after the window under way, not
 #     only at the end; without --checkpoint-dir it is refused with the reason;
 #   - with MPIEXEC: under mpirun -np 2 rank 0 serves, a watcher sees every window and the end,
-#     and a viewer's stop ends every rank (no rank left waiting)
+#     and a viewer's stop ends every rank (no rank left waiting); a PPO run over 2 ranks serves
+#     every iteration and the end from rank 0, with the weights of a plain run
 set -u
 adjoint=$1 scenes=$2 out=$3/serve_shac mpiexec=${4:-}
 rm -rf "$out" && mkdir -p "$out"
@@ -70,4 +71,22 @@ for i in $(seq 1 600); do kill -0 "$run" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$run" 2>/dev/null && { kill -9 "$run"; fail "a rank kept the job alive after the stop"; }
 wait "$run"
 grep -q "stopped by a viewer after" "$out/mpi_stop.txt" || fail "the ranks did not say who stopped them"
+# PPO under mpirun: rank 0 serves every iteration, snapshots with its copies, and the end; the
+# weights are those of the run without a viewer
+ppo() { echo optimize "$scenes/robot_cartpole.json" --method ppo --envs 4 --seed 1 --threads 1 --iterations 12; }
+port=$(free_port)
+mpi "$adjoint" $(ppo) --task "$task" --serve "$port" --serve-every 5 --serve-worlds 2 --serve-wait 60 \
+  >"$out/mpi_ppo.txt" 2>&1 &
+run=$!
+wait_for "$out/mpi_ppo.txt" "serving on"
+"$adjoint" watch "127.0.0.1:$port" --timeout 60 >"$out/mpi_ppo_watch.txt" 2>&1 || fail "watch of the PPO ranks failed"
+wait "$run" || fail "the 2-rank PPO run failed"
+[ "$(grep -cE '^iteration [0-9]+ ' "$out/mpi_ppo_watch.txt")" -eq 12 ] || fail "the watcher did not see 12 PPO iterations"
+grep -qE "^snapshot of iteration [0-9]+: .*, 2 worlds of 33 frames" "$out/mpi_ppo_watch.txt" || fail "no PPO snapshot with rank 0's copies"
+grep -qE "^end: finished" "$out/mpi_ppo_watch.txt" || fail "no end from the PPO ranks"
+[ "$(grep -c 'serving on' "$out/mpi_ppo.txt")" -eq 1 ] || fail "not one PPO server"
+"$adjoint" $(ppo) --task "$task" >"$out/ppo_plain.txt" 2>&1 || fail "the plain PPO run failed"
+a=$(grep "^final weights fingerprint" "$out/mpi_ppo.txt")
+b=$(grep "^final weights fingerprint" "$out/ppo_plain.txt")
+[ -n "$a" ] && [ "$a" = "$b" ] || fail "the served PPO ranks' weights differ: $a / $b"
 exit 0

@@ -44,6 +44,92 @@ TEST_CASE("wire: a reply's snapshot must hold whole, equal frames") {
   CHECK_FALSE(wire::decode_reply(R"({"type":"batch","next":1,"total":1,"records":[{"kind":"iteration"}]})").is_ok());
 }
 
+// a snapshot with every part: contacts per frame, the gradient's arrow blocks, training copies
+static wire::Rollout full_rollout() {
+  wire::Rollout r;
+  r.iteration = 7;
+  r.parameters = {0.1, -2.5e-7, 3.0};
+  r.particle_q = {{0.1f, 0.2f, 0.3f, 1, 2, 3}, {0.4f, 0.5f, 0.6f, 4, 5, 6}};
+  r.joint_q = {{}, {}};
+  r.contacts = {{{0.1f, 0, 0}, {0, 1, 0}, {0, 9.81f, 0}}, {}};
+  r.body_contacts = {{}, {{1, 2, 3, 4, 5, 6}, {0, 0, 1, 0, 0, 1}, {1e-3f, 2, 3, 4, 5, 6}}};
+  r.step_grad_norms = {1, 0.5f, 0.25f};
+  r.gradient = {1, 2, 3, 4, 5, 6};
+  r.gradient_blocks = {{"initial_velocity", 0, 1, 2, {0, 1}}};
+  r.worlds = {{0, {{1, 1, 1, 2, 2, 2}}, {{}}}, {1, {{3, 3, 3, 4, 4, 4}}, {{}}}};
+  return r;
+}
+
+static std::string batch_with(const std::string& snapshot) {
+  return R"({"type":"batch","next":0,"total":0,"records":[],"snapshot":)" + snapshot + "}";
+}
+
+TEST_CASE("wire: a snapshot's contacts, gradient and worlds read back as they were sent") {
+  const wire::Rollout r = full_rollout();
+  auto back = wire::decode_reply(batch_with(wire::encode_snapshot(3, r)));
+  REQUIRE(back.is_ok());
+  const wire::Rollout& b = back->snapshot;
+  CHECK(b.id == 3);
+  CHECK(b.iteration == 7);
+  CHECK(b.parameters == r.parameters);  // doubles: the shortest text reads back to the same bits
+  CHECK(b.particle_q == r.particle_q);  // floats too
+  REQUIRE(b.contacts.size() == 2);
+  CHECK(b.contacts[0].point == r.contacts[0].point);
+  CHECK(b.contacts[0].force == r.contacts[0].force);
+  CHECK(b.contacts[1].count() == 0);
+  REQUIRE(b.body_contacts.size() == 2);
+  CHECK(b.body_contacts[1].normal == r.body_contacts[1].normal);
+  CHECK(b.body_contacts[1].force == r.body_contacts[1].force);
+  CHECK(b.step_grad_norms == r.step_grad_norms);
+  CHECK(b.gradient == r.gradient);
+  REQUIRE(b.gradient_blocks.size() == 1);
+  CHECK(b.gradient_blocks[0].kind == "initial_velocity");
+  CHECK(b.gradient_blocks[0].index == std::vector<int>{0, 1});
+  REQUIRE(b.worlds.size() == 2);
+  CHECK(b.worlds[1].copy == 1);
+  CHECK(b.worlds[1].particle_q == r.worlds[1].particle_q);
+  // a snapshot of the frames alone has no contacts, gradient or worlds
+  wire::Rollout bare;
+  bare.particle_q = r.particle_q;
+  bare.joint_q = r.joint_q;
+  auto plain = wire::decode_reply(batch_with(wire::encode_snapshot(4, bare)));
+  REQUIRE(plain.is_ok());
+  CHECK(plain->snapshot.contacts.empty());
+  CHECK(plain->snapshot.gradient_blocks.empty());
+  CHECK(plain->snapshot.worlds.empty());
+}
+
+TEST_CASE("wire: a snapshot's contacts, gradient and worlds are refused when they do not add up") {
+  auto refused = [](wire::Rollout r, const std::string& why) {
+    auto got = wire::decode_reply(batch_with(wire::encode_snapshot(1, r)));
+    REQUIRE_FALSE(got.is_ok());
+    CHECK_THAT(got.status().message(), Catch::Contains(why));
+  };
+  wire::Rollout r = full_rollout();
+  r.contacts[0].normal.pop_back();
+  refused(r, "snapshot.frames[0].contacts");
+  r = full_rollout();
+  r.contacts[0].point.assign(size_t(3 * (wire::k_max_frame_contacts + 1)), 0.0f);
+  refused(r, "more than");
+  r = full_rollout();
+  r.gradient_blocks[0].elements = 3;  // 9 entries past 6 values
+  r.gradient_blocks[0].index = {0, 1, 2};
+  refused(r, "run past the values");
+  r = full_rollout();
+  r.gradient_blocks[0].offset = 2147483647;
+  refused(r, "run past the values");
+  r = full_rollout();
+  r.gradient_blocks[0].index = {0};
+  refused(r, "not one particle per element");
+  r = full_rollout();
+  r.worlds.assign(size_t(wire::k_max_worlds + 1), r.worlds[0]);
+  refused(r, "at most");
+  r = full_rollout();
+  r.worlds[1].particle_q.push_back({1, 2});
+  r.worlds[1].joint_q.push_back({});
+  refused(r, "snapshot.worlds[1].frames[1]");
+}
+
 TEST_CASE("serve address: ports, hosts, and which need a token") {
   CHECK(parse_serve_address("5555")->endpoint() == "tcp://127.0.0.1:5555");
   CHECK(parse_serve_address("5555")->local());
@@ -77,7 +163,7 @@ TEST_CASE("serve: a late viewer gets every record in order once, and the newest 
   const int n = 300;
   for (int i = 0; i < n; ++i) {
     s.iteration({{"iteration", i}, {"loss", 1.0 / (1 + i)}});
-    s.snapshot({i, {double(i)}, {{float(i), 0, 0}}, {{}}});
+    s.snapshot({-1, i, {double(i)}, {{float(i), 0, 0}}, {{}}});
   }
   s.end({{"status", "finished"}, {"iterations", n}});
   const std::string endpoint = s.endpoint();
@@ -116,9 +202,9 @@ TEST_CASE("serve: a NaN in a record or a snapshot does not stall the viewer") {
   RunServer& s = **server;
   const double nan = std::nan("");
   s.iteration({{"iteration", 0}, {"loss", nan}});
-  s.snapshot({0, {1.0}, {{1, 0, 0}}, {{}}});
+  s.snapshot({-1, 0, {1.0}, {{1, 0, 0}}, {{}}});
   s.iteration({{"iteration", 1}, {"loss", 2.0}});
-  s.snapshot({1, {nan}, {{0, 0, 0}}, {{}}});  // not published: a viewer would refuse it
+  s.snapshot({-1, 1, {nan}, {{0, 0, 0}}, {{}}});  // not published: a viewer would refuse it
   s.end({{"status", "finished"}, {"iterations", 2}});
   auto client = RunClient::connect(s.endpoint(), "");
   REQUIRE(client.is_ok());
