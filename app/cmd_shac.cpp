@@ -115,8 +115,11 @@ int run_shac(const OptimizeOptions& o) {
       if (lead) std::printf("stopped by a viewer after %d windows\n", k);
       break;
     }
-    // the windows that publish a snapshot keep the first training copies' frames (--serve-worlds)
-    const bool publishes = serving && (k % 10 == 9 || k + 1 == windows);
+    // a row (and its evaluation episode) every 10 windows; a viewer's snapshot every --serve-every
+    // windows, with an evaluation episode of its own (evaluations change nothing the training
+    // computes); the windows that publish keep the first training copies' frames (--serve-worlds)
+    const bool row = k % 10 == 9 || k + 1 == windows;
+    const bool publishes = serving && (serving->snapshot_due(k) || k + 1 == windows);
     shac->keep_copy_frames(publishes ? o.serve.worlds : 0);
     auto st = shac->step();
     if (!st) return fail("window " + std::to_string(k) + ": " + st.status().message());
@@ -130,28 +133,30 @@ int run_shac(const OptimizeOptions& o) {
                           {"sim_steps", st->sim_steps},
                           {"skipped", st->skipped},
                           {"skipped_windows", st->skipped_windows}};
-    if (lead && (k % 10 == 9 || k + 1 == windows)) {
+    if (lead && (row || publishes)) {
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       eval_states.clear();
-      auto e = serving ? shac->evaluate(keep_state) : shac->evaluate();
+      auto e = publishes ? shac->evaluate(keep_state) : shac->evaluate();
       if (!e) return fail(e.status().message());
       const long long steps = st->sim_steps / substeps;
       const double ret = -double(*e) * horizon;
-      std::printf("%6d %12lld %9.1f %12.6g %12.6g %12.6g %8d %8d\n", k, steps, wall, st->mean_cost, double(*e), ret,
-                  totals.ended, st->skipped_windows);
-      std::fflush(stdout);
-      totals.rows.push_back({{"window", k},
-                             {"control_steps", steps},
-                             {"wall_s", wall},
-                             {"mean_cost", st->mean_cost},
-                             {"eval_cost", double(*e)},
-                             {"eval_return", ret},
-                             {"sim_steps", st->sim_steps},
-                             {"episodes_ended", totals.ended},
-                             {"skipped_windows", st->skipped_windows}});
+      if (row) {
+        std::printf("%6d %12lld %9.1f %12.6g %12.6g %12.6g %8d %8d\n", k, steps, wall, st->mean_cost, double(*e), ret,
+                    totals.ended, st->skipped_windows);
+        std::fflush(stdout);
+        totals.rows.push_back({{"window", k},
+                               {"control_steps", steps},
+                               {"wall_s", wall},
+                               {"mean_cost", st->mean_cost},
+                               {"eval_cost", double(*e)},
+                               {"eval_return", ret},
+                               {"sim_steps", st->sim_steps},
+                               {"episodes_ended", totals.ended},
+                               {"skipped_windows", st->skipped_windows}});
+      }
       record.update(
           {{"eval_cost", double(*e)}, {"eval_return", ret}, {"wall_s", wall}, {"episodes_ended", totals.ended}});
-      if (serving) {  // the evaluation episode, and the training copies' last window beside it
+      if (publishes) {  // the evaluation episode, and the training copies' last window beside it
         RunSnapshot shot = rollout_snapshot(k, shac->weights(), eval_states, &cs->model);
         add_worlds(shot, shac->copy_frames());
         serving->snapshot(std::move(shot));

@@ -175,9 +175,10 @@ worlds)
   "$adjoint" watch "127.0.0.1:$port" --timeout 60 >"$out/watch.txt" 2>&1 || fail "watch failed"
   wait "$run" || fail "the served run failed"
   shac >"$out/plain.txt" 2>&1 || fail "the plain run failed"
-  # windows 9 and 19 publish: the evaluation episode and copies 0..2 over the window (32 frames and its start)
-  [ "$(grep -cE '^snapshot of iteration (9|19): .*, 3 worlds of 33 frames' "$out/watch.txt")" -eq 2 ] ||
-    fail "no snapshot with 3 worlds of 33 frames"
+  # every --serve-every (10) windows and the last publish: windows 0, 10 and 19, the evaluation
+  # episode and copies 0..2 over the window (32 frames and its start)
+  [ "$(grep -cE '^snapshot of iteration (0|10|19): .*, 3 worlds of 33 frames' "$out/watch.txt")" -eq 3 ] ||
+    fail "not 3 snapshots (windows 0, 10, 19) with 3 worlds of 33 frames"
   [ "$(grep -cE '^iteration [0-9]+ .*grad_norm' "$out/watch.txt")" -eq 20 ] || fail "not 20 windows with their gradient norm"
   a=$(grep "^final weights fingerprint" "$out/run.txt")
   b=$(grep "^final weights fingerprint" "$out/plain.txt")
