@@ -75,6 +75,8 @@ Status get_numbers(const json& j, const std::string& what, std::vector<float>* o
     if (!v.is_number()) return Status::error(what + " holds a value that is not a number");
     double d = v.get<double>();
     if (!std::isfinite(d)) return Status::error(what + " holds a value that is not finite");
+    // (a float past its range would encode as inf, which is not JSON)
+    if (out_f && !std::isfinite(float(d))) return Status::error(what + " holds a value too large for a float");
     if (out_f) out_f->push_back(float(d));
     if (out_d) out_d->push_back(d);
   }
