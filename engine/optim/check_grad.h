@@ -1,4 +1,4 @@
-// What the task runners (TaskRunnerT, RigidTaskRunnerT, CoupledTaskRunnerT) share: one
+// What the task runners share (TaskRunnerT, WorldsTaskT in worlds_task.h): one
 // optimizer iteration (iterate_step) and the gradient check, central differences on chosen
 // entries of theta against the analytic gradient. Entries: all when
 // samples <= 0 or >= size; else one per block (when samples allow), then uniformly at random

@@ -173,7 +173,7 @@ Result<ParametersT<S>> ParametersT<S>::create(const scene::CompiledSceneT<S>& cs
           break;
         default:  // robot parameters: engine/optim/rigid_parameters.h
           return Status::error(where + ": " + scene::to_string(spec.kind) +
-                               " is a robot parameter (run the task with RigidTaskRunner)");
+                               " is a robot parameter (name a robot object)");
       }
       for (int i : b.index) {
         bool ok = true;

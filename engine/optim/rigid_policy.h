@@ -1,6 +1,6 @@
 // RigidPolicy: an MLP that drives a robot's actuators from its state (closed loop), as
 // PolicyT does for particle robots; trained by backpropagation through the whole rollout
-// (RigidTaskRunner keeps every state: horizon + 1 small rigid states).
+// (TaskRunnerT keeps every state: horizon + 1 small rigid states).
 //   observations: the task's named terms (PolicySpec::observation: a body's height,
 //                 orientation, com velocity, angular velocity, up and heading projections; the
 //                 joints' coordinates and velocities; the previous frame's outputs; each

@@ -1,10 +1,10 @@
 // Task: one interface over every scene task, whatever the scene holds (particles, robots or
 // both): the optimization methods (BPTT: iterate(); SHAC, PPO, PODS: policy_env(); receding
 // horizon: restart()), `adjoint optimize` / `check-grad` and the editor take a Task.
-// make_task() is the one place that looks at what the scene holds and picks the
-// implementation (particles: TaskRunner, trainer.h, and ParticlePolicyEnv; robots:
-// RigidTaskRunner, rigid_task.h, and RigidPolicyEnv; robots and particles:
-// CoupledTaskRunner, coupled_task.h), all stepping the one solver.
+// make_task() makes the one TaskRunner (trainer.h) for every scene: particles, robots, or
+// both, stepped by the one solver; the runner binds each parameter and loss term to the arrays
+// its object has. policy_env() picks the env of the task's policy (ParticlePolicyEnv, or
+// RigidPolicyEnv when the policy drives robots).
 //
 //   auto task = optim::make_task(compiled, *scene.find_task(name));
 //   if (!task) report(task.status());

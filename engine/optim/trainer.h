@@ -1,9 +1,24 @@
-// TaskRunner: a compiled scene and a task made into something to optimize. evaluate(theta)
-// runs the rollout forward (the loss observes each frame) and backward (the loss seeds
-// each frame) and returns the loss and dLoss/dtheta; iterate() takes one optimizer step;
+// TaskRunner: a compiled scene and a task made into something to optimize, for every scene
+// (particles, robots, or both acting on each other through the one solver). evaluate(theta)
+// runs the rollout forward (the loss observes each frame) and backward (the loss seeds each
+// frame) and returns the loss and dLoss/dtheta; iterate() takes one optimizer step;
 // check_grad() holds sampled gradient entries against central differences.
 //
-// Driving it (the CLI and the editor's worker):
+// theta = the robot entries (RigidParametersT: actuator_control, joint_q/qd, gains, masses,
+// the robots' contact) followed by the particle entries (ParametersT: initial_position/velocity,
+// control_force, activations, the particle model fields); the loss is the robot terms
+// (RigidLossT) plus the particle terms (LossT). A task binds an entry to the robot side when
+// the entry's object is a robot, or it names no object and the robots have a field of its
+// kind (contact_*), in a task that names a robot at all; in a scene of robots alone every
+// entry of such a task is a robot entry. A side with no entries is empty, and the task is
+// the other side's alone.
+//
+// The rollout: open loop (parameters and per-step inputs; a phases-only particle policy's
+// controls computed up front) runs the checkpointed RolloutT; a closed-loop policy keeps every
+// state (particles: PolicyRolloutT, policy.h; robots: the runner's own loop over SolverT with
+// the RigidPolicyT of rigid_policy.h).
+//
+// Driving it (the CLI and the editor's worker take it through TaskT, task.h):
 //   auto runner = optim::TaskRunnerT<float>::create(compiled, *scene.find_task(name));
 //   if (!runner) report(runner.status());
 //   while (runner->iterations_left() > 0) {
@@ -21,6 +36,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,8 +46,12 @@
 #include "engine/optim/optimizer.h"
 #include "engine/optim/parameters.h"
 #include "engine/optim/policy.h"
+#include "engine/optim/rigid_loss.h"
+#include "engine/optim/rigid_parameters.h"
+#include "engine/optim/rigid_policy.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
+#include "engine/solver/solver.h"
 
 namespace adj::optim {
 
@@ -43,8 +63,8 @@ struct IterationStats {
 };
 
 struct GradCheckRow {
-  int entry = 0;       // index in theta
-  std::string name;    // e.g. "initial_velocity[ball][0].x"
+  int entry = 0;     // index in theta
+  std::string name;  // e.g. "initial_velocity[ball][0].x"
   double analytic = 0, fd = 0;
   double abs_err = 0;  // |analytic - fd|
   double rel_err = 0;  // abs_err / max(|analytic|, |fd|, floor)
@@ -56,13 +76,13 @@ struct GradCheckReport {
   double eps = 0;                  // central-difference step
   double floor = 0;                // rel_err denominator floor: 1e-4 * max |fd| of the rows
   double max_rel_err = 0;
-  int worst = -1;                  // row with max_rel_err
-  std::string format() const;      // the table, one row a line, for `adjoint check-grad`
+  int worst = -1;              // row with max_rel_err
+  std::string format() const;  // the table, one row a line, for `adjoint check-grad`
 };
 
 struct RunnerOptions {
   int thread_count = 0;      // OpenMP threads for the solver, 0 = default
-  bool keep_frames = false;  // keep every state of the last evaluate() (frames())
+  bool keep_frames = false;  // keep every state of the last evaluate() (frames()); tasks with robots always do
 };
 
 template <class S>
@@ -77,6 +97,9 @@ class TaskRunnerT {
   static Result<TaskRunnerT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
                                     RunnerOptions options = {});
 
+  // what the task drives, for messages: "particles", "robot", "robot + particles, coupled"
+  const char* kind() const;
+
   // loss at theta and, when grad is given, dLoss/dtheta. A non-finite state, adjoint,
   // loss or gradient is an error that names the step and the element (or the entry).
   Result<S> evaluate(const std::vector<S>& theta, std::vector<S>* grad = nullptr);
@@ -85,6 +108,8 @@ class TaskRunnerT {
   // central differences (theta_i +- eps max(1, |theta_i|)) on `samples` entries chosen with `seed` (at least one
   // per block when samples >= blocks; every entry when samples <= 0 or >= size)
   Result<GradCheckReport> check_grad(int samples, double eps, std::uint64_t seed);
+  // the loss of frames t = 0..horizon flown elsewhere, under inputs theta (the effort terms)
+  Result<S> trajectory_loss(const std::vector<StateT<S>>& frames, const std::vector<S>& theta) const;
 
   // theta entry i's name; policy weights as "policy.W0[r][c]" / "policy.b0[r]"
   std::string entry_name(int i) const;
@@ -94,41 +119,73 @@ class TaskRunnerT {
   // current parameters (after the last step); set_theta clamps and keeps the optimizer's moments
   const std::vector<S>& theta() const { return theta_; }
   void set_theta(std::vector<S> theta);
-  // results of the last evaluate(): gradient, |dL/d state_t| for t = 0..steps (for plotting),
-  // per-loss-term values, the final state
+  // results of the last evaluate(): gradient, |dL/d state_t| for t = 0..steps (for plotting;
+  // empty after a robot policy's closed loop), per-loss-term values (the robot terms, then the
+  // particle terms), the final state
   const std::vector<S>& grad() const { return grad_; }
   const std::vector<S>& step_grad_norms() const { return step_grad_norms_; }
-  const std::vector<S>& term_values() const { return loss_.term_values(); }
+  const std::vector<S>& term_values() const { return term_values_; }
+  std::string term_name(int k) const;
   const StateT<S>& final_state() const;
-  // the states of the last evaluate(), t = 0..horizon (RunnerOptions::keep_frames; else empty)
+  // the states of the last evaluate(), t = 0..horizon (RunnerOptions::keep_frames or robots; else empty)
   const std::vector<StateT<S>>& frames() const { return frames_; }
   // every iterate() so far
   const std::vector<IterationStats>& history() const { return history_; }
 
-  const ParametersT<S>& parameters() const { return params_; }
-  const LossT<S>& loss() const { return loss_; }
+  // theta's blocks, in theta order (the particle blocks' offsets past the robot entries)
+  const std::vector<ParamBlock>& blocks() const { return blocks_; }
+  const ParamBlock& block_of(int i) const;
+  // the two sides of theta: robot entries [0, robot_size()), particle entries after them
+  int robot_size() const { return rparams_.size(); }
+  const RigidParametersT<S>& robot_parameters() const { return rparams_; }
+  const ParametersT<S>& particle_parameters() const { return pparams_; }
   const OptimizerT<S>& optimizer() const { return optimizer_; }
   const scene::Task& task() const { return task_; }
   const ModelT<S>& model() const { return *model_; }  // with the last theta applied
-  const PolicyT<S>* policy() const { return policy_ ? policy_.get() : nullptr; }
-  RolloutOptions<S> rollout_options() const { return rollout_options_; }
+  bool has_policy() const { return policy_ || rpolicy_; }
+  // whether the task names a robot (its policy, if any, drives the robots)
+  bool robot_task() const { return robots_; }
 
  private:
+  // theta's robot and particle parts
+  void split(const std::vector<S>& theta, std::vector<S>& tr, std::vector<S>& tp) const;
+  void clamp(std::vector<S>& theta) const;
+  // both sides' parameters into the model copy, initial_ and controls_
+  void apply(const std::vector<S>& tr, const std::vector<S>& tp);
+  // the losses: begin, observe, value, seed of both sides
+  void loss_begin();
+  void loss_observe(int t, const StateT<S>& s);
+  S loss_value(const std::vector<S>& tr, const std::vector<S>& tp);
+  void loss_seed(int t, const StateT<S>& s, StateT<S>& adj) const;
+  // dL/dtheta of both sides from the pieces of a backward pass, the effort terms added
+  void gather(const std::vector<S>& tr, const std::vector<S>& tp, const StateT<S>& grad_initial,
+              const std::vector<ControlT<S>>& grad_controls, const ModelGradT<S>& grad_model,
+              std::vector<S>& grad) const;
   Result<S> evaluate_open_loop(const std::vector<S>& theta, std::vector<S>* grad);
   Result<S> evaluate_policy(const std::vector<S>& theta, std::vector<S>* grad);
+  // a robot policy's closed loop (every state kept, stepped here)
+  Result<S> evaluate_robot_policy(const std::vector<S>& theta, std::vector<S>* grad);
   Status check_grad_finite(const std::vector<S>& grad) const;
 
   scene::Task task_;
-  ParametersT<S> params_;
-  LossT<S> loss_;
+  const char* kind_ = "particles";
+  bool robots_ = false;  // the task names a robot (then frames are always kept)
+  RigidParametersT<S> rparams_;
+  ParametersT<S> pparams_;
+  std::vector<ParamBlock> blocks_;
+  std::optional<RigidLossT<S>> rloss_;
+  std::optional<LossT<S>> ploss_;
   OptimizerT<S> optimizer_;
   RolloutOptions<S> rollout_options_;
-  std::unique_ptr<ModelT<S>> model_;       // the compiled model with theta applied
-  std::unique_ptr<RolloutT<S>> rollout_;   // bound to *model_
-  std::unique_ptr<PolicyT<S>> policy_;     // when the task has a policy
+  RigidModelT<S> rbase_;                  // the compiled bodies (body_mass scales their inertia)
+  std::unique_ptr<ModelT<S>> model_;      // the compiled model with theta applied
+  std::unique_ptr<RolloutT<S>> rollout_;  // bound to *model_
+  std::unique_ptr<PolicyT<S>> policy_;    // a particle policy
   std::unique_ptr<PolicyRolloutT<S>> policy_rollout_;
+  std::unique_ptr<RigidPolicyT<S>> rpolicy_;  // a robot policy
+  std::unique_ptr<SolverT<S>> solver_;        // the robot policy's closed loop
   std::vector<S> theta_, grad_;
-  std::vector<S> step_grad_norms_;
+  std::vector<S> step_grad_norms_, term_values_;
   bool keep_frames_ = false;
   std::vector<StateT<S>> frames_;
   std::vector<IterationStats> history_;

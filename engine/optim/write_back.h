@@ -53,7 +53,7 @@ template <class S>
 std::vector<std::string> restore_values(const std::vector<ParamBlock>& blocks, const scene::Task& task,
                                         std::vector<S>& theta);
 
-// a runner (any of TaskRunnerT, RigidTaskRunnerT, CoupledTaskRunnerT) started from its task's
+// a runner (TaskRunnerT, or a TaskT) started from its task's
 // stored values; returns restore_values' notes
 template <class Runner>
 std::vector<std::string> start_from_stored(Runner& runner, const std::vector<ParamBlock>& blocks,

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "app/editor/worker.h"
-#include "engine/optim/coupled_task.h"
+#include "engine/optim/trainer.h"
 #include "engine/scene/scene_json.h"
 #include "tests/editor/worker_wait.h"
 
@@ -99,7 +99,7 @@ void check_scene(const std::string& name, int frames) {
   check_same(run, render, "adjoint run vs adjoint render", frames);
   check_same(run, worker_frames(*doc, *cs, frames), "adjoint run vs the editor's worker", frames);
   // the optimizer's rollout at the task's initial parameters (PD targets: the initial pose)
-  auto runner = optim::CoupledTaskRunner::create(*cs, doc->tasks.at(0));
+  auto runner = optim::TaskRunner::create(*cs, doc->tasks.at(0));
   INFO(runner.status().message());
   REQUIRE(runner.is_ok());
   REQUIRE(runner->evaluate(runner->theta()).is_ok());
@@ -141,7 +141,7 @@ TEST_CASE("one world: optimizing the box's throw onto a spot on the hammock lowe
   REQUIRE(cs.is_ok());
   scene::Task task = doc->tasks.at(0);
   task.optimizer.iterations = 10;
-  auto runner = optim::CoupledTaskRunner::create(*cs, task);
+  auto runner = optim::TaskRunner::create(*cs, task);
   INFO(runner.status().message());
   REQUIRE(runner.is_ok());
   double first = -1, last = -1;

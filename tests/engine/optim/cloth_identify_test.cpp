@@ -86,7 +86,7 @@ TEST_CASE("cloth_identify: optimizing recovers the true stretch stiffness", "[op
     if (r.history().size() == 1) first = it->loss;
   }
   const double last = double(must_ok(r.evaluate(r.theta())));
-  const ParamBlock& b = r.parameters().blocks()[0];
+  const ParamBlock& b = r.blocks()[0];
   double mean = 0, lo = 1e30, hi = -1e30;
   for (int e = 0; e < b.count; ++e) {
     const double v = r.theta()[size_t(b.offset + e)];
@@ -102,7 +102,7 @@ TEST_CASE("cloth_identify: optimizing recovers the true stretch stiffness", "[op
   CHECK(lo > 0.96 * k_true_tri_ke);
   CHECK(hi < 1.04 * k_true_tri_ke);
   // applied to the document, the sheet's material holds the identified value (their mean)
-  std::vector<std::string> notes = write_back(r.parameters().blocks(), r.theta(), cs, sc);
+  std::vector<std::string> notes = write_back(r.blocks(), r.theta(), cs, sc);
   CHECK(object(sc, "sheet").cloth.material.tri_ke == Approx(mean).epsilon(1e-6));
 }
 

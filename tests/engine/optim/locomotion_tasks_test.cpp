@@ -336,7 +336,7 @@ TEST_CASE("locomotion: the Hopper's and HalfCheetah's window gradients match cen
   CHECK(r.ok);
 }
 
-// BPTT through a whole episode of a policy task (engine/optim/rigid_task.h): the previous
+// BPTT through a whole episode of a policy task (engine/optim/trainer.h): the previous
 // action observed and the effort on the policy's outputs, against central differences (double)
 TEST_CASE("locomotion: BPTT's policy gradient with previous actions and effort matches central differences",
           "[optim][locomotion][fd]") {

@@ -98,7 +98,7 @@ TEST_CASE("parameters: control forces, with an effort term", "[optim][parameters
   auto cs = bounce_scene<double>();
   TaskRunnerT<double> r = must_ok(TaskRunnerT<double>::create(cs, t));
   // move away from zero controls so the effort gradient is not trivially zero
-  std::vector<double> theta(r.parameters().size());
+  std::vector<double> theta(r.theta().size());
   for (int i = 0; i < int(theta.size()); ++i) theta[i] = 0.3 * std::sin(1.7 * i);
   r.set_theta(theta);
   GradCheckReport rep = must_ok(r.check_grad(0, 1e-6, 1));

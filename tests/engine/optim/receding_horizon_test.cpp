@@ -7,7 +7,7 @@
 
 #include "engine/articulation/rigid_solver.h"
 #include "engine/optim/receding_horizon.h"
-#include "engine/optim/rigid_task.h"
+#include "engine/optim/trainer.h"
 #include "engine/optim/task.h"
 #include "engine/scene/scene_json.h"
 #include "engine/vis/rigid_vis.h"
@@ -61,7 +61,7 @@ TEST_CASE("receding horizon: the drone flies the waypoints from short plans, and
   const RecedingHorizonOptions opt{.window = 30, .iterations = 10, .execute = 3};
 
   // zero inputs: the drone falls; the loss of that trajectory is the yardstick
-  auto idle = RigidTaskRunnerT<float>::create(d.cs, d.task);
+  auto idle = TaskRunnerT<float>::create(d.cs, d.task);
   REQUIRE(idle);
   std::vector<float> zero(idle->theta().size(), 0.0f);
   auto idle_loss = idle->evaluate(zero);
@@ -82,7 +82,7 @@ TEST_CASE("receding horizon: the drone flies the waypoints from short plans, and
   CHECK(miss(d, calm->states.back()) < 0.25f);
 
   // the open-loop optimum of the same task (150 Adam steps over the whole horizon)
-  auto open = RigidTaskRunnerT<float>::create(d.cs, d.task);
+  auto open = TaskRunnerT<float>::create(d.cs, d.task);
   REQUIRE(open);
   for (int k = 0; k < 150; ++k) REQUIRE(open->iterate());
   auto open_loss = open->evaluate(open->theta());
@@ -96,7 +96,7 @@ TEST_CASE("receding horizon: the drone flies the waypoints from short plans, and
   Model m = d.cs.model;
   State init = d.cs.model.make_state(), s = d.cs.model.make_state(), nxt = s;
   std::vector<Control> controls;
-  open->parameters().apply(open->theta(), d.cs.model.rigid, m, init, controls);
+  open->robot_parameters().apply(open->theta(), d.cs.model.rigid, m, init, controls);
   for (int t = 0; t < d.task.horizon; ++t) {
     gust(t, s);
     REQUIRE(solver.step(d.cs.model.rigid, s, nxt, controls[size_t(t)], d.cs.frame_dt));

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "engine/optim/coupled_task.h"
+#include "engine/optim/trainer.h"
 #include "engine/optim/task.h"
 #include "engine/scene/scene_json.h"
 
@@ -27,12 +27,12 @@ scene::Scene load_push_soft() {
 }
 
 template <class S>
-CoupledTaskRunnerT<S> make_runner(const scene::Scene& s, const scene::Task& task) {
+TaskRunnerT<S> make_runner(const scene::Scene& s, const scene::Task& task) {
   auto cs = scene::compile<S>(s, kScenes);
   INFO(cs.status().message());
   REQUIRE(cs.is_ok());
   REQUIRE(std::string(make_task(cs.value(), task).value()->kind()) == "robot + particles, coupled");
-  auto r = CoupledTaskRunnerT<S>::create(cs.value(), task);
+  auto r = TaskRunnerT<S>::create(cs.value(), task);
   INFO(r.status().message());
   REQUIRE(r.is_ok());
   return std::move(r.value());

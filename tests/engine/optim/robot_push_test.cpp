@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "engine/optim/rigid_task.h"
+#include "engine/optim/trainer.h"
 #include "engine/optim/task.h"
 #include "engine/scene/scene_json.h"
 
@@ -25,12 +25,12 @@ scene::Scene load_push() {
 }
 
 template <class S>
-RigidTaskRunnerT<S> make_runner(const scene::Scene& s, const scene::Task& task) {
+TaskRunnerT<S> make_runner(const scene::Scene& s, const scene::Task& task) {
   auto cs = scene::compile<S>(s, kScenes);
   INFO(cs.status().message());
   REQUIRE(cs.is_ok());
   REQUIRE(std::string(make_task(cs.value(), task).value()->kind()) == "robot");
-  auto r = RigidTaskRunnerT<S>::create(cs.value(), task);
+  auto r = TaskRunnerT<S>::create(cs.value(), task);
   INFO(r.status().message());
   REQUIRE(r.is_ok());
   return std::move(r.value());
@@ -41,7 +41,7 @@ RigidTaskRunnerT<S> make_runner(const scene::Scene& s, const scene::Task& task) 
 TEST_CASE("robot push: the arm pushes the box toward the target, loss falls 10x in 60 iterations",
           "[optim][robot][push]") {
   scene::Scene s = load_push();
-  RigidTaskRunnerT<float> r = make_runner<float>(s, s.tasks[0]);
+  TaskRunnerT<float> r = make_runner<float>(s, s.tasks[0]);
   double first = 0;
   for (int i = 0; i < 60; ++i) {
     auto it = r.iterate();
@@ -55,7 +55,7 @@ TEST_CASE("robot push: the arm pushes the box toward the target, loss falls 10x 
   CHECK(first > 0.15);  // the box starts 0.4 m from the target
   CHECK(last < first / 100);
   // the box moved by the arm's contact, not by itself: it slid ~0.4 m along x, upright, on the ground
-  const RigidModelT<float>& m = r.model();
+  const RigidModelT<float>& m = r.model().rigid;
   int box = m.body_count() - 1;
   REQUIRE(m.body_name[box] == "box");
   std::vector<vec3<float>> pos;
@@ -84,7 +84,7 @@ TEST_CASE("robot push: gradients through arm-box and box-ground contact match ce
   scene::Scene s = load_push();
   scene::Task task = s.tasks[0];
   task.horizon = 30;
-  RigidTaskRunnerT<double> r = make_runner<double>(s, task);
+  TaskRunnerT<double> r = make_runner<double>(s, task);
   // optimizer steps first: the arm then stays on the box over many frames (at the start only
   // frame 0's overlap moves it)
   for (int i = 0; i < 30; ++i) REQUIRE(r.iterate().is_ok());

@@ -1,4 +1,4 @@
-// robot tasks (engine/optim/rigid_task.h): the reference robot scenes in assets/scenes run a
+// robot tasks (engine/optim/trainer.h): the reference robot scenes in assets/scenes run a
 // few iterations with the loss falling by a stated factor, and their gradients hold against
 // central differences in double (every parameter kind, short horizons)
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "engine/optim/rigid_task.h"
+#include "engine/optim/trainer.h"
 #include "engine/optim/task.h"
 #include "engine/optim/trainer.h"
 #include "engine/scene/scene_json.h"
@@ -27,12 +27,12 @@ scene::Scene load(const std::string& file) {
 }
 
 template <class S>
-RigidTaskRunnerT<S> runner(const scene::Scene& s, const scene::Task& task, scene::CompiledSceneT<S>* keep = nullptr) {
+TaskRunnerT<S> runner(const scene::Scene& s, const scene::Task& task, scene::CompiledSceneT<S>* keep = nullptr) {
   auto cs = scene::compile<S>(s, kScenes);
   INFO(cs.status().message());
   REQUIRE(cs.is_ok());
   REQUIRE(std::string(make_task(cs.value(), task).value()->kind()) == "robot");
-  auto r = RigidTaskRunnerT<S>::create(cs.value(), task);
+  auto r = TaskRunnerT<S>::create(cs.value(), task);
   INFO(r.status().message());
   REQUIRE(r.is_ok());
   if (keep) *keep = cs.value();
@@ -41,7 +41,7 @@ RigidTaskRunnerT<S> runner(const scene::Scene& s, const scene::Task& task, scene
 
 // theta moved off its start (zero controls sit on symmetric points)
 template <class S>
-void perturb(RigidTaskRunnerT<S>& r, double amount) {
+void perturb(TaskRunnerT<S>& r, double amount) {
   std::vector<S> th = r.theta();
   for (size_t i = 0; i < th.size(); ++i) th[i] += S(amount * std::sin(0.7 * double(i) + 0.3));
   r.set_theta(th);
@@ -51,7 +51,7 @@ void check_grad(const scene::Scene& s, scene::Task task, int horizon, int sample
   task.horizon = horizon;
   for (scene::LossTerm& l : task.loss)
     if (l.step > horizon) l.step = -1;
-  RigidTaskRunnerT<double> r = runner<double>(s, task);
+  TaskRunnerT<double> r = runner<double>(s, task);
   perturb(r, 0.05);
   auto rep = r.check_grad(samples, 1e-6, 3);
   INFO(rep.status().message());
@@ -60,7 +60,7 @@ void check_grad(const scene::Scene& s, scene::Task task, int horizon, int sample
   CHECK(rep->max_rel_err < tol);
 }
 
-std::vector<IterationStats> iterate(RigidTaskRunnerT<float>& r, int n) {
+std::vector<IterationStats> iterate(TaskRunnerT<float>& r, int n) {
   std::vector<IterationStats> h;
   for (int i = 0; i < n; ++i) {
     auto it = r.iterate();
@@ -77,16 +77,16 @@ struct WalkStats {
   double distance = 0, min_height = 1e9, min_up = 1e9;
 };
 template <class S>
-WalkStats walk_stats(const RigidTaskRunnerT<S>& r) {
+WalkStats walk_stats(const TaskRunnerT<S>& r) {
   WalkStats w;
   const auto& fr = r.frames();
   for (const auto& f : fr) {
-    RigidBodyProbe<S> p = rigid_body_probe<S>(r.model(), f.joint_q, f.joint_qd, 0);
+    RigidBodyProbe<S> p = rigid_body_probe<S>(r.model().rigid, f.joint_q, f.joint_qd, 0);
     w.min_height = std::min(w.min_height, double(p.c.y));
     w.min_up = std::min(w.min_up, double(p.R.m[1][1]));
   }
-  w.distance = double(rigid_body_com<S>(r.model(), fr.back().joint_q, 0, nullptr).x -
-                      rigid_body_com<S>(r.model(), fr.front().joint_q, 0, nullptr).x);
+  w.distance = double(rigid_body_com<S>(r.model().rigid, fr.back().joint_q, 0, nullptr).x -
+                      rigid_body_com<S>(r.model().rigid, fr.front().joint_q, 0, nullptr).x);
   return w;
 }
 
@@ -96,7 +96,7 @@ TEST_CASE("robot task: 3-link arm reach (URDF, PD targets): loss falls 100x in 4
           "[optim][robot]") {
   scene::Scene s = load("robot_arm_reach.json");
   check_grad(s, s.tasks[0], 20, 16, 1e-5);
-  RigidTaskRunnerT<float> r = runner<float>(s, s.tasks[0]);
+  TaskRunnerT<float> r = runner<float>(s, s.tasks[0]);
   auto h = iterate(r, 40);
   double last = double(r.evaluate(r.theta()).value());
   INFO("first " << h.front().loss << " last " << last);
@@ -109,13 +109,13 @@ TEST_CASE("robot task: cartpole swing-up (SHAC cost, dt 1/60 x 4, 240 frames): l
   check_grad(s, s.tasks[0], 40, 16, 1e-4);
   scene::Task task = s.tasks[0];
   REQUIRE(task.horizon == 240);
-  RigidTaskRunnerT<float> r = runner<float>(s, task);
+  TaskRunnerT<float> r = runner<float>(s, task);
   auto h = iterate(r, 300);
   double best = h.front().loss;
   for (const IterationStats& it : h) best = std::min(best, it.loss);
   INFO("first " << h.front().loss << " best " << best);
   // open-loop trajectory optimization over the whole 4 s horizon pumps energy slowly (the
-  // pole does not reach upright in 300 iterations): see the report in rigid_task.h
+  // pole does not reach upright in 300 iterations)
   CHECK(best < 0.92 * h.front().loss);
 }
 
@@ -124,7 +124,7 @@ TEST_CASE("robot task: quadruped dive (open loop, free base, ground contact): tr
   scene::Scene s = load("robot_walker.json");
   REQUIRE(s.tasks.size() == 2);
   check_grad(s, s.tasks[1], 12, 12, 1e-5);
-  RigidTaskRunnerT<float> r = runner<float>(s, s.tasks[1]);
+  TaskRunnerT<float> r = runner<float>(s, s.tasks[1]);
   auto h = iterate(r, 15);
   double last = double(r.evaluate(r.theta()).value());
   INFO("first " << h.front().loss << " last " << last);
@@ -136,7 +136,7 @@ TEST_CASE("robot task: drone through two waypoints (4 rotor thrusts): loss falls
           "[optim][robot]") {
   scene::Scene s = load("robot_drone.json");
   check_grad(s, s.tasks[0], 90, 16, 1e-5);
-  RigidTaskRunnerT<float> r = runner<float>(s, s.tasks[0]);
+  TaskRunnerT<float> r = runner<float>(s, s.tasks[0]);
   auto h = iterate(r, 150);
   double best = h.front().loss;
   for (const IterationStats& it : h) best = std::min(best, it.loss);
@@ -150,8 +150,8 @@ TEST_CASE(
     "[optim][robot][policy]") {
   scene::Scene s = load("robot_cartpole_balance.json");
   check_grad(s, s.tasks[0], 20, 16, 1e-5);
-  RigidTaskRunnerT<float> r = runner<float>(s, s.tasks[0]);
-  REQUIRE(r.policy());
+  TaskRunnerT<float> r = runner<float>(s, s.tasks[0]);
+  REQUIRE(r.has_policy());
   CHECK(r.entry_name(0) == "policy.W0[0][0]");
   auto h = iterate(r, 60);
   double last = double(r.evaluate(r.theta()).value());
@@ -199,20 +199,20 @@ TEST_CASE("robot task: the cartpole term and a body position against FD on an in
   check_grad(s, task, 20, 0, 1e-5);
 }
 
-TEST_CASE("robot task: errors name the task and the entry, the particle runner refuses robot tasks", "[optim][robot]") {
+TEST_CASE("robot task: errors name the task and the entry, the particle parameters refuse robot kinds", "[optim][robot]") {
   scene::Scene s = load("robot_arm_reach.json");
   auto cs = scene::compile<float>(s, kScenes);
   REQUIRE(cs.is_ok());
   scene::Task task = s.tasks[0];
   task.loss[0].body = "hand";
-  auto r = RigidTaskRunnerT<float>::create(cs.value(), task);
+  auto r = TaskRunnerT<float>::create(cs.value(), task);
   REQUIRE(!r.is_ok());
   CHECK(r.status().message() == "task 'reach': loss[0] (position): robot \"arm\" has no body \"hand\"");
-  auto p = TaskRunnerT<float>::create(cs.value(), s.tasks[0]);
+  auto p = ParametersT<float>::create(cs.value(), s.tasks[0]);
   REQUIRE(!p.is_ok());
   CHECK(p.status().message().find("actuator_control is a robot parameter") != std::string::npos);
   // entry names for the CLI's check-grad table
-  auto ok = RigidTaskRunnerT<float>::create(cs.value(), s.tasks[0]);
+  auto ok = TaskRunnerT<float>::create(cs.value(), s.tasks[0]);
   REQUIRE(ok.is_ok());
   CHECK(ok->entry_name(3 * 2 + 1) == "actuator_control[arm][t=2][link1]");
 }
@@ -230,7 +230,7 @@ TEST_CASE("robot task: each actuator's inputs stay inside their own bounds, and 
   scene::ParamSpec& p = task.parameters[0];
   p.lower_each = {-0.05, -0.4, -3.0};
   p.upper_each = {0.05, 0.4, 3.0};  // the third narrowed by the block's [-2.5, 2.5]
-  auto r = RigidTaskRunnerT<float>::create(cs.value(), task);
+  auto r = TaskRunnerT<float>::create(cs.value(), task);
   REQUIRE(r.is_ok());
   const int n = 3;
   auto inside = [&](const std::vector<float>& theta) {
@@ -251,7 +251,7 @@ TEST_CASE("robot task: each actuator's inputs stay inside their own bounds, and 
 
   p.lower_each = {-1, -1};
   p.upper_each.clear();
-  auto refused = RigidTaskRunnerT<float>::create(cs.value(), task);
+  auto refused = TaskRunnerT<float>::create(cs.value(), task);
   REQUIRE_FALSE(refused.is_ok());
   CHECK_THAT(refused.status().message(),
              Catch::Contains("parameters[0] (actuator_control): \"lower\" lists 2 bounds for the block's 3 elements "
@@ -269,7 +269,7 @@ TEST_CASE(
   check_grad(s, task, 20, 16, 1e-4);
   // BPTT through 120 contact-rich frames is not monotone (a step can tip the walker over):
   // keep the best policy seen, as a trainer with early stopping does
-  RigidTaskRunnerT<float> r = runner<float>(s, task);
+  TaskRunnerT<float> r = runner<float>(s, task);
   std::vector<float> best_theta = r.theta();
   double best = 1e30;
   for (int i = 0; i < task.optimizer.iterations; ++i) {
@@ -304,17 +304,17 @@ TEST_CASE("robot task: walker running costs (height, upright, speed) against FD 
   check_grad(s, task, 10, 0, 1e-5);
   // each term is on (not a zero that any gradient matches)
   task.horizon = 10;
-  RigidTaskRunnerT<double> r = runner<double>(s, task);
+  TaskRunnerT<double> r = runner<double>(s, task);
   perturb(r, 0.05);
   REQUIRE(r.evaluate(r.theta()).is_ok());
   for (int k = 0; k < 4; ++k) {
-    INFO(r.loss().term_name(k) << " = " << r.term_values()[k]);
+    INFO(r.term_name(k) << " = " << r.term_values()[k]);
     CHECK(r.term_values()[k] > 1e-4);
   }
   // height: (0.6 - com y)^2 averaged over frames 1..10, by hand from the frames
   double h = 0;
   for (int f = 1; f <= 10; ++f) {
-    double d = 0.6 - rigid_body_com<double>(r.model(), r.frames()[f].joint_q, 0, nullptr).y;
+    double d = 0.6 - rigid_body_com<double>(r.model().rigid, r.frames()[f].joint_q, 0, nullptr).y;
     h += d > 0 ? d * d : 0;
   }
   CHECK(r.term_values()[0] == Approx(2 * h / 10).epsilon(1e-12));
@@ -351,7 +351,7 @@ TEST_CASE("robot task: walker loss kinds are read, written and checked with JSON
   t.loss[1].body = "head";
   auto cs = scene::compile<float>(s, kScenes);
   REQUIRE(cs.is_ok());
-  auto r = RigidTaskRunnerT<float>::create(cs.value(), t);
+  auto r = TaskRunnerT<float>::create(cs.value(), t);
   REQUIRE(!r.is_ok());
   CHECK(r.status().message() == "task 'walk': loss[1] (upright): robot \"walker\" has no body \"head\"");
 }
@@ -364,7 +364,7 @@ TEST_CASE("robot walker: training experiment", "[.experiment]") {
   scene::Scene s = sc.value();
   const char* iters = std::getenv("ADJ_WALKER_ITERS");
   const int n = iters ? std::atoi(iters) : s.tasks[0].optimizer.iterations;
-  RigidTaskRunnerT<float> r = runner<float>(s, s.tasks[0]);
+  TaskRunnerT<float> r = runner<float>(s, s.tasks[0]);
   for (int i = 0; i <= n; ++i) {
     if (i % 10 == 0 || i == n) {
       double loss = double(r.evaluate(r.theta()).value());

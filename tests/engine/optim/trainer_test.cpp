@@ -129,8 +129,8 @@ TEST_CASE("trainer: check_grad samples every block and prints a table", "[optim]
   REQUIRE(rep.rows.size() == 5);
   int per_block[3] = {0, 0, 0};
   for (const auto& row : rep.rows) {
-    const ParamBlock& b = r.parameters().block_of(row.entry);
-    per_block[&b - r.parameters().blocks().data()]++;
+    const ParamBlock& b = r.block_of(row.entry);
+    per_block[&b - r.blocks().data()]++;
     CHECK(row.name == r.entry_name(row.entry));
   }
   for (int n : per_block) CHECK(n >= 1);
