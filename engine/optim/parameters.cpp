@@ -379,7 +379,22 @@ std::string ParametersT<S>::entry_name(int i) const {
   return s;
 }
 
+template <class S>
+bool task_names_robot(const scene::CompiledSceneT<S>& cs, const scene::Task& task) {
+  auto robot = [&](const std::string& name) {
+    const scene::ObjectRange* r = cs.find(name);
+    return r && r->kind == scene::ObjectKind::robot;
+  };
+  for (const scene::ParamSpec& p : task.parameters)
+    if (robot(p.object)) return true;
+  for (const scene::LossTerm& l : task.loss)
+    if (robot(l.object)) return true;
+  return false;
+}
+
 template class ParametersT<float>;
 template class ParametersT<double>;
+template bool task_names_robot(const scene::CompiledSceneT<float>&, const scene::Task&);
+template bool task_names_robot(const scene::CompiledSceneT<double>&, const scene::Task&);
 
 }  // namespace adj::optim

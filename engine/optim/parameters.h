@@ -60,6 +60,12 @@ template <class S>
 Status field_block(const FieldInfo& f, const ModelT<S>& m, const scene::ObjectRange* obj, const std::string& where,
                    ParamBlock& b);
 
+// whether the task names a robot object (a parameter or a loss term on one): then its entries
+// bind to the robots' side where they can and its policy drives the robots (TaskRunnerT,
+// ScenePolicyEnvT); else everything is the particles'
+template <class S>
+bool task_names_robot(const scene::CompiledSceneT<S>& cs, const scene::Task& task);
+
 // per-step kinds: one block entry per frame of the horizon
 inline bool is_control(scene::ParamKind k) {
   return k == scene::ParamKind::control_force || k == scene::ParamKind::spring_activation ||

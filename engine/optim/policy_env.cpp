@@ -10,8 +10,8 @@ namespace {
 // std::uniform_real_distribution differs between standard libraries: draw by hand
 double uniform_pm1(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-52 - 1.0; }
 
-// what every env asks of a task: a policy and nothing else to train, frame costs (effort terms:
-// the robots' envs read them as an action penalty)
+// what the env asks of a task: a policy and nothing else to train, frame costs (effort terms:
+// a robot policy's action penalty)
 Status check_env_task(const scene::Task& task, const PolicyEnvOptions& options, bool effort) {
   const std::string where = "task '" + task.name + "'";
   if (!task.has_policy) return Status::error(where + ": the task has no policy to train");
@@ -113,44 +113,54 @@ Status tangent_hvp(int i, int frame0, const std::vector<S>& a, const std::vector
   return Status::ok();
 }
 
-// the particle envs' frame cost L(out) - L(in), L the one-frame loss read on (start, s): adj +=
-// scale x dL/d s (T: S, or the tangent numbers of action_hvp)
-template <class S, class T>
-void add_loss_seed(const LossT<S>& loss, const StateT<T>& start, const StateT<T>& s, T scale, StateT<T>& seed,
-                   StateT<T>& adj) {
-  seed = zero_like(s);
-  loss.seed(1, start, s, seed);
-  add_scaled(adj, scale, seed);
-}
-
 }  // namespace
 
 template <class S>
-Result<std::unique_ptr<RigidPolicyEnvT<S>>> RigidPolicyEnvT<S>::create(const scene::CompiledSceneT<S>& cs,
+Result<std::unique_ptr<ScenePolicyEnvT<S>>> ScenePolicyEnvT<S>::create(const scene::CompiledSceneT<S>& cs,
                                                                        const scene::Task& task,
                                                                        PolicyEnvOptions options) {
   const std::string where = "task '" + task.name + "'";
-  if (Status st = check_env_task(task, options, true); !st) return st;
-  if (!cs.has_robots()) return Status::error(where + ": the scene has no robots");
-  auto env = std::unique_ptr<RigidPolicyEnvT>(new RigidPolicyEnvT());
+  const bool robots = task_names_robot(cs, task);
+  if (Status st = check_env_task(task, options, robots); !st) return st;
+  if (robots && cs.has_particles())
+    // TODO(optim): robot policies over scenes with particles (the coupled step has no tangent
+    // form for PODS yet); safe to leave: the scenes' coupled tasks have no policy, and BPTT trains them
+    return Status::error(where + ": policies on robots and particles together train by BPTT only");
+  if (!robots && options.activation != MlpActivation::tanh)
+    return Status::error(where + ": particle policies are tanh networks");
+  auto env = std::unique_ptr<ScenePolicyEnvT>(new ScenePolicyEnvT());
+  env->model_ = std::make_unique<ModelT<S>>(cs.model);
   scene::Task net_task = task;
   if (!options.hidden.empty()) net_task.policy.hidden = options.hidden;
-  Result<RigidPolicyT<S>> pol = RigidPolicyT<S>::create(cs, net_task, options.activation);
-  if (!pol) return pol.status();
-  env->policy_ = std::move(pol.value());
   scene::Task one = task;
   one.horizon = 1;
-  for (const scene::LossTerm& l : task.loss)
-    if (l.kind == scene::LossKind::effort && !l.object.empty() && l.object != env->policy_.robot())
-      return Status::error(where + ": effort of \"" + l.object + "\": the policy drives \"" + env->policy_.robot() +
-                           "\" (its actions are what an effort term measures)");
-  Result<RigidParametersT<S>> params = RigidParametersT<S>::create(cs, one, env->policy_.weight_count());
-  if (!params) return params.status();
-  Result<RigidLossT<S>> loss = RigidLossT<S>::create(cs, one, params.value());
-  if (!loss) return loss.status();
-  env->effort_ = loss->action_effort();  // the action penalty: weight x |a|^2 of each frame
-  env->model_ = cs.model.rigid;
-  env->policy_.bind(&env->model_);
+  std::optional<RigidLossT<S>> rloss;
+  std::optional<LossT<S>> ploss;
+  if (robots) {
+    Result<RigidPolicyT<S>> pol = RigidPolicyT<S>::create(cs, net_task, options.activation);
+    if (!pol) return pol.status();
+    env->rpolicy_ = std::move(pol.value());
+    env->rpolicy_->bind(&env->model_->rigid);
+    for (const scene::LossTerm& l : task.loss)
+      if (l.kind == scene::LossKind::effort && !l.object.empty() && l.object != env->rpolicy_->robot())
+        return Status::error(where + ": effort of \"" + l.object + "\": the policy drives \"" + env->rpolicy_->robot() +
+                             "\" (its actions are what an effort term measures)");
+    Result<RigidParametersT<S>> params = RigidParametersT<S>::create(cs, one, env->rpolicy_->weight_count());
+    if (!params) return params.status();
+    Result<RigidLossT<S>> loss = RigidLossT<S>::create(cs, one, params.value());
+    if (!loss) return loss.status();
+    env->effort_ = loss->action_effort();  // the action penalty: weight x |a|^2 of each frame
+    rloss = std::move(loss.value());
+  } else {
+    Result<PolicyT<S>> pol = PolicyT<S>::create(cs, net_task);
+    if (!pol) return pol.status();
+    env->ppolicy_ = std::move(pol.value());
+    Result<ParametersT<S>> params = ParametersT<S>::create(cs, one, env->ppolicy_->weight_count());
+    if (!params) return params.status();
+    Result<LossT<S>> loss = LossT<S>::create(cs, one, params.value());
+    if (!loss) return loss.status();
+    ploss = std::move(loss.value());
+  }
   if (!task.termination.object.empty()) {
     const scene::ObjectRange* r = cs.find(task.termination.object);
     if (!r || r->kind != scene::ObjectKind::robot)
@@ -162,60 +172,80 @@ Result<std::unique_ptr<RigidPolicyEnvT<S>>> RigidPolicyEnvT<S>::create(const sce
                            "\"");
     env->done_height_ = S(task.termination.height);
   }
-  env->initial_ = cs.model.make_state();
+  env->initial_ = env->model_->make_state();
   env->options_ = options;
   env->dt_ = cs.frame_dt;
   env->up_ = cs.up_axis;
   env->horizon_ = task.horizon;
   env->substeps_ = cs.substeps;
+  // a particle substep's record holds its state and forces: recomputed instead
+  env->record_ = !cs.has_particles();
   if (options.randomize && cs.randomize.active())
     for (int i = 0; i < options.env_count; ++i) {
-      env->models_.push_back(env->model_);
+      env->models_.push_back(*env->model_);
       randomize_world(cs.randomize, options.world_seed, options.world_begin + i, env->models_.back());
     }
   env->copies_.resize(std::size_t(options.env_count));
   for (int i = 0; i < options.env_count; ++i) {
     Copy& c = env->copies_[std::size_t(i)];
-    c.solver = RigidSolverT<S>({.substeps = cs.substeps, .param_grads = false});
-    c.loss = loss.value();
-    c.loss.bind(&env->world_model(i));
-    c.state = env->initial_;
-    c.action.assign(std::size_t(env->policy_.output_size()), S(0));
-    c.grad_control = env->model_.make_control();
-    c.grad_model = env->model_.make_grad();
+    c.solver = std::make_unique<SolverT<S>>(
+        SolverOptions{.substeps = cs.substeps, .thread_count = options.thread_count, .body_param_grads = false});
+    c.body_tangent = RigidSolverT<S>({.substeps = cs.substeps, .param_grads = false});
+    c.rloss = rloss;
+    if (c.rloss) c.rloss->bind(&env->world_model(i).rigid);
+    c.ploss = ploss;
+    c.grad_control = env->model_->make_control();
+    c.grad_model = env->model_->make_grad();
+    env->reset(i, nullptr);
   }
   return env;
 }
 
 template <class S>
-void RigidPolicyEnvT<S>::reset(int i, std::mt19937_64* rng) {
+S ScenePolicyEnvT<S>::particle_loss(Copy& c, const StateT<S>& s) const {
+  c.ploss->begin();
+  c.ploss->observe(0, c.start);
+  c.ploss->observe(1, s);
+  return c.ploss->value({});
+}
+
+template <class S>
+void ScenePolicyEnvT<S>::reset(int i, std::mt19937_64* rng) {
   Copy& c = copies_[i];
   c.state = initial_;
   c.frame = 0;
   c.done = false;
-  c.action.assign(std::size_t(policy_.output_size()), S(0));
+  c.action.assign(std::size_t(outputs().output_size()), S(0));
   drop_tape(c);
-  if (!rng) return;
-  const RigidModelT<S>& m = model_;
+  if (rng) randomize_start(c.state, *rng);
+  c.start = c.state;
+  if (c.ploss) c.last = particle_loss(c, c.state);
+}
+
+template <class S>
+void ScenePolicyEnvT<S>::randomize_start(StateT<S>& s, std::mt19937_64& rng) const {
+  // TODO(optim): randomized particle starts (q_range/qd_range move joints only); safe to leave:
+  // the particle tasks train from the task's start, and PPO's draws stay where they were
+  const RigidModelT<S>& m = model_->rigid;
   for (int j = 0; j < m.body_count(); ++j) {
     int type = m.joint_type[j];
     if (type != RIGID_JOINT_REVOLUTE && type != RIGID_JOINT_PRISMATIC) continue;
-    S& q = c.state.joint_q[m.joint_q_start[j]];
-    q += S(options_.q_range * uniform_pm1(*rng));
+    S& q = s.joint_q[m.joint_q_start[j]];
+    q += S(options_.q_range * uniform_pm1(rng));
     q = std::clamp(q, m.joint_lower[j], m.joint_upper[j]);
   }
-  for (int d = 0; d < m.dof_count(); ++d) c.state.joint_qd[d] += S(options_.qd_range * uniform_pm1(*rng));
+  for (int d = 0; d < m.dof_count(); ++d) s.joint_qd[d] += S(options_.qd_range * uniform_pm1(rng));
   if (!(options_.root_position_range > 0) && !(options_.root_angle_range > 0)) return;
   for (int j = 0; j < m.body_count(); ++j) {
     if (m.joint_type[j] != RIGID_JOINT_FREE) continue;
-    S* q = &c.state.joint_q[m.joint_q_start[j]];
-    for (int k = 0; k < 3; ++k) q[k] += S(options_.root_position_range * uniform_pm1(*rng));
+    S* q = &s.joint_q[m.joint_q_start[j]];
+    for (int k = 0; k < 3; ++k) q[k] += S(options_.root_position_range * uniform_pm1(rng));
     // a uniformly random axis (rejection in the unit ball), an angle within the range
     vec3<double> axis;
-    do axis = {uniform_pm1(*rng), uniform_pm1(*rng), uniform_pm1(*rng)};
+    do axis = {uniform_pm1(rng), uniform_pm1(rng), uniform_pm1(rng)};
     while (!(dot(axis, axis) > 1e-6 && dot(axis, axis) <= 1));
     axis = axis / std::sqrt(dot(axis, axis));
-    const double half = 0.5 * options_.root_angle_range * uniform_pm1(*rng), sh = std::sin(half);
+    const double half = 0.5 * options_.root_angle_range * uniform_pm1(rng), sh = std::sin(half);
     const rigid::quat<double> turn(std::cos(half), axis.x * sh, axis.y * sh, axis.z * sh);
     const rigid::quat<double> r = rigid::qmul(turn, rigid::quat<double>(q[3], q[4], q[5], q[6]));
     q[3] = S(r.w), q[4] = S(r.x), q[5] = S(r.y), q[6] = S(r.z);
@@ -230,36 +260,42 @@ static bool same_shape(const StateT<S>& a, const StateT<S>& b) {
 }
 
 template <class S>
-Status RigidPolicyEnvT<S>::set_episode(int i, const typename PolicyEnvT<S>::Episode& e) {
+Status ScenePolicyEnvT<S>::set_episode(int i, const typename PolicyEnvT<S>::Episode& e) {
   Copy& c = copies_[i];
-  if (!same_shape(e.state, initial_) || e.frame < 0 || e.frame > horizon_)
+  const int na = outputs().output_size();
+  if (!same_shape(e.state, initial_) || !same_shape(e.start, initial_) || e.frame < 0 || e.frame > horizon_)
     return Status::error("env " + std::to_string(i) + ": the stored episode does not fit this world");
-  if (!e.action.empty() && int(e.action.size()) != policy_.output_size())
+  if (!e.action.empty() && int(e.action.size()) != na)
     return Status::error("env " + std::to_string(i) + ": the stored episode's action has " +
-                         std::to_string(e.action.size()) + " entries, this policy " +
-                         std::to_string(policy_.output_size()));
+                         std::to_string(e.action.size()) + " entries, this policy " + std::to_string(na));
   c.state = e.state;
+  c.start = e.start;
   c.frame = e.frame;
   c.done = e.done;
   c.action = e.action;
-  c.action.resize(std::size_t(policy_.output_size()), S(0));
+  c.action.resize(std::size_t(na), S(0));
   drop_tape(c);
+  if (c.ploss) c.last = particle_loss(c, c.state);  // as step() left it: L of the state, read against the start
   return Status::ok();
 }
 
 template <class S>
-typename PolicyEnvT<S>::Episode RigidPolicyEnvT<S>::episode(int i) const {
+typename PolicyEnvT<S>::Episode ScenePolicyEnvT<S>::episode(int i) const {
   const Copy& c = copies_[i];
-  return {c.state, c.state, c.frame, c.done, c.action};
+  return {c.state, c.start, c.frame, c.done, c.action};
 }
 
 template <class S>
-void RigidPolicyEnvT<S>::observe(int i, std::vector<S>& obs) const {
-  policy_.observe(copies_[i].frame, copies_[i].state, obs, &copies_[i].action);
+void ScenePolicyEnvT<S>::observe(int i, std::vector<S>& obs) const {
+  const Copy& c = copies_[i];
+  if (rpolicy_)
+    rpolicy_->observe(c.frame, c.state, obs, &c.action);
+  else
+    ppolicy_->observe(c.frame, c.state, obs);
 }
 
 template <class S>
-Result<S> RigidPolicyEnvT<S>::step(int i, const std::vector<S>& action) {
+Result<S> ScenePolicyEnvT<S>::step(int i, const std::vector<S>& action) {
   Copy& c = copies_[i];
   Frame f;
   if (!c.spare.empty()) {
@@ -268,31 +304,42 @@ Result<S> RigidPolicyEnvT<S>::step(int i, const std::vector<S>& action) {
   }
   f.in = c.state;
   f.prev = c.action;
-  f.control.joint_act.assign(std::size_t(model_.actuator_count()), S(0));
-  policy_.apply_outputs(action, f.control);
-  Status st = c.solver.step(world_model(i), f.in, c.state, f.control, dt_, nullptr, &f.record);
+  if (f.control.joint_act.size() != std::size_t(model_->rigid.actuator_count()) ||
+      f.control.particle_f.size() != std::size_t(model_->particle_count()))
+    f.control = model_->make_control();
+  f.control.zero();
+  outputs().apply_outputs(action, f.control);
+  Status st = c.solver->step(world_model(i), f.in, c.state, f.control, dt_, nullptr, record_ ? &f.record : nullptr);
   if (!st)
     return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
-  c.loss.begin();
-  c.loss.observe(0, f.in);
-  c.loss.observe(1, c.state);
-  S cost = c.loss.value({});
-  for (S a : action) cost += effort_ * a * a;
+  S cost = S(0);
+  if (c.rloss) {
+    c.rloss->begin();
+    c.rloss->observe(0, f.in);
+    c.rloss->observe(1, c.state);
+    cost = c.rloss->value({});
+    for (S a : action) cost += effort_ * a * a;
+  }
+  if (c.ploss) {
+    const S now = particle_loss(c, c.state);
+    cost = c.rloss ? cost + (now - c.last) : now - c.last;
+    c.last = now;
+  }
   c.action = action;
   c.tape.push_back(std::move(f));
   ++c.frame;
   if (done_body_ >= 0)
-    c.done = rigid_body_probe(model_, c.state.joint_q, c.state.joint_qd, done_body_).c[up_] < done_height_;
+    c.done = rigid_body_probe(model_->rigid, c.state.joint_q, c.state.joint_qd, done_body_).c[up_] < done_height_;
   return cost;
 }
 
 template <class S>
-void RigidPolicyEnvT<S>::clear_tape(int i) {
+void ScenePolicyEnvT<S>::clear_tape(int i) {
   drop_tape(copies_[i]);
 }
 
 template <class S>
-void RigidPolicyEnvT<S>::rewind(int i) {
+void ScenePolicyEnvT<S>::rewind(int i) {
   Copy& c = copies_[i];
   if (c.tape.empty()) return;
   c.state = c.tape.front().in;
@@ -300,28 +347,55 @@ void RigidPolicyEnvT<S>::rewind(int i) {
   c.frame -= int(c.tape.size());
   c.done = false;
   drop_tape(c);
+  if (c.ploss) c.last = particle_loss(c, c.state);
 }
 
 template <class S>
-void RigidPolicyEnvT<S>::begin_backward(int i) {
+void ScenePolicyEnvT<S>::begin_backward(int i) {
   Copy& c = copies_[i];
+  c.adj.particle_q.assign(c.state.particle_q.size(), vec3<S>());
+  c.adj.particle_qd.assign(c.state.particle_qd.size(), vec3<S>());
   c.adj.joint_q.assign(c.state.joint_q.size(), S(0));
   c.adj.joint_qd.assign(c.state.joint_qd.size(), S(0));
-  c.d_action.assign(std::size_t(policy_.output_size()), S(0));
+  c.d_action.assign(std::size_t(outputs().output_size()), S(0));
   c.back = int(c.tape.size());
 }
 
 template <class S>
-void RigidPolicyEnvT<S>::add_observation_adjoint(int i, const std::vector<S>& d_obs) {
+void ScenePolicyEnvT<S>::add_observation_adjoint(int i, const std::vector<S>& d_obs) {
   Copy& c = copies_[i];
+  if (!rpolicy_) {
+    ppolicy_->observe_adjoint(d_obs, c.adj);
+    return;
+  }
   const bool last = c.back == int(c.tape.size());
   // the previous action the observed state's frame read: the action of the frame reversed next
   // (at the first recorded frame, an action before the tape: its part is dropped with the rest)
-  policy_.observe_adjoint(last ? c.state : c.tape[c.back].in, d_obs, c.adj, &c.d_action);
+  rpolicy_->observe_adjoint(last ? c.state : c.tape[c.back].in, d_obs, c.adj, &c.d_action);
 }
 
 template <class S>
-Status RigidPolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_action) {
+void ScenePolicyEnvT<S>::add_cost_seed(Copy& c, int end, const StateT<S>& s, S scale, StateT<S>& adj) const {
+  auto blank = [&] {
+    c.seed.particle_q.assign(s.particle_q.size(), vec3<S>());
+    c.seed.particle_qd.assign(s.particle_qd.size(), vec3<S>());
+    c.seed.joint_q.assign(s.joint_q.size(), S(0));
+    c.seed.joint_qd.assign(s.joint_qd.size(), S(0));
+  };
+  if (c.rloss) {  // the one-frame loss reads (s_t, s_t+1)
+    blank();
+    c.rloss->seed(end, s, c.seed);
+    add_scaled(adj, scale, c.seed);
+  }
+  if (c.ploss) {  // L(out) - L(in) (the episode's start is no function of the frames recorded)
+    blank();
+    c.ploss->seed(1, c.start, s, c.seed);
+    add_scaled(adj, end == 1 ? scale : -scale, c.seed);
+  }
+}
+
+template <class S>
+Status ScenePolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_action) {
   Copy& c = copies_[i];
   if (c.back < 1) return Status::error("env " + std::to_string(i) + ": backward past the recorded frames");
   const int k = c.back - 1;
@@ -329,240 +403,80 @@ Status RigidPolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_acti
   const StateT<S>& out = k + 1 == int(c.tape.size()) ? c.state : c.tape[k + 1].in;
   // the frame's cost reads (in, out): d_cost x its gradient, on out before the step adjoint
   // and on in after it
-  auto add_seed = [&](int t, const StateT<S>& s, StateT<S>& adj) {
-    c.seed.joint_q.assign(s.joint_q.size(), S(0));
-    c.seed.joint_qd.assign(s.joint_qd.size(), S(0));
-    c.loss.seed(t, s, c.seed);
-    for (int q = 0; q < s.q_count(); ++q) adj.joint_q[q] += d_cost * c.seed.joint_q[q];
-    for (int d = 0; d < s.dof_count(); ++d) adj.joint_qd[d] += d_cost * c.seed.joint_qd[d];
-  };
-  if (d_cost != S(0)) add_seed(1, out, c.adj);
-  std::fill(c.grad_control.joint_act.begin(), c.grad_control.joint_act.end(), S(0));
-  Status st = c.solver.step_adjoint(world_model(i), f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control, c.grad_model,
-                                    &f.record);
+  if (d_cost != S(0)) add_cost_seed(c, 1, out, d_cost, c.adj);
+  c.grad_control.zero();
+  Status st = c.solver->step_adjoint(world_model(i), f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control,
+                                     c.grad_model, record_ ? &f.record : nullptr);
   if (!st)
     return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame - int(c.tape.size()) + k) +
                          " (backward): " + st.message());
-  if (d_cost != S(0)) add_seed(0, f.in, c.adj_in);
-  policy_.output_grads(c.grad_control, d_action);
-  for (std::size_t k = 0; k < d_action.size(); ++k) d_action[k] += c.d_action[k];
+  if (d_cost != S(0)) add_cost_seed(c, 0, f.in, d_cost, c.adj_in);
+  outputs().output_grads(c.grad_control, d_action);
+  if (rpolicy_) {  // the next frame's observation of this action (previous_action terms)
+    for (std::size_t k = 0; k < d_action.size(); ++k) d_action[k] += c.d_action[k];
+    std::fill(c.d_action.begin(), c.d_action.end(), S(0));
+  }
   if (effort_ != S(0) && d_cost != S(0)) {  // the action penalty: the frame's action is its actuators' input
-    policy_.output_grads(f.control, c.scratch);
+    outputs().output_grads(f.control, c.scratch);
     for (std::size_t k = 0; k < d_action.size(); ++k) d_action[k] += d_cost * S(2) * effort_ * c.scratch[k];
   }
-  std::fill(c.d_action.begin(), c.d_action.end(), S(0));
   std::swap(c.adj, c.adj_in);
   c.back = k;
   return Status::ok();
 }
 
 template <class S>
-Status RigidPolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost,
+Status ScenePolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost,
                                       std::vector<S>& out) {
   using T = Dual<S, 1>;
   Copy& c = copies_[i];
-  ControlT<T> blank;
-  blank.joint_act.assign(std::size_t(model_.actuator_count()), T(0));
+  const bool bodies_only = model_->particle_count() == 0;
+  ControlT<S> zero = model_->make_control();
+  zero.zero();
+  const StateT<T> start = lift_state<T>(c.start);
   StateT<T> seed;
+  auto add = [&](StateT<T>& adj, T scale) {
+    for (std::size_t k = 0; k < adj.particle_q.size(); ++k) adj.particle_q[k] += seed.particle_q[k] * scale;
+    for (std::size_t k = 0; k < adj.particle_qd.size(); ++k) adj.particle_qd[k] += seed.particle_qd[k] * scale;
+    for (std::size_t k = 0; k < adj.joint_q.size(); ++k) adj.joint_q[k] += scale * seed.joint_q[k];
+    for (std::size_t k = 0; k < adj.joint_qd.size(); ++k) adj.joint_qd[k] += scale * seed.joint_qd[k];
+  };
   Status st = tangent_hvp(
-      i, c.frame, a, v, lift_state<T>(c.state), blank, policy_,
+      i, c.frame, a, v, lift_state<T>(c.state), lift_control<T>(zero), outputs(),
       [&](const StateT<T>& in, StateT<T>& to, const ControlT<T>& u) {
-        return c.solver.tangent_step(world_model(i), in, to, u, dt_);
+        if (bodies_only) return c.body_tangent.tangent_step(world_model(i).rigid, in, to, u, dt_);
+        return c.solver->tangent_step(world_model(i), in, to, u, dt_);
       },
       [&](const StateT<T>& in, const ControlT<T>& u, const StateT<T>& adj, StateT<T>& adj_in, ControlT<T>& g) {
-        return c.solver.tangent_step_adjoint(world_model(i), in, u, dt_, adj, adj_in, g);
+        if (bodies_only) return c.body_tangent.tangent_step_adjoint(world_model(i).rigid, in, u, dt_, adj, adj_in, g);
+        return c.solver->tangent_step_adjoint(world_model(i), in, u, dt_, adj, adj_in, g);
       },
-      [&](int end, const StateT<T>& state, StateT<T>& adj) {  // the one-frame loss reads (s_t, s_t+1)
-        seed = zero_like(state);
-        c.loss.seed(end, state, seed);
-        add_scaled(adj, T(d_cost), seed);
+      [&](int end, const StateT<T>& state, StateT<T>& adj) {
+        if (c.rloss) {  // the one-frame loss reads (s_t, s_t+1)
+          seed = zero_like(state);
+          c.rloss->seed(end, state, seed);
+          add(adj, T(d_cost));
+        }
+        if (c.ploss && d_cost != S(0)) {  // the frame cost L(out) - L(in)
+          seed = zero_like(state);
+          c.ploss->seed(1, start, state, seed);
+          add(adj, T(end == 1 ? d_cost : -d_cost));
+        }
       },
       out);
   // the action penalty's Hessian: 2 effort d_cost on the diagonal
-  if (st)
+  if (st && rpolicy_)
     for (std::size_t k = 0; k < out.size(); ++k) out[k] += d_cost * S(2) * effort_ * v[k];
   return st;
 }
 
 template <class S>
-void RigidPolicyEnvT<S>::drop_tape(Copy& c) {
+void ScenePolicyEnvT<S>::drop_tape(Copy& c) {
   for (Frame& f : c.tape) c.spare.push_back(std::move(f));
   c.tape.clear();
 }
 
-template class RigidPolicyEnvT<float>;
-template class RigidPolicyEnvT<double>;
-
-template <class S>
-Result<std::unique_ptr<ParticlePolicyEnvT<S>>> ParticlePolicyEnvT<S>::create(const scene::CompiledSceneT<S>& cs,
-                                                                             const scene::Task& task,
-                                                                             PolicyEnvOptions options) {
-  const std::string where = "task '" + task.name + "'";
-  if (Status st = check_env_task(task, options, false); !st) return st;
-  if (options.activation != MlpActivation::tanh) return Status::error(where + ": particle policies are tanh networks");
-  auto env = std::unique_ptr<ParticlePolicyEnvT>(new ParticlePolicyEnvT());
-  scene::Task net_task = task;
-  if (!options.hidden.empty()) net_task.policy.hidden = options.hidden;
-  Result<PolicyT<S>> pol = PolicyT<S>::create(cs, net_task);
-  if (!pol) return pol.status();
-  env->policy_ = std::move(pol.value());
-  scene::Task one = task;
-  one.horizon = 1;
-  Result<ParametersT<S>> params = ParametersT<S>::create(cs, one, env->policy_.weight_count());
-  if (!params) return params.status();
-  Result<LossT<S>> loss = LossT<S>::create(cs, one, params.value());
-  if (!loss) return loss.status();
-  env->model_ = std::make_unique<ModelT<S>>(cs.model);
-  env->initial_ = env->model_->make_state();
-  env->dt_ = cs.frame_dt;
-  env->horizon_ = task.horizon;
-  env->substeps_ = cs.substeps;
-  if (options.randomize && cs.randomize.active())
-    for (int i = 0; i < options.env_count; ++i) {
-      env->models_.push_back(*env->model_);
-      randomize_world(cs.randomize, options.world_seed, options.world_begin + i, env->models_.back());
-    }
-  env->copies_.resize(std::size_t(options.env_count));
-  for (Copy& c : env->copies_) {
-    c.solver = std::make_unique<SolverT<S>>(SolverOptions{cs.substeps, options.thread_count, true});
-    c.loss = loss.value();
-    c.grad_control = env->model_->make_control();
-    c.grad_model = env->model_->make_grad();
-  }
-  for (int i = 0; i < env->env_count(); ++i) env->reset(i, nullptr);
-  return env;
-}
-
-template <class S>
-S ParticlePolicyEnvT<S>::loss_at(Copy& c, const StateT<S>& s) {
-  c.loss.begin();
-  c.loss.observe(0, c.start);
-  c.loss.observe(1, s);
-  return c.loss.value({});
-}
-
-template <class S>
-void ParticlePolicyEnvT<S>::reset(int i, std::mt19937_64*) {
-  // TODO(optim): randomized particle starts (q_range/qd_range move joints only); safe to leave:
-  // the particle tasks train from the task's start, and PPO's draws stay where they were
-  Copy& c = copies_[i];
-  c.state = initial_;
-  c.frame = 0;
-  c.tape.clear();
-  c.start = c.state;
-  c.last = loss_at(c, c.state);
-}
-
-template <class S>
-typename PolicyEnvT<S>::Episode ParticlePolicyEnvT<S>::episode(int i) const {
-  const Copy& c = copies_[i];
-  return {c.state, c.start, c.frame, false};
-}
-
-template <class S>
-Status ParticlePolicyEnvT<S>::set_episode(int i, const typename PolicyEnvT<S>::Episode& e) {
-  Copy& c = copies_[i];
-  if (!same_shape(e.state, initial_) || !same_shape(e.start, initial_) || e.frame < 0 || e.frame > horizon_)
-    return Status::error("env " + std::to_string(i) + ": the stored episode does not fit this world");
-  c.state = e.state;
-  c.start = e.start;
-  c.frame = e.frame;
-  c.tape.clear();
-  c.last = loss_at(c, c.state);  // as step() left it: L of the state, read against the start
-  return Status::ok();
-}
-
-template <class S>
-void ParticlePolicyEnvT<S>::observe(int i, std::vector<S>& obs) const {
-  policy_.observe(copies_[i].frame, copies_[i].state, obs);
-}
-
-template <class S>
-Result<S> ParticlePolicyEnvT<S>::step(int i, const std::vector<S>& action) {
-  Copy& c = copies_[i];
-  Frame f{c.state, model_->make_control()};
-  f.control.zero();
-  policy_.apply_outputs(action, f.control);
-  Status st = c.solver->step(world_model(i), f.in, c.state, f.control, dt_);
-  if (!st)
-    return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
-  const S now = loss_at(c, c.state);
-  const S cost = now - c.last;
-  c.last = now;
-  c.tape.push_back(std::move(f));
-  ++c.frame;
-  return cost;
-}
-
-template <class S>
-void ParticlePolicyEnvT<S>::rewind(int i) {
-  Copy& c = copies_[i];
-  if (c.tape.empty()) return;
-  c.state = c.tape.front().in;
-  c.frame -= int(c.tape.size());
-  c.tape.clear();
-  c.last = loss_at(c, c.state);
-}
-
-template <class S>
-void ParticlePolicyEnvT<S>::begin_backward(int i) {
-  Copy& c = copies_[i];
-  c.adj = zero_like(c.state);
-  c.back = int(c.tape.size());
-}
-
-template <class S>
-void ParticlePolicyEnvT<S>::add_observation_adjoint(int i, const std::vector<S>& d_obs) {
-  policy_.observe_adjoint(d_obs, copies_[i].adj);
-}
-
-template <class S>
-Status ParticlePolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_action) {
-  Copy& c = copies_[i];
-  if (c.back < 1) return Status::error("env " + std::to_string(i) + ": backward past the recorded frames");
-  const int k = c.back - 1;
-  const Frame& f = c.tape[k];
-  const StateT<S>& out = k + 1 == int(c.tape.size()) ? c.state : c.tape[k + 1].in;
-  // cost = L(out) - L(in): + d_cost dL/d out before the step adjoint, - d_cost dL/d in after it
-  // (the episode's start is no function of the frames recorded)
-  if (d_cost != S(0)) add_loss_seed(c.loss, c.start, out, d_cost, c.seed, c.adj);
-  c.grad_control.zero();
-  Status st =
-      c.solver->step_adjoint(world_model(i), f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control, c.grad_model);
-  if (!st)
-    return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame - int(c.tape.size()) + k) +
-                         " (backward): " + st.message());
-  if (d_cost != S(0)) add_loss_seed(c.loss, c.start, f.in, -d_cost, c.seed, c.adj_in);
-  policy_.output_grads(c.grad_control, d_action);
-  std::swap(c.adj, c.adj_in);
-  c.back = k;
-  return Status::ok();
-}
-
-template <class S>
-Status ParticlePolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost,
-                                         std::vector<S>& out) {
-  using T = Dual<S, 1>;
-  Copy& c = copies_[i];
-  ControlT<S> zero = model_->make_control();
-  zero.zero();
-  const StateT<T> start = lift_state<T>(c.start);
-  StateT<T> seed;
-  return tangent_hvp(
-      i, c.frame, a, v, lift_state<T>(c.state), lift_control<T>(zero), policy_,
-      [&](const StateT<T>& in, StateT<T>& to, const ControlT<T>& u) {
-        return c.solver->tangent_step(world_model(i), in, to, u, dt_);
-      },
-      [&](const StateT<T>& in, const ControlT<T>& u, const StateT<T>& adj, StateT<T>& adj_in, ControlT<T>& g) {
-        return c.solver->tangent_step_adjoint(world_model(i), in, u, dt_, adj, adj_in, g);
-      },
-      [&](int end, const StateT<T>& state, StateT<T>& adj) {  // the frame cost L(out) - L(in)
-        if (d_cost != S(0)) add_loss_seed(c.loss, start, state, T(end == 1 ? d_cost : -d_cost), seed, adj);
-      },
-      out);
-}
-
-template class ParticlePolicyEnvT<float>;
-template class ParticlePolicyEnvT<double>;
+template class ScenePolicyEnvT<float>;
+template class ScenePolicyEnvT<double>;
 
 }  // namespace adj::optim

@@ -11,24 +11,26 @@
 //   clear_tape(i)             forget the recorded frames (the state stays: the episode goes on)
 //   rewind(i)                 undo the recorded frames (gradient checks run a window twice)
 //   action_hvp(i, a, v, ...)  H v of an open-loop action sequence from the copy's state (PODS-2),
-//                             exact, forward over reverse (robots: RigidSolverT's tangent step;
-//                             particles: SolverT's)
+//                             exact, forward over reverse (tangent steps: SolverT's over particles,
+//                             RigidSolverT's over bodies alone)
 //
 // Copies share nothing that steps mutate, so different copies may run on different threads.
 // A task makes its env (TaskT::policy_env, engine/optim/task.h); the trainers never ask what
-// the world holds. The cost of a frame, per world:
-//   robots (RigidPolicyEnvT): the task's loss over a one-frame horizon read on (s_t, s_t+1),
+// the world holds. One env (ScenePolicyEnvT) serves every scene; the cost of a frame is the sum
+// of its loss terms' parts, each term read on what the model has:
+//   robot terms: the task's loss over a one-frame horizon read on (s_t, s_t+1),
 //     plus the effort terms' weights x |a_t|^2 (an action penalty on the frame's action a_t):
 //     for a distance term, the progress of the frame; for the cartpole term, the cost of
 //     s_t+1. An episode's costs sum to the task's loss times the horizon for the cartpole
 //     term and to the task's loss for a distance term.
-//   particles (ParticlePolicyEnvT): L(s_t+1) - L(s_t), L(s) the task's loss were the episode
+//   particle terms: L(s_t+1) - L(s_t), L(s) the task's loss were the episode
 //     to end in s (its terms read the episode's start and s): an episode's costs sum to the
 //     task's loss minus its value at the start (PPO's rewards on particle tasks).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -123,19 +125,25 @@ struct PolicyEnvOptions {
   int world_begin = 0;
 };
 
-// the robot tasks' world: RigidSolverT copies of the scene's robots, actions on the policy
-// robot's actuators (RigidPolicyT's observations and outputs)
+// the one env of every task with a policy: copies of the scene's model (particles, robots, or
+// both), each stepped by its own SolverT; the actions drive the policy's outputs (a robot's
+// actuators, RigidPolicyT's observations; a particle robot's actuated springs and tets, PolicyT's).
+// The policy drives the robots when the task names a robot (task_names_robot, parameters.h).
+// Robots keep each frame's substeps (StepRecordT), so backward_step does not recompute them,
+// and the frames of cleared tapes keep their memory for the next steps.
 template <class S>
-class RigidPolicyEnvT final : public PolicyEnvT<S> {
+class ScenePolicyEnvT final : public PolicyEnvT<S> {
  public:
-  // errors: no policy, parameters other than the policy, effort terms, terms reading a step
-  static Result<std::unique_ptr<RigidPolicyEnvT>> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
+  // errors: no policy, parameters other than the policy, effort terms on particle policies,
+  // terms reading a step, a robot policy with particles in the scene, a particle policy with
+  // an activation other than tanh
+  static Result<std::unique_ptr<ScenePolicyEnvT>> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
                                                          PolicyEnvOptions options = {});
 
   int env_count() const override { return int(copies_.size()); }
   int horizon() const override { return horizon_; }
   int substeps() const override { return substeps_; }
-  const MlpT<S>& mlp() const override { return policy_.mlp(); }
+  const MlpT<S>& mlp() const override { return rpolicy_ ? rpolicy_->mlp() : ppolicy_->mlp(); }
   void reset(int i, std::mt19937_64* rng) override;
   int frame(int i) const override { return copies_[i].frame; }
   bool terminated(int i) const override { return copies_[i].done; }
@@ -152,103 +160,80 @@ class RigidPolicyEnvT final : public PolicyEnvT<S> {
   const StateT<S>& state(int i) const override { return copies_[i].state; }
   typename PolicyEnvT<S>::Episode episode(int i) const override;
   Status set_episode(int i, const typename PolicyEnvT<S>::Episode& e) override;
-  const RigidModelT<S>& model() const { return model_; }
+  const ModelT<S>& model() const { return *model_; }
   // copy i's model: its world's randomized parameters, or the scene's
-  const RigidModelT<S>& world_model(int i) const { return models_.empty() ? model_ : models_[std::size_t(i)]; }
-  const RigidPolicyT<S>& policy() const { return policy_; }
+  const ModelT<S>& world_model(int i) const { return models_.empty() ? *model_ : models_[std::size_t(i)]; }
+  // the policy's outputs: the robots' actuators, or the particles' actuated springs and tets
+  // (T: S, or the tangent numbers of action_hvp)
+  struct Outputs {
+    const RigidPolicyT<S>* robots = nullptr;
+    const PolicyT<S>* particles = nullptr;
+    int output_size() const { return robots ? robots->output_size() : particles->output_size(); }
+    template <class T>
+    void apply_outputs(const std::vector<T>& out, ControlT<T>& control) const {
+      if (robots)
+        robots->apply_outputs(out, control);
+      else
+        particles->apply_outputs(out, control);
+    }
+    template <class T>
+    void output_grads(const ControlT<T>& grad_control, std::vector<T>& d_out) const {
+      if (robots)
+        robots->output_grads(grad_control, d_out);
+      else
+        particles->output_grads(grad_control, d_out);
+    }
+  };
+  Outputs outputs() const { return {rpolicy_ ? &*rpolicy_ : nullptr, ppolicy_ ? &*ppolicy_ : nullptr}; }
 
  private:
   struct Frame {
     StateT<S> in;
     ControlT<S> control;
-    rigid::StepTape<S> record;  // the step's substeps, reversed by backward_step without a recompute
-    std::vector<S> prev;        // the copy's previous action before this frame (rewind restores it)
+    StepRecordT<S> record;  // the step's substeps (robots), reversed by backward_step without a recompute
+    std::vector<S> prev;    // the copy's previous action before this frame (rewind restores it)
   };
   struct Copy {
-    StateT<S> state, adj, adj_in, seed;
+    StateT<S> start, state, adj, adj_in, seed;  // start: the episode's first state (the particle terms read it)
     // the last frame's action (zeros after a reset) and, in the backward pass, the observations'
     // adjoint with respect to it: added to the action gradient of the frame reversed next
     std::vector<S> action, d_action;
     std::vector<S> scratch;  // a frame's action read back from its control (the effort's gradient)
     std::vector<Frame> tape;
     std::vector<Frame> spare;  // frames of cleared tapes, their memory reused by the next steps
-    RigidSolverT<S> solver;
-    RigidLossT<S> loss;  // the one-frame loss (its observed frames are per copy)
+    std::unique_ptr<SolverT<S>> solver;
+    // TODO(optim): SolverT's tangent step runs the particle stages only, so a world of bodies
+    // alone takes the articulation's (RigidSolverT's) for action_hvp; safe to leave: the same
+    // kernels SolverT's step runs for such a world, and PODS's H v test holds them
+    RigidSolverT<S> body_tangent;
+    std::optional<RigidLossT<S>> rloss;  // the one-frame robot terms, read on (s_t, s_t+1)
+    std::optional<LossT<S>> ploss;       // the one-frame particle terms, read on (start, s)
+    S last = S(0);                       // the particle terms' L(state)
     ControlT<S> grad_control;
-    RigidModelGradT<S> grad_model;
+    ModelGradT<S> grad_model;
     int frame = 0;
     int back = 0;       // backward: frames of the tape not yet reversed
     bool done = false;  // the last step ended the episode (termination)
   };
 
   static void drop_tape(Copy& c);  // the tape's frames to the spares
-  RigidModelT<S> model_;
-  std::vector<RigidModelT<S>> models_;  // per copy, when the scene randomizes (else empty)
-  S effort_ = S(0);                     // the task's effort terms' weights: frame cost += effort_ |a|^2
-  int done_body_ = -1;                  // the task's termination: this body's com below done_height_ (-1: none)
-  S done_height_ = S(0);
-  int up_ = 1;  // the scene's up axis
-  StateT<S> initial_;
-  RigidPolicyT<S> policy_;
-  PolicyEnvOptions options_;
-  std::vector<Copy> copies_;
-  S dt_ = S(1.0 / 60.0);
-  int horizon_ = 0, substeps_ = 1;
-};
-
-// the particle tasks' world: SolverT copies of the scene's model, actions on the policy's
-// actuated springs and tets (PolicyT's observations and outputs)
-template <class S>
-class ParticlePolicyEnvT final : public PolicyEnvT<S> {
- public:
-  // errors: no policy, parameters other than the policy, effort terms, terms reading a step,
-  // an activation other than tanh
-  static Result<std::unique_ptr<ParticlePolicyEnvT>> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
-                                                            PolicyEnvOptions options = {});
-
-  int env_count() const override { return int(copies_.size()); }
-  int horizon() const override { return horizon_; }
-  int substeps() const override { return substeps_; }
-  const MlpT<S>& mlp() const override { return policy_.mlp(); }
-  void reset(int i, std::mt19937_64* rng) override;
-  int frame(int i) const override { return copies_[i].frame; }
-  const StateT<S>& state(int i) const override { return copies_[i].state; }
-  typename PolicyEnvT<S>::Episode episode(int i) const override;
-  Status set_episode(int i, const typename PolicyEnvT<S>::Episode& e) override;
-  void observe(int i, std::vector<S>& obs) const override;
-  Result<S> step(int i, const std::vector<S>& action) override;
-  void clear_tape(int i) override { copies_[i].tape.clear(); }
-  int tape_size(int i) const override { return int(copies_[i].tape.size()); }
-  void rewind(int i) override;
-  void begin_backward(int i) override;
-  void add_observation_adjoint(int i, const std::vector<S>& d_obs) override;
-  Status backward_step(int i, S d_cost, std::vector<S>& d_action) override;
-  Status action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost, std::vector<S>& out) override;
-  // copy i's model: its world's randomized parameters, or the scene's
-  const ModelT<S>& world_model(int i) const { return models_.empty() ? *model_ : models_[std::size_t(i)]; }
-
- private:
-  struct Frame {
-    StateT<S> in;
-    ControlT<S> control;
-  };
-  struct Copy {
-    StateT<S> start, state, adj, adj_in, seed;  // start: the episode's first state
-    std::vector<Frame> tape;
-    std::unique_ptr<SolverT<S>> solver;
-    LossT<S> loss;  // the one-frame loss, fed (start, s)
-    S last = S(0);  // L(state)
-    ControlT<S> grad_control;
-    ModelGradT<S> grad_model;
-    int frame = 0;
-    int back = 0;
-  };
-  S loss_at(Copy& c, const StateT<S>& s);
+  // robots: the joints moved within options_' ranges (see PolicyEnvOptions)
+  void randomize_start(StateT<S>& s, std::mt19937_64& rng) const;
+  S particle_loss(Copy& c, const StateT<S>& s) const;  // L(s) of the particle terms, against c.start
+  // adj += scale x d(frame cost)/d s at the frame's output (end 1) or input (end 0)
+  void add_cost_seed(Copy& c, int end, const StateT<S>& s, S scale, StateT<S>& adj) const;
 
   std::unique_ptr<ModelT<S>> model_;
   std::vector<ModelT<S>> models_;  // per copy, when the scene randomizes (else empty)
+  std::optional<RigidPolicyT<S>> rpolicy_;
+  std::optional<PolicyT<S>> ppolicy_;
+  S effort_ = S(0);     // the task's effort terms' weights: frame cost += effort_ |a|^2 (robot policies)
+  int done_body_ = -1;  // the task's termination: this body's com below done_height_ (-1: none)
+  S done_height_ = S(0);
+  int up_ = 1;           // the scene's up axis
+  bool record_ = false;  // keep each frame's substeps (worlds without particles: a few KiB a frame)
   StateT<S> initial_;
-  PolicyT<S> policy_;
+  PolicyEnvOptions options_;
   std::vector<Copy> copies_;
   S dt_ = S(1.0 / 60.0);
   int horizon_ = 0, substeps_ = 1;

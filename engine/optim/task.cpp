@@ -29,17 +29,7 @@ class RunnerTask final : public TaskT<S> {
   const std::vector<S>& step_grad_norms() const override { return r_.step_grad_norms(); }
   const StateT<S>& start() const override { return start_; }
   Result<std::unique_ptr<PolicyEnvT<S>>> policy_env(const PolicyEnvOptions& o) const override {
-    const scene::Task& task = r_.task();
-    if (r_.robot_task() && cs_->has_particles())
-      // TODO(optim): a coupled env (robots and particles stepped together, frame by frame); safe
-      // to leave: the scenes' coupled tasks have no policy, and BPTT trains them
-      return Status::error("task '" + task.name + "': policies on robots and particles together train by BPTT only");
-    if (r_.robot_task()) {
-      auto env = RigidPolicyEnvT<S>::create(*cs_, task, o);
-      if (!env) return env.status();
-      return std::unique_ptr<PolicyEnvT<S>>(std::move(env.value()));
-    }
-    auto env = ParticlePolicyEnvT<S>::create(*cs_, task, o);
+    auto env = ScenePolicyEnvT<S>::create(*cs_, r_.task(), o);
     if (!env) return env.status();
     return std::unique_ptr<PolicyEnvT<S>>(std::move(env.value()));
   }

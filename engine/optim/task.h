@@ -3,8 +3,8 @@
 // horizon: restart()), `adjoint optimize` / `check-grad` and the editor take a Task.
 // make_task() makes the one TaskRunner (trainer.h) for every scene: particles, robots, or
 // both, stepped by the one solver; the runner binds each parameter and loss term to the arrays
-// its object has. policy_env() picks the env of the task's policy (ParticlePolicyEnv, or
-// RigidPolicyEnv when the policy drives robots).
+// its object has; policy_env() makes the one env (ScenePolicyEnv, policy_env.h) of the
+// task's policy.
 //
 //   auto task = optim::make_task(compiled, *scene.find_task(name));
 //   if (!task) report(task.status());

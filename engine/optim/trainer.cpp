@@ -54,8 +54,7 @@ SidesT split_task(const scene::CompiledSceneT<S>& cs, const scene::Task& task) {
     return r && r->kind == scene::ObjectKind::robot;
   };
   SidesT s;
-  for (const scene::ParamSpec& p : task.parameters) s.robots |= is_robot(p.object);
-  for (const scene::LossTerm& l : task.loss) s.robots |= is_robot(l.object);
+  s.robots = task_names_robot(cs, task);
   s.robot = s.particles = task;
   s.robot.parameters.clear();
   s.robot.loss.clear();
@@ -93,7 +92,6 @@ Result<TaskRunnerT<S>> TaskRunnerT<S>::create(const scene::CompiledSceneT<S>& cs
   if (!(cs.frame_dt > S(0)) || cs.substeps < 1)
     return Status::error(where + ": frame dt and substeps must be positive");
   const SidesT sides = split_task(cs, task);
-  r.robots_ = sides.robots;
   r.kind_ = !sides.robots ? "particles" : cs.has_particles() ? "robot + particles, coupled" : "robot";
   if (sides.robots && task.has_policy && cs.has_particles())
     return Status::error(where + ": policies are not supported with robot-particle coupling yet");

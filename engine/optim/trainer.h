@@ -143,8 +143,6 @@ class TaskRunnerT {
   const scene::Task& task() const { return task_; }
   const ModelT<S>& model() const { return *model_; }  // with the last theta applied
   bool has_policy() const { return policy_ || rpolicy_; }
-  // whether the task names a robot (its policy, if any, drives the robots)
-  bool robot_task() const { return robots_; }
 
  private:
   // theta's robot and particle parts
@@ -169,7 +167,6 @@ class TaskRunnerT {
 
   scene::Task task_;
   const char* kind_ = "particles";
-  bool robots_ = false;  // the task names a robot (then frames are always kept)
   RigidParametersT<S> rparams_;
   ParametersT<S> pparams_;
   std::vector<ParamBlock> blocks_;

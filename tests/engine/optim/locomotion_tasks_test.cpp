@@ -73,7 +73,7 @@ struct Frame {
   StateT<double> next;
   bool done = false;
 };
-Frame step_from(RigidPolicyEnvT<double>& env, const StateT<double>& s, const std::vector<double>& a) {
+Frame step_from(ScenePolicyEnvT<double>& env, const StateT<double>& s, const std::vector<double>& a) {
   env.reset(0, nullptr);
   typename PolicyEnvT<double>::Episode e{s, s, 0, false, {}};
   REQUIRE(env.set_episode(0, e).is_ok());
@@ -143,7 +143,7 @@ TEST_CASE("scene: locomotion: the HalfCheetah: mass, observation, reward, no ter
   // reward v_x - 0.1 |a|^2 (v_x: root x's velocity), no early termination
   CHECK(l.task.termination.object.empty());
   CHECK(l.task.horizon == 1000);
-  auto env = RigidPolicyEnvT<double>::create(l.cs, l.task);
+  auto env = ScenePolicyEnvT<double>::create(l.cs, l.task);
   REQUIRE(env.is_ok());
   StateT<double> s = s0;
   s.joint_qd[0] = 1.2, s.joint_q[3] = 0.2;
@@ -169,7 +169,7 @@ TEST_CASE("scene: locomotion: the Hopper: mass, observation, reward, termination
   CHECK(l.task.termination.body == "torso/rootz");
   CHECK(l.task.termination.height == Approx(1.25 - 0.45));
   // reward v_x + height_term + (1 - pitch^2 / (pi/6)^2) - 0.1 |a|^2, on the frame's end state
-  auto env = RigidPolicyEnvT<double>::create(l.cs, l.task);
+  auto env = ScenePolicyEnvT<double>::create(l.cs, l.task);
   INFO(env.status().message());
   REQUIRE(env.is_ok());
   auto reward = [](const StateT<double>& x, const std::vector<double>& a) {
@@ -226,7 +226,7 @@ TEST_CASE("scene: locomotion: the Humanoid: mass, observation, reward, terminati
   CHECK(l.task.termination.height == 0.74);
   // reward v_x + 0.1 u + h + height_term - 0.002 |a|^2, height_term: d = clip(height - 0.84,
   // -1, 0.1), -200 d^2 below 0, 10 d above
-  auto env = RigidPolicyEnvT<double>::create(l.cs, l.task);
+  auto env = ScenePolicyEnvT<double>::create(l.cs, l.task);
   INFO(env.status().message());
   REQUIRE(env.is_ok());
   std::vector<double> a(21);

@@ -317,7 +317,7 @@ TEST_CASE("locomotion terms: each observation term's state gradient matches cent
 TEST_CASE("locomotion terms: randomized starts stay within the spec's ranges and reach them", "[optim][locomotion]") {
   const Ant a = load_ant();
   const double angle = M_PI / 24;
-  auto env = RigidPolicyEnvT<double>::create(
+  auto env = ScenePolicyEnvT<double>::create(
       a.cs, ant_observation(),
       {.env_count = 1, .q_range = 0.2, .qd_range = 0.25, .root_position_range = 0.1, .root_angle_range = angle});
   INFO(env.status().message());
@@ -358,10 +358,10 @@ TEST_CASE("locomotion terms: an Ant episode terminates when the torso sinks belo
   const scene::Task* run = a.doc.find_task("run");
   REQUIRE(run);
   REQUIRE(run->termination.body == "torso");
-  auto env = RigidPolicyEnvT<double>::create(a.cs, *run, {.env_count = 1});
+  auto env = ScenePolicyEnvT<double>::create(a.cs, *run, {.env_count = 1});
   INFO(env.status().message());
   REQUIRE(env.is_ok());
-  RigidPolicyEnvT<double>& e = **env;
+  ScenePolicyEnvT<double>& e = **env;
   e.reset(0, nullptr);
   const std::vector<double> still(8, 0.0);
   int ended = -1;

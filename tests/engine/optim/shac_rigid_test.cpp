@@ -1,5 +1,5 @@
 // SHAC with a critic on robots (engine/optim/shac.h BatchShacTrainerT over the task's
-// policy env, engine/optim/policy_env.h RigidPolicyEnvT): the actor gradient against central
+// policy env, engine/optim/policy_env.h ScenePolicyEnvT): the actor gradient against central
 // differences, determinism across thread counts, and the cartpole swing-up
 #include <catch2/catch.hpp>
 
@@ -178,18 +178,18 @@ TEST_CASE("shac critic: randomized worlds: per-copy parameters, nominal evaluati
   auto [c, tc] = run(2, 5);
   CHECK(a == b);
   CHECK(a != c);
-  const auto* env = dynamic_cast<const RigidPolicyEnvT<double>*>(&ta.env());
-  const auto* eval = dynamic_cast<const RigidPolicyEnvT<double>*>(&ta.eval_env());
+  const auto* env = dynamic_cast<const ScenePolicyEnvT<double>*>(&ta.env());
+  const auto* eval = dynamic_cast<const ScenePolicyEnvT<double>*>(&ta.eval_env());
   REQUIRE(env);
   REQUIRE(eval);
   const RigidModelT<double>& scene = cp.cs.model.rigid;
   for (int i = 0; i < env->env_count(); ++i) {
     const double f = random_factor(cp.cs.randomize, 4, i, 0);  // body_mass is the first quantity
     INFO("copy " << i << ": body mass factor " << f);
-    CHECK(env->world_model(i).body_mass[1] == scene.body_mass[1] * f);
-    CHECK(env->world_model(i).body_mass[1] != scene.body_mass[1]);
+    CHECK(env->world_model(i).rigid.body_mass[1] == scene.body_mass[1] * f);
+    CHECK(env->world_model(i).rigid.body_mass[1] != scene.body_mass[1]);
   }
-  CHECK(eval->world_model(0).body_mass[1] == scene.body_mass[1]);
+  CHECK(eval->world_model(0).rigid.body_mass[1] == scene.body_mass[1]);
 }
 
 // an exploding gradient (here: any gradient, the bound 1e-30) skips the window's updates with a
@@ -235,15 +235,15 @@ TEST_CASE("shac critic: errors", "[optim][shac]") {
   r = BatchShacTrainerT<double>::create(*cp.made, so);
   REQUIRE(!r.is_ok());
   CHECK_THAT(r.status().message(), Catch::Contains("beta1, beta2 in [0, 1)"));
-  auto bad = RigidPolicyEnvT<double>::create(cp.cs, cp.task, {.hidden = {8, 0}});
+  auto bad = ScenePolicyEnvT<double>::create(cp.cs, cp.task, {.hidden = {8, 0}});
   REQUIRE(!bad.is_ok());
   CHECK_THAT(bad.status().message(), Catch::Contains("policy layers need width >= 1"));
   scene::Task t = cp.task;
   t.has_policy = false;
-  auto e = RigidPolicyEnvT<double>::create(cp.cs, t);
+  auto e = ScenePolicyEnvT<double>::create(cp.cs, t);
   REQUIRE(!e.is_ok());
   CHECK_THAT(e.status().message(), Catch::Contains("no policy"));
-  e = RigidPolicyEnvT<double>::create(cp.cs, cp.task, {.env_count = 0});
+  e = ScenePolicyEnvT<double>::create(cp.cs, cp.task, {.env_count = 0});
   REQUIRE(!e.is_ok());
   CHECK_THAT(e.status().message(), Catch::Contains("env_count must be >= 1"));
 }
