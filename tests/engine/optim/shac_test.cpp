@@ -114,7 +114,7 @@ TEST_CASE("shac: errors", "[optim][shac]") {
 
 TEST_CASE("shac critic: a particle policy task trains through the same trainer (actor gradient vs FD)",
           "[optim][shac][fd]") {
-  // the walker's springs, not a robot's actuators: the task's policy env is a ScenePolicyEnvT
+  // the walker's springs, not a robot's actuators, through the same ScenePolicyEnvT as the robots' tasks
   auto cs = robot_scene<double>();
   auto made = must_ok(make_task(cs, shac_task(32)));
   BatchShacOptions so;
