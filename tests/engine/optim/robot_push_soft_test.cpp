@@ -96,3 +96,29 @@ TEST_CASE("robot push soft: gradients through arm-ball contact match central dif
   for (const auto& row : rep->rows) particle_entry |= row.entry >= r.robot_size() && std::fabs(row.fd) > 1e-4;
   CHECK(particle_entry);
 }
+
+// the coupled task through the Task interface, as receding horizon and the editor read it: the
+// loss of the frames its rollout flew is evaluate's (the ball's terms and the arm's effort), and
+// |dL/d state_t| is reported for every frame
+TEST_CASE("robot push soft: the task's loss of its own frames equals evaluate's; step gradient norms per frame",
+          "[optim][robot][coupling]") {
+  scene::Scene s = load_push_soft();
+  auto cs = scene::compile<double>(s, kScenes);
+  INFO(cs.status().message());
+  REQUIRE(cs.is_ok());
+  auto task = make_task(cs.value(), s.tasks.at(0));
+  INFO(task.status().message());
+  REQUIRE(task.is_ok());
+  TaskT<double>& t = **task;
+  std::vector<double> grad;
+  auto value = t.evaluate(t.theta(), &grad);
+  INFO(value.status().message());
+  REQUIRE(value.is_ok());
+  auto again = t.trajectory_loss(t.frames(), t.theta());
+  INFO(again.status().message());
+  REQUIRE(again.is_ok());
+  CHECK(*again == *value);
+  REQUIRE(t.step_grad_norms().size() == std::size_t(s.tasks[0].horizon + 1));
+  CHECK(t.step_grad_norms().back() > 0);
+  CHECK(t.step_grad_norms().front() > 0);
+}
