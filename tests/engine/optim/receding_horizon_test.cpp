@@ -7,8 +7,8 @@
 
 #include "engine/articulation/rigid_solver.h"
 #include "engine/optim/receding_horizon.h"
-#include "engine/optim/trainer.h"
 #include "engine/optim/task.h"
+#include "engine/optim/trainer.h"
 #include "engine/scene/scene_json.h"
 #include "engine/vis/rigid_vis.h"
 

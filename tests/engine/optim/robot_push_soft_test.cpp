@@ -8,8 +8,8 @@
 #include <chrono>
 #include <cmath>
 
-#include "engine/optim/trainer.h"
 #include "engine/optim/task.h"
+#include "engine/optim/trainer.h"
 #include "engine/scene/scene_json.h"
 
 using namespace adj;

@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "engine/optim/trainer.h"
 #include "engine/optim/task.h"
+#include "engine/optim/trainer.h"
 #include "engine/scene/scene_json.h"
 
 using namespace adj;

@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "engine/optim/trainer.h"
 #include "engine/optim/task.h"
 #include "engine/optim/trainer.h"
 #include "engine/scene/scene_json.h"
@@ -199,7 +198,8 @@ TEST_CASE("robot task: the cartpole term and a body position against FD on an in
   check_grad(s, task, 20, 0, 1e-5);
 }
 
-TEST_CASE("robot task: errors name the task and the entry, the particle parameters refuse robot kinds", "[optim][robot]") {
+TEST_CASE("robot task: errors name the task and the entry, the particle parameters refuse robot kinds",
+          "[optim][robot]") {
   scene::Scene s = load("robot_arm_reach.json");
   auto cs = scene::compile<float>(s, kScenes);
   REQUIRE(cs.is_ok());
