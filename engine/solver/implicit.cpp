@@ -288,9 +288,11 @@ struct ImplicitSolverT<S>::Work {
       scale = norm(mv) + norm(hf) + 1e-30;
     }
     const double r0 = r;
-    int it = 0;
+    int it = 0, slow = 0;
     bool stalled = false;
-    for (; it < o.max_newton && r > tol * scale && !stalled; ++it) {
+    // where Newton stalls at a contact's kink it stops once the residual is below sqrt(tol)
+    const double settled = std::sqrt(tol) * scale;
+    for (; it < o.max_newton && r > tol * scale && !stalled && !(slow >= 4 && r <= settled); ++it) {
       // inexact Newton: the linear solve to a relative eta, no tighter than the goal needs
       double eta = std::min(0.1, r / r0);
       eta = std::min(0.5, std::max(eta, 0.1 * tol * scale / r));
@@ -305,6 +307,9 @@ struct ImplicitSolverT<S>::Work {
         for (std::size_t i = 0; i < std::size_t(n); ++i) trial_v[i] = vp[i] + d[i] * S(alpha);
         const double rt = residual(trial_v, trial_x, trial_f, trial_g);
         if (rt <= (1 - 1e-4 * alpha) * r) {
+          // short steps that gain little: the iterate straddles a contact's kink (on/off,
+          // pushing/pulling), where Newton's model is one-sided
+          slow = alpha <= 0.25 && rt > 0.9 * r ? slow + 1 : 0;
           std::swap(vp, trial_v);
           std::swap(xp, trial_x);
           std::swap(f, trial_f);
@@ -320,6 +325,7 @@ struct ImplicitSolverT<S>::Work {
     stats.newton += it;
     stats.substeps += 1;
     stats.last_residual = r / scale;
+    stats.worst_residual = std::max(stats.worst_residual, r / scale);
     if (r > tol * scale) stats.unconverged += 1;
     if (!std::isfinite(r) || !finite(vp))
       return Status::error("implicit step, substep " + std::to_string(k) +

@@ -4,7 +4,8 @@
 //   g(v+) = M ((1 + c h) v+ - v - h gravity) - h f(x + h v+, v+) = 0,   x+ = x + h v+
 // where f is every force of the explicit step (elements, ground/collider and particle-particle
 // contact, the control's external forces), evaluated by the same kernels (engine/solver/kernels.h),
-// and c the global damping. Newton's method with a backtracking line search on |g|; each Newton
+// and c the global damping. Newton's method with a backtracking line search on |g| (it stops at the
+// tolerance, or below sqrt(tolerance) where short steps stall at a contact's kink: ImplicitStats); each Newton
 // system J d = -g, J = M (1 + c h) - h df/dv - h^2 df/dx, is solved by restarted GMRES, because J
 // is not symmetric where damping, friction or aerodynamics act. Its products J d come from one
 // evaluation of the force kernels on dual numbers (a Jacobian-vector product): no force is
@@ -28,8 +29,10 @@
 namespace adj {
 
 struct ImplicitOptions {
-  int max_newton = 30;   // Newton iterations per substep
-  double tol = 0;        // stop at |g| <= tol * scale; 0: 1e-5 in float, 1e-12 in double
+  int max_newton = 30;  // Newton iterations per substep
+  // stop at |g| <= tol * scale, scale = |M (v + h gravity)| + |h f(x + h v, v)| over the free
+  // particles (the step's momentum); 0: 1e-5 in float, 1e-12 in double
+  double tol = 0;
   int max_krylov = 800;  // GMRES products per linear solve
   int restart = 100;     // GMRES restart length
 };
@@ -39,8 +42,9 @@ struct ImplicitStats {
   long long substeps = 0;
   long long newton = 0;       // Newton iterations
   long long krylov = 0;       // GMRES products (forward and adjoint)
-  long long unconverged = 0;  // substeps that stopped above the tolerance (line search stalled or max_newton)
+  long long unconverged = 0;  // substeps that stopped above the tolerance (stalled at a contact kink, or max_newton)
   double last_residual = 0;   // |g| / scale of the last substep
+  double worst_residual = 0;  // the largest |g| / scale a substep ended with
 };
 
 template <class S>
