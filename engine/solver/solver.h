@@ -4,6 +4,8 @@
 //   body kinematics -> body-particle contact forces -> particle forces and integration (with
 //   particle-shape and particle-particle contact) -> articulation dynamics (contact, joints,
 //   actuators, the equal and opposite body-particle forces) and integration
+// The particle stages integrate by semi-implicit Euler, or by backward Euler where the model's
+// integrator says so (engine/solver/implicit.h: particle_step and particle_adjoint dispatch to it).
 // A model without bodies runs the particle stages only (engine/solver/semi_implicit.cpp); one
 // without particles the articulation only (engine/articulation/rigid_solver.h); both read the same
 // input state (explicit coupling), so the pair forces cancel exactly (engine/solver/coupled.cpp).

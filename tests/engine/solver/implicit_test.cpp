@@ -207,3 +207,34 @@ TEST_CASE("implicit step adjoint: particles in contact with the ground and each 
          probe_contact_mu(), probe_gravity(1)});
   check(m, 4, 1, {probe_spring_ke(0), probe_spring_ke(1), probe_contact_ke()}, 1e-2, 1e-11);
 }
+
+// friction that holds: with the implicit step the friction law's stick region can be made stiff
+// (kf 1e4 N s/m, eps 1e-5 m/s: a slope mu f_n / eps, far past the explicit step's kf h / m < 2),
+// so a block on a 15 degree slope (gravity tilted; mu 0.5, friction angle 26.6 degrees) creeps
+// by micrometres in a second, and on a 35 degree slope it slides
+TEST_CASE("implicit step: a block below its friction angle does not creep", "[solver][implicit]") {
+  auto creep = [](double degrees) {
+    ModelT<double> m = implicit(resting_block(4e3));
+    const double a = degrees * 3.14159265358979 / 180;
+    m.gravity = {9.81 * std::sin(a), -9.81 * std::cos(a), 0};
+    m.contact_kf = 1e4;
+    m.contact_eps = 1e-5;
+    SolverT<double> solver(SolverOptions{.substeps = 1});
+    StateT<double> s = m.make_state(), next;
+    s.particle_qd.assign(s.particle_qd.size(), vec3<double>());
+    double x1 = 0;
+    for (int t = 0; t < 120; ++t) {
+      Status st = solver.step(m, s, next, m.make_control(), 1.0 / 60);
+      INFO(st.message());
+      REQUIRE(st);
+      std::swap(s, next);
+      if (t == 59) x1 = s.particle_q[0].x;
+    }
+    return s.particle_q[0].x - x1;  // travel down the slope in the second second [m]
+  };
+  const double hold = creep(15), slide = creep(35);
+  INFO("creep at 15 degrees " << hold << " m/s, at 35 degrees " << slide << " m/s");
+  if (std::getenv("ADJ_TEST_VERBOSE")) std::printf("creep 15 deg %.3g m/s, 35 deg %.3g m/s\n", hold, slide);
+  CHECK(std::fabs(hold) < 1e-4);
+  CHECK(slide > 0.5);
+}
