@@ -235,7 +235,7 @@ TEST_CASE("coupling: implicit particles, a sphere pressing them, against central
   SpherePress c = sphere_press(true, 0.5);
   c.pm.integrator = INTEGRATOR_IMPLICIT;
   ControlT<D> ctl = world(c.rm, c.pm).make_control();
-  int touching = check_step(c.pm, c.rm, c.state, ctl, 1.0 / 60, 2, 7);
+  int touching = check_step(c.pm, c.rm, c.state, ctl, 1.0 / 60, 1, 7);
   CHECK(touching == 4);
 }
 
