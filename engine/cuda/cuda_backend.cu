@@ -44,6 +44,8 @@ template <class S>
 Status CudaSolverT<S>::upload(const ModelT<S>& m) {
   std::string reason;
   if (!cuda_available(&reason)) return Status::error("CUDA backend unavailable: " + reason);
+  if (m.integrator == INTEGRATOR_IMPLICIT)
+    return Status::error("CUDA backend: the implicit integrator (settings.integrator) runs on the CPU only");
   Impl& d = *impl_;
   d.error = cudaSuccess;
   d.host = &m;

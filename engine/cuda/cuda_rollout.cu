@@ -228,6 +228,8 @@ Status CudaRolloutT<S>::upload(const ModelT<S>& m) {
     return Status::error("CUDA rollout: the model has " + std::to_string(m.body_count()) +
                          " articulated bodies; the device-resident rollout steps particles only "
                          "(CudaSolver steps bodies and particles together)");
+  if (m.integrator == INTEGRATOR_IMPLICIT)
+    return Status::error("CUDA rollout: the implicit integrator (settings.integrator) runs on the CPU only");
   Impl& d = *impl_;
   if (!d.stream) {
     cudaError_t e = cudaStreamCreate(&d.stream);

@@ -56,6 +56,10 @@ struct ContactsT {
   void clear();
 };
 
+// how the particle stages integrate: semi-implicit Euler (engine/solver/semi_implicit.cpp) or
+// backward Euler with contact inside the solve (engine/solver/implicit.h)
+enum Integrator : int { INTEGRATOR_EXPLICIT = 0, INTEGRATOR_IMPLICIT = 1 };
+
 template <class S>
 struct ModelT {
   // particles
@@ -65,6 +69,7 @@ struct ModelT {
   Array<S> particle_radius;               // contact radius [m], (particle_count)
   vec3<S> gravity{S(0), S(-9.81), S(0)};  // [m/s^2]
   S particle_damping = 0;                 // global velocity damping [1/s]
+  int integrator = INTEGRATOR_EXPLICIT;   // the particles' Integrator (settings.integrator)
 
   // springs
   Array<Idx2> spring_indices;  // particle pairs, (spring_count)

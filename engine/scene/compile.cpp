@@ -89,6 +89,7 @@ Result<CompiledSceneT<S>> compile(const Scene& scene, const std::string& base_di
   const Settings& st = scene.settings;
   m.gravity = v<S>(st.gravity);
   m.particle_damping = S(st.damping);
+  m.integrator = st.integrator == "implicit" ? INTEGRATOR_IMPLICIT : INTEGRATOR_EXPLICIT;
   m.contact_ke = S(st.contact.ke);
   m.contact_kd = S(st.contact.kd);
   m.contact_kf = S(st.contact.kf);

@@ -59,6 +59,9 @@ struct Settings {
   V3 gravity{0, -9.81, 0};      // [m/s^2]
   double damping = 0.0;         // global velocity damping [1/s]
   std::string backend = "cpu";  // "cpu" or "cuda"
+  // the particles' time integration: "explicit" (semi-implicit Euler) or "implicit" (backward
+  // Euler, engine/solver/implicit.h; written only when "implicit")
+  std::string integrator = "explicit";
   ContactSettings contact;
   RobotContactSettings robot_contact;  // written only when it differs from the defaults
   // per-world parameter factors of a run over many worlds (engine/model/randomize.h); written

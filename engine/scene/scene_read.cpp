@@ -101,6 +101,8 @@ void read_settings(Reader& r, const json& j, const std::string& path, Settings& 
   r.number(f, "damping", s.damping, 0);
   int b = r.choice(f, "backend", {"cpu", "cuda"}, false);
   if (b >= 0) s.backend = b == 0 ? "cpu" : "cuda";
+  int ig = r.choice(f, "integrator", {"explicit", "implicit"}, false);
+  if (ig >= 0) s.integrator = ig == 0 ? "explicit" : "implicit";
   if (const json* c = r.field(f, "contact", false)) read_contact(r, *c, Reader::join(path, "contact"), s.contact);
   if (const json* c = r.field(f, "robot_contact", false)) {
     std::string cp = Reader::join(path, "robot_contact");

@@ -287,6 +287,7 @@ std::string scene_json(const Scene& s, const std::string& sidecar, const std::ve
                      {"eps", c.eps},
                      {"particle_contact", c.particle_contact}}}};
   if (st.up != "y") j["settings"]["up"] = st.up;
+  if (st.integrator != "explicit") j["settings"]["integrator"] = st.integrator;
   const RobotContactSettings& rc = st.robot_contact;
   if (!(rc == RobotContactSettings{})) {
     j["settings"]["robot_contact"] = {{"ke", rc.ke}, {"kd", rc.kd}, {"kf", rc.kf}, {"mu", rc.mu}, {"eps", rc.eps}};

@@ -40,6 +40,9 @@ Status shape_check(const ModelT<S>& m, const StateT<T>& s, const ControlT<T>& c,
     return Status::error(std::string("particle tangent ") + what +
                          ": a world with bodies and particles (coupled) has no tangent step: its coupling stage "
                          "(engine/solver/coupled.cpp) does not run on tangent numbers");
+  if (m.integrator == INTEGRATOR_IMPLICIT)
+    return Status::error(std::string("particle tangent ") + what +
+                         ": the implicit integrator (engine/solver/implicit.h) has no tangent step");
   if (s.particle_count() != m.particle_count())
     return Status::error(std::string("particle tangent ") + what + ": the state has " +
                          std::to_string(s.particle_count()) + " particles, the model " +

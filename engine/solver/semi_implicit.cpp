@@ -63,6 +63,7 @@ struct SolverT<S>::Scratch {
   Array<S> grad_partials;  // scene-wide fields' per-element gradient partials (grad_slots.h)
   Array<S> state_pack[2];  // substep k's input state for the lane kernels in [k % 2] (pack()), forward and backward
   StateT<S> adj_a, adj_b;
+  ImplicitSolverT<S> implicit;            // the particle stages of a model whose integrator is implicit
   std::vector<const StateT<S>*> inputs;   // each substep's input state, for the adjoint
   std::vector<const vec3<S>*> forces;     // each substep's total force, for the adjoint
   TeamChoice forward_team, adjoint_team;  // one thread or the team, by measured time
@@ -311,7 +312,12 @@ std::size_t SolverT<S>::scratch_bytes() const {
                   (s.grad_partials.size() + 2 * s.state_pack[0].size()) * sizeof(S);
   for (auto& st : s.sub) b += st.bytes();
   for (auto& f : s.f_total_sub) b += f.size() * sizeof(vec3<S>);
-  return b + s.adj_a.bytes() + s.adj_b.bytes();
+  return b + s.adj_a.bytes() + s.adj_b.bytes() + s.implicit.scratch_bytes();
+}
+
+template <class S>
+const ImplicitStats& SolverT<S>::implicit_stats() const {
+  return scratch_->implicit.stats();
 }
 
 template <class S>
@@ -423,6 +429,8 @@ Status SolverT<S>::particle_step(const ModelT<S>& model, const StateT<S>& in, St
   if (&in == &out) return Status::error("step: states are never updated in place (in and out are the same)");
   if (!control_ok(model, control)) return Status::error("step: control does not match the model");
   Scratch& sc = *scratch_;
+  if (model.integrator == INTEGRATOR_IMPLICIT)
+    return sc.implicit.step(model, in, out, control, dt, substeps, contacts, options_.implicit);
   sc.resize(model, substeps);
   out.particle_q.resize(n);
   out.particle_qd.resize(n);
@@ -453,6 +461,13 @@ Status SolverT<S>::particle_adjoint(const ModelT<S>& model, const StateT<S>& in,
     return Status::error("step_adjoint: adj_model must come from model.make_grad()");
   if (!control_ok(model, control)) return Status::error("step_adjoint: control does not match the model");
   Scratch& sc = *scratch_;
+  if (model.integrator == INTEGRATOR_IMPLICIT) {
+    adj_control.particle_f.resize(n);
+    adj_control.spring_act.resize(model.spring_count());
+    adj_control.tet_act.resize(model.tet_count());
+    return sc.implicit.adjoint(model, in, control, dt, substeps, adj_out, adj_in, adj_control, adj_model,
+                               options_.implicit);
+  }
   sc.resize(model, substeps);
   KernelArgs<S> a = base_args(model, control, dt / S(substeps));
   int threads = team_size(options_.thread_count);

@@ -4,6 +4,8 @@
 //   body kinematics -> body-particle contact forces -> particle forces and integration (with
 //   particle-shape and particle-particle contact) -> articulation dynamics (contact, joints,
 //   actuators, the equal and opposite body-particle forces) and integration
+// The particle stages integrate by semi-implicit Euler, or by backward Euler where the model's
+// integrator says so (engine/solver/implicit.h: particle_step and particle_adjoint dispatch to it).
 // A model without bodies runs the particle stages only (engine/solver/semi_implicit.cpp); one
 // without particles the articulation only (engine/articulation/rigid_solver.h); both read the same
 // input state (explicit coupling), so the pair forces cancel exactly (engine/solver/coupled.cpp).
@@ -19,6 +21,7 @@
 
 #include "engine/core/status.h"
 #include "engine/model/model.h"
+#include "engine/solver/implicit.h"
 
 namespace adj {
 
@@ -30,6 +33,7 @@ struct SolverOptions {
   // cloth kernels' SIMD pack bytes: 0 = the widest the CPU has (64: AVX-512, 16 floats; 32: AVX2, 8),
   // else at most this many (16: SSE2's 4 floats; below 16: no packs); same numbers at every width
   int max_lane_bytes = 0;
+  ImplicitOptions implicit;  // the implicit integrator's tolerances (a model's integrator: engine/solver/implicit.h)
 };
 
 namespace rigid {
@@ -96,6 +100,8 @@ class SolverT {
   const SolverOptions& options() const { return options_; }
   // bytes of scratch memory held
   std::size_t scratch_bytes() const;
+  // the implicit integrator's iteration counts (zero while no implicit model was stepped)
+  const ImplicitStats& implicit_stats() const;
 
  private:
   struct Scratch;   // particle stages (semi_implicit.cpp)

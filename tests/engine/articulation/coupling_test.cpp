@@ -228,6 +228,17 @@ TEST_CASE("coupling: step adjoint, a sphere pressing particles, against central 
   CHECK(touching == 4);
 }
 
+// the particles on the implicit integrator (engine/solver/implicit.h) keep the explicit coupling:
+// the pair forces of the substep's input held fixed while the particles are solved; the coupled
+// step and its adjoint (the particles' by implicit differentiation) against central differences
+TEST_CASE("coupling: implicit particles, a sphere pressing them, against central differences", "[rigid][coupling]") {
+  SpherePress c = sphere_press(true, 0.5);
+  c.pm.integrator = INTEGRATOR_IMPLICIT;
+  ControlT<D> ctl = world(c.rm, c.pm).make_control();
+  int touching = check_step(c.pm, c.rm, c.state, ctl, 1.0 / 60, 1, 7);
+  CHECK(touching == 4);
+}
+
 // a box (the primitive, or the same box as a triangle mesh) sliding on a cloth patch: the
 // coupled step's adjoint against central differences; returns the touching pairs
 static int box_on_cloth(bool mesh) {

@@ -1,5 +1,5 @@
 // engine/scene/scene_json.h: every reference scene round-trips exactly; broken files give
-// messages that name the file and the JSON path; saves are atomic.
+// messages that name the file and the JSON path; saves are atomic; settings.integrator.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -9,6 +9,7 @@
 
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
+#include "engine/solver/solver.h"
 
 namespace fs = std::filesystem;
 using namespace adj::scene;
@@ -70,6 +71,7 @@ TEST_CASE("broken scene files report the file, the JSON path and the problem", "
       {"negative_dt.json", "settings.substeps: 0 is out of range"},
       {"not_finite.json", "not valid JSON: number overflow parsing '1e999'"},
       {"bad_enum.json", "objects[0].type: unknown value \"teapot\""},
+      {"bad_integrator.json", "settings.integrator: unknown value \"rk4\""},
   };
   for (const Case& c : cases) {
     std::string path = std::string(ADJ_TEST_DATA) + "/scenes/broken/" + c.file;
@@ -350,4 +352,31 @@ TEST_CASE("a parameter's per-element bounds are read, written back and checked",
              Catch::Contains("tasks[0].parameters[0].lower[1]: lower bound is above the upper bound"));
   CHECK_THAT(refused("\"lower\": [-0.5, \"x\"]"),
              Catch::Contains("tasks[0].parameters[0].lower[1]: expected a finite number"));
+}
+
+// settings.integrator: the example scene (a 9 cm soft block on the ground at one substep of
+// 1/60 s) compiles to an implicit model, comes to rest on the ground, and the key is written
+// only when it is not the default
+TEST_CASE("settings.integrator selects the implicit particle integrator", "[scene]") {
+  auto s = load_scene(std::string(ADJ_ASSET_SCENES) + "/soft_block_implicit.json");
+  REQUIRE(s.is_ok());
+  CHECK(s->settings.integrator == "implicit");
+  auto cs = compile<float>(*s, ADJ_ASSET_SCENES);
+  REQUIRE(cs.is_ok());
+  CHECK(cs->model.integrator == adj::INTEGRATOR_IMPLICIT);
+  adj::Solver solver(adj::SolverOptions{.substeps = cs->substeps});
+  adj::State a = cs->model.make_state(), b;
+  for (int t = 0; t < 60; ++t) {
+    adj::Status st = solver.step(cs->model, a, b, cs->model.make_control(), cs->frame_dt);
+    INFO(st.message());
+    REQUIRE(st);
+    std::swap(a, b);
+  }
+  float speed = 0;
+  for (const auto& v : a.particle_qd) speed = std::max(speed, length(v));
+  CHECK(speed < 1e-2f);
+  Scene plain = *s;
+  plain.settings.integrator = "explicit";
+  CHECK(to_json(*s).find("\"integrator\"") != std::string::npos);
+  CHECK(to_json(plain).find("\"integrator\"") == std::string::npos);
 }

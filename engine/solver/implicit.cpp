@@ -1,0 +1,455 @@
+// Backward Euler for the particle stages and its implicit adjoint (engine/solver/implicit.h):
+// Newton's method with a line search, restarted GMRES on products from the force kernels on
+// dual numbers (J d) and from their adjoint kernels (J^T l).
+#include "engine/solver/implicit.h"
+
+#include <cmath>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "engine/solver/grad_slots.h"
+#include "engine/solver/kernels.h"
+#include "engine/solver/model_view.h"
+#include "engine/solver/solver.h"
+
+namespace adj {
+
+namespace {
+
+template <class S>
+using Vec = Array<vec3<S>>;
+
+template <class S>
+double dot(const Vec<S>& a, const Vec<S>& b) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    s += double(a[i].x) * double(b[i].x) + double(a[i].y) * double(b[i].y) + double(a[i].z) * double(b[i].z);
+  return s;
+}
+
+template <class S>
+double norm(const Vec<S>& a) {
+  return std::sqrt(dot(a, a));
+}
+
+// y += s x
+template <class S>
+void axpy(double s, const Vec<S>& x, Vec<S>& y) {
+  for (std::size_t i = 0; i < x.size(); ++i) y[i] += x[i] * S(s);
+}
+
+template <class S>
+bool finite(const Vec<S>& a) {
+  for (const vec3<S>& v : a)
+    if (!is_finite(v.x) || !is_finite(v.y) || !is_finite(v.z)) return false;
+  return true;
+}
+
+// restarted GMRES (modified Gram-Schmidt, Givens rotations) for A x = b from x = 0; stops at
+// |b - A x| <= rtol |b| or after max_products products of A. Returns the products used; rel:
+// the final |b - A x| / |b|
+template <class S, class Op>
+int gmres(const Op& A, const Vec<S>& b, Vec<S>& x, double rtol, int max_products, int restart, double& rel) {
+  const std::size_t n = b.size();
+  x.assign(n, vec3<S>());
+  const double b_norm = norm(b);
+  rel = 0;
+  if (b_norm == 0) return 0;
+  std::vector<Vec<S>> V(std::size_t(restart) + 1, Vec<S>(n));
+  const std::size_t m = static_cast<std::size_t>(restart);
+  std::vector<double> H((m + 1) * m), cs(m), sn(m), g(m + 1), y(m);
+  auto h = [&](int i, int j) -> double& { return H[std::size_t(i) * std::size_t(restart) + std::size_t(j)]; };
+  Vec<S> r = b, w(n);
+  int products = 0;
+  double r_norm = b_norm;
+  while (products < max_products && r_norm > rtol * b_norm) {
+    for (std::size_t i = 0; i < n; ++i) V[0][i] = r[i] * S(1 / r_norm);
+    std::fill(g.begin(), g.end(), 0.0);
+    g[0] = r_norm;
+    int k = 0;
+    for (int j = 0; j < restart && products < max_products; ++j) {
+      A(V[std::size_t(j)], w);
+      ++products;
+      for (int i = 0; i <= j; ++i) {
+        h(i, j) = dot(w, V[std::size_t(i)]);
+        axpy(-h(i, j), V[std::size_t(i)], w);
+      }
+      const double h_next = norm(w);
+      if (h_next > 0)
+        for (std::size_t i = 0; i < n; ++i) V[std::size_t(j) + 1][i] = w[i] * S(1 / h_next);
+      for (int i = 0; i < j; ++i) {
+        const double t = cs[std::size_t(i)] * h(i, j) + sn[std::size_t(i)] * h(i + 1, j);
+        h(i + 1, j) = -sn[std::size_t(i)] * h(i, j) + cs[std::size_t(i)] * h(i + 1, j);
+        h(i, j) = t;
+      }
+      const double d = std::hypot(h(j, j), h_next);
+      cs[std::size_t(j)] = d > 0 ? h(j, j) / d : 1;
+      sn[std::size_t(j)] = d > 0 ? h_next / d : 0;
+      h(j, j) = d;
+      g[std::size_t(j) + 1] = -sn[std::size_t(j)] * g[std::size_t(j)];
+      g[std::size_t(j)] *= cs[std::size_t(j)];
+      k = j + 1;
+      if (std::fabs(g[std::size_t(j) + 1]) <= rtol * b_norm || h_next == 0) break;
+    }
+    // x += V y, H y = g (upper triangular)
+    for (int i = k - 1; i >= 0; --i) {
+      double s = g[std::size_t(i)];
+      for (int j = i + 1; j < k; ++j) s -= h(i, j) * y[std::size_t(j)];
+      y[std::size_t(i)] = h(i, i) != 0 ? s / h(i, i) : 0;
+    }
+    for (int i = 0; i < k; ++i) axpy(y[std::size_t(i)], V[std::size_t(i)], x);
+    // the true residual
+    A(x, w);
+    ++products;
+    for (std::size_t i = 0; i < n; ++i) r[i] = b[i] - w[i];
+    const double prev = r_norm;
+    r_norm = norm(r);
+    if (!(r_norm < prev)) break;  // stagnation (or rounding floor)
+  }
+  rel = r_norm / b_norm;
+  return products;
+}
+
+}  // namespace
+
+template <class S>
+struct ImplicitSolverT<S>::Work {
+  using D = Dual<S, 1>;
+  ImplicitStats stats;
+  int n = 0;
+  S h = 0, damp = 0;  // substep and (1 + c h)
+  vec3<S> gravity;
+  const ModelT<S>* model = nullptr;
+  KernelArgs<S> args{};
+  KernelArgs<D> args_d{};
+  LiftedArrays<D> lifted;  // the model's parameters as dual constants
+  Vec<D> control_f_d;
+  Array<D> spring_act_d, tet_act_d;
+  std::vector<unsigned char> free;  // mass > 0
+  // the substep: its input (x0, v0), the iterate v+ and x+ = x0 + h v+, and the forces there
+  Vec<S> x0, v0, vp, xp, f, g, d, trial_v, trial_x, trial_f, trial_g, jv, rhs, lambda, adj_x, adj_v;
+  Vec<S> f_slot, dummy_q, dummy_qd, adj_f, adj_q_slot, adj_qd_slot;
+  Vec<D> xd, vd, f_slot_d, f_d, dummy_qd_d, dummy_q_d;
+  Array<S> grad_sink, partials;
+  // the hash grid of x+
+  int table = 0;
+  Array<int> cell_start, sorted, grid_fill;
+  Array<Idx3> cell;
+  // each substep's input and converged velocity (the adjoint's)
+  std::vector<Vec<S>> sub_x, sub_v, sub_vp;
+
+  void setup(const ModelT<S>& m, const ControlT<S>& c, S step) {
+    model = &m;
+    n = m.particle_count();
+    h = step;
+    damp = S(1) + m.particle_damping * step;
+    gravity = m.gravity;
+    args = KernelArgs<S>{};
+    args.m = make_view(m);
+    args.dt = step;
+    args.control_f = data_or_null(c.particle_f);
+    args.spring_act = data_or_null(c.spring_act);
+    args.tet_act = data_or_null(c.tet_act);
+    lifted = {};
+    args_d = KernelArgs<D>{};
+    args_d.m = make_view<D>(m, &lifted);
+    args_d.dt = D(step);
+    control_f_d.clear();
+    for (const vec3<S>& v : c.particle_f) control_f_d.push_back(lift<D>(v));
+    spring_act_d.assign(c.spring_act.begin(), c.spring_act.end());
+    tet_act_d.assign(c.tet_act.begin(), c.tet_act.end());
+    args_d.control_f = data_or_null(control_f_d);
+    args_d.spring_act = data_or_null(spring_act_d);
+    args_d.tet_act = data_or_null(tet_act_d);
+    free.resize(std::size_t(n));
+    for (int i = 0; i < n; ++i) free[std::size_t(i)] = m.particle_mass[std::size_t(i)] > S(0);
+    const std::size_t slots = std::size_t(m.slot_count()), np = std::size_t(n);
+    for (Vec<S>* a : {&x0, &v0, &vp, &xp, &f, &g, &d, &trial_v, &trial_x, &trial_f, &trial_g, &jv, &rhs, &lambda,
+                      &adj_x, &adj_v, &dummy_q, &dummy_qd, &adj_f})
+      a->resize(np);
+    for (Vec<S>* a : {&f_slot, &adj_q_slot, &adj_qd_slot}) a->resize(slots);
+    for (Vec<D>* a : {&xd, &vd, &f_d, &dummy_q_d, &dummy_qd_d}) a->resize(np);
+    f_slot_d.resize(slots);
+    table = grid_table_size(n);
+    cell_start.resize(std::size_t(table) + 1);
+    grid_fill.resize(std::size_t(table));
+    sorted.resize(np);
+    cell.resize(np);
+  }
+
+  GridView grid() const { return {table, cell_start.data(), sorted.data(), cell.data()}; }
+  void build_grid(const Vec<S>& q) {
+    if (model->particle_contact)
+      build_hash_grid(q.data(), n, model->grid_cell, table, cell_start.data(), sorted.data(), cell.data(),
+                      grid_fill.data());
+  }
+
+  // every force of the explicit step at (x, v) into out: elements, contacts, control
+  void forces(const Vec<S>& x, const Vec<S>& v, Vec<S>& out) {
+    KernelArgs<S> a = args;
+    a.q = x.data();
+    a.qd = v.data();
+    a.f_slot = f_slot.data();
+    a.f_total = out.data();
+    a.q_out = dummy_q.data();
+    a.qd_out = dummy_qd.data();
+    a.grid = grid();
+    substep_forward(ElementExec{}, a);
+  }
+
+  // g(v) at x = x0 + h v (the grid rebuilt there), with the forces into fo
+  double residual(const Vec<S>& v, Vec<S>& x, Vec<S>& fo, Vec<S>& go) {
+    for (int i = 0; i < n; ++i) x[std::size_t(i)] = x0[std::size_t(i)] + v[std::size_t(i)] * h;
+    build_grid(x);
+    forces(x, v, fo);
+    const S* mass = model->particle_mass.data();
+    for (std::size_t i = 0; i < std::size_t(n); ++i)
+      go[i] = free[i] ? (v[i] * damp - v0[i] - gravity * h) * mass[i] - fo[i] * h : vec3<S>();
+    return norm(go);
+  }
+
+  // J u at the iterate (xp, vp; the grid built there): the forces on dual numbers along
+  // (h u, u), J u = M (1 + c h) u - h (h df/dx + df/dv) u
+  void jvp(const Vec<S>& u, Vec<S>& out) {
+    for (std::size_t i = 0; i < std::size_t(n); ++i)
+      for (int c = 0; c < 3; ++c) {
+        xd[i][c] = D(xp[i][c]);
+        xd[i][c].d[0] = u[i][c] * h;
+        vd[i][c] = D(vp[i][c]);
+        vd[i][c].d[0] = u[i][c];
+      }
+    KernelArgs<D> a = args_d;
+    a.q = xd.data();
+    a.qd = vd.data();
+    a.f_slot = f_slot_d.data();
+    a.f_total = f_d.data();
+    a.q_out = dummy_q_d.data();
+    a.qd_out = dummy_qd_d.data();
+    a.grid = grid();
+    substep_forward(ElementExec{}, a);
+    const S* mass = model->particle_mass.data();
+    for (std::size_t i = 0; i < std::size_t(n); ++i) {
+      const vec3<S> df{f_d[i].x.d[0], f_d[i].y.d[0], f_d[i].z.d[0]};
+      out[i] = free[i] ? u[i] * (mass[i] * damp) - df * h : vec3<S>();
+    }
+  }
+
+  // (df/dx)^T w and (df/dv)^T w at the iterate (the grid built there) into aq, av; the model
+  // gradient's and the activations' adjoints go to g, adj_sa, adj_ta
+  void vjp(const Vec<S>& w, const ModelGradView<S>& gv, S* adj_sa, S* adj_ta, Vec<S>& aq, Vec<S>& av) {
+    adj_f = w;
+    aq.assign(std::size_t(n), vec3<S>());
+    av.assign(std::size_t(n), vec3<S>());
+    KernelArgs<S> a = args;
+    a.q = xp.data();
+    a.qd = vp.data();
+    a.f_slot = f_slot.data();
+    a.f_total = f.data();
+    a.q_out = dummy_q.data();
+    a.qd_out = dummy_qd.data();
+    a.adj_f = adj_f.data();
+    a.adj_q_slot = adj_q_slot.data();
+    a.adj_qd_slot = adj_qd_slot.data();
+    a.adj_q_in = aq.data();
+    a.adj_qd_in = av.data();
+    a.adj_spring_act = adj_sa;
+    a.adj_tet_act = adj_ta;
+    a.g = gv;
+    a.grid = grid();
+    element_adjoints(ElementExec{}, a);
+    ElementExec{}.launch(n, ParticleGatherAdjoint<S>{a});
+  }
+
+  // J^T l = M (1 + c h) l - h (h (df/dx)^T l + (df/dv)^T l), model gradients to the sink
+  void jtvp(const Vec<S>& l, Vec<S>& out, const ModelGradView<S>& sink) {
+    vjp(l, sink, nullptr, nullptr, adj_x, adj_v);
+    const S* mass = model->particle_mass.data();
+    for (std::size_t i = 0; i < std::size_t(n); ++i)
+      out[i] = free[i] ? l[i] * (mass[i] * damp) - (adj_x[i] * h + adj_v[i]) * h : vec3<S>();
+  }
+
+  static double default_tol() { return std::is_same_v<S, float> ? 1e-5 : 1e-12; }
+
+  // one substep from (x0, v0): vp converged, xp = x0 + h vp, f the forces there (grid built there)
+  Status solve(const ImplicitOptions& o, int k) {
+    const double tol = o.tol > 0 ? o.tol : default_tol();
+    vp = v0;
+    double r = residual(vp, xp, f, g);
+    // the momentum scale the residual is measured against: |M (v + h gravity)| + |h f|
+    double scale = 0;
+    {
+      Vec<S> mv(static_cast<std::size_t>(n)), hf(static_cast<std::size_t>(n));
+      for (std::size_t i = 0; i < std::size_t(n); ++i)
+        if (free[i]) {
+          mv[i] = (v0[i] + gravity * h) * model->particle_mass[i];
+          hf[i] = f[i] * h;
+        }
+      scale = norm(mv) + norm(hf) + 1e-30;
+    }
+    const double r0 = r;
+    int it = 0, slow = 0;
+    bool stalled = false;
+    // where Newton stalls at a contact's kink it stops once the residual is below sqrt(tol)
+    const double settled = std::sqrt(tol) * scale;
+    for (; it < o.max_newton && r > tol * scale && !stalled && !(slow >= 4 && r <= settled); ++it) {
+      // inexact Newton: the linear solve to a relative eta, no tighter than the goal needs
+      double eta = std::min(0.1, r / r0);
+      eta = std::min(0.5, std::max(eta, 0.1 * tol * scale / r));
+      for (std::size_t i = 0; i < std::size_t(n); ++i) rhs[i] = -g[i];
+      double rel = 0;
+      stats.krylov +=
+          gmres<S>([&](const Vec<S>& u, Vec<S>& out) { jvp(u, out); }, rhs, d, eta, o.max_krylov, o.restart, rel);
+      // backtracking on |g|
+      double alpha = 1;
+      stalled = true;
+      for (int ls = 0; ls < 12; ++ls, alpha *= 0.5) {
+        for (std::size_t i = 0; i < std::size_t(n); ++i) trial_v[i] = vp[i] + d[i] * S(alpha);
+        const double rt = residual(trial_v, trial_x, trial_f, trial_g);
+        if (rt <= (1 - 1e-4 * alpha) * r) {
+          // short steps that gain little: the iterate straddles a contact's kink (on/off,
+          // pushing/pulling), where Newton's model is one-sided
+          slow = alpha <= 0.25 && rt > 0.9 * r ? slow + 1 : 0;
+          std::swap(vp, trial_v);
+          std::swap(xp, trial_x);
+          std::swap(f, trial_f);
+          std::swap(g, trial_g);
+          r = rt;
+          stalled = false;
+          break;
+        }
+      }
+      if (stalled) r = residual(vp, xp, f, g);  // the grid back at the iterate
+      if (!std::isfinite(r)) break;
+    }
+    stats.newton += it;
+    stats.substeps += 1;
+    stats.last_residual = r / scale;
+    stats.worst_residual = std::max(stats.worst_residual, r / scale);
+    if (r > tol * scale) stats.unconverged += 1;
+    if (!std::isfinite(r) || !finite(vp))
+      return Status::error("implicit step, substep " + std::to_string(k) +
+                           ": Newton's method diverged (the residual is not finite)");
+    return Status::ok();
+  }
+};
+
+template <class S>
+ImplicitSolverT<S>::ImplicitSolverT() : w_(new Work) {}
+template <class S>
+ImplicitSolverT<S>::~ImplicitSolverT() = default;
+template <class S>
+ImplicitSolverT<S>::ImplicitSolverT(ImplicitSolverT&&) noexcept = default;
+template <class S>
+ImplicitSolverT<S>& ImplicitSolverT<S>::operator=(ImplicitSolverT&&) noexcept = default;
+
+template <class S>
+const ImplicitStats& ImplicitSolverT<S>::stats() const {
+  return w_->stats;
+}
+
+template <class S>
+std::size_t ImplicitSolverT<S>::scratch_bytes() const {
+  std::size_t b = 0;
+  for (const auto* s : {&w_->sub_x, &w_->sub_v, &w_->sub_vp})
+    for (const Vec<S>& v : *s) b += v.size() * sizeof(vec3<S>);
+  return b + std::size_t(20) * std::size_t(w_->n) * sizeof(vec3<S>);
+}
+
+template <class S>
+Status ImplicitSolverT<S>::step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control,
+                                S dt, int substeps, ContactsT<S>* contacts, const ImplicitOptions& options) {
+  Work& w = *w_;
+  w.setup(model, control, dt / S(substeps));
+  w.x0 = in.particle_q;
+  w.v0 = in.particle_qd;
+  for (int k = 0; k < substeps; ++k) {
+    if (contacts && k + 1 == substeps) {
+      StateT<S> s;
+      s.particle_q = w.x0;
+      s.particle_qd = w.v0;
+      compute_contacts(model, s, *contacts);
+    }
+    if (Status st = w.solve(options, k); !st) return st;
+    std::swap(w.x0, w.xp);
+    std::swap(w.v0, w.vp);
+  }
+  out.particle_q = w.x0;
+  out.particle_qd = w.v0;
+  return Status::ok();
+}
+
+template <class S>
+Status ImplicitSolverT<S>::adjoint(const ModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
+                                   int substeps, const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
+                                   ModelGradT<S>& adj_model, const ImplicitOptions& options) {
+  Work& w = *w_;
+  const int n = model.particle_count();
+  w.setup(model, control, dt / S(substeps));
+  // the forward, keeping each substep's input and converged velocity
+  w.sub_x.resize(std::size_t(substeps));
+  w.sub_v.resize(std::size_t(substeps));
+  w.sub_vp.resize(std::size_t(substeps));
+  w.x0 = in.particle_q;
+  w.v0 = in.particle_qd;
+  for (int k = 0; k < substeps; ++k) {
+    if (Status st = w.solve(options, k); !st) return Status::error(st.message() + " (adjoint recompute)");
+    w.sub_x[std::size_t(k)] = w.x0;
+    w.sub_v[std::size_t(k)] = w.v0;
+    w.sub_vp[std::size_t(k)] = w.vp;
+    std::swap(w.x0, w.xp);
+    std::swap(w.v0, w.vp);
+  }
+  // backwards: J^T l = dL/dv+ + h dL/dx+, then the inputs' adjoints from h l
+  const GradSlots slots = grad_slots(model);
+  w.grad_sink.assign(std::size_t(slots.size), S(0));
+  w.partials.assign(std::size_t(slots.size), S(0));
+  const ModelGradView<S> sink = grad_view(slots, w.grad_sink.data());
+  const ModelGradView<S> grads = grad_view(adj_model, slots, w.partials.data());
+  const double tol = options.tol > 0 ? options.tol : Work::default_tol();
+  const std::size_t np = static_cast<std::size_t>(n);
+  Vec<S> aq = adj_out.particle_q, av = adj_out.particle_qd, wx(np), wv(np), seed(np);
+  const S h = w.h;
+  const S* mass = model.particle_mass.data();
+  for (int k = substeps - 1; k >= 0; --k) {
+    w.x0 = w.sub_x[std::size_t(k)];
+    w.v0 = w.sub_v[std::size_t(k)];
+    w.vp = w.sub_vp[std::size_t(k)];
+    for (std::size_t i = 0; i < std::size_t(n); ++i) w.xp[i] = w.x0[i] + w.vp[i] * h;
+    w.build_grid(w.xp);
+    for (std::size_t i = 0; i < std::size_t(n); ++i) w.rhs[i] = w.free[i] ? av[i] + aq[i] * h : vec3<S>();
+    double rel = 0;
+    std::fill(w.grad_sink.begin(), w.grad_sink.end(), S(0));
+    w.stats.krylov += gmres<S>([&](const Vec<S>& u, Vec<S>& o) { w.jtvp(u, o, sink); }, w.rhs, w.lambda, tol,
+                               options.max_krylov, options.restart, rel);
+    if (!finite(w.lambda))
+      return Status::error("implicit step adjoint, substep " + std::to_string(k) +
+                           ": the transposed Newton system gave a non-finite adjoint");
+    for (std::size_t i = 0; i < std::size_t(n); ++i) seed[i] = w.lambda[i] * h;
+    w.vjp(seed, grads, data_or_null(adj_control.spring_act), data_or_null(adj_control.tet_act), wx, wv);
+    const bool control_f = int(adj_control.particle_f.size()) == n;
+    for (std::size_t i = 0; i < std::size_t(n); ++i) {
+      const vec3<S> l = w.lambda[i];
+      if (w.free[i]) {
+        av[i] = l * mass[i];
+        if (control_f) adj_control.particle_f[i] += seed[i];
+        const vec3<S> dg_dm = w.vp[i] * w.damp - w.v0[i] - w.gravity * h;
+        adj_model.particle_mass[i] += -dot(l, dg_dm);
+        for (int c = 0; c < 3; ++c) grads.gravity[3 * i + std::size_t(c)] += h * mass[i] * l[c];
+      } else {
+        av[i] = av[i] + aq[i] * h + wx[i] * h + wv[i];
+      }
+      aq[i] = aq[i] + wx[i];
+    }
+  }
+  adj_in.particle_q = aq;
+  adj_in.particle_qd = av;
+  add_slots(slots, w.partials.data(), adj_model, /*per_element=*/false);
+  if (!finite(aq) || !finite(av)) return check_state_finite(adj_in, "implicit step adjoint");
+  return Status::ok();
+}
+
+template class ImplicitSolverT<float>;
+template class ImplicitSolverT<double>;
+
+}  // namespace adj
