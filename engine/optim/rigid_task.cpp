@@ -45,7 +45,7 @@ Result<RigidTaskRunnerT<S>> RigidTaskRunnerT<S>::create(const scene::CompiledSce
   r.rollout_ = std::make_unique<RolloutT<S>>(*r.model_, ro);
   r.initial_base_ = cs.model.make_state();
   r.cs_dt_ = cs.frame_dt;
-  r.solver_ = RigidSolverT<S>({.substeps = cs.substeps, .param_grads = r.params_.has_model_params()});
+  r.solver_ = SolverT<S>({.substeps = cs.substeps, .body_param_grads = r.params_.has_model_params()});
   r.theta_ = r.params_.initial(cs);
   if (const ParamBlock* pb = r.params_.policy_block()) r.policy_->init_weights(r.theta_.data() + pb->offset, task.seed);
   return r;
@@ -109,7 +109,7 @@ Result<S> RigidTaskRunnerT<S>::evaluate_policy(const std::vector<S>& theta, std:
     policy_->observe(t, frames_[t], obs[t], t > 0 ? &outs[t - 1] : nullptr);
     policy_->forward(w, obs[t], outs[t]);
     policy_->apply_outputs(outs[t], applied[t]);
-    Status st = solver_.step(model_->rigid, frames_[t], frames_[t + 1], applied[t], cs_dt_);
+    Status st = solver_.step(*model_, frames_[t], frames_[t + 1], applied[t], cs_dt_);
     if (!st) return Status::error(where + "frame " + std::to_string(t) + ": " + st.message());
   }
   loss_.observe(T, frames_[T]);
@@ -124,12 +124,12 @@ Result<S> RigidTaskRunnerT<S>::evaluate_policy(const std::vector<S>& theta, std:
   StateT<S> adj_in;
   loss_.seed(T, frames_[T], adj);
   std::vector<ControlT<S>> grad_controls(T, model_->make_control());
-  RigidModelGradT<S> grad_model = model_->rigid.make_grad();
+  ModelGradT<S> grads;  // the bodies' part is all the policy rollout has
+  grads.rigid = model_->rigid.make_grad();
   // d_prev: frame t's observation's adjoint with respect to frame t - 1's outputs
   std::vector<S> d_w(pb.count, S(0)), d_out, d_obs, d_prev(std::size_t(policy_->output_size()), S(0));
   for (int t = T - 1; t >= 0; --t) {
-    Status st =
-        solver_.step_adjoint(model_->rigid, frames_[t], applied[t], cs_dt_, adj, adj_in, grad_controls[t], grad_model);
+    Status st = solver_.step_adjoint(*model_, frames_[t], applied[t], cs_dt_, adj, adj_in, grad_controls[t], grads);
     if (!st) return Status::error(where + "frame " + std::to_string(t) + " (backward): " + st.message());
     policy_->output_grads(grad_controls[t], d_out);
     for (std::size_t k = 0; k < d_out.size(); ++k) d_out[k] += d_prev[k] + S(2) * effort * outs[t][k], d_prev[k] = S(0);
@@ -138,8 +138,6 @@ Result<S> RigidTaskRunnerT<S>::evaluate_policy(const std::vector<S>& theta, std:
     loss_.seed(t, frames_[t], adj_in);
     std::swap(adj, adj_in);
   }
-  ModelGradT<S> grads;  // the bodies' part is all the policy rollout has
-  grads.rigid = std::move(grad_model);
   params_.gather(adj, grad_controls, grads, *grad);
   std::copy(d_w.begin(), d_w.end(), grad->begin() + pb.offset);
   loss_.add_effort(theta, *grad);

@@ -1,7 +1,7 @@
 // RigidTaskRunner: a robot task made into something to optimize, with the TaskRunner API
 // (evaluate / iterate / check_grad). It runs the scene's robots (CompiledScene::rigid)
 // through the one Rollout (checkpointed, exact reverse-mode gradients), or, when the task has
-// a policy, a closed loop of RigidSolver steps with an MLP (rigid_policy.h) that keeps every
+// a policy, a closed loop of SolverT steps with an MLP (rigid_policy.h) that keeps every
 // state; the particle model is not stepped. Made by optim::make_task (engine/optim/task.h),
 // which decides what kind a task is.
 #pragma once
@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "engine/articulation/rigid_solver.h"
 #include "engine/grad/rollout.h"
 #include "engine/optim/optimizer.h"
 #include "engine/optim/rigid_loss.h"
 #include "engine/optim/rigid_parameters.h"
 #include "engine/optim/rigid_policy.h"
 #include "engine/optim/trainer.h"
+#include "engine/solver/solver.h"
 
 namespace adj::optim {
 
@@ -60,7 +60,7 @@ class RigidTaskRunnerT {
   std::unique_ptr<ModelT<S>> model_;  // the scene's model (no particles), bodies with theta applied
   std::unique_ptr<RolloutT<S>> rollout_;
   std::unique_ptr<RigidPolicyT<S>> policy_;
-  RigidSolverT<S> solver_;
+  SolverT<S> solver_;
   S cs_dt_ = S(1.0 / 60.0);
   StateT<S> initial_base_, initial_;
   std::vector<ControlT<S>> controls_;
