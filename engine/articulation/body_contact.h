@@ -25,64 +25,30 @@
 namespace adj::rigid {
 
 // mesh contact features (defined in mesh_pairs.h, included at the end of this file; declared
-// here so the dispatch lines below can call them; the method in engine/model/rigid_mesh.h)
-template <class S>
-int mesh_collider_feature_count(const RigidModelT<S>& m, int s, int c);
-template <class S>
-int mesh_pair_feature_count(const RigidModelT<S>& m, int sa, int sb);
-template <class T, class S>
-bool mesh_collider_contact(const RigidModelT<S>& m, int s, int c, int k, const mat33<T>& R, const vec3<T>& p,
-                           const svec<T>& v, const T& ke, const T& kd, const T& mu, svec<T>& fs, vec3<T>& xc,
-                           vec3<T>& n, vec3<T>& f);
-template <class T, class S>
-bool mesh_pair_contact(const RigidModelT<S>& m, int sa, int sb, int k, const mat33<T>& Ra, const vec3<T>& pa,
-                       const svec<T>& va, const mat33<T>& Rb, const vec3<T>& pb, const svec<T>& vb, const T& ke,
-                       const T& kd, const T& mu, svec<T>& fs, vec3<T>& xc, vec3<T>& n, vec3<T>& f);
+// here so the dispatch lines below can call them; the method in engine/model/rigid_mesh.h).
+// M: RigidModelT or RigidViewT, which both hold the hulls
+template <class M>
+ADJ_HD int mesh_collider_feature_count(const M& m, int s, int c);
+template <class M>
+ADJ_HD int mesh_pair_feature_count(const M& m, int sa, int sb);
+template <class T, class M>
+ADJ_HD bool mesh_collider_contact(const M& m, int s, int c, int k, const mat33<T>& R, const vec3<T>& p,
+                                  const svec<T>& v, const T& ke, const T& kd, const T& mu, svec<T>& fs, vec3<T>& xc,
+                                  vec3<T>& n, vec3<T>& f);
+template <class T, class M>
+ADJ_HD bool mesh_pair_contact(const M& m, int sa, int sb, int k, const mat33<T>& Ra, const vec3<T>& pa,
+                              const svec<T>& va, const mat33<T>& Rb, const vec3<T>& pb, const svec<T>& vb, const T& ke,
+                              const T& kd, const T& mu, svec<T>& fs, vec3<T>& xc, vec3<T>& n, vec3<T>& f);
 // the ground against mesh shape s (hull vertices, radius 0): adds to its body's fext, calls
 // keep(body, shape, -1, -1, -1, point, normal, force) per touching vertex; and the reverse
-template <class T, class S, class Keep>
-void mesh_ground_forces(const RigidModelT<S>& m, int s, const mat33<T>& R, const vec3<T>& p, const svec<T>& v,
-                        const T& ke, const T& kd, const T& mu, svec<T>& fext, Keep&& keep);
-// (S: the adjoints' scalar, the model's or a dual over it; P: the model's)
-template <class S, class P>
-void mesh_ground_adjoint(const RigidModelT<P>& m, int s, const mat33<S>& R, const vec3<S>& p, const svec<S>& v, S ke,
-                         S kd, S mu, const svec<S>& adj_fext, mat33<S>& adj_R, vec3<S>& adj_p, svec<S>& adj_v,
-                         S& adj_ke, S& adj_kd, S& adj_mu);
-
-// mesh contact on a view: none (the device path has no mesh contact: engine/model/rigid_view.h);
-// found by argument-dependent lookup from the dispatch lines below and those of body_particle.h
-template <class S>
-ADJ_HD inline int mesh_collider_feature_count(const RigidViewT<S>&, int, int) {
-  return 0;
-}
-template <class S>
-ADJ_HD inline int mesh_pair_feature_count(const RigidViewT<S>&, int, int) {
-  return 0;
-}
-template <class T, class S>
-ADJ_HD inline bool mesh_collider_contact(const RigidViewT<S>&, int, int, int, const mat33<T>&, const vec3<T>&,
-                                         const svec<T>&, const T&, const T&, const T&, svec<T>&, vec3<T>&, vec3<T>&,
-                                         vec3<T>&) {
-  return false;
-}
-template <class T, class S>
-ADJ_HD inline bool mesh_pair_contact(const RigidViewT<S>&, int, int, int, const mat33<T>&, const vec3<T>&,
-                                     const svec<T>&, const mat33<T>&, const vec3<T>&, const svec<T>&, const T&,
-                                     const T&, const T&, svec<T>&, vec3<T>&, vec3<T>&, vec3<T>&) {
-  return false;
-}
-template <class T, class S>
-ADJ_HD inline bool mesh_particle_contact(const RigidViewT<S>&, int, const mat33<T>&, const vec3<T>&, const svec<T>&,
-                                         const vec3<T>&, const vec3<T>&, S, const T&, const T&, const T&, S, S,
-                                         vec3<T>&, vec3<T>&, vec3<T>&) {
-  return false;
-}
-template <class T, class S, class Keep>
-ADJ_HD inline void mesh_ground_forces(const RigidViewT<S>&, int, const mat33<T>&, const vec3<T>&, const svec<T>&,
-                                      const T&, const T&, const T&, svec<T>&, Keep&&) {}
-template <class S, class P>
-ADJ_HD inline void mesh_ground_adjoint(const RigidViewT<P>&, int, const mat33<S>&, const vec3<S>&, const svec<S>&, S, S,
-                                       S, const svec<S>&, mat33<S>&, vec3<S>&, svec<S>&, S&, S&, S&) {}
+template <class T, class M, class Keep>
+ADJ_HD void mesh_ground_forces(const M& m, int s, const mat33<T>& R, const vec3<T>& p, const svec<T>& v, const T& ke,
+                               const T& kd, const T& mu, svec<T>& fext, Keep&& keep);
+// (S: the adjoints' scalar, the model's or a dual over it)
+template <class S, class M>
+ADJ_HD void mesh_ground_adjoint(const M& m, int s, const mat33<S>& R, const vec3<S>& p, const svec<S>& v, S ke, S kd,
+                                S mu, const svec<S>& adj_fext, mat33<S>& adj_R, vec3<S>& adj_p, svec<S>& adj_v,
+                                S& adj_ke, S& adj_kd, S& adj_mu);
 
 // spatial force of the ground on a body (pose R, p; velocity v) at shape point pt of radius r
 // (shape frame of shape s), at the deepest point xc; false when the point does not touch

@@ -3,8 +3,7 @@
 // particle taken as a sphere of its radius: the pair table's contact_sphere_sphere,
 // contact_sphere_box, contact_sphere_capsule (engine/collision/pairs.h) with the particle as
 // A; a mesh shape: the particle's centre against the signed distance of the mesh's convex
-// hull (engine/model/rigid_mesh.h; concave parts are not seen; host models only: a
-// RigidViewT has no meshes, engine/model/rigid_view.h). the particle gets f, the body -f at
+// hull (engine/model/rigid_mesh.h; concave parts are not seen). the particle gets f, the body -f at
 // the contact point (midway between the surfaces), as a spatial force that reaches the
 // joints through RNEA like the bodies' other contacts (rigid::Work::fext_extra).
 //
@@ -15,8 +14,9 @@
 // deterministic, one source for the CPU and the CUDA backend: per particle (one thread each
 // on a device) every shape in shape order writes its pair into a (shape, particle) slot and
 // sums the particle's force; per body the slots of its shapes are gathered in (shape,
-// particle) order. the CPU's serial loop (coupling_forces below) runs the same functions, so
-// each particle and each body accumulates in one order everywhere. the reverse pass takes
+// particle) order (the coupled substep's functors, engine/solver/coupled_kernels.h, launch
+// these on the host and the device), so each particle and each body accumulates in one order
+// everywhere. the reverse pass takes
 // each touching pair's vector-Jacobian product from dual numbers through the same kernel (27
 // inputs: body pose R, p, velocity v, particle position and velocity, ke, kd, mu), as
 // body_contact.h does; the body poses' adjoints go back to the joints through the kinematics
@@ -39,12 +39,11 @@ inline CouplingParams<S> coupling_params(const ModelT<S>& pm) {
   return {pm.contact_ke, pm.contact_kd, pm.contact_kf, pm.contact_mu, pm.contact_eps};
 }
 
-// the particle's centre against mesh shape s's convex hull (host models; a view has no
-// meshes: its overload in engine/model/rigid_view.h never touches)
-template <class T, class S>
-bool mesh_particle_contact(const RigidModelT<S>& m, int s, const mat33<T>& R, const vec3<T>& p, const svec<T>& v,
-                           const vec3<T>& x, const vec3<T>& xv, S r, const T& ke, const T& kd, const T& mu, S kf, S eps,
-                           vec3<T>& xc, vec3<T>& n, vec3<T>& f) {
+// the particle's centre against mesh shape s's convex hull (M: RigidModelT or RigidViewT)
+template <class T, class M, class S>
+ADJ_HD bool mesh_particle_contact(const M& m, int s, const mat33<T>& R, const vec3<T>& p, const svec<T>& v,
+                                  const vec3<T>& x, const vec3<T>& xv, S r, const T& ke, const T& kd, const T& mu, S kf,
+                                  S eps, vec3<T>& xc, vec3<T>& n, vec3<T>& f) {
   const PlacedShape<T> B = body_shape(m, s, R, p, v);
   const T d = mesh_hull_distance(m, s, B.ref.rot, B.ref.pos, x, r, n) - T(r);
   if (!(value(d) < 0)) return false;
@@ -220,6 +219,23 @@ ADJ_HD void coupling_params_adjoint(const M& m, int particle_count, const Coupli
   }
 }
 
+// the touching pairs of a state's pair slots (coupling_particle's), appended to a record for
+// drawing in (shape, particle) order
+template <class M, class S>
+void coupling_record(const M& m, int particle_count, const CouplingPair<S>* pairs, CouplingContactsT<S>* record) {
+  for (int s = 0; s < m.shape_count(); ++s)
+    for (int i = 0; i < particle_count; ++i) {
+      const CouplingPair<S>& q = pairs[std::size_t(s) * particle_count + i];
+      if (!q.touch) continue;
+      record->point.push_back(q.xc);
+      record->normal.push_back(q.n);
+      record->force.push_back(q.f);
+      record->particle.push_back(i);
+      record->body.push_back(m.shape_body[s]);
+      record->shape.push_back(s);
+    }
+}
+
 // every body-particle force of a state on the host (the kernels above in serial loops):
 // f_particle (particle_count) and fext_body (body_count) are overwritten; pairs is scratch;
 // optionally recorded, in (shape, particle) order
@@ -238,43 +254,7 @@ void coupling_forces(const RigidModelT<S>& m, const CouplingParams<S>& c, const 
   for (int i = 0; i < np; ++i) f_particle[std::size_t(i)] = coupling_particle(m, in, i, pr.data());
   fext_body.resize(std::size_t(m.body_count()));
   for (int b = 0; b < m.body_count(); ++b) fext_body[std::size_t(b)] = coupling_body(m, np, b, pr.data());
-  if (!record) return;
-  for (int s = 0; s < m.shape_count(); ++s)
-    for (int i = 0; i < np; ++i) {
-      const CouplingPair<S>& q = pr[std::size_t(s) * np + i];
-      if (!q.touch) continue;
-      record->point.push_back(q.xc);
-      record->normal.push_back(q.n);
-      record->force.push_back(q.f);
-      record->particle.push_back(i);
-      record->body.push_back(m.shape_body[s]);
-      record->shape.push_back(s);
-    }
-}
-
-// the reverse of coupling_forces on the host: given dL/d f_particle and dL/d fext_body, adds
-// to the adjoints of the body poses and velocities (adj_R, adj_p, adj_v), of the particle
-// positions and velocities (adj_x, adj_xv) and of ke, kd, mu (adj_c's fields; kf and eps are
-// constants); grads is scratch
-template <class S>
-void coupling_forces_adjoint(const RigidModelT<S>& m, const CouplingParams<S>& c, const std::vector<mat33<S>>& R,
-                             const std::vector<vec3<S>>& p, const std::vector<svec<S>>& v, const ModelT<S>& pm,
-                             const StateT<S>& ps, const std::vector<vec3<S>>& adj_f_particle,
-                             const std::vector<svec<S>>& adj_fext_body, std::vector<mat33<S>>& adj_R,
-                             std::vector<vec3<S>>& adj_p, std::vector<svec<S>>& adj_v, vec3<S>* adj_x, vec3<S>* adj_xv,
-                             CouplingParams<S>& adj_c, std::vector<CouplingPairGrad<S>>* grads = nullptr) {
-  const int np = pm.particle_count();
-  std::vector<CouplingPairGrad<S>> own;
-  std::vector<CouplingPairGrad<S>>& g = grads ? *grads : own;
-  g.resize(std::size_t(m.shape_count()) * np);
-  const CouplingInputs<S> in{
-      c, R.data(), p.data(), v.data(), ps.particle_q.data(), ps.particle_qd.data(), pm.particle_radius.data(), np};
-  for (int i = 0; i < np; ++i)
-    coupling_particle_adjoint(m, in, i, adj_f_particle[std::size_t(i)], adj_fext_body.data(), g.data(), adj_x[i],
-                              adj_xv[i]);
-  for (int b = 0; b < m.body_count(); ++b)
-    coupling_body_adjoint(m, np, b, g.data(), adj_R[std::size_t(b)], adj_p[std::size_t(b)], adj_v[std::size_t(b)]);
-  coupling_params_adjoint(m, np, g.data(), adj_c);
+  if (record) coupling_record(m, np, pr.data(), record);
 }
 
 }  // namespace adj::rigid

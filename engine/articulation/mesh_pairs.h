@@ -4,7 +4,8 @@
 // any pair with a mesh (they read the model's hull arrays, so they are not in the model-free
 // table of pairs.h); every kernel is generic over the scalar, so the adjoint takes dual
 // numbers through it as for the other pairs (contact_forces_adjoint), except the ground,
-// reversed by hand
+// reversed by hand. M: RigidModelT or its view RigidViewT (host or device), which both hold
+// the hull arrays
 #pragma once
 
 #include "engine/articulation/body_contact.h"
@@ -15,14 +16,15 @@ namespace adj::rigid {
 namespace mesh_detail {
 
 template <class T>
-inline bool is_mesh(const PlacedShape<T>& P) {
+ADJ_HD inline bool is_mesh(const PlacedShape<T>& P) {
   return P.ref.type == GEOM_MESH;
 }
 
 // samples of one side (shape: body shape index, -1 for a static collider): a mesh's hull
 // vertices (radius 0), a primitive's dense samples, none for a plane
-template <class T, class S>
-inline int sample_count(const RigidModelT<S>& m, const PlacedShape<T>& P, int shape) {
+template <class T, class M>
+ADJ_HD inline int sample_count(const M& m, const PlacedShape<T>& P, int shape) {
+  using S = model_scalar_t<M>;
   if (is_mesh(P)) {
     int b, e;
     mesh_hull_vertices(m, shape, b, e);
@@ -33,8 +35,8 @@ inline int sample_count(const RigidModelT<S>& m, const PlacedShape<T>& P, int sh
   return shape_sample_count(P.ref.type, z, true);
 }
 
-template <class T, class S>
-inline vec3<T> sample(const RigidModelT<S>& m, const PlacedShape<T>& P, int shape, int k, S& r) {
+template <class T, class M, class S>
+ADJ_HD inline vec3<T> sample(const M& m, const PlacedShape<T>& P, int shape, int k, S& r) {
   if (is_mesh(P)) {
     r = S(0);
     return P.ref.pos + P.ref.rot * lift<T>(m.hull_vertex[m.shape_hull_vertex_start[shape] + k]);
@@ -45,25 +47,26 @@ inline vec3<T> sample(const RigidModelT<S>& m, const PlacedShape<T>& P, int shap
 
 // signed distance to one side's surface (meshes: their hull); points beyond `reach` may
 // return a lower bound and no normal
-template <class T, class S>
-inline T distance(const RigidModelT<S>& m, const PlacedShape<T>& P, int shape, const vec3<T>& x, S reach, vec3<T>& n) {
+template <class T, class M, class S>
+ADJ_HD inline T distance(const M& m, const PlacedShape<T>& P, int shape, const vec3<T>& x, S reach, vec3<T>& n) {
   if (is_mesh(P)) return mesh_hull_distance(m, shape, P.ref.rot, P.ref.pos, x, reach, n);
   vec3<T> surface;
   return shape_distance(P.ref, x, n, surface);
 }
 
 // feature count of side A against side B, at least one a mesh (see rigid_mesh.h)
-template <class T, class S>
-inline int feature_count(const RigidModelT<S>& m, const PlacedShape<T>& A, int sa, const PlacedShape<T>& B, int sb) {
+template <class T, class M>
+ADJ_HD inline int feature_count(const M& m, const PlacedShape<T>& A, int sa, const PlacedShape<T>& B, int sb) {
   if (B.ref.type == GEOM_PLANE) return sample_count(m, A, sa);
   if (A.ref.type == GEOM_SPHERE || B.ref.type == GEOM_SPHERE) return 1;
   return sample_count(m, A, sa) + sample_count(m, B, sb);
 }
 
 // feature k: the force on A, the normal into A and the point midway between the surfaces
-template <class T, class S>
-bool feature(const RigidModelT<S>& m, const PlacedShape<T>& A, int sa, const PlacedShape<T>& B, int sb, int k,
-             const T& ke, const T& kd, const T& mu, vec3<T>& xc, vec3<T>& n, vec3<T>& f) {
+template <class T, class M>
+ADJ_HD bool feature(const M& m, const PlacedShape<T>& A, int sa, const PlacedShape<T>& B, int sb, int k, const T& ke,
+                    const T& kd, const T& mu, vec3<T>& xc, vec3<T>& n, vec3<T>& f) {
+  using S = model_scalar_t<M>;
   int side = 0;
   vec3<T> x;
   S r = S(0);
@@ -97,34 +100,36 @@ bool feature(const RigidModelT<S>& m, const PlacedShape<T>& A, int sa, const Pla
 
 }  // namespace mesh_detail
 
-template <class S>
-int mesh_collider_feature_count(const RigidModelT<S>& m, int s, int c) {
+template <class M>
+ADJ_HD int mesh_collider_feature_count(const M& m, int s, int c) {
+  using S = model_scalar_t<M>;
   const svec<S> v{};
   return mesh_detail::feature_count(m, body_shape(m, s, mat33<S>::identity(), vec3<S>(), v), s, collider_shape<S>(m, c),
                                     -1);
 }
 
-template <class S>
-int mesh_pair_feature_count(const RigidModelT<S>& m, int sa, int sb) {
+template <class M>
+ADJ_HD int mesh_pair_feature_count(const M& m, int sa, int sb) {
+  using S = model_scalar_t<M>;
   const svec<S> v{};
   const mat33<S> I = mat33<S>::identity();
   return mesh_detail::feature_count(m, body_shape(m, sa, I, vec3<S>(), v), sa, body_shape(m, sb, I, vec3<S>(), v), sb);
 }
 
-template <class T, class S>
-bool mesh_collider_contact(const RigidModelT<S>& m, int s, int c, int k, const mat33<T>& R, const vec3<T>& p,
-                           const svec<T>& v, const T& ke, const T& kd, const T& mu, svec<T>& fs, vec3<T>& xc,
-                           vec3<T>& n, vec3<T>& f) {
+template <class T, class M>
+ADJ_HD bool mesh_collider_contact(const M& m, int s, int c, int k, const mat33<T>& R, const vec3<T>& p,
+                                  const svec<T>& v, const T& ke, const T& kd, const T& mu, svec<T>& fs, vec3<T>& xc,
+                                  vec3<T>& n, vec3<T>& f) {
   if (!mesh_detail::feature(m, body_shape(m, s, R, p, v), s, collider_shape<T>(m, c), -1, k, ke, kd, mu, xc, n, f))
     return false;
   fs = svec<T>{cross(xc, f), f};
   return true;
 }
 
-template <class T, class S>
-bool mesh_pair_contact(const RigidModelT<S>& m, int sa, int sb, int k, const mat33<T>& Ra, const vec3<T>& pa,
-                       const svec<T>& va, const mat33<T>& Rb, const vec3<T>& pb, const svec<T>& vb, const T& ke,
-                       const T& kd, const T& mu, svec<T>& fs, vec3<T>& xc, vec3<T>& n, vec3<T>& f) {
+template <class T, class M>
+ADJ_HD bool mesh_pair_contact(const M& m, int sa, int sb, int k, const mat33<T>& Ra, const vec3<T>& pa,
+                              const svec<T>& va, const mat33<T>& Rb, const vec3<T>& pb, const svec<T>& vb, const T& ke,
+                              const T& kd, const T& mu, svec<T>& fs, vec3<T>& xc, vec3<T>& n, vec3<T>& f) {
   if (!mesh_detail::feature(m, body_shape(m, sa, Ra, pa, va), sa, body_shape(m, sb, Rb, pb, vb), sb, k, ke, kd, mu, xc,
                             n, f))
     return false;
@@ -133,9 +138,10 @@ bool mesh_pair_contact(const RigidModelT<S>& m, int sa, int sb, int k, const mat
 }
 
 // the ground against mesh shape s: its hull vertices as points of radius 0
-template <class T, class S, class Keep>
-void mesh_ground_forces(const RigidModelT<S>& m, int s, const mat33<T>& R, const vec3<T>& p, const svec<T>& v,
-                        const T& ke, const T& kd, const T& mu, svec<T>& fext, Keep&& keep) {
+template <class T, class M, class Keep>
+ADJ_HD void mesh_ground_forces(const M& m, int s, const mat33<T>& R, const vec3<T>& p, const svec<T>& v, const T& ke,
+                               const T& kd, const T& mu, svec<T>& fext, Keep&& keep) {
+  using S = model_scalar_t<M>;
   int h0, h1;
   mesh_hull_vertices(m, s, h0, h1);
   svec<T> fs;
@@ -147,10 +153,11 @@ void mesh_ground_forces(const RigidModelT<S>& m, int s, const mat33<T>& R, const
   }
 }
 
-template <class S, class P>
-void mesh_ground_adjoint(const RigidModelT<P>& m, int s, const mat33<S>& R, const vec3<S>& p, const svec<S>& v, S ke,
-                         S kd, S mu, const svec<S>& adj_fext, mat33<S>& adj_R, vec3<S>& adj_p, svec<S>& adj_v,
-                         S& adj_ke, S& adj_kd, S& adj_mu) {
+template <class S, class M>
+ADJ_HD void mesh_ground_adjoint(const M& m, int s, const mat33<S>& R, const vec3<S>& p, const svec<S>& v, S ke, S kd,
+                                S mu, const svec<S>& adj_fext, mat33<S>& adj_R, vec3<S>& adj_p, svec<S>& adj_v,
+                                S& adj_ke, S& adj_kd, S& adj_mu) {
+  using P = model_scalar_t<M>;
   int h0, h1;
   mesh_hull_vertices(m, s, h0, h1);
   svec<S> fs;

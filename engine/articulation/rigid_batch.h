@@ -245,12 +245,6 @@ class RigidBatchHostT {
 
   // copies the model; each environment gets its own scratch slice (`substeps` per step)
   Status upload(const RigidModelT<S>& model, int env_count, int substeps) {
-    if (rigid::rigid_first_mesh_shape(model) >= 0) {
-      std::string msg = "rigid batch: shape ";
-      msg += std::to_string(rigid::rigid_first_mesh_shape(model));
-      msg += " is a mesh; the batch (view) path has no mesh contact";
-      return Status::error(msg);
-    }
     model_ = model;
     view_ = rigid::make_rigid_view(model_);
     env_count_ = env_count;

@@ -1,9 +1,9 @@
 // the CUDA backend: the same substep kernels (engine/solver/kernels.h) launched on the GPU.
 // Available when built with nvcc (ADJ_HAS_CUDA) and a device is present at run time.
 // A model with articulated bodies steps particles and bodies together, as SolverT does: the
-// coupled substep's functors of engine/solver/coupled_kernels.h (engine/cuda/cuda_coupled.cuh;
-// their host twin CoupledHostT equals SolverT bit for bit). Mesh body shapes are refused at
-// upload (the device has no mesh contact).
+// coupled substep's functors of engine/solver/coupled_kernels.h (engine/cuda/cuda_coupled.cuh),
+// through the substep loops SolverT runs on the host. Mesh body shapes are refused at upload
+// (their contact compiles for the device but has not been checked on one).
 #pragma once
 
 #include <memory>

@@ -1,13 +1,14 @@
 // CudaSolverT's coupled path: particles and articulated bodies stepped together on the device,
-// engine/solver/coupled_kernels.h's functors launched by the substep loops that CoupledHostT
-// (engine/solver/coupled_host.h) runs on the host, where they equal the CPU solver bit for
-// bit; here: the device buffers, uploads and downloads. one thread per particle for the
+// engine/solver/coupled_kernels.h's functors launched by the substep loops that SolverT's
+// coupled step (engine/solver/coupled.cpp) runs on the host; here: the device buffers, uploads
+// and downloads. one thread per particle for the
 // body-particle pairs and the particle substep, one per body for the pair forces' gather, one
 // thread for the articulation's substep and its adjoint (the tree's recursions are serial).
 // no float atomics. on the device the results match the CPU within float round-off (nvcc
 // contracts a*b+c into FMAs); the particle-side model gradients are reduced once per step
-// (cuda_backend.cu does the same), not per substep. mesh body shapes are refused at upload
-// (a RigidViewT has no meshes).
+// (cuda_backend.cu does the same), not per substep. mesh body shapes are refused at upload:
+// the view holds their hulls and the functors compile for the device, but their contact has
+// not run on one (no GPU was lent to check it against the CPU).
 //
 // internal to engine/cuda (nvcc only): included by cuda_coupled_float.cu and
 // cuda_coupled_double.cu, one scalar each, so the two halves of this heavy translation unit
@@ -134,7 +135,8 @@ Status coupled_forward(Impl& d, const SolverOptions& o, const StateT<S>& in, con
   if (nv > 0) d.check(cudaMemcpy(c.sc.qd.data(), in.joint_qd.data(), sizeof(S) * nv, cudaMemcpyHostToDevice));
   d.up(c.act, control.joint_act);
   coupled_forward_substeps(CudaExec{&d.error}, shared_args<S>(d, c, base, !control.particle_f.empty(), h), c.sc,
-                           buffers<S>(d, c), o.substeps, [&](const vec3<S>* q) { return d.grid(q); });
+                           buffers<S>(d, c), o.substeps,
+                           [&](const CudaExec&, KernelArgs<S>& p, int) { p.grid = d.grid(p.q); });
   c.ok.assign(std::size_t(o.substeps), 0);
   d.check(cudaMemcpy(c.ok.data(), c.sc.ok.data(), sizeof(int) * c.ok.size(), cudaMemcpyDeviceToHost));
   if (d.error != cudaSuccess) return cuda_status(d.error, "coupled step");
@@ -163,7 +165,8 @@ Status coupled_upload(Impl& d, const ModelT<S>& m, int substeps) {
     const int b = m.rigid.shape_body[std::size_t(mesh)];
     return Status::error("CUDA backend: body shape " + std::to_string(mesh) + " (of body '" +
                          m.rigid.body_name[std::size_t(b)] +
-                         "') is a mesh; mesh body shapes step on the CPU only (the device has no mesh contact)");
+                         "') is a mesh; mesh body shapes step on the CPU only (their contact has not been checked on "
+                         "a device)");
   }
   d.coupled.reset(new CoupledDevice<S>);
   CoupledDevice<S>& c = *d.coupled;
@@ -241,8 +244,8 @@ Status coupled_step_adjoint(Impl& d, const SolverOptions& o, const StateT<S>& in
   a.p.g = grad_view(d.grad_slots, d.adj_model.get());  // reduced once per step, below
   const CoupledBuffers<S> b = buffers<S>(d, c);
   const CoupledAdjointOut<S> r = coupled_adjoint_substeps(
-      CudaExec{&d.error}, a, c.sc, b, o.substeps, [&](const vec3<S>* q) { return d.grid(q); }, [](CoupledArgs<S>&) {},
-      [] {});
+      CudaExec{&d.error}, a, c.sc, b, o.substeps, [&](const CudaExec&, KernelArgs<S>& p, int) { p.grid = d.grid(p.q); },
+      [](const CudaExec&) {}, [](const CudaExec&) {});
   DeviceState<S>* upstream = r.particles == 1 ? &d.adj_a : (r.particles == 2 ? &d.adj_b : &d.adj_top);
   const S* joint_up = r.joints;
   std::vector<S> tmp;

@@ -130,7 +130,7 @@ Status RigidBatchCudaT<S>::upload(const RigidModelT<S>& model, int env_count, in
   if (rigid::rigid_first_mesh_shape(model) >= 0) {
     std::string msg = "rigid CUDA batch: shape ";
     msg += std::to_string(rigid::rigid_first_mesh_shape(model));
-    msg += " is a mesh; the device path has no mesh contact";
+    msg += " is a mesh; mesh contact has not been checked on a device (step it on the CPU)";
     return Status::error(msg);
   }
   Impl& d = *impl_;

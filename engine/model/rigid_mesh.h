@@ -59,9 +59,10 @@ Status rigid_convex_hull(const std::vector<vec3<double>>& points, std::vector<Id
 
 namespace rigid {
 
-// hull vertices [begin, end) of shape s in RigidModelT::hull_vertex (empty for other shapes)
-template <class S>
-inline void mesh_hull_vertices(const RigidModelT<S>& m, int s, int& begin, int& end) {
+// hull vertices [begin, end) of shape s in the model's hull_vertex (empty for other shapes).
+// M: RigidModelT or its view RigidViewT (engine/model/rigid_view.h), host or device
+template <class M>
+ADJ_HD inline void mesh_hull_vertices(const M& m, int s, int& begin, int& end) {
   const bool has = m.shape_type[s] == GEOM_MESH && s + 1 < int(m.shape_hull_vertex_start.size());
   begin = has ? m.shape_hull_vertex_start[s] : 0;
   end = has ? m.shape_hull_vertex_start[s + 1] : 0;
@@ -70,9 +71,9 @@ inline void mesh_hull_vertices(const RigidModelT<S>& m, int s, int& begin, int& 
 // signed distance from x (world) to the hull of mesh shape s whose frame is at (Rs, ps) in the
 // world, and the outward unit normal n (world). points farther than `reach` from every face
 // plane return a lower bound of the distance (> reach) and no normal
-template <class T, class S>
-T mesh_hull_distance(const RigidModelT<S>& m, int s, const mat33<T>& Rs, const vec3<T>& ps, const vec3<T>& x, S reach,
-                     vec3<T>& n) {
+template <class T, class M, class S>
+ADJ_HD T mesh_hull_distance(const M& m, int s, const mat33<T>& Rs, const vec3<T>& ps, const vec3<T>& x, S reach,
+                            vec3<T>& n) {
   const int f0 = m.shape_hull_tri_start[s], f1 = m.shape_hull_tri_start[s + 1];
   const vec3<T> local = transpose(Rs) * (x - ps);
   int best = f0;

@@ -3,10 +3,10 @@
 // CUDA device from the same source as on the host; Span (pointer + count) for its arrays and
 // for the per-environment scratch carved from one preallocated arena (ArenaCursor).
 //
-// the host solver (RigidSolverT) instantiates the stages on RigidModelT itself; the batch
-// kernel (engine/articulation/rigid_batch.h, engine/cuda/rigid_cuda.cu) on RigidViewT. mesh shapes
-// are not in the view: the device path has no mesh contact (make_rigid_view's caller rejects mesh
-// models, and body_contact.h's mesh dispatch has an empty overload for views).
+// the host solver (RigidSolverT) instantiates the stages on RigidModelT itself; SolverT's coupled
+// substep (engine/solver/coupled_kernels.h), the batch kernel (engine/articulation/rigid_batch.h)
+// and the CUDA backend on RigidViewT. mesh shapes touch through their convex hulls, which the
+// view holds (the hull arrays; the triangle meshes themselves, for drawing, are left out).
 #pragma once
 
 #include <cstddef>
@@ -44,7 +44,7 @@ using model_scalar_t = std::remove_cv_t<std::remove_reference_t<decltype(std::de
 // the record type of a pass that records no contacts (device code)
 struct NoRecord {};
 
-// RigidModelT's fields as spans (body_name and the mesh arrays left out)
+// RigidModelT's fields as spans (body_name and the drawn triangle meshes left out)
 template <class S>
 struct RigidViewT {
   Span<const S> body_mass;
@@ -67,6 +67,12 @@ struct RigidViewT {
   Span<const mat33<S>> shape_rot;
   Span<const vec3<S>> shape_size;
   Span<const int> shape_group, shape_mask;
+  // mesh shapes' convex hulls (engine/model/rigid_mesh.h); empty without mesh shapes
+  Span<const vec3<S>> hull_vertex;
+  Span<const Idx3> hull_tri;
+  Span<const vec3<S>> hull_normal;
+  Span<const S> hull_offset;
+  Span<const int> shape_hull_vertex_start, shape_hull_tri_start;
   Span<const int> actuator_dof, actuator_type;
   Span<const S> actuator_gear, actuator_kp, actuator_kd;
   Span<const vec3<S>> actuator_pos, actuator_axis;
@@ -132,6 +138,12 @@ RigidViewT<S> map_rigid_view(const RigidViewT<S>& v, Map&& map) {
   put(r.shape_size, v.shape_size);
   put(r.shape_group, v.shape_group);
   put(r.shape_mask, v.shape_mask);
+  put(r.hull_vertex, v.hull_vertex);
+  put(r.hull_tri, v.hull_tri);
+  put(r.hull_normal, v.hull_normal);
+  put(r.hull_offset, v.hull_offset);
+  put(r.shape_hull_vertex_start, v.shape_hull_vertex_start);
+  put(r.shape_hull_tri_start, v.shape_hull_tri_start);
   put(r.actuator_dof, v.actuator_dof);
   put(r.actuator_type, v.actuator_type);
   put(r.actuator_gear, v.actuator_gear);
@@ -185,6 +197,12 @@ RigidViewT<S> make_rigid_view(const RigidModelT<S>& m) {
   v.shape_size = m.shape_size;
   v.shape_group = m.shape_group;
   v.shape_mask = m.shape_mask;
+  v.hull_vertex = m.hull_vertex;
+  v.hull_tri = m.hull_tri;
+  v.hull_normal = m.hull_normal;
+  v.hull_offset = m.hull_offset;
+  v.shape_hull_vertex_start = m.shape_hull_vertex_start;
+  v.shape_hull_tri_start = m.shape_hull_tri_start;
   v.actuator_dof = m.actuator_dof;
   v.actuator_type = m.actuator_type;
   v.actuator_gear = m.actuator_gear;
@@ -209,7 +227,8 @@ RigidViewT<S> make_rigid_view(const RigidModelT<S>& m) {
   return v;
 }
 
-// the first mesh shape of a model (the device path has no mesh contact), -1 if none
+// the first mesh shape of a model, -1 if none (the CUDA backend refuses mesh shapes: their
+// contact has not run on a device)
 template <class S>
 int rigid_first_mesh_shape(const RigidModelT<S>& m) {
   for (int s = 0; s < m.shape_count(); ++s)

@@ -1,16 +1,22 @@
-// SolverT's dispatch over the stages the Model holds, and the coupled substep of particles
-// and articulated bodies (two-way body-particle contact, engine/articulation/body_particle.h).
+// SolverT's dispatch over the stages the Model holds, and the coupled step of particles and
+// articulated bodies (two-way body-particle contact, engine/articulation/body_particle.h): the
+// functors of engine/solver/coupled_kernels.h launched by its substep loops, on one thread or
+// the particle solver's team (engine/solver/team.h, chosen by measured time as the particle
+// step chooses), with the particle stages' SIMD lanes (kernels_simd.h). The CUDA backend
+// launches the same functors through the same loops (engine/cuda/cuda_coupled.cuh).
 //
 // each coupled substep reads one state and writes the next:
 //   body poses and velocities (rigid kinematics) -> body-particle contact forces ->
 //   particles: one semi-implicit substep with the contact forces added to the control's
 //   external forces -> bodies: one articulation substep with the equal and opposite forces
-//   added to their external forces (rigid::Work::fext_extra)
-// step_adjoint() records the substeps and runs them backwards: the particle substep adjoint,
-// the articulation substep adjoint (rigid::substep_adjoint, which leaves dL/d fext), the
-// coupling forces' adjoint (dual numbers per touching pair) and the kinematics'
-// vector-Jacobian product for the body poses the forces read. exact and deterministic,
-// tested against central differences in tests/engine/articulation/coupling_test.cpp.
+//   added to their external forces (rigid::WorkView::fext_extra)
+// step_adjoint() recomputes the substeps (keeping each one's states, articulation scratch and
+// total particle force) and runs them backwards: the particle substep adjoint, the
+// articulation substep adjoint (which leaves dL/d fext), the coupling forces' adjoint (dual
+// numbers per touching pair) and the kinematics' vector-Jacobian product for the body poses
+// the forces read. exact and deterministic, tested against central differences in
+// tests/engine/articulation/coupling_test.cpp and against reference bits in
+// tests/engine/solver/coupled_kernels_test.cpp.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -18,44 +24,13 @@
 #include "engine/articulation/body_particle.h"
 #include "engine/articulation/rigid_solver.h"
 #include "engine/core/float_env.h"
+#include "engine/solver/bodies_scratch.h"
 #include "engine/solver/coupled_kernels.h"
+#include "engine/solver/particle_scratch.h"
 #include "engine/solver/solver.h"
+#include "engine/solver/stability.h"
 
 namespace adj {
-
-namespace {
-
-template <class S>
-void zero_fill(Array<vec3<S>>& a, int n) {
-  a.assign(std::size_t(n), vec3<S>());
-}
-
-template <class S>
-void add_into(Array<S>& dst, const Array<S>& src) {
-  if (dst.size() < src.size()) dst.resize(src.size(), S(0));
-  for (std::size_t i = 0; i < src.size(); ++i) dst[i] += src[i];
-}
-
-template <class S>
-void add_into(Array<vec3<S>>& dst, const Array<vec3<S>>& src) {
-  if (dst.size() < src.size()) dst.resize(src.size(), vec3<S>());
-  for (std::size_t i = 0; i < src.size(); ++i) dst[i] += src[i];
-}
-
-}  // namespace
-
-template <class S>
-struct SolverT<S>::Bodies {
-  RigidSolverT<S> rigid;              // the articulation alone (models without particles)
-  std::vector<StateT<S>> sub;         // coupled substep states, (substeps + 1)
-  std::vector<rigid::Work<S>> tape;   // articulation scratch of each substep (poses, fext, Cholesky)
-  std::vector<ControlT<S>> pcontrol;  // particle control of each substep (with the contact forces)
-  std::vector<vec3<S>> f_particle;
-  std::vector<rigid::svec<S>> fext_body;
-  std::vector<rigid::CouplingPair<S>> pairs;           // (shape, particle) slots of the pair forces
-  std::vector<rigid::CouplingPairGrad<S>> pair_grads;  // ... and of their adjoints
-  rigid::AdjWork<S> adj_work;
-};
 
 template <class S>
 void SolverT<S>::BodiesDelete::operator()(Bodies* p) const {
@@ -75,6 +50,19 @@ typename SolverT<S>::Bodies& SolverT<S>::bodies() {
   return *bodies_;
 }
 
+// the coupled substep (coupled_kernels.h's functors) integrates the particles explicitly: a
+// model of particles and bodies on the implicit integrator is refused rather than stepped
+// with another integrator than the one its scene names
+template <class S>
+static Status coupled_integrator_ok(const ModelT<S>& model) {
+  if (model.integrator != INTEGRATOR_IMPLICIT) return Status::ok();
+  return Status::error("step: settings.integrator is \"implicit\" but the scene's particles share it with " +
+                       std::to_string(model.body_count()) +
+                       " bodies: the coupled substep of particles and bodies integrates explicitly only; set "
+                       "\"integrator\": \"explicit\" (and enough substeps) or keep the implicit particles "
+                       "apart from bodies");
+}
+
 template <class S>
 Status SolverT<S>::step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt,
                         ContactsT<S>* contacts, StepRecordT<S>* record) {
@@ -88,11 +76,14 @@ Status SolverT<S>::step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& 
     if (contacts) contacts->clear();
     return particle_step(model, in, out, control, dt, options_.substeps, contacts, record);
   }
-  // bodies, and particles coupled to them: no team of threads (the particle solver's loops take
-  // the flush on each of its threads, engine/solver/team.h)
+  // bodies (and particles coupled to them): the articulation's stages run with subnormals
+  // flushed, as the particle stages' threads do (engine/solver/team.h)
   const FlushSubnormals flush;  // engine/core/float_env.h
   if (&in == &out) return Status::error("step: states are never updated in place (in and out are the same)");
-  if (model.particle_count() > 0) return coupled_step(model, in, out, control, dt, contacts);
+  if (model.particle_count() > 0) {
+    if (Status st = coupled_integrator_ok(model); !st) return st;
+    return coupled_step(model, in, out, control, dt, contacts);
+  }
   out.particle_q.clear();
   out.particle_qd.clear();
   if (contacts) contacts->clear();
@@ -109,8 +100,10 @@ Status SolverT<S>::step_adjoint(const ModelT<S>& model, const StateT<S>& in, con
     return particle_adjoint(model, in, control, dt, options_.substeps, adj_out, adj_in, adj_control, adj_model, record);
   const FlushSubnormals flush;
   fit_coupled_grads(model, control, adj_control, adj_model);
-  if (model.particle_count() > 0)
+  if (model.particle_count() > 0) {
+    if (Status st = coupled_integrator_ok(model); !st) return st;
     return coupled_adjoint(model, in, control, dt, adj_out, adj_in, adj_control, adj_model);
+  }
   adj_in.particle_q.clear();
   adj_in.particle_qd.clear();
   return bodies().rigid.step_adjoint(model.rigid, in, control, dt, adj_out, adj_in, adj_control, adj_model.rigid,
@@ -118,71 +111,138 @@ Status SolverT<S>::step_adjoint(const ModelT<S>& model, const StateT<S>& in, con
 }
 
 template <class S>
-Status SolverT<S>::coupled_substep(const ModelT<S>& pm, const ControlT<S>& control, S h, int k,
-                                   ContactsT<S>* contacts) {
+Status SolverT<S>::coupled_forward(const ModelT<S>& pm, const StateT<S>& in, const ControlT<S>& control, S dt,
+                                   StateT<S>* out) {
   const RigidModelT<S>& rm = pm.rigid;
+  const int n = options_.substeps, np = pm.particle_count(), nq = rm.q_count(), nv = rm.dof_count();
+  if (in.particle_count() != np) return Status::error("step: the particle state does not match the model");
+  if (in.q_count() != nq || in.dof_count() != nv)
+    return Status::error("step: the joint state does not match the model");
+  if (int(control.joint_act.size()) != rm.actuator_count())
+    return Status::error("step: the control does not match the actuators");
+  if (!control_ok(pm, control)) return Status::error("step: control does not match the model");
+  Scratch& ps = *scratch_;
   Bodies& b = bodies();
-  const StateT<S>& in = b.sub[std::size_t(k)];
-  StateT<S>& out = b.sub[std::size_t(k + 1)];
-  rigid::Work<S>& w = b.tape[std::size_t(k)];
-  const rigid::Params<S> par = rigid::lift_params<S>(rm);
-  w.resize(rm.body_count(), rm.q_count(), rm.dof_count());
-  // particles first (their contacts overwrite the record), on the pair forces of this
-  // substep's input: body poses, then the forces
-  rigid::kinematics(rm, par, in.joint_q.data(), in.joint_qd.data(), w);
-  rigid::CouplingContactsT<S> pair_record;
-  rigid::coupling_forces(rm, rigid::coupling_params(pm), w.R, w.p, w.v, pm, in, b.f_particle, b.fext_body,
-                         contacts ? &pair_record : nullptr, &b.pairs);
-  ControlT<S>& pc = b.pcontrol[std::size_t(k)];
-  pc.particle_f = control.particle_f;
-  pc.spring_act = control.spring_act;
-  pc.tet_act = control.tet_act;
-  if (int(pc.particle_f.size()) != pm.particle_count()) zero_fill(pc.particle_f, pm.particle_count());
-  for (int i = 0; i < pm.particle_count(); ++i) pc.particle_f[i] += b.f_particle[std::size_t(i)];
-  Status st = particle_step(pm, in, out, pc, h, 1, contacts);
-  if (!st) return st;
-  if (contacts) {
-    contacts->body_particle = std::move(pair_record);
-    st = rigid_contacts(rm, in, control, contacts->bodies);
-    if (!st) return st;
+  ps.resize(pm, n);
+  const rigid::RigidViewT<S> rv = rigid::make_rigid_view(rm);
+  b.fit(pm, rv, n);
+  const S h = dt / S(n);
+  CoupledArgs<S> a = coupled_args(pm, rv, control, h);
+  const CoupledBuffers<S> buf = coupled_buffers(in, out);
+  std::copy(in.joint_q.begin(), in.joint_q.end(), b.sc.q.data());
+  std::copy(in.joint_qd.begin(), in.joint_qd.end(), b.sc.qd.data());
+  const int lanes = ps.lane_bytes;
+  run_chosen(team_size(options_.thread_count), lanes, substep_work(a.p.m), b.forward_team, [&](const auto& exec) {
+    if (lanes > 0) {
+      const PackStates<S> first{in.particle_q.data(), in.particle_qd.data(), np, ps.pack(0)};
+      exec.launch(first.blocks(), first);
+    }
+    coupled_forward_substeps(exec, a, b.sc, buf, n, [&](const auto& x, KernelArgs<S>& p, int k) {
+      if (lanes > 0) {
+        p.state_pack = ps.pack(k % 2);
+        p.state_pack_out = ps.pack((k + 1) % 2);
+      }
+      if (pm.particle_contact) x.single([&] { ps.build_grid(pm, p.q); });
+    });
+  });
+  for (int k = 0; k < n; ++k)
+    if (!b.sc.ok[k])
+      return Status::error(
+          "coupled step: " +
+          rigid_substep_failure(rm, b.sc.q.data() + std::size_t(k) * nq, b.sc.qd.data() + std::size_t(k) * nv, k, n)
+              .message() +
+          " (substep " + std::to_string(k) + ")");
+  if (!options_.check_finite || !out) return Status::ok();
+  // a non-finite value stays so in every later substep: one check of the output, then the
+  // substeps in turn for the first whose output is not finite, named with its particle or joint
+  StateT<S> s;
+  s.joint_q.assign(b.sc.q.data() + std::size_t(n) * nq, b.sc.q.data() + std::size_t(n + 1) * nq);
+  s.joint_qd.assign(b.sc.qd.data() + std::size_t(n) * nv, b.sc.qd.data() + std::size_t(n + 1) * nv);
+  if (particles_finite(*out) && rigid_check_finite(rm, s, "coupled step")) return Status::ok();
+  for (int k = 0; k < n; ++k) {
+    s.particle_q.assign(buf.q[std::size_t(k + 1)], buf.q[std::size_t(k + 1)] + np);
+    s.particle_qd.assign(buf.qd[std::size_t(k + 1)], buf.qd[std::size_t(k + 1)] + np);
+    s.joint_q.assign(b.sc.q.data() + std::size_t(k + 1) * nq, b.sc.q.data() + std::size_t(k + 2) * nq);
+    s.joint_qd.assign(b.sc.qd.data() + std::size_t(k + 1) * nv, b.sc.qd.data() + std::size_t(k + 2) * nv);
+    const Status st = check_state_finite(pm, s, "coupled step");
+    if (!st)
+      return Status::error(st.message() + " (substep " + std::to_string(k) + ")" +
+                           (particles_finite(s) ? std::string() : stability_note(pm, double(h), double(dt))));
   }
-  // bodies: the opposite forces join their external forces
-  w.fext_extra = b.fext_body;
-  out.joint_q.resize(in.joint_q.size());
-  out.joint_qd.resize(in.joint_qd.size());
-  if (!rigid::substep(rm, par, in.joint_q.data(), in.joint_qd.data(), control.joint_act.data(), h, out.joint_q.data(),
-                      out.joint_qd.data(), w, static_cast<RigidContactsT<S>*>(nullptr)))
-    return Status::error(
-        "coupled step: " +
-        rigid_substep_failure(rm, in.joint_q.data(), in.joint_qd.data(), k, options_.substeps).message());
-  if (options_.check_finite) return rigid_check_finite(rm, out, "coupled step");
   return Status::ok();
+}
+
+template <class S>
+CoupledArgs<S> SolverT<S>::coupled_args(const ModelT<S>& pm, const rigid::RigidViewT<S>& rv, const ControlT<S>& control,
+                                        S h) {
+  Scratch& ps = *scratch_;
+  CoupledArgs<S> a;
+  a.p = base_args(pm, control, h);
+  a.p.f_slot = ps.f_slot.data();
+  a.p.grid = ps.grid_view();
+  a.m = rv;
+  a.c = rigid::coupling_params(pm);
+  a.h = h;
+  a.act = data_or_null(control.joint_act);
+  a.control_f = data_or_null(control.particle_f);
+  return a;
+}
+
+template <class S>
+CoupledBuffers<S> SolverT<S>::coupled_buffers(const StateT<S>& in, StateT<S>* out) {
+  Scratch& ps = *scratch_;
+  Bodies& b = *bodies_;
+  const int n = options_.substeps, np = in.particle_count();
+  CoupledBuffers<S> buf;
+  // the kernels read substep inputs through the same pointers they write outputs through
+  buf.q.push_back(const_cast<vec3<S>*>(in.particle_q.data()));
+  buf.qd.push_back(const_cast<vec3<S>*>(in.particle_qd.data()));
+  for (int k = 0; k < n; ++k) {
+    StateT<S>& s = (out && k + 1 == n) ? *out : ps.sub[std::size_t(k)];
+    s.particle_q.resize(std::size_t(np));
+    s.particle_qd.resize(std::size_t(np));
+    buf.q.push_back(s.particle_q.data());
+    buf.qd.push_back(s.particle_qd.data());
+    buf.f_total.push_back(ps.f_total_sub[std::size_t(k)].data());
+  }
+  buf.pf = b.pf.data();
+  buf.adj_pf = b.adj_pf.data();
+  buf.pairs = b.pairs.data();
+  buf.grads = b.grads.data();
+  buf.adj_q[1] = ps.adj_a.particle_q.data();
+  buf.adj_qd[1] = ps.adj_a.particle_qd.data();
+  buf.adj_q[2] = ps.adj_b.particle_q.data();
+  buf.adj_qd[2] = ps.adj_b.particle_qd.data();
+  buf.dummy_q = ps.dummy_q.data();
+  buf.dummy_qd = ps.dummy_qd.data();
+  buf.adj_f = ps.adj_f.data();
+  buf.adj_q_slot = ps.adj_q_slot.data();
+  buf.adj_qd_slot = ps.adj_qd_slot.data();
+  return buf;
 }
 
 template <class S>
 Status SolverT<S>::coupled_step(const ModelT<S>& pm, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control,
                                 S dt, ContactsT<S>* contacts) {
-  const RigidModelT<S>& rm = pm.rigid;
-  if (in.particle_count() != pm.particle_count())
-    return Status::error("step: the particle state does not match the model");
-  if (in.q_count() != rm.q_count() || in.dof_count() != rm.dof_count())
-    return Status::error("step: the joint state does not match the model");
-  if (int(control.joint_act.size()) != rm.actuator_count())
-    return Status::error("step: the control does not match the actuators");
-  Bodies& b = bodies();
-  const int n = options_.substeps;
-  const S h = dt / S(n);
-  b.sub.resize(std::size_t(n + 1));
-  b.tape.resize(std::size_t(n));
-  b.pcontrol.resize(std::size_t(n));
-  b.sub[0] = in;
   if (contacts) contacts->clear();
-  for (int k = 0; k < n; ++k) {
-    Status st = coupled_substep(pm, control, h, k, contacts && k + 1 == n ? contacts : nullptr);
-    if (!st) return Status::error(st.message() + " (substep " + std::to_string(k) + ")");
-  }
-  out = b.sub[std::size_t(n)];
-  return Status::ok();
+  Status st = coupled_forward(pm, in, control, dt, &out);
+  if (!st) return st;
+  const RigidModelT<S>& rm = pm.rigid;
+  const int n = options_.substeps, nq = rm.q_count(), nv = rm.dof_count();
+  const Bodies& b = *bodies_;
+  out.joint_q.assign(b.sc.q.data() + std::size_t(n) * nq, b.sc.q.data() + std::size_t(n + 1) * nq);
+  out.joint_qd.assign(b.sc.qd.data() + std::size_t(n) * nv, b.sc.qd.data() + std::size_t(n + 1) * nv);
+  if (!contacts) return Status::ok();
+  // the contacts of the last substep's input: the particles', the pairs it left in their slots,
+  // the bodies'
+  StateT<S> last;
+  last.particle_q = n == 1 ? in.particle_q : scratch_->sub[std::size_t(n - 2)].particle_q;
+  last.particle_qd = n == 1 ? in.particle_qd : scratch_->sub[std::size_t(n - 2)].particle_qd;
+  last.joint_q.assign(b.sc.q.data() + std::size_t(n - 1) * nq, b.sc.q.data() + std::size_t(n) * nq);
+  last.joint_qd.assign(b.sc.qd.data() + std::size_t(n - 1) * nv, b.sc.qd.data() + std::size_t(n) * nv);
+  compute_contacts(pm, last, *contacts);
+  rigid::coupling_record(rm, pm.particle_count(), b.pairs.data(), &contacts->body_particle);
+  return rigid_contacts(rm, last, control, contacts->bodies);
 }
 
 template <class S>
@@ -190,57 +250,66 @@ Status SolverT<S>::coupled_adjoint(const ModelT<S>& pm, const StateT<S>& in, con
                                    const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
                                    ModelGradT<S>& adj_model) {
   const RigidModelT<S>& rm = pm.rigid;
-  const int nb = rm.body_count(), np = pm.particle_count();
-  if (adj_out.particle_count() != np || adj_out.q_count() != rm.q_count() || adj_out.dof_count() != rm.dof_count())
+  const int n = options_.substeps, np = pm.particle_count(), nq = rm.q_count(), nv = rm.dof_count();
+  if (adj_out.particle_count() != np || adj_out.q_count() != nq || adj_out.dof_count() != nv)
     return Status::error("step adjoint: the adjoint of the output state does not match the model");
   // forward, keeping every substep
-  StateT<S> scratch_out;
-  Status st = coupled_step(pm, in, scratch_out, control, dt, nullptr);
+  Status st = coupled_forward(pm, in, control, dt, nullptr);
   if (!st) return Status::error(st.message() + " (adjoint recompute)");
-  Bodies& b = bodies();
-  const int n = options_.substeps;
-  const S h = dt / S(n);
-  const rigid::Params<S> par = rigid::lift_params<S>(rm);
-  const rigid::CouplingParams<S> cp = rigid::coupling_params(pm);
-  rigid::Params<S> adj_par = rigid::zero_params(rm);
-  rigid::CouplingParams<S> adj_cp{S(0), S(0), S(0), S(0), S(0)};
-  StateT<S> adj = adj_out, prev = zero_like(adj_out);
-  ControlT<S> pc_adj;
-  rigid::AdjWork<S> kin;  // the adjoints of the body poses and velocities the pair forces read
-  for (int k = n - 1; k >= 0; --k) {
-    const StateT<S>& s = b.sub[std::size_t(k)];
-    const rigid::Work<S>& w = b.tape[std::size_t(k)];
-    // particles (dL/d contact force = dL/d external force)
-    pc_adj = pm.make_control();
-    st = particle_adjoint(pm, s, b.pcontrol[std::size_t(k)], h, 1, adj, prev, pc_adj, adj_model);
-    if (!st) return Status::error("step adjoint, substep " + std::to_string(k) + ": " + st.message());
-    if (!control.particle_f.empty()) add_into(adj_control.particle_f, pc_adj.particle_f);
-    add_into(adj_control.spring_act, pc_adj.spring_act);
-    add_into(adj_control.tet_act, pc_adj.tet_act);
-    // bodies: leaves dL/d fext in adj_work.fext
-    prev.joint_q.assign(std::size_t(rm.q_count()), S(0));
-    prev.joint_qd.assign(std::size_t(rm.dof_count()), S(0));
-    rigid::substep_adjoint(rm, par, s.joint_q.data(), s.joint_qd.data(), control.joint_act.data(), h, w,
-                           adj.joint_q.data(), adj.joint_qd.data(), prev.joint_q.data(), prev.joint_qd.data(),
-                           adj_control.joint_act.data(), adj_par, b.adj_work);
-    // the pair forces, then the body poses and velocities they read
-    kin.reset(nb, rm.dof_count());
-    rigid::coupling_forces_adjoint(rm, cp, w.R, w.p, w.v, pm, s, pc_adj.particle_f, b.adj_work.fext, kin.R, kin.p,
-                                   kin.v, prev.particle_q.data(), prev.particle_qd.data(), adj_cp, &b.pair_grads);
-    rigid::kinematics_adjoint(rm, par, s.joint_q.data(), s.joint_qd.data(), w, prev.joint_q.data(),
-                              prev.joint_qd.data(), adj_par, kin);
-    std::swap(adj, prev);
-    if (options_.check_finite) {
-      st = check_state_finite(pm, adj, "adjoint");
-      if (!st) return Status::error(st.message() + " (substep " + std::to_string(k) + ")");
-    }
-  }
-  adj_in = std::move(adj);
-  rigid::add_param_grads(adj_par, adj_model.rigid);
-  adj_model.contact_ke += adj_cp.ke;
-  adj_model.contact_kd += adj_cp.kd;
-  adj_model.contact_mu += adj_cp.mu;
-  return Status::ok();
+  Scratch& ps = *scratch_;
+  Bodies& b = *bodies_;
+  const rigid::RigidViewT<S> rv = rigid::make_rigid_view(rm);
+  // the accumulators: the joint actuators' adjoint from the caller, the parameters' zeroed
+  std::fill(b.sc.adj_act.begin(), b.sc.adj_act.end(), S(0));
+  std::copy(adj_control.joint_act.begin(), adj_control.joint_act.begin() + rm.actuator_count(), b.sc.adj_act.data());
+  std::fill(b.sc.adj_param.begin(), b.sc.adj_param.end(), S(0));
+  std::fill(b.sc.adj_coupling.begin(), b.sc.adj_coupling.end(), S(0));
+  b.adj_joint_out.assign(adj_out.joint_q.begin(), adj_out.joint_q.end());
+  b.adj_joint_out.insert(b.adj_joint_out.end(), adj_out.joint_qd.begin(), adj_out.joint_qd.end());
+  CoupledBuffers<S> buf = coupled_buffers(in, nullptr);
+  buf.adj_q[0] = const_cast<vec3<S>*>(adj_out.particle_q.data());  // read only
+  buf.adj_qd[0] = const_cast<vec3<S>*>(adj_out.particle_qd.data());
+  buf.adj_joint_out = b.adj_joint_out.data();
+  CoupledArgs<S> a = coupled_args(pm, rv, control, dt / S(n));
+  a.adj_control_f = control.particle_f.empty() ? nullptr : adj_control.particle_f.data();
+  a.p.adj_spring_act = data_or_null(adj_control.spring_act);
+  a.p.adj_tet_act = data_or_null(adj_control.tet_act);
+  // the particle-side model gradients: per element into adj_model, the scene-wide fields'
+  // partials summed per substep (as the particle-only step does)
+  const GradSlots slots = grad_slots(pm);
+  ps.grad_partials.assign(std::size_t(slots.size), S(0));
+  a.p.g = grad_view(adj_model, slots, ps.grad_partials.data());
+  const int lanes = ps.lane_bytes;
+  CoupledAdjointOut<S> r;
+  run_chosen(team_size(options_.thread_count), lanes, substep_work(a.p.m), b.adjoint_team, [&](const auto& exec) {
+    auto prepare = [&](const auto& x, KernelArgs<S>& p, int k) {
+      if (lanes > 0) {
+        const PackStates<S> input{p.q, p.qd, np, ps.pack(k % 2)};
+        x.launch(input.blocks(), input);
+        p.state_pack = ps.pack(k % 2);
+      }
+      if (pm.particle_contact) x.single([&] { ps.build_grid(pm, p.q); });
+    };
+    auto before = [&](const auto& x) {
+      x.single([&] { std::fill(ps.grad_partials.begin(), ps.grad_partials.end(), S(0)); });
+    };
+    auto after = [&](const auto& x) {
+      x.single([&] { add_slots(slots, ps.grad_partials.data(), adj_model, /*per_element=*/false); });
+    };
+    const CoupledAdjointOut<S> o = coupled_adjoint_substeps(exec, a, b.sc, buf, n, prepare, before, after);
+    exec.single([&] { r = o; });  // the same on every thread
+  });
+  adj_in = zero_like(adj_out);
+  adj_in.particle_q.assign(buf.adj_q[r.particles], buf.adj_q[r.particles] + np);
+  adj_in.particle_qd.assign(buf.adj_qd[r.particles], buf.adj_qd[r.particles] + np);
+  adj_in.joint_q.assign(r.joints, r.joints + nq);
+  adj_in.joint_qd.assign(r.joints + nq, r.joints + nq + nv);
+  std::copy(b.sc.adj_act.data(), b.sc.adj_act.data() + rm.actuator_count(), adj_control.joint_act.begin());
+  rigid::batch_sum_param_grads(rm, 1, b.sc.adj_param.data(), adj_model.rigid);
+  adj_model.contact_ke += b.sc.adj_coupling[0];
+  adj_model.contact_kd += b.sc.adj_coupling[1];
+  adj_model.contact_mu += b.sc.adj_coupling[2];
+  return options_.check_finite ? check_state_finite(pm, adj_in, "adjoint") : Status::ok();
 }
 
 #define ADJ_SOLVER_BODIES(S)                                                                              \

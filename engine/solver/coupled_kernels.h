@@ -1,7 +1,8 @@
-// the coupled substep of particles and articulated bodies (engine/solver/coupled.cpp's stages)
-// as ADJ_HD functors over views, so the same source runs in plain host loops (CoupledHostT,
-// engine/solver/coupled_host.h: bit-equal to SolverT) and as CUDA launches (CudaSolverT,
-// engine/cuda/cuda_coupled.cuh). one coupled substep, forward:
+// the coupled substep of particles and articulated bodies as ADJ_HD functors over views, one
+// source for the host (SolverT's coupled step, engine/solver/coupled.cpp: one thread or the
+// particle solver's team, engine/solver/team.h) and the device (CudaSolverT,
+// engine/cuda/cuda_coupled.cuh), which launch them through the same substep loops below. one
+// coupled substep, forward:
 //   body kinematics (one thread) -> body-particle pairs (one thread per particle: every body
 //   shape in shape order, into (shape, particle) slots, and the particle's control + contact
 //   force) -> the pair forces on each body (one thread per body: its slots in (shape, particle)
@@ -16,10 +17,10 @@
 // the articulation scratch of every substep (rigid::WorkView, kept for the adjoint) and the
 // joint-side buffers are carved from one arena (CoupledScratch), host or device memory alike;
 // the substep loops of a step and of its adjoint (coupled_forward_substeps,
-// coupled_adjoint_substeps: which buffer each substep reads and writes) are shared too, so
-// the host runner's bit-equality test covers the device path's wiring; only the uploads,
-// downloads and the reduction of the model-gradient slots differ.
-// mesh body shapes are not in a RigidViewT (engine/model/rigid_view.h): callers refuse them.
+// coupled_adjoint_substeps: which buffer each substep reads and writes) are shared, so the
+// host's tests cover the device path's wiring; only the uploads, downloads, the particle grid
+// and packed states, and the reduction of the model-gradient slots differ (the hooks).
+// mesh body shapes touch through their hulls, which RigidViewT holds (engine/model/rigid_view.h).
 #pragma once
 
 #include <vector>
@@ -245,11 +246,12 @@ struct ZeroVec3 {
 };
 
 // every substep of a step: `a` holds what the substeps share (the particle model, control and
-// force slots; the rigid view, contact law, substep length, joint control); grid(q) builds
-// the particle grid of a state (or returns an unused one)
-template <class S, class Exec, class Grid>
+// force slots; the rigid view, contact law, substep length, joint control); prepare(exec, p, k)
+// readies substep k's particle arguments p (its input set: the particle grid of p.q, packed
+// states) on every thread of the executor
+template <class S, class Exec, class Prepare>
 void coupled_forward_substeps(const Exec& exec, CoupledArgs<S> a, const CoupledScratch<S>& sc,
-                              const CoupledBuffers<S>& b, int substeps, Grid&& grid) {
+                              const CoupledBuffers<S>& b, int substeps, Prepare&& prepare) {
   a.pairs = b.pairs;
   a.pf = b.pf;
   a.p.control_f = b.pf;
@@ -259,7 +261,7 @@ void coupled_forward_substeps(const Exec& exec, CoupledArgs<S> a, const CoupledS
     a.p.q_out = b.q[std::size_t(k + 1)];
     a.p.qd_out = b.qd[std::size_t(k + 1)];
     a.p.f_total = b.f_total[std::size_t(k)];
-    a.p.grid = grid(a.p.q);
+    prepare(exec, a.p, k);
     sc.bind(a, a.m, k);
     coupled_substep_forward(exec, a);
   }
@@ -274,12 +276,13 @@ struct CoupledAdjointOut {
 
 // the substeps backwards, after coupled_forward_substeps on the same input: `a` as there,
 // plus the accumulators it shares (the control's force, spring and tet adjoints, the
-// particle-side model gradient slots); before(a) and after() run around each substep (the
-// host runner reduces the model gradients per substep there, as the CPU solver does)
-template <class S, class Exec, class Grid, class Before, class After>
+// particle-side model gradient slots); prepare as there; before(exec) and after(exec) run
+// around each substep (the host reduces the model gradients per substep there, as the
+// particle-only step does)
+template <class S, class Exec, class Prepare, class Before, class After>
 CoupledAdjointOut<S> coupled_adjoint_substeps(const Exec& exec, CoupledArgs<S> a, const CoupledScratch<S>& sc,
-                                              const CoupledBuffers<S>& b, int substeps, Grid&& grid, Before&& before,
-                                              After&& after) {
+                                              const CoupledBuffers<S>& b, int substeps, Prepare&& prepare,
+                                              Before&& before, After&& after) {
   const int nq = a.m.q_count();
   a.pairs = b.pairs;
   a.pf = b.pf;
@@ -304,7 +307,7 @@ CoupledAdjointOut<S> coupled_adjoint_substeps(const Exec& exec, CoupledArgs<S> a
     a.p.q = b.q[std::size_t(k)];
     a.p.qd = b.qd[std::size_t(k)];
     a.p.f_total = b.f_total[std::size_t(k)];
-    a.p.grid = grid(a.p.q);
+    prepare(exec, a.p, k);
     sc.bind(a, a.m, k);
     a.adj_q_out = up.joints;
     a.adj_qd_out = up.joints + nq;
@@ -315,16 +318,16 @@ CoupledAdjointOut<S> coupled_adjoint_substeps(const Exec& exec, CoupledArgs<S> a
     a.p.adj_q_in = b.adj_q[target];
     a.p.adj_qd_in = b.adj_qd[target];
     exec.launch(a.p.m.particle_count, ZeroVec3<S>{b.adj_pf});
-    before(a);
+    before(exec);
     coupled_substep_adjoint(exec, a);
-    after();
+    after(exec);
     up = {target, joints};
   }
   return up;
 }
 
-// the gradients a step adjoint with bodies accumulates into, sized to the model (SolverT, the
-// host runner and CUDA alike): the articulation's and the particles' parts are made anew only
+// the gradients a step adjoint with bodies accumulates into, sized to the model (SolverT and
+// CUDA alike): the articulation's and the particles' parts are made anew only
 // when their shapes do not match (what they hold is kept otherwise), the joint actuators' and
 // the particle controls' adjoints grown to the model
 template <class S>

@@ -532,7 +532,7 @@ struct ParticleGatherAdjoint {
 // element loops, which read the state and write their own slots
 
 // the executor of one thread and one element at a time (no lanes): the tangent step's
-// (particle_tangent.cpp) and the coupled host runner's (coupled_host.h)
+// (particle_tangent.cpp)
 struct ElementExec {
   template <class F>
   void launch(int n, const F& f) const {

@@ -3,10 +3,13 @@
 // beside the plain one: the same kernels (engine/solver/kernels.h) over T = Dual<S, 1>, the
 // model's parameters lifted to constants (model_view.h), on one thread and one element at a time
 // (the SIMD lanes of kernels_simd.h are for plain scalars). The element adjoints that run on dual
-// numbers themselves (contact: vjp) nest them: Dual<Dual<S, 1>, N>.
+// numbers themselves (contact: vjp) nest them: Dual<Dual<S, 1>, N>. A model of bodies only runs
+// the articulation's tangent step instead (RigidSolverT's, engine/articulation/rigid_tangent.cpp);
+// one with bodies and particles is refused (the coupling stage has no tangent form).
 #include <string>
 
 #include "engine/core/float_env.h"
+#include "engine/solver/bodies_scratch.h"
 #include "engine/solver/grad_slots.h"
 #include "engine/solver/model_view.h"
 #include "engine/solver/solver.h"
@@ -160,6 +163,8 @@ void SolverT<S>::TangentsDelete::operator()(Tangents* p) const {
 template <class S>
 Status SolverT<S>::tangent_step(const ModelT<S>& m, const StateT<Tangent>& in, StateT<Tangent>& out,
                                 const ControlT<Tangent>& control, S dt) {
+  // bodies only: the articulation's tangent step (engine/articulation/rigid_tangent.cpp)
+  if (m.body_count() > 0 && m.particle_count() == 0) return bodies().rigid.tangent_step(m.rigid, in, out, control, dt);
   const FlushSubnormals flush;  // engine/core/float_env.h
   if (Status st = shape_check(m, in, control, "step"); !st) return st;
   if (&in == &out) return Status::error("particle tangent step: in and out are the same state");
@@ -177,6 +182,8 @@ template <class S>
 Status SolverT<S>::tangent_step_adjoint(const ModelT<S>& m, const StateT<Tangent>& in, const ControlT<Tangent>& control,
                                         S dt, const StateT<Tangent>& adj_out, StateT<Tangent>& adj_in,
                                         ControlT<Tangent>& adj_control) {
+  if (m.body_count() > 0 && m.particle_count() == 0)
+    return bodies().rigid.tangent_step_adjoint(m.rigid, in, control, dt, adj_out, adj_in, adj_control);
   const FlushSubnormals flush;
   if (Status st = shape_check(m, in, control, "step adjoint"); !st) return st;
   if (adj_out.particle_count() != m.particle_count())

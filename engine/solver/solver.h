@@ -7,8 +7,10 @@
 // The particle stages integrate by semi-implicit Euler, or by backward Euler where the model's
 // integrator says so (engine/solver/implicit.h: particle_step and particle_adjoint dispatch to it).
 // A model without bodies runs the particle stages only (engine/solver/semi_implicit.cpp); one
-// without particles the articulation only (engine/articulation/rigid_solver.h); both read the same
-// input state (explicit coupling), so the pair forces cancel exactly (engine/solver/coupled.cpp).
+// without particles the articulation only (engine/articulation/rigid_solver.h); one with both the
+// coupled substep's functors (engine/solver/coupled_kernels.h, launched by engine/solver/coupled.cpp
+// as the CUDA backend launches them): particles and bodies read the same input state (explicit
+// coupling), so the pair forces cancel exactly.
 // step_adjoint() runs the substeps backwards: from a StepRecord that step() filled, or after
 // recomputing them from `in` (the same contacts, deterministically: the same numbers either way).
 // tangent_step() and tangent_step_adjoint() run the particle stages and their reverse on tangent
@@ -39,7 +41,13 @@ struct SolverOptions {
 namespace rigid {
 template <class T>
 struct StepTape;  // engine/articulation/rigid_adjoint.h
-}
+template <class T>
+struct RigidViewT;  // engine/model/rigid_view.h
+}  // namespace rigid
+template <class T>
+struct CoupledArgs;  // engine/solver/coupled_kernels.h
+template <class T>
+struct CoupledBuffers;
 
 // the substeps of one step as step() ran them, the only forward results the adjoint reads. A
 // Rollout that keeps every state keeps one per step, so the backward pass does not recompute
@@ -122,10 +130,15 @@ class SolverT {
   Status particle_adjoint(const ModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt, int substeps,
                           const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
                           ModelGradT<S>& adj_model, const StepRecordT<S>* record = nullptr);
-  // particles and bodies together, options.substeps coupled substeps
+  // particles and bodies together, options.substeps coupled substeps (coupled.cpp): the step,
+  // its substeps keeping their states and scratch (the last state into out, when given), the
+  // functors' shared arguments and the substeps' buffers
   Status coupled_step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt,
                       ContactsT<S>* contacts);
-  Status coupled_substep(const ModelT<S>& model, const ControlT<S>& control, S h, int k, ContactsT<S>* contacts);
+  Status coupled_forward(const ModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt, StateT<S>* out);
+  CoupledArgs<S> coupled_args(const ModelT<S>& model, const rigid::RigidViewT<S>& view, const ControlT<S>& control,
+                              S h);
+  CoupledBuffers<S> coupled_buffers(const StateT<S>& in, StateT<S>* out);
   Status coupled_adjoint(const ModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
                          const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
                          ModelGradT<S>& adj_model);

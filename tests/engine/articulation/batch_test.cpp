@@ -1,8 +1,9 @@
 // the batch path (engine/articulation/rigid_batch.h: the ADJ_HD functors the CUDA batch launches,
 // instantiated on RigidViewT and arena slices) run on the host in a plain loop over the
 // environments equals RigidSolverT::step and its reverse step_adjoint bit for bit, on the
-// reference robots: cartpole, 3-link arm, the walker on the ground, two boxes in contact and a
-// tree with every joint type against a static collider
+// reference robots: cartpole, 3-link arm, the walker on the ground, two boxes in contact, a
+// mesh box on a box (the view's hulls) and a tree with every joint type against a static
+// collider
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
@@ -12,6 +13,7 @@
 #include "engine/articulation/rigid_batch.h"
 #include "engine/articulation/rigid_solver.h"
 #include "engine/articulation/robots.h"
+#include "mesh_test_util.h"
 #include "rigid_test_util.h"
 
 using namespace adj;
@@ -42,6 +44,15 @@ std::vector<Scene> scenes() {
     RigidBuilder b = test::mixed_tree();  // every joint type and shape, a static box collider
     b.colliders.push_back({.type = 2, .pos = {0.2, -0.1, 0}, .size = {0.3, 0.1, 0.3}});
     r.push_back({"mixed tree", b, 0.4, 8});
+  }
+  {
+    RigidBuilder b;  // a mesh box resting turned on a box primitive on the ground: mesh-ground, mesh-box
+    int lower = b.add_body("lower", {.type = RIGID_JOINT_FREE});
+    b.add_shape(lower, {.type = GEOM_BOX, .size = {0.3, 0.1, 0.3}, .density = 500});
+    int upper = b.add_body("upper", {.type = RIGID_JOINT_FREE, .pos = {0.05, 0.2, -0.03}, .rot = {0.99, 0, 0.15, 0}});
+    const test::TestMesh m = test::box_mesh({0.1, 0.1, 0.1});
+    b.add_shape(upper, {.type = GEOM_MESH, .density = 500, .mesh_vertices = m.v, .mesh_tris = m.t});
+    r.push_back({"mesh box on box", b, 0.098, 4});
   }
   return r;
 }

@@ -228,15 +228,24 @@ TEST_CASE("coupling: step adjoint, a sphere pressing particles, against central 
   CHECK(touching == 4);
 }
 
-// the particles on the implicit integrator (engine/solver/implicit.h) keep the explicit coupling:
-// the pair forces of the substep's input held fixed while the particles are solved; the coupled
-// step and its adjoint (the particles' by implicit differentiation) against central differences
-TEST_CASE("coupling: implicit particles, a sphere pressing them, against central differences", "[rigid][coupling]") {
+// the coupled substep integrates its particles explicitly: a coupled model on the implicit
+// integrator is refused (step and adjoint), naming the setting, not stepped explicitly
+TEST_CASE("coupling: implicit particles beside bodies are refused, naming settings.integrator", "[rigid][coupling]") {
   SpherePress c = sphere_press(true, 0.5);
   c.pm.integrator = INTEGRATOR_IMPLICIT;
-  ControlT<D> ctl = world(c.rm, c.pm).make_control();
-  int touching = check_step(c.pm, c.rm, c.state, ctl, 1.0 / 60, 1, 7);
-  CHECK(touching == 4);
+  ModelT<D> m = world(c.rm, c.pm);
+  ControlT<D> ctl = m.make_control();
+  SolverT<D> solver({.substeps = 1});
+  StateT<D> out;
+  Status st = solver.step(m, c.state, out, ctl, 1.0 / 60);
+  REQUIRE_FALSE(st);
+  CHECK(st.message().find("settings.integrator") != std::string::npos);
+  StateT<D> adj_out = zero_like(c.state), adj_in;
+  ControlT<D> adj_c = m.make_control();
+  ModelGradT<D> g = m.make_grad();
+  st = solver.step_adjoint(m, c.state, ctl, 1.0 / 60, adj_out, adj_in, adj_c, g);
+  REQUIRE_FALSE(st);
+  CHECK(st.message().find("implicit") != std::string::npos);
 }
 
 // a box (the primitive, or the same box as a triangle mesh) sliding on a cloth patch: the

@@ -3,8 +3,8 @@
 // coupled path (engine/cuda/cuda_coupled.cuh) against SolverT: states over 30 steps and each
 // step's adjoint (from the CPU's states) within float tolerance (float: nvcc's FMAs and the
 // per-step gradient reduction differ in rounding; double: near round-off), run-to-run bit
-// identity on the device, and the refusal of mesh body shapes. The host twin of the device
-// path equals the CPU bit for bit (tests/engine/solver/coupled_kernels_test.cpp).
+// identity on the device, and the refusal of mesh body shapes. SolverT runs the same functors
+// through the same substep loops on the host (tests/engine/solver/coupled_kernels_test.cpp).
 // without a CUDA device the executable prints why and exits 77 (ctest: Skipped); Catch2 2.13
 // has no SKIP, so the whole executable is the unit that skips
 #define CATCH_CONFIG_RUNNER

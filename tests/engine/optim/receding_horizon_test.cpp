@@ -5,11 +5,11 @@
 
 #include <cmath>
 
-#include "engine/articulation/rigid_solver.h"
 #include "engine/optim/receding_horizon.h"
 #include "engine/optim/task.h"
 #include "engine/optim/trainer.h"
 #include "engine/scene/scene_json.h"
+#include "engine/solver/solver.h"
 #include "engine/vis/rigid_vis.h"
 
 using namespace adj;
@@ -92,14 +92,14 @@ TEST_CASE("receding horizon: the drone flies the waypoints from short plans, and
 
   // a gust: the open-loop plan, replayed blind, misses the last waypoint by far more than
   // the receding-horizon controller, which sees the push and corrects for it
-  RigidSolver solver({.substeps = d.cs.substeps});
+  Solver solver({.substeps = d.cs.substeps});
   Model m = d.cs.model;
   State init = d.cs.model.make_state(), s = d.cs.model.make_state(), nxt = s;
   std::vector<Control> controls;
   open->robot_parameters().apply(open->theta(), d.cs.model.rigid, m, init, controls);
   for (int t = 0; t < d.task.horizon; ++t) {
     gust(t, s);
-    REQUIRE(solver.step(d.cs.model.rigid, s, nxt, controls[size_t(t)], d.cs.frame_dt));
+    REQUIRE(solver.step(d.cs.model, s, nxt, controls[size_t(t)], d.cs.frame_dt));
     std::swap(s, nxt);
   }
   const float open_miss = miss(d, s);

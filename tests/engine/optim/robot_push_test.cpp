@@ -9,6 +9,7 @@
 #include "engine/optim/task.h"
 #include "engine/optim/trainer.h"
 #include "engine/scene/scene_json.h"
+#include "engine/solver/solver.h"
 
 using namespace adj;
 using namespace adj::optim;
@@ -137,10 +138,10 @@ TEST_CASE("robot scenes: colliders and shape filters reach the rigid model, a bo
   CHECK(m.shape_group[0] == 2);
   CHECK(m.shape_mask[0] == 5);
   // the crate drops 0.2 m onto the raised ground and rests there
-  RigidSolverT<double> solver({.substeps = 8});
+  SolverT<double> solver({.substeps = 8});
   StateT<double> st = cs->model.make_state(), next;
   for (int t = 0; t < 120; ++t) {
-    REQUIRE(solver.step(m, st, next, m.make_control(), 1.0 / 60.0).is_ok());
+    REQUIRE(solver.step(cs->model, st, next, m.make_control(), 1.0 / 60.0).is_ok());
     st = next;
   }
   std::vector<vec3<double>> pos;

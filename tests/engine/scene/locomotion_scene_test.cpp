@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/articulation/rigid_solver.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
+#include "engine/solver/solver.h"
 
 using namespace adj;
 using namespace adj::scene;
@@ -111,14 +111,14 @@ TEST_CASE("locomotion: the passive Ant settles on its torso on the depth-damped 
   auto cs = compile<double>(*doc, k_scenes);
   REQUIRE(cs.is_ok());
   const RigidModelT<double>& m = cs->model.rigid;
-  RigidSolverT<double> solver({.substeps = doc->settings.substeps});
+  SolverT<double> solver({.substeps = doc->settings.substeps});
   StateT<double> s = cs->model.make_state(), next = s;
   ControlT<double> u = m.make_control();
   // the torso's world position: the root's joint frame placement + its coordinates
   auto torso = [&] { return m.joint_pos[0] + m.joint_rot[0] * vec3<double>(s.joint_q[0], s.joint_q[1], s.joint_q[2]); };
   double lowest = 1;
   for (int t = 0; t < 180; ++t) {  // 3 s
-    Status st = solver.step(m, s, next, u, doc->settings.dt);
+    Status st = solver.step(cs->model, s, next, u, doc->settings.dt);
     INFO("frame " << t << ": " << st.message());
     REQUIRE(st.is_ok());
     std::swap(s, next);
@@ -261,11 +261,11 @@ TEST_CASE("locomotion: the Hopper and the Humanoid read with the spec's constant
     const RigidModelT<double>& m = cs->model.rigid;
     REQUIRE(m.actuator_count() == c.actuators);
     CHECK(m.actuator_gear[0] == Approx(c.strength0));
-    RigidSolverT<double> solver({.substeps = doc->settings.substeps});
+    SolverT<double> solver({.substeps = doc->settings.substeps});
     StateT<double> s = cs->model.make_state(), next = s;
     ControlT<double> u = m.make_control();
     for (int t = 0; t < 60; ++t) {
-      Status st = solver.step(m, s, next, u, doc->settings.dt);
+      Status st = solver.step(cs->model, s, next, u, doc->settings.dt);
       INFO("frame " << t << ": " << st.message());
       REQUIRE(st.is_ok());
       std::swap(s, next);

@@ -9,6 +9,7 @@
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
 #include "engine/scene/scene_paths.h"
+#include "engine/solver/solver.h"
 
 using namespace adj;
 using namespace adj::scene;
@@ -52,10 +53,10 @@ TEST_CASE("robot scenes: a mesh body shape round-trips, compiles with its mass a
   // 16 substeps: the stated contact damping (kd 100) on a 1.4 kg bar whose corners are 0.15 m
   // from its centre needs dt < ~2 ms, or the explicit damping rocks it onto its end (the box
   // primitive does the same)
-  RigidSolverT<double> solver({.substeps = 16});
+  SolverT<double> solver({.substeps = 16});
   StateT<double> st = c->model.make_state(), next;
   for (int k = 0; k < 120; ++k) {
-    REQUIRE(solver.step(m, st, next, m.make_control(), 1.0 / 60).is_ok());
+    REQUIRE(solver.step(c->model, st, next, m.make_control(), 1.0 / 60).is_ok());
     st = next;
   }
   std::vector<vec3<double>> pos;

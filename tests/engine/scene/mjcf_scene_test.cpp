@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/articulation/rigid_solver.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
+#include "engine/solver/solver.h"
 
 using namespace adj;
 using namespace adj::scene;
@@ -65,12 +65,12 @@ TEST_CASE("mjcf scenes: the shared Gymnasium models simulate 2 s on the ground",
     auto cs = compile<double>(*doc, dir);
     INFO(cs.status().message());
     REQUIRE(cs.is_ok());
-    RigidSolverT<double> solver({.substeps = 8});
+    SolverT<double> solver({.substeps = 8});
     StateT<double> s = cs->model.make_state(), next = s;
     ControlT<double> u = cs->model.rigid.make_control();
     const double dt = 1.0 / 240;  // 2 s of frames of 1/240 s, 8 substeps each
     for (int t = 0; t < 480; ++t) {
-      Status st = solver.step(cs->model.rigid, s, next, u, dt);
+      Status st = solver.step(cs->model, s, next, u, dt);
       INFO("frame " << t << ": " << st.message());
       REQUIRE(st.is_ok());
       std::swap(s, next);

@@ -51,12 +51,12 @@ ControlT<double> hold(const RigidModelT<double>& m, const StateT<double>& s) {
 // steps `frames` frames under the hold; the largest joint rate seen [rad/s or m/s]
 double run(const CompiledSceneT<double>& cs, StateT<double>& s, int frames) {
   const RigidModelT<double>& m = cs.model.rigid;
-  RigidSolverT<double> solver({.substeps = 8});
+  SolverT<double> solver({.substeps = 8});
   const ControlT<double> u = hold(m, s);
   StateT<double> next;
   double fastest = 0;
   for (int t = 0; t < frames; ++t) {
-    Status st = solver.step(m, s, next, u, 1.0 / 240);
+    Status st = solver.step(cs.model, s, next, u, 1.0 / 240);
     INFO("frame " << t + 1 << ": " << st.message());
     REQUIRE(st.is_ok());
     std::swap(s, next);

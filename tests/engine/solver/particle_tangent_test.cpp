@@ -4,12 +4,15 @@
 // with the ground, a sphere and a box, particle pairs), the step's values are the plain step's
 // and its tangent is the step's directional derivative; the adjoint's values are the plain
 // adjoint's and its tangent is the plain adjoint's directional derivative along (the inputs'
-// tangents, the output adjoint's), against central differences
+// tangents, the output adjoint's), against central differences; a model of bodies only runs the
+// articulation's tangent step
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
 
+#include "engine/articulation/rigid_solver.h"
+#include "engine/articulation/robots.h"
 #include "engine/grad/fd_check.h"
 #include "engine/solver/solver.h"
 #include "tests/engine/scenes.h"
@@ -234,4 +237,49 @@ TEST_CASE("particle tangent step and adjoint: the plain values, the step's and t
   for (double v : off) big = std::max(big, std::abs(v));
   off[off.size() / 2] += 1e-7 * big;
   CHECK(relative_error(off, derivative(plain_adjoint, e)) > 1e-8);
+}
+
+// a model of bodies only: SolverT's tangent step and its adjoint are the articulation's
+// (RigidSolverT's), bit for bit, on a cartpole
+TEST_CASE("particle tangent: a model of bodies only runs the articulation's tangent step", "[solver][tangent]") {
+  Result<RigidModelT<double>> r = rigid_cartpole().finalize<double>();
+  REQUIRE(r.is_ok());
+  ModelT<double> m;
+  m.rigid = r.value();
+  const int substeps = 4;
+  const double dt = 1.0 / 60;
+  SolverT<double> solver({.substeps = substeps});
+  RigidSolverT<double> articulation({.substeps = substeps});
+  StateT<Tangent> in;
+  for (double x : {0.1, 0.3}) in.joint_q.push_back(Tangent(x));
+  for (double x : {-0.2, 0.5}) in.joint_qd.push_back(Tangent(x));
+  in.joint_q[1].d[0] = 1;
+  in.joint_qd[0].d[0] = 0.5;
+  ControlT<Tangent> u;
+  u.joint_act.assign(std::size_t(m.rigid.actuator_count()), Tangent(0.4));
+  REQUIRE(!u.joint_act.empty());
+  u.joint_act[0].d[0] = -0.3;
+  StateT<Tangent> out, ref;
+  Status st = solver.tangent_step(m, in, out, u, dt);
+  INFO(st.message());
+  REQUIRE(st.is_ok());
+  REQUIRE(articulation.tangent_step(m.rigid, in, ref, u, dt).is_ok());
+  auto same = [](const std::vector<Tangent>& a, const std::vector<Tangent>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t k = 0; k < a.size(); ++k)
+      if (a[k].v != b[k].v || a[k].d[0] != b[k].d[0]) return false;
+    return true;
+  };
+  CHECK(same(out.joint_q, ref.joint_q));
+  CHECK(same(out.joint_qd, ref.joint_qd));
+  StateT<Tangent> adj_out = out, adj_in, adj_ref;
+  for (Tangent& x : adj_out.joint_q) x.d[0] = 0.25;
+  ControlT<Tangent> g, g_ref;
+  st = solver.tangent_step_adjoint(m, in, u, dt, adj_out, adj_in, g);
+  INFO(st.message());
+  REQUIRE(st.is_ok());
+  REQUIRE(articulation.tangent_step_adjoint(m.rigid, in, u, dt, adj_out, adj_ref, g_ref).is_ok());
+  CHECK(same(adj_in.joint_q, adj_ref.joint_q));
+  CHECK(same(adj_in.joint_qd, adj_ref.joint_qd));
+  CHECK(same(g.joint_act, g_ref.joint_act));
 }
