@@ -190,7 +190,6 @@ Result<std::unique_ptr<ScenePolicyEnvT<S>>> ScenePolicyEnvT<S>::create(const sce
     Copy& c = env->copies_[std::size_t(i)];
     c.solver = std::make_unique<SolverT<S>>(
         SolverOptions{.substeps = cs.substeps, .thread_count = options.thread_count, .body_param_grads = false});
-    c.body_tangent = RigidSolverT<S>({.substeps = cs.substeps, .param_grads = false});
     c.rloss = rloss;
     if (c.rloss) c.rloss->bind(&env->world_model(i).rigid);
     c.ploss = ploss;
@@ -430,7 +429,6 @@ Status ScenePolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std:
                                       std::vector<S>& out) {
   using T = Dual<S, 1>;
   Copy& c = copies_[i];
-  const bool bodies_only = model_->particle_count() == 0;
   ControlT<S> zero = model_->make_control();
   zero.zero();
   const StateT<T> start = lift_state<T>(c.start);
@@ -444,11 +442,9 @@ Status ScenePolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std:
   Status st = tangent_hvp(
       i, c.frame, a, v, lift_state<T>(c.state), lift_control<T>(zero), outputs(),
       [&](const StateT<T>& in, StateT<T>& to, const ControlT<T>& u) {
-        if (bodies_only) return c.body_tangent.tangent_step(world_model(i).rigid, in, to, u, dt_);
         return c.solver->tangent_step(world_model(i), in, to, u, dt_);
       },
       [&](const StateT<T>& in, const ControlT<T>& u, const StateT<T>& adj, StateT<T>& adj_in, ControlT<T>& g) {
-        if (bodies_only) return c.body_tangent.tangent_step_adjoint(world_model(i).rigid, in, u, dt_, adj, adj_in, g);
         return c.solver->tangent_step_adjoint(world_model(i), in, u, dt_, adj, adj_in, g);
       },
       [&](int end, const StateT<T>& state, StateT<T>& adj) {

@@ -11,8 +11,8 @@
 //   clear_tape(i)             forget the recorded frames (the state stays: the episode goes on)
 //   rewind(i)                 undo the recorded frames (gradient checks run a window twice)
 //   action_hvp(i, a, v, ...)  H v of an open-loop action sequence from the copy's state (PODS-2),
-//                             exact, forward over reverse (tangent steps: SolverT's over particles,
-//                             RigidSolverT's over bodies alone)
+//                             exact, forward over reverse (SolverT's tangent steps, particles or
+//                             bodies alone)
 //
 // Copies share nothing that steps mutate, so different copies may run on different threads.
 // A task makes its env (TaskT::policy_env, engine/optim/task.h); the trainers never ask what
@@ -202,10 +202,6 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
     std::vector<Frame> tape;
     std::vector<Frame> spare;  // frames of cleared tapes, their memory reused by the next steps
     std::unique_ptr<SolverT<S>> solver;
-    // TODO(optim): SolverT's tangent step runs the particle stages only, so a world of bodies
-    // alone takes the articulation's (RigidSolverT's) for action_hvp; safe to leave: the same
-    // kernels SolverT's step runs for such a world, and PODS's H v test holds them
-    RigidSolverT<S> body_tangent;
     std::optional<RigidLossT<S>> rloss;  // the one-frame robot terms, read on (s_t, s_t+1)
     std::optional<LossT<S>> ploss;       // the one-frame particle terms, read on (start, s)
     S last = S(0);                       // the particle terms' L(state)
