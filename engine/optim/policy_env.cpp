@@ -278,6 +278,13 @@ Result<S> RigidPolicyEnvT<S>::step(int i, const std::vector<S>& action) {
   c.loss.observe(1, c.state);
   S cost = c.loss.value({});
   for (S a : action) cost += effort_ * a * a;
+  if (measure_) {
+    if (st = rigid_contacts(world_model(i), c.state, f.control, c.contacts); !st)
+      return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
+    S sq = S(0);
+    for (int k = 0; k < c.contacts.contact_count(); ++k) sq += length_sq(c.contacts.force[k]);
+    c.contact = std::sqrt(sq);
+  }
   c.action = action;
   c.tape.push_back(std::move(f));
   ++c.frame;
