@@ -1,8 +1,10 @@
 // `adjoint optimize SCENE --task T --method shac`: a policy task trained as SHAC does it
 // (engine/optim/shac.h BatchShacTrainerT: windows of frames over many randomized copies,
 // a learned critic for each window's end), configured by the task's "shac" block over
-// BatchShacOptions' defaults (the cartpole swing-up's settings). Checkpoints (--checkpoint-dir, --resume) carry the
-// whole training state, and under mpirun the ranks share the copies; rank 0 prints and writes.
+// BatchShacOptions' defaults (the cartpole swing-up's settings). `--method ahac` is the same
+// run with AHAC's adaptive horizon and double critic (engine/optim/ahac.h, the "ahac" block). Checkpoints
+// (--checkpoint-dir, --resume) carry the whole training state, and under mpirun the ranks share the copies; rank 0
+// prints and writes.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -38,12 +40,15 @@ int run_shac(const OptimizeOptions& o) {
   const int windows = o.iterations >= 0 ? o.iterations : task->optimizer.iterations;
   const int threads = std::max(o.threads, 0);
   const int envs = optim::shac_envs(*task, o.shac_envs_given ? o.shac_envs : 0);
+  const bool ahac = o.method == "ahac";
+  const char* name = ahac ? "AHAC" : "SHAC";
   optim::ShacTaskSettings ts{.envs = envs,
                              .windows = windows,
                              .seed = o.seed >= 0 ? std::uint64_t(o.seed) : task->seed,
                              .thread_count = threads,
                              .comm = &comm,
-                             .fingerprint_every = o.fingerprint_every};
+                             .fingerprint_every = o.fingerprint_every,
+                             .ahac = ahac};
   auto made = optim::make_task(*cs, *task, {.thread_count = threads});
   if (!made) return fail(made.status().message());
   auto shac = optim::make_shac_trainer(**made, ts);
@@ -51,7 +56,7 @@ int run_shac(const OptimizeOptions& o) {
   std::string ckpt_dir;
   int ckpt_every = 0;
   if (Status st = checkpoint_plan(o, ckpt_dir, ckpt_every); !st) return fail(st.message());
-  const nlohmann::json identity = shac_run_identity(doc->name, task->name, windows, ts.seed);
+  const nlohmann::json identity = shac_run_identity(doc->name, task->name, windows, ts.seed, ahac ? "ahac" : "shac");
   RunTotals totals;
   if (!o.resume.empty()) {
     auto ck = read_run_checkpoint(o.resume, identity, comm, totals);
@@ -71,15 +76,21 @@ int run_shac(const OptimizeOptions& o) {
   }
   const optim::BatchShacOptions& so = shac->options();  // the window length the trainer uses
   if (lead) {
-    std::printf("%s / %s: SHAC, %d copies, windows of %d frames, %d windows, seed %llu\n", doc->name.c_str(),
-                task->name.c_str(), envs, so.window, windows, static_cast<unsigned long long>(ts.seed));
+    std::printf("%s / %s: %s, %d copies, windows of %s%d frames, %d windows, seed %llu\n", doc->name.c_str(),
+                task->name.c_str(), name, envs, ahac ? "up to " : "", so.window, windows,
+                static_cast<unsigned long long>(ts.seed));
+    if (ahac)
+      std::printf("AHAC: windows cut where the contact forces' norm passes %g N, horizon %d..%d frames, %s\n",
+                  so.ahac.contact_threshold, so.ahac.horizon_min, so.window,
+                  so.ahac.double_critic ? "two critics (their minimum)" : "one critic");
     if (comm.size() > 1) std::printf("%d MPI ranks share the copies (rank 0 prints)\n", comm.size());
     if (!o.resume.empty()) std::printf("resumed from %s at window %d\n", o.resume.c_str(), shac->iteration());
     // per row: control steps (frames over all copies) and wall time so far, the window's mean frame
     // cost, the evaluation episode's mean frame cost and its return (minus its summed costs: for
     // reward terms, the summed reward over the task's horizon, as the papers report it)
-    std::printf("%6s %12s %9s %12s %12s %12s %8s %8s\n", "window", "ctrl steps", "wall [s]", "mean cost", "eval cost",
-                "eval return", "ended", "skipped");
+    // AHAC adds the horizon after the window [frames] and the copies stiff contact cut in it
+    std::printf("%6s %12s %9s %12s %12s %12s %8s %8s%s\n", "window", "ctrl steps", "wall [s]", "mean cost", "eval cost",
+                "eval return", "ended", "skipped", ahac ? "  horizon      cut" : "");
   }
   const auto t0 = std::chrono::steady_clock::now();
   const double comm0 = comm.seconds();
@@ -91,7 +102,7 @@ int run_shac(const OptimizeOptions& o) {
   ServeOptions serve = o.serve;
   serve.checkpoints = ckpt_every > 0;
   if (!lead) serve.address.clear();
-  auto server = open_serve(serve, serve_hello(o.scene_path, "shac",
+  auto server = open_serve(serve, serve_hello(o.scene_path, ahac ? "ahac" : "shac",
                                               {{"task", task->name},
                                                {"windows", windows},
                                                {"envs", envs},
@@ -141,8 +152,10 @@ int run_shac(const OptimizeOptions& o) {
       const long long steps = st->sim_steps / substeps;
       const double ret = -double(*e) * horizon;
       if (row) {
-        std::printf("%6d %12lld %9.1f %12.6g %12.6g %12.6g %8d %8d\n", k, steps, wall, st->mean_cost, double(*e), ret,
+        std::printf("%6d %12lld %9.1f %12.6g %12.6g %12.6g %8d %8d", k, steps, wall, st->mean_cost, double(*e), ret,
                     totals.ended, st->skipped_windows);
+        if (ahac) std::printf(" %8.2f %8d", st->horizon, st->contact_cut);
+        std::printf("\n");
         std::fflush(stdout);
         totals.rows.push_back({{"window", k},
                                {"control_steps", steps},
@@ -153,6 +166,11 @@ int run_shac(const OptimizeOptions& o) {
                                {"sim_steps", st->sim_steps},
                                {"episodes_ended", totals.ended},
                                {"skipped_windows", st->skipped_windows}});
+        if (ahac)
+          totals.rows.back().update({{"horizon", st->horizon},
+                                     {"dual", st->dual},
+                                     {"contact_cut", st->contact_cut},
+                                     {"contact_mean", st->contact_mean}});
       }
       record.update(
           {{"eval_cost", double(*e)}, {"eval_return", ret}, {"wall_s", wall}, {"episodes_ended", totals.ended}});

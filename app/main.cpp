@@ -154,11 +154,13 @@ int main(int argc, char** argv) {
       ->add_option(
           "--method", opt.method,
           "bptt: the full-horizon gradient; shac: windows of frames over copies, a critic (the task's \"shac\" block) "
-          "(--iterations: windows); ppo: PPO on --envs copies (--iterations: PPO iterations); pods: improved "
+          "(--iterations: windows); ahac: SHAC's windows cut at stiff contact, their length adapting, two critics "
+          "(the task's \"shac\" and \"ahac\" blocks); ppo: PPO on --envs copies (--iterations: PPO iterations); pods: "
+          "improved "
           "action sequences, the policy regressed onto them "
           "(--order, --envs: episodes per iteration); receding: receding-horizon control (plans of "
           "--receding-horizon W frames, default 30)")
-      ->check(CLI::IsMember({"bptt", "shac", "ppo", "pods", "receding"}))
+      ->check(CLI::IsMember({"bptt", "shac", "ahac", "ppo", "pods", "receding"}))
       ->capture_default_str();
   opt_cmd->add_option("--order", opt.pods_order, "PODS: 1 (normalized gradient step) or 2 (Newton step)")
       ->check(CLI::Range(1, 2))
@@ -166,7 +168,8 @@ int main(int argc, char** argv) {
   opt_cmd->add_flag("--shac", opt.shac, "The same as --method shac");
   opt_cmd
       ->add_option("--envs", opt.shac_envs,
-                   "SHAC: copies of the world per window (default: the task's shac.envs, else 32); PPO: copies; PODS: "
+                   "SHAC, AHAC: copies of the world per window (default: the task's shac.envs, else 32); PPO: copies; "
+                   "PODS: "
                    "episodes per iteration")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
@@ -447,26 +450,28 @@ int main(int argc, char** argv) {
     // start is one process
     std::unique_ptr<adj::dist::Communicator> comm = adj::dist::make_communicator(&argc, &argv);
     opt.comm = comm.get();
-    if (comm->size() > 1 && opt.method != "shac" && opt.method != "ppo" && opt.method != "pods" &&
-        opt.method != "bptt") {
+    const bool shac_like = opt.method == "shac" || opt.method == "ahac";
+    if (comm->size() > 1 && !shac_like && opt.method != "ppo" && opt.method != "pods" && opt.method != "bptt") {
       if (comm->rank() == 0)
         std::fprintf(stderr,
                      "adjoint: --method %s runs in one process; under mpirun --method bptt (over --worlds), shac, "
-                     "ppo and pods train\n",
+                     "ahac, ppo and pods train\n",
                      opt.method.c_str());
       return 2;
     }
     if (opt.worlds > 1 && opt.method != "bptt") {
-      std::fprintf(stderr, "adjoint: --worlds is BPTT's (--method shac, ppo and pods take their copies from --envs)\n");
+      std::fprintf(stderr,
+                   "adjoint: --worlds is BPTT's (--method shac, ahac, ppo and pods take their copies from --envs)\n");
       return 2;
     }
-    if (opt.method != "shac" && opt.method != "ppo" &&
+    if (!shac_like && opt.method != "ppo" &&
         (!opt.checkpoint_dir.empty() || !opt.resume.empty() || opt.stop_after > 0)) {
-      std::fprintf(stderr, "adjoint: --checkpoint-dir, --resume and --stop-after are for --method shac and ppo\n");
+      std::fprintf(stderr,
+                   "adjoint: --checkpoint-dir, --resume and --stop-after are for --method shac, ahac and ppo\n");
       return 2;
     }
-    if (opt.method == "shac" || opt.method == "ppo" || opt.method == "pods" || opt.method == "bptt") {
-      const int rc = opt.method == "shac"   ? adj::app::run_shac(opt)
+    if (shac_like || opt.method == "ppo" || opt.method == "pods" || opt.method == "bptt") {
+      const int rc = shac_like              ? adj::app::run_shac(opt)
                      : opt.method == "ppo"  ? adj::app::run_ppo(opt)
                      : opt.method == "pods" ? adj::app::run_pods(opt)
                                             : adj::app::run_optimize(opt);

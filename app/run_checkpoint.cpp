@@ -10,8 +10,9 @@ std::string file_in(const std::string& dir) { return (std::filesystem::path(dir)
 
 }  // namespace
 
-nlohmann::json shac_run_identity(const std::string& scene, const std::string& task, int windows, std::uint64_t seed) {
-  return {{"method", "shac"}, {"scene", scene}, {"task", task}, {"windows", windows}, {"seed", seed}};
+nlohmann::json shac_run_identity(const std::string& scene, const std::string& task, int windows, std::uint64_t seed,
+                                 const std::string& method) {
+  return {{"method", method}, {"scene", scene}, {"task", task}, {"windows", windows}, {"seed", seed}};
 }
 
 Status checkpoint_plan(const OptimizeOptions& o, std::string& dir, int& every) {

@@ -25,7 +25,8 @@ struct RunTotals {
 
 // what a SHAC run is, beyond the trainer's own state (`adjoint optimize --method shac` and the
 // editor's SHAC write and check the same): a checkpoint of another run is refused
-nlohmann::json shac_run_identity(const std::string& scene, const std::string& task, int windows, std::uint64_t seed);
+nlohmann::json shac_run_identity(const std::string& scene, const std::string& task, int windows, std::uint64_t seed,
+                                 const std::string& method = "shac");
 
 // where and how often a run writes checkpoints (0: never), from --checkpoint-dir,
 // --checkpoint-every, --resume and --stop-after; errors: flags that need a folder, a fresh

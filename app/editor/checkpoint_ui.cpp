@@ -29,9 +29,10 @@ bool Editor::continue_from_checkpoint(const std::string& dir) {
   }
   // the run's identity (what `adjoint optimize` wrote) and the trainer's copies
   const nlohmann::json& h = ck->header;
-  const bool shac = h.contains("run") && h["run"].value("method", "") == "shac" && h.contains("shac");
+  const std::string method = h.contains("run") ? h["run"].value("method", "") : "";
+  const bool shac = (method == "shac" || method == "ahac") && h.contains("shac");
   if (!shac) {
-    message(Severity::error, "Continue from checkpoint: " + file + " is not a SHAC run's checkpoint");
+    message(Severity::error, "Continue from checkpoint: " + file + " is not a SHAC or AHAC run's checkpoint");
     return false;
   }
   const nlohmann::json& run = h["run"];
@@ -48,7 +49,7 @@ bool Editor::continue_from_checkpoint(const std::string& dir) {
   }
   task_index = i;
   OptMethod& m = task_methods[task];
-  m.shac = true, m.pods = false;
+  m.shac = true, m.pods = false, m.ahac = method == "ahac";
   m.envs = h["shac"].value("copies", m.envs);
   m.seed = run.value("seed", std::uint64_t(0));
   opt_iterations = run.value("windows", 0);

@@ -873,21 +873,24 @@ void Editor::draw_optimization() {
   // a policy: trained by the full-horizon gradient or by SHAC (windows, copies, critic)
   if (t.has_policy) {
     OptMethod& opt_method = task_methods[t.name];
-    int method = opt_method.shac ? 1 : opt_method.pods ? 1 + opt_method.order : 0;
-    const char* methods[] = {"BPTT", "SHAC", "PODS-1", "PODS-2"};
+    int method = opt_method.shac ? (opt_method.ahac ? 2 : 1) : opt_method.pods ? 2 + opt_method.order : 0;
+    const char* methods[] = {"BPTT", "SHAC", "AHAC", "PODS-1", "PODS-2"};
     ImGui::BeginDisabled(running);
     ImGui::SetNextItemWidth(80);
-    ImGui::Combo("##method", &method, methods, 4);
+    ImGui::Combo("##method", &method, methods, 5);
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip(
           "BPTT: the gradient through the whole horizon (as adjoint optimize)\n"
           "SHAC: short windows over many randomized copies, a critic for each window's end\n"
           "(as adjoint optimize --shac); each iteration is one window, its loss the policy's episode\n"
+          "AHAC: SHAC with each copy's window cut where its contact forces pass the task's threshold,\n"
+          "the windows' length adapting, and two critics (as adjoint optimize --method ahac)\n"
           "PODS-1/2: each episode's actions improved by a gradient (1) or Newton (2) step, the policy\n"
           "regressed onto them (as adjoint optimize --method pods); the gradient-norm plot shows the step");
-    opt_method.shac = method == 1;
-    opt_method.pods = method >= 2;
-    if (opt_method.pods) opt_method.order = method - 1;
+    opt_method.shac = method == 1 || method == 2;
+    opt_method.ahac = method == 2;
+    opt_method.pods = method >= 3;
+    if (opt_method.pods) opt_method.order = method - 2;
     if (opt_method.shac || opt_method.pods) {
       ImGui::SameLine();
       ImGui::SetNextItemWidth(110);

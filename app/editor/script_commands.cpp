@@ -699,17 +699,18 @@ Status cmd_task_termination(ScriptCall& c) {
   return Status::ok();
 }
 
-// optimize-method bptt|shac|pods1|pods2 [COPIES [SEED]]: the method combo of the panel's task
+// optimize-method bptt|shac|ahac|pods1|pods2 [COPIES [SEED]]: the method combo of the panel's task
 Status cmd_optimize_method(ScriptCall& c) {
   const auto& w = c.w;
-  if (w.size() < 2 || (w[1] != "bptt" && w[1] != "shac" && w[1] != "pods1" && w[1] != "pods2"))
-    return Status::error("optimize-method bptt|shac|pods1|pods2 [COPIES [SEED]]");
+  if (w.size() < 2 || (w[1] != "bptt" && w[1] != "shac" && w[1] != "ahac" && w[1] != "pods1" && w[1] != "pods2"))
+    return Status::error("optimize-method bptt|shac|ahac|pods1|pods2 [COPIES [SEED]]");
   const auto& tasks = c.e.doc.scene().tasks;
   if (tasks.empty()) return Status::error("optimize-method: the scene has no task");
   if (!tasks[size_t(std::clamp(c.e.task_index, 0, int(tasks.size()) - 1))].has_policy)
     return Status::error("optimize-method: the panel's task has no policy (it is trained by BPTT)");
   OptMethod& m = c.e.task_methods[tasks[size_t(std::clamp(c.e.task_index, 0, int(tasks.size()) - 1))].name];
-  m.shac = w[1] == "shac";
+  m.shac = w[1] == "shac" || w[1] == "ahac";
+  m.ahac = w[1] == "ahac";
   m.pods = w[1] == "pods1" || w[1] == "pods2";
   m.order = w[1] == "pods2" ? 2 : 1;
   bool ok = true;

@@ -223,12 +223,12 @@ Status ex_worlds_differing(ScriptCall& c) {
   return expect_text(c, std::to_string(n));
 }
 Status ex_path(ScriptCall& c) { return expect_text(c, c.e.doc.path().empty() ? "untitled" : c.e.doc.path()); }
-// the method Start uses for the panel's task: bptt shac pods1 pods2
+// the method Start uses for the panel's task: bptt shac ahac pods1 pods2
 Status ex_method(ScriptCall& c) {
   const auto& tasks = c.e.doc.scene().tasks;
   if (tasks.empty()) return bad(c, "no task");
   const OptMethod m = c.e.method_of(tasks[size_t(std::clamp(c.e.task_index, 0, int(tasks.size()) - 1))].name);
-  return expect_text(c, m.shac ? "shac" : m.pods ? (m.order == 2 ? "pods2" : "pods1") : "bptt");
+  return expect_text(c, m.shac ? (m.ahac ? "ahac" : "shac") : m.pods ? (m.order == 2 ? "pods2" : "pods1") : "bptt");
 }
 // the clipboard holds message N whole (0: the newest), as its copy button puts it there
 Status ex_clipboard(ScriptCall& c) {

@@ -122,6 +122,7 @@ struct Worker::Impl {
   int opt_target = 0;
   int opt_windows = 0;         // SHAC: the run's windows in all (a continued run has done some)
   std::uint64_t opt_seed = 0;  // SHAC: the run's seed (its checkpoints' identity)
+  bool opt_ahac = false;       // the SHAC run is AHAC's (its checkpoints' identity)
   int checkpoint_serial = 0;
   bool checkpoint_ok = false;
   std::string checkpoint_text;
@@ -542,7 +543,8 @@ struct Worker::Impl {
     dist::LocalCommunicator alone;
     app::RunTotals totals;
     if (!run->history().empty()) totals.first = run->history().front().loss;
-    const nlohmann::json identity = app::shac_run_identity(doc.name, opt_task, opt_windows, opt_seed);
+    const nlohmann::json identity =
+        app::shac_run_identity(doc.name, opt_task, opt_windows, opt_seed, opt_ahac ? "ahac" : "shac");
     Status st = run->trainer().save(ck);
     if (st) st = app::write_run_checkpoint(dir, identity, totals, ck, alone);
     if (!st) {
@@ -554,9 +556,10 @@ struct Worker::Impl {
     checkpoint_ok = true;
     checkpoint_text = "checkpoint after window " + std::to_string(run->trainer().iteration()) + " of " +
                       std::to_string(opt_windows) + " written to " + dir + " (weights fingerprint " + fp +
-                      "); continue it here or with: adjoint optimize SCENE --task \"" + opt_task +
-                      "\" --method shac --envs " + std::to_string(run->trainer().env_count()) + " --seed " +
-                      std::to_string(opt_seed) + " --iterations " + std::to_string(opt_windows) + " --resume " + dir;
+                      "); continue it here or with: adjoint optimize SCENE --task \"" + opt_task + "\" --method " +
+                      (opt_ahac ? "ahac" : "shac") + " --envs " + std::to_string(run->trainer().env_count()) +
+                      " --seed " + std::to_string(opt_seed) + " --iterations " + std::to_string(opt_windows) +
+                      " --resume " + dir;
   }
 
   void optimize_once() {
@@ -766,16 +769,20 @@ void Worker::start_optimize(const std::string& task_name, int iterations, const 
     if (!made) return fail(task->name + ": " + made.status().message());
     im->task = std::move(*made);
     if (method.shac) {  // windows over copies, a critic
-      auto trainer = optim::make_shac_trainer(
-          *im->task,
-          {.envs = method.envs, .windows = im->opt_target, .seed = method.seed, .thread_count = im->thread_count()});
+      auto trainer = optim::make_shac_trainer(*im->task, {.envs = method.envs,
+                                                          .windows = im->opt_target,
+                                                          .seed = method.seed,
+                                                          .thread_count = im->thread_count(),
+                                                          .ahac = method.ahac});
       if (!trainer) return fail(trainer.status().message());  // the trainer's messages name the task
       im->opt_windows = im->opt_target;
       im->opt_seed = method.seed;
+      im->opt_ahac = method.ahac;
       if (!method.resume.empty()) {  // a run saved here or by `adjoint optimize --checkpoint-dir`
         dist::LocalCommunicator alone;
         app::RunTotals totals;
-        const nlohmann::json identity = app::shac_run_identity(im->doc.name, task->name, im->opt_windows, method.seed);
+        const nlohmann::json identity = app::shac_run_identity(im->doc.name, task->name, im->opt_windows, method.seed,
+                                                               method.ahac ? "ahac" : "shac");
         auto ck = app::read_run_checkpoint(method.resume, identity, alone, totals);
         if (!ck) return fail(ck.status().message());
         if (Status st = trainer->load(*ck); !st) return fail(st.message());

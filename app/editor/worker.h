@@ -130,6 +130,7 @@ struct Snapshot {
 // always use BPTT
 struct OptMethod {
   bool shac = false;
+  bool ahac = false;  // with shac: AHAC (engine/optim/ahac.h), as `--method ahac`
   bool pods = false;  // PODS (engine/optim/pods.h) of `order`, `envs` episodes per iteration
   int order = 1;
   int envs = 32;

@@ -324,6 +324,13 @@ Result<S> ScenePolicyEnvT<S>::step(int i, const std::vector<S>& action) {
     cost = c.rloss ? cost + (now - c.last) : now - c.last;
     c.last = now;
   }
+  if (measure_ && model_->body_count() > 0) {
+    if (st = rigid_contacts(world_model(i).rigid, c.state, f.control, c.contacts); !st)
+      return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
+    S sq = S(0);
+    for (int k = 0; k < c.contacts.contact_count(); ++k) sq += length_sq(c.contacts.force[k]);
+    c.contact = std::sqrt(sq);
+  }
   c.action = action;
   c.tape.push_back(std::move(f));
   ++c.frame;

@@ -99,6 +99,13 @@ class PolicyEnvT {
   virtual Status set_episode(int /*i*/, const Episode& /*e*/) {
     return Status::error("this kind of world cannot continue an episode from a checkpoint");
   }
+
+  // AHAC's stiffness measure (shac.h AhacOptions): with measure_contacts(true), each step also
+  // reads the contacts of the state it ends in (the solver's contact forces under the frame's
+  // control, those the next step starts from) and contact_measure(i) is their norm
+  // sqrt(sum |f_k|^2) [N] over copy i's contact points; worlds without contacts read 0
+  virtual void measure_contacts(bool /*on*/) {}
+  virtual S contact_measure(int /*i*/) const { return S(0); }
 };
 
 // randomized initial states (reset with an rng): every coordinate of a revolute or prismatic
@@ -160,6 +167,8 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
   const StateT<S>& state(int i) const override { return copies_[i].state; }
   typename PolicyEnvT<S>::Episode episode(int i) const override;
   Status set_episode(int i, const typename PolicyEnvT<S>::Episode& e) override;
+  void measure_contacts(bool on) override { measure_ = on; }
+  S contact_measure(int i) const override { return copies_[i].contact; }
   const ModelT<S>& model() const { return *model_; }
   // copy i's model: its world's randomized parameters, or the scene's
   const ModelT<S>& world_model(int i) const { return models_.empty() ? *model_ : models_[std::size_t(i)]; }
@@ -210,6 +219,8 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
     int frame = 0;
     int back = 0;       // backward: frames of the tape not yet reversed
     bool done = false;  // the last step ended the episode (termination)
+    S contact = S(0);   // measure_contacts: the contact forces' norm at the last step's end [N]
+    RigidContactsT<S> contacts;
   };
 
   static void drop_tape(Copy& c);  // the tape's frames to the spares
@@ -226,8 +237,9 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
   S effort_ = S(0);     // the task's effort terms' weights: frame cost += effort_ |a|^2 (robot policies)
   int done_body_ = -1;  // the task's termination: this body's com below done_height_ (-1: none)
   S done_height_ = S(0);
-  int up_ = 1;           // the scene's up axis
-  bool record_ = false;  // keep each frame's substeps (worlds without particles: a few KiB a frame)
+  int up_ = 1;            // the scene's up axis
+  bool record_ = false;   // keep each frame's substeps (worlds without particles: a few KiB a frame)
+  bool measure_ = false;  // measure_contacts
   StateT<S> initial_;
   PolicyEnvOptions options_;
   std::vector<Copy> copies_;

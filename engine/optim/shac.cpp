@@ -175,7 +175,7 @@ double gaussian(std::mt19937_64& rng) {
 template <class S>
 Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(const TaskT<S>& task, BatchShacOptions o,
                                                           PolicyEnvOptions env_options) {
-  const std::string where = "task '" + task.task().name + "' (SHAC)";
+  const std::string where = "task '" + task.task().name + (o.ahac.enabled ? "' (AHAC)" : "' (SHAC)");
   // with ranks, this rank's env holds its block of the copies
   const int total = env_options.env_count;
   const int ranks = o.comm ? o.comm->size() : 1;
@@ -198,6 +198,10 @@ Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(const TaskT<S>& task, 
                          ": options out of range (lr > 0, gamma in (0, 1), lambda in [0, 1], "
                          "critic passes and minibatches >= 1, target_alpha, beta1, beta2 in [0, 1), clip, "
                          "critic_clip, lr_end, grad_bound >= 0)");
+  if (o.ahac.enabled && (!(o.ahac.contact_threshold > 0) || o.ahac.horizon_min < 1 || o.ahac.horizon_min > o.window ||
+                         !(o.ahac.dual_lr >= 0)))
+    return Status::error(where + ": AHAC options out of range (contact_threshold > 0, horizon_min in 1.." +
+                         std::to_string(o.window) + " (the window), dual_lr >= 0)");
   for (int h : o.critic_hidden)
     if (h < 1) return Status::error(where + ": critic layers need width >= 1");
   BatchShacTrainerT r;
@@ -215,11 +219,19 @@ Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(const TaskT<S>& task, 
   r.critic_w_.assign(r.critic_.weight_count(), S(0));
   r.critic_.init_weights(r.critic_w_.data(), o.seed + 0x9e3779b97f4a7c15ull);
   r.target_w_ = r.critic_w_;
+  if (o.ahac.enabled && o.ahac.double_critic) {  // the second critic starts elsewhere
+    r.critic2_w_.assign(r.critic_.weight_count(), S(0));
+    r.critic_.init_weights(r.critic2_w_.data(), o.seed + 0x2545f4914f6cdd1dull);
+    r.target2_w_ = r.critic2_w_;
+  }
+  if (o.ahac.enabled) r.env_->measure_contacts(true);
+  r.horizon_ = o.window;
   if (o.learned_std) r.log_std_.assign(std::size_t(r.env_->action_size()), S(o.log_std_init));
   r.actor_opt_.lr = o.actor_lr;
   r.actor_opt_.clip = o.clip;
   r.critic_opt_.lr = o.critic_lr;
   r.critic_opt_.clip = o.critic_clip;
+  r.critic2_opt_ = r.critic_opt_;
   r.value_scale_ = S(1.0 / (1.0 - o.gamma));
   r.copies_.resize(std::size_t(n));
   r.rng_.seed(o.seed ^ 0x5851f42d4c957f2dull);
@@ -256,8 +268,9 @@ template <class S>
 Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backward) {
   PolicyEnvT<S>& env = *env_;
   Copy& c = copies_[i];
-  const int W = options_.window;
+  const int W = window_frames();
   const S g = S(options_.gamma), share = S(1) / S(env_count() * W);
+  const bool ahac = options_.ahac.enabled;
   const int e = i - mine_.begin;  // the copy in this rank's env
   c.start = env.frame(e);
   c.obs.resize(std::size_t(W + 1));
@@ -266,9 +279,12 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
   env.clear_tape(e);
   std::vector<S> action, d_action, d_obs, d_raw, out;
   S value = S(0), discount = S(1);
-  // frames until the window ends or the episode terminates (then no terminal value)
+  // frames until the window ends, the episode terminates (then no terminal value) or, with
+  // AHAC, a frame ends in stiff contact (then the critics' value there)
   c.frames = W;
   c.done = false;
+  c.cut = false;
+  c.contact.clear();
   std::vector<StateT<S>>* kept = i < int(copy_frames_.size()) ? &copy_frames_[std::size_t(i)] : nullptr;
   if (kept) kept->assign(1, env.state(e));
   for (int t = 0; t < c.frames; ++t) {
@@ -292,13 +308,23 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
     value += discount * c.cost[t];
     discount *= g;
     if (env.terminated(e)) c.frames = t + 1, c.done = true;
+    if (ahac) {
+      c.contact.push_back(env.contact_measure(e));
+      if (!c.done && double(c.contact.back()) > options_.ahac.contact_threshold) c.frames = t + 1, c.cut = true;
+    }
   }
   const int L = c.frames;
   env.observe(e, c.raw[L]);
   normalize(c.raw[L], c.obs[L]);
-  const std::vector<S>& vw = options_.actor_target_critic ? target_w_ : critic_w_;
-  critic_.forward(vw.data(), c.obs[L], out);
-  c.end_value = c.done ? S(0) : out[0];
+  // the bootstrap: the critic's value, or the smaller of the double critic's (its gradient
+  // flows through the critic that gave it)
+  const bool tc = options_.actor_target_critic;
+  c.critic = 0;
+  S end = critic_output(c.obs[L], 0, tc);
+  if (!critic2_w_.empty())
+    if (const S v2 = critic_output(c.obs[L], 1, tc); double_critic_value(end, v2) != end) end = v2, c.critic = 1;
+  const std::vector<S>& vw = c.critic == 1 ? (tc ? target2_w_ : critic2_w_) : (tc ? target_w_ : critic_w_);
+  c.end_value = c.done ? S(0) : end;
   value += discount * value_scale_ * c.end_value;
   c.value = share * value;
   if (!backward) return Status::ok();
@@ -350,7 +376,7 @@ template <class S>
 Status BatchShacTrainerT<S>::run_windows(const std::vector<S>& w, bool backward) {
   const int n = env_count(), begin = mine_.begin, end = mine_.end;
   for (int i = begin; i < end; ++i)
-    if (env_->terminated(i - begin) || env_->frame(i - begin) + options_.window > env_->horizon())
+    if (env_->terminated(i - begin) || env_->frame(i - begin) + window_frames() > env_->horizon())
       env_->reset(i - begin, &rngs_[i]);
   const int threads = options_.thread_count;
 #pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads()) if (threads != 1)
@@ -406,7 +432,8 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
     frames += c.frames;
     stats.terminated += c.done ? 1 : 0;
   }
-  const int n = env_count(), W = options_.window;
+  const int n = env_count(), W = window_frames();
+  stats.window_frames = W;
   stats.mean_cost = cost_sum / double(std::max(frames, 1LL));
   stats.value_share = std::pow(options_.gamma, W) * double(value_scale_) * stats.end_value / double(W) /
                       std::max(std::abs(stats.actor_loss), 1e-30);
@@ -414,6 +441,7 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
     double f = std::max(0.0, 1.0 - double(iteration_) / double(options_.lr_decay_windows));
     actor_opt_.lr = options_.lr_end + (options_.actor_lr - options_.lr_end) * f;
     critic_opt_.lr = options_.lr_end + (options_.critic_lr - options_.lr_end) * f;
+    critic2_opt_.lr = critic_opt_.lr;
   }
   // an exploding gradient skips the window's updates: named by the copy that blew up first, or
   // by the copy with the largest gradient
@@ -443,6 +471,7 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
     fit_critic(stats);
   }
   stats.skipped_windows = skipped_;
+  adapt_horizon(stats);
   // the window's observations join the running statistics (copy order), then episodes go on
   for (const Copy& c : copies_)
     for (int t = 0; t < c.frames; ++t) stats_.add(c.raw[t]);
@@ -467,18 +496,14 @@ void BatchShacTrainerT<S>::fit_critic(BatchShacStats& stats) {
   // TD(lambda) targets with the target critic, in critic units (mean frame cost)
   std::vector<const std::vector<S>*> xs;
   std::vector<S> ys, out;
+  std::vector<S> v, target;
   for (const Copy& c : copies_) {
     // a terminated episode's last state is worth nothing
     const int L = c.frames;
-    std::vector<S> v(std::size_t(L + 1));
-    for (int t = 1; t <= L; ++t) {
-      critic_.forward(target_w_.data(), c.obs[t], out);
-      v[t] = out[0] * value_scale_;
-    }
+    v.assign(std::size_t(L + 1), S(0));
+    for (int t = 1; t <= L; ++t) v[t] = value(c.obs[t], true);
     if (c.done) v[L] = S(0);
-    std::vector<S> target(std::size_t(L + 1));
-    target[L] = v[L];
-    for (int t = L - 1; t >= 0; --t) target[t] = c.cost[t] + g * ((S(1) - lam) * v[t + 1] + lam * target[t + 1]);
+    td_lambda_targets(c.cost, v, L, g, lam, target);
     for (int t = 0; t < L; ++t) {
       xs.push_back(&c.obs[t]);
       ys.push_back(target[t] * inv_scale);
@@ -488,23 +513,80 @@ void BatchShacTrainerT<S>::fit_critic(BatchShacStats& stats) {
   std::vector<int> order(static_cast<std::size_t>(m));
   for (int k = 0; k < m; ++k) order[k] = k;
   std::vector<S> grad, d_in;
+  // one minibatch step of a critic on the samples order[b size, (b + 1) size); its mean squared error
+  auto fit = [&](std::vector<S>& cw, Adam& opt, int b) {
+    grad.assign(cw.size(), S(0));
+    double loss = 0;
+    for (int q = b * size; q < (b + 1) * size; ++q) {
+      critic_.forward(cw.data(), *xs[order[q]], out);
+      S e = out[0] - ys[order[q]];
+      loss += double(e * e) / size;
+      critic_.backward(cw.data(), *xs[order[q]], {S(2) * e / S(size)}, grad.data(), d_in);
+    }
+    opt.step(options_, cw, grad);
+    return loss;
+  };
+  // AHAC's second critic fits the same targets on the same minibatches; the loss shown is their mean
+  const bool two = !critic2_w_.empty();
   for (int pass = 0; pass < options_.critic_passes; ++pass) {
     for (int k = m - 1; k > 0; --k) std::swap(order[k], order[int(rng_() % std::uint64_t(k + 1))]);
     for (int b = 0; b < batches; ++b) {
-      grad.assign(critic_w_.size(), S(0));
-      double loss = 0;
-      for (int q = b * size; q < (b + 1) * size; ++q) {
-        critic_.forward(critic_w_.data(), *xs[order[q]], out);
-        S e = out[0] - ys[order[q]];
-        loss += double(e * e) / size;
-        critic_.backward(critic_w_.data(), *xs[order[q]], {S(2) * e / S(size)}, grad.data(), d_in);
-      }
-      critic_opt_.step(options_, critic_w_, grad);
-      stats.critic_loss = loss;
+      const double loss = fit(critic_w_, critic_opt_, b);
+      stats.critic_loss = two ? 0.5 * (loss + fit(critic2_w_, critic2_opt_, b)) : loss;
     }
   }
   const S a = S(options_.target_alpha);
   for (std::size_t k = 0; k < target_w_.size(); ++k) target_w_[k] = a * target_w_[k] + (S(1) - a) * critic_w_[k];
+  for (std::size_t k = 0; k < target2_w_.size(); ++k) target2_w_[k] = a * target2_w_[k] + (S(1) - a) * critic2_w_[k];
+}
+
+template <class S>
+void td_lambda_targets(const std::vector<S>& cost, const std::vector<S>& value, int frames, S gamma, S lambda,
+                       std::vector<S>& target) {
+  target.assign(std::size_t(frames + 1), S(0));
+  target[frames] = value[frames];
+  for (int t = frames - 1; t >= 0; --t)
+    target[t] = cost[t] + gamma * ((S(1) - lambda) * value[t + 1] + lambda * target[t + 1]);
+}
+
+template <class S>
+S BatchShacTrainerT<S>::critic_output(const std::vector<S>& obs, int k, bool target) const {
+  const std::vector<S>& cw = k == 0 ? (target ? target_w_ : critic_w_) : (target ? target2_w_ : critic2_w_);
+  std::vector<S> out;
+  critic_.forward(cw.data(), obs, out);
+  return out[0];
+}
+
+template <class S>
+S BatchShacTrainerT<S>::value(const std::vector<S>& obs, bool target) const {
+  const S v = critic_output(obs, 0, target);
+  return value_scale_ * (critic2_w_.empty() ? v : double_critic_value(v, critic_output(obs, 1, target)));
+}
+
+template <class S>
+int BatchShacTrainerT<S>::window_frames() const {
+  if (!options_.ahac.enabled) return options_.window;
+  return std::clamp(int(std::floor(horizon_)), options_.ahac.horizon_min, options_.window);
+}
+
+template <class S>
+void BatchShacTrainerT<S>::adapt_horizon(BatchShacStats& stats) {
+  stats.horizon = horizon_;
+  if (!options_.ahac.enabled) return;
+  // every copy's frames in copy order (the same sums on every rank)
+  const double C = options_.ahac.contact_threshold;
+  double violation = 0, measure = 0;
+  long long frames = 0;
+  for (const Copy& c : copies_) {
+    stats.contact_cut += c.cut ? 1 : 0;
+    for (S m : c.contact) violation += (double(m) - C) / C, measure += double(m), ++frames;
+  }
+  const double d = double(std::max(frames, 1LL));
+  stats.contact_mean = measure / d;
+  const AhacHorizon next = ahac_dual_step(options_.ahac, options_.window, dual_, violation / d);
+  dual_ = next.dual, horizon_ = next.horizon;
+  stats.horizon = horizon_;
+  stats.dual = dual_;
 }
 
 template <class S>
@@ -529,5 +611,9 @@ Result<S> BatchShacTrainerT<S>::evaluate(const std::function<void(int t, const P
 
 template class BatchShacTrainerT<float>;
 template class BatchShacTrainerT<double>;
+template void td_lambda_targets(const std::vector<float>&, const std::vector<float>&, int, float, float,
+                                std::vector<float>&);
+template void td_lambda_targets(const std::vector<double>&, const std::vector<double>&, int, double, double,
+                                std::vector<double>&);
 
 }  // namespace adj::optim

@@ -21,6 +21,7 @@
 
 #include "engine/core/status.h"
 #include "engine/dist/communicator.h"
+#include "engine/optim/ahac.h"
 #include "engine/optim/checkpoint.h"
 #include "engine/optim/loss.h"
 #include "engine/optim/optimizer.h"
@@ -171,7 +172,17 @@ struct BatchShacOptions {
   dist::Communicator* comm = nullptr;
   // with several ranks: every this many windows the ranks compare their parameters' fingerprint
   int fingerprint_every = 10;
+  // AHAC (ahac.h): windows cut at stiff contact, their length adapting, and a double critic
+  AhacOptions ahac;
 };
+
+// TD(lambda) targets of one copy's window (the critic's targets): cost (frames), value[t] the
+// value of the state after t frames (t = 0..frames; value[frames] is 0 after a termination);
+// target[t] = cost[t] + gamma ((1 - lambda) value[t + 1] + lambda target[t + 1]), target[frames] =
+// value[frames]
+template <class S>
+void td_lambda_targets(const std::vector<S>& cost, const std::vector<S>& value, int frames, S gamma, S lambda,
+                       std::vector<S>& target);
 
 struct BatchShacStats {
   int iteration = 0;        // windows trained so far (0-based)
@@ -188,6 +199,12 @@ struct BatchShacStats {
   std::string skip_reason;
   int skipped_windows = 0;
   int terminated = 0;  // copies whose episode ended early in this window (their windows cut there)
+  // AHAC: the horizon (frames) this window ran, the copies whose window stiff contact cut, the
+  // mean contact measure over the frames run [N], and the horizon and dual variable after it
+  int window_frames = 0;
+  int contact_cut = 0;
+  double contact_mean = 0;
+  double horizon = 0, dual = 0;
 };
 
 template <class S>
@@ -223,6 +240,18 @@ class BatchShacTrainerT {
   const PolicyEnvT<S>& eval_env() const { return *eval_; }
   int env_count() const { return int(copies_.size()); }  // every rank's copies
   int iteration() const { return iteration_; }           // windows trained so far
+  // AHAC: the horizon T [frames] and the dual variable phi (ahac.h); SHAC: the window and 0
+  double horizon() const { return horizon_; }
+  double dual() const { return dual_; }
+  int window_frames() const;  // the frames the next window runs (floor T)
+  // the last window of copy i: the frames it ran and whether stiff contact cut it (AHAC)
+  int copy_frames_run(int i) const { return copies_[std::size_t(i)].frames; }
+  bool copy_cut(int i) const { return copies_[std::size_t(i)].cut; }
+  // the value of a normalized observation [frame-cost units summed], as the critic targets and
+  // the actor's bootstrap read it: the (target) critic's, or with AHAC's double critic the
+  // smaller of the two; critic_output(obs, k, target): critic k's (0 or 1) own output
+  S value(const std::vector<S>& obs, bool target) const;
+  S critic_output(const std::vector<S>& obs, int k, bool target) const;
   // normalized observation (the running statistics frozen)
   void normalize(const std::vector<S>& raw, std::vector<S>& obs) const;
 
@@ -251,11 +280,15 @@ class BatchShacTrainerT {
     int frames = 0;                   // frames run: the window, or fewer where the episode ended
     int start = 0;                    // the episode frame the window started at
     bool done = false;                // the episode ended (terminated) in the window's last frame
+    bool cut = false;                 // AHAC: stiff contact ended the window in its last frame
+    std::vector<S> contact;           // AHAC: each frame's contact measure [N], (frames)
+    int critic = 0;                   // the critic whose value bootstrapped the window's end
     Status status;
   };
   Status run_windows(const std::vector<S>& w, bool backward);
   Status run_copy(int i, const std::vector<S>& w, bool backward);
   void fit_critic(BatchShacStats& stats);
+  void adapt_horizon(BatchShacStats& stats);  // AHAC's dual step after a window
   // with several ranks: every rank's copies' windows to every rank (shac_state.cpp)
   Status gather_copies(bool backward);
   // rank 0's weights to every rank
@@ -266,14 +299,15 @@ class BatchShacTrainerT {
   std::unique_ptr<PolicyEnvT<S>> env_, eval_;
   MlpT<S> critic_;
   std::vector<S> w_, critic_w_, target_w_;
-  std::vector<S> log_std_;  // learned_std: one per action (else empty)
-  struct Adam {             // Adam with configurable moment decays; moments in double
+  std::vector<S> critic2_w_, target2_w_;  // AHAC's second critic (empty without)
+  std::vector<S> log_std_;                // learned_std: one per action (else empty)
+  struct Adam {                           // Adam with configurable moment decays; moments in double
     double lr = 0, clip = 0;
     std::vector<double> m, v;
     int t = 0;
     double step(const BatchShacOptions& o, std::vector<S>& w, const std::vector<S>& g);  // |g| before clipping
   };
-  Adam actor_opt_, critic_opt_;
+  Adam actor_opt_, critic_opt_, critic2_opt_;
   RunningStats stats_;
   std::vector<S> norm_mean_, norm_inv_std_;
   std::vector<Copy> copies_;                         // every rank's copies, in copy order
@@ -284,6 +318,7 @@ class BatchShacTrainerT {
   S value_scale_ = S(100);
   long long sim_steps_ = 0;
   int iteration_ = 0, skipped_ = 0;
+  double horizon_ = 0, dual_ = 0;  // AHAC's T and phi (SHAC: the window and 0)
 };
 
 }  // namespace adj::optim

@@ -17,7 +17,8 @@ Status BatchShacTrainerT<S>::gather_copies(bool backward) {
     out.put_string(c.status ? std::string() : c.status.message());
     if (!c.status) continue;
     out.put(c.frames), out.put(c.start), out.put(c.done), out.put(c.value), out.put(c.end_value);
-    out.put_vector(c.cost);
+    out.put(c.cut), out.put(c.critic);
+    out.put_vector(c.cost), out.put_vector(c.contact);
     std::vector<S> raw;
     for (int t = 0; t <= c.frames; ++t) raw.insert(raw.end(), c.raw[t].begin(), c.raw[t].end());
     out.put_vector(raw);
@@ -39,7 +40,8 @@ Status BatchShacTrainerT<S>::gather_copies(bool backward) {
       if (!ok || !failure.empty()) continue;
       std::vector<S> raw;
       ok = in.get(c.frames) && in.get(c.start) && in.get(c.done) && in.get(c.value) && in.get(c.end_value) &&
-           in.get_vector(c.cost) && in.get_vector(raw) && raw.size() == std::size_t(c.frames + 1) * std::size_t(no);
+           in.get(c.cut) && in.get(c.critic) && in.get_vector(c.cost) && in.get_vector(c.contact) &&
+           in.get_vector(raw) && raw.size() == std::size_t(c.frames + 1) * std::size_t(no);
       if (ok && backward) ok = in.get_vector(c.d_w) && in.get_vector(c.d_log_std) && in.get_string(c.blowup);
       if (!ok) break;
       // the critic's inputs: normalized as the owner did, with the same frozen statistics
@@ -63,10 +65,11 @@ Status BatchShacTrainerT<S>::broadcast_weights() {
   dist::Bytes bytes;
   dist::ByteWriter out(bytes);
   out.put_vector(w_), out.put_vector(critic_w_), out.put_vector(target_w_), out.put_vector(log_std_);
+  out.put_vector(critic2_w_), out.put_vector(target2_w_);
   if (Status st = options_.comm->broadcast(bytes, 0); !st) return st;
   dist::ByteReader in(bytes);
   if (!(in.get_vector(w_) && in.get_vector(critic_w_) && in.get_vector(target_w_) && in.get_vector(log_std_) &&
-        in.done()))
+        in.get_vector(critic2_w_) && in.get_vector(target2_w_) && in.done()))
     return Status::error("rank 0's weights arrived malformed on rank " + std::to_string(options_.comm->rank()));
   return Status::ok();
 }
@@ -76,14 +79,19 @@ std::uint64_t BatchShacTrainerT<S>::fingerprint() const {
   std::uint64_t h = dist::fnv1a(w_.data(), w_.size() * sizeof(S));
   h = dist::fnv1a(critic_w_.data(), critic_w_.size() * sizeof(S), h);
   if (!log_std_.empty()) h = dist::fnv1a(log_std_.data(), log_std_.size() * sizeof(S), h);
+  if (!critic2_w_.empty()) {  // AHAC's second critic
+    h = dist::fnv1a(critic2_w_.data(), critic2_w_.size() * sizeof(S), h);
+    h = dist::fnv1a(target2_w_.data(), target2_w_.size() * sizeof(S), h);
+  }
   return dist::fnv1a(target_w_.data(), target_w_.size() * sizeof(S), h);
 }
 
 template <class S>
 Status BatchShacTrainerT<S>::check_replicas() {
   if (!distributed()) return Status::ok();
-  return dist::compare_fingerprints(*options_.comm, fingerprint(),
-                                    "SHAC, after " + std::to_string(iteration_) + " windows");
+  return dist::compare_fingerprints(
+      *options_.comm, fingerprint(),
+      std::string(options_.ahac.enabled ? "AHAC" : "SHAC") + ", after " + std::to_string(iteration_) + " windows");
 }
 
 template <class S>
@@ -162,6 +170,18 @@ Status BatchShacTrainerT<S>::save(Checkpoint& ck) {
   ck.put("observations.m2", stats_.m2);
   ck.put("observations.norm_mean", norm_mean_);
   ck.put("observations.norm_inv_std", norm_inv_std_);
+  if (options_.ahac.enabled) {  // AHAC: the horizon, its dual variable and the second critic
+    ck.header["ahac"] = {{"horizon", horizon_},
+                         {"dual", dual_},
+                         {"double_critic", !critic2_w_.empty()},
+                         {"critic2_adam", {{"t", critic2_opt_.t}, {"lr", critic2_opt_.lr}}}};
+    if (!critic2_w_.empty()) {
+      ck.put("critic2.weights", critic2_w_);
+      ck.put("critic2.target", target2_w_);
+      ck.put("critic2.adam_m", critic2_opt_.m);
+      ck.put("critic2.adam_v", critic2_opt_.v);
+    }
+  }
   return Status::ok();
 }
 
@@ -241,6 +261,43 @@ Status BatchShacTrainerT<S>::load(const Checkpoint& ck) {
     stats_.count = h.at("statistics_count").get<long long>();
   } catch (const nlohmann::json::exception& e) {
     return ck.error(std::string("header.shac: ") + e.what());
+  }
+  // AHAC: both runs AHAC or neither, with as many critics
+  const bool ahac = options_.ahac.enabled;
+  if (ck.header.contains("ahac") != ahac)
+    return ck.error(ahac ? "the checkpoint holds SHAC's training state, this run is AHAC's (--method must match)"
+                         : "the checkpoint holds AHAC's training state, this run is SHAC's (--method must match)");
+  std::vector<S> c2, t2;
+  std::vector<double> c2m, c2v;
+  double horizon = options_.window, dual = 0, c2lr = critic2_opt_.lr;
+  int c2t = 0;
+  if (ahac) {
+    const nlohmann::json& a = ck.header["ahac"];
+    bool two = false;
+    try {
+      horizon = a.at("horizon").get<double>(), dual = a.at("dual").get<double>();
+      two = a.at("double_critic").get<bool>();
+      c2t = a.at("critic2_adam").at("t").get<int>(), c2lr = a.at("critic2_adam").at("lr").get<double>();
+    } catch (const nlohmann::json::exception& e) {
+      return ck.error(std::string("header.ahac: ") + e.what());
+    }
+    if (two != !critic2_w_.empty())
+      return ck.error(std::string("the checkpoint's AHAC run has ") + (two ? "two critics" : "one critic") +
+                      ", this run's has " + (two ? "one" : "two") + " (ahac.double_critic must match)");
+    if (two) {
+      st = ck.get("critic2.weights", c2, nc);
+      if (st) st = ck.get("critic2.target", t2, nc);
+      if (st) st = ck.get("critic2.adam_m", c2m), st = st ? ck.get("critic2.adam_v", c2v) : st;
+      if (st && !((c2m.empty() || (long long)c2m.size() == nc) && c2v.size() == c2m.size()))
+        st = ck.error("the second critic's Adam moments do not match its weights");
+      if (!st) return st;
+    }
+  }
+  if (ahac) {
+    horizon_ = horizon, dual_ = dual;
+    critic2_w_ = std::move(c2), target2_w_ = std::move(t2);
+    critic2_opt_.m = std::move(c2m), critic2_opt_.v = std::move(c2v);
+    critic2_opt_.t = c2t, critic2_opt_.lr = c2lr;
   }
   w_ = std::move(w), critic_w_ = std::move(cw), target_w_ = std::move(tw), log_std_ = std::move(ls);
   actor_opt_.m = std::move(am), actor_opt_.v = std::move(av);

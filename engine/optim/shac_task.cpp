@@ -28,6 +28,17 @@ BatchShacOptions shac_options(const scene::Task& task, int windows) {
   return so;
 }
 
+AhacOptions ahac_options(const scene::Task& task) {
+  const scene::AhacSpec& s = task.ahac;
+  AhacOptions o;
+  o.enabled = true;
+  o.contact_threshold = s.contact_threshold.value_or(o.contact_threshold);
+  o.horizon_min = s.horizon_min.value_or(o.horizon_min);
+  o.dual_lr = s.dual_lr.value_or(o.dual_lr);
+  o.double_critic = s.double_critic.value_or(o.double_critic);
+  return o;
+}
+
 int shac_envs(const scene::Task& task, int envs) { return envs > 0 ? envs : task.shac.envs.value_or(32); }
 
 Result<BatchShacTrainerT<float>> make_shac_trainer(const TaskT<float>& task, const ShacTaskSettings& settings) {
@@ -36,6 +47,7 @@ Result<BatchShacTrainerT<float>> make_shac_trainer(const TaskT<float>& task, con
   so.thread_count = settings.thread_count;
   so.comm = settings.comm;
   so.fingerprint_every = settings.fingerprint_every;
+  if (settings.ahac) so.ahac = ahac_options(task.task());
   // copies start from random joint angles and rates around the task's start
   PolicyEnvOptions env = training_starts(task.task(), shac_envs(task.task(), settings.envs));
   env.world_seed = settings.seed;

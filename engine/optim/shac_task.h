@@ -1,4 +1,4 @@
-// a policy task trained as SHAC does it (shac.h BatchShacTrainerT: windows of frames over many
+// a policy task trained as SHAC (or AHAC, ahac.h) does it (shac.h BatchShacTrainerT: windows of frames over many
 // randomized copies, a learned critic for each window's end), with the settings that
 // `adjoint optimize --method shac` and the editor's SHAC method share: the task's SHAC block
 // (scene "shac": window, learning rates, networks, std, ...) over the trainer's defaults
@@ -18,11 +18,14 @@ struct ShacTaskSettings {
   int thread_count = 0;                // 0: OpenMP's default
   dist::Communicator* comm = nullptr;  // the ranks that share the copies (null: this process)
   int fingerprint_every = 10;          // with ranks: windows between parameter comparisons
+  bool ahac = false;                   // AHAC (ahac.h): the task's AHAC block on top of its SHAC block
 };
 
 // the task's SHAC block (scene::ShacSpec) over BatchShacOptions' defaults, the learning rates
 // decaying over `windows` unless the block turns the decay off
 BatchShacOptions shac_options(const scene::Task& task, int windows);
+// the task's AHAC block (scene::AhacSpec) over AhacOptions' defaults, switched on
+AhacOptions ahac_options(const scene::Task& task);
 // the copies a run trains: `envs` when > 0, else the task's shac.envs, else 32
 int shac_envs(const scene::Task& task, int envs);
 

@@ -471,6 +471,17 @@ struct ShacSpec {
   bool operator==(const ShacSpec&) const = default;
 };
 
+// AHAC's configuration for a policy task (engine/optim/ahac.h AhacOptions): `--method ahac`
+// trains with the task's SHAC block and these keys over AhacOptions' defaults
+struct AhacSpec {
+  std::optional<double> contact_threshold;  // C [N]: a window ends after a frame ending in stiffer contact
+  std::optional<int> horizon_min;           // the adaptive horizon's floor [frames] (its ceiling: shac.window)
+  std::optional<double> dual_lr;            // the dual variable's step
+  std::optional<bool> double_critic;        // two critics, their minimum
+
+  bool operator==(const AhacSpec&) const = default;
+};
+
 // optimized values of a parameter the objects cannot hold: per-frame inputs
 // (control_force, spring/tet_activation, actuator_control: frame-major, then element, then
 // component, as the optimizer lays them out) and policy weights (kind policy, object empty).
@@ -492,6 +503,7 @@ struct Task {
   bool has_policy = false;
   PolicySpec policy;
   ShacSpec shac;  // how `--method shac` trains the policy
+  AhacSpec ahac;  // and `--method ahac` (with the SHAC block)
   uint64_t seed = 0;
   // policy tasks: an episode ends early when the robot `object`'s `body` has its centre of mass
   // below `height` along the scene's up (empty object: never; the policy envs, SHAC)

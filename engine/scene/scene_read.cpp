@@ -416,6 +416,33 @@ void read_shac(Reader& r, const json& j, const std::string& path, ShacSpec& s) {
   r.finish(f);
 }
 
+// "ahac": {...}: each key present overrides AhacOptions' default
+void read_ahac(Reader& r, const json& j, const std::string& path, AhacSpec& s) {
+  if (!r.is_object(j, path)) return;
+  Fields f{j, path, {}};
+  if (f.j.contains("contact_threshold")) {
+    double v = 0;
+    r.number(f, "contact_threshold", v, 1e-9, k_inf);
+    s.contact_threshold = v;
+  }
+  if (f.j.contains("horizon_min")) {
+    int v = 0;
+    r.integer(f, "horizon_min", v, 1, r.limits().max_horizon);
+    s.horizon_min = v;
+  }
+  if (f.j.contains("dual_lr")) {
+    double v = 0;
+    r.number(f, "dual_lr", v, 0, k_inf);
+    s.dual_lr = v;
+  }
+  if (f.j.contains("double_critic")) {
+    bool v = true;
+    r.boolean(f, "double_critic", v);
+    s.double_critic = v;
+  }
+  r.finish(f);
+}
+
 void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
   if (!r.is_object(j, path)) return;
   Fields f{j, path, {}};
@@ -512,6 +539,7 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
     }
   }
   if (const json* sh = r.field(f, "shac", false)) read_shac(r, *sh, Reader::join(path, "shac"), t.shac);
+  if (const json* ah = r.field(f, "ahac", false)) read_ahac(r, *ah, Reader::join(path, "ahac"), t.ahac);
   if (const json* p = r.field(f, "policy", false)) {
     std::string pp = Reader::join(path, "policy");
     if (r.is_object(*p, pp)) {

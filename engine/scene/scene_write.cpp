@@ -167,6 +167,16 @@ ojson write_shac(const ShacSpec& s) {
   return j;
 }
 
+// the keys a task's AHAC block sets (none: empty)
+ojson write_ahac(const AhacSpec& s) {
+  ojson j = ojson::object();
+  if (s.contact_threshold) j["contact_threshold"] = *s.contact_threshold;
+  if (s.horizon_min) j["horizon_min"] = *s.horizon_min;
+  if (s.dual_lr) j["dual_lr"] = *s.dual_lr;
+  if (s.double_critic) j["double_critic"] = *s.double_critic;
+  return j;
+}
+
 // sidecar: the file name its stored values go to instead (empty: inline)
 ojson write_task(const Task& t, const std::string& sidecar = "") {
   ojson j;
@@ -226,6 +236,7 @@ ojson write_task(const Task& t, const std::string& sidecar = "") {
   }
   j["loss"] = ls;
   if (ojson sh = write_shac(t.shac); !sh.empty()) j["shac"] = sh;
+  if (ojson ah = write_ahac(t.ahac); !ah.empty()) j["ahac"] = ah;
   j["optimizer"] = {{"kind", to_string(t.optimizer.kind)},
                     {"lr", t.optimizer.lr},
                     {"clip", t.optimizer.clip},

@@ -20,6 +20,7 @@
 #include "engine/optim/task.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
+#include "tests/engine/optim/grad_check.h"
 
 using namespace adj;
 using namespace adj::optim;
@@ -313,27 +314,9 @@ TEST_CASE("locomotion: the Hopper's and HalfCheetah's window gradients match cen
   INFO(shac.status().message());
   REQUIRE(shac.is_ok());
   for (int k = 0; k < 2; ++k) REQUIRE(shac->step().is_ok());
-  std::vector<double> w = shac->weights(), g;
+  std::vector<double> w = shac->weights();
   for (double& x : w) x *= 3;  // actions large enough for the penalty to matter
-  REQUIRE(shac->actor_loss(w, &g).is_ok());
-  std::mt19937 rng(9);
-  std::vector<double> ad, fd;
-  for (int n = 0; n < 24; ++n) {
-    const std::size_t i = rng() % w.size();
-    const double eps = 1e-6;
-    std::vector<double> x = w;
-    x[i] = w[i] + eps;
-    const double fp = shac->actor_loss(x, nullptr).value();
-    x[i] = w[i] - eps;
-    const double fm = shac->actor_loss(x, nullptr).value();
-    ad.push_back(g[i]);
-    fd.push_back((fp - fm) / (2 * eps));
-  }
-  double scale = 0;
-  for (double x : g) scale = std::max(scale, std::abs(x));
-  FdReport r = compare_gradients(ad, fd, 1e-7 * scale, 1e-4);
-  INFO(r.message << " (largest entry " << scale << ")");
-  CHECK(r.ok);
+  test::check_actor_loss_grad(*shac, w, 24, 9);
 }
 
 // BPTT through a whole episode of a policy task (engine/optim/trainer.h): the previous

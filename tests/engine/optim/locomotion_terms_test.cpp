@@ -19,6 +19,7 @@
 #include "engine/optim/task.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
+#include "tests/engine/optim/grad_check.h"
 
 using namespace adj;
 using namespace adj::optim;
@@ -426,29 +427,9 @@ TEST_CASE("locomotion terms: the previous action's gradient through a SHAC windo
   REQUIRE(shac.is_ok());
   for (int k = 0; k < 2; ++k) REQUIRE(shac->step().is_ok());
   // a policy whose actions are large enough to matter to the next observation
-  std::vector<double> w = shac->weights(), g;
+  std::vector<double> w = shac->weights();
   for (std::size_t k = 0; k < w.size(); ++k) w[k] *= 3;
-  REQUIRE(shac->actor_loss(w, &g).is_ok());
-  std::mt19937 rng(7);
-  std::vector<double> ad, fd;
-  for (int n = 0; n < 24; ++n) {
-    const std::size_t i = rng() % w.size();
-    const double eps = 1e-6;
-    std::vector<double> x = w;
-    x[i] = w[i] + eps;
-    const double fp = shac->actor_loss(x, nullptr).value();
-    x[i] = w[i] - eps;
-    const double fm = shac->actor_loss(x, nullptr).value();
-    ad.push_back(g[i]);
-    fd.push_back((fp - fm) / (2 * eps));
-  }
-  // relative to the largest entry: contact's kinks (the depth-damped law's min(v_n, 0), the
-  // friction cone) leave central differences a residue of ~1e-8 here (largest entry ~3)
-  double scale = 0;
-  for (double x : g) scale = std::max(scale, std::abs(x));
-  FdReport r = compare_gradients(ad, fd, 1e-7 * scale, 1e-4);
-  INFO(r.message << " (largest entry " << scale << ")");
-  CHECK(r.ok);
+  test::check_actor_loss_grad(*shac, w, 24, 7);
 }
 
 // the learned exploration std (SHAC's stochastic actor: a = policy + exp(log_std) eps, the same
@@ -491,20 +472,6 @@ TEST_CASE("locomotion terms: the learned std's window gradient matches central d
     fd.push_back((fp - fm) / (2 * eps));
   }
   shac->set_log_std(ls0);
-  std::mt19937 rng(11);
-  for (int n = 0; n < 12; ++n) {  // the weights too, under the same noise
-    const std::size_t i = rng() % w.size();
-    std::vector<double> x = w;
-    x[i] = w[i] + eps;
-    const double fp = shac->actor_loss(x, nullptr).value();
-    x[i] = w[i] - eps;
-    const double fm = shac->actor_loss(x, nullptr).value();
-    ad.push_back(g[i]);
-    fd.push_back((fp - fm) / (2 * eps));
-  }
-  double scale = 0;
-  for (double x : ad) scale = std::max(scale, std::abs(x));
-  FdReport r = compare_gradients(ad, fd, 1e-7 * scale, 1e-4);
-  INFO(r.message << " (largest entry " << scale << ")");
-  CHECK(r.ok);
+  test::sample_actor_loss_fd(*shac, w, g, 12, 11, ad, fd);  // the weights too, under the same noise
+  test::check_against_largest(ad, fd, test::largest_entry(ad));
 }
