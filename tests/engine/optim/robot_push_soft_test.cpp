@@ -100,7 +100,7 @@ TEST_CASE("robot push soft: gradients through arm-ball contact match central dif
 // the coupled task through the Task interface, as receding horizon and the editor read it: the
 // loss of the frames its rollout flew is evaluate's (the ball's terms and the arm's effort), and
 // |dL/d state_t| is reported for every frame
-TEST_CASE("robot push soft: the task's loss of its own frames equals evaluate's; step gradient norms per frame",
+TEST_CASE("robot push soft: the task's loss of its own frames equals evaluate's, with step gradient norms per frame",
           "[optim][robot][coupling]") {
   scene::Scene s = load_push_soft();
   auto cs = scene::compile<double>(s, kScenes);
