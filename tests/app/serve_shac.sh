@@ -49,7 +49,10 @@ grep -q "^checkpoint after window 29 written" "$out/run.txt" || fail "no checkpo
 grep -qE "^iteration 0 .*checkpoint_dir .*/ck .*checkpoint_window 0" "$out/watch.txt" || fail "the watcher was not told of window 0's checkpoint"
 
 [ -n "$mpiexec" ] || exit 0
-mpi() { "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$@"; }
+# under the sanitizer build (scripts/test.sh --sanitize) the ranks run without leak checking:
+# OpenMPI 4.1 leaves allocations of components it has unloaded, whose frames LSan can neither
+# name nor suppress; the same trainers run leak-checked without mpirun
+mpi() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$@"; }
 # under mpirun: rank 0 serves every window and the end
 port=$(free_port)
 mpi "$adjoint" $(shac) --task "$task" --iterations 12 --serve "$port" --serve-wait 60 >"$out/mpi.txt" 2>&1 &
