@@ -325,6 +325,18 @@ Status ex_sim_error(ScriptCall& c) {  // the simulation's error ("none" when it 
   return expect_text(c, c.e.snap.sim_error.empty() ? "none" : c.e.snap.sim_error);
 }
 
+// a sanitizer build (ADJ_SANITIZE) runs several times slower than a user's build: a frame-time
+// expectation is measured and printed there but not checked (the release build's tests check it)
+bool timing_unchecked(const char* what) {
+#ifdef ADJ_SANITIZE
+  std::printf("script: expect %s: not checked in a sanitizer build\n", what);
+  return true;
+#else
+  (void)what;
+  return false;
+#endif
+}
+
 Status ex_fps_above(ScriptCall& c) {  // UI frames per second while the last wait ran (mean, and the slowest)
   bool ok = false;
   int n = c.w.size() >= 3 ? c.arg_int(2, &ok) : 0;
@@ -337,7 +349,7 @@ Status ex_fps_above(ScriptCall& c) {  // UI frames per second while the last wai
   double fps = 1000.0 * double(ms.size()) / sum;
   std::printf("script: %zu UI frames while waiting: mean %.1f fps, slowest frame %.1f ms, %d simulation frames\n",
               ms.size(), fps, worst, c.wait_sim_frames());
-  return fps > n ? Status::ok() : bad(c, std::to_string(fps) + " fps");
+  return fps > n || timing_unchecked("fps-above") ? Status::ok() : bad(c, std::to_string(fps) + " fps");
 }
 
 Status ex_slowest_frame_below(ScriptCall& c) {  // no UI frame during the last wait took this long [ms]
@@ -348,7 +360,7 @@ Status ex_slowest_frame_below(ScriptCall& c) {  // no UI frame during the last w
   double worst = 0;
   for (size_t i = 1; i < ms.size(); ++i) worst = std::max(worst, ms[i]);
   if (ms.size() < 2) return bad(c, "no frames were measured");
-  return worst < n ? Status::ok() : bad(c, std::to_string(worst) + " ms");
+  return worst < n || timing_unchecked("slowest-frame-below") ? Status::ok() : bad(c, std::to_string(worst) + " ms");
 }
 
 Status ex_data_path(ScriptCall& c) {  // Stats and About: how results reach the renderer (cpu staging interop)

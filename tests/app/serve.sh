@@ -21,9 +21,12 @@ rm -rf "$out" && mkdir -p "$out"
 fail() { echo "serve.sh ($mode): $*"; for f in "$out"/*.txt; do echo "--- $f"; cat "$f"; done; exit 1; }
 # a port free now (the kernel's choice), so that parallel runs of this test do not collide
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-# waits until FILE holds a line matching RE (60 s: the machine may be loaded)
+# waits: ADJ_TIME_SCALE (default 1) stretches them where a build runs slower (the sanitizer build)
+scale=${ADJ_TIME_SCALE:-1}
+pause() { sleep "$(awk "BEGIN { print $1 * $scale }")"; }
+# waits until FILE holds a line matching RE (60 s x scale: the machine may be loaded)
 wait_for() {
-  for i in $(seq 1 1200); do grep -qE "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
+  for i in $(seq 1 $((1200 * scale))); do grep -qE "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
   fail "no line /$2/ in $1"
 }
 # the log without wall times: what must be the same bits
@@ -106,9 +109,9 @@ control)
   run=$!
   wait_for "$out/run.txt" "^ +3 "
   "$adjoint" watch "127.0.0.1:$port" --send pause >"$out/pause.txt" 2>&1 || fail "pause not accepted"
-  sleep 1.5  # the iteration under way when the pause came finishes
+  pause 1.5  # the iteration under way when the pause came finishes
   a=$(grep -cE '^ +[0-9]+ ' "$out/run.txt")
-  sleep 1
+  pause 1
   b=$(grep -cE '^ +[0-9]+ ' "$out/run.txt")
   [ "$a" = "$b" ] || fail "the run went on while paused ($a, then $b iterations)"
   "$adjoint" watch "127.0.0.1:$port" --send resume >"$out/resume.txt" 2>&1 || fail "resume not accepted"

@@ -10,8 +10,9 @@ adjoint=$1 scenes=$2 out=$3/serve_shac mpiexec=${4:-}
 rm -rf "$out" && mkdir -p "$out"
 fail() { echo "serve_shac.sh: $*"; for f in "$out"/*.txt; do echo "--- $f"; cat "$f"; done; exit 1; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# ADJ_TIME_SCALE (default 1) stretches the waits where a build runs slower (the sanitizer build)
 wait_for() {
-  for i in $(seq 1 1200); do grep -qE "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
+  for i in $(seq 1 $((1200 * ${ADJ_TIME_SCALE:-1}))); do grep -qE "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
   fail "no line /$2/ in $1"
 }
 task="swing up (policy)"
