@@ -50,8 +50,11 @@ TEST_CASE("gripper: a pinched soft block lifted 20 cm stays held", "[solver][imp
   const double lifted = block_y(s) - y0, slip = std::fabs(rel_end - rel_start) / (hold / 2 * dt);
   INFO("lifted " << lifted << " m, slip while held " << slip * 1e3 << " mm/s");
   if (std::getenv("ADJ_TEST_VERBOSE"))
-    std::printf("gripper: lifted %.4f m, slip while held %.4f mm/s, newton %lld, unconverged %lld\n", lifted,
-                slip * 1e3, solver.implicit_stats().newton, solver.implicit_stats().unconverged);
+    std::printf(
+        "gripper: lifted %.4f m (gripper %.4f m), slip while held %.4f mm/s, newton %lld in %lld substeps, "
+        "unconverged %lld, worst residual %.2g\n",
+        lifted, s.joint_q[0], slip * 1e3, solver.implicit_stats().newton, solver.implicit_stats().substeps,
+        solver.implicit_stats().unconverged, solver.implicit_stats().worst_residual);
   // the gripper rose 20 cm (less its PD's sag under the load); the block with it, less what it
   // sank in the grip while the pinch took the load, and then held
   CHECK(s.joint_q[0] > 0.195);
