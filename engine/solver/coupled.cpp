@@ -10,6 +10,9 @@
 //   particles: one semi-implicit substep with the contact forces added to the control's
 //   external forces -> bodies: one articulation substep with the equal and opposite forces
 //   added to their external forces (rigid::WorkView::fext_extra)
+// implicit particles (the model's integrator, engine/solver/implicit.h) replace the semi-implicit
+// particle substep by the backward Euler solve with the body-particle pairs inside it, the bodies
+// then feeling the converged pairs (implicit_coupled_forward / implicit_coupled_adjoint below).
 // step_adjoint() recomputes the substeps (keeping each one's states, articulation scratch and
 // total particle force) and runs them backwards: the particle substep adjoint, the
 // articulation substep adjoint (which leaves dL/d fext), the coupling forces' adjoint (dual
@@ -50,17 +53,81 @@ typename SolverT<S>::Bodies& SolverT<S>::bodies() {
   return *bodies_;
 }
 
-// the coupled substep (coupled_kernels.h's functors) integrates the particles explicitly: a
-// model of particles and bodies on the implicit integrator is refused rather than stepped
-// with another integrator than the one its scene names
+// the coupled substeps of implicit particles (one thread, engine/solver/implicit.h): per substep
+// the body kinematics, the particles' backward Euler solve with the body-particle pairs inside it
+// (the bodies held at the substep input's poses and velocities), the converged pairs' forces on
+// the bodies, the articulation substep. The same functors as the explicit substep's, on the
+// particle stage's state buffers
 template <class S>
-static Status coupled_integrator_ok(const ModelT<S>& model) {
-  if (model.integrator != INTEGRATOR_IMPLICIT) return Status::ok();
-  return Status::error("step: settings.integrator is \"implicit\" but the scene's particles share it with " +
-                       std::to_string(model.body_count()) +
-                       " bodies: the coupled substep of particles and bodies integrates explicitly only; set "
-                       "\"integrator\": \"explicit\" (and enough substeps) or keep the implicit particles "
-                       "apart from bodies");
+static Status implicit_coupled_forward(ImplicitSolverT<S>& solver, const ModelT<S>& pm, const ControlT<S>& control,
+                                       CoupledArgs<S> a, const CoupledScratch<S>& sc, const CoupledBuffers<S>& buf,
+                                       int substeps, const ImplicitOptions& options) {
+  a.pairs = buf.pairs;
+  a.pf = buf.pf;
+  for (int k = 0; k < substeps; ++k) {
+    const std::size_t kk = std::size_t(k);
+    sc.bind(a, a.m, k);
+    a.p.q = buf.q[kk];
+    a.p.qd = buf.qd[kk];
+    CoupledKinematics<S>{a}(0);
+    const ImplicitBodies<S> bodies{&a.m, a.w.R.data(), a.w.p.data(), a.w.v.data(), buf.pairs};
+    if (Status st = solver.coupled_substep(pm, buf.q[kk], buf.qd[kk], buf.q[kk + 1], buf.qd[kk + 1], control, a.h,
+                                           bodies, options, k);
+        !st)
+      return Status::error("coupled step: " + st.message());
+    for (int b = 0; b < a.m.body_count(); ++b) CoupledBodyForces<S>{a}(b);
+    CoupledArticulation<S>{a}(0);
+  }
+  return Status::ok();
+}
+
+// their adjoint, after implicit_coupled_forward on the same input: per substep backwards the
+// articulation's adjoint (dL/d the pair forces on the bodies), the particles' transposed solve
+// (which adds the pairs' body and parameter adjoints to their slots), the pairs' and the
+// kinematics' adjoint. grads: the particle-side gradient slots over partials, reduced per substep
+template <class S>
+static Status implicit_coupled_adjoint(ImplicitSolverT<S>& solver, const ModelT<S>& pm, const ControlT<S>& control,
+                                       CoupledArgs<S> a, const CoupledScratch<S>& sc, const CoupledBuffers<S>& buf,
+                                       int substeps, ControlT<S>& adj_control, ModelGradT<S>& adj_model,
+                                       const GradSlots& slots, std::vector<S>& partials, const ImplicitOptions& options,
+                                       CoupledAdjointOut<S>& out) {
+  const int nq = a.m.q_count();
+  a.pairs = buf.pairs;
+  a.pf = buf.pf;
+  a.adj_act = sc.adj_act.data();
+  a.adj_param = sc.adj_param.data();
+  a.adj_coupling = sc.adj_coupling.data();
+  a.g = sc.g;
+  a.kin = sc.kin;
+  a.grads = buf.grads;
+  const ModelGradView<S> grads = grad_view(adj_model, slots, partials.data());
+  CoupledAdjointOut<S> up{0, buf.adj_joint_out};
+  for (int k = substeps - 1; k >= 0; --k) {
+    const std::size_t kk = std::size_t(k);
+    const int target = up.particles == 1 ? 2 : 1;
+    S* joints = ((k % 2) ? sc.adj_a : sc.adj_b).data();
+    sc.bind(a, a.m, k);
+    a.p.q = buf.q[kk];
+    a.p.qd = buf.qd[kk];
+    a.adj_q_out = up.joints;
+    a.adj_qd_out = up.joints + nq;
+    a.adj_q = joints;
+    a.adj_qd = joints + nq;
+    CoupledArticulationAdjoint<S>{a}(0);
+    const ImplicitBodies<S> bodies{&a.m,      a.w.R.data(), a.w.p.data(),   a.w.v.data(),
+                                   buf.pairs, buf.grads,    a.g.fext.data()};
+    std::fill(partials.begin(), partials.end(), S(0));
+    if (Status st = solver.coupled_substep_adjoint(pm, buf.q[kk], buf.qd[kk], buf.qd[kk + 1], control, a.h, bodies,
+                                                   buf.adj_q[up.particles], buf.adj_qd[up.particles], buf.adj_q[target],
+                                                   buf.adj_qd[target], adj_control, adj_model, grads, options, k);
+        !st)
+      return Status::error("coupled step adjoint: " + st.message());
+    add_slots(slots, partials.data(), adj_model, /*per_element=*/false);
+    CoupledBodyAdjoint<S>{a}(0);
+    up = {target, joints};
+  }
+  out = up;
+  return Status::ok();
 }
 
 template <class S>
@@ -80,10 +147,7 @@ Status SolverT<S>::step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& 
   // flushed, as the particle stages' threads do (engine/solver/team.h)
   const FlushSubnormals flush;  // engine/core/float_env.h
   if (&in == &out) return Status::error("step: states are never updated in place (in and out are the same)");
-  if (model.particle_count() > 0) {
-    if (Status st = coupled_integrator_ok(model); !st) return st;
-    return coupled_step(model, in, out, control, dt, contacts);
-  }
+  if (model.particle_count() > 0) return coupled_step(model, in, out, control, dt, contacts);
   out.particle_q.clear();
   out.particle_qd.clear();
   if (contacts) contacts->clear();
@@ -100,10 +164,8 @@ Status SolverT<S>::step_adjoint(const ModelT<S>& model, const StateT<S>& in, con
     return particle_adjoint(model, in, control, dt, options_.substeps, adj_out, adj_in, adj_control, adj_model, record);
   const FlushSubnormals flush;
   fit_coupled_grads(model, control, adj_control, adj_model);
-  if (model.particle_count() > 0) {
-    if (Status st = coupled_integrator_ok(model); !st) return st;
+  if (model.particle_count() > 0)
     return coupled_adjoint(model, in, control, dt, adj_out, adj_in, adj_control, adj_model);
-  }
   adj_in.particle_q.clear();
   adj_in.particle_qd.clear();
   return bodies().rigid.step_adjoint(model.rigid, in, control, dt, adj_out, adj_in, adj_control, adj_model.rigid,
@@ -132,19 +194,24 @@ Status SolverT<S>::coupled_forward(const ModelT<S>& pm, const StateT<S>& in, con
   std::copy(in.joint_q.begin(), in.joint_q.end(), b.sc.q.data());
   std::copy(in.joint_qd.begin(), in.joint_qd.end(), b.sc.qd.data());
   const int lanes = ps.lane_bytes;
-  run_chosen(team_size(options_.thread_count), lanes, substep_work(a.p.m), b.forward_team, [&](const auto& exec) {
-    if (lanes > 0) {
-      const PackStates<S> first{in.particle_q.data(), in.particle_qd.data(), np, ps.pack(0)};
-      exec.launch(first.blocks(), first);
-    }
-    coupled_forward_substeps(exec, a, b.sc, buf, n, [&](const auto& x, KernelArgs<S>& p, int k) {
+  if (pm.integrator == INTEGRATOR_IMPLICIT) {
+    if (Status st = implicit_coupled_forward(ps.implicit, pm, control, a, b.sc, buf, n, options_.implicit); !st)
+      return st;
+  } else {
+    run_chosen(team_size(options_.thread_count), lanes, substep_work(a.p.m), b.forward_team, [&](const auto& exec) {
       if (lanes > 0) {
-        p.state_pack = ps.pack(k % 2);
-        p.state_pack_out = ps.pack((k + 1) % 2);
+        const PackStates<S> first{in.particle_q.data(), in.particle_qd.data(), np, ps.pack(0)};
+        exec.launch(first.blocks(), first);
       }
-      if (pm.particle_contact) x.single([&] { ps.build_grid(pm, p.q); });
+      coupled_forward_substeps(exec, a, b.sc, buf, n, [&](const auto& x, KernelArgs<S>& p, int k) {
+        if (lanes > 0) {
+          p.state_pack = ps.pack(k % 2);
+          p.state_pack_out = ps.pack((k + 1) % 2);
+        }
+        if (pm.particle_contact) x.single([&] { ps.build_grid(pm, p.q); });
+      });
     });
-  });
+  }
   for (int k = 0; k < n; ++k)
     if (!b.sc.ok[k])
       return Status::error(
@@ -281,24 +348,31 @@ Status SolverT<S>::coupled_adjoint(const ModelT<S>& pm, const StateT<S>& in, con
   a.p.g = grad_view(adj_model, slots, ps.grad_partials.data());
   const int lanes = ps.lane_bytes;
   CoupledAdjointOut<S> r;
-  run_chosen(team_size(options_.thread_count), lanes, substep_work(a.p.m), b.adjoint_team, [&](const auto& exec) {
-    auto prepare = [&](const auto& x, KernelArgs<S>& p, int k) {
-      if (lanes > 0) {
-        const PackStates<S> input{p.q, p.qd, np, ps.pack(k % 2)};
-        x.launch(input.blocks(), input);
-        p.state_pack = ps.pack(k % 2);
-      }
-      if (pm.particle_contact) x.single([&] { ps.build_grid(pm, p.q); });
-    };
-    auto before = [&](const auto& x) {
-      x.single([&] { std::fill(ps.grad_partials.begin(), ps.grad_partials.end(), S(0)); });
-    };
-    auto after = [&](const auto& x) {
-      x.single([&] { add_slots(slots, ps.grad_partials.data(), adj_model, /*per_element=*/false); });
-    };
-    const CoupledAdjointOut<S> o = coupled_adjoint_substeps(exec, a, b.sc, buf, n, prepare, before, after);
-    exec.single([&] { r = o; });  // the same on every thread
-  });
+  if (pm.integrator == INTEGRATOR_IMPLICIT) {
+    if (Status st = implicit_coupled_adjoint(ps.implicit, pm, control, a, b.sc, buf, n, adj_control, adj_model, slots,
+                                             ps.grad_partials, options_.implicit, r);
+        !st)
+      return st;
+  } else {
+    run_chosen(team_size(options_.thread_count), lanes, substep_work(a.p.m), b.adjoint_team, [&](const auto& exec) {
+      auto prepare = [&](const auto& x, KernelArgs<S>& p, int k) {
+        if (lanes > 0) {
+          const PackStates<S> input{p.q, p.qd, np, ps.pack(k % 2)};
+          x.launch(input.blocks(), input);
+          p.state_pack = ps.pack(k % 2);
+        }
+        if (pm.particle_contact) x.single([&] { ps.build_grid(pm, p.q); });
+      };
+      auto before = [&](const auto& x) {
+        x.single([&] { std::fill(ps.grad_partials.begin(), ps.grad_partials.end(), S(0)); });
+      };
+      auto after = [&](const auto& x) {
+        x.single([&] { add_slots(slots, ps.grad_partials.data(), adj_model, /*per_element=*/false); });
+      };
+      const CoupledAdjointOut<S> o = coupled_adjoint_substeps(exec, a, b.sc, buf, n, prepare, before, after);
+      exec.single([&] { r = o; });  // the same on every thread
+    });
+  }
   adj_in = zero_like(adj_out);
   adj_in.particle_q.assign(buf.adj_q[r.particles], buf.adj_q[r.particles] + np);
   adj_in.particle_qd.assign(buf.adj_qd[r.particles], buf.adj_qd[r.particles] + np);

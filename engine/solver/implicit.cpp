@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "engine/articulation/body_particle.h"
 #include "engine/solver/grad_slots.h"
 #include "engine/solver/kernels.h"
 #include "engine/solver/model_view.h"
@@ -127,8 +128,19 @@ struct ImplicitSolverT<S>::Work {
   Vec<D> control_f_d;
   Array<D> spring_act_d, tet_act_d;
   std::vector<unsigned char> free;  // mass > 0
+  // the bodies beside the particles (null: none): their poses as dual constants, the control's
+  // force plus the pair forces at the iterate (pf, pf_d), a zero body-force adjoint
+  const ImplicitBodies<S>* bodies = nullptr;
+  rigid::CouplingParams<S> coupling;
+  const vec3<S>* control_f = nullptr;
+  Array<mat33<D>> body_R;
+  Array<vec3<D>> body_p;
+  Array<rigid::svec<D>> body_v;
+  Array<rigid::svec<S>> zero_fext;
+  Vec<S> pf;
+  Vec<D> pf_d;
   // the substep: its input (x0, v0), the iterate v+ and x+ = x0 + h v+, and the forces there
-  Vec<S> x0, v0, vp, xp, f, g, d, trial_v, trial_x, trial_f, trial_g, jv, rhs, lambda, adj_x, adj_v;
+  Vec<S> x0, v0, vp, xp, f, g, d, trial_v, trial_x, trial_f, trial_g, jv, rhs, lambda, adj_x, adj_v, wx, wv, seed;
   Vec<S> f_slot, dummy_q, dummy_qd, adj_f, adj_q_slot, adj_qd_slot;
   Vec<D> xd, vd, f_slot_d, f_d, dummy_qd_d, dummy_q_d;
   Array<S> grad_sink, partials;
@@ -165,11 +177,14 @@ struct ImplicitSolverT<S>::Work {
     free.resize(std::size_t(n));
     for (int i = 0; i < n; ++i) free[std::size_t(i)] = m.particle_mass[std::size_t(i)] > S(0);
     const std::size_t slots = std::size_t(m.slot_count()), np = std::size_t(n);
-    for (Vec<S>* a : {&x0, &v0, &vp, &xp, &f, &g, &d, &trial_v, &trial_x, &trial_f, &trial_g, &jv, &rhs, &lambda,
-                      &adj_x, &adj_v, &dummy_q, &dummy_qd, &adj_f})
+    bodies = nullptr;
+    control_f = args.control_f;
+    for (Vec<S>* a :
+         {&x0,  &v0,     &vp,    &xp,    &f,       &g,        &d,     &trial_v, &trial_x, &trial_f, &trial_g, &jv,
+          &rhs, &lambda, &adj_x, &adj_v, &dummy_q, &dummy_qd, &adj_f, &pf,      &wx,      &wv,      &seed})
       a->resize(np);
     for (Vec<S>* a : {&f_slot, &adj_q_slot, &adj_qd_slot}) a->resize(slots);
-    for (Vec<D>* a : {&xd, &vd, &f_d, &dummy_q_d, &dummy_qd_d}) a->resize(np);
+    for (Vec<D>* a : {&xd, &vd, &f_d, &dummy_q_d, &dummy_qd_d, &pf_d}) a->resize(np);
     f_slot_d.resize(slots);
     table = grid_table_size(n);
     cell_start.resize(std::size_t(table) + 1);
@@ -185,9 +200,72 @@ struct ImplicitSolverT<S>::Work {
                       grid_fill.data());
   }
 
-  // every force of the explicit step at (x, v) into out: elements, contacts, control
+  // the bodies of a coupled substep (after setup): their poses lifted to dual constants
+  void set_bodies(const ImplicitBodies<S>& b) {
+    bodies = &b;
+    coupling = rigid::coupling_params(*model);
+    const int nb = b.m->body_count();
+    body_R.resize(std::size_t(nb));
+    body_p.resize(std::size_t(nb));
+    body_v.resize(std::size_t(nb));
+    zero_fext.assign(std::size_t(nb), rigid::svec<S>{});
+    for (std::size_t k = 0; k < std::size_t(nb); ++k) {
+      body_R[k] = lift<D>(b.R[k]);
+      body_p[k] = lift<D>(b.p[k]);
+      body_v[k] = {lift<D>(b.v[k].w), lift<D>(b.v[k].v)};
+    }
+  }
+
+  rigid::CouplingInputs<S> pair_inputs(const Vec<S>& x, const Vec<S>& v) const {
+    return {coupling, bodies->R, bodies->p, bodies->v, x.data(), v.data(), model->particle_radius.data(), n};
+  }
+
+  // pf = the control's force + the pair forces at (x, v), the pairs into their slots
+  void pair_forces(const Vec<S>& x, const Vec<S>& v) {
+    const rigid::CouplingInputs<S> in = pair_inputs(x, v);
+    for (int i = 0; i < n; ++i)
+      pf[std::size_t(i)] =
+          (control_f ? control_f[i] : vec3<S>()) + rigid::coupling_particle(*bodies->m, in, i, bodies->pairs);
+  }
+
+  // pf_d: pf on the dual iterate (xd, vd; the pairs found at its values xp)
+  void pair_forces_dual() {
+    const rigid::RigidViewT<S>& m = *bodies->m;
+    const rigid::CouplingParams<S>& c = coupling;
+    for (int i = 0; i < n; ++i) {
+      const std::size_t ii = std::size_t(i);
+      vec3<D> sum = control_f_d.empty() ? vec3<D>() : control_f_d[ii];
+      const S r = model->particle_radius[ii];
+      for (int s = 0; s < m.shape_count(); ++s) {
+        const int b = m.shape_body[s];
+        if (!rigid::particle_body_near(m, s, bodies->R[b], bodies->p[b], xp[ii], r)) continue;
+        vec3<D> xc, nrm, fp;
+        if (rigid::particle_body_contact(m, s, body_R[std::size_t(b)], body_p[std::size_t(b)], body_v[std::size_t(b)],
+                                         xd[ii], vd[ii], r, D(c.ke), D(c.kd), D(c.mu), c.kf, c.eps, xc, nrm, fp))
+          sum += fp;
+      }
+      pf_d[ii] = sum;
+    }
+  }
+
+  // adds the pairs' (df/dx)^T w and (df/dv)^T w at the iterate (xp, vp) to aq, av, with dL/d the
+  // forces on the bodies adj_fext (null: zero); each touching pair's body and parameter adjoints
+  // into bodies->grads
+  void pair_vjp(const vec3<S>* w, const rigid::svec<S>* adj_fext, vec3<S>* aq, vec3<S>* av) {
+    const rigid::CouplingInputs<S> in = pair_inputs(xp, vp);
+    const rigid::svec<S>* fext = adj_fext ? adj_fext : zero_fext.data();
+    for (int i = 0; i < n; ++i)
+      rigid::coupling_particle_adjoint(*bodies->m, in, i, w ? w[i] : vec3<S>(), fext, bodies->grads, aq[i], av[i]);
+  }
+
+  // every force of the explicit step at (x, v) into out: elements, contacts, control (and the
+  // bodies' pair forces)
   void forces(const Vec<S>& x, const Vec<S>& v, Vec<S>& out) {
     KernelArgs<S> a = args;
+    if (bodies) {
+      pair_forces(x, v);
+      a.control_f = pf.data();
+    }
     a.q = x.data();
     a.qd = v.data();
     a.f_slot = f_slot.data();
@@ -220,6 +298,10 @@ struct ImplicitSolverT<S>::Work {
         vd[i][c].d[0] = u[i][c];
       }
     KernelArgs<D> a = args_d;
+    if (bodies) {
+      pair_forces_dual();
+      a.control_f = pf_d.data();
+    }
     a.q = xd.data();
     a.qd = vd.data();
     a.f_slot = f_slot_d.data();
@@ -236,8 +318,10 @@ struct ImplicitSolverT<S>::Work {
   }
 
   // (df/dx)^T w and (df/dv)^T w at the iterate (the grid built there) into aq, av; the model
-  // gradient's and the activations' adjoints go to g, adj_sa, adj_ta
-  void vjp(const Vec<S>& w, const ModelGradView<S>& gv, S* adj_sa, S* adj_ta, Vec<S>& aq, Vec<S>& av) {
+  // gradient's and the activations' adjoints go to g, adj_sa, adj_ta; beside bodies, the pairs'
+  // too, with dL/d their forces on the bodies adj_fext (null: zero)
+  void vjp(const Vec<S>& w, const ModelGradView<S>& gv, S* adj_sa, S* adj_ta, Vec<S>& aq, Vec<S>& av,
+           const rigid::svec<S>* adj_fext = nullptr) {
     adj_f = w;
     aq.assign(std::size_t(n), vec3<S>());
     av.assign(std::size_t(n), vec3<S>());
@@ -259,6 +343,7 @@ struct ImplicitSolverT<S>::Work {
     a.grid = grid();
     element_adjoints(ElementExec{}, a);
     ElementExec{}.launch(n, ParticleGatherAdjoint<S>{a});
+    if (bodies) pair_vjp(w.data(), adj_fext, aq.data(), av.data());
   }
 
   // J^T l = M (1 + c h) l - h (h (df/dx)^T l + (df/dv)^T l), model gradients to the sink
@@ -270,6 +355,56 @@ struct ImplicitSolverT<S>::Work {
   }
 
   static double default_tol() { return std::is_same_v<S, float> ? 1e-5 : 1e-12; }
+
+  // one substep backwards from (x0, v0, vp): aq, av hold dL/d (x+, v+) and leave with dL/d (x0, v0);
+  // J^T l = dL/dv+ + h dL/dx+ (beside bodies, dL/d their pair forces' dependence on x+ and v+
+  // added), then the inputs' adjoints from h l. sink: the products' model gradients (discarded);
+  // grads: the substep's
+  Status substep_adjoint(Vec<S>& aq, Vec<S>& av, const ModelGradView<S>& sink, const ModelGradView<S>& grads,
+                         ControlT<S>& adj_control, ModelGradT<S>& adj_model, const ImplicitOptions& o, int k) {
+    const std::size_t np = std::size_t(n);
+    for (std::size_t i = 0; i < np; ++i) xp[i] = x0[i] + vp[i] * h;
+    build_grid(xp);
+    const rigid::svec<S>* adj_fext = bodies ? bodies->adj_fext : nullptr;
+    if (adj_fext) {
+      // the bodies' pair forces read x+ and v+: their adjoint joins the right-hand side
+      wx.assign(np, vec3<S>());
+      wv.assign(np, vec3<S>());
+      pair_vjp(nullptr, adj_fext, wx.data(), wv.data());
+    } else {
+      wx.assign(np, vec3<S>());
+      wv.assign(np, vec3<S>());
+    }
+    for (std::size_t i = 0; i < np; ++i) rhs[i] = free[i] ? av[i] + wv[i] + (aq[i] + wx[i]) * h : vec3<S>();
+    double rel = 0;
+    std::fill(grad_sink.begin(), grad_sink.end(), S(0));
+    const double tol = o.tol > 0 ? o.tol : default_tol();
+    stats.krylov += gmres<S>([&](const Vec<S>& u, Vec<S>& out) { jtvp(u, out, sink); }, rhs, lambda, tol, o.max_krylov,
+                             o.restart, rel);
+    if (!finite(lambda))
+      return Status::error("implicit step adjoint, substep " + std::to_string(k) +
+                           ": the transposed Newton system gave a non-finite adjoint");
+    for (std::size_t i = 0; i < np; ++i) seed[i] = lambda[i] * h;
+    // the forces' adjoint seeded with h l (and the pair forces on the bodies with dL/d them: the
+    // pairs' x+, v+ part of that is dL/d x+, v+ as above)
+    vjp(seed, grads, data_or_null(adj_control.spring_act), data_or_null(adj_control.tet_act), wx, wv, adj_fext);
+    const bool control = adj_control.particle_f.size() == np;
+    const S* mass = model->particle_mass.data();
+    for (std::size_t i = 0; i < np; ++i) {
+      const vec3<S> l = lambda[i];
+      if (free[i]) {
+        av[i] = l * mass[i];
+        if (control) adj_control.particle_f[i] += seed[i];
+        const vec3<S> dg_dm = vp[i] * damp - v0[i] - gravity * h;
+        adj_model.particle_mass[i] += -dot(l, dg_dm);
+        for (int c = 0; c < 3; ++c) grads.gravity[3 * i + std::size_t(c)] += h * mass[i] * l[c];
+      } else {
+        av[i] = av[i] + aq[i] * h + wx[i] * h + wv[i];
+      }
+      aq[i] = aq[i] + wx[i];
+    }
+    return Status::ok();
+  }
 
   // one substep from (x0, v0): vp converged, xp = x0 + h vp, f the forces there (grid built there)
   Status solve(const ImplicitOptions& o, int k) {
@@ -384,7 +519,6 @@ Status ImplicitSolverT<S>::adjoint(const ModelT<S>& model, const StateT<S>& in, 
                                    int substeps, const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
                                    ModelGradT<S>& adj_model, const ImplicitOptions& options) {
   Work& w = *w_;
-  const int n = model.particle_count();
   w.setup(model, control, dt / S(substeps));
   // the forward, keeping each substep's input and converged velocity
   w.sub_x.resize(std::size_t(substeps));
@@ -400,52 +534,66 @@ Status ImplicitSolverT<S>::adjoint(const ModelT<S>& model, const StateT<S>& in, 
     std::swap(w.x0, w.xp);
     std::swap(w.v0, w.vp);
   }
-  // backwards: J^T l = dL/dv+ + h dL/dx+, then the inputs' adjoints from h l
+  // backwards, one transposed solve a substep
   const GradSlots slots = grad_slots(model);
   w.grad_sink.assign(std::size_t(slots.size), S(0));
   w.partials.assign(std::size_t(slots.size), S(0));
   const ModelGradView<S> sink = grad_view(slots, w.grad_sink.data());
   const ModelGradView<S> grads = grad_view(adj_model, slots, w.partials.data());
-  const double tol = options.tol > 0 ? options.tol : Work::default_tol();
-  const std::size_t np = static_cast<std::size_t>(n);
-  Vec<S> aq = adj_out.particle_q, av = adj_out.particle_qd, wx(np), wv(np), seed(np);
-  const S h = w.h;
-  const S* mass = model.particle_mass.data();
+  Vec<S> aq = adj_out.particle_q, av = adj_out.particle_qd;
   for (int k = substeps - 1; k >= 0; --k) {
     w.x0 = w.sub_x[std::size_t(k)];
     w.v0 = w.sub_v[std::size_t(k)];
     w.vp = w.sub_vp[std::size_t(k)];
-    for (std::size_t i = 0; i < std::size_t(n); ++i) w.xp[i] = w.x0[i] + w.vp[i] * h;
-    w.build_grid(w.xp);
-    for (std::size_t i = 0; i < std::size_t(n); ++i) w.rhs[i] = w.free[i] ? av[i] + aq[i] * h : vec3<S>();
-    double rel = 0;
-    std::fill(w.grad_sink.begin(), w.grad_sink.end(), S(0));
-    w.stats.krylov += gmres<S>([&](const Vec<S>& u, Vec<S>& o) { w.jtvp(u, o, sink); }, w.rhs, w.lambda, tol,
-                               options.max_krylov, options.restart, rel);
-    if (!finite(w.lambda))
-      return Status::error("implicit step adjoint, substep " + std::to_string(k) +
-                           ": the transposed Newton system gave a non-finite adjoint");
-    for (std::size_t i = 0; i < std::size_t(n); ++i) seed[i] = w.lambda[i] * h;
-    w.vjp(seed, grads, data_or_null(adj_control.spring_act), data_or_null(adj_control.tet_act), wx, wv);
-    const bool control_f = int(adj_control.particle_f.size()) == n;
-    for (std::size_t i = 0; i < std::size_t(n); ++i) {
-      const vec3<S> l = w.lambda[i];
-      if (w.free[i]) {
-        av[i] = l * mass[i];
-        if (control_f) adj_control.particle_f[i] += seed[i];
-        const vec3<S> dg_dm = w.vp[i] * w.damp - w.v0[i] - w.gravity * h;
-        adj_model.particle_mass[i] += -dot(l, dg_dm);
-        for (int c = 0; c < 3; ++c) grads.gravity[3 * i + std::size_t(c)] += h * mass[i] * l[c];
-      } else {
-        av[i] = av[i] + aq[i] * h + wx[i] * h + wv[i];
-      }
-      aq[i] = aq[i] + wx[i];
-    }
+    if (Status st = w.substep_adjoint(aq, av, sink, grads, adj_control, adj_model, options, k); !st) return st;
   }
   adj_in.particle_q = aq;
   adj_in.particle_qd = av;
   add_slots(slots, w.partials.data(), adj_model, /*per_element=*/false);
   if (!finite(aq) || !finite(av)) return check_state_finite(adj_in, "implicit step adjoint");
+  return Status::ok();
+}
+
+template <class S>
+Status ImplicitSolverT<S>::coupled_substep(const ModelT<S>& model, const vec3<S>* x, const vec3<S>* v, vec3<S>* x_out,
+                                           vec3<S>* v_out, const ControlT<S>& control, S h,
+                                           const ImplicitBodies<S>& bodies, const ImplicitOptions& options, int k) {
+  Work& w = *w_;
+  const std::size_t n = std::size_t(model.particle_count());
+  w.setup(model, control, h);
+  w.set_bodies(bodies);
+  w.x0.assign(x, x + n);
+  w.v0.assign(v, v + n);
+  if (Status st = w.solve(options, k); !st) return st;
+  // the pairs of the converged state: what the bodies feel
+  w.pair_forces(w.xp, w.vp);
+  std::copy(w.xp.begin(), w.xp.end(), x_out);
+  std::copy(w.vp.begin(), w.vp.end(), v_out);
+  return Status::ok();
+}
+
+template <class S>
+Status ImplicitSolverT<S>::coupled_substep_adjoint(const ModelT<S>& model, const vec3<S>* x, const vec3<S>* v,
+                                                   const vec3<S>* v_out, const ControlT<S>& control, S h,
+                                                   const ImplicitBodies<S>& bodies, const vec3<S>* adj_x_out,
+                                                   const vec3<S>* adj_v_out, vec3<S>* adj_x, vec3<S>* adj_v,
+                                                   ControlT<S>& adj_control, ModelGradT<S>& adj_model,
+                                                   const ModelGradView<S>& grads, const ImplicitOptions& options,
+                                                   int k) {
+  Work& w = *w_;
+  const std::size_t n = std::size_t(model.particle_count());
+  w.setup(model, control, h);
+  w.set_bodies(bodies);
+  w.x0.assign(x, x + n);
+  w.v0.assign(v, v + n);
+  w.vp.assign(v_out, v_out + n);
+  const GradSlots slots = grad_slots(model);
+  w.grad_sink.assign(std::size_t(slots.size), S(0));
+  const ModelGradView<S> sink = grad_view(slots, w.grad_sink.data());
+  Vec<S> aq(adj_x_out, adj_x_out + n), av(adj_v_out, adj_v_out + n);
+  if (Status st = w.substep_adjoint(aq, av, sink, grads, adj_control, adj_model, options, k); !st) return st;
+  std::copy(aq.begin(), aq.end(), adj_x);
+  std::copy(av.begin(), av.end(), adj_v);
   return Status::ok();
 }
 

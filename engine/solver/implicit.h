@@ -17,16 +17,51 @@
 // vector-Jacobian product seeded with h lambda gives dL/d(positions, velocities, controls, model
 // parameters). The forward is recomputed from the step's input (deterministically).
 //
+// Beside articulated bodies (SolverT's coupled substep, engine/solver/coupled.cpp) the bodies step
+// explicitly and the particles by this solve: the body-particle contact forces
+// (engine/articulation/body_particle.h) at the iterate are part of f, with the bodies' poses and
+// velocities of the substep's input held fixed; the converged pairs are what the bodies feel (the
+// equal and opposite forces), so momentum passes both ways. Its adjoint takes dL/d those reaction
+// forces from the articulation's adjoint, adds their dependence on x+ and v+ to the right-hand
+// side, solves the same transposed system, and leaves each touching pair's body pose, velocity
+// and contact-parameter adjoints in its slot for the kinematics adjoint.
+//
 // One thread, a fixed order: the same bits at any thread count. CPU only (the CUDA backend
 // refuses a model with this integrator).
 #pragma once
 
 #include <memory>
 
+#include "engine/core/spatial.h"
 #include "engine/core/status.h"
 #include "engine/model/model.h"
 
 namespace adj {
+
+template <class S>
+struct ModelGradView;  // engine/solver/kernels.h
+
+namespace rigid {
+template <class T>
+struct RigidViewT;  // engine/model/rigid_view.h
+template <class S>
+struct CouplingPair;  // engine/articulation/body_particle.h
+template <class S>
+struct CouplingPairGrad;
+}  // namespace rigid
+
+// the bodies beside the particles in a coupled substep: their shapes at the substep input's poses
+// and velocities (held fixed in the solve), and the pair slots (shape_count x particle_count)
+template <class S>
+struct ImplicitBodies {
+  const rigid::RigidViewT<S>* m = nullptr;
+  const mat33<S>* R = nullptr;                  // body axes, (body_count)
+  const vec3<S>* p = nullptr;                   // body origins, (body_count)
+  const rigid::svec<S>* v = nullptr;            // body spatial velocities, (body_count)
+  rigid::CouplingPair<S>* pairs = nullptr;      // written: the pairs of the converged state
+  rigid::CouplingPairGrad<S>* grads = nullptr;  // adjoint: each touching pair's adjoints, written
+  const rigid::svec<S>* adj_fext = nullptr;     // adjoint: dL/d the pair forces on each body, (body_count)
+};
 
 struct ImplicitOptions {
   int max_newton = 30;  // Newton iterations per substep
@@ -63,6 +98,22 @@ class ImplicitSolverT {
   Status adjoint(const ModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt, int substeps,
                  const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control, ModelGradT<S>& adj_model,
                  const ImplicitOptions& options);
+
+  // one substep of length h beside bodies (the coupled substep): (x, v) -> (x_out, v_out), the
+  // converged pairs into bodies.pairs; k names the substep in messages
+  Status coupled_substep(const ModelT<S>& model, const vec3<S>* x, const vec3<S>* v, vec3<S>* x_out, vec3<S>* v_out,
+                         const ControlT<S>& control, S h, const ImplicitBodies<S>& bodies,
+                         const ImplicitOptions& options, int k);
+  // its adjoint, given the substep's input (x, v) and converged velocity v_out (the forward's):
+  // dL/d (x, v) into adj_x, adj_v from dL/d (x_out, v_out) in adj_x_out, adj_v_out and dL/d the
+  // bodies' pair forces (bodies.adj_fext); dL/d control, the activations and the model
+  // accumulated (grads: the particle-side gradient slots, engine/solver/grad_slots.h); the pairs'
+  // body and parameter adjoints into bodies.grads
+  Status coupled_substep_adjoint(const ModelT<S>& model, const vec3<S>* x, const vec3<S>* v, const vec3<S>* v_out,
+                                 const ControlT<S>& control, S h, const ImplicitBodies<S>& bodies,
+                                 const vec3<S>* adj_x_out, const vec3<S>* adj_v_out, vec3<S>* adj_x, vec3<S>* adj_v,
+                                 ControlT<S>& adj_control, ModelGradT<S>& adj_model, const ModelGradView<S>& grads,
+                                 const ImplicitOptions& options, int k);
 
   const ImplicitStats& stats() const;
   std::size_t scratch_bytes() const;

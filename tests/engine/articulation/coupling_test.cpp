@@ -228,29 +228,20 @@ TEST_CASE("coupling: step adjoint, a sphere pressing particles, against central 
   CHECK(touching == 4);
 }
 
-// the coupled substep integrates its particles explicitly: a coupled model on the implicit
-// integrator is refused (step and adjoint), naming the setting, not stepped explicitly
-TEST_CASE("coupling: implicit particles beside bodies are refused, naming settings.integrator", "[rigid][coupling]") {
+// implicit particles beside the bodies (engine/solver/implicit.h): the particles' backward Euler
+// solve with the pairs inside it, its adjoint through the transposed system into the bodies'
+TEST_CASE("coupling: implicit particles, a sphere pressing particles, step adjoint against central differences",
+          "[rigid][coupling][implicit]") {
   SpherePress c = sphere_press(true, 0.5);
   c.pm.integrator = INTEGRATOR_IMPLICIT;
-  ModelT<D> m = world(c.rm, c.pm);
-  ControlT<D> ctl = m.make_control();
-  SolverT<D> solver({.substeps = 1});
-  StateT<D> out;
-  Status st = solver.step(m, c.state, out, ctl, 1.0 / 60);
-  REQUIRE_FALSE(st);
-  CHECK(st.message().find("settings.integrator") != std::string::npos);
-  StateT<D> adj_out = zero_like(c.state), adj_in;
-  ControlT<D> adj_c = m.make_control();
-  ModelGradT<D> g = m.make_grad();
-  st = solver.step_adjoint(m, c.state, ctl, 1.0 / 60, adj_out, adj_in, adj_c, g);
-  REQUIRE_FALSE(st);
-  CHECK(st.message().find("implicit") != std::string::npos);
+  ControlT<D> ctl = world(c.rm, c.pm).make_control();
+  CHECK(check_step(c.pm, c.rm, c.state, ctl, 1.0 / 60, 1, 7) == 4);
+  check_step(c.pm, c.rm, c.state, ctl, 1.0 / 60, 2, 8);  // two substeps (the sphere leaves in the second)
 }
 
 // a box (the primitive, or the same box as a triangle mesh) sliding on a cloth patch: the
 // coupled step's adjoint against central differences; returns the touching pairs
-static int box_on_cloth(bool mesh) {
+static int box_on_cloth(bool mesh, bool implicit = false) {
   RigidBuilder rb;
   rb.ground = false;
   int box = rb.add_body("box", {.type = RIGID_JOINT_FREE});
@@ -275,6 +266,7 @@ static int box_on_cloth(bool mesh) {
   pm.contact_kd = 1;
   pm.contact_kf = 2;
   pm.contact_mu = 0.6;
+  if (implicit) pm.integrator = INTEGRATOR_IMPLICIT;
   StateT<D> in = world(rm, pm).make_state();
   // the box slides along +x, tilted a little, its bottom 4 mm into the particles' radius
   const D q[7] = {0.012, 0.015 + 0.02 + 0.03 - 0.004, 0.008, 0.999, 0.02, 0.01, 0.03};
@@ -284,11 +276,16 @@ static int box_on_cloth(bool mesh) {
   const D qd[6] = {0.5, -0.05, 0.1, 0.2, 0.3, -0.4};
   for (int k = 0; k < 6; ++k) in.joint_qd[k] = qd[k];
   ControlT<D> ctl = world(rm, pm).make_control();
-  return check_step(pm, rm, in, ctl, 1.0 / 240, 2, 11);
+  return implicit ? check_step(pm, rm, in, ctl, 1.0 / 60, 1, 11) : check_step(pm, rm, in, ctl, 1.0 / 240, 2, 11);
 }
 
 TEST_CASE("coupling: step adjoint, a box sliding on a cloth patch, against central differences", "[rigid][coupling]") {
   CHECK(box_on_cloth(false) >= 4);
+}
+
+TEST_CASE("coupling: implicit particles, a box sliding on a cloth patch, step adjoint against central differences",
+          "[rigid][coupling][implicit]") {
+  CHECK(box_on_cloth(false, true) >= 4);
 }
 
 TEST_CASE("coupling: step adjoint, a mesh box sliding on a cloth patch, against central differences",
