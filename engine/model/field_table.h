@@ -2,7 +2,7 @@
 // mjModel's arrays). Everything per field is generated from this list: the parameter kinds of
 // a task (scene::ParamKind, its JSON name and label), the gradient slots (ModelGradT's
 // zero/make_grad, the kernels' ModelGradView, the CUDA rollout's upload/zero/download), the
-// parameter blocks (optim::ParametersT, RigidParametersT: create/initial/apply/gather/entry_name)
+// parameter blocks (optim::ParametersT: create/initial/apply/gather/entry_name)
 // and the write-back into the scene document (optim::write_back). This header only holds the
 // list; engine/model/fields.h turns it into types and functions over Model and ModelGrad.
 //
@@ -14,7 +14,7 @@
 //   kind    the parameter kind a task names (= its JSON name)
 //   field   the row's own name (adj::Field::<field>)
 //   side    particles: ParametersT and the particle stages (a task of particle objects);
-//           robot: RigidParametersT and the articulation (a task with robot parameters or losses)
+//           robot: ParametersT's bodies' blocks and the articulation (a task with robot parameters or losses)
 //   domain  what the field is indexed by: particle, spring, triangle, edge, tet, body, dof,
 //           actuator; or scene (one value for the whole world, no object)
 //   slots   particle side: the kernel domain that writes its gradient slots (= domain for

@@ -1,5 +1,5 @@
-// The multilayer perceptron behind both policies (particle robots: policy.h, rigid robots:
-// rigid_policy.h) and of the critics (SHAC's value function, PPO's value network): tanh (or
+// The multilayer perceptron behind the policies (particle and articulated robots: policy.h)
+// and of the critics (SHAC's value function, PPO's value network): tanh (or
 // ELU, as SHAC's networks) on every hidden layer; the output layer is output_scale * tanh(z),
 // or linear (critics);
 // forward and a hand-written backward. Weights live in one flat array the optimizer owns; layer l holds its

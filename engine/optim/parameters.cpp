@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <functional>
 #include <limits>
 #include <tuple>
 
@@ -116,6 +117,26 @@ Result<ParametersT<S>> ParametersT<S>::create(const scene::CompiledSceneT<S>& cs
                                               int policy_size) {
   ParametersT p;
   p.horizon_ = task.horizon;
+  const TaskSides sides = split_task(cs, task);
+  if (sides.robots)
+    if (Status st = p.add_body_blocks(cs, sides.robot, sides.robot.has_policy ? policy_size : 0); !st) return st;
+  p.robot_size_ = p.size_;
+  // a robot task's particle side, only where it has entries
+  if (!sides.robots || !sides.particles.parameters.empty())
+    if (Status st = p.add_particle_blocks(cs, sides.particles, sides.particles.has_policy ? policy_size : 0); !st)
+      return st;
+  for (const ParamBlock& b : p.blocks_)
+    if (b.field && b.field->field == Field::body_mass) {
+      p.base_mass_ = cs.model.rigid.body_mass;
+      p.base_inertia_ = cs.model.rigid.body_inertia;
+    }
+  return p;
+}
+
+template <class S>
+Status ParametersT<S>::add_particle_blocks(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
+                                           int policy_size) {
+  ParametersT& p = *this;
   if (task.horizon < 1)
     return Status::error("task '" + task.name + "': horizon must be at least 1 frame, got " +
                          std::to_string(task.horizon));
@@ -131,7 +152,8 @@ Result<ParametersT<S>> ParametersT<S>::create(const scene::CompiledSceneT<S>& cs
     if (!(spec.lower <= spec.upper)) return Status::error(where + ": lower bound above upper bound");
     const bool scene_wide = scene::is_scene_wide(spec.kind);
     for (const ParamBlock& b : p.blocks_)
-      if (b.kind == spec.kind && b.object == (scene_wide ? std::string() : spec.object))
+      if (b.side == TermSide::particles && b.kind == spec.kind &&
+          b.object == (scene_wide ? std::string() : spec.object))
         return Status::error(where + ": listed twice");
     ParamBlock b;
     b.kind = spec.kind;
@@ -171,7 +193,7 @@ Result<ParametersT<S>> ParametersT<S>::create(const scene::CompiledSceneT<S>& cs
             return Status::error(where + ": the task has no policy (set has_policy and its layers)");
           b.index = iota(0, policy_size);
           break;
-        default:  // robot parameters: engine/optim/rigid_parameters.h
+        default:  // robot parameters: parameters_bodies.cpp
           return Status::error(where + ": " + scene::to_string(spec.kind) +
                                " is a robot parameter (name a robot object)");
       }
@@ -201,7 +223,7 @@ Result<ParametersT<S>> ParametersT<S>::create(const scene::CompiledSceneT<S>& cs
     p.has_controls_ = p.has_controls_ || is_control(b.kind);
     p.blocks_.push_back(std::move(b));
   }
-  return p;
+  return Status::ok();
 }
 
 template <class S>
@@ -217,6 +239,10 @@ std::vector<S> ParametersT<S>::initial(const scene::CompiledSceneT<S>& cs) const
   std::vector<S> theta(size_, S(0));
   for (const ParamBlock& b : blocks_) {
     S* x = theta.data() + b.offset;
+    if (b.side == TermSide::bodies) {
+      initial_bodies(cs, b, x);
+      continue;
+    }
     const FieldRef<S> f = b.field ? model_field(m, b.field->field) : FieldRef<S>{};
     for (int e = 0; e < b.elements; ++e) {
       int i = b.index[e];
@@ -257,12 +283,29 @@ void ParametersT<S>::clamp(std::vector<S>& theta) const {
 template <class S>
 void ParametersT<S>::apply(const std::vector<S>& theta, ModelT<S>& m, StateT<S>& init,
                            std::vector<ControlT<S>>& controls) const {
+  apply_to(theta, base_mass_, base_inertia_, m, init, controls);
+}
+
+template <class S>
+void ParametersT<S>::apply(const std::vector<S>& theta, const RigidModelT<S>& base, ModelT<S>& m, StateT<S>& init,
+                           std::vector<ControlT<S>>& controls) const {
+  apply_to(theta, base.body_mass, base.body_inertia, m, init, controls);
+}
+
+template <class S>
+void ParametersT<S>::apply_to(const std::vector<S>& theta, const std::vector<S>& base_mass,
+                              const std::vector<mat33<S>>& base_inertia, ModelT<S>& m, StateT<S>& init,
+                              std::vector<ControlT<S>>& controls) const {
   assert(int(theta.size()) == size_ && "theta does not match the parameters");
   init = m.make_state();
   controls.clear();
   if (has_controls_) controls.assign(horizon_, m.make_control());
   for (const ParamBlock& b : blocks_) {
     const S* x = theta.data() + b.offset;
+    if (b.side == TermSide::bodies) {
+      apply_bodies(b, x, base_mass, base_inertia, m, init, controls);
+      continue;
+    }
     const FieldRef<S> f = b.field ? model_field(m, b.field->field) : FieldRef<S>{};
     for (int t = 0; t < b.steps; ++t)
       for (int e = 0; e < b.elements; ++e) {
@@ -302,6 +345,10 @@ void ParametersT<S>::gather(const StateT<S>& g0, const std::vector<ControlT<S>>&
   for (const ParamBlock& b : blocks_) {
     if (is_control(b.kind)) assert(int(gc.size()) == b.steps && "the rollout kept no control gradients");
     S* g = grad.data() + b.offset;
+    if (b.side == TermSide::bodies) {
+      gather_bodies(b, g0, gc, gm, g);
+      continue;
+    }
     const FieldRef<S> f = b.field ? grad_field(gm, b.field->field) : FieldRef<S>{};
     for (int t = 0; t < b.steps; ++t)
       for (int e = 0; e < b.elements; ++e) {
@@ -347,6 +394,7 @@ template <class S>
 std::string ParametersT<S>::entry_name(int i) const {
   const ParamBlock& b = block_of(i);
   int k = i - b.offset;
+  if (b.side == TermSide::bodies) return entry_name_bodies(b, k);
   int c = k % b.width;
   int e = (k / b.width) % b.elements;
   int t = k / (b.width * b.elements);
@@ -392,9 +440,46 @@ bool task_names_robot(const scene::CompiledSceneT<S>& cs, const scene::Task& tas
   return false;
 }
 
+TaskSides split_task_impl(const scene::Task& task, bool robots, bool particles,
+                          const std::function<bool(const std::string&)>& is_robot) {
+  TaskSides s;
+  s.robots = robots;
+  s.robot = s.particles = task;
+  s.robot.parameters.clear();
+  s.robot.loss.clear();
+  s.particles.parameters.clear();
+  s.particles.loss.clear();
+  s.robot.has_policy = task.has_policy && s.robots;
+  s.particles.has_policy = task.has_policy && !s.robots;
+  // in a scene of robots alone, every entry of a robot task is the robots'
+  const bool all = s.robots && !particles;
+  auto robot_param = [&](const scene::ParamSpec& p) {
+    if (!s.robots) return false;
+    if (all || p.object.empty())
+      return all || p.kind == scene::ParamKind::policy || field_of(p.kind, FieldSide::robot) != nullptr;
+    return is_robot(p.object);
+  };
+  auto robot_term = [&](const scene::LossTerm& l) {
+    return s.robots && (all || l.object.empty() || is_robot(l.object));
+  };
+  for (const scene::ParamSpec& p : task.parameters) (robot_param(p) ? s.robot : s.particles).parameters.push_back(p);
+  for (const scene::LossTerm& l : task.loss) (robot_term(l) ? s.robot : s.particles).loss.push_back(l);
+  return s;
+}
+
+template <class S>
+TaskSides split_task(const scene::CompiledSceneT<S>& cs, const scene::Task& task) {
+  return split_task_impl(task, task_names_robot(cs, task), cs.has_particles(), [&](const std::string& name) {
+    const scene::ObjectRange* r = cs.find(name);
+    return r && r->kind == scene::ObjectKind::robot;
+  });
+}
+
 template class ParametersT<float>;
 template class ParametersT<double>;
 template bool task_names_robot(const scene::CompiledSceneT<float>&, const scene::Task&);
 template bool task_names_robot(const scene::CompiledSceneT<double>&, const scene::Task&);
+template TaskSides split_task(const scene::CompiledSceneT<float>&, const scene::Task&);
+template TaskSides split_task(const scene::CompiledSceneT<double>&, const scene::Task&);
 
 }  // namespace adj::optim

@@ -1,7 +1,24 @@
 // Parameters of a task: one flat vector theta made of named blocks, each a view into the
-// Model (any particle-side field of engine/model/field_table.h), the initial State (positions,
-// velocities) or the per-step Controls (forces, spring and tet activations). apply() writes theta
-// into them before a rollout; gather() reads dLoss/dtheta out of the rollout afterwards.
+// Model or the rollout's inputs, on either side of the scene:
+//   bodies (a robot's; first in theta):
+//     joint_q            the robot's revolute/prismatic coordinates (quaternions and free-base
+//                        positions are left alone), of the initial state
+//     joint_qd           every dof of the robot, of the initial state
+//     actuator_control   one entry per frame and actuator (torque actuators: input * gear,
+//                        from 0; PD: the target, from the joint's initial coordinate)
+//     the robot side's model fields of engine/model/field_table.h: actuator_kp/kd (PD actuators),
+//     body_mass (bodies with mass; inertia scales with the mass), joint_damping and
+//     joint_armature (every dof, bounded below by 0), contact_ke/kd/mu (the robots' contact)
+//   particles (after them):
+//     initial_position / initial_velocity of an object's particles, per-frame control_force,
+//     spring_activation and tet_activation, and any particle-side model field
+//   the policy's weights (policy_size of them, on the side the policy drives): apply() and
+//     gather() leave them alone, the policy owns them (engine/optim/policy.h).
+// An entry is the bodies' when its object is a robot, or it names no object and the robots
+// have a field of its kind (contact_*), in a task that names a robot at all; in a scene of
+// robots alone every entry of such a task is (split_task). apply() writes theta into the
+// model, the initial State and the per-frame Controls before a rollout; gather() reads
+// dLoss/dtheta out of the rollout afterwards.
 #pragma once
 
 #include <algorithm>
@@ -13,10 +30,14 @@
 #include "engine/grad/rollout.h"
 #include "engine/model/fields.h"
 #include "engine/model/model.h"
+#include "engine/model/rigid_model.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
 
 namespace adj::optim {
+
+// what a block or a loss term reads: a robot's bodies and joints, or the particles
+enum class TermSide { bodies, particles };
 
 // one named block of theta: entry (step, element, component) lies at
 // offset + (step * elements + element) * width + component
@@ -35,6 +56,8 @@ struct ParamBlock {
   int first_local = 0;                         // index[0] relative to the object's first particle/spring/tet...
   const FieldInfo* field = nullptr;            // the model field (engine/model/fields.h); null for the
                                                // initial state, per-step inputs and policy weights
+  TermSide side = TermSide::particles;         // the side the block reads and writes
+  std::vector<std::string> names;              // bodies: each element's name ("knee", "root.3"), (elements)
 };
 
 // entry i's bounds (0 <= i < count): the block's, narrowed by its element's own
@@ -49,7 +72,7 @@ inline double entry_upper(const ParamBlock& b, int i) {
 Status element_bounds(const scene::ParamSpec& spec, const std::vector<std::string>& names, const std::string& where,
                       ParamBlock& b);
 
-// the model field a kind names on one side (particles: ParametersT, robot: RigidParametersT),
+// the model field a kind names on one side (particles or robots),
 // or null (the initial state, per-step inputs, policy weights, the other side's kinds)
 const FieldInfo* field_of(scene::ParamKind kind, FieldSide side);
 // an object's [begin, end) in a field domain's numbering (scene: [0, 1))
@@ -66,6 +89,15 @@ Status field_block(const FieldInfo& f, const ModelT<S>& m, const scene::ObjectRa
 template <class S>
 bool task_names_robot(const scene::CompiledSceneT<S>& cs, const scene::Task& task);
 
+// the task's entries on each side (the rule above), each side's copy of the task holding its
+// own parameters and loss terms; the policy goes with the side the task names
+struct TaskSides {
+  bool robots = false;  // the task names a robot object
+  scene::Task robot, particles;
+};
+template <class S>
+TaskSides split_task(const scene::CompiledSceneT<S>& cs, const scene::Task& task);
+
 // per-step kinds: one block entry per frame of the horizon
 inline bool is_control(scene::ParamKind k) {
   return k == scene::ParamKind::control_force || k == scene::ParamKind::spring_activation ||
@@ -77,10 +109,11 @@ class ParametersT {
  public:
   ParametersT() = default;
 
-  // blocks in the task's order; errors name the task and the parameter (unknown object,
-  // object without springs/tets, duplicate block, bounds upside down). A policy block
-  // (ParamKind::policy, or implied by task.has_policy) holds policy_size weights that
-  // apply() and gather() leave alone: the policy owns them (engine/optim/policy.h).
+  // the bodies' blocks, then the particles', each side in the task's order; errors name the
+  // task and the parameter (unknown object, object without springs/tets/bodies, duplicate
+  // block, bounds upside down, a kind the object's side has not). A policy block
+  // (ParamKind::policy, or implied by task.has_policy) holds policy_size weights: last of the
+  // bodies' blocks for a robot policy, in the task's order (else last) for a particle policy.
   static Result<ParametersT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task, int policy_size = 0);
 
   int size() const { return size_; }
@@ -88,18 +121,27 @@ class ParametersT {
   // the policy block, or null
   const ParamBlock* policy_block() const;
   const std::vector<ParamBlock>& blocks() const { return blocks_; }
+  // the bodies' entries: theta's first robot_size() entries
+  int robot_size() const { return robot_size_; }
   // whether any block is a per-step control (then apply() fills `horizon` Controls)
   bool has_controls() const { return has_controls_; }
+  // whether any block is a model field of the bodies (the rollout then keeps their gradients)
+  bool has_model_params() const { return has_body_fields_; }
 
-  // theta read from the compiled scene (controls zero), clamped to the bounds
+  // theta read from the compiled scene (particle controls and torque inputs zero, PD targets at
+  // the joints' coordinates), clamped to the bounds
   std::vector<S> initial(const scene::CompiledSceneT<S>& cs) const;
   // clamp every entry to its block's bounds
   void clamp(std::vector<S>& theta) const;
 
   // write theta into the model (a copy of the compiled one: only parameter fields are
-  // written, so the same copy can be reused), the initial state and the controls (left
-  // empty = zero inputs when no block is a control, else `horizon` Controls)
+  // written, so the same copy can be reused), the initial state (the model's, then theta's
+  // entries) and the controls (left empty = zero inputs when no block is a control, else
+  // `horizon` Controls); body masses scale the compiled bodies' inertia
   void apply(const std::vector<S>& theta, ModelT<S>& model, StateT<S>& initial,
+             std::vector<ControlT<S>>& controls) const;
+  // the same with the bodies' inertia scaled from `base` (the compiled bodies)
+  void apply(const std::vector<S>& theta, const RigidModelT<S>& base, ModelT<S>& model, StateT<S>& initial,
              std::vector<ControlT<S>>& controls) const;
   // dLoss/dtheta from a rollout that has run backward() (grad is resized and overwritten)
   void gather(const RolloutT<S>& rollout, std::vector<S>& grad) const {
@@ -110,15 +152,33 @@ class ParametersT {
               const ModelGradT<S>& grad_model, std::vector<S>& grad) const;
 
   // the block holding entry i and the entry's readable name, e.g.
-  // "initial_velocity[ball][0].x", "control_force[ball][t=3][0].y", "spring_rest[cage][2]"
+  // "initial_velocity[ball][0].x", "control_force[ball][t=3][0].y", "spring_rest[cage][2]",
+  // "joint_q[cartpole][pole]", "actuator_control[arm][t=3][link1]", "contact_ke"
   const ParamBlock& block_of(int i) const;
   std::string entry_name(int i) const;
 
  private:
+  // each side's blocks from its part of the task (parameters.cpp, parameters_bodies.cpp)
+  Status add_particle_blocks(const scene::CompiledSceneT<S>& cs, const scene::Task& task, int policy_size);
+  Status add_body_blocks(const scene::CompiledSceneT<S>& cs, const scene::Task& task, int policy_size);
+  void apply_to(const std::vector<S>& theta, const std::vector<S>& base_mass, const std::vector<mat33<S>>& base_inertia,
+                ModelT<S>& model, StateT<S>& init, std::vector<ControlT<S>>& controls) const;
+  void initial_bodies(const scene::CompiledSceneT<S>& cs, const ParamBlock& b, S* x) const;
+  void apply_bodies(const ParamBlock& b, const S* x, const std::vector<S>& base_mass,
+                    const std::vector<mat33<S>>& base_inertia, ModelT<S>& model, StateT<S>& init,
+                    std::vector<ControlT<S>>& controls) const;
+  void gather_bodies(const ParamBlock& b, const StateT<S>& g0, const std::vector<ControlT<S>>& gc,
+                     const ModelGradT<S>& gm, S* g) const;
+  std::string entry_name_bodies(const ParamBlock& b, int k) const;
+
   std::vector<ParamBlock> blocks_;
   int size_ = 0;
+  int robot_size_ = 0;
   int horizon_ = 1;
   bool has_controls_ = false;
+  bool has_body_fields_ = false;
+  std::vector<S> base_mass_;  // the compiled bodies' masses and inertia (body_mass blocks)
+  std::vector<mat33<S>> base_inertia_;
 };
 
 using Parameters = ParametersT<float>;

@@ -1,7 +1,7 @@
 #include "engine/optim/policy.h"
 
-#include <cassert>
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <random>
 
@@ -10,8 +10,17 @@
 namespace adj::optim {
 
 template <class S>
-Result<PolicyT<S>> PolicyT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task) {
+Result<PolicyT<S>> PolicyT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
+                                      MlpActivation hidden) {
   PolicyT p;
+  Status st = task_names_robot(cs, task) ? p.create_bodies(cs, task, hidden) : p.create_particles(cs, task);
+  if (!st) return st;
+  return p;
+}
+
+template <class S>
+Status PolicyT<S>::create_particles(const scene::CompiledSceneT<S>& cs, const scene::Task& task) {
+  PolicyT& p = *this;
   std::string where = "task '" + task.name + "': policy";
   const scene::PolicySpec& spec = task.policy;
   std::string object;
@@ -42,10 +51,8 @@ Result<PolicyT<S>> PolicyT<S>::create(const scene::CompiledSceneT<S>& cs, const 
   }
   sizes.push_back(int(p.springs_.size() + p.tets_.size()));
   p.mlp_ = MlpT<S>(std::move(sizes), S(spec.output_scale));
-  return p;
+  return Status::ok();
 }
-
-
 
 template <class S>
 void PolicyT<S>::set_normalizer(std::vector<S> mean, std::vector<S> std) {
@@ -57,18 +64,31 @@ void PolicyT<S>::set_normalizer(std::vector<S> mean, std::vector<S> std) {
 }
 
 template <class S>
-void PolicyT<S>::observe(int t, const StateT<S>& s, std::vector<S>& obs) const {
+void PolicyT<S>::observe(int t, const StateT<S>& s, std::vector<S>& obs, const std::vector<S>* prev_action) const {
+  if (drives_bodies()) {
+    observe_bodies(t, s, obs, prev_action);
+    return;
+  }
   observe_raw(t, s, obs);
   if (norm_mean_.empty()) return;
   for (int k = phases_; k < input_size(); ++k) obs[k] = (obs[k] - norm_mean_[k]) * norm_inv_std_[k];
 }
 
 template <class S>
-void PolicyT<S>::observe_raw(int t, const StateT<S>& s, std::vector<S>& obs) const {
-  obs.assign(input_size(), S(0));
+void PolicyT<S>::observe_phases(int t, S* obs) const {
   const double two_pi = 6.283185307179586;
   double time = double(t) * double(frame_dt_);
   for (int k = 0; k < phases_; ++k) obs[k] = S(std::sin(two_pi * time / double(phase_period_) + two_pi * k / phases_));
+}
+
+template <class S>
+void PolicyT<S>::observe_raw(int t, const StateT<S>& s, std::vector<S>& obs) const {
+  if (drives_bodies()) {
+    observe_bodies(t, s, obs, nullptr);
+    return;
+  }
+  obs.assign(input_size(), S(0));
+  observe_phases(t, obs.data());
   if (particles_.empty()) return;
   vec3<S> c, vc;
   for (int i : particles_) {
@@ -90,6 +110,7 @@ void PolicyT<S>::observe_raw(int t, const StateT<S>& s, std::vector<S>& obs) con
 
 template <class S>
 void PolicyT<S>::observe_adjoint(const std::vector<S>& d_obs, StateT<S>& adj) const {
+  assert(!drives_bodies() && "a robot policy's observation adjoint reads the state");
   if (particles_.empty()) return;
   // obs_k = (x_k - mean(x) - m_k) / s_k: dL/dx_j = g_j / s_j - mean(g / s)
   std::vector<S> scaled;
@@ -112,8 +133,6 @@ void PolicyT<S>::observe_adjoint(const std::vector<S>& d_obs, StateT<S>& adj) co
     adj.particle_qd[particles_[k]] += vec3<S>(g[6 * k + 3], g[6 * k + 4], g[6 * k + 5]) - mv;
   }
 }
-
-
 
 template <class S>
 PolicyRolloutT<S>::PolicyRolloutT(const ModelT<S>& model, const PolicyT<S>& policy, int steps, S dt, int substeps,

@@ -1,15 +1,26 @@
-// Policy: an MLP controller (DiffTaichi's mass-spring robots) with hand-written forward
-// and backward passes, and the closed-loop rollout that trains it by backpropagation
-// through time over the whole horizon.
+// Policy: an MLP controller with hand-written forward and backward passes, for particle
+// robots (DiffTaichi's mass-spring walkers) and articulated robots alike, and the closed-loop
+// rollout that trains a particle policy by backpropagation through time over the whole horizon
+// (a robot policy's closed loop is the task runner's, engine/optim/trainer.h). The policy
+// drives the robots when the task names a robot (task_names_robot, parameters.h), else the
+// particles.
 //
-// observations at frame t (time = t * frame_dt):
-//   phases:  sin(2 pi time / period + 2 pi k / phases), k = 0..phases-1
-//   state:   when the policy's ParamSpec names an object, for each of its particles
-//            x_i - c and v_i - v_c (c, v_c: plain means over the object's particles)
-// layers:    tanh hidden layers (PolicySpec.hidden), output = output_scale * tanh(z)
+// observations at frame t (time = t * frame_dt), in this order:
+//   particles: phases, then the object's state
+//     phases:  sin(2 pi time / period + 2 pi k / phases), k = 0..phases-1
+//     state:   when the policy's ParamSpec names an object, for each of its particles
+//              x_i - c and v_i - v_c (c, v_c: plain means over the object's particles)
+//   robots: the task's named terms (PolicySpec::observation: a body's height, orientation,
+//     com velocity, angular velocity, up and heading projections; the joints' coordinates and
+//     velocities; the previous frame's outputs; each scaled), else per joint of the robot,
+//     revolute: sin q, cos q; prismatic: q; ball: its quaternion; free: position and
+//     quaternion; then every dof velocity; then the phases
+// layers:    hidden layers (PolicySpec.hidden; tanh, or the activation create() is given),
+//            output = output_scale * tanh(z)
 // outputs:   Control.spring_act of the actuated springs, then Control.tet_act of the
-//            actuated tets (the named object's, or all)
-// normalization (optional, SHAC): the state entries become (obs - mean) / std with
+//            actuated tets (the named object's, or all); or Control.joint_act of the
+//            robot's actuators (the policy ParamSpec's robot, else the scene's first)
+// normalization (optional, SHAC): the particle state entries become (obs - mean) / std with
 //            constants set by set_normalizer(); the phases pass through unchanged
 //
 // The closed loop differentiates through the observations too: dL/d obs_t flows back
@@ -37,8 +48,11 @@ class PolicyT {
  public:
   PolicyT() = default;
 
-  // errors: no actuated springs or tets, unknown object, a layer of width < 1
-  static Result<PolicyT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task);
+  // errors: no actuated springs or tets (no robot, or a robot without actuators), unknown
+  // object or body, a layer of width < 1, a zero axis; hidden: the hidden layers' activation
+  // of a robot policy (particle policies are tanh networks)
+  static Result<PolicyT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
+                                MlpActivation hidden = MlpActivation::tanh);
 
   int input_size() const { return mlp_.input_size(); }
   int output_size() const { return mlp_.output_size(); }
@@ -46,40 +60,55 @@ class PolicyT {
   const MlpT<S>& mlp() const { return mlp_; }
   const std::vector<int>& layer_sizes() const { return mlp_.layer_sizes(); }
   const std::vector<int>& outputs() const { return springs_; }   // model spring index of the first outputs
-  const std::vector<int>& tet_outputs() const { return tets_; }  // model tet index of the rest
+  const std::vector<int>& tet_outputs() const { return tets_; }  // model tet index of the next
+  // whether the policy drives a robot's actuators (else particle springs and tets)
+  bool drives_bodies() const { return !robot_.empty(); }
+  const std::string& robot() const { return robot_; }  // the robot it drives, or empty
   // false for phases only: the controls do not depend on the state (open loop)
-  bool observes_state() const { return !particles_.empty(); }
+  bool observes_state() const { return drives_bodies() || !particles_.empty(); }
+  // whether the observation reads the previous frame's outputs (a previous_action term)
+  bool reads_previous_action() const { return reads_previous_action_; }
 
   // a weight's readable name: "W1[r][c]" (layer 1, output r, input c) or "b1[r]"
   std::string weight_name(int k) const { return mlp_.weight_name(k); }
 
   // weights: uniform Glorot per layer (the output layer scaled by 0.1), biases 0
   void init_weights(S* w, std::uint64_t seed) const { mlp_.init_weights(w, seed); }
+  // the model the robot terms evaluate kinematics on (create() binds the scene's)
+  void bind(const RigidModelT<S>* model) { model_ = model; }
 
-  // observation of a state at frame t, (input_size), normalized when a normalizer is set
-  void observe(int t, const StateT<S>& s, std::vector<S>& obs) const;
+  // observation of a state at frame t, (input_size), normalized when a normalizer is set;
+  // prev_action: the outputs the frame before applied (a previous_action term reads them;
+  // null: zeros, as at an episode's start)
+  void observe(int t, const StateT<S>& s, std::vector<S>& obs, const std::vector<S>* prev_action = nullptr) const;
   // the same before normalization (for running statistics)
   void observe_raw(int t, const StateT<S>& s, std::vector<S>& obs) const;
-  // adj += d <d_obs, obs(t, s)> / d s
+  // adj += d <d_obs, obs(t, s)> / d s; d_prev_action (output_size(), when given) += its part
+  // with respect to prev_action
+  void observe_adjoint(const StateT<S>& s, const std::vector<S>& d_obs, StateT<S>& adj,
+                       std::vector<S>* d_prev_action = nullptr) const;
+  // the same for a particle policy, whose observations are linear in the state
   void observe_adjoint(const std::vector<S>& d_obs, StateT<S>& adj) const;
   // normalize observation entry k as (obs_k - mean_k) / std_k (phase entries are left alone);
   // empty vectors turn normalization off
   void set_normalizer(std::vector<S> mean, std::vector<S> std);
 
-  // control.spring_act / tet_act of the outputs += out; d_out = those entries of a control
-  // gradient (T: S, or the tangent numbers of PolicyEnvT::action_hvp)
+  // control.spring_act / tet_act / joint_act of the outputs += out; d_out = those entries of a
+  // control gradient (T: S, or the tangent numbers of PolicyEnvT::action_hvp)
   template <class T>
   void apply_outputs(const std::vector<T>& out, ControlT<T>& control) const {
-    const int ns = int(springs_.size());
+    const int ns = int(springs_.size()), nt = int(tets_.size());
     for (int k = 0; k < ns; ++k) control.spring_act[springs_[k]] += out[k];
-    for (std::size_t k = 0; k < tets_.size(); ++k) control.tet_act[tets_[k]] += out[ns + k];
+    for (int k = 0; k < nt; ++k) control.tet_act[tets_[k]] += out[ns + k];
+    for (int k = 0; k < actuator_count_; ++k) control.joint_act[actuator_begin_ + k] += out[ns + nt + k];
   }
   template <class T>
   void output_grads(const ControlT<T>& grad_control, std::vector<T>& d_out) const {
-    const int ns = int(springs_.size());
-    d_out.resize(output_size());
+    const int ns = int(springs_.size()), nt = int(tets_.size());
+    d_out.resize(std::size_t(output_size()));
     for (int k = 0; k < ns; ++k) d_out[k] = grad_control.spring_act[springs_[k]];
-    for (std::size_t k = 0; k < tets_.size(); ++k) d_out[ns + k] = grad_control.tet_act[tets_[k]];
+    for (int k = 0; k < nt; ++k) d_out[ns + k] = grad_control.tet_act[tets_[k]];
+    for (int k = 0; k < actuator_count_; ++k) d_out[ns + nt + k] = grad_control.joint_act[actuator_begin_ + k];
   }
 
   // out = policy(obs), (output_size)
@@ -91,13 +120,41 @@ class PolicyT {
   }
 
  private:
-  MlpT<S> mlp_;                              // observations -> outputs
-  std::vector<int> springs_;                 // outputs: actuated springs
-  std::vector<int> tets_;                    // outputs after the springs: actuated tets
-  std::vector<S> norm_mean_, norm_inv_std_;  // (input_size) or empty
-  std::vector<int> particles_;               // observed particles (may be empty)
+  // each side's observations and outputs (policy.cpp, policy_bodies.cpp)
+  Status create_particles(const scene::CompiledSceneT<S>& cs, const scene::Task& task);
+  Status create_bodies(const scene::CompiledSceneT<S>& cs, const scene::Task& task, MlpActivation hidden);
+  // the named terms of task.policy.observation on robot r; returns their size
+  Result<int> add_terms(const scene::CompiledSceneT<S>& cs, const scene::Task& task, const scene::ObjectRange& r);
+  void observe_bodies(int t, const StateT<S>& s, std::vector<S>& obs, const std::vector<S>* prev_action) const;
+  void observe_phases(int t, S* obs) const;
+
+  MlpT<S> mlp_;                                  // observations -> outputs
+  std::vector<int> springs_;                     // outputs: actuated springs
+  std::vector<int> tets_;                        // outputs after the springs: actuated tets
+  int actuator_begin_ = 0, actuator_count_ = 0;  // outputs after them: the robot's actuators
+  std::vector<S> norm_mean_, norm_inv_std_;      // (input_size) or empty
+  std::vector<int> particles_;                   // observed particles (may be empty)
   int phases_ = 0;
   S phase_period_ = S(1), frame_dt_ = S(1.0 / 60.0);
+  // robots: the default observation, one per joint coordinate or dof
+  struct JointObs {
+    int kind;  // 0: sin/cos of q[index]; 1: q[index] as is; 2: qd[index]
+    int index;
+  };
+  std::vector<JointObs> joint_obs_;
+  // robots: a named observation term (PolicySpec::observation)
+  struct Term {
+    scene::ObservationKind kind;
+    int body = -1;         // the body probed (rigid_body_probe)
+    std::vector<int> idx;  // orientation: q of the quaternion; joint terms: q or dof indices
+    vec3<S> axis, dir;     // projections: body-frame axis, unit world direction
+    S scale = S(1);
+  };
+  std::vector<Term> terms_;
+  const RigidModelT<S>* model_ = nullptr;  // the terms' kinematics (create: the scene's; bind: an env's copy)
+  int up_ = 1;
+  bool reads_previous_action_ = false;
+  std::string robot_;
 };
 
 // closed-loop rollout: control_t = base_t + policy(obs(state_t)) on the actuated springs.

@@ -134,10 +134,10 @@ Result<std::unique_ptr<ScenePolicyEnvT<S>>> ScenePolicyEnvT<S>::create(const sce
   if (!options.hidden.empty()) net_task.policy.hidden = options.hidden;
   scene::Task one = task;
   one.horizon = 1;
-  std::optional<RigidLossT<S>> rloss;
+  std::optional<LossT<S>> rloss;
   std::optional<LossT<S>> ploss;
   if (robots) {
-    Result<RigidPolicyT<S>> pol = RigidPolicyT<S>::create(cs, net_task, options.activation);
+    Result<PolicyT<S>> pol = PolicyT<S>::create(cs, net_task, options.activation);
     if (!pol) return pol.status();
     env->rpolicy_ = std::move(pol.value());
     env->rpolicy_->bind(&env->model_->rigid);
@@ -145,9 +145,9 @@ Result<std::unique_ptr<ScenePolicyEnvT<S>>> ScenePolicyEnvT<S>::create(const sce
       if (l.kind == scene::LossKind::effort && !l.object.empty() && l.object != env->rpolicy_->robot())
         return Status::error(where + ": effort of \"" + l.object + "\": the policy drives \"" + env->rpolicy_->robot() +
                              "\" (its actions are what an effort term measures)");
-    Result<RigidParametersT<S>> params = RigidParametersT<S>::create(cs, one, env->rpolicy_->weight_count());
+    Result<ParametersT<S>> params = ParametersT<S>::create(cs, one, env->rpolicy_->weight_count());
     if (!params) return params.status();
-    Result<RigidLossT<S>> loss = RigidLossT<S>::create(cs, one, params.value());
+    Result<LossT<S>> loss = LossT<S>::create(cs, one, params.value());
     if (!loss) return loss.status();
     env->effort_ = loss->action_effort();  // the action penalty: weight x |a|^2 of each frame
     rloss = std::move(loss.value());

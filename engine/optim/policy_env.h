@@ -39,8 +39,6 @@
 #include "engine/optim/loss.h"
 #include "engine/optim/mlp.h"
 #include "engine/optim/policy.h"
-#include "engine/optim/rigid_loss.h"
-#include "engine/optim/rigid_policy.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
 #include "engine/solver/solver.h"
@@ -134,7 +132,7 @@ struct PolicyEnvOptions {
 
 // the one env of every task with a policy: copies of the scene's model (particles, robots, or
 // both), each stepped by its own SolverT; the actions drive the policy's outputs (a robot's
-// actuators, RigidPolicyT's observations; a particle robot's actuated springs and tets, PolicyT's).
+// actuators; a particle robot's actuated springs and tets).
 // The policy drives the robots when the task names a robot (task_names_robot, parameters.h).
 // Robots keep each frame's substeps (StepRecordT), so backward_step does not recompute them,
 // and the frames of cleared tapes keep their memory for the next steps.
@@ -175,7 +173,7 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
   // the policy's outputs: the robots' actuators, or the particles' actuated springs and tets
   // (T: S, or the tangent numbers of action_hvp)
   struct Outputs {
-    const RigidPolicyT<S>* robots = nullptr;
+    const PolicyT<S>* robots = nullptr;
     const PolicyT<S>* particles = nullptr;
     int output_size() const { return robots ? robots->output_size() : particles->output_size(); }
     template <class T>
@@ -211,7 +209,7 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
     std::vector<Frame> tape;
     std::vector<Frame> spare;  // frames of cleared tapes, their memory reused by the next steps
     std::unique_ptr<SolverT<S>> solver;
-    std::optional<RigidLossT<S>> rloss;  // the one-frame robot terms, read on (s_t, s_t+1)
+    std::optional<LossT<S>> rloss;  // the one-frame robot terms, read on (s_t, s_t+1)
     std::optional<LossT<S>> ploss;       // the one-frame particle terms, read on (start, s)
     S last = S(0);                       // the particle terms' L(state)
     ControlT<S> grad_control;
@@ -232,7 +230,7 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
 
   std::unique_ptr<ModelT<S>> model_;
   std::vector<ModelT<S>> models_;  // per copy, when the scene randomizes (else empty)
-  std::optional<RigidPolicyT<S>> rpolicy_;
+  std::optional<PolicyT<S>> rpolicy_;
   std::optional<PolicyT<S>> ppolicy_;
   S effort_ = S(0);     // the task's effort terms' weights: frame cost += effort_ |a|^2 (robot policies)
   int done_body_ = -1;  // the task's termination: this body's com below done_height_ (-1: none)

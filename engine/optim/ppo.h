@@ -1,7 +1,7 @@
 // PPO (Schulman et al. 2017), the model-free baseline on the same simulator and the same
 // network, with the recipe of well-kept implementations (CleanRL's ppo_continuous_action,
 // rl_games as SHAC's paper ran it):
-//   - a Gaussian policy whose mean is the task's MLP policy output (PolicyT / RigidPolicyT)
+//   - a Gaussian policy whose mean is the task's MLP policy output (PolicyT)
 //     and whose log standard deviations are free parameters, one per output; the sampled
 //     action is clipped to the mean's range (+-output_scale) before it reaches the world, the
 //     log-probability is that of the unclipped draw;

@@ -4,19 +4,15 @@
 // frame) and returns the loss and dLoss/dtheta; iterate() takes one optimizer step;
 // check_grad() holds sampled gradient entries against central differences.
 //
-// theta = the robot entries (RigidParametersT: actuator_control, joint_q/qd, gains, masses,
-// the robots' contact) followed by the particle entries (ParametersT: initial_position/velocity,
-// control_force, activations, the particle model fields); the loss is the robot terms
-// (RigidLossT) plus the particle terms (LossT). A task binds an entry to the robot side when
-// the entry's object is a robot, or it names no object and the robots have a field of its
-// kind (contact_*), in a task that names a robot at all; in a scene of robots alone every
-// entry of such a task is a robot entry. A side with no entries is empty, and the task is
-// the other side's alone.
+// theta, the loss and the policy are one ParametersT, one LossT and one PolicyT for every
+// scene: theta holds the robot entries (actuator_control, joint_q/qd, gains, masses, the
+// robots' contact) followed by the particle entries (initial_position/velocity, control_force,
+// activations, the particle model fields), each bound to its side by its object (split_task,
+// parameters.h); the loss holds the robot terms then the particle terms (loss.h).
 //
 // The rollout: open loop (parameters and per-step inputs; a phases-only particle policy's
 // controls computed up front) runs the checkpointed RolloutT; a closed-loop policy keeps every
-// state (particles: PolicyRolloutT, policy.h; robots: the runner's own loop over SolverT with
-// the RigidPolicyT of rigid_policy.h).
+// state (particles: PolicyRolloutT, policy.h; robots: the runner's own loop over SolverT).
 //
 // Driving it (the CLI and the editor's worker take it through TaskT, task.h):
 //   auto runner = optim::TaskRunnerT<float>::create(compiled, *scene.find_task(name));
@@ -46,9 +42,6 @@
 #include "engine/optim/optimizer.h"
 #include "engine/optim/parameters.h"
 #include "engine/optim/policy.h"
-#include "engine/optim/rigid_loss.h"
-#include "engine/optim/rigid_parameters.h"
-#include "engine/optim/rigid_policy.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
 #include "engine/solver/solver.h"
@@ -132,33 +125,25 @@ class TaskRunnerT {
   // every iterate() so far
   const std::vector<IterationStats>& history() const { return history_; }
 
-  // theta's blocks, in theta order (the particle blocks' offsets past the robot entries)
-  const std::vector<ParamBlock>& blocks() const { return blocks_; }
-  const ParamBlock& block_of(int i) const;
+  // theta's blocks, in theta order (the robot blocks, then the particle blocks)
+  const std::vector<ParamBlock>& blocks() const { return params_.blocks(); }
+  const ParamBlock& block_of(int i) const { return params_.block_of(i); }
   // the two sides of theta: robot entries [0, robot_size()), particle entries after them
-  int robot_size() const { return rparams_.size(); }
-  const RigidParametersT<S>& robot_parameters() const { return rparams_; }
-  const ParametersT<S>& particle_parameters() const { return pparams_; }
+  int robot_size() const { return params_.robot_size(); }
+  const ParametersT<S>& parameters() const { return params_; }
   const OptimizerT<S>& optimizer() const { return optimizer_; }
   const scene::Task& task() const { return task_; }
   const ModelT<S>& model() const { return *model_; }  // with the last theta applied
-  bool has_policy() const { return policy_ || rpolicy_; }
+  bool has_policy() const { return bool(policy_); }
 
  private:
-  // theta's robot and particle parts
-  void split(const std::vector<S>& theta, std::vector<S>& tr, std::vector<S>& tp) const;
-  void clamp(std::vector<S>& theta) const;
-  // both sides' parameters into the model copy, initial_ and controls_
-  void apply(const std::vector<S>& tr, const std::vector<S>& tp);
-  // the losses: begin, observe, value, seed of both sides
-  void loss_begin();
-  void loss_observe(int t, const StateT<S>& s);
-  S loss_value(const std::vector<S>& tr, const std::vector<S>& tp);
-  void loss_seed(int t, const StateT<S>& s, StateT<S>& adj) const;
-  // dL/dtheta of both sides from the pieces of a backward pass, the effort terms added
-  void gather(const std::vector<S>& tr, const std::vector<S>& tp, const StateT<S>& grad_initial,
-              const std::vector<ControlT<S>>& grad_controls, const ModelGradT<S>& grad_model,
-              std::vector<S>& grad) const;
+  void clamp(std::vector<S>& theta) const { params_.clamp(theta); }
+  // theta into the model copy, initial_ and controls_
+  void apply(const std::vector<S>& theta) { params_.apply(theta, *model_, initial_, controls_); }
+  // dL/dtheta from the pieces of a backward pass, the effort terms added
+  void gather(const std::vector<S>& theta, const StateT<S>& grad_initial, const std::vector<ControlT<S>>& grad_controls,
+              const ModelGradT<S>& grad_model, std::vector<S>& grad) const;
+  S loss_value(const std::vector<S>& theta);
   Result<S> evaluate_open_loop(const std::vector<S>& theta, std::vector<S>* grad);
   Result<S> evaluate_policy(const std::vector<S>& theta, std::vector<S>* grad);
   // a robot policy's closed loop (every state kept, stepped here)
@@ -167,20 +152,15 @@ class TaskRunnerT {
 
   scene::Task task_;
   const char* kind_ = "particles";
-  RigidParametersT<S> rparams_;
-  ParametersT<S> pparams_;
-  std::vector<ParamBlock> blocks_;
-  std::optional<RigidLossT<S>> rloss_;
-  std::optional<LossT<S>> ploss_;
+  ParametersT<S> params_;
+  std::optional<LossT<S>> loss_;
   OptimizerT<S> optimizer_;
   RolloutOptions<S> rollout_options_;
-  RigidModelT<S> rbase_;                  // the compiled bodies (body_mass scales their inertia)
   std::unique_ptr<ModelT<S>> model_;      // the compiled model with theta applied
   std::unique_ptr<RolloutT<S>> rollout_;  // bound to *model_
-  std::unique_ptr<PolicyT<S>> policy_;    // a particle policy
-  std::unique_ptr<PolicyRolloutT<S>> policy_rollout_;
-  std::unique_ptr<RigidPolicyT<S>> rpolicy_;  // a robot policy
-  std::unique_ptr<SolverT<S>> solver_;        // the robot policy's closed loop
+  std::unique_ptr<PolicyT<S>> policy_;
+  std::unique_ptr<PolicyRolloutT<S>> policy_rollout_;  // a particle policy's closed loop
+  std::unique_ptr<SolverT<S>> solver_;                 // a robot policy's closed loop
   std::vector<S> theta_, grad_;
   std::vector<S> step_grad_norms_, term_values_;
   bool keep_frames_ = false;

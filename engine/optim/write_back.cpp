@@ -1,6 +1,6 @@
 #include "engine/optim/write_back.h"
 
-#include "engine/optim/rigid_parameters.h"
+#include "engine/optim/parameters.h"
 
 #include <algorithm>
 

@@ -23,7 +23,7 @@ namespace adj::optim {
 std::vector<std::string> write_back(const std::vector<ParamBlock>& blocks, const std::vector<float>& theta,
                                     const scene::CompiledScene& compiled, scene::Scene& doc);
 
-// the same for a robot task (RigidParametersT blocks):
+// the same for a robot task (ParametersT blocks on the bodies' side):
 //   joint_q, joint_qd      -> the robot's "initial" entries (per body)
 //   model fields           -> their rows' writers (write_back.cpp's DocWriter): actuator_kp/kd into
 //                             the listed actuators (a URDF robot's default actuators share one

@@ -402,7 +402,7 @@ struct OptimizerSpec {
   bool operator==(const OptimizerSpec&) const = default;
 };
 
-// a named term of a robot policy's observation (engine/optim/rigid_policy.h); the terms read
+// a named term of a robot policy's observation (engine/optim/policy.h); the terms read
 // the policy's robot, in the order listed
 enum class ObservationKind {
   height,              // the body's centre-of-mass height along the scene's up (1)

@@ -7,7 +7,7 @@
 
 #include "app/editor/worker.h"
 #include "engine/cuda/cuda.h"
-#include "engine/optim/rigid_parameters.h"
+#include "engine/optim/parameters.h"
 #include "engine/optim/write_back.h"
 #include "engine/scene/scene_json.h"
 #include "tests/editor/worker_wait.h"
@@ -474,7 +474,7 @@ TEST_CASE("write_back_robot: optimized robot parameters round-trip through the d
   task.parameters.push_back({K::contact_ke, ""});
   auto cs = scene::compile<float>(*doc, ADJ_SCENES);
   REQUIRE(cs.is_ok());
-  auto params = optim::RigidParametersT<float>::create(*cs, task);
+  auto params = optim::ParametersT<float>::create(*cs, task);
   REQUIRE(params.is_ok());
   std::vector<float> theta = params->initial(*cs);
   for (size_t i = 0; i < theta.size(); ++i) theta[i] = theta[i] * 1.25f + 0.01f * float(i % 7);  // all change
@@ -502,7 +502,7 @@ TEST_CASE("write_back_robot: a URDF robot's default actuators share their mean g
   task.parameters = {{scene::ParamKind::actuator_kp, "arm"}, {scene::ParamKind::actuator_control, "arm"}};
   auto cs = scene::compile<float>(doc, ADJ_SCENES);
   REQUIRE(cs.is_ok());
-  auto params = optim::RigidParametersT<float>::create(*cs, task);
+  auto params = optim::ParametersT<float>::create(*cs, task);
   REQUIRE(params.is_ok());
   std::vector<float> theta = params->initial(*cs);
   theta[0] = 60, theta[1] = 70, theta[2] = 80;  // the three kp

@@ -13,8 +13,8 @@
 
 #include "engine/grad/fd_check.h"
 #include "engine/optim/policy_env.h"
-#include "engine/optim/rigid_loss.h"
-#include "engine/optim/rigid_policy.h"
+#include "engine/optim/body_probe.h"
+#include "engine/optim/policy.h"
 #include "engine/optim/shac.h"
 #include "engine/optim/shac_task.h"
 #include "engine/optim/task.h"
@@ -93,7 +93,7 @@ double sum_sq(const std::vector<double>& a) {
 // a planar robot's (root x, z, pitch slides and hinge, then its hinges) observation: its joint
 // coordinates without root x, then every joint velocity (DiffRL's Hopper and HalfCheetah)
 void check_planar_observation(const Loaded& l, int hinges) {
-  auto pol = RigidPolicyT<double>::create(l.cs, l.task);
+  auto pol = PolicyT<double>::create(l.cs, l.task);
   INFO(pol.status().message());
   REQUIRE(pol.is_ok());
   const int nq = 3 + hinges;
@@ -209,7 +209,7 @@ TEST_CASE("scene: locomotion: the Humanoid: mass, observation, reward, terminati
                              600, 400, 100, 100, 100, 100, 200, 100, 100, 200};
   for (int a = 0; a < 21; ++a) CHECK(m.actuator_gear[a] == Approx(0.35 * strength[a]));
   // the observation: as the Ant's with 21 joints: 1 + 4 + 3 + 3 + 21 + 21 + 1 + 1 + 21
-  auto pol = RigidPolicyT<double>::create(l.cs, l.task);
+  auto pol = PolicyT<double>::create(l.cs, l.task);
   INFO(pol.status().message());
   REQUIRE(pol.is_ok());
   CHECK(pol->input_size() == 76);

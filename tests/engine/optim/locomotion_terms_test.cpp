@@ -1,6 +1,6 @@
-// the locomotion suite's reward terms (engine/optim/rigid_loss.h: forward_velocity,
+// the locomotion suite's reward terms (engine/optim/loss.h: forward_velocity,
 // up_projection, heading, height_reward) and policy observation terms
-// (engine/optim/rigid_policy.h) on DiffRL's Ant (assets/scenes/locomotion/ant.json): the reward
+// (engine/optim/policy.h) on DiffRL's Ant (assets/scenes/locomotion/ant.json): the reward
 // and the observation of a hand-made state against the spec's formulas, and each term's
 // gradient with respect to the state against central differences in double
 #include <catch2/catch.hpp>
@@ -13,8 +13,8 @@
 #include "engine/core/spatial.h"
 #include "engine/grad/fd_check.h"
 #include "engine/optim/policy_env.h"
-#include "engine/optim/rigid_loss.h"
-#include "engine/optim/rigid_policy.h"
+#include "engine/optim/loss.h"
+#include "engine/optim/policy.h"
 #include "engine/optim/shac.h"
 #include "engine/optim/task.h"
 #include "engine/scene/compile.h"
@@ -77,17 +77,17 @@ scene::Task ant_reward(const std::vector<scene::LossKind>& only = {}) {
   return t;
 }
 
-RigidLossT<double> make_loss(const Ant& a, const scene::Task& t) {
-  auto params = RigidParametersT<double>::create(a.cs, t);
+LossT<double> make_loss(const Ant& a, const scene::Task& t) {
+  auto params = ParametersT<double>::create(a.cs, t);
   INFO(params.status().message());
   REQUIRE(params.is_ok());
-  auto loss = RigidLossT<double>::create(a.cs, t, *params);
+  auto loss = LossT<double>::create(a.cs, t, *params);
   INFO(loss.status().message());
   REQUIRE(loss.is_ok());
   return std::move(loss.value());
 }
 
-double loss_at(RigidLossT<double>& loss, const StateT<double>& s0, const StateT<double>& s) {
+double loss_at(LossT<double>& loss, const StateT<double>& s0, const StateT<double>& s) {
   loss.begin();
   loss.observe(0, s0);
   loss.observe(1, s);
@@ -120,7 +120,7 @@ StateT<double> torso_state(const Ant& a, double height, double yaw, double roll,
 TEST_CASE("locomotion terms: the Ant's reward of a hand-made state is v_x + 0.1 u + h + (height - 0.27)",
           "[optim][locomotion]") {
   const Ant a = load_ant();
-  RigidLossT<double> loss = make_loss(a, ant_reward());
+  LossT<double> loss = make_loss(a, ant_reward());
   const StateT<double> s0 = a.cs.model.make_state();
   // at rest: upright (u = 1), facing +x (h = 1), the torso 0.75 m up
   const vec3<double> c = rigid_body_probe(a.cs.model.rigid, s0.joint_q, s0.joint_qd, a.torso).c;
@@ -147,7 +147,7 @@ TEST_CASE("locomotion terms: height_reward's clipped-quadratic form (the Humanoi
   // the Humanoid's: d = clip(height - 0.84, -1, 0.1); -200 d^2 below, 10 d above
   scene::LossTerm& h = t.loss[0];
   h.value = 0.84, h.lower = -1, h.upper = 0.1, h.above = 10, h.below = 0, h.quadratic = 200;
-  RigidLossT<double> loss = make_loss(a, t);
+  LossT<double> loss = make_loss(a, t);
   const StateT<double> s0 = a.cs.model.make_state();
   const vec3<double> v0{};
   CHECK(-loss_at(loss, s0, torso_state(a, 0.80, 0, 0, v0)) == Approx(-200 * 0.04 * 0.04));
@@ -166,7 +166,7 @@ TEST_CASE("locomotion terms: each reward term's state gradient matches central d
   for (int k = 0; k < 14; ++k) s.joint_qd[k] += 0.1 * std::sin(1.3 * k);
   for (K kind : {K::forward_velocity, K::up_projection, K::heading, K::height_reward}) {
     const scene::Task t = ant_reward({kind});
-    RigidLossT<double> loss = make_loss(a, t);
+    LossT<double> loss = make_loss(a, t);
     INFO(scene::to_string(kind));
     StateT<double> adj = s;
     for (double& x : adj.joint_q) x = 0;
@@ -224,7 +224,7 @@ scene::Task ant_observation() {
 
 TEST_CASE("locomotion terms: the Ant's observation layout at a hand-made state", "[optim][locomotion]") {
   const Ant a = load_ant();
-  auto pol = RigidPolicyT<double>::create(a.cs, ant_observation());
+  auto pol = PolicyT<double>::create(a.cs, ant_observation());
   INFO(pol.status().message());
   REQUIRE(pol.is_ok());
   CHECK(pol->input_size() == 1 + 4 + 3 + 3 + 8 + 8 + 1 + 1 + 8);  // the spec's 37
@@ -262,7 +262,7 @@ TEST_CASE("locomotion terms: the Ant's run task observes the spec's 37 entries",
   const Ant a = load_ant();
   const scene::Task* run = a.doc.find_task("run");
   REQUIRE(run);
-  auto pol = RigidPolicyT<double>::create(a.cs, *run);
+  auto pol = PolicyT<double>::create(a.cs, *run);
   INFO(pol.status().message());
   REQUIRE(pol.is_ok());
   CHECK(pol->input_size() == 37);
@@ -272,7 +272,7 @@ TEST_CASE("locomotion terms: the Ant's run task observes the spec's 37 entries",
 TEST_CASE("locomotion terms: each observation term's state gradient matches central differences (double)",
           "[optim][locomotion][fd]") {
   const Ant a = load_ant();
-  auto pol = RigidPolicyT<double>::create(a.cs, ant_observation());
+  auto pol = PolicyT<double>::create(a.cs, ant_observation());
   REQUIRE(pol.is_ok());
   StateT<double> s = torso_state(a, 0.6, 0.4, 0.3, {1.5, -0.2, 0.3});
   for (int k = 7; k < 15; ++k) s.joint_q[k] += 0.05 * (k - 10);

@@ -13,7 +13,7 @@
 
 #include "engine/grad/fd_check.h"
 #include "engine/optim/pods.h"
-#include "engine/optim/rigid_loss.h"
+#include "engine/optim/body_probe.h"
 #include "engine/scene/scene_json.h"
 #include "tests/engine/asset_scene.h"
 

@@ -96,7 +96,7 @@ TEST_CASE("receding horizon: the drone flies the waypoints from short plans, and
   Model m = d.cs.model;
   State init = d.cs.model.make_state(), s = d.cs.model.make_state(), nxt = s;
   std::vector<Control> controls;
-  open->robot_parameters().apply(open->theta(), d.cs.model.rigid, m, init, controls);
+  open->parameters().apply(open->theta(), d.cs.model.rigid, m, init, controls);
   for (int t = 0; t < d.task.horizon; ++t) {
     gust(t, s);
     REQUIRE(solver.step(d.cs.model, s, nxt, controls[size_t(t)], d.cs.frame_dt));

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/optim/rigid_loss.h"
+#include "engine/optim/body_probe.h"
 #include "engine/optim/task.h"
 #include "engine/scene/scene_json.h"
 

@@ -208,7 +208,15 @@ TEST_CASE("robot task: errors name the task and the entry, the particle paramete
   auto r = TaskRunnerT<float>::create(cs.value(), task);
   REQUIRE(!r.is_ok());
   CHECK(r.status().message() == "task 'reach': loss[0] (position): robot \"arm\" has no body \"hand\"");
-  auto p = ParametersT<float>::create(cs.value(), s.tasks[0]);
+  // a robot kind on an object of particles (a task that names no robot: every entry is the
+  // particles') is refused, naming the kind
+  scene::Scene soft = load("robot_arm_push_soft.json");
+  auto soft_cs = scene::compile<float>(soft, kScenes);
+  REQUIRE(soft_cs.is_ok());
+  scene::Task on_ball = soft.tasks[0];
+  on_ball.parameters[0].object = "ball";
+  on_ball.loss.resize(1);  // the ball's position
+  auto p = ParametersT<float>::create(soft_cs.value(), on_ball);
   REQUIRE(!p.is_ok());
   CHECK(p.status().message().find("actuator_control is a robot parameter") != std::string::npos);
   // entry names for the CLI's check-grad table

@@ -1,16 +1,16 @@
-#include "engine/optim/rigid_policy.h"
-
+// PolicyT's robot side (policy.h): the observations of a robot policy (its named terms, or
+// the default joint observation, then the phases) and their adjoint through the bodies'
+// kinematics (body_probe.h).
 #include <cmath>
-#include <random>
 
-#include "engine/optim/rigid_loss.h"
+#include "engine/optim/body_probe.h"
+#include "engine/optim/policy.h"
 
 namespace adj::optim {
 
 template <class S>
-Result<RigidPolicyT<S>> RigidPolicyT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
-                                                MlpActivation hidden) {
-  RigidPolicyT p;
+Status PolicyT<S>::create_bodies(const scene::CompiledSceneT<S>& cs, const scene::Task& task, MlpActivation hidden) {
+  PolicyT& p = *this;
   const std::string where = "task '" + task.name + "': policy";
   for (const scene::ParamSpec& ps : task.parameters)
     if (ps.kind == scene::ParamKind::policy && !ps.object.empty()) p.robot_ = ps.object;
@@ -32,16 +32,16 @@ Result<RigidPolicyT<S>> RigidPolicyT<S>::create(const scene::CompiledSceneT<S>& 
   for (int j = r->body_begin; j < r->body_end; ++j) {
     int q0 = m.joint_q_start[j], nq = m.joint_q_start[j + 1] - q0;
     if (m.joint_type[j] == RIGID_JOINT_REVOLUTE)
-      p.obs_.push_back({0, q0});
+      p.joint_obs_.push_back({0, q0});
     else
-      for (int k = 0; k < nq; ++k) p.obs_.push_back({1, q0 + k});
+      for (int k = 0; k < nq; ++k) p.joint_obs_.push_back({1, q0 + k});
   }
-  for (int d = r->dof_begin; d < r->dof_end; ++d) p.obs_.push_back({2, d});
+  for (int d = r->dof_begin; d < r->dof_end; ++d) p.joint_obs_.push_back({2, d});
   int inputs = task.policy.phases;
   if (task.policy.observation.empty()) {
-    for (const Obs& o : p.obs_) inputs += o.kind == 0 ? 2 : 1;
+    for (const JointObs& o : p.joint_obs_) inputs += o.kind == 0 ? 2 : 1;
   } else {
-    p.obs_.clear();
+    p.joint_obs_.clear();
     Result<int> n = p.add_terms(cs, task, *r);
     if (!n) return n.status();
     inputs += *n;
@@ -51,17 +51,18 @@ Result<RigidPolicyT<S>> RigidPolicyT<S>::create(const scene::CompiledSceneT<S>& 
   sizes.push_back(r->actuator_end - r->actuator_begin);
   p.mlp_ = MlpT<S>(std::move(sizes), S(task.policy.output_scale), false, hidden);
   p.actuator_begin_ = r->actuator_begin;
+  p.actuator_count_ = r->actuator_end - r->actuator_begin;
   p.phases_ = task.policy.phases;
   p.phase_period_ = S(task.policy.phase_period);
   p.frame_dt_ = cs.frame_dt;
   p.model_ = &cs.model.rigid;
   p.up_ = cs.up_axis;
-  return p;
+  return Status::ok();
 }
 
 template <class S>
-Result<int> RigidPolicyT<S>::add_terms(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
-                                       const scene::ObjectRange& r) {
+Result<int> PolicyT<S>::add_terms(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
+                                  const scene::ObjectRange& r) {
   using K = scene::ObservationKind;
   const RigidModelT<S>& m = cs.model.rigid;
   int inputs = 0;
@@ -133,7 +134,8 @@ Result<int> RigidPolicyT<S>::add_terms(const scene::CompiledSceneT<S>& cs, const
 }
 
 template <class S>
-void RigidPolicyT<S>::observe(int t, const StateT<S>& s, std::vector<S>& obs, const std::vector<S>* prev_action) const {
+void PolicyT<S>::observe_bodies(int t, const StateT<S>& s, std::vector<S>& obs,
+                                const std::vector<S>* prev_action) const {
   obs.clear();
   using K = scene::ObservationKind;
   for (const Term& o : terms_) {
@@ -169,7 +171,7 @@ void RigidPolicyT<S>::observe(int t, const StateT<S>& s, std::vector<S>& obs, co
         break;
     }
   }
-  for (const Obs& o : obs_) {
+  for (const JointObs& o : joint_obs_) {
     if (o.kind == 0) {
       obs.push_back(std::sin(s.joint_q[o.index]));
       obs.push_back(std::cos(s.joint_q[o.index]));
@@ -183,8 +185,12 @@ void RigidPolicyT<S>::observe(int t, const StateT<S>& s, std::vector<S>& obs, co
 }
 
 template <class S>
-void RigidPolicyT<S>::observe_adjoint(const StateT<S>& s, const std::vector<S>& d, StateT<S>& adj,
-                                      std::vector<S>* d_prev_action) const {
+void PolicyT<S>::observe_adjoint(const StateT<S>& s, const std::vector<S>& d, StateT<S>& adj,
+                                 std::vector<S>* d_prev_action) const {
+  if (!drives_bodies()) {  // the particles' observations are linear in the state
+    observe_adjoint(d, adj);
+    return;
+  }
   size_t i = 0;
   using K = scene::ObservationKind;
   for (const Term& o : terms_) {
@@ -224,7 +230,7 @@ void RigidPolicyT<S>::observe_adjoint(const StateT<S>& s, const std::vector<S>& 
     }
     rigid_body_probe_adjoint(*model_, s.joint_q, s.joint_qd, o.body, g, adj.joint_q, adj.joint_qd);
   }
-  for (const Obs& o : obs_) {
+  for (const JointObs& o : joint_obs_) {
     if (o.kind == 0) {
       S q = s.joint_q[o.index];
       adj.joint_q[o.index] += d[i] * std::cos(q) - d[i + 1] * std::sin(q);
@@ -235,7 +241,13 @@ void RigidPolicyT<S>::observe_adjoint(const StateT<S>& s, const std::vector<S>& 
   }
 }
 
-template class RigidPolicyT<float>;
-template class RigidPolicyT<double>;
+#define ADJ_BODY_POLICY(S)                                                                                       \
+  template Status PolicyT<S>::create_bodies(const scene::CompiledSceneT<S>&, const scene::Task&, MlpActivation); \
+  template Result<int> PolicyT<S>::add_terms(const scene::CompiledSceneT<S>&, const scene::Task&,                \
+                                             const scene::ObjectRange&);                                         \
+  template void PolicyT<S>::observe_bodies(int, const StateT<S>&, std::vector<S>&, const std::vector<S>*) const; \
+  template void PolicyT<S>::observe_adjoint(const StateT<S>&, const std::vector<S>&, StateT<S>&, std::vector<S>*) const;
+ADJ_BODY_POLICY(float)
+ADJ_BODY_POLICY(double)
 
 }  // namespace adj::optim
