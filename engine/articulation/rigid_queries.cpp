@@ -186,6 +186,50 @@ Status rigid_step_jacobian(const RigidModelT<S>& m, const StateT<S>& in, const C
 }
 
 template <class S>
+Status rigid_step_adjoint_dual(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
+                               int substeps, const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
+                               RigidModelGradT<S>& adj_model) {
+  Status st = rigid_check_shape(m, in, "input state");
+  if (!st) return st;
+  st = rigid_check_shape(m, adj_out, "adjoint of the output state");
+  if (!st) return st;
+  const int nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count(), nb = m.body_count();
+  if (int(control.joint_act.size()) != na) return Status::error("rigid: control does not match the actuators");
+  adj_control.joint_act.resize(std::size_t(na), S(0));
+  if (int(adj_model.body_mass.size()) != nb || int(adj_model.actuator_kp.size()) != na ||
+      int(adj_model.dof_damping.size()) != nv)
+    adj_model = m.make_grad();
+  rigid::Work<RigidJacobianDual<S>> work;
+  const int n_in = nq + nv + na + m.param_count();
+  std::vector<S> g(std::size_t(n_in), S(0));
+  std::vector<RigidJacobianDual<S>> out;
+  for (int c = 0; c * kRigidJacobianChunk < n_in; ++c) {
+    st = rigid_step_dual_chunk(m, in, control, dt, substeps, c, out, work);
+    if (!st) return st;
+    for (int t = 0; t < kRigidJacobianChunk && c * kRigidJacobianChunk + t < n_in; ++t) {
+      S s = S(0);
+      for (int o = 0; o < nq; ++o) s += adj_out.joint_q[o] * out[o].d[t];
+      for (int o = 0; o < nv; ++o) s += adj_out.joint_qd[o] * out[nq + o].d[t];
+      g[std::size_t(c * kRigidJacobianChunk + t)] = s;
+    }
+  }
+  // unpack in the seeding order: q, qd, act, mass, kp, kd, damping, armature, ke, kd, mu
+  adj_in.joint_q.assign(g.begin(), g.begin() + nq);
+  adj_in.joint_qd.assign(g.begin() + nq, g.begin() + nq + nv);
+  int k = nq + nv;
+  for (int i = 0; i < na; ++i) adj_control.joint_act[i] += g[k++];
+  for (int i = 0; i < nb; ++i) adj_model.body_mass[i] += g[k++];
+  for (int i = 0; i < na; ++i) adj_model.actuator_kp[i] += g[k++];
+  for (int i = 0; i < na; ++i) adj_model.actuator_kd[i] += g[k++];
+  for (int i = 0; i < nv; ++i) adj_model.dof_damping[i] += g[k++];
+  for (int i = 0; i < nv; ++i) adj_model.dof_armature[i] += g[k++];
+  adj_model.contact_ke += g[k++];
+  adj_model.contact_kd += g[k++];
+  adj_model.contact_mu += g[k++];
+  return rigid_check_finite(m, adj_in, "rigid dual step adjoint");
+}
+
+template <class S>
 Status rigid_contacts(const RigidModelT<S>& m, const StateT<S>& s, const ControlT<S>& control, RigidContactsT<S>& out) {
   Status st = rigid_check_shape(m, s, "state");
   if (!st) return st;
@@ -286,6 +330,8 @@ S rigid_energy(const RigidModelT<S>& m, const StateT<S>& s) {
                                         std::vector<RigidJacobianDual<S>>&, rigid::Work<RigidJacobianDual<S>>&);       \
   template Status rigid_step_jacobian(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&, S, int,             \
                                       std::vector<S>&);                                                                \
+  template Status rigid_step_adjoint_dual(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&, S, int,         \
+                                          const StateT<S>&, StateT<S>&, ControlT<S>&, RigidModelGradT<S>&);            \
   template Status rigid_contacts(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&, RigidContactsT<S>&);     \
   template void rigid_forward_kinematics(const RigidModelT<S>&, const StateT<S>&, std::vector<vec3<S>>&,               \
                                          std::vector<mat33<S>>&);                                                      \

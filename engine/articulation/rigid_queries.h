@@ -34,6 +34,15 @@ template <class S>
 Status rigid_step_jacobian(const RigidModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
                            int substeps, std::vector<S>& jacobian);
 
+// dL/d (q, qd, act, params) of one step (`substeps` substeps) by the forward-mode Jacobian
+// contracted with adj_out = dL/d (q_out, qd_out), rigid_step_dual_chunk's passes: the reference
+// the hand-written reverse pass (SolverT::step_adjoint) is tested against, ~100x its cost.
+// Writes adj_in, adds to adj_control and adj_model (sized by make_control / make_grad)
+template <class S>
+Status rigid_step_adjoint_dual(const RigidModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
+                               int substeps, const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
+                               RigidModelGradT<S>& adj_model);
+
 // a state sized for the model (its coordinates and dofs), else an error naming `what`
 template <class S>
 Status rigid_check_shape(const RigidModelT<S>& model, const StateT<S>& state, const char* what);

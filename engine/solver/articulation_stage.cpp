@@ -1,5 +1,5 @@
 // SolverT's articulation stage (articulation_stage.h): the step of a model of bodies only and
-// its adjoint, by the reverse pass or the forward-mode Jacobian
+// its adjoint by the reverse pass
 #include "engine/solver/articulation_stage.h"
 
 #include <algorithm>
@@ -46,45 +46,13 @@ Status ArticulationStageT<S>::step_adjoint(const RigidModelT<S>& m, const StateT
   if (!st) return st;
   st = rigid_check_shape(m, adj_out, "adjoint of the output state");
   if (!st) return st;
-  const int nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count(), nb = m.body_count();
+  const int nv = m.dof_count(), na = m.actuator_count(), nb = m.body_count();
   if (int(control.joint_act.size()) != na) return Status::error("rigid: control does not match the actuators");
   adj_control.joint_act.resize(std::size_t(na), S(0));
   if (int(adj_model.body_mass.size()) != nb || int(adj_model.actuator_kp.size()) != na ||
       int(adj_model.dof_damping.size()) != nv)
     adj_model = m.make_grad();
-  if (!options_.dual_adjoint)
-    return reverse_adjoint(m, in, control, dt, adj_out, adj_in, adj_control, adj_model, record);
-  const int n_in = nq + nv + na + (options_.param_grads ? m.param_count() : 0);
-  std::vector<S> g(std::size_t(n_in), S(0));
-  std::vector<D> out;
-  for (int c = 0; c * kRigidJacobianChunk < n_in; ++c) {
-    st = rigid_step_dual_chunk(m, in, control, dt, options_.substeps, c, out, dual_work_);
-    if (!st) return st;
-    for (int t = 0; t < kRigidJacobianChunk && c * kRigidJacobianChunk + t < n_in; ++t) {
-      S s = S(0);
-      for (int o = 0; o < nq; ++o) s += adj_out.joint_q[o] * out[o].d[t];
-      for (int o = 0; o < nv; ++o) s += adj_out.joint_qd[o] * out[nq + o].d[t];
-      g[std::size_t(c * kRigidJacobianChunk + t)] = s;
-    }
-  }
-  // unpack in the seeding order: q, qd, act, mass, kp, kd, damping, armature, ke, kd, mu
-  int k = 0;
-  adj_in.joint_q.assign(g.begin(), g.begin() + nq);
-  adj_in.joint_qd.assign(g.begin() + nq, g.begin() + nq + nv);
-  k = nq + nv;
-  for (int i = 0; i < na; ++i) adj_control.joint_act[i] += g[k++];
-  if (options_.param_grads) {
-    for (int i = 0; i < nb; ++i) adj_model.body_mass[i] += g[k++];
-    for (int i = 0; i < na; ++i) adj_model.actuator_kp[i] += g[k++];
-    for (int i = 0; i < na; ++i) adj_model.actuator_kd[i] += g[k++];
-    for (int i = 0; i < nv; ++i) adj_model.dof_damping[i] += g[k++];
-    for (int i = 0; i < nv; ++i) adj_model.dof_armature[i] += g[k++];
-    adj_model.contact_ke += g[k++];
-    adj_model.contact_kd += g[k++];
-    adj_model.contact_mu += g[k++];
-  }
-  if (options_.check_finite) return rigid_check_finite(m, adj_in, "rigid step adjoint");
-  return Status::ok();
+  return reverse_adjoint(m, in, control, dt, adj_out, adj_in, adj_control, adj_model, record);
 }
 
 template <class S>

@@ -8,13 +8,11 @@
 // CUDA batch's functors (engine/articulation/rigid_batch.h) run the same functions on the
 // model's view, one world per thread, with the same bits on the host.
 //
-// gradients, two ways, both exact and deterministic:
-//  - step_adjoint() by default runs the hand-written reverse pass (rigid_adjoint.h): it records
-//    the substeps of the step (forward scratch) and runs them backwards; cost ~ a few forward
-//    steps. A record that step() filled is reversed without recomputing the step.
-//  - with options.dual_adjoint, step_adjoint() contracts the step's forward-mode Jacobian
-//    (rigid_step_dual_chunk, engine/articulation/rigid_queries.h) with adj_out: the reference
-//    the reverse pass is tested against; cost ~ (inputs / 8) dual steps.
+// step_adjoint() runs the hand-written reverse pass (rigid_adjoint.h), exact and deterministic:
+// it records the substeps of the step (forward scratch) and runs them backwards; cost ~ a few
+// forward steps. A record that step() filled is reversed without recomputing the step. Its
+// reference, the step's forward-mode Jacobian on dual numbers, is rigid_step_adjoint_dual
+// (engine/articulation/rigid_queries.h).
 // second derivatives, forward over reverse: tangent_step() and tangent_step_adjoint() run the
 // same step and reverse pass on Tangent numbers (a value and its derivative along one direction
 // of the inputs), so the adjoint's tangent is a directional derivative of the gradient
@@ -29,16 +27,14 @@
 namespace adj {
 
 struct ArticulationStageOptions {
-  int substeps = 1;           // substeps per step
-  bool check_finite = true;   // report the first non-finite coordinate with its joint
-  bool param_grads = true;    // step_adjoint: also dL/d params (more dual chunks when dual_adjoint)
-  bool dual_adjoint = false;  // step_adjoint by the forward-mode Jacobian instead of the reverse pass
+  int substeps = 1;          // substeps per step
+  bool check_finite = true;  // report the first non-finite coordinate with its joint
+  bool param_grads = true;   // step_adjoint: also dL/d params
 };
 
 template <class S>
 class ArticulationStageT {
  public:
-  using D = RigidJacobianDual<S>;
   using Tangent = Dual<S, 1>;  // forward over reverse
 
   explicit ArticulationStageT(ArticulationStageOptions options = {}) : options_(options) {}
@@ -76,7 +72,6 @@ class ArticulationStageT {
   ArticulationStageOptions options_;
   rigid::Work<S> work_;
   rigid::StepTape<S> tape_;  // the reverse pass's record of a step
-  rigid::Work<D> dual_work_;
   rigid::Work<Tangent> tangent_work_;
   rigid::StepTape<Tangent> tangent_tape_;
 };

@@ -43,8 +43,7 @@ typename SolverT<S>::Bodies& SolverT<S>::bodies() {
     bodies_.reset(new Bodies);
     bodies_->rigid = ArticulationStageT<S>({.substeps = options_.substeps,
                                             .check_finite = options_.check_finite,
-                                            .param_grads = options_.body_param_grads,
-                                            .dual_adjoint = options_.body_dual_adjoint});
+                                            .param_grads = options_.body_param_grads});
   }
   return *bodies_;
 }

@@ -29,12 +29,10 @@
 namespace adj {
 
 struct SolverOptions {
-  int substeps = 1;                // substeps per step (contacts found in each)
-  int thread_count = 0;            // OpenMP threads of the particle stages, 0 = default
-  bool check_finite = true;        // report the first non-finite state/adjoint with its element
-  bool body_param_grads = true;    // step_adjoint: also dL/d body parameters
-  bool body_dual_adjoint = false;  // bodies only: step_adjoint by the forward-mode step Jacobian (dual
-                                   // numbers), the reference of the reverse pass; ~100x its cost
+  int substeps = 1;              // substeps per step (contacts found in each)
+  int thread_count = 0;          // OpenMP threads of the particle stages, 0 = default
+  bool check_finite = true;      // report the first non-finite state/adjoint with its element
+  bool body_param_grads = true;  // step_adjoint: also dL/d body parameters
   // cloth kernels' SIMD pack bytes: 0 = the widest the CPU has (64: AVX-512, 16 floats; 32: AVX2, 8),
   // else at most this many (16: SSE2's 4 floats; below 16: no packs); same numbers at every width
   int max_lane_bytes = 0;

@@ -1,5 +1,6 @@
 // steps per second of the reference robots: forward steps, and forward plus the step adjoint, by
-// SolverT (the one step of every model) on models of bodies only
+// SolverT (the one step of every model) on models of bodies only; the "dual" rows time the
+// reverse pass's reference instead (rigid_step_adjoint_dual: the dual-number step Jacobian)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +11,7 @@
 
 #include <omp.h>
 
+#include "engine/articulation/rigid_queries.h"
 #include "engine/articulation/robots.h"
 #include "engine/cuda/cuda.h"
 #include "engine/cuda/rigid_cuda.h"
@@ -49,7 +51,7 @@ void bench(const char* name, const RigidBuilder& b, S height, int substeps, bool
   if (m.joint_type[0] == RIGID_JOINT_FREE) s.joint_q[1] = height;
   ControlT<S> u = m.make_control(), adj_u = m.make_control();
   ModelGradT<S> adj_m = w.make_grad();
-  SolverT<S> solver({.substeps = substeps, .body_dual_adjoint = dual});
+  SolverT<S> solver({.substeps = substeps});
   const S dt = S(step);
   using clock = std::chrono::steady_clock;
   int steps = 0;
@@ -68,7 +70,9 @@ void bench(const char* name, const RigidBuilder& b, S height, int substeps, bool
   int adj_steps = 0;
   t0 = clock::now();
   while (std::chrono::duration<double>(clock::now() - t0).count() < 1.0) {
-    if (!solver.step_adjoint(w, s, u, dt, adj, adj_in, adj_u, adj_m)) break;
+    const Status st = dual ? rigid_step_adjoint_dual(m, s, u, dt, substeps, adj, adj_in, adj_u, adj_m.rigid)
+                           : solver.step_adjoint(w, s, u, dt, adj, adj_in, adj_u, adj_m);
+    if (!st) break;
     ++adj_steps;
   }
   double bwd = adj_steps / std::chrono::duration<double>(clock::now() - t0).count();

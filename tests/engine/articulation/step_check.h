@@ -1,7 +1,7 @@
 // shared by the rigid gradient tests: SolverT's step of a model of bodies only as a function of
 // rigid_step_jacobian's packed inputs, and one check of a step's gradients: the dual Jacobian
-// against central differences and SolverT's reverse adjoint (and its dual-number adjoint,
-// SolverOptions::body_dual_adjoint) against J^T adj_out, in double
+// against central differences and SolverT's reverse adjoint (and the dual-number adjoint,
+// rigid_step_adjoint_dual) against J^T adj_out, in double
 #pragma once
 
 #include <algorithm>
@@ -133,12 +133,11 @@ inline void check_step_gradients(const RigidModelT<double>& m, const StateT<doub
     CHECK(std::fabs(got[i] - want[i]) <= tol(want[i]));
   }
   // and the dual-number path of step_adjoint agrees with the reverse pass
-  SolverT<double> dual({.substeps = opt.substeps, .body_dual_adjoint = true});
   StateT<double> adj_in2;
   ControlT<double> adj_u2 = m.make_control();
-  ModelGradT<double> adj_m2 = bodies.make_grad();
-  REQUIRE(dual.step_adjoint(bodies, s, u, opt.dt, adj_out, adj_in2, adj_u2, adj_m2).is_ok());
-  const std::vector<double> got2 = pack_step(m, adj_in2, adj_u2, adj_m2.rigid);
+  RigidModelGradT<double> adj_m2 = m.make_grad();
+  REQUIRE(rigid_step_adjoint_dual(m, s, u, opt.dt, opt.substeps, adj_out, adj_in2, adj_u2, adj_m2).is_ok());
+  const std::vector<double> got2 = pack_step(m, adj_in2, adj_u2, adj_m2);
   for (int i = 0; i < n_in; ++i) {
     INFO("input " << i << ": dual adjoint " << got2[i] << ", reverse " << got[i]);
     CHECK(std::fabs(got2[i] - got[i]) <= tol(got[i]));
