@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "app/serve/run_server.h"
-#include "engine/articulation/rigid_solver.h"
+#include "engine/articulation/rigid_queries.h"
 #include "engine/model/model.h"
 #include "engine/model/state.h"
 #include "engine/optim/parameters.h"

@@ -547,6 +547,48 @@ ADJ_HD void substep_adjoint(const M& m, const P& par, const S* q, const S* qd, c
   kinematics_adjoint(m, par, q, qd, w, adj_q, adj_qd, adj_par, g);
 }
 
+// a step's substeps run forward with each one's input and scratch kept in `tape`, the record the
+// reverse pass reads: tape.q(s), tape.qd(s) the input of substep s for s = 0 .. substeps
+// (tape.q(0) holds the step's input on entry, tape.q(substeps) the step's output on return) and
+// tape.work(s) its scratch. The same operations as step() (the same bits); false if a substep's
+// system matrix is not positive definite. The one source of the recorded step: the host's
+// StepTape (record_step below) and the batch functors' arena slices (rigid_batch.h) run it.
+template <class T, class M, class P, class S, class Tape>
+ADJ_HD bool record_substeps(const M& m, const P& par, const T* act, S h, int substeps, Tape& tape) {
+  for (int s = 0; s < substeps; ++s) {
+    auto&& w = tape.work(s);
+    if (!substep(m, par, tape.q(s), tape.qd(s), act, h, tape.q(s + 1), tape.qd(s + 1), w,
+                 static_cast<NoRecord*>(nullptr)))
+      return false;
+  }
+  return true;
+}
+
+// the substeps that record_substeps kept in `tape` (from the same par and act) run backwards:
+// given adj_q_out and adj_qd_out, writes adj_q and adj_qd and adds to adj_act and adj_par; buf:
+// two adjoint states' scratch, 2 (q_count + dof_count); g: the reverse pass's scratch
+template <class T, class M, class P, class H, class Tape, class PA, class G>
+ADJ_HD void reverse_substeps(const M& m, const P& par, const T* act, H h, int substeps, const Tape& tape,
+                             const T* adj_q_out, const T* adj_qd_out, T* adj_q, T* adj_qd, T* adj_act, PA& adj_par,
+                             G& g, T* buf) {
+  const int nq = m.q_count(), nv = m.dof_count();
+  T *aq = buf, *aqd = buf + nq, *aq_prev = buf + nq + nv, *aqd_prev = buf + 2 * nq + nv;
+  for (int i = 0; i < nq; ++i) aq[i] = adj_q_out[i];
+  for (int i = 0; i < nv; ++i) aqd[i] = adj_qd_out[i];
+  for (int s = substeps - 1; s >= 0; --s) {
+    substep_adjoint(m, par, tape.q(s), tape.qd(s), act, h, tape.work(s), aq, aqd, aq_prev, aqd_prev, adj_act, adj_par,
+                    g);
+    T* t = aq;
+    aq = aq_prev;
+    aq_prev = t;
+    t = aqd;
+    aqd = aqd_prev;
+    aqd_prev = t;
+  }
+  for (int i = 0; i < nq; ++i) adj_q[i] = aq[i];
+  for (int i = 0; i < nv; ++i) adj_qd[i] = aqd[i];
+}
+
 // a step's record for its reverse pass on the host: each substep's input and forward scratch
 // (record_step), and the reverse pass's scratch
 template <class T>
@@ -554,6 +596,7 @@ struct StepTape {
   std::vector<Work<T>> work;          // (substeps)
   std::vector<std::vector<T>> q, qd;  // input of each substep, then the step's output, (substeps + 1)
   AdjWork<T> adj;
+  std::vector<T> adj_buf;  // reverse_substeps' two adjoint states
   // bytes of the record (the substeps' inputs and scratch; not the reverse pass's scratch)
   std::size_t bytes() const {
     std::size_t b = 0;
@@ -564,6 +607,15 @@ struct StepTape {
   }
 };
 
+// a StepTape as record_substeps and reverse_substeps read it
+template <class T, class Tape>
+struct StepTapeAccess {
+  Tape* t;
+  auto q(int s) const { return t->q[std::size_t(s)].data(); }
+  auto qd(int s) const { return t->qd[std::size_t(s)].data(); }
+  auto& work(int s) const { return t->work[std::size_t(s)]; }
+};
+
 // the forward half of step_adjoint: the step's substeps run and recorded in `tape` (each
 // substep's input and scratch; tape.q[substeps], tape.qd[substeps]: the step's output), the same
 // operations as step() (the same bits); false if a substep's system matrix is not positive definite
@@ -571,7 +623,6 @@ template <class T, class M, class S>
 bool record_step(const M& m, const Params<T>& par, const T* q, const T* qd, const T* act, S dt, int substeps,
                  StepTape<T>& tape) {
   const int nq = m.q_count(), nv = m.dof_count(), nb = m.body_count();
-  const S h = dt / S(substeps);
   tape.work.resize(std::size_t(substeps));
   tape.q.resize(std::size_t(substeps + 1));
   tape.qd.resize(std::size_t(substeps + 1));
@@ -581,45 +632,36 @@ bool record_step(const M& m, const Params<T>& par, const T* q, const T* qd, cons
     tape.q[s + 1].resize(std::size_t(nq));
     tape.qd[s + 1].resize(std::size_t(nv));
     tape.work[s].resize(nb, nq, nv);
-    if (!substep(m, par, tape.q[s].data(), tape.qd[s].data(), act, h, tape.q[s + 1].data(), tape.qd[s + 1].data(),
-                 tape.work[s], static_cast<RigidContactsT<model_scalar_t<M>>*>(nullptr)))
-      return false;
   }
-  return true;
+  StepTapeAccess<T, StepTape<T>> access{&tape};
+  return record_substeps(m, par, act, dt / S(substeps), substeps, access);
 }
 
 // the backward half: the substeps of a tape that record_step filled (from the same par and act)
 // run backwards. given adj_q_out and adj_qd_out, writes adj_q and adj_qd and adds to adj_act and
-// adj_par; g: scratch
+// adj_par; g: scratch (buf: reverse_substeps')
 template <class T, class M, class S>
 void reverse_step(const M& m, const Params<T>& par, const T* act, S dt, int substeps, const StepTape<T>& tape,
                   const T* adj_q_out, const T* adj_qd_out, T* adj_q, T* adj_qd, T* adj_act, Params<T>& adj_par,
-                  AdjWork<T>& g) {
-  const int nq = m.q_count(), nv = m.dof_count();
-  const S h = dt / S(substeps);
-  std::vector<T> aq(adj_q_out, adj_q_out + nq), aqd(adj_qd_out, adj_qd_out + nv);
-  std::vector<T> aq_prev(static_cast<std::size_t>(nq)), aqd_prev(static_cast<std::size_t>(nv));
-  for (int s = substeps - 1; s >= 0; --s) {
-    substep_adjoint(m, par, tape.q[s].data(), tape.qd[s].data(), act, T(h), tape.work[s], aq.data(), aqd.data(),
-                    aq_prev.data(), aqd_prev.data(), adj_act, adj_par, g);
-    std::swap(aq, aq_prev);
-    std::swap(aqd, aqd_prev);
-  }
-  std::copy(aq.begin(), aq.end(), adj_q);
-  std::copy(aqd.begin(), aqd.end(), adj_qd);
+                  AdjWork<T>& g, std::vector<T>& buf) {
+  buf.resize(2 * std::size_t(m.q_count() + m.dof_count()));
+  const StepTapeAccess<T, const StepTape<T>> access{&tape};
+  reverse_substeps(m, par, act, T(dt / S(substeps)), substeps, access, adj_q_out, adj_qd_out, adj_q, adj_qd, adj_act,
+                   adj_par, g, buf.data());
 }
 
 // a step of dt in `substeps` substeps, run forward (recorded in `tape`) and then backwards:
 // given adj_q_out and adj_qd_out, writes adj_q and adj_qd and adds to adj_act and adj_par;
 // false if a substep's system matrix is not positive definite. T: the model's scalar, or a dual
-// number over it (forward-over-reverse: RigidSolverT::tangent_step_adjoint), the model's
+// number over it (forward-over-reverse: ArticulationStageT::tangent_step_adjoint), the model's
 // constants plain
 template <class T, class M, class S>
 bool step_adjoint(const M& m, const Params<T>& par, const T* q, const T* qd, const T* act, S dt, int substeps,
                   const T* adj_q_out, const T* adj_qd_out, T* adj_q, T* adj_qd, T* adj_act, Params<T>& adj_par,
                   StepTape<T>& tape) {
   if (!record_step(m, par, q, qd, act, dt, substeps, tape)) return false;
-  reverse_step(m, par, act, dt, substeps, tape, adj_q_out, adj_qd_out, adj_q, adj_qd, adj_act, adj_par, tape.adj);
+  reverse_step(m, par, act, dt, substeps, tape, adj_q_out, adj_qd_out, adj_q, adj_qd, adj_act, adj_par, tape.adj,
+               tape.adj_buf);
   return true;
 }
 

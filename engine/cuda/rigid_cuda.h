@@ -1,12 +1,13 @@
 // a batch of independent environments of one rigid model on the GPU: one CUDA thread per
 // environment runs the step (or the step adjoint) of engine/articulation/rigid_batch.h, the same
-// ADJ_HD source that RigidBatchHostT runs on the host and that equals RigidSolverT there bit
-// for bit. on the device the results match to float round-off (nvcc contracts a*b+c into
-// FMAs); run to run they are bit-identical (no atomics: per-environment parameter gradients
-// are summed on the host in environment order). states and controls stay on the host in this
-// API (uploaded and downloaded per call), as CudaSolverT does; the model is uploaded once.
-// mesh shapes are CPU-only; body-particle coupling (engine/articulation/body_particle.h) steps on
-// the device through CudaSolverT (engine/cuda/cuda.h), not through this batch.
+// ADJ_HD functions that SolverT's articulation stage runs on the host, where the functors equal
+// SolverT bit for bit (tests/engine/articulation/batch_test.cpp). on the device the results match
+// to float round-off (nvcc contracts a*b+c into FMAs); run to run they are bit-identical (no
+// atomics: per-environment parameter gradients are summed on the host in environment order). states
+// and controls stay on the host in this API (uploaded and downloaded per call), as CudaSolverT
+// does; the model is uploaded once. mesh shapes are CPU-only; body-particle coupling
+// (engine/articulation/body_particle.h) steps on the device through CudaSolverT
+// (engine/cuda/cuda.h), not through this batch.
 //
 // built without CUDA (rigid_cuda_stub.cpp) every call returns an error.
 #pragma once

@@ -3,10 +3,11 @@
 // CUDA device from the same source as on the host; Span (pointer + count) for its arrays and
 // for the per-environment scratch carved from one preallocated arena (ArenaCursor).
 //
-// the host solver (RigidSolverT) instantiates the stages on RigidModelT itself; SolverT's coupled
-// substep (engine/solver/coupled_kernels.h), the batch kernel (engine/articulation/rigid_batch.h)
-// and the CUDA backend on RigidViewT. mesh shapes touch through their convex hulls, which the
-// view holds (the hull arrays; the triangle meshes themselves, for drawing, are left out).
+// SolverT's articulation stage (engine/solver/articulation_stage.h) instantiates the stages on
+// RigidModelT itself; SolverT's coupled substep (engine/solver/coupled_kernels.h), the batch kernel
+// (engine/articulation/rigid_batch.h) and the CUDA backend on RigidViewT. mesh shapes touch through
+// their convex hulls, which the view holds (the hull arrays; the triangle meshes themselves, for
+// drawing, are left out).
 #pragma once
 
 #include <cstddef>

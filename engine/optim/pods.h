@@ -17,8 +17,8 @@
 // gradient is, one forward and one reverse pass of frames x substeps, though on tangent numbers
 // it takes longer: 2.0-2.5x a gradient's wall time on one core (the payload, the cartpole and
 // the two walkers; tests/engine/optim/pods_test.cpp's "[.bench]" case). Robot worlds
-// step on RigidSolverT's tangent step, particle
-// worlds on SolverT's (engine/solver/particle_tangent.cpp).
+// and particle worlds step on SolverT's tangent step (engine/solver/particle_tangent.cpp; bodies
+// only: its articulation stage's).
 // Deterministic for a seed at any thread count: each copy has its own start stream and its
 // own slots, summed in copy order.
 //

@@ -34,7 +34,7 @@
 #include <random>
 #include <vector>
 
-#include "engine/articulation/rigid_solver.h"
+#include "engine/articulation/rigid_queries.h"
 #include "engine/core/status.h"
 #include "engine/optim/loss.h"
 #include "engine/optim/mlp.h"

@@ -1,5 +1,5 @@
-// SolverT's articulation scratch (SolverT<S>::Bodies): the articulation's stage for models of
-// bodies only (RigidSolverT, with its step records and tangent step) and the coupled step's
+// SolverT's articulation scratch (SolverT<S>::Bodies): the articulation stage for models of
+// bodies only (ArticulationStageT, articulation_stage.h, with its step records and tangent step) and the coupled step's
 // arena and buffers (engine/solver/coupled_kernels.h). Internal to engine/solver: the coupled
 // step (coupled.cpp) and the tangent step (particle_tangent.cpp) use it.
 #pragma once
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/articulation/body_particle.h"
-#include "engine/articulation/rigid_solver.h"
+#include "engine/solver/articulation_stage.h"
 #include "engine/solver/coupled_kernels.h"
 #include "engine/solver/solver.h"
 #include "engine/solver/team.h"
@@ -16,7 +16,7 @@ namespace adj {
 
 template <class S>
 struct SolverT<S>::Bodies {
-  RigidSolverT<S> rigid;            // the articulation alone (models without particles)
+  ArticulationStageT<S> rigid;      // the articulation alone (models without particles)
   CoupledScratch<S> sc;             // each substep's articulation scratch and joint state, the adjoint's buffers
   std::vector<double> arena;        // sc's memory (doubles: 8-byte aligned)
   std::vector<vec3<S>> pf, adj_pf;  // control + pair force on each particle, its adjoint

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "engine/articulation/body_particle.h"
-#include "engine/articulation/rigid_solver.h"
+#include "engine/articulation/rigid_queries.h"
 #include "engine/core/float_env.h"
 #include "engine/solver/bodies_scratch.h"
 #include "engine/solver/coupled_kernels.h"
@@ -44,11 +44,9 @@ template <class S>
 typename SolverT<S>::Bodies& SolverT<S>::bodies() {
   if (!bodies_) {
     bodies_.reset(new Bodies);
-    RigidSolverOptions ro;
-    ro.substeps = options_.substeps;
-    ro.check_finite = options_.check_finite;
-    ro.param_grads = options_.body_param_grads;
-    bodies_->rigid = RigidSolverT<S>(ro);
+    bodies_->rigid = ArticulationStageT<S>({.substeps = options_.substeps,
+                                            .check_finite = options_.check_finite,
+                                            .param_grads = options_.body_param_grads});
   }
   return *bodies_;
 }

@@ -4,7 +4,7 @@
 // model's parameters lifted to constants (model_view.h), on one thread and one element at a time
 // (the SIMD lanes of kernels_simd.h are for plain scalars). The element adjoints that run on dual
 // numbers themselves (contact: vjp) nest them: Dual<Dual<S, 1>, N>. A model of bodies only runs
-// the articulation's tangent step instead (RigidSolverT's, engine/articulation/rigid_tangent.cpp);
+// the articulation stage's tangent step instead (engine/solver/articulation_tangent.cpp);
 // one with bodies and particles is refused (the coupling stage has no tangent form).
 #include <string>
 
@@ -163,7 +163,7 @@ void SolverT<S>::TangentsDelete::operator()(Tangents* p) const {
 template <class S>
 Status SolverT<S>::tangent_step(const ModelT<S>& m, const StateT<Tangent>& in, StateT<Tangent>& out,
                                 const ControlT<Tangent>& control, S dt) {
-  // bodies only: the articulation's tangent step (engine/articulation/rigid_tangent.cpp)
+  // bodies only: the articulation stage's tangent step (articulation_tangent.cpp)
   if (m.body_count() > 0 && m.particle_count() == 0) return bodies().rigid.tangent_step(m.rigid, in, out, control, dt);
   const FlushSubnormals flush;  // engine/core/float_env.h
   if (Status st = shape_check(m, in, control, "step"); !st) return st;

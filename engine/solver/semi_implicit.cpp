@@ -4,7 +4,7 @@
 #include <string>
 #include <type_traits>
 
-#include "engine/articulation/rigid_solver.h"
+#include "engine/articulation/rigid_queries.h"
 #include "engine/core/parallel.h"
 #include "engine/solver/grad_slots.h"
 #include "engine/solver/kernels.h"

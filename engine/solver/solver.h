@@ -7,15 +7,16 @@
 // The particle stages integrate by semi-implicit Euler, or by backward Euler where the model's
 // integrator says so (engine/solver/implicit.h: particle_step and particle_adjoint dispatch to it).
 // A model without bodies runs the particle stages only (engine/solver/semi_implicit.cpp); one
-// without particles the articulation only (engine/articulation/rigid_solver.h); one with both the
-// coupled substep's functors (engine/solver/coupled_kernels.h, launched by engine/solver/coupled.cpp
-// as the CUDA backend launches them): particles and bodies read the same input state (explicit
-// coupling), so the pair forces cancel exactly.
+// without particles the articulation stage only (engine/solver/articulation_stage.h, internal:
+// callers step bodies through SolverT); one with both the coupled substep's functors
+// (engine/solver/coupled_kernels.h, launched by engine/solver/coupled.cpp as the CUDA backend
+// launches them): particles and bodies read the same input state (explicit coupling), so the
+// pair forces cancel exactly.
 // step_adjoint() runs the substeps backwards: from a StepRecord that step() filled, or after
 // recomputing them from `in` (the same contacts, deterministically: the same numbers either way).
 // tangent_step() and tangent_step_adjoint() run the particle stages and their reverse on tangent
-// numbers over the same plain model, for second derivatives by forward over reverse (as
-// RigidSolverT's, engine/articulation/rigid_solver.h; engine/solver/particle_tangent.cpp).
+// numbers over the same plain model, for second derivatives by forward over reverse
+// (engine/solver/particle_tangent.cpp; a model of bodies only: the articulation stage's).
 #pragma once
 
 #include <memory>
@@ -31,7 +32,7 @@ struct SolverOptions {
   int substeps = 1;              // substeps per step (contacts found in each)
   int thread_count = 0;          // OpenMP threads of the particle stages, 0 = default
   bool check_finite = true;      // report the first non-finite state/adjoint with its element
-  bool body_param_grads = true;  // step_adjoint: also dL/d body parameters (rigid dual path)
+  bool body_param_grads = true;  // step_adjoint: also dL/d body parameters
   // cloth kernels' SIMD pack bytes: 0 = the widest the CPU has (64: AVX-512, 16 floats; 32: AVX2, 8),
   // else at most this many (16: SSE2's 4 floats; below 16: no packs); same numbers at every width
   int max_lane_bytes = 0;

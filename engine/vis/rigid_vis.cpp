@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/articulation/rigid_solver.h"
+#include "engine/articulation/rigid_queries.h"
 
 namespace adj {
 

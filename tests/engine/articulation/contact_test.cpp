@@ -208,10 +208,11 @@ TEST_CASE("body contact: a box resting on another box on the ground stays put fo
   const double d_lower = (ml + mu_) * g / (4 * m.contact_ke), d_upper = mu_ * g / (4 * m.contact_ke);
   place(m, s, 0, {0, 0.1 - d_lower, 0}, Q());
   place(m, s, 1, {0.05, 0.3 - d_lower - d_upper, -0.03}, axis_quat({0, 1, 0}, 0.3));
-  RigidSolverT<double> solver({.substeps = 8});
+  SolverT<double> solver({.substeps = 8});
+  const ModelT<double> bodies = world(m);
   ControlT<double> u = m.make_control();
   for (int t = 0; t < 180; ++t) {
-    REQUIRE(solver.step(m, s, next, u, 1.0 / 60.0).is_ok());
+    REQUIRE(solver.step(bodies, s, next, u, 1.0 / 60.0).is_ok());
     s = next;
   }
   // the upper box: within 1 mm of where it was put, still level, at rest
@@ -245,12 +246,13 @@ TEST_CASE("body contact: a sphere dropped on a box bounces, then rests on it", "
   RigidModelT<double> m = finalize(b);
   StateT<double> s = m.make_state(), next;
   place(m, s, 1, {0.05, 0.8, 0}, Q());
-  RigidSolverT<double> solver({.substeps = 8});
+  SolverT<double> solver({.substeps = 8});
+  const ModelT<double> bodies = world(m);
   ControlT<double> u = m.make_control();
   double lowest = 1e9;
   bool bounced = false, fell = false;
   for (int t = 0; t < 240; ++t) {
-    REQUIRE(solver.step(m, s, next, u, 1.0 / 60.0).is_ok());
+    REQUIRE(solver.step(bodies, s, next, u, 1.0 / 60.0).is_ok());
     s = next;
     lowest = std::min(lowest, s.joint_q[1]);
     if (s.joint_qd[1] < -1) fell = true;

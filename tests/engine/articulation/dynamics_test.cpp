@@ -295,14 +295,16 @@ TEST_CASE("float: the float build agrees with double over a quadruped second", "
   StateT<double> sd = md.make_state(), nd;
   sf.joint_q[1] = 0.46f;
   sd.joint_q[1] = 0.46;
-  RigidSolverT<float> solver_f({.substeps = 8});
-  RigidSolverT<double> solver_d({.substeps = 8});
+  SolverT<float> solver_f({.substeps = 8});
+  SolverT<double> solver_d({.substeps = 8});
+  const ModelT<float> bodies_f = world(mf.value());
+  const ModelT<double> bodies_d = world(md);
   ControlT<float> uf = mf->make_control();
   ControlT<double> ud = md.make_control();
   for (int t = 0; t < 60; ++t) {
     for (int a = 0; a < 8; ++a) ud.joint_act[a] = 0.3 * std::sin(0.1 * t + a), uf.joint_act[a] = float(ud.joint_act[a]);
-    REQUIRE(solver_f.step(mf.value(), sf, nf, uf, 1.0f / 60.0f).is_ok());
-    REQUIRE(solver_d.step(md, sd, nd, ud, 1.0 / 60.0).is_ok());
+    REQUIRE(solver_f.step(bodies_f, sf, nf, uf, 1.0f / 60.0f).is_ok());
+    REQUIRE(solver_d.step(bodies_d, sd, nd, ud, 1.0 / 60.0).is_ok());
     std::swap(sf, nf);
     std::swap(sd, nd);
   }

@@ -97,11 +97,12 @@ TEST_CASE("box-box edge-edge: a box set crossed on another's edge rests there (d
           "[rigid][contact][edge][rest]") {
   RigidModelT<double> m = crossed_boxes();
   StateT<double> s = crossed_state(m, -0.002), next;  // 2 mm above, at rest
-  RigidSolverT<double> solver({.substeps = 8});
+  SolverT<double> solver({.substeps = 8});
+  const ModelT<double> bodies = world(m);
   const ControlT<double> u = m.make_control();
   double lowest = 1e9;
   for (int t = 0; t < 90; ++t) {  // 1.5 s
-    REQUIRE(solver.step(m, s, next, u, 1.0 / 60.0).is_ok());
+    REQUIRE(solver.step(bodies, s, next, u, 1.0 / 60.0).is_ok());
     s = next;
     lowest = std::min(lowest, s.joint_q[1]);
   }

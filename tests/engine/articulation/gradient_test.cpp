@@ -124,18 +124,18 @@ std::vector<double> pack(const StateT<Tangent>& s, const ControlT<Tangent>& u, b
 
 }  // namespace
 
-// forward over reverse (RigidSolverT::tangent_step / tangent_step_adjoint: PODS-2's H v), with
-// ground contact: on tangent numbers the step's values are the plain step's and its tangent is
-// J v (step_jacobian's columns); the adjoint's values are the plain adjoint's and its tangent is
-// the derivative of the plain adjoint along (v, the output adjoint's tangent), against central
-// differences
+// forward over reverse (SolverT::tangent_step / tangent_step_adjoint on a model of bodies only:
+// PODS-2's H v), with ground contact: on tangent numbers the step's values are the plain step's
+// and its tangent is J v (rigid_step_jacobian's columns); the adjoint's values are the plain adjoint's and its tangent
+// is the derivative of the plain adjoint along (v, the output adjoint's tangent), against central differences
 TEST_CASE("tangent step and adjoint: the plain values, J v, and the adjoint's directional derivative",
           "[rigid][grad]") {
   RigidModelT<double> m = contact_tree();
   std::mt19937 rng(23);
   const double dt = 1.0 / 120.0;
   const int substeps = 2, nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count();
-  RigidSolverT<double> solver({.substeps = substeps});
+  SolverT<double> solver({.substeps = substeps});
+  const ModelT<double> bodies = world(m);
   for (int trial = 0; trial < 3; ++trial) {
     StateT<double> s = random_state(m, rng, 0.3, 1.0);
     s.joint_q[1] = 0.12;  // some corners on the ground
@@ -152,10 +152,10 @@ TEST_CASE("tangent step and adjoint: the plain values, J v, and the adjoint's di
     // the step: values, and J (ds, du)
     StateT<double> out;
     StateT<Tangent> out_t;
-    REQUIRE(solver.step(m, s, out, u, dt).is_ok());
-    REQUIRE(solver.tangent_step(m, tangent_state(s, ds), out_t, ut, dt).is_ok());
+    REQUIRE(solver.step(bodies, s, out, u, dt).is_ok());
+    REQUIRE(solver.tangent_step(bodies, tangent_state(s, ds), out_t, ut, dt).is_ok());
     std::vector<double> J;
-    REQUIRE(solver.step_jacobian(m, s, u, dt, J).is_ok());
+    REQUIRE(rigid_step_jacobian(m, s, u, dt, substeps, J).is_ok());
     const int n_in = nq + nv + na + m.param_count();
     const std::vector<double> dx = pack(ds, du);
     std::vector<double> jv(std::size_t(nq + nv), 0.0), values, tangents;
@@ -170,14 +170,15 @@ TEST_CASE("tangent step and adjoint: the plain values, J v, and the adjoint's di
     // the adjoint: values, and the derivative along (ds, du, dadj)
     StateT<Tangent> adj_in_t;
     ControlT<Tangent> adj_u_t;
-    REQUIRE(solver.tangent_step_adjoint(m, tangent_state(s, ds), ut, dt, tangent_state(adj, dadj), adj_in_t, adj_u_t)
-                .is_ok());
+    REQUIRE(
+        solver.tangent_step_adjoint(bodies, tangent_state(s, ds), ut, dt, tangent_state(adj, dadj), adj_in_t, adj_u_t)
+            .is_ok());
     auto plain_adjoint = [&](double e) {
       StateT<double> adj_in;
       ControlT<double> uu = u, adj_u = m.make_control();
       for (int k = 0; k < na; ++k) uu.joint_act[k] += e * du.joint_act[k];
-      RigidModelGradT<double> adj_m = m.make_grad();
-      REQUIRE(solver.step_adjoint(m, moved(s, ds, e), uu, dt, moved(adj, dadj, e), adj_in, adj_u, adj_m).is_ok());
+      ModelGradT<double> adj_m = bodies.make_grad();
+      REQUIRE(solver.step_adjoint(bodies, moved(s, ds, e), uu, dt, moved(adj, dadj, e), adj_in, adj_u, adj_m).is_ok());
       return pack(adj_in, adj_u);
     };
     const double e = 1e-6;

@@ -77,8 +77,9 @@ TEST_CASE("implicit joints: one joint's substep is the linearized backward-Euler
   s.joint_qd = {-1.5};
   const double target = -0.1;
   ControlT<double> u = joint_control<double>({target});
-  RigidSolverT<double> solver({.substeps = 1});
-  REQUIRE(solver.step(m, s, out, u, h).is_ok());
+  SolverT<double> solver({.substeps = 1});
+  const ModelT<double> bodies = world(m);
+  REQUIRE(solver.step(bodies, s, out, u, h).is_ok());
   // (I + h D + h^2 K) qdd = tau - h K qd, D = d + kd, K = k + kp; I includes the armature
   const double I = rigid_mass_matrix(m, s)[0], q = s.joint_q[0], qd = s.joint_qd[0];
   REQUIRE(I > a);
@@ -98,10 +99,11 @@ TEST_CASE("implicit joints: a wrist of 8e-5 kg m^2 under real gains holds still 
   for (int j = 0; j < m.body_count(); ++j) s.joint_q[j] = 0.3 * std::sin(j + 1.0);
   const StateT<double> start = s;
   const ControlT<double> u = hold(m, s);
-  RigidSolverT<double> solver({.substeps = 8});
+  SolverT<double> solver({.substeps = 8});
+  const ModelT<double> bodies = world(m);
   double fastest = 0;
   for (int t = 0; t < 720; ++t) {  // 3 s
-    Status st = solver.step(m, s, next, u, 1.0 / 240);
+    Status st = solver.step(bodies, s, next, u, 1.0 / 240);
     INFO("frame " << t << ": " << st.message());
     REQUIRE(st.is_ok());
     std::swap(s, next);
@@ -125,8 +127,9 @@ TEST_CASE("implicit joints: the explicit update of the same arm diverges (the te
   RigidModelT<double> m = light_wrist_arm();
   StateT<double> s = m.make_state(), next;
   s.joint_qd[5] = 1.0;
-  RigidSolverT<double> solver({.substeps = 8});
-  REQUIRE(solver.step(m, s, next, hold(m, s), 1.0 / 240).is_ok());
+  SolverT<double> solver({.substeps = 8});
+  const ModelT<double> bodies = world(m);
+  REQUIRE(solver.step(bodies, s, next, hold(m, s), 1.0 / 240).is_ok());
   // implicitly the wrist's rate decays monotonically within the step, without overshoot
   CHECK(next.joint_qd[5] < 1.0);
   CHECK(next.joint_qd[5] > -0.1);
@@ -164,10 +167,11 @@ TEST_CASE("blow-up errors name the substep, the joint and the quantity, and sugg
   StateT<double> s = m.make_state(), next;
   s.joint_q[1] = 0.006;
   s.joint_qd[1] = -5;
-  RigidSolverT<double> solver({.substeps = 1});
+  SolverT<double> solver({.substeps = 1});
+  const ModelT<double> bodies = world(m);
   Status st = Status::ok();
   for (int t = 0; t < 50 && st; ++t) {
-    st = solver.step(m, s, next, m.make_control(), 1.0 / 60);
+    st = solver.step(bodies, s, next, m.make_control(), 1.0 / 60);
     std::swap(s, next);
   }
   REQUIRE_FALSE(st.is_ok());
@@ -192,8 +196,9 @@ TEST_CASE("a dof that moves no mass is told apart from a blow-up", "[rigid][impl
     return;
   }
   StateT<double> s = m->make_state(), next;
-  RigidSolverT<double> solver;
-  Status st = solver.step(*m, s, next, m->make_control(), 1.0 / 60);
+  SolverT<double> solver;
+  const ModelT<double> bodies = world(*m);
+  Status st = solver.step(bodies, s, next, m->make_control(), 1.0 / 60);
   REQUIRE_FALSE(st.is_ok());
   INFO(st.message());
   CHECK(st.message().find("no mass or inertia") != std::string::npos);

@@ -72,10 +72,11 @@ double rest_height(const RigidShapeDesc& shape, double half) {
   RigidModelT<double> m = finalize(b);
   StateT<double> st = m.make_state(), next;
   place(m, st, 0, {0.1, half - m.body_mass[0] * 9.81 / (4 * m.contact_ke), -0.2}, axis_quat({0, 1, 0}, 0.3));
-  RigidSolverT<double> solver({.substeps = 8});
+  SolverT<double> solver({.substeps = 8});
+  const ModelT<double> bodies = world(m);
   ControlT<double> u = m.make_control();
   for (int t = 0; t < 180; ++t) {
-    REQUIRE(solver.step(m, st, next, u, 1.0 / 60.0).is_ok());
+    REQUIRE(solver.step(bodies, st, next, u, 1.0 / 60.0).is_ok());
     st = next;
   }
   CHECK(std::fabs(st.joint_q[0] - 0.1) < 1e-4);  // no sliding
@@ -198,11 +199,12 @@ std::vector<StateT<double>> drop_on_box(const RigidShapeDesc& shape, RigidModelT
   m = finalize(b);
   StateT<double> s = m.make_state(), next;
   place(m, s, 1, {0.05, 0.8, -0.02}, Q());
-  RigidSolverT<double> solver({.substeps = 8});
+  SolverT<double> solver({.substeps = 8});
+  const ModelT<double> bodies = world(m);
   ControlT<double> u = m.make_control();
   std::vector<StateT<double>> path;
   for (int t = 0; t < 240; ++t) {
-    REQUIRE(solver.step(m, s, next, u, 1.0 / 60.0).is_ok());
+    REQUIRE(solver.step(bodies, s, next, u, 1.0 / 60.0).is_ok());
     s = next;
     path.push_back(s);
   }
@@ -252,12 +254,13 @@ TEST_CASE("mesh contact: a 20k-triangle sphere mesh rests on the ground and on a
   State s = m.make_state(), next;
   s.joint_q[1] = 0.1f;
   s.joint_q[7 + 1] = 0.35f;
-  RigidSolver solver({.substeps = 8});
+  SolverT<float> solver({.substeps = 8});
+  const ModelT<float> bodies = world(m);
   Control u = m.make_control();
   auto t0 = std::chrono::steady_clock::now();
   const int steps = 120;
   for (int t = 0; t < steps; ++t) {
-    REQUIRE(solver.step(m, s, next, u, 1.0f / 60.0f).is_ok());
+    REQUIRE(solver.step(bodies, s, next, u, 1.0f / 60.0f).is_ok());
     s = next;
   }
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / steps;

@@ -1,4 +1,6 @@
-// steps per second of the reference robots: forward steps, and forward plus the step adjoint
+// steps per second of the reference robots: forward steps, and forward plus the step adjoint, by
+// SolverT (the one step of every model) on models of bodies only; the "dual" rows time the
+// reverse pass's reference instead (rigid_step_adjoint_dual: the dual-number step Jacobian)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -9,11 +11,12 @@
 
 #include <omp.h>
 
-#include "engine/articulation/rigid_solver.h"
+#include "engine/articulation/rigid_queries.h"
 #include "engine/articulation/robots.h"
 #include "engine/cuda/cuda.h"
 #include "engine/cuda/rigid_cuda.h"
 #include "engine/io/urdf.h"
+#include "engine/solver/solver.h"
 
 using namespace adj;
 
@@ -21,6 +24,14 @@ using namespace adj;
 // a command-line argument runs only the benchmarks whose label contains it
 static const char* g_filter = nullptr;
 static bool selected(std::string label) { return !g_filter || label.find(g_filter) != std::string::npos; }
+
+// a Model of these bodies alone
+template <class S>
+ModelT<S> bodies_only(const RigidModelT<S>& m) {
+  ModelT<S> w;
+  w.rigid = m;
+  return w;
+}
 
 template <class S>
 void bench(const char* name, const RigidBuilder& b, S height, int substeps, bool dual = false,
@@ -35,18 +46,19 @@ void bench(const char* name, const RigidBuilder& b, S height, int substeps, bool
     return;
   }
   const RigidModelT<S>& m = r.value();
+  const ModelT<S> w = bodies_only(m);
   StateT<S> s = m.make_state(), next, adj = m.make_state(), adj_in;
   if (m.joint_type[0] == RIGID_JOINT_FREE) s.joint_q[1] = height;
   ControlT<S> u = m.make_control(), adj_u = m.make_control();
-  RigidModelGradT<S> adj_m = m.make_grad();
-  RigidSolverT<S> solver({.substeps = substeps, .dual_adjoint = dual});
+  ModelGradT<S> adj_m = w.make_grad();
+  SolverT<S> solver({.substeps = substeps});
   const S dt = S(step);
   using clock = std::chrono::steady_clock;
   int steps = 0;
   auto t0 = clock::now();
   while (std::chrono::duration<double>(clock::now() - t0).count() < 1.0) {
     for (int a = 0; a < m.actuator_count(); ++a) u.joint_act[a] = S(0.3) * S(std::sin(0.1 * steps + a));
-    Status st = solver.step(m, s, next, u, dt);
+    Status st = solver.step(w, s, next, u, dt);
     if (!st) {
       std::printf("%s: step %d failed: %s\n", name, steps, st.message().c_str());
       return;
@@ -58,7 +70,9 @@ void bench(const char* name, const RigidBuilder& b, S height, int substeps, bool
   int adj_steps = 0;
   t0 = clock::now();
   while (std::chrono::duration<double>(clock::now() - t0).count() < 1.0) {
-    if (!solver.step_adjoint(m, s, u, dt, adj, adj_in, adj_u, adj_m)) break;
+    const Status st = dual ? rigid_step_adjoint_dual(m, s, u, dt, substeps, adj, adj_in, adj_u, adj_m.rigid)
+                           : solver.step_adjoint(w, s, u, dt, adj, adj_in, adj_u, adj_m);
+    if (!st) break;
     ++adj_steps;
   }
   double bwd = adj_steps / std::chrono::duration<double>(clock::now() - t0).count();
@@ -85,10 +99,12 @@ void bench_batch(const char* name, const RigidBuilder& b, int count, int substep
   Result<RigidModelT<S>> r = b.finalize<S>();
   if (!r) return;
   const RigidModelT<S>& m = r.value();
+  const ModelT<S> w = bodies_only(m);
   std::vector<StateT<S>> s(count, m.make_state()), next(count), adj(count, m.make_state()), adj_in(count);
   std::vector<ControlT<S>> u(count, m.make_control()), adj_u(count, m.make_control());
-  std::vector<RigidModelGradT<S>> adj_m(count, m.make_grad());
-  std::vector<RigidSolverT<S>> solver(count, RigidSolverT<S>({.substeps = substeps, .param_grads = false}));
+  std::vector<ModelGradT<S>> adj_m(count, w.make_grad());
+  std::vector<SolverT<S>> solver;
+  for (int i = 0; i < count; ++i) solver.emplace_back(SolverOptions{.substeps = substeps, .body_param_grads = false});
   for (int i = 0; i < count; ++i) s[i].joint_q[1] = S(3.0 - 0.001 * i);
   const S dt = S(1.0 / 60.0);
   using clock = std::chrono::steady_clock;
@@ -98,7 +114,7 @@ void bench_batch(const char* name, const RigidBuilder& b, int count, int substep
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int i = 0; i < count; ++i) {
       u[i].joint_act[0] = S(0.5) * S(std::sin(0.1 * batches + i));
-      (void)solver[i].step(m, s[i], next[i], u[i], dt);
+      (void)solver[i].step(w, s[i], next[i], u[i], dt);
       std::swap(s[i], next[i]);
     }
     ++batches;
@@ -109,7 +125,7 @@ void bench_batch(const char* name, const RigidBuilder& b, int count, int substep
   while (std::chrono::duration<double>(clock::now() - t0).count() < 1.0) {
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int i = 0; i < count; ++i)
-      (void)solver[i].step_adjoint(m, s[i], u[i], dt, adj[i], adj_in[i], adj_u[i], adj_m[i]);
+      (void)solver[i].step_adjoint(w, s[i], u[i], dt, adj[i], adj_in[i], adj_u[i], adj_m[i]);
     ++adj_batches;
   }
   double bwd = double(adj_batches) * count / std::chrono::duration<double>(clock::now() - t0).count();

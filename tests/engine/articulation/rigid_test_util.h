@@ -7,9 +7,10 @@
 #include <random>
 #include <vector>
 
-#include "engine/articulation/rigid_solver.h"
+#include "engine/articulation/rigid_queries.h"
 #include "engine/articulation/robots.h"
 #include "engine/grad/rollout.h"
+#include "engine/solver/solver.h"
 
 namespace adj::test {
 

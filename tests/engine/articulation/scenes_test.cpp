@@ -15,10 +15,11 @@ constexpr double kPi = 3.14159265358979323846;
 template <class F>
 void simulate(const RigidModelT<double>& m, StateT<double>& s, const ControlT<double>& u, double dt, int substeps,
               int steps, F f) {
-  RigidSolverT<double> solver({.substeps = substeps});
+  SolverT<double> solver({.substeps = substeps});
+  const ModelT<double> bodies = world(m);
   StateT<double> next;
   for (int t = 0; t < steps; ++t) {
-    Status st = solver.step(m, s, next, u, dt);
+    Status st = solver.step(bodies, s, next, u, dt);
     INFO(st.message());
     REQUIRE(st.is_ok());
     std::swap(s, next);

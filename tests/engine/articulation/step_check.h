@@ -1,6 +1,7 @@
-// shared by the rigid gradient tests: the step as a function of step_jacobian's packed inputs,
-// and one check of a step's gradients: the dual Jacobian against central differences and the
-// reverse adjoint (and the dual-number adjoint) against J^T adj_out, in double
+// shared by the rigid gradient tests: SolverT's step of a model of bodies only as a function of
+// rigid_step_jacobian's packed inputs, and one check of a step's gradients: the dual Jacobian
+// against central differences and SolverT's reverse adjoint (and the dual-number adjoint,
+// rigid_step_adjoint_dual) against J^T adj_out, in double
 #pragma once
 
 #include <algorithm>
@@ -13,8 +14,8 @@
 namespace adj::test {
 
 // (q, qd, act, body mass, actuator kp, kd, dof damping, armature, contact ke, kd, mu):
-// step_jacobian's inputs in its
-// column order, and a step_adjoint's results (adj_in, adj_u, adj_m) in the same order
+// rigid_step_jacobian's inputs in its column order, and a step_adjoint's results (adj_in, adj_u, adj_m) in the same
+// order
 inline std::vector<double> pack_step(const RigidModelT<double>& m, const StateT<double>& s,
                                      const ControlT<double>& u, const RigidModelGradT<double>& p) {
   std::vector<double> x = s.joint_q;
@@ -62,8 +63,8 @@ inline std::vector<double> step_of(const RigidModelT<double>& m0, const std::vec
   m.contact_ke = x[k++];
   m.contact_kd = x[k++];
   m.contact_mu = x[k++];
-  RigidSolverT<double> solver({.substeps = substeps});
-  REQUIRE(solver.step(m, in, out, u, dt).is_ok());
+  SolverT<double> solver({.substeps = substeps});
+  REQUIRE(solver.step(world(m), in, out, u, dt).is_ok());
   std::vector<double> y = out.joint_q;
   y.insert(y.end(), out.joint_qd.begin(), out.joint_qd.end());
   return y;
@@ -83,13 +84,14 @@ struct StepCheck {
   bool contact_in_step = true;      // the contact must be in the gradient: dL/dke != 0
 };
 
-// every column of step_jacobian against central differences of step_of, then step_adjoint
-// (reverse, and by dual numbers) against J^T adj_out for every input
+// every column of rigid_step_jacobian against central differences of step_of, then SolverT's
+// step_adjoint (reverse, and by dual numbers) against J^T adj_out for every input
 inline void check_step_gradients(const RigidModelT<double>& m, const StateT<double>& s,
                                  const ControlT<double>& u, const StepCheck& opt = {}) {
-  RigidSolverT<double> solver({.substeps = opt.substeps});
+  SolverT<double> solver({.substeps = opt.substeps});
+  const ModelT<double> bodies = world(m);
   std::vector<double> J;
-  REQUIRE(solver.step_jacobian(m, s, u, opt.dt, J).is_ok());
+  REQUIRE(rigid_step_jacobian(m, s, u, opt.dt, opt.substeps, J).is_ok());
   const std::vector<double> x = pack_step_inputs(m, s, u);
   const int n_in = int(x.size()), n_out = m.q_count() + m.dof_count();
   REQUIRE(int(J.size()) == n_in * n_out);
@@ -114,8 +116,9 @@ inline void check_step_gradients(const RigidModelT<double>& m, const StateT<doub
   const StateT<double> adj_out = random_state(m, opt.adj_rng ? *opt.adj_rng : own, 1.0, 1.0);
   StateT<double> adj_in;
   ControlT<double> adj_u = m.make_control();
-  RigidModelGradT<double> adj_m = m.make_grad();
-  REQUIRE(solver.step_adjoint(m, s, u, opt.dt, adj_out, adj_in, adj_u, adj_m).is_ok());
+  ModelGradT<double> adj_world = bodies.make_grad();
+  REQUIRE(solver.step_adjoint(bodies, s, u, opt.dt, adj_out, adj_in, adj_u, adj_world).is_ok());
+  const RigidModelGradT<double>& adj_m = adj_world.rigid;
   std::vector<double> ao = adj_out.joint_q;
   ao.insert(ao.end(), adj_out.joint_qd.begin(), adj_out.joint_qd.end());
   std::vector<double> want(std::size_t(n_in), 0.0);
@@ -130,11 +133,10 @@ inline void check_step_gradients(const RigidModelT<double>& m, const StateT<doub
     CHECK(std::fabs(got[i] - want[i]) <= tol(want[i]));
   }
   // and the dual-number path of step_adjoint agrees with the reverse pass
-  RigidSolverT<double> dual({.substeps = opt.substeps, .dual_adjoint = true});
   StateT<double> adj_in2;
   ControlT<double> adj_u2 = m.make_control();
   RigidModelGradT<double> adj_m2 = m.make_grad();
-  REQUIRE(dual.step_adjoint(m, s, u, opt.dt, adj_out, adj_in2, adj_u2, adj_m2).is_ok());
+  REQUIRE(rigid_step_adjoint_dual(m, s, u, opt.dt, opt.substeps, adj_out, adj_in2, adj_u2, adj_m2).is_ok());
   const std::vector<double> got2 = pack_step(m, adj_in2, adj_u2, adj_m2);
   for (int i = 0; i < n_in; ++i) {
     INFO("input " << i << ": dual adjoint " << got2[i] << ", reverse " << got[i]);

@@ -1,9 +1,12 @@
-// the rigid CUDA batch (engine/cuda/rigid_cuda.h) against RigidSolverT on the CPU: cartpole x1024
+// the rigid CUDA batch (engine/cuda/rigid_cuda.h) against SolverT over WorldsT on the CPU (the one
+// step, one world at a time; on the host the batch's functors equal it bit for bit:
+// tests/engine/articulation/batch_test.cpp): cartpole x1024
 // (4 substeps) and the walker on the ground x64 (8 substeps), 20 steps forward from perturbed
 // states under varying controls, then every step's adjoint; states within 1e-4 and gradients
 // within 1e-3 of the largest magnitude (float; nvcc contracts into FMAs, so not bit-equal), and
 // the device run twice bit-identical (no atomics); the locomotion Ant's scene over 256 worlds the
-// same way. Exits 77 (ctest: skipped) without a device.
+// same way; packed inputs of the wrong size are an error that says so. Exits 77 (ctest: skipped)
+// without a device.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/articulation/rigid_solver.h"
 #include "engine/articulation/robots.h"
 #include "engine/cuda/cuda.h"
 #include "engine/cuda/rigid_cuda.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
+#include "engine/solver/worlds.h"
 
 using namespace adj;
 
@@ -51,7 +54,11 @@ bool run_model(const char* name, const RigidModelT<float>& m, const StateT<float
     std::printf("%s: %s\n", name, st.message().c_str());
     return false;
   }
-  RigidSolverT<float> cpu({.substeps = substeps});
+  ModelT<float> scene;
+  scene.rigid = m;
+  Result<WorldsT<float>> made = WorldsT<float>::create(scene, {.world_count = envs, .solver = {.substeps = substeps}});
+  if (!made) return std::printf("%s: %s\n", name, made.status().message().c_str()), false;
+  WorldsT<float>& cpu = made.value();
   double worst_fwd = 0, worst_adj = 0;
   bool ok = true;
   std::vector<float> qc = q, qdc = qd;  // the CPU's own trajectory
@@ -74,24 +81,26 @@ bool run_model(const char* name, const RigidModelT<float>& m, const StateT<float
       ok = false;
     }
     std::vector<float> aqc(aq.size()), aqdc(aqd.size()), aactc(aact.size());
-    for (int e = 0; e < envs; ++e) {
-      StateT<float> in, out, adj_out, adj_in;
+    st = cpu.run([&](int e, SolverT<float>& solver) {
+      StateT<float>& in = cpu.state(e);
+      StateT<float> out, adj_out, adj_in;
       ControlT<float> c, adj_c = m.make_control();
-      RigidModelGradT<float> adj_m = m.make_grad();
+      ModelGradT<float> adj_m = scene.make_grad();
       in.joint_q.assign(qc.begin() + e * nq, qc.begin() + (e + 1) * nq);
       in.joint_qd.assign(qdc.begin() + e * nv, qdc.begin() + (e + 1) * nv);
       c.joint_act.assign(act.begin() + e * na, act.begin() + (e + 1) * na);
-      if (!cpu.step(m, in, out, c, dt)) return std::printf("%s: cpu step failed\n", name), false;
+      if (Status s1 = solver.step(cpu.model(e), in, out, c, dt); !s1) return s1;
       std::copy(out.joint_q.begin(), out.joint_q.end(), q1c.begin() + e * nq);
       std::copy(out.joint_qd.begin(), out.joint_qd.end(), qd1c.begin() + e * nv);
       adj_out.joint_q.assign(aq_out.begin() + e * nq, aq_out.begin() + (e + 1) * nq);
       adj_out.joint_qd.assign(aqd_out.begin() + e * nv, aqd_out.begin() + (e + 1) * nv);
-      if (!cpu.step_adjoint(m, in, c, dt, adj_out, adj_in, adj_c, adj_m))
-        return std::printf("%s: cpu adjoint failed\n", name), false;
+      if (Status s1 = solver.step_adjoint(cpu.model(e), in, c, dt, adj_out, adj_in, adj_c, adj_m); !s1) return s1;
       std::copy(adj_in.joint_q.begin(), adj_in.joint_q.end(), aqc.begin() + e * nq);
       std::copy(adj_in.joint_qd.begin(), adj_in.joint_qd.end(), aqdc.begin() + e * nv);
       std::copy(adj_c.joint_act.begin(), adj_c.joint_act.end(), aactc.begin() + e * na);
-    }
+      return Status::ok();
+    });
+    if (!st) return std::printf("%s: cpu step %d: %s\n", name, t, st.message().c_str()), false;
     const double fwd = std::max(rel_diff(q1c, q1), rel_diff(qd1c, qd1));
     const double adj = std::max({rel_diff(aqc, aq), rel_diff(aqdc, aqd), rel_diff(aactc, aact)});
     worst_fwd = std::max(worst_fwd, fwd);
@@ -131,6 +140,18 @@ bool run_ant(int envs, int steps) {
                    steps, cs->frame_dt);
 }
 
+// packed inputs that do not match world count x the model's counts: an error that says so
+bool bad_sizes() {
+  Result<RigidModelT<float>> m = rigid_cartpole().finalize<float>();
+  RigidBatchCuda gpu;
+  if (!m || !gpu.upload(m.value(), 2, 4)) return std::printf("bad sizes: no model or upload\n"), false;
+  std::vector<float> q(4, 0.0f), qd(4, 0.0f), act(1, 0.0f), q1, qd1;  // act should hold 2
+  const Status st = gpu.step(q, qd, act, 1.0f / 60.0f, q1, qd1);
+  const bool ok = !st.is_ok() && st.message().find("sizes") != std::string::npos;
+  std::printf("bad sizes: %s; %s\n", st.message().c_str(), ok ? "ok" : "FAILED");
+  return ok;
+}
+
 }  // namespace
 
 int main() {
@@ -142,5 +163,6 @@ int main() {
   bool ok = run("cartpole", rigid_cartpole(), 0.0f, 1024, 4, 20);
   ok = run("walker", rigid_quadruped(), 0.42f, 64, 8, 20) && ok;
   ok = run_ant(256, 20) && ok;
+  ok = bad_sizes() && ok;
   return ok ? 0 : 1;
 }

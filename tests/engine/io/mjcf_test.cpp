@@ -9,7 +9,7 @@
 #include <numbers>
 #include <string>
 
-#include "engine/articulation/rigid_solver.h"
+#include "engine/articulation/rigid_queries.h"
 #include "engine/io/mjcf.h"
 #include "engine/io/mujoco_dynamics.h"
 #include "tests/engine/articulation/step_check.h"
@@ -176,11 +176,12 @@ TEST_CASE("mjcf: a cylinder touches as a cylinder: a puck rests on its face", "[
   const double mass = 500 * std::numbers::pi * 0.04 * 0.05;
   CHECK(m.body_mass[0] == Approx(mass).epsilon(1e-12));
   CHECK(m.body_inertia[0].m[2][2] == Approx(mass * 0.04 / 2).epsilon(1e-12));
-  RigidSolverT<double> solver({.substeps = 8});
+  SolverT<double> solver({.substeps = 8});
+  const ModelT<double> bodies = test::world(m);
   StateT<double> s = m.make_state(), next = s;
   ControlT<double> u = m.make_control();
   for (int t = 0; t < 480; ++t) {  // 2 s of frames of 1/240 s, 8 substeps each
-    REQUIRE(solver.step(m, s, next, u, 1.0 / 240).is_ok());
+    REQUIRE(solver.step(bodies, s, next, u, 1.0 / 240).is_ok());
     std::swap(s, next);
   }
   // the free joint's frame sits at the body's 0.1 m: its height is the offset from there

@@ -227,13 +227,14 @@ TEST_CASE("urdf: a mesh robot steps under gravity and poses, its mesh shapes fol
   CHECK(std::fabs(knob[1] - (0.15 + 0.3 * std::sin(0.7))) < 1e-6);
   CHECK(int(knob[10]) == GEOM_MESH);
   // stepped: the PD actuator holds the paddle at its target against gravity
-  RigidSolverT<double> solver({.substeps = 4});
+  SolverT<double> solver({.substeps = 4});
+  const ModelT<double> bodies = test::world(m);
   ControlT<double> u = m.make_control();
   u.joint_act[0] = 0.5;
   StateT<double> next;
   s = m.make_state();
   for (int k = 0; k < 180; ++k) {
-    REQUIRE(solver.step(m, s, next, u, 1.0 / 60.0).is_ok());
+    REQUIRE(solver.step(bodies, s, next, u, 1.0 / 60.0).is_ok());
     s = next;
   }
   // gravity torque on the paddle at 0.5 rad: m g (0.15 cos 0.5); the PD settles below target by it / kp

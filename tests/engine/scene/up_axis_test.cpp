@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/articulation/rigid_solver.h"
+#include "engine/articulation/rigid_queries.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
 #include "engine/solver/solver.h"

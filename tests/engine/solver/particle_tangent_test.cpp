@@ -11,7 +11,7 @@
 #include <functional>
 #include <random>
 
-#include "engine/articulation/rigid_solver.h"
+#include "engine/articulation/rigid_queries.h"
 #include "engine/articulation/robots.h"
 #include "engine/grad/fd_check.h"
 #include "engine/solver/solver.h"
@@ -239,8 +239,10 @@ TEST_CASE("particle tangent step and adjoint: the plain values, the step's and t
   CHECK(relative_error(off, derivative(plain_adjoint, e)) > 1e-8);
 }
 
-// a model of bodies only: SolverT's tangent step and its adjoint are the articulation's
-// (RigidSolverT's), bit for bit, on a cartpole
+// a model of bodies only: SolverT's tangent step and its adjoint run the articulation stage's, on
+// a cartpole: the values are the plain step's and adjoint's, the step's tangent is J v
+// (rigid_step_jacobian's columns, d(q, qd, act) of the inputs) and the adjoint's tangent is the
+// derivative of the plain adjoint along (v, the output adjoint's tangent), by central differences
 TEST_CASE("particle tangent: a model of bodies only runs the articulation's tangent step", "[solver][tangent]") {
   Result<RigidModelT<double>> r = rigid_cartpole().finalize<double>();
   REQUIRE(r.is_ok());
@@ -249,37 +251,68 @@ TEST_CASE("particle tangent: a model of bodies only runs the articulation's tang
   const int substeps = 4;
   const double dt = 1.0 / 60;
   SolverT<double> solver({.substeps = substeps});
-  RigidSolverT<double> articulation({.substeps = substeps});
+  StateT<double> s;
+  s.joint_q = {0.1, 0.3};
+  s.joint_qd = {-0.2, 0.5};
+  const std::vector<double> ds = {0, 1, 0.5, 0};  // the inputs' direction: (q, qd)
+  ControlT<double> u;
+  u.joint_act.assign(std::size_t(m.rigid.actuator_count()), 0.4);
+  REQUIRE(u.joint_act.size() == 1);
+  const std::vector<double> du = {-0.3};  // and the actuator's
   StateT<Tangent> in;
-  for (double x : {0.1, 0.3}) in.joint_q.push_back(Tangent(x));
-  for (double x : {-0.2, 0.5}) in.joint_qd.push_back(Tangent(x));
-  in.joint_q[1].d[0] = 1;
-  in.joint_qd[0].d[0] = 0.5;
-  ControlT<Tangent> u;
-  u.joint_act.assign(std::size_t(m.rigid.actuator_count()), Tangent(0.4));
-  REQUIRE(!u.joint_act.empty());
-  u.joint_act[0].d[0] = -0.3;
-  StateT<Tangent> out, ref;
-  Status st = solver.tangent_step(m, in, out, u, dt);
+  for (int k = 0; k < 2; ++k) in.joint_q.push_back(Tangent(s.joint_q[k])), in.joint_q[k].d[0] = ds[k];
+  for (int k = 0; k < 2; ++k) in.joint_qd.push_back(Tangent(s.joint_qd[k])), in.joint_qd[k].d[0] = ds[2 + k];
+  ControlT<Tangent> ut;
+  for (double a : u.joint_act) ut.joint_act.push_back(Tangent(a));
+  ut.joint_act[0].d[0] = du[0];
+  StateT<Tangent> out;
+  Status st = solver.tangent_step(m, in, out, ut, dt);
   INFO(st.message());
   REQUIRE(st.is_ok());
-  REQUIRE(articulation.tangent_step(m.rigid, in, ref, u, dt).is_ok());
-  auto same = [](const std::vector<Tangent>& a, const std::vector<Tangent>& b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t k = 0; k < a.size(); ++k)
-      if (a[k].v != b[k].v || a[k].d[0] != b[k].d[0]) return false;
-    return true;
-  };
-  CHECK(same(out.joint_q, ref.joint_q));
-  CHECK(same(out.joint_qd, ref.joint_qd));
-  StateT<Tangent> adj_out = out, adj_in, adj_ref;
+  StateT<double> plain;
+  REQUIRE(solver.step(m, s, plain, u, dt).is_ok());
+  std::vector<double> J;
+  REQUIRE(rigid_step_jacobian(m.rigid, s, u, dt, substeps, J).is_ok());
+  const int n_in = 2 + 2 + 1 + m.rigid.param_count();
+  std::vector<double> values, tangents, want_values = plain.joint_q, jv(4, 0.0);
+  want_values.insert(want_values.end(), plain.joint_qd.begin(), plain.joint_qd.end());
+  for (const Tangent& x : out.joint_q) values.push_back(x.v), tangents.push_back(x.d[0]);
+  for (const Tangent& x : out.joint_qd) values.push_back(x.v), tangents.push_back(x.d[0]);
+  for (int o = 0; o < 4; ++o) {
+    for (int i = 0; i < 4; ++i) jv[o] += J[std::size_t(o) * n_in + i] * ds[i];
+    jv[o] += J[std::size_t(o) * n_in + 4] * du[0];
+  }
+  CHECK(relative_error(values, want_values) <= 1e-13);
+  CHECK(relative_error(tangents, jv) <= 1e-10);
+  // the adjoint: values, and the derivative along (ds, du, the output adjoint's tangent)
+  StateT<Tangent> adj_out = out, adj_in;
   for (Tangent& x : adj_out.joint_q) x.d[0] = 0.25;
-  ControlT<Tangent> g, g_ref;
-  st = solver.tangent_step_adjoint(m, in, u, dt, adj_out, adj_in, g);
+  ControlT<Tangent> g;
+  st = solver.tangent_step_adjoint(m, in, ut, dt, adj_out, adj_in, g);
   INFO(st.message());
   REQUIRE(st.is_ok());
-  REQUIRE(articulation.tangent_step_adjoint(m.rigid, in, u, dt, adj_out, adj_ref, g_ref).is_ok());
-  CHECK(same(adj_in.joint_q, adj_ref.joint_q));
-  CHECK(same(adj_in.joint_qd, adj_ref.joint_qd));
-  CHECK(same(g.joint_act, g_ref.joint_act));
+  auto plain_adjoint = [&](double e) {
+    StateT<double> se = s, adj_e, adj_in_e;
+    ControlT<double> ue = u, g_e = m.make_control();
+    for (int k = 0; k < 2; ++k) se.joint_q[k] += e * ds[k], se.joint_qd[k] += e * ds[2 + k];
+    ue.joint_act[0] += e * du[0];
+    for (const Tangent& x : adj_out.joint_q) adj_e.joint_q.push_back(x.v + e * x.d[0]);
+    for (const Tangent& x : adj_out.joint_qd) adj_e.joint_qd.push_back(x.v + e * x.d[0]);
+    ModelGradT<double> gm = m.make_grad();
+    REQUIRE(solver.step_adjoint(m, se, ue, dt, adj_e, adj_in_e, g_e, gm).is_ok());
+    std::vector<double> v = adj_in_e.joint_q;
+    v.insert(v.end(), adj_in_e.joint_qd.begin(), adj_in_e.joint_qd.end());
+    v.insert(v.end(), g_e.joint_act.begin(), g_e.joint_act.end());
+    return v;
+  };
+  std::vector<double> adj_values, adj_tangents;
+  for (const Tangent& x : adj_in.joint_q) adj_values.push_back(x.v), adj_tangents.push_back(x.d[0]);
+  for (const Tangent& x : adj_in.joint_qd) adj_values.push_back(x.v), adj_tangents.push_back(x.d[0]);
+  for (const Tangent& x : g.joint_act) adj_values.push_back(x.v), adj_tangents.push_back(x.d[0]);
+  const double e = 1e-6;
+  const std::vector<double> a0 = plain_adjoint(0), ap = plain_adjoint(e), am = plain_adjoint(-e);
+  std::vector<double> fd(a0.size());
+  for (std::size_t k = 0; k < fd.size(); ++k) fd[k] = (ap[k] - am[k]) / (2 * e);
+  CHECK(relative_error(adj_values, a0) <= 1e-12);
+  CHECK(relative_error(adj_tangents, fd) <= 1e-6);
 }

@@ -1,4 +1,4 @@
-#include "engine/articulation/rigid_solver.h"
+#include "engine/articulation/rigid_queries.h"
 
 #include <cmath>
 #include <cstdio>
@@ -14,15 +14,6 @@ int owner(const Array<int>& start, int i) {
   int j = 0;
   while (j + 1 < int(start.size()) && start[j + 1] <= i) ++j;
   return j;
-}
-
-template <class S>
-Status shape_check(const RigidModelT<S>& m, const StateT<S>& s, const char* what) {
-  if (s.q_count() != m.q_count() || s.dof_count() != m.dof_count())
-    return Status::error(std::string("rigid: ") + what + " has " + std::to_string(s.q_count()) + " coordinates and " +
-                         std::to_string(s.dof_count()) + " dofs, the model " + std::to_string(m.q_count()) + " and " +
-                         std::to_string(m.dof_count()));
-  return Status::ok();
 }
 
 // a state's mass matrix is not positive definite (forward dynamics and drawing of one state;
@@ -67,6 +58,15 @@ std::string fastest(const RigidModelT<S>& m, const S* qd) {
 }
 
 }  // namespace
+
+template <class S>
+Status rigid_check_shape(const RigidModelT<S>& m, const StateT<S>& s, const char* what) {
+  if (s.q_count() != m.q_count() || s.dof_count() != m.dof_count())
+    return Status::error(std::string("rigid: ") + what + " has " + std::to_string(s.q_count()) + " coordinates and " +
+                         std::to_string(s.dof_count()) + " dofs, the model " + std::to_string(m.q_count()) + " and " +
+                         std::to_string(m.dof_count()));
+  return Status::ok();
+}
 
 template <class S>
 Status rigid_substep_failure(const RigidModelT<S>& m, const S* q, const S* qd, int k, int n) {
@@ -133,38 +133,11 @@ Status rigid_check_finite(const RigidModelT<S>& m, const StateT<S>& s, const cha
 }
 
 template <class S>
-Status RigidSolverT<S>::step(const RigidModelT<S>& m, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control,
-                             S dt, RigidContactsT<S>* contacts, rigid::StepTape<S>* record) {
-  Status st = shape_check(m, in, "input state");
-  if (!st) return st;
-  if (int(control.joint_act.size()) != m.actuator_count())
-    return Status::error("rigid: control does not match the actuators");
-  rigid::Params<S> par = rigid::lift_params<S>(m);
-  work_.resize(m.body_count(), m.q_count(), m.dof_count());
-  out.joint_q.resize(in.joint_q.size());
-  out.joint_qd.resize(in.joint_qd.size());
-  const int n = std::max(1, options_.substeps);
-  if (record) {
-    if (!rigid::record_step(m, par, in.joint_q.data(), in.joint_qd.data(), control.joint_act.data(), dt, n, *record))
-      return rigid_step_failure(m, in, control, dt, options_.substeps);
-    std::copy(record->q[std::size_t(n)].begin(), record->q[std::size_t(n)].end(), out.joint_q.begin());
-    std::copy(record->qd[std::size_t(n)].begin(), record->qd[std::size_t(n)].end(), out.joint_qd.begin());
-  } else if (!rigid::step(m, par, in.joint_q.data(), in.joint_qd.data(), control.joint_act.data(), dt, n,
-                          out.joint_q.data(), out.joint_qd.data(), work_)) {
-    return rigid_step_failure(m, in, control, dt, options_.substeps);
-  }
-  if (options_.check_finite && !rigid_check_finite(m, out, "rigid step"))
-    return rigid_step_failure(m, in, control, dt, options_.substeps);
-  if (contacts) {
-    st = rigid_contacts(m, in, control, *contacts);
-    if (!st) return st;
-  }
-  return Status::ok();
-}
-
-template <class S>
-Status RigidSolverT<S>::dual_chunk(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
-                                   int chunk, std::vector<D>& out) {
+Status rigid_step_dual_chunk(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
+                             int substeps, int chunk, std::vector<RigidJacobianDual<S>>& out,
+                             rigid::Work<RigidJacobianDual<S>>& work) {
+  using D = RigidJacobianDual<S>;
+  constexpr int kChunk = kRigidJacobianChunk;
   const int nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count();
   const int lo = chunk * kChunk;
   int k = 0;  // running input index
@@ -186,96 +159,25 @@ Status RigidSolverT<S>::dual_chunk(const RigidModelT<S>& m, const StateT<S>& in,
   par.contact_ke = seed(m.contact_ke);
   par.contact_kd = seed(m.contact_kd);
   par.contact_mu = seed(m.contact_mu);
-  dual_work_.resize(m.body_count(), nq, nv);
+  work.resize(m.body_count(), nq, nv);
   out.resize(std::size_t(nq + nv));
-  if (!rigid::step(m, par, q.data(), qd.data(), act.data(), dt, std::max(1, options_.substeps), out.data(),
-                   out.data() + nq, dual_work_))
-    return rigid_step_failure(m, in, control, dt, options_.substeps);
+  if (!rigid::step(m, par, q.data(), qd.data(), act.data(), dt, std::max(1, substeps), out.data(), out.data() + nq,
+                   work))
+    return rigid_step_failure(m, in, control, dt, substeps);
   return Status::ok();
 }
 
 template <class S>
-Status RigidSolverT<S>::step_adjoint(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
-                                     const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
-                                     RigidModelGradT<S>& adj_model, const rigid::StepTape<S>* record) {
-  Status st = shape_check(m, in, "input state");
-  if (!st) return st;
-  st = shape_check(m, adj_out, "adjoint of the output state");
-  if (!st) return st;
-  const int nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count(), nb = m.body_count();
-  if (int(control.joint_act.size()) != na) return Status::error("rigid: control does not match the actuators");
-  adj_control.joint_act.resize(std::size_t(na), S(0));
-  if (int(adj_model.body_mass.size()) != nb || int(adj_model.actuator_kp.size()) != na ||
-      int(adj_model.dof_damping.size()) != nv)
-    adj_model = m.make_grad();
-  if (!options_.dual_adjoint)
-    return reverse_adjoint(m, in, control, dt, adj_out, adj_in, adj_control, adj_model, record);
-  const int n_in = nq + nv + na + (options_.param_grads ? m.param_count() : 0);
-  std::vector<S> g(std::size_t(n_in), S(0));
-  std::vector<D> out;
-  for (int c = 0; c * kChunk < n_in; ++c) {
-    st = dual_chunk(m, in, control, dt, c, out);
-    if (!st) return st;
-    for (int t = 0; t < kChunk && c * kChunk + t < n_in; ++t) {
-      S s = S(0);
-      for (int o = 0; o < nq; ++o) s += adj_out.joint_q[o] * out[o].d[t];
-      for (int o = 0; o < nv; ++o) s += adj_out.joint_qd[o] * out[nq + o].d[t];
-      g[std::size_t(c * kChunk + t)] = s;
-    }
-  }
-  // unpack in the seeding order: q, qd, act, mass, kp, kd, damping, armature, ke, kd, mu
-  int k = 0;
-  adj_in.joint_q.assign(g.begin(), g.begin() + nq);
-  adj_in.joint_qd.assign(g.begin() + nq, g.begin() + nq + nv);
-  k = nq + nv;
-  for (int i = 0; i < na; ++i) adj_control.joint_act[i] += g[k++];
-  if (options_.param_grads) {
-    for (int i = 0; i < nb; ++i) adj_model.body_mass[i] += g[k++];
-    for (int i = 0; i < na; ++i) adj_model.actuator_kp[i] += g[k++];
-    for (int i = 0; i < na; ++i) adj_model.actuator_kd[i] += g[k++];
-    for (int i = 0; i < nv; ++i) adj_model.dof_damping[i] += g[k++];
-    for (int i = 0; i < nv; ++i) adj_model.dof_armature[i] += g[k++];
-    adj_model.contact_ke += g[k++];
-    adj_model.contact_kd += g[k++];
-    adj_model.contact_mu += g[k++];
-  }
-  if (options_.check_finite) return rigid_check_finite(m, adj_in, "rigid step adjoint");
-  return Status::ok();
-}
-
-template <class S>
-Status RigidSolverT<S>::reverse_adjoint(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
-                                        const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
-                                        RigidModelGradT<S>& adj_model, const rigid::StepTape<S>* record) {
-  rigid::Params<S> par = rigid::lift_params<S>(m), adj_par = rigid::zero_params(m);
-  adj_in.joint_q.resize(std::size_t(m.q_count()));
-  adj_in.joint_qd.resize(std::size_t(m.dof_count()));
-  const int n = std::max(1, options_.substeps);
-  if (record) {
-    if (int(record->work.size()) != n || int(record->q[0].size()) != m.q_count())
-      return Status::error("rigid step adjoint: the record does not belong to this model and substep count");
-    rigid::reverse_step(m, par, control.joint_act.data(), dt, n, *record, adj_out.joint_q.data(),
-                        adj_out.joint_qd.data(), adj_in.joint_q.data(), adj_in.joint_qd.data(),
-                        adj_control.joint_act.data(), adj_par, tape_.adj);
-  } else if (!rigid::step_adjoint(m, par, in.joint_q.data(), in.joint_qd.data(), control.joint_act.data(), dt,
-                                  std::max(1, options_.substeps), adj_out.joint_q.data(), adj_out.joint_qd.data(),
-                                  adj_in.joint_q.data(), adj_in.joint_qd.data(), adj_control.joint_act.data(), adj_par,
-                                  tape_))
-    return rigid_step_failure(m, in, control, dt, options_.substeps);
-  if (options_.param_grads) rigid::add_param_grads(adj_par, adj_model);
-  if (options_.check_finite) return rigid_check_finite(m, adj_in, "rigid step adjoint");
-  return Status::ok();
-}
-
-template <class S>
-Status RigidSolverT<S>::step_jacobian(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
-                                      std::vector<S>& J) {
+Status rigid_step_jacobian(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt, int substeps,
+                           std::vector<S>& J) {
+  constexpr int kChunk = kRigidJacobianChunk;
+  rigid::Work<RigidJacobianDual<S>> work;
   const int nq = m.q_count(), nv = m.dof_count();
   const int n_in = nq + nv + m.actuator_count() + m.param_count(), n_out = nq + nv;
   J.assign(std::size_t(n_in) * n_out, S(0));
-  std::vector<D> out;
+  std::vector<RigidJacobianDual<S>> out;
   for (int c = 0; c * kChunk < n_in; ++c) {
-    Status st = dual_chunk(m, in, control, dt, c, out);
+    Status st = rigid_step_dual_chunk(m, in, control, dt, substeps, c, out, work);
     if (!st) return st;
     for (int t = 0; t < kChunk && c * kChunk + t < n_in; ++t)
       for (int o = 0; o < n_out; ++o) J[std::size_t(o) * n_in + c * kChunk + t] = out[o].d[t];
@@ -284,18 +186,52 @@ Status RigidSolverT<S>::step_jacobian(const RigidModelT<S>& m, const StateT<S>& 
 }
 
 template <class S>
-Status rigid_step_adjoint(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt, int substeps,
-                          const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
-                          RigidModelGradT<S>& adj_model) {
-  RigidSolverOptions o;
-  o.substeps = substeps;
-  RigidSolverT<S> solver(o);
-  return solver.step_adjoint(m, in, control, dt, adj_out, adj_in, adj_control, adj_model);
+Status rigid_step_adjoint_dual(const RigidModelT<S>& m, const StateT<S>& in, const ControlT<S>& control, S dt,
+                               int substeps, const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
+                               RigidModelGradT<S>& adj_model) {
+  Status st = rigid_check_shape(m, in, "input state");
+  if (!st) return st;
+  st = rigid_check_shape(m, adj_out, "adjoint of the output state");
+  if (!st) return st;
+  const int nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count(), nb = m.body_count();
+  if (int(control.joint_act.size()) != na) return Status::error("rigid: control does not match the actuators");
+  adj_control.joint_act.resize(std::size_t(na), S(0));
+  if (int(adj_model.body_mass.size()) != nb || int(adj_model.actuator_kp.size()) != na ||
+      int(adj_model.dof_damping.size()) != nv)
+    adj_model = m.make_grad();
+  rigid::Work<RigidJacobianDual<S>> work;
+  const int n_in = nq + nv + na + m.param_count();
+  std::vector<S> g(std::size_t(n_in), S(0));
+  std::vector<RigidJacobianDual<S>> out;
+  for (int c = 0; c * kRigidJacobianChunk < n_in; ++c) {
+    st = rigid_step_dual_chunk(m, in, control, dt, substeps, c, out, work);
+    if (!st) return st;
+    for (int t = 0; t < kRigidJacobianChunk && c * kRigidJacobianChunk + t < n_in; ++t) {
+      S s = S(0);
+      for (int o = 0; o < nq; ++o) s += adj_out.joint_q[o] * out[o].d[t];
+      for (int o = 0; o < nv; ++o) s += adj_out.joint_qd[o] * out[nq + o].d[t];
+      g[std::size_t(c * kRigidJacobianChunk + t)] = s;
+    }
+  }
+  // unpack in the seeding order: q, qd, act, mass, kp, kd, damping, armature, ke, kd, mu
+  adj_in.joint_q.assign(g.begin(), g.begin() + nq);
+  adj_in.joint_qd.assign(g.begin() + nq, g.begin() + nq + nv);
+  int k = nq + nv;
+  for (int i = 0; i < na; ++i) adj_control.joint_act[i] += g[k++];
+  for (int i = 0; i < nb; ++i) adj_model.body_mass[i] += g[k++];
+  for (int i = 0; i < na; ++i) adj_model.actuator_kp[i] += g[k++];
+  for (int i = 0; i < na; ++i) adj_model.actuator_kd[i] += g[k++];
+  for (int i = 0; i < nv; ++i) adj_model.dof_damping[i] += g[k++];
+  for (int i = 0; i < nv; ++i) adj_model.dof_armature[i] += g[k++];
+  adj_model.contact_ke += g[k++];
+  adj_model.contact_kd += g[k++];
+  adj_model.contact_mu += g[k++];
+  return rigid_check_finite(m, adj_in, "rigid dual step adjoint");
 }
 
 template <class S>
 Status rigid_contacts(const RigidModelT<S>& m, const StateT<S>& s, const ControlT<S>& control, RigidContactsT<S>& out) {
-  Status st = shape_check(m, s, "state");
+  Status st = rigid_check_shape(m, s, "state");
   if (!st) return st;
   const int nv = m.dof_count();
   rigid::Params<S> par = rigid::lift_params<S>(m);
@@ -389,9 +325,13 @@ S rigid_energy(const RigidModelT<S>& m, const StateT<S>& s) {
 }
 
 #define ADJ_RIGID_INSTANTIATE(S)                                                                                       \
-  template class RigidSolverT<S>;                                                                                      \
-  template Status rigid_step_adjoint(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&, S, int,              \
-                                     const StateT<S>&, StateT<S>&, ControlT<S>&, RigidModelGradT<S>&);                 \
+  template Status rigid_check_shape(const RigidModelT<S>&, const StateT<S>&, const char*);                             \
+  template Status rigid_step_dual_chunk(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&, S, int, int,      \
+                                        std::vector<RigidJacobianDual<S>>&, rigid::Work<RigidJacobianDual<S>>&);       \
+  template Status rigid_step_jacobian(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&, S, int,             \
+                                      std::vector<S>&);                                                                \
+  template Status rigid_step_adjoint_dual(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&, S, int,         \
+                                          const StateT<S>&, StateT<S>&, ControlT<S>&, RigidModelGradT<S>&);            \
   template Status rigid_contacts(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&, RigidContactsT<S>&);     \
   template void rigid_forward_kinematics(const RigidModelT<S>&, const StateT<S>&, std::vector<vec3<S>>&,               \
                                          std::vector<mat33<S>>&);                                                      \

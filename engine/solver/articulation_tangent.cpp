@@ -1,9 +1,9 @@
-// RigidSolverT's step and reverse pass on tangent numbers (forward over reverse: rigid_solver.h),
-// apart from rigid_solver.cpp so that the dual instantiation of the dynamics and their adjoint
-// compiles beside the plain one
+// the articulation stage's step and reverse pass on tangent numbers (forward over reverse:
+// articulation_stage.h), apart from articulation_stage.cpp so that the dual instantiation of the
+// dynamics and their adjoint compiles beside the plain one
 #include <string>
 
-#include "engine/articulation/rigid_solver.h"
+#include "engine/solver/articulation_stage.h"
 
 namespace adj {
 
@@ -52,8 +52,8 @@ Status check_finite(const RigidModelT<S>& m, const StateT<Dual<S, 1>>& t, const 
 }  // namespace
 
 template <class S>
-Status RigidSolverT<S>::tangent_step(const RigidModelT<S>& m, const StateT<Tangent>& in, StateT<Tangent>& out,
-                                     const ControlT<Tangent>& control, S dt) {
+Status ArticulationStageT<S>::tangent_step(const RigidModelT<S>& m, const StateT<Tangent>& in, StateT<Tangent>& out,
+                                           const ControlT<Tangent>& control, S dt) {
   if (Status st = shape_check(m, in, int(control.joint_act.size()), "step"); !st) return st;
   const rigid::Params<Tangent> par = rigid::lift_params<Tangent>(m);
   tangent_work_.resize(m.body_count(), m.q_count(), m.dof_count());
@@ -72,9 +72,10 @@ Status RigidSolverT<S>::tangent_step(const RigidModelT<S>& m, const StateT<Tange
 }
 
 template <class S>
-Status RigidSolverT<S>::tangent_step_adjoint(const RigidModelT<S>& m, const StateT<Tangent>& in,
-                                             const ControlT<Tangent>& control, S dt, const StateT<Tangent>& adj_out,
-                                             StateT<Tangent>& adj_in, ControlT<Tangent>& adj_control) {
+Status ArticulationStageT<S>::tangent_step_adjoint(const RigidModelT<S>& m, const StateT<Tangent>& in,
+                                                   const ControlT<Tangent>& control, S dt,
+                                                   const StateT<Tangent>& adj_out, StateT<Tangent>& adj_in,
+                                                   ControlT<Tangent>& adj_control) {
   if (Status st = shape_check(m, in, int(control.joint_act.size()), "step adjoint"); !st) return st;
   if (Status st = shape_check(m, adj_out, m.actuator_count(), "step adjoint's output adjoint"); !st) return st;
   const rigid::Params<Tangent> par = rigid::lift_params<Tangent>(m);
@@ -91,15 +92,16 @@ Status RigidSolverT<S>::tangent_step_adjoint(const RigidModelT<S>& m, const Stat
   return Status::ok();
 }
 
-template Status RigidSolverT<float>::tangent_step(const RigidModelT<float>&, const StateT<Tangent>&, StateT<Tangent>&,
-                                                  const ControlT<Tangent>&, float);
-template Status RigidSolverT<double>::tangent_step(const RigidModelT<double>&, const StateT<Tangent>&, StateT<Tangent>&,
-                                                   const ControlT<Tangent>&, double);
-template Status RigidSolverT<float>::tangent_step_adjoint(const RigidModelT<float>&, const StateT<Tangent>&,
-                                                          const ControlT<Tangent>&, float, const StateT<Tangent>&,
-                                                          StateT<Tangent>&, ControlT<Tangent>&);
-template Status RigidSolverT<double>::tangent_step_adjoint(const RigidModelT<double>&, const StateT<Tangent>&,
-                                                           const ControlT<Tangent>&, double, const StateT<Tangent>&,
-                                                           StateT<Tangent>&, ControlT<Tangent>&);
+template Status ArticulationStageT<float>::tangent_step(const RigidModelT<float>&, const StateT<Tangent>&,
+                                                        StateT<Tangent>&, const ControlT<Tangent>&, float);
+template Status ArticulationStageT<double>::tangent_step(const RigidModelT<double>&, const StateT<Tangent>&,
+                                                         StateT<Tangent>&, const ControlT<Tangent>&, double);
+template Status ArticulationStageT<float>::tangent_step_adjoint(const RigidModelT<float>&, const StateT<Tangent>&,
+                                                                const ControlT<Tangent>&, float, const StateT<Tangent>&,
+                                                                StateT<Tangent>&, ControlT<Tangent>&);
+template Status ArticulationStageT<double>::tangent_step_adjoint(const RigidModelT<double>&, const StateT<Tangent>&,
+                                                                 const ControlT<Tangent>&, double,
+                                                                 const StateT<Tangent>&, StateT<Tangent>&,
+                                                                 ControlT<Tangent>&);
 
 }  // namespace adj
