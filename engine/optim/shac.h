@@ -305,9 +305,9 @@ class BatchShacTrainerT {
     std::vector<S> contact;           // AHAC: each frame's contact measure [N], (frames)
     int critic = 0;                   // the critic whose value bootstrapped the window's end
     Status status;
-    typename MlpT<S>::Batch actor;    // the policy network's values of each frame, (window)
-    typename MlpT<S>::Batch end[2];   // the critics' values at the window's end
-    ShacWindowTimes time;             // this copy's share of the window's time
+    typename MlpT<S>::Batch actor;   // the policy network's values of each frame, (window)
+    typename MlpT<S>::Batch end[2];  // the critics' values at the window's end
+    ShacWindowTimes time;            // this copy's share of the window's time
   };
   Status run_windows(const std::vector<S>& w, bool backward);
   Status run_copy(int i, const std::vector<S>& w, bool backward);

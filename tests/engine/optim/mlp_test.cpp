@@ -36,7 +36,9 @@ std::vector<std::vector<S>> plain_forward(const MlpT<S>& m, const S* w, const S*
     for (int r = 0; r < n[l + 1]; ++r) {
       S s = w[off + n[l] * n[l + 1] + r];
       for (int c = 0; c < n[l]; ++c) s += w[off + r * n[l] + c] * act[l][c];
-      z[r] = l < L - 1 ? (m.activation() == MlpActivation::tanh ? std::tanh(s) : s > 0 ? s : std::expm1(s))
+      z[r] = l < L - 1           ? (m.activation() == MlpActivation::tanh ? std::tanh(s)
+                                    : s > 0                               ? s
+                                                                          : std::expm1(s))
              : m.linear_output() ? s
                                  : std::tanh(s);
     }
@@ -57,7 +59,9 @@ void plain_backward(const MlpT<S>& m, const S* w, const S* in, const S* d_out, S
     std::vector<S> dz(static_cast<std::size_t>(n[l + 1])), prev(static_cast<std::size_t>(n[l]), S(0));
     for (int r = 0; r < n[l + 1]; ++r) {
       const S y = act[l + 1][r];
-      dz[r] = l < L - 1 ? da[r] * (m.activation() == MlpActivation::tanh ? S(1) - y * y : y > 0 ? S(1) : y + S(1))
+      dz[r] = l < L - 1           ? da[r] * (m.activation() == MlpActivation::tanh ? S(1) - y * y
+                                             : y > 0                               ? S(1)
+                                                                                   : y + S(1))
               : m.linear_output() ? da[r]
                                   : da[r] * m.output_scale() * (S(1) - y * y);
     }
@@ -130,10 +134,10 @@ TEST_CASE("mlp: a batch's weight and input gradients match central differences",
   }
 }
 
-TEST_CASE("mlp: the batch's passes equal the plain loops bit for bit, any batch size and row split",
-          "[optim][mlp]") {
-  const Net net = GENERATE(Net{{37, 128, 64, 32, 8}, false, MlpActivation::elu},
-                           Net{{37, 64, 64, 1}, true, MlpActivation::elu}, Net{{5, 7, 6, 3}, false, MlpActivation::tanh});
+TEST_CASE("mlp: the batch's passes equal the plain loops bit for bit, any batch size and row split", "[optim][mlp]") {
+  const Net net =
+      GENERATE(Net{{37, 128, 64, 32, 8}, false, MlpActivation::elu}, Net{{37, 64, 64, 1}, true, MlpActivation::elu},
+               Net{{5, 7, 6, 3}, false, MlpActivation::tanh});
   MlpT<float> m(net.sizes, 0.9f, net.linear, net.act);
   const int count = 11, ni = m.input_size(), no = m.output_size();
   std::vector<float> w(static_cast<std::size_t>(m.weight_count()));
