@@ -42,9 +42,10 @@ inline void store(S* p, const Vec<S>& v) {
 }
 template <class S>
 inline Vec<S> splat(S x) {
-  Vec<S> v;
-  for (int l = 0; l < Pack<S>::W; ++l) v[l] = x;
-  return v;
+  if constexpr (Pack<S>::W == 4)
+    return Vec<S>{x, x, x, x};
+  else
+    return Vec<S>{x, x};
 }
 
 // z[r] = b[r] + sum_c wt[c n + r] x[c], each sum in input order c = 0..ni-1 (wt: the layer's
