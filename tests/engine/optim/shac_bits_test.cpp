@@ -2,7 +2,7 @@
 // weights fingerprints recorded at commit 2910973, before the networks ran in batches and lanes
 // and the copies went to whichever thread was free: the speed work changed no bit, on 1 and 2
 // threads (`adjoint optimize assets/scenes/locomotion/ant.json --method shac --envs 8
-// --iterations 3 --seed 0` printed the same fingerprints then)
+// --iterations 3 --seed 0` printed the same fingerprints then); and the last window's time by part
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -24,6 +24,18 @@ TEST_CASE("SHAC and AHAC on the Ant give the weights recorded before the speed w
   auto task = adj::test::ok(make_task(ant.cs, ant.task, {.thread_count = threads}));
   auto shac = adj::test::ok(
       make_shac_trainer(*task, {.envs = 8, .windows = 3, .seed = 0, .thread_count = threads, .ahac = ahac}));
-  for (int k = 0; k < 3; ++k) adj::test::ok(shac.step());
+  BatchShacStats st;
+  for (int k = 0; k < 3; ++k) st = adj::test::ok(shac.step());
   CHECK(shac.fingerprint() == (ahac ? 0x2d75a7e53e352a25ull : 0xe9115d38b294cb38ull));
+  // the window's time by part: each part measured, the copies' parts within the threads' time
+  const ShacWindowTimes& t = st.time;
+  CHECK(t.rollout > 0);
+  CHECK(t.sim_forward > 0);
+  CHECK(t.sim_backward > 0);
+  CHECK(t.policy_forward > 0);
+  CHECK(t.policy_backward > 0);
+  CHECK(t.critic_fit > 0);
+  CHECK(t.idle >= 0);
+  CHECK(t.sim_forward + t.sim_backward + t.policy_forward + t.policy_backward + t.observe + t.end_value <=
+        threads * t.rollout * 1.001);
 }
