@@ -26,6 +26,40 @@
 
 namespace adj::app {
 
+namespace {
+
+// where the windows' time went, each part's mean per window [ms] (optim::ShacWindowTimes; the
+// copies' parts are summed over the threads that ran them) and the evaluation episodes'
+nlohmann::json window_times(const optim::ShacWindowTimes& t, double evaluation, int windows) {
+  const double f = 1e3 / std::max(windows, 1);
+  return {{"rollout", t.rollout * f},
+          {"sim_forward", t.sim_forward * f},
+          {"sim_backward", t.sim_backward * f},
+          {"policy_forward", t.policy_forward * f},
+          {"policy_backward", t.policy_backward * f},
+          {"observe", t.observe * f},
+          {"end_value", t.end_value * f},
+          {"idle", t.idle * f},
+          {"actor_step", t.actor_step * f},
+          {"critic_targets", t.critic_targets * f},
+          {"critic_fit", t.critic_fit * f},
+          {"statistics", t.statistics * f},
+          {"evaluation", evaluation * f}};
+}
+
+void print_window_times(const nlohmann::json& ms) {
+  auto v = [&](const char* k) { return ms[k].get<double>(); };
+  std::printf(
+      "time per window [ms]: rollout %.1f (over the threads: sim forward %.1f, sim backward %.1f, policy forward %.1f, "
+      "policy backward %.1f, observations %.1f, end values %.1f, idle %.1f), actor step %.1f, critic targets %.1f, "
+      "critic fit %.1f, statistics %.1f, evaluation %.1f\n",
+      v("rollout"), v("sim_forward"), v("sim_backward"), v("policy_forward"), v("policy_backward"), v("observe"),
+      v("end_value"), v("idle"), v("actor_step"), v("critic_targets"), v("critic_fit"), v("statistics"),
+      v("evaluation"));
+}
+
+}  // namespace
+
 int run_shac(const OptimizeOptions& o) {
   dist::LocalCommunicator alone;
   dist::Communicator& comm = o.comm ? *o.comm : alone;
@@ -119,6 +153,8 @@ int run_shac(const OptimizeOptions& o) {
   if (comm.size() == 1) ctrl_c.emplace();  // under mpirun, Ctrl+C ends the job (OpenMPI): the last checkpoint stays
   int trained = 0;
   bool stopped = false;
+  optim::ShacWindowTimes times;  // summed over the windows trained here
+  double eval_seconds = 0;
   for (int k = begin; k < windows && !stopped; ++k) {
     auto stop = agreed(serving && serving->hold());
     if (!stop) return fail(stop.status().message());
@@ -135,6 +171,7 @@ int run_shac(const OptimizeOptions& o) {
     auto st = shac->step();
     if (!st) return fail("window " + std::to_string(k) + ": " + st.status().message());
     ++trained;
+    times += st->time;
     if (comm.rank() == o.kill_rank) std::raise(SIGKILL);  // tests: a rank that dies
     if (st->skipped && lead) std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), st->skip_reason.c_str());
     totals.ended += st->terminated;
@@ -149,6 +186,7 @@ int run_shac(const OptimizeOptions& o) {
       eval_states.clear();
       auto e = publishes ? shac->evaluate(keep_state) : shac->evaluate();
       if (!e) return fail(e.status().message());
+      eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - wall;
       const long long steps = st->sim_steps / substeps;
       const double ret = -double(*e) * horizon;
       if (row) {
@@ -199,6 +237,7 @@ int run_shac(const OptimizeOptions& o) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (lead && trained > 0) {
     std::printf("%d windows in %.3f s: %.3f windows/s\n", trained, wall, trained / wall);
+    print_window_times(window_times(times, eval_seconds, trained));
     if (comm.size() > 1)
       std::printf("MPI: %d ranks, %.3f ms per window in communication, %.0f bytes received per window (rank 0)\n",
                   comm.size(), 1e3 * (comm.seconds() - comm0) / trained,
@@ -218,7 +257,12 @@ int run_shac(const OptimizeOptions& o) {
                   {"final_cost", double(*last)}});
   if (!o.log.empty()) {
     std::ofstream f(o.log);
-    f << nlohmann::json{{"scene", doc->name}, {"task", task->name}, {"windows", totals.rows}}.dump(1) << "\n";
+    f << nlohmann::json{{"scene", doc->name},
+                        {"task", task->name},
+                        {"windows", totals.rows},
+                        {"time_per_window_ms", window_times(times, eval_seconds, trained)}}
+             .dump(1)
+      << "\n";
     if (!f) return std::fprintf(stderr, "%s: cannot write the log\n", o.log.c_str()), 1;
   }
   return ctrl_c && InterruptGuard::requested() ? 130 : 0;

@@ -1,6 +1,8 @@
 #include "engine/optim/mlp.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 namespace adj::optim {
@@ -16,6 +18,144 @@ S hidden_act(MlpActivation a, S x) {
 template <class S>
 S hidden_slope(MlpActivation a, S y) {
   return a == MlpActivation::tanh ? S(1) - y * y : y > S(0) ? S(1) : y + S(1);
+}
+
+// a SIMD pack of the x86-64 baseline (SSE2: 4 floats or 2 doubles; vector extensions elsewhere):
+// each lane rounds as the scalar operation does
+template <class S>
+struct Pack {
+  static constexpr int W = 16 / int(sizeof(S));
+  typedef S V __attribute__((vector_size(16)));
+};
+template <class S>
+using Vec = typename Pack<S>::V;
+
+template <class S>
+inline Vec<S> load(const S* p) {
+  Vec<S> v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class S>
+inline void store(S* p, const Vec<S>& v) {
+  std::memcpy(p, &v, sizeof v);
+}
+template <class S>
+inline Vec<S> splat(S x) {
+  if constexpr (Pack<S>::W == 4)
+    return Vec<S>{x, x, x, x};
+  else
+    return Vec<S>{x, x};
+}
+
+// z[r] = b[r] + sum_c wt[c n + r] x[c], each sum in input order c = 0..ni-1 (wt: the layer's
+// matrix transposed); four packs of outputs at a time, then one, then one output
+template <class S>
+void layer_forward(const S* wt, const S* b, const S* x, int ni, int n, S* z) {
+  constexpr int W = Pack<S>::W;
+  int r = 0;
+  for (; r + 4 * W <= n; r += 4 * W) {
+    Vec<S> a0 = load(b + r), a1 = load(b + r + W), a2 = load(b + r + 2 * W), a3 = load(b + r + 3 * W);
+    const S* col = wt + r;
+    for (int c = 0; c < ni; ++c, col += n) {
+      const Vec<S> xc = splat(x[c]);
+      a0 += load(col) * xc;
+      a1 += load(col + W) * xc;
+      a2 += load(col + 2 * W) * xc;
+      a3 += load(col + 3 * W) * xc;
+    }
+    store(z + r, a0);
+    store(z + r + W, a1);
+    store(z + r + 2 * W, a2);
+    store(z + r + 3 * W, a3);
+  }
+  for (; r + W <= n; r += W) {
+    Vec<S> a = load(b + r);
+    for (int c = 0; c < ni; ++c) a += load(wt + std::size_t(c) * n + r) * splat(x[c]);
+    store(z + r, a);
+  }
+  for (; r < n; ++r) {
+    S s = b[r];
+    for (int c = 0; c < ni; ++c) s += wt[std::size_t(c) * n + r] * x[c];
+    z[r] = s;
+  }
+}
+
+// out[c] = sum_r w[r ni + c] dz[r], each sum from 0 in output order r = 0..n-1 (w: the layer's
+// matrix as stored); four packs of inputs at a time, then one, then one input
+template <class S>
+void layer_backward_input(const S* w, const S* dz, int ni, int n, S* out) {
+  constexpr int W = Pack<S>::W;
+  int c = 0;
+  for (; c + 4 * W <= ni; c += 4 * W) {
+    Vec<S> a0 = splat(S(0)), a1 = a0, a2 = a0, a3 = a0;
+    const S* row = w + c;
+    for (int r = 0; r < n; ++r, row += ni) {
+      const Vec<S> d = splat(dz[r]);
+      a0 += load(row) * d;
+      a1 += load(row + W) * d;
+      a2 += load(row + 2 * W) * d;
+      a3 += load(row + 3 * W) * d;
+    }
+    store(out + c, a0);
+    store(out + c + W, a1);
+    store(out + c + 2 * W, a2);
+    store(out + c + 3 * W, a3);
+  }
+  for (; c + W <= ni; c += W) {
+    Vec<S> a = splat(S(0));
+    for (int r = 0; r < n; ++r) a += load(w + std::size_t(r) * ni + c) * splat(dz[r]);
+    store(out + c, a);
+  }
+  for (; c < ni; ++c) {
+    S s = S(0);
+    for (int r = 0; r < n; ++r) s += w[std::size_t(r) * ni + c] * dz[r];
+    out[c] = s;
+  }
+}
+
+// one weight row (ni weights, then its bias) += dz[q] x[q], samples q in order; x[q] = x + q ni,
+// dz[q] = dz[q n]; four samples at a time (their sum kept in a pack between them), then one
+template <class S>
+void row_accumulate(const S* dz, int n, const S* x, int ni, int count, S* row, S* bias) {
+  constexpr int W = Pack<S>::W;
+  int q = 0;
+  for (; q + 4 <= count; q += 4) {
+    const S d0 = dz[std::size_t(q) * n], d1 = dz[std::size_t(q + 1) * n], d2 = dz[std::size_t(q + 2) * n],
+            d3 = dz[std::size_t(q + 3) * n];
+    *bias += d0;
+    *bias += d1;
+    *bias += d2;
+    *bias += d3;
+    const S *x0 = x + std::size_t(q) * ni, *x1 = x0 + ni, *x2 = x1 + ni, *x3 = x2 + ni;
+    const Vec<S> v0 = splat(d0), v1 = splat(d1), v2 = splat(d2), v3 = splat(d3);
+    int c = 0;
+    for (; c + W <= ni; c += W) {
+      Vec<S> a = load(row + c);
+      a += v0 * load(x0 + c);
+      a += v1 * load(x1 + c);
+      a += v2 * load(x2 + c);
+      a += v3 * load(x3 + c);
+      store(row + c, a);
+    }
+    for (; c < ni; ++c) {
+      S a = row[c];
+      a += d0 * x0[c];
+      a += d1 * x1[c];
+      a += d2 * x2[c];
+      a += d3 * x3[c];
+      row[c] = a;
+    }
+  }
+  for (; q < count; ++q) {
+    const S d = dz[std::size_t(q) * n];
+    *bias += d;
+    const S* xq = x + std::size_t(q) * ni;
+    const Vec<S> v = splat(d);
+    int c = 0;
+    for (; c + W <= ni; c += W) store(row + c, load(row + c) + v * load(xq + c));
+    for (; c < ni; ++c) row[c] += d * xq[c];
+  }
 }
 
 }  // namespace
@@ -63,64 +203,127 @@ void MlpT<S>::init_weights(S* w, std::uint64_t seed) const {
 }
 
 template <class S>
-void MlpT<S>::forward(const S* w, const std::vector<S>& in, std::vector<S>& out) const {
-  std::vector<S> a = in, z;
+void MlpT<S>::resize(Batch& b, int count) const {
   const int L = int(sizes_.size()) - 1;
-  for (int l = 0; l < L; ++l) {
-    int ni = sizes_[l], n = sizes_[l + 1];
+  b.count = count;
+  b.inputs = sizes_.front();
+  b.act.resize(std::size_t(L + 1));
+  b.dz.resize(std::size_t(L));
+  for (int l = 0; l <= L; ++l) b.act[l].resize(std::size_t(count) * std::size_t(sizes_[l]));
+  for (int l = 0; l < L; ++l) b.dz[l].resize(std::size_t(count) * std::size_t(sizes_[l + 1]));
+}
+
+template <class S>
+void MlpT<S>::pack(const S* w, std::vector<S>& packed) const {
+  packed.resize(std::size_t(weight_count_));
+  for (std::size_t l = 0; l < w_offset_.size(); ++l) {
+    const int ni = sizes_[l], n = sizes_[l + 1];
     const S* W = w + w_offset_[l];
-    z.assign(n, S(0));
-    for (int r = 0; r < n; ++r) {
-      S sum = W[ni * n + r];
-      for (int c = 0; c < ni; ++c) sum += W[r * ni + c] * a[c];
-      z[r] = l < L - 1 ? hidden_act(act_, sum) : linear_ ? sum : std::tanh(sum) * output_scale_;
-    }
-    a.swap(z);
+    S* T = packed.data() + w_offset_[l];
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < ni; ++c) T[std::size_t(c) * n + r] = W[std::size_t(r) * ni + c];
+    std::copy(W + std::size_t(ni) * n, W + std::size_t(ni + 1) * n, T + std::size_t(ni) * n);
   }
-  out = a;
+}
+
+template <class S>
+void MlpT<S>::forward(const S* packed, Batch& b, int begin, int end) const {
+  const int L = int(sizes_.size()) - 1;
+  for (int q = begin; q < end; ++q)
+    for (int l = 0; l < L; ++l) {
+      const int ni = sizes_[l], n = sizes_[l + 1];
+      const S* T = packed + w_offset_[l];
+      S* z = b.act[l + 1].data() + std::size_t(q) * n;
+      layer_forward(T, T + std::size_t(ni) * n, b.act[l].data() + std::size_t(q) * ni, ni, n, z);
+      // the output layer keeps tanh without its scale (z itself when linear)
+      if (l < L - 1)
+        for (int r = 0; r < n; ++r) z[r] = hidden_act(act_, z[r]);
+      else if (!linear_)
+        for (int r = 0; r < n; ++r) z[r] = std::tanh(z[r]);
+    }
+}
+
+template <class S>
+S MlpT<S>::output(const Batch& b, int q, int k) const {
+  const S y = b.act.back()[std::size_t(q) * sizes_.back() + k];
+  return linear_ ? y : y * output_scale_;
+}
+
+template <class S>
+void MlpT<S>::backward_samples(const S* w, Batch& b, const S* d_out, int begin, int end, S* d_in) const {
+  const int L = int(sizes_.size()) - 1, no = sizes_.back();
+  for (int q = begin; q < end; ++q) {
+    // the output layer's dz, then each layer's input gradient times the activation's slope
+    const S* da = d_out + std::size_t(q - begin) * no;
+    const S* y = b.act[L].data() + std::size_t(q) * no;
+    S* dz = b.dz[L - 1].data() + std::size_t(q) * no;
+    for (int r = 0; r < no; ++r) dz[r] = linear_ ? da[r] : da[r] * output_scale_ * (S(1) - y[r] * y[r]);
+    for (int l = L - 1; l >= 0; --l) {
+      const int ni = sizes_[l], n = sizes_[l + 1];
+      const S* W = w + w_offset_[l];
+      const S* dzl = b.dz[l].data() + std::size_t(q) * n;
+      if (l == 0) {
+        if (d_in) layer_backward_input(W, dzl, ni, n, d_in + std::size_t(q - begin) * ni);
+        break;
+      }
+      S* prev = b.dz[l - 1].data() + std::size_t(q) * ni;
+      layer_backward_input(W, dzl, ni, n, prev);
+      const S* a = b.act[l].data() + std::size_t(q) * ni;
+      for (int c = 0; c < ni; ++c) prev[c] = prev[c] * hidden_slope(act_, a[c]);
+    }
+  }
+}
+
+template <class S>
+int MlpT<S>::row_count() const {
+  int rows = 0;
+  for (std::size_t l = 1; l < sizes_.size(); ++l) rows += sizes_[l];
+  return rows;
+}
+
+template <class S>
+void MlpT<S>::accumulate(const Batch& b, int begin, int end, int row_begin, int row_end, S* d_w) const {
+  int first = 0;  // the layer's first row among all layers'
+  for (std::size_t l = 0; l < w_offset_.size(); ++l) {
+    const int ni = sizes_[l], n = sizes_[l + 1];
+    const int r0 = std::max(row_begin - first, 0), r1 = std::min(row_end - first, n);
+    S* dW = d_w + w_offset_[l];
+    for (int r = r0; r < r1; ++r)
+      row_accumulate(b.dz[l].data() + std::size_t(begin) * n + r, n, b.act[l].data() + std::size_t(begin) * ni, ni,
+                     end - begin, dW + std::size_t(r) * ni, dW + std::size_t(ni) * n + r);
+    first += n;
+  }
+}
+
+template <class S>
+void MlpT<S>::backward(const S* w, Batch& b, const S* d_out, int begin, int end, S* d_w, S* d_in) const {
+  backward_samples(w, b, d_out, begin, end, d_in);
+  accumulate(b, begin, end, 0, row_count(), d_w);
+}
+
+template <class S>
+void MlpT<S>::forward(const S* w, const std::vector<S>& in, std::vector<S>& out) const {
+  std::vector<S> packed;
+  pack(w, packed);
+  Batch b;
+  resize(b, 1);
+  std::copy_n(in.begin(), std::min(in.size(), std::size_t(input_size())), b.input(0));
+  forward(packed.data(), b, 0, 1);
+  out.resize(std::size_t(output_size()));
+  for (int k = 0; k < output_size(); ++k) out[std::size_t(k)] = output(b, 0, k);
 }
 
 template <class S>
 void MlpT<S>::backward(const S* w, const std::vector<S>& in, const std::vector<S>& d_out, S* d_w,
                        std::vector<S>& d_in) const {
-  const int L = int(sizes_.size()) - 1;
-  // forward again, keeping every layer's tanh values (unscaled, also for the output layer;
-  // z itself for a linear output)
-  std::vector<std::vector<S>> act(L + 1);
-  act[0] = in;
-  for (int l = 0; l < L; ++l) {
-    int ni = sizes_[l], n = sizes_[l + 1];
-    const S* W = w + w_offset_[l];
-    act[l + 1].assign(n, S(0));
-    for (int r = 0; r < n; ++r) {
-      S sum = W[ni * n + r];
-      for (int c = 0; c < ni; ++c) sum += W[r * ni + c] * act[l][c];
-      act[l + 1][r] = l < L - 1 ? hidden_act(act_, sum) : linear_ ? sum : std::tanh(sum);
-    }
-  }
-  // backward, last layer first
-  std::vector<S> da = d_out, dz;
-  for (int l = L - 1; l >= 0; --l) {
-    int ni = sizes_[l], n = sizes_[l + 1];
-    const S* W = w + w_offset_[l];
-    S* dW = d_w + w_offset_[l];
-    S scale = l == L - 1 ? output_scale_ : S(1);
-    dz.assign(n, S(0));
-    for (int r = 0; r < n; ++r) {
-      const S y = act[l + 1][r];
-      dz[r] = l < L - 1 ? da[r] * hidden_slope(act_, y) : linear_ ? da[r] : da[r] * scale * (S(1) - y * y);
-    }
-    std::vector<S> prev(ni, S(0));
-    for (int r = 0; r < n; ++r) {
-      dW[ni * n + r] += dz[r];
-      for (int c = 0; c < ni; ++c) {
-        dW[r * ni + c] += dz[r] * act[l][c];
-        prev[c] += W[r * ni + c] * dz[r];
-      }
-    }
-    da.swap(prev);
-  }
-  d_in = da;
+  std::vector<S> packed;
+  pack(w, packed);
+  Batch b;
+  resize(b, 1);
+  std::copy_n(in.begin(), std::min(in.size(), std::size_t(input_size())), b.input(0));
+  forward(packed.data(), b, 0, 1);
+  d_in.resize(std::size_t(input_size()));
+  backward(w, b, d_out.data(), 0, 1, d_w, d_in.data());
 }
 
 template class MlpT<float>;

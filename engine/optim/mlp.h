@@ -1,9 +1,16 @@
 // The multilayer perceptron behind the policies (particle and articulated robots: policy.h)
 // and of the critics (SHAC's value function, PPO's value network): tanh (or
 // ELU, as SHAC's networks) on every hidden layer; the output layer is output_scale * tanh(z),
-// or linear (critics);
-// forward and a hand-written backward. Weights live in one flat array the optimizer owns; layer l holds its
-// (out x in) matrix row-major, then its out biases.
+// or linear (critics); forward and a hand-written backward. Weights live in one flat array the
+// optimizer owns; layer l holds its (out x in) matrix row-major, then its out biases.
+//
+// A batch (MlpT::Batch) runs many samples through the same weights and keeps every layer's
+// values for the backward pass, so nothing is recomputed and nothing is allocated per sample.
+// The forward pass reads the weights packed (pack(): each matrix transposed) and runs several
+// outputs per SIMD lane; the backward pass runs several inputs per lane. Each output, input
+// gradient and weight gradient is summed in the order of the plain loops (a layer's inputs in
+// order, its outputs in order, the samples in order), so the lanes, the batch size and the
+// split of a batch over threads change no bit.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +46,36 @@ class MlpT {
   void forward(const S* w, const std::vector<S>& in, std::vector<S>& out) const;
   // given d_out = dL/d out: d_w += dL/d w, d_in = dL/d in (recomputes the forward pass)
   void backward(const S* w, const std::vector<S>& in, const std::vector<S>& d_out, S* d_w, std::vector<S>& d_in) const;
+
+  // samples through the network, each layer's values kept for the backward pass
+  struct Batch {
+    int count = 0, inputs = 0;
+    // layer l = 0..L: (count x size_l), sample after sample; act[0] holds the inputs (the caller
+    // writes them: input(q)), act[L] the output layer's tanh before the scale (z when linear)
+    std::vector<std::vector<S>> act;
+    std::vector<std::vector<S>> dz;  // backward: dL/dz of layers 1..L (dz[l - 1]), as act
+    S* input(int q) { return act[0].data() + std::size_t(q) * std::size_t(inputs); }
+  };
+  // a batch of `count` samples (its memory kept when it shrinks)
+  void resize(Batch& b, int count) const;
+  // the weights as the forward pass reads them: each layer's matrix transposed (in x out), its
+  // biases after it (weight_count() entries)
+  void pack(const S* w, std::vector<S>& packed) const;
+  // samples [begin, end) of the batch through the network at the packed weights
+  void forward(const S* packed, Batch& b, int begin, int end) const;
+  // output k of sample q after forward
+  S output(const Batch& b, int q, int k) const;
+  // given d_out (output_size() per sample, from sample `begin` on) for samples [begin, end): each
+  // layer's dL/dz (b.dz) and, when d_in is not null, dL/d in (input_size() per sample, from
+  // `begin` on); w: the weights as stored (not packed)
+  void backward_samples(const S* w, Batch& b, const S* d_out, int begin, int end, S* d_in) const;
+  // d_w += the weight gradients of samples [begin, end) in sample order (after backward_samples),
+  // for the weight rows [row_begin, row_end) of all layers counted together (row_count():
+  // each row is one output of a layer: its weights and bias)
+  void accumulate(const Batch& b, int begin, int end, int row_begin, int row_end, S* d_w) const;
+  int row_count() const;
+  // backward_samples and accumulate of every row: d_w += dL/dw, d_in (optional) = dL/d in
+  void backward(const S* w, Batch& b, const S* d_out, int begin, int end, S* d_w, S* d_in) const;
 
  private:
   std::vector<int> sizes_;     // input, hidden..., output

@@ -1,11 +1,20 @@
 #include "engine/optim/shac.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include <omp.h>
 
 namespace adj::optim {
+
+ShacWindowTimes& ShacWindowTimes::operator+=(const ShacWindowTimes& o) {
+  rollout += o.rollout, sim_forward += o.sim_forward, sim_backward += o.sim_backward;
+  policy_forward += o.policy_forward, policy_backward += o.policy_backward, observe += o.observe;
+  end_value += o.end_value, idle += o.idle, actor_step += o.actor_step, critic_targets += o.critic_targets;
+  critic_fit += o.critic_fit, statistics += o.statistics;
+  return *this;
+}
 
 void RunningStats::add(const double* x, int n) {
   if (mean.empty()) mean.assign(n, 0.0), m2.assign(n, 0.0);
@@ -170,6 +179,18 @@ double gaussian(std::mt19937_64& rng) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
 }
 
+// a stopwatch for ShacWindowTimes: lap(x) adds the time since the last lap to x
+struct Lap {
+  std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+  void operator()(double& x) {
+    const auto now = std::chrono::steady_clock::now();
+    x += std::chrono::duration<double>(now - t).count();
+    t = now;
+  }
+};
+
+int team_size(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
+
 }  // namespace
 
 template <class S>
@@ -267,17 +288,22 @@ void BatchShacTrainerT<S>::normalize(const std::vector<S>& raw, std::vector<S>& 
 template <class S>
 Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backward) {
   PolicyEnvT<S>& env = *env_;
+  const MlpT<S>& net = env.mlp();
   Copy& c = copies_[i];
   const int W = window_frames();
   const S g = S(options_.gamma), share = S(1) / S(env_count() * W);
   const bool ahac = options_.ahac.enabled;
   const int e = i - mine_.begin;  // the copy in this rank's env
+  const int na = net.output_size(), no = net.input_size();
+  c.time = {};
+  Lap lap;
   c.start = env.frame(e);
   c.obs.resize(std::size_t(W + 1));
   c.raw.resize(std::size_t(W + 1));
   c.cost.resize(std::size_t(W));
+  net.resize(c.actor, W);
   env.clear_tape(e);
-  std::vector<S> action, d_action, d_obs, d_raw, out;
+  std::vector<S> action(static_cast<std::size_t>(na)), d_action, d_obs(static_cast<std::size_t>(no)), d_raw;
   S value = S(0), discount = S(1);
   // frames until the window ends, the episode terminates (then no terminal value) or, with
   // AHAC, a frame ends in stiff contact (then the critics' value there)
@@ -290,7 +316,10 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
   for (int t = 0; t < c.frames; ++t) {
     env.observe(e, c.raw[t]);
     normalize(c.raw[t], c.obs[t]);
-    env.mlp().forward(w.data(), c.obs[t], action);
+    std::copy(c.obs[t].begin(), c.obs[t].end(), c.actor.input(t));
+    lap(c.time.observe);
+    net.forward(packed_w_.data(), c.actor, t, t + 1);
+    for (int k = 0; k < na; ++k) action[std::size_t(k)] = net.output(c.actor, t, k);
     if (!log_std_.empty()) {
       c.eps.resize(std::size_t(W));
       c.eps[t].resize(action.size());
@@ -301,6 +330,7 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
     } else if (options_.action_noise > 0) {
       for (S& a : action) a += S(options_.action_noise * gaussian(rngs_[i]));
     }
+    lap(c.time.policy_forward);
     Result<S> cost = env.step(e, action);
     if (!cost) return cost.status();
     c.cost[t] = cost.value();
@@ -312,27 +342,37 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
       c.contact.push_back(env.contact_measure(e));
       if (!c.done && double(c.contact.back()) > options_.ahac.contact_threshold) c.frames = t + 1, c.cut = true;
     }
+    lap(c.time.sim_forward);
   }
   const int L = c.frames;
   env.observe(e, c.raw[L]);
   normalize(c.raw[L], c.obs[L]);
+  lap(c.time.observe);
   // the bootstrap: the critic's value, or the smaller of the double critic's (its gradient
   // flows through the critic that gave it)
+  auto end_output = [&](int k) {
+    critic_.resize(c.end[k], 1);
+    std::copy(c.obs[L].begin(), c.obs[L].end(), c.end[k].input(0));
+    critic_.forward(packed_end_[k].data(), c.end[k], 0, 1);
+    return critic_.output(c.end[k], 0, 0);
+  };
   const bool tc = options_.actor_target_critic;
   c.critic = 0;
-  S end = critic_output(c.obs[L], 0, tc);
+  S end = end_output(0);
   if (!critic2_w_.empty())
-    if (const S v2 = critic_output(c.obs[L], 1, tc); double_critic_value(end, v2) != end) end = v2, c.critic = 1;
+    if (const S v2 = end_output(1); double_critic_value(end, v2) != end) end = v2, c.critic = 1;
   const std::vector<S>& vw = c.critic == 1 ? (tc ? target2_w_ : critic2_w_) : (tc ? target_w_ : critic_w_);
   c.end_value = c.done ? S(0) : end;
   value += discount * value_scale_ * c.end_value;
   c.value = share * value;
+  lap(c.time.end_value);
   if (!backward) return Status::ok();
   // backward: the terminal value's input (none after a termination), then each frame, last first
   c.d_w.assign(w.size(), S(0));
   c.d_log_std.assign(log_std_.size(), S(0));
-  std::vector<S> scratch(critic_w_.size(), S(0));
-  critic_.backward(vw.data(), c.obs[L], {c.done ? S(0) : share * discount * value_scale_}, scratch.data(), d_obs);
+  const S d_end = c.done ? S(0) : share * discount * value_scale_;
+  critic_.backward_samples(vw.data(), c.end[c.critic], &d_end, 0, 1, d_obs.data());
+  lap(c.time.end_value);
   auto to_raw = [&](const std::vector<S>& d) {
     d_raw = d;
     if (!norm_inv_std_.empty())
@@ -341,12 +381,14 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
   env.begin_backward(e);
   to_raw(d_obs);
   env.add_observation_adjoint(e, d_raw);
+  lap(c.time.observe);
   c.blowup.clear();
   const int start = c.start;
   for (int t = L - 1; t >= 0; --t) {
     discount /= g;
     Status st = env.backward_step(e, share * discount, d_action);
     if (!st) return st;
+    lap(c.time.sim_backward);
     // the first frame, going back, whose action adjoint is not finite names the blow-up
     if (c.blowup.empty())
       for (S x : d_action)
@@ -358,9 +400,11 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
     // action = mean + std eps: the mean takes d_action, log std takes d_action std eps
     for (std::size_t k = 0; k < log_std_.size(); ++k)
       c.d_log_std[k] += d_action[k] * std::exp(log_std_[k]) * c.eps[t][k];
-    env.mlp().backward(w.data(), c.obs[t], d_action, c.d_w.data(), d_obs);
+    net.backward(w.data(), c.actor, d_action.data(), t, t + 1, c.d_w.data(), d_obs.data());
+    lap(c.time.policy_backward);
     to_raw(d_obs);
     env.add_observation_adjoint(e, d_raw);
+    lap(c.time.observe);
   }
   if (c.blowup.empty())
     for (S x : c.d_w)
@@ -369,6 +413,7 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
                    std::to_string(start + L - 1) + ": the policy gradient is not finite";
         break;
       }
+  lap(c.time.policy_backward);
   return Status::ok();
 }
 
@@ -378,9 +423,19 @@ Status BatchShacTrainerT<S>::run_windows(const std::vector<S>& w, bool backward)
   for (int i = begin; i < end; ++i)
     if (env_->terminated(i - begin) || env_->frame(i - begin) + window_frames() > env_->horizon())
       env_->reset(i - begin, &rngs_[i]);
-  const int threads = options_.thread_count;
-#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads()) if (threads != 1)
+  // the window's networks, packed once for every copy
+  const bool tc = options_.actor_target_critic;
+  env_->mlp().pack(w.data(), packed_w_);
+  critic_.pack((tc ? target_w_ : critic_w_).data(), packed_end_[0]);
+  if (!critic2_w_.empty()) critic_.pack((tc ? target2_w_ : critic2_w_).data(), packed_end_[1]);
+  // copies one at a time to whichever thread is free (their windows differ in length where
+  // episodes end): each copy computes the same bits on any thread
+  const int threads = team_size(options_.thread_count);
+  const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int i = begin; i < end; ++i) copies_[i].status = run_copy(i, w, backward);
+  rollout_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  rollout_threads_ = std::min(threads, std::max(end - begin, 1));
   if (Status st = gather_copies(backward); !st) return st;
   for (int i = 0; i < n; ++i)
     if (!copies_[i].status)
@@ -417,6 +472,12 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
   if (!st) return st;
   BatchShacStats stats;
   stats.iteration = iteration_;
+  ShacWindowTimes& time = stats.time;
+  for (int i = mine_.begin; i < mine_.end; ++i) time += copies_[i].time;
+  time.rollout = rollout_;
+  time.idle = std::max(0.0, rollout_threads_ * rollout_ - (time.sim_forward + time.sim_backward + time.policy_forward +
+                                                           time.policy_backward + time.observe + time.end_value));
+  Lap lap;
   std::vector<S> g(w_.size(), S(0));
   double cost_sum = 0;
   long long frames = 0;
@@ -468,7 +529,9 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
     actor_opt_.step(options_, theta, g);
     std::copy(theta.begin(), theta.begin() + long(nw), w_.begin());
     std::copy(theta.begin() + long(nw), theta.end(), log_std_.begin());
+    lap(time.actor_step);
     fit_critic(stats);
+    lap.t = std::chrono::steady_clock::now();
   }
   stats.skipped_windows = skipped_;
   adapt_horizon(stats);
@@ -482,6 +545,7 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
       norm_inv_std_[k] = S(1.0 / std::max(stats_.stddev(int(k)), 1e-4));
   }
   for (int i = 0; i < env_->env_count(); ++i) env_->clear_tape(i);
+  lap(time.statistics);
   sim_steps_ += frames * env_->substeps();
   stats.sim_steps = sim_steps_;
   ++iteration_;
@@ -493,15 +557,40 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
 template <class S>
 void BatchShacTrainerT<S>::fit_critic(BatchShacStats& stats) {
   const S g = S(options_.gamma), lam = S(options_.lambda), inv_scale = S(1) / value_scale_;
-  // TD(lambda) targets with the target critic, in critic units (mean frame cost)
+  const int threads = team_size(options_.thread_count), no = critic_.input_size();
+  Lap lap;
+  // TD(lambda) targets with the target critic(s), in critic units (mean frame cost): every
+  // window's states after its first frame through the target critic(s) in one batch
+  typename MlpT<S>::Batch& batch = fit_batch_;
+  std::vector<int> first;  // the copy's first sample in the batch
+  int count = 0;
+  for (const Copy& c : copies_) first.push_back(count), count += c.frames;
+  const bool two = !critic2_w_.empty();
+  std::vector<S> v0(static_cast<std::size_t>(count)), v1(two ? static_cast<std::size_t>(count) : 0);
+  critic_.resize(batch, count);
+  for (std::size_t i = 0; i < copies_.size(); ++i)
+    for (int t = 1; t <= copies_[i].frames; ++t)
+      std::copy(copies_[i].obs[t].begin(), copies_[i].obs[t].end(), batch.input(first[i] + t - 1));
+  for (int k = 0; k < (two ? 2 : 1); ++k) {
+    critic_.pack((k == 0 ? target_w_ : target2_w_).data(), packed_fit_);
+    std::vector<S>& v = k == 0 ? v0 : v1;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+    for (int q = 0; q < count; ++q) {
+      critic_.forward(packed_fit_.data(), batch, q, q + 1);
+      v[std::size_t(q)] = critic_.output(batch, q, 0);
+    }
+  }
   std::vector<const std::vector<S>*> xs;
-  std::vector<S> ys, out;
-  std::vector<S> v, target;
-  for (const Copy& c : copies_) {
+  std::vector<S> ys, v, target;
+  for (std::size_t i = 0; i < copies_.size(); ++i) {
+    const Copy& c = copies_[i];
     // a terminated episode's last state is worth nothing
     const int L = c.frames;
     v.assign(std::size_t(L + 1), S(0));
-    for (int t = 1; t <= L; ++t) v[t] = value(c.obs[t], true);
+    for (int t = 1; t <= L; ++t) {
+      const std::size_t q = std::size_t(first[i] + t - 1);
+      v[t] = value_scale_ * (two ? double_critic_value(v0[q], v1[q]) : v0[q]);
+    }
     if (c.done) v[L] = S(0);
     td_lambda_targets(c.cost, v, L, g, lam, target);
     for (int t = 0; t < L; ++t) {
@@ -509,25 +598,38 @@ void BatchShacTrainerT<S>::fit_critic(BatchShacStats& stats) {
       ys.push_back(target[t] * inv_scale);
     }
   }
+  lap(stats.time.critic_targets);
   const int m = int(xs.size()), batches = std::min(options_.critic_minibatches, m), size = m / batches;
   std::vector<int> order(static_cast<std::size_t>(m));
   for (int k = 0; k < m; ++k) order[k] = k;
-  std::vector<S> grad, d_in;
-  // one minibatch step of a critic on the samples order[b size, (b + 1) size); its mean squared error
+  std::vector<S> grad, err(static_cast<std::size_t>(size)), d_out(static_cast<std::size_t>(size));
+  critic_.resize(batch, size);
+  const int rows = critic_.row_count();
+  // one minibatch step of a critic on the samples order[b size, (b + 1) size); its mean squared
+  // error. The samples run on the threads, then the gradient's rows (each summed in sample order)
   auto fit = [&](std::vector<S>& cw, Adam& opt, int b) {
     grad.assign(cw.size(), S(0));
-    double loss = 0;
-    for (int q = b * size; q < (b + 1) * size; ++q) {
-      critic_.forward(cw.data(), *xs[order[q]], out);
-      S e = out[0] - ys[order[q]];
-      loss += double(e * e) / size;
-      critic_.backward(cw.data(), *xs[order[q]], {S(2) * e / S(size)}, grad.data(), d_in);
+    critic_.pack(cw.data(), packed_fit_);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+#pragma omp for schedule(static)
+      for (int j = 0; j < size; ++j) {
+        const std::vector<S>& x = *xs[order[b * size + j]];
+        std::copy(x.begin(), x.begin() + no, batch.input(j));
+        critic_.forward(packed_fit_.data(), batch, j, j + 1);
+        err[j] = critic_.output(batch, j, 0) - ys[order[b * size + j]];
+        d_out[j] = S(2) * err[j] / S(size);
+        critic_.backward_samples(cw.data(), batch, &d_out[j], j, j + 1, nullptr);
+      }
+#pragma omp for schedule(dynamic, 4)
+      for (int r = 0; r < rows; ++r) critic_.accumulate(batch, 0, size, r, r + 1, grad.data());
     }
+    double loss = 0;
+    for (int j = 0; j < size; ++j) loss += double(err[j] * err[j]) / size;
     opt.step(options_, cw, grad);
     return loss;
   };
   // AHAC's second critic fits the same targets on the same minibatches; the loss shown is their mean
-  const bool two = !critic2_w_.empty();
   for (int pass = 0; pass < options_.critic_passes; ++pass) {
     for (int k = m - 1; k > 0; --k) std::swap(order[k], order[int(rng_() % std::uint64_t(k + 1))]);
     for (int b = 0; b < batches; ++b) {
@@ -538,6 +640,7 @@ void BatchShacTrainerT<S>::fit_critic(BatchShacStats& stats) {
   const S a = S(options_.target_alpha);
   for (std::size_t k = 0; k < target_w_.size(); ++k) target_w_[k] = a * target_w_[k] + (S(1) - a) * critic_w_[k];
   for (std::size_t k = 0; k < target2_w_.size(); ++k) target2_w_[k] = a * target2_w_[k] + (S(1) - a) * critic2_w_[k];
+  lap(stats.time.critic_fit);
 }
 
 template <class S>
@@ -592,13 +695,19 @@ void BatchShacTrainerT<S>::adapt_horizon(BatchShacStats& stats) {
 template <class S>
 Result<S> BatchShacTrainerT<S>::evaluate(const std::function<void(int t, const PolicyEnvT<S>& env)>& observe) {
   PolicyEnvT<S>& env = *eval_;
+  const MlpT<S>& net = env.mlp();
   env.reset(0, nullptr);
-  std::vector<S> raw, obs, action;
+  std::vector<S> raw, obs, action(static_cast<std::size_t>(net.output_size())), packed;
+  net.pack(w_.data(), packed);
+  typename MlpT<S>::Batch b;
+  net.resize(b, 1);
   S sum = S(0);
   for (int t = 0; t < env.horizon(); ++t) {
     env.observe(0, raw);
     normalize(raw, obs);
-    env.mlp().forward(w_.data(), obs, action);
+    std::copy(obs.begin(), obs.end(), b.input(0));
+    net.forward(packed.data(), b, 0, 1);
+    for (std::size_t k = 0; k < action.size(); ++k) action[k] = net.output(b, 0, int(k));
     Result<S> c = env.step(0, action);
     if (!c) return Status::error("SHAC evaluation: " + c.status().message());
     env.clear_tape(0);

@@ -184,6 +184,26 @@ template <class S>
 void td_lambda_targets(const std::vector<S>& cost, const std::vector<S>& value, int frames, S gamma, S lambda,
                        std::vector<S>& target);
 
+// where a window's time went [s of wall time]: the copies' parts are summed over the copies,
+// which run on several threads at once; idle is the threads' time in the rollout that no copy
+// used (waiting at its end for the last copy); the rest runs on the calling thread, its
+// parallel parts (the critic's batches) on the trainer's threads
+struct ShacWindowTimes {
+  double rollout = 0;          // every copy's window, forward and backward (wall)
+  double sim_forward = 0;      // the env's steps: the simulator, the frame costs, terminations
+  double sim_backward = 0;     // their adjoints: the costs' seeds and the simulator's adjoint
+  double policy_forward = 0;   // the actor network and the exploration noise
+  double policy_backward = 0;  // the actor network's backward pass
+  double observe = 0;          // observations, their normalization and their adjoints
+  double end_value = 0;        // the critic's value at the windows' ends and its input gradient
+  double idle = 0;             // threads x rollout minus the copies' parts
+  double actor_step = 0;       // the copies' gradients summed, clipped, Adam
+  double critic_targets = 0;   // TD(lambda) targets through the target critic(s)
+  double critic_fit = 0;       // the critics' minibatch steps and the targets' update
+  double statistics = 0;       // the observations' running statistics
+  ShacWindowTimes& operator+=(const ShacWindowTimes& o);
+};
+
 struct BatchShacStats {
   int iteration = 0;        // windows trained so far (0-based)
   double actor_loss = 0;    // J before the step
@@ -205,6 +225,7 @@ struct BatchShacStats {
   int contact_cut = 0;
   double contact_mean = 0;
   double horizon = 0, dual = 0;
+  ShacWindowTimes time;  // where the window's time went
 };
 
 template <class S>
@@ -284,6 +305,9 @@ class BatchShacTrainerT {
     std::vector<S> contact;           // AHAC: each frame's contact measure [N], (frames)
     int critic = 0;                   // the critic whose value bootstrapped the window's end
     Status status;
+    typename MlpT<S>::Batch actor;   // the policy network's values of each frame, (window)
+    typename MlpT<S>::Batch end[2];  // the critics' values at the window's end
+    ShacWindowTimes time;            // this copy's share of the window's time
   };
   Status run_windows(const std::vector<S>& w, bool backward);
   Status run_copy(int i, const std::vector<S>& w, bool backward);
@@ -298,6 +322,12 @@ class BatchShacTrainerT {
   BatchShacOptions options_;
   std::unique_ptr<PolicyEnvT<S>> env_, eval_;
   MlpT<S> critic_;
+  // a window's networks in the forward pass's layout (MlpT::pack): the policy, the critics that
+  // bootstrap the windows' ends; the critic fit's batches
+  std::vector<S> packed_w_, packed_end_[2], packed_fit_;
+  typename MlpT<S>::Batch fit_batch_;
+  double rollout_ = 0;       // the last window's rollout [s of wall time]
+  int rollout_threads_ = 1;  // and the threads that ran it
   std::vector<S> w_, critic_w_, target_w_;
   std::vector<S> critic2_w_, target2_w_;  // AHAC's second critic (empty without)
   std::vector<S> log_std_;                // learned_std: one per action (else empty)
