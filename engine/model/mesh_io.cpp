@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <set>
+#include <map>
 #include <sstream>
 
 #include "engine/model/builder.h"
@@ -104,11 +104,14 @@ Result<TriMesh<S>> load_stl(const std::string& path) {
 
 // a Collada file as assimp 5.2 (Debian 12) can read it without crashing or running away: its
 // reader loops without end on a non-number in an index list (allocating until memory runs
-// out), and reads through a null pointer for an array without its count or a reference to
-// an id that is not there. So the file is checked first: well-formed XML, every "#id"
-// reference (url, source) to an element that exists, number lists of numbers (indices of
-// whole numbers), every array with a count that matches what it holds; errors name the file,
-// the line and the element
+// out), reads through a null pointer for an array without its count or a reference to an id
+// that is not there, and reserves memory for whatever a count attribute says (a Name_array of
+// count="50000000" in a 2 kB file takes 1.6 GB). So the file is checked first: well-formed XML,
+// every "#id" reference (url, source) to an element that exists, no count past the file's
+// length in bytes (each counted item is written in the file), number lists of numbers (indices
+// of whole numbers), every array (<float_array>, <Name_array>, ...) with a count that matches
+// what it holds, every accessor inside its array; errors name the file, the line and the
+// element
 namespace {
 
 std::size_t count_words(const char* text) {
@@ -145,7 +148,10 @@ Status check_collada_primitives(const tinyxml2::XMLElement* e, const std::string
     const tinyxml2::XMLElement* vc = e->FirstChildElement("vcount");
     std::istringstream in(vc && vc->GetText() ? vc->GetText() : "");
     std::size_t entries = 0, corners = 0;
-    for (unsigned long long v; in >> v; ++entries) corners += std::size_t(std::min(v, 1ull << 20));
+    for (unsigned long long v; in >> v; ++entries) {
+      if (v > (1ull << 20)) return bad("has a <vcount> entry of " + std::to_string(v) + " corners");
+      corners += std::size_t(v);
+    }
     if (entries != count)
       return bad("has count=\"" + std::to_string(count) + "\" but its <vcount> lists " + std::to_string(entries));
     want = corners * stride;
@@ -158,6 +164,28 @@ Status check_collada_primitives(const tinyxml2::XMLElement* e, const std::string
   return Status::ok();
 }
 
+// an <accessor> reads inside the array it names: offset + count * stride values at most
+template <class Bad>
+Status check_collada_accessor(const tinyxml2::XMLElement* e, const std::string& tag,
+                              const std::map<std::string, const tinyxml2::XMLElement*>& ids, const Bad& bad) {
+  if (tag != "accessor") return Status::ok();
+  const char* src = e->Attribute("source");
+  const auto it = src && src[0] == '#' ? ids.find(src + 1) : ids.end();
+  if (it == ids.end()) return bad("needs a source=\"#id\" naming its array");
+  unsigned count = 0, stride = 1, offset = 0, size = 0;
+  if (e->QueryUnsignedAttribute("count", &count) != tinyxml2::XML_SUCCESS) return bad("needs a count");
+  if (e->Attribute("stride") && e->QueryUnsignedAttribute("stride", &stride) != tinyxml2::XML_SUCCESS)
+    return bad("has a stride that is not a whole number");
+  if (e->Attribute("offset") && e->QueryUnsignedAttribute("offset", &offset) != tinyxml2::XML_SUCCESS)
+    return bad("has an offset that is not a whole number");
+  if (it->second->QueryUnsignedAttribute("count", &size) != tinyxml2::XML_SUCCESS)
+    return bad("names <" + std::string(it->second->Name()) + " id=\"" + it->first + "\">, which has no count");
+  if (std::uint64_t(offset) + std::uint64_t(count) * stride > size)
+    return bad("reads " + std::to_string(count) + " items of stride " + std::to_string(stride) + " from offset " +
+               std::to_string(offset) + ", past the " + std::to_string(size) + " values of \"" + it->first + "\"");
+  return Status::ok();
+}
+
 Status check_collada(const std::string& path) {
   tinyxml2::XMLDocument doc;
   if (doc.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS)
@@ -165,14 +193,16 @@ Status check_collada(const std::string& path) {
                          ": not well-formed XML (" + (doc.ErrorStr() ? doc.ErrorStr() : "unknown error") + ")");
   std::vector<const tinyxml2::XMLElement*> all, todo;
   if (doc.RootElement()) todo.push_back(doc.RootElement());
-  std::set<std::string> ids;
+  std::map<std::string, const tinyxml2::XMLElement*> ids;
   while (!todo.empty()) {
     const tinyxml2::XMLElement* e = todo.back();
     todo.pop_back();
     all.push_back(e);
-    if (const char* id = e->Attribute("id")) ids.insert(id);
+    if (const char* id = e->Attribute("id")) ids.emplace(id, e);
     for (const tinyxml2::XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) todo.push_back(c);
   }
+  std::error_code ec;
+  const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
   for (const tinyxml2::XMLElement* e : all) {
     const std::string tag = e->Name();
     auto bad = [&](const std::string& why) {
@@ -181,20 +211,31 @@ Status check_collada(const std::string& path) {
     for (const char* ref : {"url", "source"})
       if (const char* r = e->Attribute(ref); r && r[0] == '#' && !ids.count(r + 1))
         return bad(std::string(ref) + "=\"" + r + "\" names no element");
+    if (const char* c = e->Attribute("count")) {
+      unsigned count = 0;
+      if (e->QueryUnsignedAttribute("count", &count) != tinyxml2::XML_SUCCESS)
+        return bad("has count=\"" + std::string(c) + "\", not a whole number");
+      if (ec || count > bytes)
+        return bad("has count=\"" + std::string(c) + "\", more items than a file of " + std::to_string(bytes) +
+                   " bytes can list");
+    }
     if (Status st = check_collada_primitives(e, tag, bad); !st) return st;
+    if (Status st = check_collada_accessor(e, tag, ids, bad); !st) return st;
+    const bool array = tag.size() > 6 && tag.compare(tag.size() - 6, 6, "_array") == 0;
+    const bool names = tag == "Name_array" || tag == "IDREF_array" || tag == "SIDREF_array";
     const bool index = tag == "p" || tag == "vcount" || tag == "h" || tag == "int_array";
-    const bool array = tag == "float_array" || tag == "int_array";
     if (!index && !array) continue;
-    const char* allowed = index ? "0123456789 \t\r\n" : "0123456789.eE+- \t\r\n";
     const char* text = e->GetText() ? e->GetText() : "";
-    if (std::strspn(text, allowed) != std::strlen(text))
+    const char* allowed = index ? "0123456789 \t\r\n" : "0123456789.eE+- \t\r\n";
+    if (!names && std::strspn(text, allowed) != std::strlen(text))
       return bad(index ? "holds something other than whole numbers (indices)" : "holds something other than numbers");
     if (!array) continue;
     unsigned count = 0;
     if (e->QueryUnsignedAttribute("count", &count) != tinyxml2::XML_SUCCESS) return bad("needs a count");
     const std::size_t n = count_words(text);
     if (n != count)
-      return bad("has count=\"" + std::to_string(count) + "\" but holds " + std::to_string(n) + " numbers");
+      return bad("has count=\"" + std::to_string(count) + "\" but holds " + std::to_string(n) +
+                 (names ? " names" : " values"));
   }
   return Status::ok();
 }

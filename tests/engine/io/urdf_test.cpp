@@ -283,6 +283,33 @@ TEST_CASE("urdf: mesh errors name the link, the geometry element and the file", 
   }
 }
 
+TEST_CASE("mesh files: a Collada count past what the file can hold is refused before assimp reserves it",
+          "[rigid][mesh][dae]") {
+  const std::string data = ADJ_TEST_DATA;
+  // a Name_array of count 50 million in a 2 kB file (assimp would reserve 1.6 GB)
+  const std::string path = data + "/fuzz/mesh_dae/name_array_count_reserves.dae";
+  auto m = load_mesh<double>(path);
+  REQUIRE_FALSE(m.is_ok());
+  INFO(m.status().message());
+  CHECK(m.status().message().find(path) != std::string::npos);
+  CHECK(m.status().message().find("<Name_array> has count=\"50000000\", more items than a file of") !=
+        std::string::npos);
+  // an accessor reading past its array: 9 items of stride 3 from 24 values
+  std::ifstream in(data + "/meshes/box_cm.dae");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t at = text.find("count=\"8\" stride=\"3\"");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 9, "count=\"9\"");
+  const std::string past = (std::filesystem::temp_directory_path() / "adj_accessor_past.dae").string();
+  std::ofstream(past) << text;
+  auto p = load_mesh<double>(past);
+  REQUIRE_FALSE(p.is_ok());
+  INFO(p.status().message());
+  CHECK(p.status().message().find("<accessor> reads 9 items of stride 3 from offset 0, past the 24 values") !=
+        std::string::npos);
+  std::filesystem::remove(past);
+}
+
 TEST_CASE("mesh files: Collada through assimp, in metres by its <unit>, placed by its nodes, up axis as written",
           "[rigid][mesh][dae]") {
   const std::string data = ADJ_TEST_DATA;
