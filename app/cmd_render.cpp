@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <glm/glm.hpp>
@@ -17,6 +18,7 @@
 #include "app/image_io.h"
 #include "app/offscreen.h"
 #include "app/recorder.h"
+#include "app/run_checkpoint.h"
 #include "app/scene_view.h"
 #include "engine/cuda/cuda.h"
 #include "engine/cuda/cuda_rollout.h"
@@ -89,7 +91,8 @@ bool parse_camera(const std::string& text, RenderOptions& o, std::string* error)
 int run_render(const RenderOptions& opt) {
   RenderOptions o = opt;
   const bool still = is_still(o.out);
-  if (o.frames < 0) o.frames = still ? 0 : 120;
+  const bool policy = !o.policy.empty();
+  if (o.frames < 0 && !policy) o.frames = still ? 0 : 120;
   if (!still) {
     std::string notice;
     even_size(video_format(o.out), o.width, o.height, &notice);
@@ -113,6 +116,26 @@ int run_render(const RenderOptions& opt) {
   if (!cs) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), cs.status().message().c_str()), 1;
   for (const std::string& w : cs->warnings) std::fprintf(stderr, "%s: warning: %s\n", o.scene_path.c_str(), w.c_str());
 
+  // --policy: the checkpoint's evaluation episode, drawn frame by frame instead of simulated
+  PolicyEpisode episode;
+  if (policy) {
+    if (cuda) return std::fprintf(stderr, "adjoint render: --policy needs --backend cpu (the evaluation's)\n"), 1;
+    auto p = read_policy_checkpoint(o.policy);
+    auto e = p ? evaluate_policy_checkpoint(*p, *doc, *cs) : Result<PolicyEpisode>(p.status());
+    if (!e) return std::fprintf(stderr, "adjoint render: --policy: %s\n", e.status().message().c_str()), 1;
+    episode = std::move(*e);
+    std::printf(
+        "%s / %s: the %s policy of %s after %d windows: evaluation return %.17g over %d frames (eval cost %.9g)\n",
+        doc->name.c_str(), p->task.c_str(), p->method == "ahac" ? "AHAC" : "SHAC", p->ck.file.c_str(), p->trained,
+        episode.eval_return, episode.length, episode.eval_cost);
+    const int last = still ? episode.length : episode.length / o.stride + 1;  // frames the episode has
+    if (o.frames > last)
+      std::printf("note: --frames %d is past the episode's end: %d %s\n", o.frames, last,
+                  still ? "(the still shows its last frame)" : "video frames");
+    if (o.frames < 0 || o.frames > last) o.frames = last;
+    o.follow = true;
+  }
+
   // simulation: one video frame advances 1/fps seconds = `per_frame` scene frames
   const Model& model = cs->model;
   Solver solver({.substeps = cs->substeps});
@@ -120,7 +143,8 @@ int run_render(const RenderOptions& opt) {
   Control control = model.make_hold_control();  // PD actuators hold the initial pose
   Contacts contacts;
   int per_frame = still ? 1 : std::max(1, int(std::lround(1.0 / (o.fps * double(cs->frame_dt)))));
-  if (!still && std::abs(per_frame * double(cs->frame_dt) * o.fps - 1.0) > 1e-3)
+  if (policy && !still) per_frame = o.stride;  // episode frames per video frame
+  if (!policy && !still && std::abs(per_frame * double(cs->frame_dt) * o.fps - 1.0) > 1e-3)
     std::printf("note: the scene's dt %.5g s does not divide 1/%d s; each video frame advances %d steps (%.4g s)\n",
                 double(cs->frame_dt), o.fps, per_frame, per_frame * double(cs->frame_dt));
   int sim_frame = 0;
@@ -170,16 +194,22 @@ int run_render(const RenderOptions& opt) {
     }
     return st;
   };
+  if (policy) a = episode.states[0];
   StateLog log(doc->name, cs->frame_dt, cs->substeps, model.particle_count(), cs->has_robots());
   if (!o.states.empty()) log.add(0, a);
   auto advance = [&](int steps) -> bool {
     for (int k = 0; k < steps; ++k, ++sim_frame) {
-      Status st = cuda ? cuda_step() : solver.step(model, a, b, control, cs->frame_dt, &contacts);
-      if (!st) {
-        std::fprintf(stderr, "%s: frame %d: %s\n", o.scene_path.c_str(), sim_frame, st.message().c_str());
-        return false;
+      if (policy) {
+        if (sim_frame == episode.length) break;  // the episode's last frame stays in view
+        a = episode.states[size_t(sim_frame + 1)];
+      } else {
+        Status st = cuda ? cuda_step() : solver.step(model, a, b, control, cs->frame_dt, &contacts);
+        if (!st) {
+          std::fprintf(stderr, "%s: frame %d: %s\n", o.scene_path.c_str(), sim_frame, st.message().c_str());
+          return false;
+        }
+        if (!cuda) std::swap(a, b);
       }
-      if (!cuda) std::swap(a, b);
       if (!o.states.empty()) {
         if (cuda && !host_state_needed && !(device_sim->synchronize() && device_sim->download_state(0, a))) {
           std::fprintf(stderr, "%s: frame %d: cannot download the state\n", o.scene_path.c_str(), sim_frame);
@@ -310,6 +340,7 @@ int run_render(const RenderOptions& opt) {
     auto draw = [&](const render::Camera& camera) { gpu.frame(build, camera); };
     // the camera the user asked for, or one that frames the scene
     auto camera_for = [&](const State& st) {
+      if (cs->has_robots()) view.set_robot_state(st);
       render::Camera c = view.fit_camera(st, gpu.aspect());
       if (o.camera.size() >= 2) {
         c.yaw = float(o.camera[0] * glm::pi<double>() / 180.0);
@@ -322,6 +353,22 @@ int run_render(const RenderOptions& opt) {
       if (o.camera.size() == 6) c.target = glm::vec3(float(o.camera[3]), float(o.camera[4]), float(o.camera[5]));
       return c;
     };
+    // --follow: the camera keeps its view and slides with the robot's root body over the
+    // ground (its height kept, so the horizon stays put)
+    std::optional<glm::vec3> root0;
+    if (o.follow && cs->has_robots()) {
+      view.set_robot_state(a);
+      root0 = view.robot_root();
+    }
+    if (o.follow && !root0) std::printf("note: --follow: the scene has no robot to follow; the camera stays\n");
+    auto followed = [&](render::Camera c, const State& st) {
+      if (!root0) return c;
+      view.set_robot_state(st);
+      glm::vec3 d = view.robot_root().value_or(*root0) - *root0;
+      d[c.z_up ? 2 : 1] = 0.0f;
+      c.target += d;
+      return c;
+    };
     auto validation_failed = [&]() {
       if (gpu.validation_errors() == 0) return false;
       std::fprintf(stderr, "adjoint: %d Vulkan validation error(s)\n", gpu.validation_errors());
@@ -329,6 +376,7 @@ int run_render(const RenderOptions& opt) {
     };
 
     if (still) {
+      const render::Camera first = camera_for(a);  // what a followed still starts from
       if (!advance(o.frames)) return 1;
       // the camera frames the state drawn, on every backend (a device-resident rollout's
       // host copy is otherwise left at frame 0)
@@ -336,7 +384,7 @@ int run_render(const RenderOptions& opt) {
         std::fprintf(stderr, "%s: frame %d: cannot download the state\n", o.scene_path.c_str(), sim_frame);
         return 1;
       }
-      draw(camera_for(a));
+      draw(root0 ? followed(first, a) : camera_for(a));
       auto cap = gpu.take_capture();
       std::string err;
       if (!cap || !write_png(o.out, cap->width, cap->height, cap->rgba, &err))
@@ -347,7 +395,8 @@ int run_render(const RenderOptions& opt) {
       return validation_failed() ? 3 : 0;
     }
 
-    // video: a fixed camera framing the first state, one capture per frame, encoded aside
+    // video: a camera framing the first state (fixed, or following the robot), one capture per
+    // frame, encoded aside
     auto rec = Recorder::open({o.out, o.width, o.height, o.fps, o.ffmpeg});
     if (!rec) return std::fprintf(stderr, "%s\n", rec.status().message().c_str()), 1;
     render::Camera camera = camera_for(a);
@@ -357,7 +406,7 @@ int run_render(const RenderOptions& opt) {
     for (int f = 0; f < o.frames && ok; ++f) {
       if (f > 0) ok = advance(per_frame);
       if (!ok) break;
-      draw(camera);
+      draw(followed(camera, a));
       while (ok && gpu.pop_capture(cap)) ok = (*rec)->push(std::move(cap));
     }
     gpu.finish_captures();

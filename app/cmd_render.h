@@ -1,6 +1,8 @@
 #pragma once
 // `adjoint render SCENE --out still.png | demo.mp4 | frames/%05d.png`: simulate a scene
-// headless and render a still or a video (fixed simulation time per video frame).
+// headless and render a still or a video (fixed simulation time per video frame); with
+// --policy DIR, the evaluation episode of a SHAC or AHAC checkpoint instead (app/run_checkpoint.h),
+// `stride` episode frames per video frame, the camera following the robot.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,15 +12,15 @@ namespace adj::app {
 struct RenderOptions {
   std::string scene_path;
   std::string out = "still.png";
-  int frames = -1;             // still: frames simulated first (0); video: frames (120)
-  int fps = 60;                // video frame rate; each video frame advances 1/fps s
+  int frames = -1;  // still: frames simulated first (0); video: frames (120)
+  int fps = 60;     // video frame rate; each video frame advances 1/fps s
   uint32_t width = 1280, height = 720;
   bool validation = false;
-  bool contacts = false;       // overlay contact points and forces
-  bool velocities = false;     // overlay velocity arrows
+  bool contacts = false;    // overlay contact points and forces
+  bool velocities = false;  // overlay velocity arrows
   bool wireframe = false;
-  bool gradients = false;      // arrows of the first task's dLoss/d(initial velocity) per particle
-  bool ghosts = false;         // fading trails of each moving object's centre of mass
+  bool gradients = false;  // arrows of the first task's dLoss/d(initial velocity) per particle
+  bool ghosts = false;     // fading trails of each moving object's centre of mass
   // camera: yaw, pitch [deg], then optionally distance [m] and the target x, y, z [m];
   // empty = frame the scene
   std::vector<double> camera;
@@ -31,6 +33,13 @@ struct RenderOptions {
   // Vulkan buffers; cuda only)
   std::string data_path = "auto";
   std::string states;  // also write every simulated frame's state as JSON (app/state_log.h)
+  // a SHAC/AHAC run's checkpoint folder (DIR/checkpoint.adjck): render its evaluation episode;
+  // frames then counts video frames of `stride` episode frames each (default: the whole
+  // episode), a still shows frame `frames` (default: the last)
+  std::string policy;
+  int stride = 1;
+  // the camera's target follows the robot's root body over the ground (on with --policy)
+  bool follow = false;
 };
 
 // "contacts,velocities,gradients,ghosts,wireframe" -> the flags; false with a message

@@ -297,6 +297,12 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "host", "mapped", "staging", "interop"}))
       ->capture_default_str();
   ren_cmd->add_option("--states", ren.states, "Also write every simulated frame's state as JSON");
+  ren_cmd->add_option("--policy", ren.policy,
+                      "A SHAC/AHAC checkpoint folder: render its evaluation episode (deterministic policy)");
+  ren_cmd->add_option("--stride", ren.stride, "With --policy: episode frames per video frame")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  ren_cmd->add_flag("--follow", ren.follow, "The camera follows the robot (on with --policy)");
   ren_cmd->add_flag("--validation", ren.validation, "Vulkan validation layer on; any error fails (exit 3)");
 
   CLI::App* bench_cmd = app.add_subcommand("bench", "Benchmarks, printed as tables");

@@ -2,6 +2,9 @@
 
 #include <filesystem>
 
+#include "engine/optim/shac_task.h"
+#include "engine/optim/task.h"
+
 namespace adj::app {
 
 namespace {
@@ -71,6 +74,59 @@ Status write_run_checkpoint(const std::string& dir, const nlohmann::json& identi
   std::filesystem::create_directories(dir, ec);
   if (ec) return Status::error(dir + ": cannot create the checkpoint folder: " + ec.message());
   return optim::write_checkpoint(ck, file_in(dir));
+}
+
+Result<PolicyCheckpoint> read_policy_checkpoint(const std::string& dir) {
+  const std::string file = file_in(dir);
+  auto ck = optim::read_checkpoint(file);
+  if (!ck) return ck.status();
+  PolicyCheckpoint p;
+  const nlohmann::json& h = ck->header;
+  const nlohmann::json run = h.contains("run") && h["run"].is_object() ? h["run"] : nlohmann::json::object();
+  p.method = run.value("method", "");
+  if ((p.method != "shac" && p.method != "ahac") || !h.contains("shac") || !h["shac"].is_object())
+    return ck->error("not a SHAC or AHAC run's checkpoint (its run's method is " +
+                     (p.method.empty() ? std::string("missing") : "\"" + p.method + "\"") +
+                     "): only a policy trained by SHAC or AHAC is read here");
+  try {
+    p.scene = run.at("scene").get<std::string>();
+    p.task = run.at("task").get<std::string>();
+    p.windows = run.at("windows").get<int>();
+    p.seed = run.at("seed").get<std::uint64_t>();
+    p.trained = h["shac"].at("iteration").get<int>();
+    p.copies = h["shac"].at("copies").get<int>();
+  } catch (const nlohmann::json::exception& e) {
+    return ck->error(std::string("the header's run identity: ") + e.what());
+  }
+  p.ck = std::move(*ck);
+  return p;
+}
+
+Result<PolicyEpisode> evaluate_policy_checkpoint(const PolicyCheckpoint& p, const scene::Scene& doc,
+                                                 const scene::CompiledScene& cs, int threads) {
+  if (Status st = p.ck.expect_run("scene", doc.name); !st) return st;
+  const scene::Task* task = doc.find_task(p.task);
+  if (!task || task->name != p.task)
+    return p.ck.error("the checkpoint is of task \"" + p.task + "\", which scene \"" + doc.name + "\" does not have");
+  // the trainer as `adjoint optimize` made it (app/cmd_shac.cpp), then the checkpoint's state
+  auto made = optim::make_task(cs, *task, {.thread_count = threads});
+  if (!made) return made.status();
+  auto shac = optim::make_shac_trainer(
+      **made,
+      {.envs = p.copies, .windows = p.windows, .seed = p.seed, .thread_count = threads, .ahac = p.method == "ahac"});
+  if (!shac) return shac.status();
+  if (Status st = shac->load(p.ck); !st) return st;
+  PolicyEpisode e;
+  auto keep = [&](int, const optim::PolicyEnvT<float>& env) {
+    if (e.states.empty()) e.states.push_back(env.episode(0).start);
+    e.states.push_back(env.state(0));
+  };
+  auto cost = shac->evaluate(keep);
+  if (!cost) return cost.status();
+  e.length = int(e.states.size()) - 1;
+  e.eval_cost = double(*cost);
+  e.eval_return = -double(*cost) * task->horizon;  // as the run's rows print it
+  return e;
 }
 
 }  // namespace adj::app

@@ -620,6 +620,14 @@ void SceneView::highlight_selection(render::DrawList& l) {
   l.lines.push_back(line);
 }
 
+std::optional<glm::vec3> SceneView::robot_root() const {
+  if (!cs_.has_robots() || cs_.model.rigid.body_count() == 0 || robot_state_.joint_q.size() != cs_.model.joint_q.size())
+    return std::nullopt;
+  std::vector<float> joints(size_t(cs_.model.rigid.body_count()) * kRigidJointFloats);
+  rigid_vis_joints(cs_.model.rigid, robot_state_, joints.data());
+  return glm::vec3(joints[6], joints[7], joints[8]);  // body 0's centre of mass (as bounds() reads it)
+}
+
 void SceneView::bounds(const State& state, glm::vec3& lo, glm::vec3& hi) const {
   lo = static_lo_;
   hi = static_hi_;

@@ -5,6 +5,7 @@
 // arrays; owns their storage so the list stays valid until the next build().
 #include <glm/glm.hpp>
 
+#include <optional>
 #include <vector>
 
 #include "engine/model/model.h"
@@ -72,6 +73,10 @@ class SceneView {
       robot_contacts_ = {};
   }
   void set_robot_highlight(int body) { robot_highlight_ = body; }
+
+  // the first robot's root body's centre of mass in the robot state set above [m] (none: no
+  // robot); `adjoint render --follow` keeps the camera on it
+  std::optional<glm::vec3> robot_root() const;
 
   // the scene's extent (particles of the given state, colliders, targets)
   void bounds(const State& state, glm::vec3& lo, glm::vec3& hi) const;

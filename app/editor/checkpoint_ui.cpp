@@ -8,7 +8,7 @@
 #include <string>
 
 #include "app/editor/editor.h"
-#include "engine/optim/checkpoint.h"
+#include "app/run_checkpoint.h"
 
 namespace adj::editor {
 
@@ -21,26 +21,16 @@ void Editor::save_checkpoint(const std::string& dir) {
 }
 
 bool Editor::continue_from_checkpoint(const std::string& dir) {
-  const std::string file = (std::filesystem::path(dir) / "checkpoint.adjck").string();
-  auto ck = optim::read_checkpoint(file);
-  if (!ck) {
-    message(Severity::error, "Continue from checkpoint: " + ck.status().message());
+  auto p = app::read_policy_checkpoint(dir);  // the run's identity (what `adjoint optimize` wrote)
+  if (!p) {
+    message(Severity::error, "Continue from checkpoint: " + p.status().message());
     return false;
   }
-  // the run's identity (what `adjoint optimize` wrote) and the trainer's copies
-  const nlohmann::json& h = ck->header;
-  const std::string method = h.contains("run") ? h["run"].value("method", "") : "";
-  const bool shac = (method == "shac" || method == "ahac") && h.contains("shac");
-  if (!shac) {
-    message(Severity::error, "Continue from checkpoint: " + file + " is not a SHAC or AHAC run's checkpoint");
-    return false;
-  }
-  const nlohmann::json& run = h["run"];
-  const std::string task = run.value("task", "");
+  const std::string& task = p->task;
   const int i = find_task(task);
   if (i < 0) {
-    message(Severity::error, "Continue from checkpoint: " + file + " is of task \"" + task + "\", which scene \"" +
-                                 doc.scene().name + "\" does not have");
+    message(Severity::error, "Continue from checkpoint: " + p->ck.file + " is of task \"" + task +
+                                 "\", which scene \"" + doc.scene().name + "\" does not have");
     return false;
   }
   if (!doc.scene().tasks[size_t(i)].has_policy) {
@@ -49,10 +39,10 @@ bool Editor::continue_from_checkpoint(const std::string& dir) {
   }
   task_index = i;
   OptMethod& m = task_methods[task];
-  m.shac = true, m.pods = false, m.ahac = method == "ahac";
-  m.envs = h["shac"].value("copies", m.envs);
-  m.seed = run.value("seed", std::uint64_t(0));
-  opt_iterations = run.value("windows", 0);
+  m.shac = true, m.pods = false, m.ahac = p->method == "ahac";
+  m.envs = p->copies;
+  m.seed = p->seed;
+  opt_iterations = p->windows;
   OptMethod resumed = m;
   resumed.resume = dir;
   start_optimization(task, opt_iterations, record_optimization, resumed);
