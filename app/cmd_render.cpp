@@ -356,6 +356,7 @@ int run_render(const RenderOptions& opt) {
     // --follow: the camera keeps its view and slides with the robot's root body over the
     // ground (its height kept, so the horizon stays put)
     std::optional<glm::vec3> root0;
+    glm::vec3 shift(0.0f);  // the camera's last shift [m]
     if (o.follow && cs->has_robots()) {
       view.set_robot_state(a);
       root0 = view.robot_root();
@@ -367,7 +368,12 @@ int run_render(const RenderOptions& opt) {
       glm::vec3 d = view.robot_root().value_or(*root0) - *root0;
       d[c.z_up ? 2 : 1] = 0.0f;
       c.target += d;
+      shift = d;
       return c;
+    };
+    auto print_followed = [&]() {
+      if (root0)
+        std::printf("the camera followed the robot's root by (%.6g, %.6g, %.6g) m\n", shift.x, shift.y, shift.z);
     };
     auto validation_failed = [&]() {
       if (gpu.validation_errors() == 0) return false;
@@ -391,6 +397,7 @@ int run_render(const RenderOptions& opt) {
         return std::fprintf(stderr, "adjoint: %s\n", err.empty() ? "no frame" : err.c_str()), 1;
       std::printf("%s: frame %d rendered to %s (%ux%u)\n", doc->name.c_str(), o.frames, o.out.c_str(), cap->width,
                   cap->height);
+      print_followed();
       if (!write_states()) return 1;
       return validation_failed() ? 3 : 0;
     }
@@ -421,6 +428,7 @@ int run_render(const RenderOptions& opt) {
     std::printf("%s: %d frames %ux%u at %d fps written to %s in %.2f s (%.1f frames/s)\n", doc->name.c_str(),
                 (*rec)->frames_written(), o.width, o.height, o.fps, o.out.c_str(), secs,
                 secs > 0 ? (*rec)->frames_written() / secs : 0.0);
+    print_followed();
     if (!write_states()) return 1;
     return validation_failed() ? 3 : 0;
   } catch (const render::Error& e) {

@@ -2,8 +2,8 @@
 # render_policy.sh ADJOINT PNG_PROBE SCENES_DIR OUTDIR: a short SHAC run on the Ant writes its
 # checkpoint; `adjoint render --policy` of it replays the evaluation episode the run evaluated
 # after its last window: the same return (bit for bit, against the --log), states that the
-# policy drove (not those of the passive Ant), the robot in view at the last frame with the
-# camera following; a checkpoint of another scene, or no checkpoint, is refused by name
+# policy drove (not those of the passive Ant), the camera sliding with the robot and the robot
+# in view at the last frame; a checkpoint of another scene, or no checkpoint, is refused by name
 set -u
 adjoint=$1 probe=$2 scenes=$3 out=$4/render_policy
 ant=$scenes/locomotion/ant.json
@@ -45,6 +45,12 @@ alone = max(abs(a - b) for a, b in zip(root[-1], passive[-1]["joint_q"][:3]))
 print(f"root {root[0]} -> {root[-1]}: moved {moved:.4f} m, {alone:.4f} m from the passive Ant's")
 assert frames[0]["joint_q"] == passive[0]["joint_q"], "frame 0 is not the task's nominal start"
 assert moved > 0.01 and alone > 0.01, "the root does not move as the policy drives it"
+# the camera slid with the root over the ground: the Ant's file is z-up, the scene y-up (the
+# object turned -90 deg about x), so the world's (x, z) are the file's (x, -y)
+shift = [float(v) for v in re.search(r"followed the robot's root by \((\S+), (\S+), (\S+)\) m", text).groups()]
+want = [root[-1][0] - root[0][0], 0.0, -(root[-1][1] - root[0][1])]
+print(f"camera shift {shift}, root's horizontal displacement {want}")
+assert all(abs(a - b) < 1e-4 for a, b in zip(shift, want)), "the camera did not follow the robot"
 PY
 # the camera follows: the Ant (blue) is in the middle of the last frame as of the first, in another pose
 for f in first last; do
