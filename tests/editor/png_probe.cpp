@@ -11,12 +11,8 @@
 //   png_probe no-colour A.png X0 Y0 X1 Y1 R G B TOL MAX_FRACTION
 //       at most MAX_FRACTION of them are (a colour that must be absent; a missing or
 //       unreadable image fails, as in every mode)
-//   png_probe same-place A.png B.png R G B TOL MAX_PX
-//       the pixels within TOL of (R, G, B) have their centroid in both images, at most MAX_PX
-//       apart (an object that a following camera keeps in place on screen)
 #include <stb_image.h>
 
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -87,26 +83,6 @@ int main(int argc, char** argv) {
     std::printf("png_probe: %ld of %ld pixels near (%d,%d,%d) (%.4f)\n", hit, total, want[0], want[1], want[2], frac);
     if (mode == "no-colour") return frac <= std::atof(argv[11]) ? 0 : 1;
     return frac >= std::atof(argv[11]) ? 0 : 1;
-  }
-  if (mode == "same-place" && argc == 9) {
-    Image img[2];
-    if (!img[0].load(argv[2]) || !img[1].load(argv[3])) return 1;
-    unsigned char want[3] = {(unsigned char)std::atoi(argv[4]), (unsigned char)std::atoi(argv[5]),
-                             (unsigned char)std::atoi(argv[6])};
-    const int tol = std::atoi(argv[7]);
-    double c[2][2] = {};
-    for (int k = 0; k < 2; ++k) {
-      long hit = 0;
-      for (int y = 0; y < img[k].h; ++y)
-        for (int x = 0; x < img[k].w; ++x)
-          if (channel_diff(img[k].at(x, y), want) <= tol) c[k][0] += x, c[k][1] += y, ++hit;
-      if (hit == 0) return std::fprintf(stderr, "png_probe: no pixel near the colour in %s\n", argv[2 + k]), 1;
-      c[k][0] /= double(hit), c[k][1] /= double(hit);
-    }
-    const double d = std::hypot(c[1][0] - c[0][0], c[1][1] - c[0][1]);
-    std::printf("png_probe: the colour's centroid (%.1f, %.1f) -> (%.1f, %.1f): %.1f px apart\n", c[0][0], c[0][1],
-                c[1][0], c[1][1], d);
-    return d <= std::atof(argv[8]) ? 0 : 1;
   }
   std::fprintf(stderr, "png_probe: bad arguments (see png_probe.cpp)\n");
   return 2;
