@@ -39,6 +39,27 @@ bool is_still(const std::string& out) {
          out.size() > 4 && out.compare(out.size() - 4, 4, ".png") == 0;
 }
 
+// --policy: the checkpoint's evaluation episode, its return and length printed; o.frames
+// becomes the episode's frames unless given (and is held to them), and the camera follows
+Result<PolicyEpisode> policy_episode(RenderOptions& o, bool still, const scene::Scene& doc,
+                                     const scene::CompiledScene& cs) {
+  auto p = read_policy_checkpoint(o.policy);
+  if (!p) return p.status();
+  auto e = evaluate_policy_checkpoint(*p, doc, cs);
+  if (!e) return e.status();
+  std::printf(
+      "%s / %s: the %s policy of %s after %d windows: evaluation return %.17g over %d frames (eval cost %.9g)\n",
+      doc.name.c_str(), p->task.c_str(), p->method == "ahac" ? "AHAC" : "SHAC", p->ck.file.c_str(), p->trained,
+      e->eval_return, e->length, e->eval_cost);
+  const int last = still ? e->length : e->length / o.stride + 1;  // frames the episode has
+  if (o.frames > last)
+    std::printf("note: --frames %d is past the episode's end: %d %s\n", o.frames, last,
+                still ? "(the still shows its last frame)" : "video frames");
+  if (o.frames < 0 || o.frames > last) o.frames = last;
+  o.follow = true;
+  return e;
+}
+
 }  // namespace
 
 bool parse_overlays(const std::string& list, RenderOptions& o, std::string* error) {
@@ -120,20 +141,11 @@ int run_render(const RenderOptions& opt) {
   PolicyEpisode episode;
   if (policy) {
     if (cuda) return std::fprintf(stderr, "adjoint render: --policy needs --backend cpu (the evaluation's)\n"), 1;
-    auto p = read_policy_checkpoint(o.policy);
-    auto e = p ? evaluate_policy_checkpoint(*p, *doc, *cs) : Result<PolicyEpisode>(p.status());
+    auto e = policy_episode(o, still, *doc, *cs);
     if (!e) return std::fprintf(stderr, "adjoint render: --policy: %s\n", e.status().message().c_str()), 1;
     episode = std::move(*e);
-    std::printf(
-        "%s / %s: the %s policy of %s after %d windows: evaluation return %.17g over %d frames (eval cost %.9g)\n",
-        doc->name.c_str(), p->task.c_str(), p->method == "ahac" ? "AHAC" : "SHAC", p->ck.file.c_str(), p->trained,
-        episode.eval_return, episode.length, episode.eval_cost);
-    const int last = still ? episode.length : episode.length / o.stride + 1;  // frames the episode has
-    if (o.frames > last)
-      std::printf("note: --frames %d is past the episode's end: %d %s\n", o.frames, last,
-                  still ? "(the still shows its last frame)" : "video frames");
-    if (o.frames < 0 || o.frames > last) o.frames = last;
-    o.follow = true;
+  } else if (o.stride != 1) {
+    return std::fprintf(stderr, "adjoint render: --stride needs --policy (a simulated video advances 1/fps s)\n"), 1;
   }
 
   // simulation: one video frame advances 1/fps seconds = `per_frame` scene frames
