@@ -41,16 +41,18 @@ bool is_still(const std::string& out) {
 
 // --policy: the checkpoint's evaluation episode, its return and length printed; o.frames
 // becomes the episode's frames unless given (and is held to them), and the camera follows
-Result<PolicyEpisode> policy_episode(RenderOptions& o, bool still, const scene::Scene& doc,
-                                     const scene::CompiledScene& cs) {
+Result<PolicyEpisode> policy_episode(RenderOptions& o, bool still, const scene::Scene& doc) {
   auto p = read_policy_checkpoint(o.policy);
   if (!p) return p.status();
-  auto e = evaluate_policy_checkpoint(*p, doc, cs);
+  auto e = evaluate_policy_checkpoint(*p, doc, std::filesystem::path(o.scene_path).parent_path().string());
   if (!e) return e.status();
-  std::printf(
-      "%s / %s: the %s policy of %s after %d windows: evaluation return %.17g over %d frames (eval cost %.9g)\n",
-      doc.name.c_str(), p->task.c_str(), p->method == "ahac" ? "AHAC" : "SHAC", p->ck.file.c_str(), p->trained,
-      e->eval_return, e->length, e->eval_cost);
+  const bool ppo = p->method == "ppo";
+  std::printf("%s / %s: the %s policy of %s after %d %s: evaluation return %.17g over %d frames (eval cost %.17g)\n",
+              doc.name.c_str(), p->task.c_str(),
+              ppo                   ? "PPO"
+              : p->method == "ahac" ? "AHAC"
+                                    : "SHAC",
+              p->ck.file.c_str(), p->trained, ppo ? "iterations" : "windows", e->eval_return, e->length, e->eval_cost);
   const int last = still ? e->length : e->length / o.stride + 1;  // frames the episode has
   if (o.frames > last)
     std::printf("note: --frames %d is past the episode's end: %d %s\n", o.frames, last,
@@ -141,7 +143,7 @@ int run_render(const RenderOptions& opt) {
   PolicyEpisode episode;
   if (policy) {
     if (cuda) return std::fprintf(stderr, "adjoint render: --policy needs --backend cpu (the evaluation's)\n"), 1;
-    auto e = policy_episode(o, still, *doc, *cs);
+    auto e = policy_episode(o, still, *doc);
     if (!e) return std::fprintf(stderr, "adjoint render: --policy: %s\n", e.status().message().c_str()), 1;
     episode = std::move(*e);
   } else if (o.stride != 1) {

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "engine/optim/ppo.h"
 #include "engine/optim/shac_task.h"
 #include "engine/optim/task.h"
 
@@ -84,17 +85,18 @@ Result<PolicyCheckpoint> read_policy_checkpoint(const std::string& dir) {
   const nlohmann::json& h = ck->header;
   const nlohmann::json run = h.contains("run") && h["run"].is_object() ? h["run"] : nlohmann::json::object();
   p.method = run.value("method", "");
-  if ((p.method != "shac" && p.method != "ahac") || !h.contains("shac") || !h["shac"].is_object())
-    return ck->error("not a SHAC or AHAC run's checkpoint (its run's method is " +
-                     (p.method.empty() ? std::string("missing") : "\"" + p.method + "\"") +
-                     "): only a policy trained by SHAC or AHAC is read here");
+  const std::string trainer = p.method == "ppo" ? "ppo" : "shac";  // the header's trainer state
+  if ((p.method != "shac" && p.method != "ahac" && p.method != "ppo") || !h.contains(trainer) ||
+      !h[trainer].is_object())
+    return ck->error("not a policy run's checkpoint (SHAC, AHAC or PPO): its run's method is " +
+                     (p.method.empty() ? std::string("missing") : "\"" + p.method + "\""));
   try {
     p.scene = run.at("scene").get<std::string>();
     p.task = run.at("task").get<std::string>();
-    p.windows = run.at("windows").get<int>();
+    p.iterations = run.at(p.method == "ppo" ? "iterations" : "windows").get<int>();
     p.seed = run.at("seed").get<std::uint64_t>();
-    p.trained = h["shac"].at("iteration").get<int>();
-    p.copies = h["shac"].at("copies").get<int>();
+    p.trained = h[trainer].at("iteration").get<int>();
+    p.copies = h[trainer].at("copies").get<int>();
   } catch (const nlohmann::json::exception& e) {
     return ck->error(std::string("the header's run identity: ") + e.what());
   }
@@ -102,30 +104,73 @@ Result<PolicyCheckpoint> read_policy_checkpoint(const std::string& dir) {
   return p;
 }
 
+namespace {
+
+// the episode's states, frame 0 (the start) first, in float (what the renderer draws)
+template <class S>
+void keep_frame(std::vector<State>& states, const optim::PolicyEnvT<S>& env) {
+  auto to_float = [](const StateT<S>& s) {
+    State f;
+    for (const vec3<S>& v : s.particle_q) f.particle_q.push_back({float(v.x), float(v.y), float(v.z)});
+    for (const vec3<S>& v : s.particle_qd) f.particle_qd.push_back({float(v.x), float(v.y), float(v.z)});
+    for (S v : s.joint_q) f.joint_q.push_back(float(v));
+    for (S v : s.joint_qd) f.joint_qd.push_back(float(v));
+    return f;
+  };
+  if (states.empty()) states.push_back(to_float(env.episode(0).start));
+  states.push_back(to_float(env.state(0)));
+}
+
+// a SHAC or AHAC run's trainer as `adjoint optimize` makes it (app/cmd_shac.cpp), loaded
+Result<double> evaluate_shac(const PolicyCheckpoint& p, const scene::Scene& doc, const scene::Task& task,
+                             const std::string& dir, int threads, std::vector<State>& states) {
+  auto cs = scene::compile<float>(doc, dir);
+  if (!cs) return cs.status();
+  auto made = optim::make_task(*cs, task, {.thread_count = threads});
+  if (!made) return made.status();
+  auto shac = optim::make_shac_trainer(
+      **made,
+      {.envs = p.copies, .windows = p.iterations, .seed = p.seed, .thread_count = threads, .ahac = p.method == "ahac"});
+  if (!shac) return shac.status();
+  if (Status st = shac->load(p.ck); !st) return st;
+  auto cost = shac->evaluate([&](int, const optim::PolicyEnvT<float>& env) { keep_frame(states, env); });
+  if (!cost) return cost.status();
+  return double(*cost);
+}
+
+// a PPO run's trainer as `adjoint optimize --method ppo` makes it (app/cmd_ppo.cpp), loaded
+Result<double> evaluate_ppo(const PolicyCheckpoint& p, const scene::Scene& doc, scene::Task task,
+                            const std::string& dir, int threads, std::vector<State>& states) {
+  auto cs = scene::compile<double>(doc, dir);
+  if (!cs) return cs.status();
+  task.seed = p.seed;
+  auto made = optim::make_task(*cs, task, {.thread_count = threads});
+  if (!made) return made.status();
+  optim::PpoOptions po;
+  po.seed = task.seed;
+  po.steps_per_env = p.ck.header["ppo"].value("steps_per_env", po.steps_per_env);
+  po.lr_anneal_steps = (long long)p.iterations * p.copies * po.steps_per_env * std::max(cs->substeps, 1);
+  auto ppo = optim::PpoTrainer::create(**made, po, optim::training_starts(task, p.copies));
+  if (!ppo) return ppo.status();
+  if (Status st = ppo->load(p.ck); !st) return st;
+  return ppo->evaluate([&](int, const optim::PolicyEnvT<double>& env) { keep_frame(states, env); });
+}
+
+}  // namespace
+
 Result<PolicyEpisode> evaluate_policy_checkpoint(const PolicyCheckpoint& p, const scene::Scene& doc,
-                                                 const scene::CompiledScene& cs, int threads) {
+                                                 const std::string& scene_dir, int threads) {
   if (Status st = p.ck.expect_run("scene", doc.name); !st) return st;
   const scene::Task* task = doc.find_task(p.task);
   if (!task || task->name != p.task)
     return p.ck.error("the checkpoint is of task \"" + p.task + "\", which scene \"" + doc.name + "\" does not have");
-  // the trainer as `adjoint optimize` made it (app/cmd_shac.cpp), then the checkpoint's state
-  auto made = optim::make_task(cs, *task, {.thread_count = threads});
-  if (!made) return made.status();
-  auto shac = optim::make_shac_trainer(
-      **made,
-      {.envs = p.copies, .windows = p.windows, .seed = p.seed, .thread_count = threads, .ahac = p.method == "ahac"});
-  if (!shac) return shac.status();
-  if (Status st = shac->load(p.ck); !st) return st;
   PolicyEpisode e;
-  auto keep = [&](int, const optim::PolicyEnvT<float>& env) {
-    if (e.states.empty()) e.states.push_back(env.episode(0).start);
-    e.states.push_back(env.state(0));
-  };
-  auto cost = shac->evaluate(keep);
+  auto cost = p.method == "ppo" ? evaluate_ppo(p, doc, *task, scene_dir, threads, e.states)
+                                : evaluate_shac(p, doc, *task, scene_dir, threads, e.states);
   if (!cost) return cost.status();
   e.length = int(e.states.size()) - 1;
-  e.eval_cost = double(*cost);
-  e.eval_return = -double(*cost) * task->horizon;  // as the run's rows print it
+  e.eval_cost = *cost;
+  e.eval_return = -*cost * task->horizon;  // as `adjoint optimize` prints it
   return e;
 }
 

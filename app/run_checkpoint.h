@@ -16,7 +16,6 @@
 #include "engine/dist/communicator.h"
 #include "engine/model/state.h"
 #include "engine/optim/checkpoint.h"
-#include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
 
 namespace adj::app {
@@ -47,34 +46,35 @@ Result<optim::Checkpoint> read_run_checkpoint(const std::string& dir, const nloh
 Status write_run_checkpoint(const std::string& dir, const nlohmann::json& identity, const RunTotals& totals,
                             optim::Checkpoint& ck, dist::Communicator& comm);
 
-// DIR/checkpoint.adjck as a SHAC or AHAC policy run's checkpoint (the editor's "Continue from
-// checkpoint..." and `adjoint render --policy` read it so): the header's run identity. Errors
-// name the file: unreadable, damaged, or a checkpoint of another method
+// DIR/checkpoint.adjck as a policy run's checkpoint (SHAC, AHAC or PPO; the editor's "Continue
+// from checkpoint..." and `adjoint render --policy` read it so): the header's run identity.
+// Errors name the file: unreadable, damaged, or a checkpoint of no policy run
 struct PolicyCheckpoint {
   optim::Checkpoint ck;
-  std::string method;  // "shac" or "ahac"
+  std::string method;  // "shac", "ahac" or "ppo"
   std::string scene;   // the scene's name (scene::Scene::name) and the task trained
   std::string task;
-  int windows = 0;  // the run's windows (the learning rates' decay) and the windows trained so far
-  int trained = 0;
-  int copies = 0;  // training copies
+  int iterations = 0;  // the run's windows (SHAC, AHAC) or iterations (PPO): the learning rates' schedule
+  int trained = 0;     // those trained so far
+  int copies = 0;      // training copies
   std::uint64_t seed = 0;
 };
 Result<PolicyCheckpoint> read_policy_checkpoint(const std::string& dir);
 
-// the evaluation episode `adjoint optimize --method shac|ahac` runs after the checkpoint's last
-// window (BatchShacTrainerT::evaluate: the policy's mean action, the normalizer's frozen
-// statistics, the task's nominal start, its horizon or an early termination), on a trainer made
-// as that run made it and loaded from the checkpoint: the same bits
+// the evaluation episode `adjoint optimize` runs after the checkpoint's last window or iteration
+// (BatchShacTrainerT::evaluate, PpoTrainer::evaluate: the policy's mean action, the observation
+// statistics as saved, the task's nominal start, its horizon or an earlier termination), on a
+// trainer made as that run made it from the scene (compiled from `doc` and its folder
+// `scene_dir`) and loaded from the checkpoint: the same bits
 struct PolicyEpisode {
   std::vector<State> states;  // frame 0 (the start) to the last frame, (length + 1)
   double eval_cost = 0;       // the mean frame cost over the horizon (the run's "eval cost")
-  double eval_return = 0;     // -eval_cost x horizon: the summed reward (the run's "eval return")
+  double eval_return = 0;     // -eval_cost x horizon: the summed reward (SHAC's "eval return")
   int length = 0;             // frames run: the horizon, or fewer where the episode terminated
 };
 // errors: a checkpoint of another scene or of a task the scene lacks (naming the file), one the
 // task's trainer refuses (another network shape, copies or window)
 Result<PolicyEpisode> evaluate_policy_checkpoint(const PolicyCheckpoint& p, const scene::Scene& doc,
-                                                 const scene::CompiledScene& cs, int threads = 0);
+                                                 const std::string& scene_dir, int threads = 0);
 
 }  // namespace adj::app

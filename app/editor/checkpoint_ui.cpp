@@ -26,6 +26,11 @@ bool Editor::continue_from_checkpoint(const std::string& dir) {
     message(Severity::error, "Continue from checkpoint: " + p.status().message());
     return false;
   }
+  if (p->method == "ppo") {
+    message(Severity::error, "Continue from checkpoint: " + p->ck.file +
+                                 " is a PPO run's checkpoint: the editor continues SHAC and AHAC runs");
+    return false;
+  }
   const std::string& task = p->task;
   const int i = find_task(task);
   if (i < 0) {
@@ -42,7 +47,7 @@ bool Editor::continue_from_checkpoint(const std::string& dir) {
   m.shac = true, m.pods = false, m.ahac = p->method == "ahac";
   m.envs = p->copies;
   m.seed = p->seed;
-  opt_iterations = p->windows;
+  opt_iterations = p->iterations;
   OptMethod resumed = m;
   resumed.resume = dir;
   start_optimization(task, opt_iterations, record_optimization, resumed);

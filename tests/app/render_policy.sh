@@ -3,7 +3,8 @@
 # checkpoint; `adjoint render --policy` of it replays the evaluation episode the run evaluated
 # after its last window: the same return (bit for bit, against the --log), states that the
 # policy drove (not those of the passive Ant), the camera sliding with the robot and the robot
-# in view at the last frame; a checkpoint of another scene, or no checkpoint, is refused by name
+# in view at the last frame; a PPO run's checkpoint replays its evaluation too (the cart-pole:
+# the same mean frame cost); a checkpoint of another scene, or none, is refused by name
 set -u
 adjoint=$1 probe=$2 scenes=$3 out=$4/render_policy
 ant=$scenes/locomotion/ant.json
@@ -57,6 +58,24 @@ for f in first last; do
   "$probe" colour "$out/$f.png" 110 50 210 130 70 150 230 40 0.05 || fail "no robot in the middle of $f.png"
 done
 "$probe" differ "$out/first.png" "$out/last.png" 0 0 320 180 0.02 || fail "the last frame looks like the first"
+
+# a PPO run's checkpoint (the cart-pole's swing-up): its evaluation episode, the same mean frame cost
+cartpole=$scenes/robot_cartpole.json
+"$adjoint" optimize "$cartpole" --task "swing up (policy)" --method ppo --envs 4 --seed 1 --iterations 3 \
+  --checkpoint-dir "$out/ppo" --log "$out/ppo_log.json" > "$out/ppo_train.txt" 2>&1 ||
+  fail "PPO training failed: $(cat "$out/ppo_train.txt")"
+"$adjoint" render "$cartpole" --policy "$out/ppo" --size 160x90 --out "$out/ppo.png" > "$out/ppo.txt" 2>&1 ||
+  fail "render --policy of PPO failed: $(cat "$out/ppo.txt")"
+cat "$out/ppo.txt"
+python3 - "$out" << 'PY' || fail "the PPO episode's cost differs"
+import json, re, sys
+out = sys.argv[1]
+m = re.search(r"PPO policy .* after 3 iterations: evaluation return \S+ over (\d+) frames \(eval cost (\S+)\)",
+              open(f"{out}/ppo.txt").read())
+logged = json.load(open(f"{out}/ppo_log.json"))["iterations"][-1]["eval_cost"]
+print(f"printed {float(m.group(2))!r}, logged {logged!r}")
+assert float(m.group(2)) == logged
+PY
 
 # refused: a checkpoint of another scene, a folder without one
 code() { "$@" > "$out/refused.txt" 2>&1; echo $?; }
