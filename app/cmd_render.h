@@ -1,7 +1,7 @@
 #pragma once
 // `adjoint render SCENE --out still.png | demo.mp4 | frames/%05d.png`: simulate a scene
 // headless and render a still or a video (fixed simulation time per video frame); with
-// --policy DIR, the evaluation episode of a SHAC or AHAC checkpoint instead (app/run_checkpoint.h),
+// --policy DIR, the evaluation episode of a SHAC, AHAC or PPO checkpoint instead (app/run_checkpoint.h),
 // `stride` episode frames per video frame, the camera following the robot.
 #include <cstdint>
 #include <string>
@@ -33,7 +33,7 @@ struct RenderOptions {
   // Vulkan buffers; cuda only)
   std::string data_path = "auto";
   std::string states;  // also write every simulated frame's state as JSON (app/state_log.h)
-  // a SHAC/AHAC run's checkpoint folder (DIR/checkpoint.adjck): render its evaluation episode;
+  // a SHAC, AHAC or PPO run's checkpoint folder (DIR/checkpoint.adjck): render its evaluation episode;
   // frames then counts video frames of `stride` episode frames each (default: the whole
   // episode), a still shows frame `frames` (default: the last)
   std::string policy;

@@ -298,7 +298,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   ren_cmd->add_option("--states", ren.states, "Also write every simulated frame's state as JSON");
   ren_cmd->add_option("--policy", ren.policy,
-                      "A SHAC/AHAC checkpoint folder: render its evaluation episode (deterministic policy)");
+                      "A SHAC/AHAC/PPO checkpoint folder: render its evaluation episode (deterministic policy)");
   ren_cmd->add_option("--stride", ren.stride, "With --policy: episode frames per video frame")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();

@@ -1,7 +1,7 @@
 // The command line's checkpoint folder for a training run (SHAC, PPO): DIR/checkpoint.adjck,
 // read by rank 0 and sent to every rank, written by rank 0; the run's identity (method, scene,
 // task, iterations, seed) checked on resume; the loop's running totals kept with the trainer's
-// state; a SHAC or AHAC policy's evaluation episode replayed from it (`adjoint render --policy`).
+// state; a SHAC, AHAC or PPO policy's evaluation episode replayed from it (`adjoint render --policy`).
 // The trainers' own state: engine/optim/checkpoint.h and their save()/load().
 #pragma once
 
