@@ -1,7 +1,7 @@
-// The Optimization panel's SHAC checkpoints: the run in the panel saved to a folder, or a
-// folder's run continued, in the format `adjoint optimize --checkpoint-dir` writes and
-// `--resume` reads (app/run_checkpoint.h), so a run goes from the command line to the editor
-// and back with the same bits as one run straight through.
+// The Optimization panel's checkpoints: the SHAC run in the panel saved to a folder, a folder's
+// run continued, or a policy checkpoint's evaluation episode replayed, in the format `adjoint
+// optimize --checkpoint-dir` writes and `--resume` reads (app/run_checkpoint.h), so a run goes from the command line to
+// the editor and back with the same bits as one run straight through.
 #include <imgui.h>
 
 #include <filesystem>
@@ -54,8 +54,16 @@ bool Editor::continue_from_checkpoint(const std::string& dir) {
   return true;
 }
 
-// beside Start: a SHAC run's checkpoint saved (while it runs, after the window under way) or a
-// saved run continued
+uint64_t Editor::evaluate_checkpoint(const std::string& dir) {
+  replay_request_ = checkpoint_replay_ = worker.replay_checkpoint(dir);
+  replay = {.active = true, .playing = true, .frame = 0, .carry = 0};
+  replay_loaded_ = -1;
+  worker.play(false);
+  return replay_request_;
+}
+
+// beside Start: a SHAC run's checkpoint saved (while it runs, after the window under way), a
+// saved run continued, or a policy checkpoint's evaluation episode replayed
 void Editor::draw_checkpoint_buttons(bool running) {
   ImGui::BeginDisabled(!snap.opt_shac);
   if (ImGui::Button("Save checkpoint")) show_dialog(FileDialog::checkpoint_save);
@@ -72,6 +80,15 @@ void Editor::draw_checkpoint_buttons(bool running) {
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("a SHAC run saved here or by adjoint optimize --checkpoint-dir, continued from where it stopped");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(running);
+  if (ImGui::Button("Evaluate checkpoint...")) show_dialog(FileDialog::checkpoint_evaluate);
+  ui_items.note("optimization/checkpoint-evaluate");
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip(
+        "a SHAC, AHAC or PPO run's checkpoint: its policy's evaluation episode (the mean action from the\n"
+        "task's start, as adjoint render --policy runs it), replayed here; Ctrl+R records it");
 }
 
 }  // namespace adj::editor

@@ -150,7 +150,16 @@ class Editor {
   void open_save_as();  // File > Save As, Ctrl+Shift+S
   // the file browsers (file_browser.h) of File > Open (Ctrl+O), Save As (open_save_as),
   // Import OBJ, Screenshots and recordings folder, Import URDF/MJCF
-  enum class FileDialog { open, save_as, import_obj, media, import_robot, checkpoint_save, checkpoint_load };
+  enum class FileDialog {
+    open,
+    save_as,
+    import_obj,
+    media,
+    import_robot,
+    checkpoint_save,
+    checkpoint_load,
+    checkpoint_evaluate
+  };
   void show_dialog(FileDialog d);
   // where Ctrl+P screenshots and Ctrl+R recordings go: the folder chosen (File >
   // Recordings folder), else the scene's folder, else $XDG_VIDEOS_DIR, else ~/Videos
@@ -236,6 +245,10 @@ class Editor {
   // panel, or continued there: its task, copies, seed and window count taken from the file
   void save_checkpoint(const std::string& dir);
   bool continue_from_checkpoint(const std::string& dir);
+  // a policy run's checkpoint (SHAC, AHAC or PPO) evaluated as `adjoint render --policy` does
+  // it and its episode replayed in the viewport (Ctrl+R records it); the outcome is a message.
+  // Returns the replay's request (Snapshot::replay.request once answered)
+  uint64_t evaluate_checkpoint(const std::string& dir);
   void draw_checkpoint_buttons(bool running);
   bool record_optimization = false;          // the Optimization panel's option next to Start
   bool record_optimization_pending = false;  // the viewer starts that recording this frame
@@ -435,8 +448,9 @@ class Editor {
   std::string cuda_why_;
   std::string last_backend_error_;
   std::string last_sim_error_, last_opt_error_;
-  uint64_t notes_run_ = 0;     // the optimization whose start notes were shown
-  int checkpoint_serial_ = 0;  // the last Save checkpoint outcome shown
+  uint64_t notes_run_ = 0;          // the optimization whose start notes were shown
+  int checkpoint_serial_ = 0;       // the last Save checkpoint outcome shown
+  uint64_t checkpoint_replay_ = 0;  // Worker::replay_checkpoint's request whose outcome is not shown yet
   bool recovery_offered_ = false, recovery_prompt_ = false;
   uint64_t autosaved_revision_ = 0;
   double last_autosave_s_ = -1;

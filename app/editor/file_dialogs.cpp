@@ -23,7 +23,8 @@ void Editor::draw_file_dialogs() {
                                          {"Screenshots and recordings folder", "media", "Choose"},
                                          {"Import URDF/MJCF", "import-robot", "Import"},
                                          {"Save SHAC checkpoint to folder", "checkpoint-save", "Save"},
-                                         {"Continue SHAC run from checkpoint folder", "checkpoint-load", "Continue"}};
+                                         {"Continue SHAC run from checkpoint folder", "checkpoint-load", "Continue"},
+                                         {"Evaluate policy checkpoint folder", "checkpoint-evaluate", "Evaluate"}};
   namespace fs = std::filesystem;
   if (dialog_request_ && !ImGui::IsPopupOpen(k_dialogs[int(*dialog_request_)].title)) {
     dialog_ = *std::exchange(dialog_request_, std::nullopt);
@@ -52,6 +53,7 @@ void Editor::draw_file_dialogs() {
         break;
       case FileDialog::checkpoint_save:
       case FileDialog::checkpoint_load:
+      case FileDialog::checkpoint_evaluate:
         browser_.reset(FileBrowser::Mode::folder, here, {});
         break;
     }
@@ -64,7 +66,8 @@ void Editor::draw_file_dialogs() {
     ImGui::EndPopup();
     return;
   }
-  if (dialog_ == FileDialog::checkpoint_save || dialog_ == FileDialog::checkpoint_load)
+  if (dialog_ == FileDialog::checkpoint_save || dialog_ == FileDialog::checkpoint_load ||
+      dialog_ == FileDialog::checkpoint_evaluate)
     ImGui::TextDisabled("the folder of checkpoint.adjck, as adjoint optimize --checkpoint-dir and --resume use it");
   if (dialog_ == FileDialog::media)
     ImGui::TextDisabled("Ctrl+P screenshots and Ctrl+R recordings go here (now: %s)", media_folder().c_str());
@@ -104,6 +107,9 @@ void Editor::draw_file_dialogs() {
         break;
       case FileDialog::checkpoint_load:
         continue_from_checkpoint(*chosen);
+        break;
+      case FileDialog::checkpoint_evaluate:
+        evaluate_checkpoint(*chosen);
         break;
     }
   } else if (cancel && dialog_ == FileDialog::save_as) {

@@ -660,7 +660,10 @@ void Editor::draw_simulation() {
     if (!snap.replay.error.empty()) {
       ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "replay: %s", snap.replay.error.c_str());
     } else if (replay_ready()) {
-      ImGui::Text("REPLAY of iteration %d (loss %.5g)", snap.replay.iteration, snap.replay.loss);
+      if (snap.replay.label.empty())
+        ImGui::Text("REPLAY of iteration %d (loss %.5g)", snap.replay.iteration, snap.replay.loss);
+      else
+        ImGui::TextWrapped("REPLAY of %s", snap.replay.label.c_str());
       if (ImGui::Button(replay.playing ? "Pause##replay" : "Play##replay", ImVec2(60, 0))) {
         if (!replay.playing && replay.frame >= snap.replay.frames - 1) replay.frame = 0;  // from the start again
         replay.playing = !replay.playing;
@@ -1133,6 +1136,13 @@ void Editor::report_worker_errors() {
   if (snap.opt_run != notes_run_ && !snap.opt_notes.empty()) {  // stored values a task could not start from
     notes_run_ = snap.opt_run;
     for (const std::string& n : snap.opt_notes) message(Severity::warning, snap.opt_task + ": " + n);
+  }
+  if (checkpoint_replay_ != 0 && snap.replay.request == checkpoint_replay_) {  // Evaluate checkpoint's outcome
+    checkpoint_replay_ = 0;
+    if (snap.replay.error.empty())
+      message(Severity::info, "Evaluate checkpoint: " + snap.replay.label);
+    else
+      message(Severity::error, "Evaluate checkpoint: " + snap.replay.error);
   }
   if (snap.checkpoint_serial != checkpoint_serial_) {  // Save checkpoint's outcome
     checkpoint_serial_ = snap.checkpoint_serial;

@@ -757,7 +757,8 @@ Status cmd_optimize_control(ScriptCall& c) {  // optimize-pause | optimize-resum
   return Status::ok();
 }
 
-// checkpoint-save DIR | checkpoint-load DIR: the checkpoint dialogs' Save and Continue with DIR
+// checkpoint-save DIR | checkpoint-load DIR | checkpoint-evaluate DIR: the checkpoint dialogs'
+// Save, Continue and Evaluate with DIR (evaluate: the replay paused at frame 0)
 Status cmd_checkpoint(ScriptCall& c) {
   if (Status st = c.need(1); !st) return st;
   if (c.w[0] == "checkpoint-save") {
@@ -773,6 +774,18 @@ Status cmd_checkpoint(ScriptCall& c) {
           "the checkpoint written");
     else
       c.wait_frames(2);
+    return Status::ok();
+  }
+  if (c.w[0] == "checkpoint-evaluate") {  // until the episode is ready to replay, or refused (a message)
+    const uint64_t request = c.e.evaluate_checkpoint(c.rest(1));
+    const size_t before = c.e.messages.size();
+    c.e.replay.playing = false;
+    c.wait_until(
+        [request, before](Editor& e) {
+          return e.snap.replay.request == request && e.messages.size() > before &&
+                 e.messages.back().text.find("Evaluate checkpoint:") != std::string::npos;
+        },
+        "the checkpoint's evaluation");
     return Status::ok();
   }
   c.e.continue_from_checkpoint(c.rest(1));  // refused: a message, as in the dialog
@@ -1018,8 +1031,11 @@ Status cmd_dialog(ScriptCall& c) {  // dialog open|save-as|import|media: as the 
     c.e.show_dialog(Editor::FileDialog::checkpoint_save);
   else if (c.w[1] == "checkpoint-load")
     c.e.show_dialog(Editor::FileDialog::checkpoint_load);
+  else if (c.w[1] == "checkpoint-evaluate")
+    c.e.show_dialog(Editor::FileDialog::checkpoint_evaluate);
   else
-    return Status::error("dialog: open, save-as, import, media, checkpoint-save or checkpoint-load");
+    return Status::error(
+        "dialog: open, save-as, import, media, checkpoint-save, checkpoint-load or checkpoint-evaluate");
   c.wait_frames(3);
   return Status::ok();
 }
@@ -1080,6 +1096,7 @@ const ScriptCommand k_optimization[] = {
     {"optimize-stop", cmd_optimize_control},
     {"checkpoint-save", cmd_checkpoint},
     {"checkpoint-load", cmd_checkpoint},
+    {"checkpoint-evaluate", cmd_checkpoint},
     {"optimize-param", cmd_optimize_param},
     {"loss-add", cmd_loss_add},
     {"loss-remove", cmd_loss_remove},

@@ -503,6 +503,30 @@ struct Worker::Impl {
     pub.replay = info;
   }
 
+  void replay_checkpoint(const std::string& dir, uint64_t request) {
+    ReplayInfo info;
+    info.request = request;
+    info.run = opt_run;
+    std::vector<State> frames;
+    auto p = app::read_policy_checkpoint(dir);
+    auto e = p ? app::evaluate_policy_checkpoint(*p, doc, base_dir) : Result<app::PolicyEpisode>(p.status());
+    if (e) {
+      frames = std::move(e->states);
+      info.task = p->task;
+      info.iteration = p->trained - 1;
+      info.loss = e->eval_cost;
+      char text[160];
+      std::snprintf(text, sizeof text, "evaluation return %.6g over %d frames", e->eval_return, e->length);
+      info.label = "the " + p->method + " policy of " + p->ck.file + ": " + text;
+    } else {
+      info.error = e.status().message();
+    }
+    info.frames = int(frames.size());
+    std::lock_guard lock(pub_mu);
+    replay_frames = std::move(frames);
+    pub.replay = info;
+  }
+
   void clear_optimization() {
     task.reset();
     shac.reset();
@@ -890,6 +914,12 @@ bool Worker::iteration_theta(int i, std::vector<float>& out) const {
 uint64_t Worker::replay(int iteration) {
   const uint64_t request = ++impl_->replay_requests;
   impl_->post([im = impl_.get(), iteration, request] { im->replay(iteration, request); });
+  return request;
+}
+
+uint64_t Worker::replay_checkpoint(const std::string& dir) {
+  const uint64_t request = ++impl_->replay_requests;
+  impl_->post([im = impl_.get(), dir, request] { im->replay_checkpoint(dir, request); });
   return request;
 }
 

@@ -59,6 +59,7 @@ struct ReplayInfo {
   double loss = 0;     // at its parameters
   int frames = 0;
   std::string error;  // why there is nothing to replay
+  std::string label;  // what is replayed when it is not an iteration (a checkpoint's evaluation)
 };
 
 struct Snapshot {
@@ -199,6 +200,10 @@ class Worker {
   // measured, another's evaluated again at its kept parameters; Snapshot::replay says when
   // it is ready (or why not), replay_state reads its frames
   uint64_t replay(int iteration);  // the request's number (ReplayInfo::request of its answer)
+  // the evaluation episode of the policy checkpoint in DIR (SHAC, AHAC or PPO, as `adjoint
+  // render --policy` runs it: app/run_checkpoint.h) for replay, the same way: ReplayInfo's
+  // label names it (and its return), loss is its mean frame cost; error: why not
+  uint64_t replay_checkpoint(const std::string& dir);
   bool replay_state(int frame, State& out) const;
   // a recorded frame of the simulation for the timeline (false if not recorded)
   bool recorded_state(int frame, State& out) const;

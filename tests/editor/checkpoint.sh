@@ -3,7 +3,8 @@
 # and the editor. The CLI trains the cartpole swing-up 20 windows straight through, and again
 # stopped after 7; the editor script continues that one to the end and saves it, and saves a
 # run of its own paused after a few windows, which the CLI resumes to the end. Both must end
-# with the straight run's weights, bit for bit (their fingerprints).
+# with the straight run's weights, bit for bit (their fingerprints). The editor also evaluates the
+# straight run's checkpoint: its replayed episode's return is the run's last evaluation.
 set -u
 adjoint=$1 script=$2 out=$3/checkpoint
 shift 3
@@ -19,7 +20,10 @@ want=$(fingerprint "$out/straight.txt")
 [ -n "$want" ] || fail "the straight run printed no fingerprint"
 shac --checkpoint-dir "$out/cli" --stop-after 7 > "$out/cli.txt" 2>&1 || fail "first part: $(cat "$out/cli.txt")"
 
-ADJ_CKPT=$out "$@" "$adjoint" --validation --no-vsync --size 1280x720 --script "$script" > "$out/editor.txt" 2>&1
+# the evaluation after the last window, as the run printed it (%.6g): the return the editor's replay reports
+ret=$(awk '$1 == 19 { print $6 }' "$out/straight.txt")
+[ -n "$ret" ] || fail "the straight run printed no row for window 19"
+ADJ_EVAL_RETURN=$ret ADJ_CKPT=$out "$@" "$adjoint" --validation --no-vsync --size 1280x720 --script "$script" > "$out/editor.txt" 2>&1
 rc=$?
 cat "$out/editor.txt"
 [ "$rc" -eq 0 ] || fail "the editor script exited $rc"
