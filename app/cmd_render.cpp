@@ -62,6 +62,37 @@ Result<PolicyEpisode> policy_episode(RenderOptions& o, bool still, const scene::
   return e;
 }
 
+// --follow: the camera keeps its view and slides with the robot's root body over the ground
+// (its height kept, so the horizon stays put); inactive without a robot
+class FollowCamera {
+ public:
+  FollowCamera(SceneView& view, const State& first, bool on) : view_(view) {
+    if (!on) return;
+    view_.set_robot_state(first);
+    root0_ = view_.robot_root();
+  }
+  bool active() const { return root0_.has_value(); }
+  // `c` moved by the root's displacement over the ground from the first state to `st`
+  render::Camera operator()(render::Camera c, const State& st) {
+    if (!root0_) return c;
+    view_.set_robot_state(st);
+    glm::vec3 d = view_.robot_root().value_or(*root0_) - *root0_;
+    d[c.z_up ? 2 : 1] = 0.0f;
+    c.target += d;
+    shift_ = d;
+    return c;
+  }
+  void print() const {
+    if (root0_)
+      std::printf("the camera followed the robot's root by (%.6g, %.6g, %.6g) m\n", shift_.x, shift_.y, shift_.z);
+  }
+
+ private:
+  SceneView& view_;
+  std::optional<glm::vec3> root0_;
+  glm::vec3 shift_{0.0f};  // the last shift [m]
+};
+
 }  // namespace
 
 bool parse_overlays(const std::string& list, RenderOptions& o, std::string* error) {
@@ -367,28 +398,9 @@ int run_render(const RenderOptions& opt) {
       if (o.camera.size() == 6) c.target = glm::vec3(float(o.camera[3]), float(o.camera[4]), float(o.camera[5]));
       return c;
     };
-    // --follow: the camera keeps its view and slides with the robot's root body over the
-    // ground (its height kept, so the horizon stays put)
-    std::optional<glm::vec3> root0;
-    glm::vec3 shift(0.0f);  // the camera's last shift [m]
-    if (o.follow && cs->has_robots()) {
-      view.set_robot_state(a);
-      root0 = view.robot_root();
-    }
-    if (o.follow && !root0) std::printf("note: --follow: the scene has no robot to follow; the camera stays\n");
-    auto followed = [&](render::Camera c, const State& st) {
-      if (!root0) return c;
-      view.set_robot_state(st);
-      glm::vec3 d = view.robot_root().value_or(*root0) - *root0;
-      d[c.z_up ? 2 : 1] = 0.0f;
-      c.target += d;
-      shift = d;
-      return c;
-    };
-    auto print_followed = [&]() {
-      if (root0)
-        std::printf("the camera followed the robot's root by (%.6g, %.6g, %.6g) m\n", shift.x, shift.y, shift.z);
-    };
+    FollowCamera follow(view, a, o.follow && cs->has_robots());
+    if (o.follow && !follow.active())
+      std::printf("note: --follow: the scene has no robot to follow; the camera stays\n");
     auto validation_failed = [&]() {
       if (gpu.validation_errors() == 0) return false;
       std::fprintf(stderr, "adjoint: %d Vulkan validation error(s)\n", gpu.validation_errors());
@@ -404,14 +416,14 @@ int run_render(const RenderOptions& opt) {
         std::fprintf(stderr, "%s: frame %d: cannot download the state\n", o.scene_path.c_str(), sim_frame);
         return 1;
       }
-      draw(root0 ? followed(first, a) : camera_for(a));
+      draw(follow.active() ? follow(first, a) : camera_for(a));
       auto cap = gpu.take_capture();
       std::string err;
       if (!cap || !write_png(o.out, cap->width, cap->height, cap->rgba, &err))
         return std::fprintf(stderr, "adjoint: %s\n", err.empty() ? "no frame" : err.c_str()), 1;
       std::printf("%s: frame %d rendered to %s (%ux%u)\n", doc->name.c_str(), o.frames, o.out.c_str(), cap->width,
                   cap->height);
-      print_followed();
+      follow.print();
       if (!write_states()) return 1;
       return validation_failed() ? 3 : 0;
     }
@@ -427,7 +439,7 @@ int run_render(const RenderOptions& opt) {
     for (int f = 0; f < o.frames && ok; ++f) {
       if (f > 0) ok = advance(per_frame);
       if (!ok) break;
-      draw(followed(camera, a));
+      draw(follow(camera, a));
       while (ok && gpu.pop_capture(cap)) ok = (*rec)->push(std::move(cap));
     }
     gpu.finish_captures();
@@ -442,7 +454,7 @@ int run_render(const RenderOptions& opt) {
     std::printf("%s: %d frames %ux%u at %d fps written to %s in %.2f s (%.1f frames/s)\n", doc->name.c_str(),
                 (*rec)->frames_written(), o.width, o.height, o.fps, o.out.c_str(), secs,
                 secs > 0 ? (*rec)->frames_written() / secs : 0.0);
-    print_followed();
+    follow.print();
     if (!write_states()) return 1;
     return validation_failed() ? 3 : 0;
   } catch (const render::Error& e) {
