@@ -105,6 +105,7 @@ void PolicyT<S>::observe_adjoint(const StateT<S>& s, const std::vector<S>& d, St
 
 template <class S>
 void PolicyT<S>::observe_adjoint(const std::vector<S>& d, StateT<S>& adj) const {
+  assert(!drives_bodies() && "a robot policy's observation adjoint reads the state");
   for (const ObsTermT<S>& o : terms_)
     if (o.row->adjoint) o.row->adjoint(*this, o, nullptr, d.data() + o.offset, adj, nullptr);
 }
