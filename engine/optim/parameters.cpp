@@ -28,14 +28,6 @@ Status element_bounds(const scene::ParamSpec& spec, const std::vector<std::strin
 
 using scene::ParamKind;
 
-const FieldInfo* field_of(scene::ParamKind k, FieldSide side) {
-#define ADJ_X(decl, kind, field, fside, ...) \
-  if (k == scene::ParamKind::kind && side == FieldSide::fside) return &k_fields[int(Field::field)];
-  ADJ_MODEL_FIELDS(ADJ_X)
-#undef ADJ_X
-  return nullptr;
-}
-
 std::pair<int, int> domain_range(const scene::ObjectRange& r, FieldDomain d) {
   switch (d) {
     case FieldDomain::particle:
@@ -503,6 +495,12 @@ bool task_names_robot(const scene::CompiledSceneT<S>& cs, const scene::Task& tas
   return false;
 }
 
+// whether the robots have a model field of the kind (the rows are the same for either scalar)
+static bool body_field(scene::ParamKind k) {
+  const ParamRowT<float>* r = param_row<float>(k, TermSide::bodies);
+  return r && r->field;
+}
+
 TaskSides split_task_impl(const scene::Task& task, bool robots, bool particles,
                           const std::function<bool(const std::string&)>& is_robot) {
   TaskSides s;
@@ -519,7 +517,7 @@ TaskSides split_task_impl(const scene::Task& task, bool robots, bool particles,
   auto robot_param = [&](const scene::ParamSpec& p) {
     if (!s.robots) return false;
     if (all || p.object.empty())
-      return all || p.kind == scene::ParamKind::policy || field_of(p.kind, FieldSide::robot) != nullptr;
+      return all || p.kind == scene::ParamKind::policy || body_field(p.kind);
     return is_robot(p.object);
   };
   auto robot_term = [&](const scene::LossTerm& l) {

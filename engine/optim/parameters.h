@@ -77,9 +77,6 @@ inline double entry_upper(const ParamBlock& b, int i) {
 Status element_bounds(const scene::ParamSpec& spec, const std::vector<std::string>& names, const std::string& where,
                       ParamBlock& b);
 
-// the model field a kind names on one side (particles or robots),
-// or null (the initial state, per-step inputs, policy weights, the other side's kinds)
-const FieldInfo* field_of(scene::ParamKind kind, FieldSide side);
 // an object's [begin, end) in a field domain's numbering (scene: [0, 1))
 std::pair<int, int> domain_range(const scene::ObjectRange& r, FieldDomain d);
 // b's elements for model field f of `obj` (null: a scene-wide field), its width, first_local and
