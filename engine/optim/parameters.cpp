@@ -28,14 +28,6 @@ Status element_bounds(const scene::ParamSpec& spec, const std::vector<std::strin
 
 using scene::ParamKind;
 
-const FieldInfo* field_of(scene::ParamKind k, FieldSide side) {
-#define ADJ_X(decl, kind, field, fside, ...) \
-  if (k == scene::ParamKind::kind && side == FieldSide::fside) return &k_fields[int(Field::field)];
-  ADJ_MODEL_FIELDS(ADJ_X)
-#undef ADJ_X
-  return nullptr;
-}
-
 std::pair<int, int> domain_range(const scene::ObjectRange& r, FieldDomain d) {
   switch (d) {
     case FieldDomain::particle:
@@ -112,6 +104,203 @@ template Status field_block(const FieldInfo&, const ModelT<float>&, const scene:
 template Status field_block(const FieldInfo&, const ModelT<double>&, const scene::ObjectRange*, const std::string&,
                             ParamBlock&);
 
+namespace {
+
+// a model field's block: its elements; masses and inertia scale together
+template <class S>
+Status create_field(const ParamBuildT<S>& b, ParamBlock& block) {
+  if (block.field->field == Field::gravity && b.cs.model.body_count() > 0)
+    return Status::error(b.where + ": the scene has robots, and their gravity has no gradient yet");
+  return field_block(*block.field, b.cs.model, b.object, b.where, block);
+}
+
+template <class S>
+void initial_field(const scene::CompiledSceneT<S>& cs, const ParamBlock& b, S* x) {
+  const FieldRef<S> f = model_field(cs.model, b.field->field);
+  for (int e = 0; e < b.elements; ++e)
+    for (int c = 0; c < b.width; ++c) x[b.width * e + c] = f.at(b.index[e], c);
+}
+
+template <class S>
+void apply_field(const ParamBlock& b, const S* x, const ParamTargetT<S>& to) {
+  const FieldRef<S> f = model_field(to.model, b.field->field);
+  for (int e = 0; e < b.elements; ++e) {
+    const int i = b.index[e];
+    for (int c = 0; c < b.width; ++c) f.at(i, c) = x[b.width * e + c];
+    if (b.field->field == Field::body_mass) {
+      // inertia scales with the mass (fixed geometry), as the solver's gradient assumes
+      S scale = x[b.width * e] / to.base_mass[i];
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) to.model.rigid.body_inertia[i].m[r][c] = to.base_inertia[i].m[r][c] * scale;
+    }
+  }
+}
+
+// a field the rollout kept no gradient of (the bodies' fields without body_param_grads) reads 0
+template <class S>
+void gather_field(const ParamBlock& b, const ParamGradsT<S>& from, S* g) {
+  const FieldRef<S> f = grad_field(from.model, b.field->field);
+  for (int e = 0; e < b.elements; ++e)
+    for (int c = 0; c < b.width; ++c) g[b.width * e + c] = f.count > b.index[e] ? f.at(b.index[e], c) : S(0);
+}
+
+// the particles' initial state and per-frame inputs: elements of [begin, end) of the object's
+// particles, actuated springs or tets
+template <class S>
+Status check_range(const ParamBuildT<S>& b, ParamBlock& block, int model_count, int object_begin) {
+  for (int i : block.index)
+    if (i >= model_count) return Status::error(b.where + ": the object's range lies outside the model (compile bug)");
+  block.first_local = block.index[0] - object_begin;
+  return Status::ok();
+}
+
+template <class S>
+Status create_particles(const ParamBuildT<S>& b, ParamBlock& block) {
+  const scene::ObjectRange& o = *b.object;
+  if (o.particle_end <= o.particle_begin) return Status::error(b.where + ": the object has no particles");
+  block.index = iota(o.particle_begin, o.particle_end);
+  block.width = 3;
+  return check_range(b, block, b.cs.model.particle_count(), o.particle_begin);
+}
+
+template <class S>
+Status create_springs(const ParamBuildT<S>& b, ParamBlock& block) {
+  const scene::ObjectRange& o = *b.object;
+  for (int s : b.cs.actuated_springs)
+    if (s >= o.spring_begin && s < o.spring_end) block.index.push_back(s);
+  if (block.index.empty()) return Status::error(b.where + ": the object has no actuated springs");
+  return check_range(b, block, b.cs.model.spring_count(), o.spring_begin);
+}
+
+template <class S>
+Status create_tets(const ParamBuildT<S>& b, ParamBlock& block) {
+  const scene::ObjectRange& o = *b.object;
+  if (o.tet_end <= o.tet_begin) return Status::error(b.where + ": the object has no tetrahedra");
+  block.index = iota(o.tet_begin, o.tet_end);
+  return check_range(b, block, b.cs.model.tet_count(), o.tet_begin);
+}
+
+template <class S>
+Status create_policy(const ParamBuildT<S>& b, ParamBlock& block) {
+  if (b.policy_size <= 0) return Status::error(b.where + ": the task has no policy (set has_policy and its layers)");
+  block.index = iota(0, b.policy_size);
+  if (b.object) block.first_local = -b.object->particle_begin;
+  return Status::ok();
+}
+
+template <class S, bool velocity>
+void initial_particles(const scene::CompiledSceneT<S>& cs, const ParamBlock& b, S* x) {
+  const Array<vec3<S>>& v = velocity ? cs.model.particle_qd : cs.model.particle_q;
+  for (int e = 0; e < b.elements; ++e)
+    for (int c = 0; c < 3; ++c) x[3 * e + c] = v[b.index[e]][c];
+}
+template <class S, bool velocity>
+void apply_particles(const ParamBlock& b, const S* x, const ParamTargetT<S>& to) {
+  Array<vec3<S>>& v = velocity ? to.init.particle_qd : to.init.particle_q;
+  for (int e = 0; e < b.elements; ++e) v[b.index[e]] = {x[3 * e], x[3 * e + 1], x[3 * e + 2]};
+}
+template <class S, bool velocity>
+void gather_particles(const ParamBlock& b, const ParamGradsT<S>& from, S* g) {
+  const Array<vec3<S>>& v = velocity ? from.initial.particle_qd : from.initial.particle_q;
+  for (int e = 0; e < b.elements; ++e) {
+    const vec3<S>& a = v[b.index[e]];
+    g[3 * e] = a.x, g[3 * e + 1] = a.y, g[3 * e + 2] = a.z;
+  }
+}
+
+template <class S>
+void apply_force(const ParamBlock& b, const S* x, const ParamTargetT<S>& to) {
+  for (int t = 0; t < b.steps; ++t)
+    for (int e = 0; e < b.elements; ++e) {
+      const S* v = x + (t * b.elements + e) * 3;
+      to.controls[t].particle_f[b.index[e]] = {v[0], v[1], v[2]};
+    }
+}
+template <class S>
+void gather_force(const ParamBlock& b, const ParamGradsT<S>& from, S* g) {
+  for (int t = 0; t < b.steps; ++t)
+    for (int e = 0; e < b.elements; ++e) {
+      const vec3<S>& a = from.controls[t].particle_f[b.index[e]];
+      S* v = g + (t * b.elements + e) * 3;
+      v[0] = a.x, v[1] = a.y, v[2] = a.z;
+    }
+}
+
+// per-frame activations of springs (tets: false) or tets
+template <class S, bool tets>
+void apply_activation(const ParamBlock& b, const S* x, const ParamTargetT<S>& to) {
+  for (int t = 0; t < b.steps; ++t)
+    for (int e = 0; e < b.elements; ++e)
+      (tets ? to.controls[t].tet_act : to.controls[t].spring_act)[b.index[e]] = x[t * b.elements + e];
+}
+template <class S, bool tets>
+void gather_activation(const ParamBlock& b, const ParamGradsT<S>& from, S* g) {
+  for (int t = 0; t < b.steps; ++t)
+    for (int e = 0; e < b.elements; ++e)
+      g[t * b.elements + e] = (tets ? from.controls[t].tet_act : from.controls[t].spring_act)[b.index[e]];
+}
+
+}  // namespace
+
+template <class S>
+std::vector<ParamRowT<S>> field_param_rows(FieldSide side) {
+  std::vector<ParamRowT<S>> rows;
+  const TermSide term_side = side == FieldSide::robot ? TermSide::bodies : TermSide::particles;
+#define ADJ_X(decl, kind, field, fside, ...)                                                           \
+  if (FieldSide::fside == side)                                                                        \
+    rows.push_back({ParamKind::kind, term_side, &k_fields[int(Field::field)], false, &create_field<S>, \
+                    &initial_field<S>, &apply_field<S>, &gather_field<S>});
+  ADJ_MODEL_FIELDS(ADJ_X)
+#undef ADJ_X
+  return rows;
+}
+
+template <class S>
+const std::vector<ParamRowT<S>>& particle_param_rows() {
+  static const std::vector<ParamRowT<S>> rows = [] {
+    const TermSide p = TermSide::particles;
+    std::vector<ParamRowT<S>> r = {
+        {ParamKind::initial_position, p, nullptr, false, &create_particles<S>, &initial_particles<S, false>,
+         &apply_particles<S, false>, &gather_particles<S, false>},
+        {ParamKind::initial_velocity, p, nullptr, false, &create_particles<S>, &initial_particles<S, true>,
+         &apply_particles<S, true>, &gather_particles<S, true>},
+        {ParamKind::control_force, p, nullptr, true, &create_particles<S>, nullptr, &apply_force<S>, &gather_force<S>},
+        {ParamKind::spring_activation, p, nullptr, true, &create_springs<S>, nullptr, &apply_activation<S, false>,
+         &gather_activation<S, false>},
+        {ParamKind::tet_activation, p, nullptr, true, &create_tets<S>, nullptr, &apply_activation<S, true>,
+         &gather_activation<S, true>},
+        {ParamKind::policy, p, nullptr, false, &create_policy<S>, nullptr, nullptr, nullptr},
+    };
+    for (const ParamRowT<S>& f : field_param_rows<S>(FieldSide::particles)) r.push_back(f);
+    return r;
+  }();
+  return rows;
+}
+
+template <class S>
+const ParamRowT<S>* param_row(scene::ParamKind kind, TermSide side) {
+  for (const ParamRowT<S>& r : side == TermSide::bodies ? body_param_rows<S>() : particle_param_rows<S>())
+    if (r.kind == kind) return &r;
+  return nullptr;
+}
+
+namespace {
+
+// a block's row
+template <class S>
+const ParamRowT<S>& row_of(const ParamBlock& b) {
+  return (b.side == TermSide::bodies ? body_param_rows<S>() : particle_param_rows<S>())[std::size_t(b.row)];
+}
+
+// the index of a row in its side's table
+template <class S>
+int row_index(const ParamRowT<S>& r) {
+  const std::vector<ParamRowT<S>>& rows = r.side == TermSide::bodies ? body_param_rows<S>() : particle_param_rows<S>();
+  return int(&r - rows.data());
+}
+
+}  // namespace
+
 template <class S>
 Result<ParametersT<S>> ParametersT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
                                               int policy_size) {
@@ -144,7 +333,6 @@ Status ParametersT<S>::add_particle_blocks(const scene::CompiledSceneT<S>& cs, c
   bool has_policy_spec =
       std::any_of(specs.begin(), specs.end(), [](const scene::ParamSpec& s) { return s.kind == ParamKind::policy; });
   if (task.has_policy && !has_policy_spec) specs.push_back(scene::ParamSpec{ParamKind::policy, "", -1e30, 1e30});
-  const ModelT<S>& m = cs.model;
   for (std::size_t n = 0; n < specs.size(); ++n) {
     const scene::ParamSpec& spec = specs[n];
     std::string where = "task '" + task.name + "': parameters[" + std::to_string(n) + "] (" +
@@ -165,62 +353,19 @@ Status ParametersT<S>::add_particle_blocks(const scene::CompiledSceneT<S>& cs, c
       if (!obj) return Status::error(where + ": no object named '" + spec.object + "'");
       b.object = spec.object;
     }
-    if (const FieldInfo* f = field_of(spec.kind, FieldSide::particles)) {
-      if (f->field == Field::gravity && m.body_count() > 0)
-        return Status::error(where + ": the scene has robots, and their gravity has no gradient yet");
-      Status st = field_block(*f, m, obj, where, b);
-      if (!st) return st;
-    } else {
-      switch (spec.kind) {
-        case ParamKind::initial_position:
-        case ParamKind::initial_velocity:
-        case ParamKind::control_force:
-          if (obj->particle_end <= obj->particle_begin) return Status::error(where + ": the object has no particles");
-          b.index = iota(obj->particle_begin, obj->particle_end);
-          b.width = 3;
-          break;
-        case ParamKind::spring_activation:
-          for (int s : cs.actuated_springs)
-            if (s >= obj->spring_begin && s < obj->spring_end) b.index.push_back(s);
-          if (b.index.empty()) return Status::error(where + ": the object has no actuated springs");
-          break;
-        case ParamKind::tet_activation:
-          if (obj->tet_end <= obj->tet_begin) return Status::error(where + ": the object has no tetrahedra");
-          b.index = iota(obj->tet_begin, obj->tet_end);
-          break;
-        case ParamKind::policy:
-          if (!task.has_policy || policy_size <= 0)
-            return Status::error(where + ": the task has no policy (set has_policy and its layers)");
-          b.index = iota(0, policy_size);
-          break;
-        default:  // robot parameters: parameters_bodies.cpp
-          return Status::error(where + ": " + scene::to_string(spec.kind) +
-                               " is a robot parameter (name a robot object)");
-      }
-      for (int i : b.index) {
-        bool ok = true;
-        if (spec.kind == ParamKind::spring_activation)
-          ok = i < m.spring_count();
-        else if (spec.kind == ParamKind::tet_activation)
-          ok = i < m.tet_count();
-        else if (b.width == 3)
-          ok = i < m.particle_count();
-        if (!ok) return Status::error(where + ": the object's range lies outside the model (compile bug)");
-      }
-      if (obj) {
-        int base = obj->particle_begin;
-        if (b.kind == ParamKind::spring_activation) base = obj->spring_begin;
-        if (b.kind == ParamKind::tet_activation) base = obj->tet_begin;
-        b.first_local = b.index[0] - base;
-      }
-    }
+    const ParamRowT<S>* row = param_row<S>(spec.kind, TermSide::particles);
+    if (!row)
+      return Status::error(where + ": " + scene::to_string(spec.kind) + " is a robot parameter (name a robot object)");
+    b.row = row_index(*row);
+    b.field = row->field;
+    if (Status st = row->create(ParamBuildT<S>{cs, obj, where, policy_size}, b); !st) return st;
     b.elements = int(b.index.size());
     if (Status st = element_bounds(spec, {}, where, b); !st) return st;
-    b.steps = is_control(b.kind) ? task.horizon : 1;
+    b.steps = row->per_step ? task.horizon : 1;
     b.offset = p.size_;
     b.count = b.steps * b.elements * b.width;
     p.size_ += b.count;
-    p.has_controls_ = p.has_controls_ || is_control(b.kind);
+    p.has_controls_ = p.has_controls_ || row->per_step;
     p.blocks_.push_back(std::move(b));
   }
   return Status::ok();
@@ -235,33 +380,9 @@ const ParamBlock* ParametersT<S>::policy_block() const {
 
 template <class S>
 std::vector<S> ParametersT<S>::initial(const scene::CompiledSceneT<S>& cs) const {
-  const ModelT<S>& m = cs.model;
   std::vector<S> theta(size_, S(0));
-  for (const ParamBlock& b : blocks_) {
-    S* x = theta.data() + b.offset;
-    if (b.side == TermSide::bodies) {
-      initial_bodies(cs, b, x);
-      continue;
-    }
-    const FieldRef<S> f = b.field ? model_field(m, b.field->field) : FieldRef<S>{};
-    for (int e = 0; e < b.elements; ++e) {
-      int i = b.index[e];
-      if (b.field) {
-        for (int c = 0; c < b.width; ++c) x[b.width * e + c] = f.at(i, c);
-        continue;
-      }
-      switch (b.kind) {
-        case ParamKind::initial_position:
-          for (int c = 0; c < 3; ++c) x[3 * e + c] = m.particle_q[i][c];
-          break;
-        case ParamKind::initial_velocity:
-          for (int c = 0; c < 3; ++c) x[3 * e + c] = m.particle_qd[i][c];
-          break;
-        default:  // per-step inputs start at zero; the policy initialises its weights
-          break;
-      }
-    }
-  }
+  for (const ParamBlock& b : blocks_)
+    if (const ParamRowT<S>& row = row_of<S>(b); row.initial) row.initial(cs, b, theta.data() + b.offset);
   clamp(theta);
   return theta;
 }
@@ -300,85 +421,19 @@ void ParametersT<S>::apply_to(const std::vector<S>& theta, const std::vector<S>&
   init = m.make_state();
   controls.clear();
   if (has_controls_) controls.assign(horizon_, m.make_control());
-  for (const ParamBlock& b : blocks_) {
-    const S* x = theta.data() + b.offset;
-    if (b.side == TermSide::bodies) {
-      apply_bodies(b, x, base_mass, base_inertia, m, init, controls);
-      continue;
-    }
-    const FieldRef<S> f = b.field ? model_field(m, b.field->field) : FieldRef<S>{};
-    for (int t = 0; t < b.steps; ++t)
-      for (int e = 0; e < b.elements; ++e) {
-        int i = b.index[e];
-        const S* v = x + (t * b.elements + e) * b.width;
-        if (b.field) {
-          for (int c = 0; c < b.width; ++c) f.at(i, c) = v[c];
-          continue;
-        }
-        switch (b.kind) {
-          case ParamKind::initial_position:
-            init.particle_q[i] = {v[0], v[1], v[2]};
-            break;
-          case ParamKind::initial_velocity:
-            init.particle_qd[i] = {v[0], v[1], v[2]};
-            break;
-          case ParamKind::control_force:
-            controls[t].particle_f[i] = {v[0], v[1], v[2]};
-            break;
-          case ParamKind::spring_activation:
-            controls[t].spring_act[i] = v[0];
-            break;
-          case ParamKind::tet_activation:
-            controls[t].tet_act[i] = v[0];
-            break;
-          default:
-            break;  // policy weights: the policy's
-        }
-      }
-  }
+  const ParamTargetT<S> to{m, init, controls, base_mass, base_inertia};
+  for (const ParamBlock& b : blocks_)
+    if (const ParamRowT<S>& row = row_of<S>(b); row.apply) row.apply(b, theta.data() + b.offset, to);
 }
 
 template <class S>
 void ParametersT<S>::gather(const StateT<S>& g0, const std::vector<ControlT<S>>& gc, const ModelGradT<S>& gm,
                             std::vector<S>& grad) const {
   grad.assign(size_, S(0));
+  const ParamGradsT<S> from{g0, gc, gm};
   for (const ParamBlock& b : blocks_) {
     if (is_control(b.kind)) assert(int(gc.size()) == b.steps && "the rollout kept no control gradients");
-    S* g = grad.data() + b.offset;
-    if (b.side == TermSide::bodies) {
-      gather_bodies(b, g0, gc, gm, g);
-      continue;
-    }
-    const FieldRef<S> f = b.field ? grad_field(gm, b.field->field) : FieldRef<S>{};
-    for (int t = 0; t < b.steps; ++t)
-      for (int e = 0; e < b.elements; ++e) {
-        int i = b.index[e];
-        S* v = g + (t * b.elements + e) * b.width;
-        if (b.field) {
-          for (int c = 0; c < b.width; ++c) v[c] = f.at(i, c);
-          continue;
-        }
-        auto put3 = [&](const vec3<S>& a) { v[0] = a.x, v[1] = a.y, v[2] = a.z; };
-        switch (b.kind) {
-          case ParamKind::initial_position:
-            put3(g0.particle_q[i]);
-            break;
-          case ParamKind::initial_velocity:
-            put3(g0.particle_qd[i]);
-            break;
-          case ParamKind::control_force:
-            put3(gc[t].particle_f[i]);
-            break;
-          case ParamKind::spring_activation:
-            v[0] = gc[t].spring_act[i];
-            break;
-          case ParamKind::tet_activation:
-            v[0] = gc[t].tet_act[i];
-            break;
-          default:
-            break;  // policy weights: the policy's
-        }
-      }
+    if (const ParamRowT<S>& row = row_of<S>(b); row.gather) row.gather(b, from, grad.data() + b.offset);
   }
 }
 
@@ -440,6 +495,12 @@ bool task_names_robot(const scene::CompiledSceneT<S>& cs, const scene::Task& tas
   return false;
 }
 
+// whether the robots have a model field of the kind (the rows are the same for either scalar)
+static bool body_field(scene::ParamKind k) {
+  const ParamRowT<float>* r = param_row<float>(k, TermSide::bodies);
+  return r && r->field;
+}
+
 TaskSides split_task_impl(const scene::Task& task, bool robots, bool particles,
                           const std::function<bool(const std::string&)>& is_robot) {
   TaskSides s;
@@ -456,7 +517,7 @@ TaskSides split_task_impl(const scene::Task& task, bool robots, bool particles,
   auto robot_param = [&](const scene::ParamSpec& p) {
     if (!s.robots) return false;
     if (all || p.object.empty())
-      return all || p.kind == scene::ParamKind::policy || field_of(p.kind, FieldSide::robot) != nullptr;
+      return all || p.kind == scene::ParamKind::policy || body_field(p.kind);
     return is_robot(p.object);
   };
   auto robot_term = [&](const scene::LossTerm& l) {
@@ -475,6 +536,12 @@ TaskSides split_task(const scene::CompiledSceneT<S>& cs, const scene::Task& task
   });
 }
 
+template const std::vector<ParamRowT<float>>& particle_param_rows();
+template const std::vector<ParamRowT<double>>& particle_param_rows();
+template const ParamRowT<float>* param_row(scene::ParamKind, TermSide);
+template const ParamRowT<double>* param_row(scene::ParamKind, TermSide);
+template std::vector<ParamRowT<float>> field_param_rows(FieldSide);
+template std::vector<ParamRowT<double>> field_param_rows(FieldSide);
 template class ParametersT<float>;
 template class ParametersT<double>;
 template bool task_names_robot(const scene::CompiledSceneT<float>&, const scene::Task&);

@@ -19,6 +19,10 @@
 // robots alone every entry of such a task is (split_task). apply() writes theta into the
 // model, the initial State and the per-frame Controls before a rollout; gather() reads
 // dLoss/dtheta out of the rollout afterwards.
+// Each kind is a row of a table per side (ParamRowT: how a block of the kind is made, read
+// from the compiled scene, written into the rollout's inputs and gathered from its gradients;
+// the particle rows in parameters.cpp, the body rows in parameters_bodies.cpp, a row for every
+// model field made from engine/model/field_table.h); each block keeps its row.
 #pragma once
 
 #include <algorithm>
@@ -57,6 +61,7 @@ struct ParamBlock {
   const FieldInfo* field = nullptr;            // the model field (engine/model/fields.h); null for the
                                                // initial state, per-step inputs and policy weights
   TermSide side = TermSide::particles;         // the side the block reads and writes
+  int row = -1;                                // its kind's row in the side's table (param_rows)
   std::vector<std::string> names;              // bodies: each element's name ("knee", "root.3"), (elements)
 };
 
@@ -72,9 +77,6 @@ inline double entry_upper(const ParamBlock& b, int i) {
 Status element_bounds(const scene::ParamSpec& spec, const std::vector<std::string>& names, const std::string& where,
                       ParamBlock& b);
 
-// the model field a kind names on one side (particles or robots),
-// or null (the initial state, per-step inputs, policy weights, the other side's kinds)
-const FieldInfo* field_of(scene::ParamKind kind, FieldSide side);
 // an object's [begin, end) in a field domain's numbering (scene: [0, 1))
 std::pair<int, int> domain_range(const scene::ObjectRange& r, FieldDomain d);
 // b's elements for model field f of `obj` (null: a scene-wide field), its width, first_local and
@@ -103,6 +105,62 @@ inline bool is_control(scene::ParamKind k) {
   return k == scene::ParamKind::control_force || k == scene::ParamKind::spring_activation ||
          k == scene::ParamKind::tet_activation;
 }
+
+// what a parameter kind's row reads when a block is made
+template <class S>
+struct ParamBuildT {
+  const scene::CompiledSceneT<S>& cs;
+  const scene::ObjectRange* object;  // the block's object (null for scene-wide kinds)
+  const std::string& where;          // "task 'x': parameters[n] (kind ...)", for messages
+  int policy_size;                   // the policy's weights on the block's side (0: none)
+};
+// what apply() writes: the model, the initial state and the per-frame controls (body masses
+// scale the bodies' inertia from the base)
+template <class S>
+struct ParamTargetT {
+  ModelT<S>& model;
+  StateT<S>& init;
+  std::vector<ControlT<S>>& controls;
+  const std::vector<S>& base_mass;
+  const std::vector<mat33<S>>& base_inertia;
+};
+// what gather() reads: dL/d initial state, dL/d Control per step, dL/d model
+template <class S>
+struct ParamGradsT {
+  const StateT<S>& initial;
+  const std::vector<ControlT<S>>& controls;
+  const ModelGradT<S>& model;
+};
+
+// a parameter kind on one side: one row per (kind, side), the model fields' rows made from
+// the field table (engine/model/field_table.h). x, g: the block's first entry in theta, its
+// gradient
+template <class S>
+struct ParamRowT {
+  scene::ParamKind kind;
+  TermSide side;
+  const FieldInfo* field;  // a model field's row: the field; else null
+  bool per_step;           // one block entry per frame of the horizon
+  // the block's elements (index, width, first_local; the bodies' side: names); b.field is set
+  Status (*create)(const ParamBuildT<S>& build, ParamBlock& b);
+  // theta's starting entries from the compiled scene; null: zero (the policy initialises its weights)
+  void (*initial)(const scene::CompiledSceneT<S>& cs, const ParamBlock& b, S* x);
+  // write the entries into the model, initial state or controls; null: the policy's weights
+  void (*apply)(const ParamBlock& b, const S* x, const ParamTargetT<S>& to);
+  // the entries' gradient; null: left at zero (the policy's weights: the policy gathers them)
+  void (*gather)(const ParamBlock& b, const ParamGradsT<S>& from, S* g);
+};
+
+// each side's rows (parameters.cpp, parameters_bodies.cpp), and the row of a kind on a side (or null)
+template <class S>
+const std::vector<ParamRowT<S>>& particle_param_rows();
+template <class S>
+const std::vector<ParamRowT<S>>& body_param_rows();
+template <class S>
+const ParamRowT<S>* param_row(scene::ParamKind kind, TermSide side);
+// the rows of every model field of one side (model fields' blocks are alike on both sides)
+template <class S>
+std::vector<ParamRowT<S>> field_param_rows(FieldSide side);
 
 template <class S>
 class ParametersT {
@@ -163,12 +221,6 @@ class ParametersT {
   Status add_body_blocks(const scene::CompiledSceneT<S>& cs, const scene::Task& task, int policy_size);
   void apply_to(const std::vector<S>& theta, const std::vector<S>& base_mass, const std::vector<mat33<S>>& base_inertia,
                 ModelT<S>& model, StateT<S>& init, std::vector<ControlT<S>>& controls) const;
-  void initial_bodies(const scene::CompiledSceneT<S>& cs, const ParamBlock& b, S* x) const;
-  void apply_bodies(const ParamBlock& b, const S* x, const std::vector<S>& base_mass,
-                    const std::vector<mat33<S>>& base_inertia, ModelT<S>& model, StateT<S>& init,
-                    std::vector<ControlT<S>>& controls) const;
-  void gather_bodies(const ParamBlock& b, const StateT<S>& g0, const std::vector<ControlT<S>>& gc,
-                     const ModelGradT<S>& gm, S* g) const;
   std::string entry_name_bodies(const ParamBlock& b, int k) const;
 
   std::vector<ParamBlock> blocks_;

@@ -41,11 +41,109 @@ std::string element_name(const RigidModelT<S>& m, FieldDomain d, int i) {
   }
 }
 
+// a model field's block, its elements named
+template <class S>
+Status create_field(const ParamBuildT<S>& b, ParamBlock& block) {
+  if (Status st = field_block(*block.field, b.cs.model, b.object, b.where, block); !st) return st;
+  for (int k : block.index) block.names.push_back(element_name(b.cs.model.rigid, block.field->domain, k));
+  return Status::ok();
+}
+
+// the robot's revolute and prismatic coordinates
+template <class S>
+Status create_joint_q(const ParamBuildT<S>& b, ParamBlock& block) {
+  const RigidModelT<S>& m = b.cs.model.rigid;
+  for (int j = b.object->body_begin; j < b.object->body_end; ++j)
+    if (m.joint_type[j] == RIGID_JOINT_REVOLUTE || m.joint_type[j] == RIGID_JOINT_PRISMATIC) {
+      block.index.push_back(m.joint_q_start[j]);
+      block.names.push_back(m.body_name[j]);
+    }
+  return Status::ok();
+}
+
+template <class S>
+Status create_joint_qd(const ParamBuildT<S>& b, ParamBlock& block) {
+  for (int d = b.object->dof_begin; d < b.object->dof_end; ++d) {
+    block.index.push_back(d);
+    block.names.push_back(dof_name(b.cs.model.rigid, d));
+  }
+  return Status::ok();
+}
+
+template <class S>
+Status create_actuators(const ParamBuildT<S>& b, ParamBlock& block) {
+  for (int a = b.object->actuator_begin; a < b.object->actuator_end; ++a) {
+    block.index.push_back(a);
+    block.names.push_back(element_name(b.cs.model.rigid, FieldDomain::actuator, a));
+  }
+  return Status::ok();
+}
+
+// the initial joint coordinates (velocities: qd true)
+template <class S, bool qd>
+void initial_joints(const scene::CompiledSceneT<S>& cs, const ParamBlock& b, S* x) {
+  for (int e = 0; e < b.elements; ++e) x[e] = (qd ? cs.model.joint_qd : cs.model.joint_q)[b.index[e]];
+}
+template <class S, bool qd>
+void apply_joints(const ParamBlock& b, const S* x, const ParamTargetT<S>& to) {
+  for (int e = 0; e < b.elements; ++e) (qd ? to.init.joint_qd : to.init.joint_q)[b.index[e]] = x[e];
+}
+template <class S, bool qd>
+void gather_joints(const ParamBlock& b, const ParamGradsT<S>& from, S* g) {
+  for (int e = 0; e < b.elements; ++e) g[e] = (qd ? from.initial.joint_qd : from.initial.joint_q)[b.index[e]];
+}
+
+// PD targets start at the initial joint coordinates (the robot holds its pose); torque and
+// thrust inputs at zero
+template <class S>
+void initial_actuators(const scene::CompiledSceneT<S>& cs, const ParamBlock& b, S* x) {
+  const RigidModelT<S>& m = cs.model.rigid;
+  for (int e = 0; e < b.elements; ++e) {
+    const int i = b.index[e];
+    if (m.actuator_type[i] != RIGID_ACTUATOR_PD) continue;
+    const S q = cs.model.joint_q[m.joint_q_start[m.dof_joint[m.actuator_dof[i]]]];
+    for (int t = 0; t < b.steps; ++t) x[t * b.elements + e] = q;
+  }
+}
+template <class S>
+void apply_actuators(const ParamBlock& b, const S* x, const ParamTargetT<S>& to) {
+  for (int t = 0; t < b.steps; ++t)
+    for (int e = 0; e < b.elements; ++e) to.controls[t].joint_act[b.index[e]] = x[t * b.elements + e];
+}
+// frames the rollout kept no control gradient of read 0
+template <class S>
+void gather_actuators(const ParamBlock& b, const ParamGradsT<S>& from, S* g) {
+  for (int t = 0; t < b.steps; ++t)
+    for (int e = 0; e < b.elements; ++e)
+      g[t * b.elements + e] = t < int(from.controls.size()) ? from.controls[t].joint_act[b.index[e]] : S(0);
+}
+
 }  // namespace
 
 template <class S>
+const std::vector<ParamRowT<S>>& body_param_rows() {
+  static const std::vector<ParamRowT<S>> rows = [] {
+    const TermSide b = TermSide::bodies;
+    std::vector<ParamRowT<S>> r = {
+        {ParamKind::joint_q, b, nullptr, false, &create_joint_q<S>, &initial_joints<S, false>, &apply_joints<S, false>,
+         &gather_joints<S, false>},
+        {ParamKind::joint_qd, b, nullptr, false, &create_joint_qd<S>, &initial_joints<S, true>, &apply_joints<S, true>,
+         &gather_joints<S, true>},
+        {ParamKind::actuator_control, b, nullptr, true, &create_actuators<S>, &initial_actuators<S>,
+         &apply_actuators<S>, &gather_actuators<S>},
+        {ParamKind::policy, b, nullptr, false, nullptr, nullptr, nullptr, nullptr},  // appended by add_body_blocks
+    };
+    for (ParamRowT<S> f : field_param_rows<S>(FieldSide::robot)) {
+      f.create = &create_field<S>;  // the same block, its elements named
+      r.push_back(f);
+    }
+    return r;
+  }();
+  return rows;
+}
+
+template <class S>
 Status ParametersT<S>::add_body_blocks(const scene::CompiledSceneT<S>& cs, const scene::Task& task, int policy_size) {
-  const RigidModelT<S>& m = cs.model.rigid;
   const std::string where = "task '" + task.name + "'";
   for (size_t i = 0; i < task.parameters.size(); ++i) {
     const scene::ParamSpec& spec = task.parameters[i];
@@ -60,54 +158,29 @@ Status ParametersT<S>::add_body_blocks(const scene::CompiledSceneT<S>& cs, const
     b.lower = spec.lower;
     b.upper = spec.upper;
     if (!(b.lower <= b.upper)) return Status::error(pw + ": lower bound above the upper bound");
-    std::vector<std::string> names;
-    const FieldInfo* field = field_of(spec.kind, FieldSide::robot);
-    const bool scene_wide = field && field->domain == FieldDomain::scene;
+    const ParamRowT<S>* row = param_row<S>(spec.kind, TermSide::bodies);
+    const bool scene_wide = row && row->field && row->field->domain == FieldDomain::scene;
     const scene::ObjectRange* r = nullptr;
     if (!scene_wide) {
       r = cs.find(spec.object);
       if (!r || r->kind != scene::ObjectKind::robot)
         return Status::error(pw + ": \"" + spec.object + "\" is not a robot");
     }
-    if (field) {  // a model field of the bodies
-      Status st = field_block(*field, cs.model, r, pw, b);
-      if (!st) return st;
-      for (int k : b.index) names.push_back(element_name(m, field->domain, k));
-      has_body_fields_ = true;
-    } else
-      switch (spec.kind) {
-        case ParamKind::joint_q:
-          for (int j = r->body_begin; j < r->body_end; ++j)
-            if (m.joint_type[j] == RIGID_JOINT_REVOLUTE || m.joint_type[j] == RIGID_JOINT_PRISMATIC) {
-              b.index.push_back(m.joint_q_start[j]);
-              names.push_back(m.body_name[j]);
-            }
-          break;
-        case ParamKind::joint_qd:
-          for (int d = r->dof_begin; d < r->dof_end; ++d) {
-            b.index.push_back(d);
-            names.push_back(dof_name(m, d));
-          }
-          break;
-        case ParamKind::actuator_control:
-          for (int a = r->actuator_begin; a < r->actuator_end; ++a) {
-            b.index.push_back(a);
-            names.push_back(element_name(m, FieldDomain::actuator, a));
-          }
-          b.steps = task.horizon;
-          has_controls_ = true;
-          break;
-        default:
-          return Status::error(pw +
-                               ": not a robot parameter (robot tasks take joint_q, joint_qd, actuator_control, "
-                               "actuator_kp, actuator_kd, body_mass, contact_ke/kd/mu)");
-      }
+    if (!row || !row->create)
+      return Status::error(pw +
+                           ": not a robot parameter (robot tasks take joint_q, joint_qd, actuator_control, "
+                           "actuator_kp, actuator_kd, body_mass, contact_ke/kd/mu)");
+    b.row = int(row - body_param_rows<S>().data());
+    b.field = row->field;
+    if (Status st = row->create(ParamBuildT<S>{cs, r, pw, 0}, b); !st) return st;
+    has_body_fields_ = has_body_fields_ || row->field;
+    b.steps = row->per_step ? task.horizon : 1;
+    has_controls_ = has_controls_ || row->per_step;
     if (b.index.empty()) return Status::error(pw + ": \"" + spec.object + "\" has nothing this parameter covers");
     b.elements = int(b.index.size());
-    if (Status st = element_bounds(spec, names, pw, b); !st) return st;
+    if (Status st = element_bounds(spec, b.names, pw, b); !st) return st;
     b.offset = size_;
     b.count = b.steps * b.elements;
-    b.names = std::move(names);
     size_ += b.count;
     blocks_.push_back(std::move(b));
   }
@@ -115,6 +188,7 @@ Status ParametersT<S>::add_body_blocks(const scene::CompiledSceneT<S>& cs, const
     ParamBlock b;
     b.side = TermSide::bodies;
     b.kind = ParamKind::policy;
+    b.row = int(param_row<S>(ParamKind::policy, TermSide::bodies) - body_param_rows<S>().data());
     b.elements = b.count = policy_size;
     b.lower = -std::numeric_limits<double>::infinity();
     b.upper = std::numeric_limits<double>::infinity();
@@ -123,77 +197,6 @@ Status ParametersT<S>::add_body_blocks(const scene::CompiledSceneT<S>& cs, const
     blocks_.push_back(std::move(b));
   }
   return Status::ok();
-}
-
-template <class S>
-void ParametersT<S>::initial_bodies(const scene::CompiledSceneT<S>& cs, const ParamBlock& b, S* x) const {
-  const RigidModelT<S>& m = cs.model.rigid;
-  if (b.kind == ParamKind::policy) return;  // the policy initialises its weights
-  for (int e = 0; e < b.elements; ++e) {
-    const int i = b.index[e];
-    if (b.field)
-      x[e] = model_field(cs.model, b.field->field).at(i, 0);
-    else if (b.kind == ParamKind::joint_q)
-      x[e] = cs.model.joint_q[i];
-    else if (b.kind == ParamKind::joint_qd)
-      x[e] = cs.model.joint_qd[i];
-    else if (b.kind == ParamKind::actuator_control && m.actuator_type[i] == RIGID_ACTUATOR_PD) {
-      // PD targets start at the initial joint coordinates (the robot holds its pose); torque and
-      // thrust inputs at zero
-      const S q = cs.model.joint_q[m.joint_q_start[m.dof_joint[m.actuator_dof[i]]]];
-      for (int t = 0; t < b.steps; ++t) x[t * b.elements + e] = q;
-    }
-  }
-}
-
-template <class S>
-void ParametersT<S>::apply_bodies(const ParamBlock& b, const S* x, const std::vector<S>& base_mass,
-                                  const std::vector<mat33<S>>& base_inertia, ModelT<S>& model, StateT<S>& init,
-                                  std::vector<ControlT<S>>& controls) const {
-  if (b.kind == ParamKind::policy) return;
-  RigidModelT<S>& m = model.rigid;
-  const FieldRef<S> f = b.field ? model_field(model, b.field->field) : FieldRef<S>{};
-  for (int t = 0; t < b.steps; ++t)
-    for (int e = 0; e < b.elements; ++e) {
-      const S v = x[t * b.elements + e];
-      const int i = b.index[e];
-      if (b.field) {
-        f.at(i, 0) = v;
-        if (b.field->field == Field::body_mass) {
-          // inertia scales with the mass (fixed geometry), as the solver's gradient assumes
-          S scale = v / base_mass[i];
-          for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c) m.body_inertia[i].m[r][c] = base_inertia[i].m[r][c] * scale;
-        }
-      } else if (b.kind == ParamKind::joint_q) {
-        init.joint_q[i] = v;
-      } else if (b.kind == ParamKind::joint_qd) {
-        init.joint_qd[i] = v;
-      } else if (b.kind == ParamKind::actuator_control) {
-        controls[t].joint_act[i] = v;
-      }
-    }
-}
-
-template <class S>
-void ParametersT<S>::gather_bodies(const ParamBlock& b, const StateT<S>& gi, const std::vector<ControlT<S>>& gc,
-                                   const ModelGradT<S>& gm, S* g) const {
-  if (b.kind == ParamKind::policy) return;  // the policy's
-  const FieldRef<S> f = b.field ? grad_field(gm, b.field->field) : FieldRef<S>{};
-  for (int t = 0; t < b.steps; ++t)
-    for (int e = 0; e < b.elements; ++e) {
-      const int i = b.index[e];
-      S v = S(0);
-      if (b.field)
-        v = f.count > i ? f.at(i, 0) : S(0);
-      else if (b.kind == ParamKind::joint_q)
-        v = gi.joint_q[i];
-      else if (b.kind == ParamKind::joint_qd)
-        v = gi.joint_qd[i];
-      else if (b.kind == ParamKind::actuator_control)
-        v = t < int(gc.size()) ? gc[t].joint_act[i] : S(0);
-      g[t * b.elements + e] = v;
-    }
 }
 
 template <class S>
@@ -207,15 +210,10 @@ std::string ParametersT<S>::entry_name_bodies(const ParamBlock& b, int k) const 
   return s;
 }
 
-#define ADJ_BODY_PARAMETERS(S)                                                                                      \
-  template Status ParametersT<S>::add_body_blocks(const scene::CompiledSceneT<S>&, const scene::Task&, int);        \
-  template void ParametersT<S>::initial_bodies(const scene::CompiledSceneT<S>&, const ParamBlock&, S*) const;       \
-  template void ParametersT<S>::apply_bodies(const ParamBlock&, const S*, const std::vector<S>&,                    \
-                                             const std::vector<mat33<S>>&, ModelT<S>&, StateT<S>&,                  \
-                                             std::vector<ControlT<S>>&) const;                                      \
-  template void ParametersT<S>::gather_bodies(const ParamBlock&, const StateT<S>&, const std::vector<ControlT<S>>&, \
-                                              const ModelGradT<S>&, S*) const;                                      \
-  template std::string ParametersT<S>::entry_name_bodies(const ParamBlock&, int) const;
+#define ADJ_BODY_PARAMETERS(S)                                                                               \
+  template Status ParametersT<S>::add_body_blocks(const scene::CompiledSceneT<S>&, const scene::Task&, int); \
+  template std::string ParametersT<S>::entry_name_bodies(const ParamBlock&, int) const;                      \
+  template const std::vector<ParamRowT<S>>& body_param_rows();
 ADJ_BODY_PARAMETERS(float)
 ADJ_BODY_PARAMETERS(double)
 

@@ -22,6 +22,9 @@
 //            robot's actuators (the policy ParamSpec's robot, else the scene's first)
 // normalization (optional, SHAC): the particle state entries become (obs - mean) / std with
 //            constants set by set_normalizer(); the phases pass through unchanged
+// Each observation kind is a row of a table (ObsRowT: its size, value and adjoint), the robots'
+// named terms looked up by the name the scene writes (policy_bodies.cpp), the phases and the
+// particle state in policy.cpp; a policy's observation is a list of terms, one per row used.
 //
 // The closed loop differentiates through the observations too: dL/d obs_t flows back
 // into dL/d state_t, so the gradient is the full BPTT gradient of the loss. A phases-only
@@ -42,6 +45,63 @@
 #include "engine/solver/solver.h"
 
 namespace adj::optim {
+
+template <class S>
+class PolicyT;
+template <class S>
+struct ObsRowT;
+
+// one term of a policy's observation: entries [offset, offset + size) of the input vector
+template <class S>
+struct ObsTermT {
+  const ObsRowT<S>* row = nullptr;
+  int offset = 0, size = 0;
+  S scale = S(1);
+  int body = -1;            // body terms: the body probed (rigid_body_probe)
+  std::vector<int> idx;     // orientation: q of the quaternion; joint terms: q or dof indices;
+                            // particle_state: the observed particles
+  std::vector<int> mode;    // joints: per idx, 0: sin/cos of q, 1: q as is, 2: qd
+  vec3<S> axis, dir;        // projections: body-frame axis, unit world direction
+  bool body_clock = false;  // phases: the robots' rounding order of the clock (kept for the same bits)
+};
+
+// what an observation row needs of the scene when a term is made
+template <class S>
+struct ObsBuildT {
+  const scene::CompiledSceneT<S>& cs;
+  const scene::ObjectRange& robot;  // the robot the policy drives
+  const std::string& where;         // "task 'x': policy.observation[n] (kind)", for messages
+};
+
+// an observation kind: its name (as the scene writes it, for the named terms), its size and
+// value, and the adjoint the policy's backward pass needs (the tangent pieces of the policy env
+// are open loop and read no observation)
+template <class S>
+struct ObsRowT {
+  const char* name;
+  // check the spec and fill the term (its size; scale is set); null for the rows the policy
+  // adds itself (phases, particle_state, joints)
+  Status (*create)(const ObsBuildT<S>& b, const scene::ObservationTerm& spec, ObsTermT<S>& term);
+  // out[0 .. size) = the term's value at frame t (prev_action: the previous frame's outputs or null)
+  void (*value)(const PolicyT<S>& p, const ObsTermT<S>& term, int t, const StateT<S>& s,
+                const std::vector<S>* prev_action, S* out);
+  // adj += d <d, value> / d state; d_prev_action += its part with respect to prev_action (when
+  // given); s: the observed state (null where the row does not read it); null: no state read
+  void (*adjoint)(const PolicyT<S>& p, const ObsTermT<S>& term, const StateT<S>* s, const S* d, StateT<S>& adj,
+                  std::vector<S>* d_prev_action);
+  bool normalized = false;  // set_normalizer's constants apply to its entries
+};
+
+// the rows: the robots' named terms (policy_bodies.cpp), looked up by kind; the rows the policy
+// adds itself: the robots' default joint observation, the phases and a particle object's state
+template <class S>
+const std::vector<ObsRowT<S>>& body_observation_rows();
+template <class S>
+const ObsRowT<S>& joints_observation_row();
+template <class S>
+const ObsRowT<S>& phases_observation_row();
+template <class S>
+const ObsRowT<S>& particle_observation_row();
 
 template <class S>
 class PolicyT {
@@ -65,7 +125,7 @@ class PolicyT {
   bool drives_bodies() const { return !robot_.empty(); }
   const std::string& robot() const { return robot_; }  // the robot it drives, or empty
   // false for phases only: the controls do not depend on the state (open loop)
-  bool observes_state() const { return drives_bodies() || !particles_.empty(); }
+  bool observes_state() const { return drives_bodies() || observes_state_; }
   // whether the observation reads the previous frame's outputs (a previous_action term)
   bool reads_previous_action() const { return reads_previous_action_; }
 
@@ -77,6 +137,14 @@ class PolicyT {
   // the model the robot terms evaluate kinematics on (create() binds the scene's)
   void bind(const RigidModelT<S>* model) { model_ = model; }
 
+  // what the observation rows read
+  const RigidModelT<S>& rigid_model() const { return *model_; }
+  int up_axis() const { return up_; }
+  int phases() const { return phases_; }
+  S phase_period() const { return phase_period_; }
+  S frame_dt() const { return frame_dt_; }
+  const std::vector<S>& norm_inv_std() const { return norm_inv_std_; }  // empty: not normalized
+
   // observation of a state at frame t, (input_size), normalized when a normalizer is set;
   // prev_action: the outputs the frame before applied (a previous_action term reads them;
   // null: zeros, as at an episode's start)
@@ -87,8 +155,10 @@ class PolicyT {
   // with respect to prev_action
   void observe_adjoint(const StateT<S>& s, const std::vector<S>& d_obs, StateT<S>& adj,
                        std::vector<S>* d_prev_action = nullptr) const;
-  // the same for a particle policy, whose observations are linear in the state
+  // the same for a particle policy, whose observations are linear in the state (read no state)
   void observe_adjoint(const std::vector<S>& d_obs, StateT<S>& adj) const;
+  // the observation's terms, in input order
+  const std::vector<ObsTermT<S>>& observation_terms() const { return terms_; }
   // normalize observation entry k as (obs_k - mean_k) / std_k (phase entries are left alone);
   // empty vectors turn normalization off
   void set_normalizer(std::vector<S> mean, std::vector<S> std);
@@ -125,32 +195,18 @@ class PolicyT {
   Status create_bodies(const scene::CompiledSceneT<S>& cs, const scene::Task& task, MlpActivation hidden);
   // the named terms of task.policy.observation on robot r; returns their size
   Result<int> add_terms(const scene::CompiledSceneT<S>& cs, const scene::Task& task, const scene::ObjectRange& r);
-  void observe_bodies(int t, const StateT<S>& s, std::vector<S>& obs, const std::vector<S>* prev_action) const;
-  void observe_phases(int t, S* obs) const;
+  // a term of a row the policy adds itself, at the end of the input
+  ObsTermT<S>& add_term(const ObsRowT<S>& row, int size);
 
   MlpT<S> mlp_;                                  // observations -> outputs
   std::vector<int> springs_;                     // outputs: actuated springs
   std::vector<int> tets_;                        // outputs after the springs: actuated tets
   int actuator_begin_ = 0, actuator_count_ = 0;  // outputs after them: the robot's actuators
   std::vector<S> norm_mean_, norm_inv_std_;      // (input_size) or empty
-  std::vector<int> particles_;                   // observed particles (may be empty)
+  std::vector<ObsTermT<S>> terms_;               // the observation, in input order
   int phases_ = 0;
   S phase_period_ = S(1), frame_dt_ = S(1.0 / 60.0);
-  // robots: the default observation, one per joint coordinate or dof
-  struct JointObs {
-    int kind;  // 0: sin/cos of q[index]; 1: q[index] as is; 2: qd[index]
-    int index;
-  };
-  std::vector<JointObs> joint_obs_;
-  // robots: a named observation term (PolicySpec::observation)
-  struct Term {
-    scene::ObservationKind kind;
-    int body = -1;         // the body probed (rigid_body_probe)
-    std::vector<int> idx;  // orientation: q of the quaternion; joint terms: q or dof indices
-    vec3<S> axis, dir;     // projections: body-frame axis, unit world direction
-    S scale = S(1);
-  };
-  std::vector<Term> terms_;
+  bool observes_state_ = false;            // a term reads the state (else phases only: open loop)
   const RigidModelT<S>* model_ = nullptr;  // the terms' kinematics (create: the scene's; bind: an env's copy)
   int up_ = 1;
   bool reads_previous_action_ = false;

@@ -28,24 +28,28 @@ Status PolicyT<S>::create_bodies(const scene::CompiledSceneT<S>& cs, const scene
   p.robot_ = r->name;
   if (r->actuator_end <= r->actuator_begin)
     return Status::error(where + ": robot \"" + r->name + "\" has no actuators");
-  const RigidModelT<S>& m = cs.model.rigid;
-  for (int j = r->body_begin; j < r->body_end; ++j) {
-    int q0 = m.joint_q_start[j], nq = m.joint_q_start[j + 1] - q0;
-    if (m.joint_type[j] == RIGID_JOINT_REVOLUTE)
-      p.joint_obs_.push_back({0, q0});
-    else
-      for (int k = 0; k < nq; ++k) p.joint_obs_.push_back({1, q0 + k});
+  if (task.policy.observation
+          .empty()) {  // per joint: sin/cos of a hinge, else its coordinates; then every dof velocity
+    const RigidModelT<S>& m = cs.model.rigid;
+    ObsTermT<S> joints;
+    int size = 0;
+    for (int j = r->body_begin; j < r->body_end; ++j) {
+      int q0 = m.joint_q_start[j], nq = m.joint_q_start[j + 1] - q0;
+      if (m.joint_type[j] == RIGID_JOINT_REVOLUTE) {
+        joints.idx.push_back(q0), joints.mode.push_back(0), size += 2;
+      } else {
+        for (int k = 0; k < nq; ++k) joints.idx.push_back(q0 + k), joints.mode.push_back(1), ++size;
+      }
+    }
+    for (int d = r->dof_begin; d < r->dof_end; ++d) joints.idx.push_back(d), joints.mode.push_back(2), ++size;
+    ObsTermT<S>& t = p.add_term(joints_observation_row<S>(), size);
+    t.idx = std::move(joints.idx);
+    t.mode = std::move(joints.mode);
+  } else if (Result<int> n = p.add_terms(cs, task, *r); !n) {
+    return n.status();
   }
-  for (int d = r->dof_begin; d < r->dof_end; ++d) p.joint_obs_.push_back({2, d});
-  int inputs = task.policy.phases;
-  if (task.policy.observation.empty()) {
-    for (const JointObs& o : p.joint_obs_) inputs += o.kind == 0 ? 2 : 1;
-  } else {
-    p.joint_obs_.clear();
-    Result<int> n = p.add_terms(cs, task, *r);
-    if (!n) return n.status();
-    inputs += *n;
-  }
+  p.add_term(phases_observation_row<S>(), task.policy.phases).body_clock = true;
+  const int inputs = p.terms_.back().offset + p.terms_.back().size;
   std::vector<int> sizes{inputs};
   for (int h : task.policy.hidden) sizes.push_back(h);
   sizes.push_back(r->actuator_end - r->actuator_begin);
@@ -63,190 +67,256 @@ Status PolicyT<S>::create_bodies(const scene::CompiledSceneT<S>& cs, const scene
 template <class S>
 Result<int> PolicyT<S>::add_terms(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
                                   const scene::ObjectRange& r) {
-  using K = scene::ObservationKind;
-  const RigidModelT<S>& m = cs.model.rigid;
-  int inputs = 0;
   for (std::size_t i = 0; i < task.policy.observation.size(); ++i) {
     const scene::ObservationTerm& o = task.policy.observation[i];
     const std::string ow =
         "task '" + task.name + "': policy.observation[" + std::to_string(i) + "] (" + scene::to_string(o.kind) + ")";
-    Term t{o.kind, -1, {}, {}, {}, S(o.scale)};
-    const bool joints = o.kind == K::joint_positions || o.kind == K::joint_velocities || o.kind == K::previous_action;
-    for (int b = r.body_begin; b < r.body_end && !joints; ++b)
-      if (m.body_name[b] == o.body) t.body = b;
-    if (!joints && t.body < 0) return Status::error(ow + ": robot \"" + r.name + "\" has no body \"" + o.body + "\"");
-    auto unit = [&](const scene::V3& a, const char* what, vec3<S>& out) -> Status {
-      const double n = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-      if (!(n > 0)) return Status::error(ow + ": " + what + " is zero");
-      out = {S(a[0] / n), S(a[1] / n), S(a[2] / n)};
-      return Status::ok();
-    };
-    int size = 1;
-    switch (o.kind) {
-      case K::height:
-      case K::up_projection:
-        break;
-      case K::heading_projection: {
-        scene::V3 d = o.direction;
-        d[cs.up_axis] = 0;
-        if (Status s = unit(d, "direction (in the ground plane)", t.dir); !s) return s;
-        break;
-      }
-      case K::orientation:
-        if (m.joint_type[t.body] != RIGID_JOINT_FREE)
-          return Status::error(ow + ": \"" + o.body + "\" has no free joint (its quaternion is the observation)");
-        for (int k = 3; k < 7; ++k) t.idx.push_back(m.joint_q_start[t.body] + k);
-        size = 4;
-        break;
-      case K::velocity:
-      case K::angular_velocity:
-        size = 3;
-        break;
-      case K::previous_action:
-        size = r.actuator_end - r.actuator_begin;
-        reads_previous_action_ = true;
-        break;
-      case K::joint_positions:
-      case K::joint_velocities: {
-        for (const std::string& x : o.exclude) {
-          bool found = false;
-          for (int b = r.body_begin; b < r.body_end; ++b) found = found || m.body_name[b] == x;
-          if (!found) return Status::error(ow + ": exclude: robot \"" + r.name + "\" has no body \"" + x + "\"");
-        }
-        auto excluded = [&](int b) {
-          for (const std::string& x : o.exclude)
-            if (m.body_name[b] == x) return true;
-          return false;
-        };
-        for (int b = r.body_begin; b < r.body_end; ++b)
-          if ((m.joint_type[b] == RIGID_JOINT_REVOLUTE || m.joint_type[b] == RIGID_JOINT_PRISMATIC) && !excluded(b))
-            t.idx.push_back(o.kind == K::joint_positions ? m.joint_q_start[b] : m.joint_dof_start[b]);
-        size = int(t.idx.size());
-        break;
-      }
-    }
-    if (o.kind == K::up_projection || o.kind == K::heading_projection)
-      if (Status s = unit(o.axis, "axis", t.axis); !s) return s;
-    terms_.push_back(std::move(t));
-    inputs += size;
+    const ObsRowT<S>* row = nullptr;
+    for (const ObsRowT<S>& x : body_observation_rows<S>())
+      if (std::string(x.name) == scene::to_string(o.kind)) row = &x;
+    if (!row) return Status::error(ow + ": not an observation of a robot");
+    ObsTermT<S>& t = add_term(*row, 0);
+    t.scale = S(o.scale);
+    if (Status st = row->create(ObsBuildT<S>{cs, r, ow}, o, t); !st) return st;
+    reads_previous_action_ = reads_previous_action_ || o.kind == scene::ObservationKind::previous_action;
   }
-  return inputs;
+  return terms_.empty() ? 0 : terms_.back().offset + terms_.back().size;
+}
+
+namespace {
+
+using K = scene::ObservationKind;
+
+// the term's body, by name, among the robot's
+template <class S>
+Status find_body(const ObsBuildT<S>& b, const scene::ObservationTerm& o, ObsTermT<S>& t) {
+  const RigidModelT<S>& m = b.cs.model.rigid;
+  for (int k = b.robot.body_begin; k < b.robot.body_end; ++k)
+    if (m.body_name[k] == o.body) t.body = k;
+  if (t.body < 0) return Status::error(b.where + ": robot \"" + b.robot.name + "\" has no body \"" + o.body + "\"");
+  return Status::ok();
 }
 
 template <class S>
-void PolicyT<S>::observe_bodies(int t, const StateT<S>& s, std::vector<S>& obs,
-                                const std::vector<S>* prev_action) const {
-  obs.clear();
-  using K = scene::ObservationKind;
-  for (const Term& o : terms_) {
-    if (o.kind == K::previous_action) {
-      for (int k = 0; k < output_size(); ++k)
-        obs.push_back(prev_action ? o.scale * (*prev_action)[std::size_t(k)] : S(0));
-      continue;
-    }
-    if (o.kind == K::orientation || o.kind == K::joint_positions || o.kind == K::joint_velocities) {
-      const Array<S>& x = o.kind == K::joint_velocities ? s.joint_qd : s.joint_q;
-      for (int k : o.idx) obs.push_back(o.scale * x[k]);
-      continue;
-    }
-    const RigidBodyProbe<S> p = rigid_body_probe(*model_, s.joint_q, s.joint_qd, o.body);
-    const vec3<S> ra = p.R * o.axis;
-    switch (o.kind) {
-      case K::height:
-        obs.push_back(o.scale * p.c[up_]);
-        break;
-      case K::velocity:
-      case K::angular_velocity: {
-        const vec3<S>& v = o.kind == K::velocity ? p.vc : p.w;
-        for (int k = 0; k < 3; ++k) obs.push_back(o.scale * v[k]);
-        break;
-      }
-      case K::up_projection:
-        obs.push_back(o.scale * ra[up_]);
-        break;
-      case K::heading_projection:
-        obs.push_back(o.scale * dot(ra, o.dir));
-        break;
-      default:
-        break;
-    }
+Status unit(const ObsBuildT<S>& b, const scene::V3& a, const char* what, vec3<S>& out) {
+  const double n = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+  if (!(n > 0)) return Status::error(b.where + ": " + what + " is zero");
+  out = {S(a[0] / n), S(a[1] / n), S(a[2] / n)};
+  return Status::ok();
+}
+
+// create: a body term of `size` entries
+template <int size, class S>
+Status create_body(const ObsBuildT<S>& b, const scene::ObservationTerm& o, ObsTermT<S>& t) {
+  t.size = size;
+  return find_body(b, o, t);
+}
+
+template <class S>
+Status create_up(const ObsBuildT<S>& b, const scene::ObservationTerm& o, ObsTermT<S>& t) {
+  if (Status s = create_body<1>(b, o, t); !s) return s;
+  return unit(b, o.axis, "axis", t.axis);
+}
+
+template <class S>
+Status create_heading(const ObsBuildT<S>& b, const scene::ObservationTerm& o, ObsTermT<S>& t) {
+  if (Status s = create_body<1>(b, o, t); !s) return s;
+  scene::V3 d = o.direction;
+  d[b.cs.up_axis] = 0;
+  if (Status s = unit(b, d, "direction (in the ground plane)", t.dir); !s) return s;
+  return unit(b, o.axis, "axis", t.axis);
+}
+
+template <class S>
+Status create_orientation(const ObsBuildT<S>& b, const scene::ObservationTerm& o, ObsTermT<S>& t) {
+  if (Status s = create_body<4>(b, o, t); !s) return s;
+  const RigidModelT<S>& m = b.cs.model.rigid;
+  if (m.joint_type[t.body] != RIGID_JOINT_FREE)
+    return Status::error(b.where + ": \"" + o.body + "\" has no free joint (its quaternion is the observation)");
+  for (int k = 3; k < 7; ++k) t.idx.push_back(m.joint_q_start[t.body] + k);
+  return Status::ok();
+}
+
+template <class S>
+Status create_previous_action(const ObsBuildT<S>& b, const scene::ObservationTerm&, ObsTermT<S>& t) {
+  t.size = b.robot.actuator_end - b.robot.actuator_begin;
+  return Status::ok();
+}
+
+// the robot's hinge and slide joints, less the excluded bodies: their coordinates or dofs
+template <class S>
+Status create_joints(const ObsBuildT<S>& b, const scene::ObservationTerm& o, ObsTermT<S>& t) {
+  const RigidModelT<S>& m = b.cs.model.rigid;
+  const scene::ObjectRange& r = b.robot;
+  for (const std::string& x : o.exclude) {
+    bool found = false;
+    for (int k = r.body_begin; k < r.body_end; ++k) found = found || m.body_name[k] == x;
+    if (!found) return Status::error(b.where + ": exclude: robot \"" + r.name + "\" has no body \"" + x + "\"");
   }
-  for (const JointObs& o : joint_obs_) {
-    if (o.kind == 0) {
-      obs.push_back(std::sin(s.joint_q[o.index]));
-      obs.push_back(std::cos(s.joint_q[o.index]));
+  auto excluded = [&](int k) {
+    for (const std::string& x : o.exclude)
+      if (m.body_name[k] == x) return true;
+    return false;
+  };
+  for (int k = r.body_begin; k < r.body_end; ++k)
+    if ((m.joint_type[k] == RIGID_JOINT_REVOLUTE || m.joint_type[k] == RIGID_JOINT_PRISMATIC) && !excluded(k))
+      t.idx.push_back(o.kind == K::joint_positions ? m.joint_q_start[k] : m.joint_dof_start[k]);
+  t.size = int(t.idx.size());
+  return Status::ok();
+}
+
+// value and adjoint of the terms that read joint coordinates (q) or velocities (qd) as they are
+template <bool qd, class S>
+void coords_value(const PolicyT<S>&, const ObsTermT<S>& o, int, const StateT<S>& s, const std::vector<S>*, S* out) {
+  const Array<S>& x = qd ? s.joint_qd : s.joint_q;
+  for (std::size_t k = 0; k < o.idx.size(); ++k) out[k] = o.scale * x[o.idx[k]];
+}
+template <bool qd, class S>
+void coords_adjoint(const PolicyT<S>&, const ObsTermT<S>& o, const StateT<S>*, const S* d, StateT<S>& adj,
+                    std::vector<S>*) {
+  Array<S>& x = qd ? adj.joint_qd : adj.joint_q;
+  for (std::size_t k = 0; k < o.idx.size(); ++k) x[o.idx[k]] += o.scale * d[k];
+}
+
+template <class S>
+void previous_action_value(const PolicyT<S>& p, const ObsTermT<S>& o, int, const StateT<S>&, const std::vector<S>* prev,
+                           S* out) {
+  for (int k = 0; k < p.output_size(); ++k) out[k] = prev ? o.scale * (*prev)[std::size_t(k)] : S(0);
+}
+template <class S>
+void previous_action_adjoint(const PolicyT<S>& p, const ObsTermT<S>& o, const StateT<S>*, const S* d, StateT<S>&,
+                             std::vector<S>* d_prev) {
+  if (d_prev)
+    for (int k = 0; k < p.output_size(); ++k) (*d_prev)[std::size_t(k)] += o.scale * d[k];
+}
+
+// the body probe's terms: the value of the probe, and the probe's adjoint from d
+template <class S>
+RigidBodyProbe<S> probe(const PolicyT<S>& p, const ObsTermT<S>& o, const StateT<S>& s) {
+  return rigid_body_probe(p.rigid_model(), s.joint_q, s.joint_qd, o.body);
+}
+template <class S>
+void probe_adjoint(const PolicyT<S>& p, const ObsTermT<S>& o, const StateT<S>& s, const RigidBodyProbe<S>& g,
+                   StateT<S>& adj) {
+  rigid_body_probe_adjoint(p.rigid_model(), s.joint_q, s.joint_qd, o.body, g, adj.joint_q, adj.joint_qd);
+}
+
+template <class S>
+void height_value(const PolicyT<S>& p, const ObsTermT<S>& o, int, const StateT<S>& s, const std::vector<S>*, S* out) {
+  out[0] = o.scale * probe(p, o, s).c[p.up_axis()];
+}
+template <class S>
+void height_adjoint(const PolicyT<S>& p, const ObsTermT<S>& o, const StateT<S>* s, const S* d, StateT<S>& adj,
+                    std::vector<S>*) {
+  RigidBodyProbe<S> g;
+  g.c[p.up_axis()] = o.scale * d[0];
+  probe_adjoint(p, o, *s, g, adj);
+}
+
+// the com velocity (angular: false) or the angular velocity, world
+template <bool angular, class S>
+void velocity_value(const PolicyT<S>& p, const ObsTermT<S>& o, int, const StateT<S>& s, const std::vector<S>*, S* out) {
+  const RigidBodyProbe<S> x = probe(p, o, s);
+  const vec3<S>& v = angular ? x.w : x.vc;
+  for (int k = 0; k < 3; ++k) out[k] = o.scale * v[k];
+}
+template <bool angular, class S>
+void velocity_adjoint(const PolicyT<S>& p, const ObsTermT<S>& o, const StateT<S>* s, const S* d, StateT<S>& adj,
+                      std::vector<S>*) {
+  RigidBodyProbe<S> g;
+  vec3<S>& v = angular ? g.w : g.vc;
+  for (int k = 0; k < 3; ++k) v[k] = o.scale * d[k];
+  probe_adjoint(p, o, *s, g, adj);
+}
+
+template <class S>
+void up_value(const PolicyT<S>& p, const ObsTermT<S>& o, int, const StateT<S>& s, const std::vector<S>*, S* out) {
+  out[0] = o.scale * (probe(p, o, s).R * o.axis)[p.up_axis()];
+}
+template <class S>
+void up_adjoint(const PolicyT<S>& p, const ObsTermT<S>& o, const StateT<S>* s, const S* d, StateT<S>& adj,
+                std::vector<S>*) {
+  RigidBodyProbe<S> g;  // (R a)[up] = sum_j R[up][j] a_j
+  for (int j = 0; j < 3; ++j) g.R.m[p.up_axis()][j] = o.scale * d[0] * o.axis[j];
+  probe_adjoint(p, o, *s, g, adj);
+}
+
+template <class S>
+void heading_value(const PolicyT<S>& p, const ObsTermT<S>& o, int, const StateT<S>& s, const std::vector<S>*, S* out) {
+  out[0] = o.scale * dot(probe(p, o, s).R * o.axis, o.dir);
+}
+template <class S>
+void heading_adjoint(const PolicyT<S>& p, const ObsTermT<S>& o, const StateT<S>* s, const S* d, StateT<S>& adj,
+                     std::vector<S>*) {
+  RigidBodyProbe<S> g;  // (R a).e = sum_ij e_i R[i][j] a_j
+  for (int r = 0; r < 3; ++r)
+    for (int j = 0; j < 3; ++j) g.R.m[r][j] = o.scale * d[0] * o.dir[r] * o.axis[j];
+  probe_adjoint(p, o, *s, g, adj);
+}
+
+// the default observation: per joint sin q, cos q (mode 0), q (1) or qd (2)
+template <class S>
+void joints_value(const PolicyT<S>&, const ObsTermT<S>& o, int, const StateT<S>& s, const std::vector<S>*, S* out) {
+  int i = 0;
+  for (std::size_t k = 0; k < o.idx.size(); ++k) {
+    if (o.mode[k] == 0) {
+      out[i++] = std::sin(s.joint_q[o.idx[k]]);
+      out[i++] = std::cos(s.joint_q[o.idx[k]]);
     } else {
-      obs.push_back(o.kind == 1 ? s.joint_q[o.index] : s.joint_qd[o.index]);
+      out[i++] = o.mode[k] == 1 ? s.joint_q[o.idx[k]] : s.joint_qd[o.idx[k]];
     }
   }
-  const double two_pi = 6.283185307179586;
-  for (int k = 0; k < phases_; ++k)
-    obs.push_back(S(std::sin(two_pi * double(t) * double(frame_dt_) / double(phase_period_) + two_pi * k / phases_)));
 }
-
 template <class S>
-void PolicyT<S>::observe_adjoint(const StateT<S>& s, const std::vector<S>& d, StateT<S>& adj,
-                                 std::vector<S>* d_prev_action) const {
-  if (!drives_bodies()) {  // the particles' observations are linear in the state
-    observe_adjoint(d, adj);
-    return;
-  }
-  size_t i = 0;
-  using K = scene::ObservationKind;
-  for (const Term& o : terms_) {
-    if (o.kind == K::previous_action) {
-      for (int k = 0; k < output_size(); ++k, ++i)
-        if (d_prev_action) (*d_prev_action)[std::size_t(k)] += o.scale * d[i];
-      continue;
-    }
-    if (o.kind == K::orientation || o.kind == K::joint_positions || o.kind == K::joint_velocities) {
-      Array<S>& x = o.kind == K::joint_velocities ? adj.joint_qd : adj.joint_q;
-      for (int k : o.idx) x[k] += o.scale * d[i++];
-      continue;
-    }
-    // the probe's adjoint, through the body's kinematics
-    RigidBodyProbe<S> g;
-    switch (o.kind) {
-      case K::height:
-        g.c[up_] = o.scale * d[i++];
-        break;
-      case K::velocity:
-      case K::angular_velocity: {
-        vec3<S>& v = o.kind == K::velocity ? g.vc : g.w;
-        for (int k = 0; k < 3; ++k) v[k] = o.scale * d[i++];
-        break;
-      }
-      case K::up_projection:  // (R a)[up] = sum_j R[up][j] a_j
-        for (int j = 0; j < 3; ++j) g.R.m[up_][j] = o.scale * d[i] * o.axis[j];
-        ++i;
-        break;
-      case K::heading_projection:  // (R a).e = sum_ij e_i R[i][j] a_j
-        for (int r = 0; r < 3; ++r)
-          for (int j = 0; j < 3; ++j) g.R.m[r][j] = o.scale * d[i] * o.dir[r] * o.axis[j];
-        ++i;
-        break;
-      default:
-        break;
-    }
-    rigid_body_probe_adjoint(*model_, s.joint_q, s.joint_qd, o.body, g, adj.joint_q, adj.joint_qd);
-  }
-  for (const JointObs& o : joint_obs_) {
-    if (o.kind == 0) {
-      S q = s.joint_q[o.index];
-      adj.joint_q[o.index] += d[i] * std::cos(q) - d[i + 1] * std::sin(q);
+void joints_adjoint(const PolicyT<S>&, const ObsTermT<S>& o, const StateT<S>* s, const S* d, StateT<S>& adj,
+                    std::vector<S>*) {
+  int i = 0;
+  for (std::size_t k = 0; k < o.idx.size(); ++k) {
+    const int x = o.idx[k];
+    if (o.mode[k] == 0) {
+      S q = s->joint_q[x];
+      adj.joint_q[x] += d[i] * std::cos(q) - d[i + 1] * std::sin(q);
       i += 2;
     } else {
-      (o.kind == 1 ? adj.joint_q[o.index] : adj.joint_qd[o.index]) += d[i++];
+      (o.mode[k] == 1 ? adj.joint_q[x] : adj.joint_qd[x]) += d[i++];
     }
   }
 }
+
+}  // namespace
+
+template <class S>
+const std::vector<ObsRowT<S>>& body_observation_rows() {
+  static const std::vector<ObsRowT<S>> rows{
+      {"height", &create_body<1, S>, &height_value<S>, &height_adjoint<S>},
+      {"orientation", &create_orientation<S>, &coords_value<false, S>, &coords_adjoint<false, S>},
+      {"velocity", &create_body<3, S>, &velocity_value<false, S>, &velocity_adjoint<false, S>},
+      {"angular_velocity", &create_body<3, S>, &velocity_value<true, S>, &velocity_adjoint<true, S>},
+      {"joint_positions", &create_joints<S>, &coords_value<false, S>, &coords_adjoint<false, S>},
+      {"joint_velocities", &create_joints<S>, &coords_value<true, S>, &coords_adjoint<true, S>},
+      {"up_projection", &create_up<S>, &up_value<S>, &up_adjoint<S>},
+      {"heading_projection", &create_heading<S>, &heading_value<S>, &heading_adjoint<S>},
+      {"previous_action", &create_previous_action<S>, &previous_action_value<S>, &previous_action_adjoint<S>},
+  };
+  return rows;
+}
+
+template <class S>
+const ObsRowT<S>& joints_observation_row() {
+  static const ObsRowT<S> row{"joints", nullptr, &joints_value<S>, &joints_adjoint<S>};
+  return row;
+}
+
+template const std::vector<ObsRowT<float>>& body_observation_rows();
+template const std::vector<ObsRowT<double>>& body_observation_rows();
+template const ObsRowT<float>& joints_observation_row();
+template const ObsRowT<double>& joints_observation_row();
 
 #define ADJ_BODY_POLICY(S)                                                                                       \
   template Status PolicyT<S>::create_bodies(const scene::CompiledSceneT<S>&, const scene::Task&, MlpActivation); \
   template Result<int> PolicyT<S>::add_terms(const scene::CompiledSceneT<S>&, const scene::Task&,                \
-                                             const scene::ObjectRange&);                                         \
-  template void PolicyT<S>::observe_bodies(int, const StateT<S>&, std::vector<S>&, const std::vector<S>*) const; \
-  template void PolicyT<S>::observe_adjoint(const StateT<S>&, const std::vector<S>&, StateT<S>&, std::vector<S>*) const;
+                                             const scene::ObjectRange&);
+
 ADJ_BODY_POLICY(float)
 ADJ_BODY_POLICY(double)
 

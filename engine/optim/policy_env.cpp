@@ -134,33 +134,22 @@ Result<std::unique_ptr<ScenePolicyEnvT<S>>> ScenePolicyEnvT<S>::create(const sce
   if (!options.hidden.empty()) net_task.policy.hidden = options.hidden;
   scene::Task one = task;
   one.horizon = 1;
-  std::optional<LossT<S>> rloss;
-  std::optional<LossT<S>> ploss;
-  if (robots) {
-    Result<PolicyT<S>> pol = PolicyT<S>::create(cs, net_task, options.activation);
-    if (!pol) return pol.status();
-    env->rpolicy_ = std::move(pol.value());
-    env->rpolicy_->bind(&env->model_->rigid);
+  Result<PolicyT<S>> pol = PolicyT<S>::create(cs, net_task, options.activation);
+  if (!pol) return pol.status();
+  env->policy_ = std::move(pol.value());
+  env->policy_.bind(&env->model_->rigid);
+  env->difference_ = !robots;
+  if (robots)
     for (const scene::LossTerm& l : task.loss)
-      if (l.kind == scene::LossKind::effort && !l.object.empty() && l.object != env->rpolicy_->robot())
-        return Status::error(where + ": effort of \"" + l.object + "\": the policy drives \"" + env->rpolicy_->robot() +
+      if (l.kind == scene::LossKind::effort && !l.object.empty() && l.object != env->policy_.robot())
+        return Status::error(where + ": effort of \"" + l.object + "\": the policy drives \"" + env->policy_.robot() +
                              "\" (its actions are what an effort term measures)");
-    Result<ParametersT<S>> params = ParametersT<S>::create(cs, one, env->rpolicy_->weight_count());
-    if (!params) return params.status();
-    Result<LossT<S>> loss = LossT<S>::create(cs, one, params.value());
-    if (!loss) return loss.status();
-    env->effort_ = loss->action_effort();  // the action penalty: weight x |a|^2 of each frame
-    rloss = std::move(loss.value());
-  } else {
-    Result<PolicyT<S>> pol = PolicyT<S>::create(cs, net_task);
-    if (!pol) return pol.status();
-    env->ppolicy_ = std::move(pol.value());
-    Result<ParametersT<S>> params = ParametersT<S>::create(cs, one, env->ppolicy_->weight_count());
-    if (!params) return params.status();
-    Result<LossT<S>> loss = LossT<S>::create(cs, one, params.value());
-    if (!loss) return loss.status();
-    ploss = std::move(loss.value());
-  }
+  Result<ParametersT<S>> params = ParametersT<S>::create(cs, one, env->policy_.weight_count());
+  if (!params) return params.status();
+  Result<LossT<S>> loss = LossT<S>::create(cs, one, params.value());
+  if (!loss) return loss.status();
+  // the action penalty: weight x |a|^2 of each frame (robot policies; particle tasks have no effort terms)
+  if (robots) env->effort_ = loss->action_effort();
   if (!task.termination.object.empty()) {
     const scene::ObjectRange* r = cs.find(task.termination.object);
     if (!r || r->kind != scene::ObjectKind::robot)
@@ -190,9 +179,8 @@ Result<std::unique_ptr<ScenePolicyEnvT<S>>> ScenePolicyEnvT<S>::create(const sce
     Copy& c = env->copies_[std::size_t(i)];
     c.solver = std::make_unique<SolverT<S>>(
         SolverOptions{.substeps = cs.substeps, .thread_count = options.thread_count, .body_param_grads = false});
-    c.rloss = rloss;
-    if (c.rloss) c.rloss->bind(&env->world_model(i).rigid);
-    c.ploss = ploss;
+    c.loss = loss.value();
+    c.loss->bind(&env->world_model(i).rigid);
     c.grad_control = env->model_->make_control();
     c.grad_model = env->model_->make_grad();
     env->reset(i, nullptr);
@@ -202,10 +190,24 @@ Result<std::unique_ptr<ScenePolicyEnvT<S>>> ScenePolicyEnvT<S>::create(const sce
 
 template <class S>
 S ScenePolicyEnvT<S>::particle_loss(Copy& c, const StateT<S>& s) const {
-  c.ploss->begin();
-  c.ploss->observe(0, c.start);
-  c.ploss->observe(1, s);
-  return c.ploss->value({});
+  c.loss->begin();
+  c.loss->observe(0, c.start);
+  c.loss->observe(1, s);
+  return c.loss->value({});
+}
+
+template <class S>
+S ScenePolicyEnvT<S>::frame_cost(Copy& c, const StateT<S>& in) const {
+  if (difference_) {
+    const S now = particle_loss(c, c.state);
+    const S cost = now - c.last;
+    c.last = now;
+    return cost;
+  }
+  c.loss->begin();
+  c.loss->observe(0, in);
+  c.loss->observe(1, c.state);
+  return c.loss->value({});
 }
 
 template <class S>
@@ -214,11 +216,11 @@ void ScenePolicyEnvT<S>::reset(int i, std::mt19937_64* rng) {
   c.state = initial_;
   c.frame = 0;
   c.done = false;
-  c.action.assign(std::size_t(outputs().output_size()), S(0));
+  c.action.assign(std::size_t(policy_.output_size()), S(0));
   drop_tape(c);
   if (rng) randomize_start(c.state, *rng);
   c.start = c.state;
-  if (c.ploss) c.last = particle_loss(c, c.state);
+  if (difference_) c.last = particle_loss(c, c.state);
 }
 
 template <class S>
@@ -261,7 +263,7 @@ static bool same_shape(const StateT<S>& a, const StateT<S>& b) {
 template <class S>
 Status ScenePolicyEnvT<S>::set_episode(int i, const typename PolicyEnvT<S>::Episode& e) {
   Copy& c = copies_[i];
-  const int na = outputs().output_size();
+  const int na = policy_.output_size();
   if (!same_shape(e.state, initial_) || !same_shape(e.start, initial_) || e.frame < 0 || e.frame > horizon_)
     return Status::error("env " + std::to_string(i) + ": the stored episode does not fit this world");
   if (!e.action.empty() && int(e.action.size()) != na)
@@ -274,7 +276,7 @@ Status ScenePolicyEnvT<S>::set_episode(int i, const typename PolicyEnvT<S>::Epis
   c.action = e.action;
   c.action.resize(std::size_t(na), S(0));
   drop_tape(c);
-  if (c.ploss) c.last = particle_loss(c, c.state);  // as step() left it: L of the state, read against the start
+  if (difference_) c.last = particle_loss(c, c.state);  // as step() left it: L of the state, read against the start
   return Status::ok();
 }
 
@@ -287,10 +289,7 @@ typename PolicyEnvT<S>::Episode ScenePolicyEnvT<S>::episode(int i) const {
 template <class S>
 void ScenePolicyEnvT<S>::observe(int i, std::vector<S>& obs) const {
   const Copy& c = copies_[i];
-  if (rpolicy_)
-    rpolicy_->observe(c.frame, c.state, obs, &c.action);
-  else
-    ppolicy_->observe(c.frame, c.state, obs);
+  policy_.observe(c.frame, c.state, obs, &c.action);
 }
 
 template <class S>
@@ -307,23 +306,13 @@ Result<S> ScenePolicyEnvT<S>::step(int i, const std::vector<S>& action) {
       f.control.particle_f.size() != std::size_t(model_->particle_count()))
     f.control = model_->make_control();
   f.control.zero();
-  outputs().apply_outputs(action, f.control);
+  policy_.apply_outputs(action, f.control);
   Status st = c.solver->step(world_model(i), f.in, c.state, f.control, dt_, nullptr, record_ ? &f.record : nullptr);
   if (!st)
     return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
-  S cost = S(0);
-  if (c.rloss) {
-    c.rloss->begin();
-    c.rloss->observe(0, f.in);
-    c.rloss->observe(1, c.state);
-    cost = c.rloss->value({});
+  S cost = frame_cost(c, f.in);
+  if (!difference_)
     for (S a : action) cost += effort_ * a * a;
-  }
-  if (c.ploss) {
-    const S now = particle_loss(c, c.state);
-    cost = c.rloss ? cost + (now - c.last) : now - c.last;
-    c.last = now;
-  }
   if (measure_ && model_->body_count() > 0) {
     if (st = rigid_contacts(world_model(i).rigid, c.state, f.control, c.contacts); !st)
       return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
@@ -353,7 +342,7 @@ void ScenePolicyEnvT<S>::rewind(int i) {
   c.frame -= int(c.tape.size());
   c.done = false;
   drop_tape(c);
-  if (c.ploss) c.last = particle_loss(c, c.state);
+  if (difference_) c.last = particle_loss(c, c.state);
 }
 
 template <class S>
@@ -363,21 +352,17 @@ void ScenePolicyEnvT<S>::begin_backward(int i) {
   c.adj.particle_qd.assign(c.state.particle_qd.size(), vec3<S>());
   c.adj.joint_q.assign(c.state.joint_q.size(), S(0));
   c.adj.joint_qd.assign(c.state.joint_qd.size(), S(0));
-  c.d_action.assign(std::size_t(outputs().output_size()), S(0));
+  c.d_action.assign(std::size_t(policy_.output_size()), S(0));
   c.back = int(c.tape.size());
 }
 
 template <class S>
 void ScenePolicyEnvT<S>::add_observation_adjoint(int i, const std::vector<S>& d_obs) {
   Copy& c = copies_[i];
-  if (!rpolicy_) {
-    ppolicy_->observe_adjoint(d_obs, c.adj);
-    return;
-  }
   const bool last = c.back == int(c.tape.size());
   // the previous action the observed state's frame read: the action of the frame reversed next
   // (at the first recorded frame, an action before the tape: its part is dropped with the rest)
-  rpolicy_->observe_adjoint(last ? c.state : c.tape[c.back].in, d_obs, c.adj, &c.d_action);
+  policy_.observe_adjoint(last ? c.state : c.tape[c.back].in, d_obs, c.adj, &c.d_action);
 }
 
 template <class S>
@@ -388,15 +373,13 @@ void ScenePolicyEnvT<S>::add_cost_seed(Copy& c, int end, const StateT<S>& s, S s
     c.seed.joint_q.assign(s.joint_q.size(), S(0));
     c.seed.joint_qd.assign(s.joint_qd.size(), S(0));
   };
-  if (c.rloss) {  // the one-frame loss reads (s_t, s_t+1)
-    blank();
-    c.rloss->seed(end, s, c.seed);
-    add_scaled(adj, scale, c.seed);
-  }
-  if (c.ploss) {  // L(out) - L(in) (the episode's start is no function of the frames recorded)
-    blank();
-    c.ploss->seed(1, c.start, s, c.seed);
+  blank();
+  if (difference_) {  // L(out) - L(in) (the episode's start is no function of the frames recorded)
+    c.loss->seed(1, c.start, s, c.seed);
     add_scaled(adj, end == 1 ? scale : -scale, c.seed);
+  } else {  // the one-frame loss reads (s_t, s_t+1)
+    c.loss->seed(end, s, c.seed);
+    add_scaled(adj, scale, c.seed);
   }
 }
 
@@ -417,13 +400,13 @@ Status ScenePolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_acti
     return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame - int(c.tape.size()) + k) +
                          " (backward): " + st.message());
   if (d_cost != S(0)) add_cost_seed(c, 0, f.in, d_cost, c.adj_in);
-  outputs().output_grads(c.grad_control, d_action);
-  if (rpolicy_) {  // the next frame's observation of this action (previous_action terms)
+  policy_.output_grads(c.grad_control, d_action);
+  if (policy_.drives_bodies()) {  // the next frame's observation of this action (previous_action terms)
     for (std::size_t k = 0; k < d_action.size(); ++k) d_action[k] += c.d_action[k];
     std::fill(c.d_action.begin(), c.d_action.end(), S(0));
   }
   if (effort_ != S(0) && d_cost != S(0)) {  // the action penalty: the frame's action is its actuators' input
-    outputs().output_grads(f.control, c.scratch);
+    policy_.output_grads(f.control, c.scratch);
     for (std::size_t k = 0; k < d_action.size(); ++k) d_action[k] += d_cost * S(2) * effort_ * c.scratch[k];
   }
   std::swap(c.adj, c.adj_in);
@@ -447,7 +430,7 @@ Status ScenePolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std:
     for (std::size_t k = 0; k < adj.joint_qd.size(); ++k) adj.joint_qd[k] += scale * seed.joint_qd[k];
   };
   Status st = tangent_hvp(
-      i, c.frame, a, v, lift_state<T>(c.state), lift_control<T>(zero), outputs(),
+      i, c.frame, a, v, lift_state<T>(c.state), lift_control<T>(zero), policy_,
       [&](const StateT<T>& in, StateT<T>& to, const ControlT<T>& u) {
         return c.solver->tangent_step(world_model(i), in, to, u, dt_);
       },
@@ -455,20 +438,19 @@ Status ScenePolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std:
         return c.solver->tangent_step_adjoint(world_model(i), in, u, dt_, adj, adj_in, g);
       },
       [&](int end, const StateT<T>& state, StateT<T>& adj) {
-        if (c.rloss) {  // the one-frame loss reads (s_t, s_t+1)
+        if (!difference_) {  // the one-frame loss reads (s_t, s_t+1)
           seed = zero_like(state);
-          c.rloss->seed(end, state, seed);
+          c.loss->seed(end, state, seed);
           add(adj, T(d_cost));
-        }
-        if (c.ploss && d_cost != S(0)) {  // the frame cost L(out) - L(in)
+        } else if (d_cost != S(0)) {  // the frame cost L(out) - L(in)
           seed = zero_like(state);
-          c.ploss->seed(1, start, state, seed);
+          c.loss->seed(1, start, state, seed);
           add(adj, T(end == 1 ? d_cost : -d_cost));
         }
       },
       out);
   // the action penalty's Hessian: 2 effort d_cost on the diagonal
-  if (st && rpolicy_)
+  if (st && !difference_)
     for (std::size_t k = 0; k < out.size(); ++k) out[k] += d_cost * S(2) * effort_ * v[k];
   return st;
 }

@@ -148,7 +148,7 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
   int env_count() const override { return int(copies_.size()); }
   int horizon() const override { return horizon_; }
   int substeps() const override { return substeps_; }
-  const MlpT<S>& mlp() const override { return rpolicy_ ? rpolicy_->mlp() : ppolicy_->mlp(); }
+  const MlpT<S>& mlp() const override { return policy_.mlp(); }
   void reset(int i, std::mt19937_64* rng) override;
   int frame(int i) const override { return copies_[i].frame; }
   bool terminated(int i) const override { return copies_[i].done; }
@@ -170,28 +170,8 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
   const ModelT<S>& model() const { return *model_; }
   // copy i's model: its world's randomized parameters, or the scene's
   const ModelT<S>& world_model(int i) const { return models_.empty() ? *model_ : models_[std::size_t(i)]; }
-  // the policy's outputs: the robots' actuators, or the particles' actuated springs and tets
-  // (T: S, or the tangent numbers of action_hvp)
-  struct Outputs {
-    const PolicyT<S>* robots = nullptr;
-    const PolicyT<S>* particles = nullptr;
-    int output_size() const { return robots ? robots->output_size() : particles->output_size(); }
-    template <class T>
-    void apply_outputs(const std::vector<T>& out, ControlT<T>& control) const {
-      if (robots)
-        robots->apply_outputs(out, control);
-      else
-        particles->apply_outputs(out, control);
-    }
-    template <class T>
-    void output_grads(const ControlT<T>& grad_control, std::vector<T>& d_out) const {
-      if (robots)
-        robots->output_grads(grad_control, d_out);
-      else
-        particles->output_grads(grad_control, d_out);
-    }
-  };
-  Outputs outputs() const { return {rpolicy_ ? &*rpolicy_ : nullptr, ppolicy_ ? &*ppolicy_ : nullptr}; }
+  // the policy: its outputs drive the robots' actuators, or the particles' actuated springs and tets
+  const PolicyT<S>& policy() const { return policy_; }
 
  private:
   struct Frame {
@@ -209,9 +189,8 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
     std::vector<Frame> tape;
     std::vector<Frame> spare;  // frames of cleared tapes, their memory reused by the next steps
     std::unique_ptr<SolverT<S>> solver;
-    std::optional<LossT<S>> rloss;  // the one-frame robot terms, read on (s_t, s_t+1)
-    std::optional<LossT<S>> ploss;       // the one-frame particle terms, read on (start, s)
-    S last = S(0);                       // the particle terms' L(state)
+    std::optional<LossT<S>> loss;  // the task's terms over a one-frame horizon (bound to the copy's model)
+    S last = S(0);                 // particle terms: L(state)
     ControlT<S> grad_control;
     ModelGradT<S> grad_model;
     int frame = 0;
@@ -225,15 +204,22 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
   // robots: the joints moved within options_' ranges (see PolicyEnvOptions)
   void randomize_start(StateT<S>& s, std::mt19937_64& rng) const;
   S particle_loss(Copy& c, const StateT<S>& s) const;  // L(s) of the particle terms, against c.start
+  // the frame cost of the step from `in` to c.state (the action penalty aside)
+  S frame_cost(Copy& c, const StateT<S>& in) const;
   // adj += scale x d(frame cost)/d s at the frame's output (end 1) or input (end 0)
   void add_cost_seed(Copy& c, int end, const StateT<S>& s, S scale, StateT<S>& adj) const;
 
   std::unique_ptr<ModelT<S>> model_;
   std::vector<ModelT<S>> models_;  // per copy, when the scene randomizes (else empty)
-  std::optional<PolicyT<S>> rpolicy_;
-  std::optional<PolicyT<S>> ppolicy_;
-  S effort_ = S(0);     // the task's effort terms' weights: frame cost += effort_ |a|^2 (robot policies)
-  int done_body_ = -1;  // the task's termination: this body's com below done_height_ (-1: none)
+  // One policy and one loss serve both sides. How a frame's cost reads the loss depends on the
+  // side (header comment): the bodies' terms read the frame (s_t, s_t+1), the particles' terms
+  // read the episode (start, s) and the cost is the difference of L over the frame. The policy
+  // drives one side and its task's terms all lie on that side (create refuses robot policies
+  // over particles), so one flag says which.
+  PolicyT<S> policy_;
+  bool difference_ = false;  // particle terms: the frame cost is L(s_t+1) - L(s_t)
+  S effort_ = S(0);          // the task's effort terms' weights: frame cost += effort_ |a|^2 (robot policies)
+  int done_body_ = -1;       // the task's termination: this body's com below done_height_ (-1: none)
   S done_height_ = S(0);
   int up_ = 1;            // the scene's up axis
   bool record_ = false;   // keep each frame's substeps (worlds without particles: a few KiB a frame)

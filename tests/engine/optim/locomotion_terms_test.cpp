@@ -12,9 +12,9 @@
 
 #include "engine/core/spatial.h"
 #include "engine/grad/fd_check.h"
-#include "engine/optim/policy_env.h"
 #include "engine/optim/loss.h"
 #include "engine/optim/policy.h"
+#include "engine/optim/policy_env.h"
 #include "engine/optim/shac.h"
 #include "engine/optim/task.h"
 #include "engine/scene/compile.h"
@@ -272,8 +272,18 @@ TEST_CASE("locomotion terms: the Ant's run task observes the spec's 37 entries",
 TEST_CASE("locomotion terms: each observation term's state gradient matches central differences (double)",
           "[optim][locomotion][fd]") {
   const Ant a = load_ant();
+  // every row of the robots' observation table is among the terms checked (a new row fails
+  // here until its term is added to ant_observation)
+  for (const ObsRowT<double>& row : body_observation_rows<double>()) {
+    bool listed = false;
+    for (const scene::ObservationTerm& o : ant_observation().policy.observation)
+      listed = listed || std::string(scene::to_string(o.kind)) == row.name;
+    INFO(row.name);
+    CHECK(listed);
+  }
   auto pol = PolicyT<double>::create(a.cs, ant_observation());
   REQUIRE(pol.is_ok());
+  CHECK(pol->observation_terms().size() == body_observation_rows<double>().size() + 1);  // and the phases
   StateT<double> s = torso_state(a, 0.6, 0.4, 0.3, {1.5, -0.2, 0.3});
   for (int k = 7; k < 15; ++k) s.joint_q[k] += 0.05 * (k - 10);
   for (int k = 0; k < 14; ++k) s.joint_qd[k] += 0.1 * std::sin(1.3 * k);
