@@ -122,10 +122,12 @@ TEST_CASE("gripper: the pinch's gradient wrt the per-frame controls against cent
 
 TEST_CASE("gripper: optimizing the pinch-and-lift task closes the fingers and lifts the block",
           "[solver][implicit][gripper][optim]") {
-  // the scene's "pinch_lift" task (30 frames, the block's centre to a target 3 cm up, the 90
-  // per-frame PD targets of the lift and the fingers), by Adam from the task's start: every target
-  // at the initial pose, fingers resting on the block's sides without squeezing it, nothing lifts
-  const test::AssetScene<float> a("gripper_lift_soft.json", "pinch_lift");
+  // assets/scenes/gripper_lift_soft_task.json's "pinch_lift" (30 frames, the block's centre to a
+  // target 3 cm up; the 90 per-frame PD targets of the lift and the fingers) by its Adam from the
+  // task's start: every target at the initial pose, the fingers resting on the block's sides with
+  // a squeeze (their PD yields to the contact) too weak to lift it. Held or dropped is nearly a
+  // switch, so Adam's iterates jump between the two: the test keeps the best iterate
+  const test::AssetScene<float> a("gripper_lift_soft_task.json", "pinch_lift");
   optim::TaskRunnerT<float> r = test::ok(optim::TaskRunnerT<float>::create(a.cs, a.task));
   auto block_rise = [&]() {
     const std::vector<StateT<float>>& f = r.frames();
@@ -136,8 +138,10 @@ TEST_CASE("gripper: optimizing the pinch-and-lift task closes the fingers and li
     }
     return (y1 - y0) / double(f.front().particle_q.size());
   };
-  double first = 0, first_rise = 0;
+  double first = 0, first_rise = 0, best = 1e30;
+  std::vector<float> best_theta;
   while (r.iterations_left() > 0) {
+    const std::vector<float> theta = r.theta();
     auto it = r.iterate();
     INFO(it.status().message());
     REQUIRE(it.is_ok());
@@ -145,14 +149,18 @@ TEST_CASE("gripper: optimizing the pinch-and-lift task closes the fingers and li
       first = it->loss;
       first_rise = block_rise();
     }
+    if (it->loss < best) best = it->loss, best_theta = theta;
   }
   const double last = double(test::ok(r.evaluate(r.theta())));
+  const double best_again = double(test::ok(r.evaluate(best_theta)));
   const double rise = block_rise();
   if (std::getenv("ADJ_TEST_VERBOSE"))
-    std::printf("gripper pinch_lift: loss %.4g -> %.4g, block rise %.2f -> %.2f cm in %zu iterations\n", first, last,
-                first_rise * 100, rise * 100, r.history().size());
-  INFO("loss " << first << " -> " << last << ", block rise " << first_rise << " -> " << rise << " m");
-  CHECK(first_rise < 0.005);
-  CHECK(last < 0.3 * first);
-  CHECK(rise > 0.015);
+    std::printf("gripper pinch_lift: loss %.4g -> best %.4g (last %.4g), block rise %.2f -> %.2f cm, %zu iterations\n",
+                first, best, last, first_rise * 100, rise * 100, r.history().size());
+  INFO("loss " << first << " -> best " << best << " (last " << last << "), block rise " << first_rise << " -> " << rise
+               << " m");
+  CHECK(first_rise < 0.01);
+  CHECK(best_again == Approx(best).epsilon(1e-5));
+  CHECK(best < 0.05 * first);
+  CHECK(rise > 0.025);
 }
