@@ -126,6 +126,11 @@ struct LossRowT {
   LossSeedFn<S, Dual<S, 1>> seed_tangent;
 };
 
+// a row of SIDE's table, written where the term's functions are: its seed, a template over the
+// scalar and the seed's type, instantiated for the gradient (S) and the tangent (a dual)
+#define ADJ_LOSS_ROW(side, kind, create, value, seed) \
+  LossRowT<S> { LossKind::kind, TermSide::side, &create<S>, &value<S>, seed<S, S>, seed<S, Dual<S, 1>> }
+
 // the rows of each side (loss_terms_particles.cpp, loss_terms_bodies.cpp)
 template <class S>
 const std::vector<LossRowT<S>>& particle_loss_rows();

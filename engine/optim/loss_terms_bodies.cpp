@@ -293,30 +293,26 @@ Status create_effort(const LossBuildT<S>& b, const scene::LossTerm& spec, Term<S
 
 }  // namespace
 
-#define ADJ_ROW(kind, create, value, seed) \
-  LossRowT<S> { LossKind::kind, TermSide::bodies, &create<S>, &value<S>, seed<S, S>, seed<S, Dual<S, 1>> }
-
 template <class S>
 const std::vector<LossRowT<S>>& body_loss_rows() {
   static const std::vector<LossRowT<S>> rows = {
-      ADJ_ROW(position, create_position, value_position, &seed_position),
-      ADJ_ROW(distance, create_distance, value_distance, &seed_distance),
-      ADJ_ROW(joint, create_joint, value_joint, &seed_joint),
-      ADJ_ROW(cartpole, create_cartpole, value_cartpole, &seed_cartpole),
-      ADJ_ROW(height, create_running, value_running, &seed_running),
-      ADJ_ROW(upright, create_running, value_running, &seed_running),
-      ADJ_ROW(speed, create_running, value_running, &seed_running),
-      ADJ_ROW(reach, create_running, value_running, &seed_running),
-      ADJ_ROW(forward_velocity, create_running, value_running, &seed_running),
-      ADJ_ROW(up_projection, create_running, value_running, &seed_running),
-      ADJ_ROW(heading, create_running, value_running, &seed_running),
-      ADJ_ROW(height_reward, create_running, value_running, &seed_running),
+      ADJ_LOSS_ROW(bodies, position, create_position, value_position, &seed_position),
+      ADJ_LOSS_ROW(bodies, distance, create_distance, value_distance, &seed_distance),
+      ADJ_LOSS_ROW(bodies, joint, create_joint, value_joint, &seed_joint),
+      ADJ_LOSS_ROW(bodies, cartpole, create_cartpole, value_cartpole, &seed_cartpole),
+      ADJ_LOSS_ROW(bodies, height, create_running, value_running, &seed_running),
+      ADJ_LOSS_ROW(bodies, upright, create_running, value_running, &seed_running),
+      ADJ_LOSS_ROW(bodies, speed, create_running, value_running, &seed_running),
+      ADJ_LOSS_ROW(bodies, reach, create_running, value_running, &seed_running),
+      ADJ_LOSS_ROW(bodies, forward_velocity, create_running, value_running, &seed_running),
+      ADJ_LOSS_ROW(bodies, up_projection, create_running, value_running, &seed_running),
+      ADJ_LOSS_ROW(bodies, heading, create_running, value_running, &seed_running),
+      ADJ_LOSS_ROW(bodies, height_reward, create_running, value_running, &seed_running),
       LossRowT<S>{LossKind::alive, TermSide::bodies, &create_alive<S>, &value_alive<S>, nullptr, nullptr},
       LossRowT<S>{LossKind::effort, TermSide::bodies, &create_effort<S>, &effort_value<S>, nullptr, nullptr},
   };
   return rows;
 }
-#undef ADJ_ROW
 
 template const std::vector<LossRowT<float>>& body_loss_rows();
 template const std::vector<LossRowT<double>>& body_loss_rows();

@@ -199,21 +199,17 @@ void seed_velocity(const LossT<S>&, const Term<S>& t, int step, const SeedFrames
 
 }  // namespace
 
-#define ADJ_ROW(kind, create, value, seed) \
-  LossRowT<S> { LossKind::kind, TermSide::particles, &create<S>, &value<S>, seed<S, S>, seed<S, Dual<S, 1>> }
-
 template <class S>
 const std::vector<LossRowT<S>>& particle_loss_rows() {
   static const std::vector<LossRowT<S>> rows = {
-      ADJ_ROW(position, create_target, value_position, &seed_position),
-      ADJ_ROW(distance, create_axis, value_distance, &seed_distance),
-      ADJ_ROW(shape, create_target, value_shape, &seed_shape),
-      ADJ_ROW(velocity, create_particles, value_velocity, &seed_velocity),
+      ADJ_LOSS_ROW(particles, position, create_target, value_position, &seed_position),
+      ADJ_LOSS_ROW(particles, distance, create_axis, value_distance, &seed_distance),
+      ADJ_LOSS_ROW(particles, shape, create_target, value_shape, &seed_shape),
+      ADJ_LOSS_ROW(particles, velocity, create_particles, value_velocity, &seed_velocity),
       LossRowT<S>{LossKind::effort, TermSide::particles, &create_effort<S>, &effort_value<S>, nullptr, nullptr},
   };
   return rows;
 }
-#undef ADJ_ROW
 
 template const std::vector<LossRowT<float>>& particle_loss_rows();
 template const std::vector<LossRowT<double>>& particle_loss_rows();

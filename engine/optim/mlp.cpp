@@ -48,69 +48,39 @@ inline Vec<S> splat(S x) {
     return Vec<S>{x, x};
 }
 
-// z[r] = b[r] + sum_c wt[c n + r] x[c], each sum in input order c = 0..ni-1 (wt: the layer's
-// matrix transposed); four packs of outputs at a time, then one, then one output
+// out[j] = init[j] (0 without init) + sum_i m[i len + j] v[i], each sum in order i = 0..k-1; four
+// packs of outputs at a time, then one, then one output. A layer's forward is this over its
+// matrix transposed (z = b + W x), the gradient to its input over the matrix as stored
+// (dx = W^T dz)
 template <class S>
-void layer_forward(const S* wt, const S* b, const S* x, int ni, int n, S* z) {
+void accumulate_columns(const S* init, const S* m, const S* v, int k, int len, S* out) {
   constexpr int W = Pack<S>::W;
-  int r = 0;
-  for (; r + 4 * W <= n; r += 4 * W) {
-    Vec<S> a0 = load(b + r), a1 = load(b + r + W), a2 = load(b + r + 2 * W), a3 = load(b + r + 3 * W);
-    const S* col = wt + r;
-    for (int c = 0; c < ni; ++c, col += n) {
-      const Vec<S> xc = splat(x[c]);
-      a0 += load(col) * xc;
-      a1 += load(col + W) * xc;
-      a2 += load(col + 2 * W) * xc;
-      a3 += load(col + 3 * W) * xc;
+  auto start = [&](int j) { return init ? load(init + j) : splat(S(0)); };
+  int j = 0;
+  for (; j + 4 * W <= len; j += 4 * W) {
+    Vec<S> a0 = start(j), a1 = start(j + W), a2 = start(j + 2 * W), a3 = start(j + 3 * W);
+    const S* col = m + j;
+    for (int i = 0; i < k; ++i, col += len) {
+      const Vec<S> vi = splat(v[i]);
+      a0 += load(col) * vi;
+      a1 += load(col + W) * vi;
+      a2 += load(col + 2 * W) * vi;
+      a3 += load(col + 3 * W) * vi;
     }
-    store(z + r, a0);
-    store(z + r + W, a1);
-    store(z + r + 2 * W, a2);
-    store(z + r + 3 * W, a3);
+    store(out + j, a0);
+    store(out + j + W, a1);
+    store(out + j + 2 * W, a2);
+    store(out + j + 3 * W, a3);
   }
-  for (; r + W <= n; r += W) {
-    Vec<S> a = load(b + r);
-    for (int c = 0; c < ni; ++c) a += load(wt + std::size_t(c) * n + r) * splat(x[c]);
-    store(z + r, a);
+  for (; j + W <= len; j += W) {
+    Vec<S> a = start(j);
+    for (int i = 0; i < k; ++i) a += load(m + std::size_t(i) * len + j) * splat(v[i]);
+    store(out + j, a);
   }
-  for (; r < n; ++r) {
-    S s = b[r];
-    for (int c = 0; c < ni; ++c) s += wt[std::size_t(c) * n + r] * x[c];
-    z[r] = s;
-  }
-}
-
-// out[c] = sum_r w[r ni + c] dz[r], each sum from 0 in output order r = 0..n-1 (w: the layer's
-// matrix as stored); four packs of inputs at a time, then one, then one input
-template <class S>
-void layer_backward_input(const S* w, const S* dz, int ni, int n, S* out) {
-  constexpr int W = Pack<S>::W;
-  int c = 0;
-  for (; c + 4 * W <= ni; c += 4 * W) {
-    Vec<S> a0 = splat(S(0)), a1 = a0, a2 = a0, a3 = a0;
-    const S* row = w + c;
-    for (int r = 0; r < n; ++r, row += ni) {
-      const Vec<S> d = splat(dz[r]);
-      a0 += load(row) * d;
-      a1 += load(row + W) * d;
-      a2 += load(row + 2 * W) * d;
-      a3 += load(row + 3 * W) * d;
-    }
-    store(out + c, a0);
-    store(out + c + W, a1);
-    store(out + c + 2 * W, a2);
-    store(out + c + 3 * W, a3);
-  }
-  for (; c + W <= ni; c += W) {
-    Vec<S> a = splat(S(0));
-    for (int r = 0; r < n; ++r) a += load(w + std::size_t(r) * ni + c) * splat(dz[r]);
-    store(out + c, a);
-  }
-  for (; c < ni; ++c) {
-    S s = S(0);
-    for (int r = 0; r < n; ++r) s += w[std::size_t(r) * ni + c] * dz[r];
-    out[c] = s;
+  for (; j < len; ++j) {
+    S s = init ? init[j] : S(0);
+    for (int i = 0; i < k; ++i) s += m[std::size_t(i) * len + j] * v[i];
+    out[j] = s;
   }
 }
 
@@ -234,7 +204,7 @@ void MlpT<S>::forward(const S* packed, Batch& b, int begin, int end) const {
       const int ni = sizes_[l], n = sizes_[l + 1];
       const S* T = packed + w_offset_[l];
       S* z = b.act[l + 1].data() + std::size_t(q) * n;
-      layer_forward(T, T + std::size_t(ni) * n, b.act[l].data() + std::size_t(q) * ni, ni, n, z);
+      accumulate_columns(T + std::size_t(ni) * n, T, b.act[l].data() + std::size_t(q) * ni, ni, n, z);
       // the output layer keeps tanh without its scale (z itself when linear)
       if (l < L - 1)
         for (int r = 0; r < n; ++r) z[r] = hidden_act(act_, z[r]);
@@ -263,11 +233,11 @@ void MlpT<S>::backward_samples(const S* w, Batch& b, const S* d_out, int begin, 
       const S* W = w + w_offset_[l];
       const S* dzl = b.dz[l].data() + std::size_t(q) * n;
       if (l == 0) {
-        if (d_in) layer_backward_input(W, dzl, ni, n, d_in + std::size_t(q - begin) * ni);
+        if (d_in) accumulate_columns<S>(nullptr, W, dzl, n, ni, d_in + std::size_t(q - begin) * ni);
         break;
       }
       S* prev = b.dz[l - 1].data() + std::size_t(q) * ni;
-      layer_backward_input(W, dzl, ni, n, prev);
+      accumulate_columns<S>(nullptr, W, dzl, n, ni, prev);
       const S* a = b.act[l].data() + std::size_t(q) * ni;
       for (int c = 0; c < ni; ++c) prev[c] = prev[c] * hidden_slope(act_, a[c]);
     }
