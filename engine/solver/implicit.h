@@ -6,7 +6,8 @@
 // contact, the control's external forces), evaluated by the same kernels (engine/solver/kernels.h),
 // and c the global damping. Newton's method with a backtracking line search on the step's incremental
 // potential (g is its gradient; its change along the search direction by Simpson's rule on g, see
-// Work::solve), stopping at |g| <= tol * the step's momentum scale (ImplicitStats counts the rest); each Newton
+// Work::solve), stopping at |g| <= tol * the step's momentum scale, or below sqrt(tol) after 4
+// iterations without a 10% gain (a float solve at a contact's kink; ImplicitStats counts those); each Newton
 // system J d = -g, J = M (1 + c h) - h df/dv - h^2 df/dx, is solved by restarted GMRES, because J
 // is not symmetric where damping, friction or aerodynamics act. Its products J d come from one
 // evaluation of the force kernels on dual numbers (a Jacobian-vector product): no force is
