@@ -4,8 +4,10 @@
 //   g(v+) = M ((1 + c h) v+ - v - h gravity) - h f(x + h v+, v+) = 0,   x+ = x + h v+
 // where f is every force of the explicit step (elements, ground/collider and particle-particle
 // contact, the control's external forces), evaluated by the same kernels (engine/solver/kernels.h),
-// and c the global damping. Newton's method with a backtracking line search on |g| (it stops at the
-// tolerance, or below sqrt(tolerance) where short steps stall at a contact's kink: ImplicitStats); each Newton
+// and c the global damping. Newton's method with a backtracking line search on the step's incremental
+// potential (g is its gradient; its change along the search direction by Simpson's rule on g, see
+// Work::solve), stopping at |g| <= tol * the step's momentum scale, or below sqrt(tol) after 4
+// iterations without a 10% gain (a float solve at a contact's kink; ImplicitStats counts those); each Newton
 // system J d = -g, J = M (1 + c h) - h df/dv - h^2 df/dx, is solved by restarted GMRES, because J
 // is not symmetric where damping, friction or aerodynamics act. Its products J d come from one
 // evaluation of the force kernels on dual numbers (a Jacobian-vector product): no force is
@@ -64,9 +66,12 @@ struct ImplicitBodies {
 };
 
 struct ImplicitOptions {
-  int max_newton = 30;  // Newton iterations per substep
+  // Newton iterations per substep: most substeps take 2-20; a pinch's friction (stick/slip
+  // within a few um/s) takes up to about 50 short steps
+  int max_newton = 100;
   // stop at |g| <= tol * scale, scale = |M (v + h gravity)| + |h f(x + h v, v)| over the free
-  // particles (the step's momentum); 0: 1e-5 in float, 1e-12 in double
+  // particles (the step's momentum); 0: 1e-5 in float, 1e-11 in double (above the rounding floor
+  // of a pinched block, whose contact and elastic forces cancel: about 2e-12)
   double tol = 0;
   int max_krylov = 800;  // GMRES products per linear solve
   int restart = 100;     // GMRES restart length
@@ -77,7 +82,9 @@ struct ImplicitStats {
   long long substeps = 0;
   long long newton = 0;       // Newton iterations
   long long krylov = 0;       // GMRES products (forward and adjoint)
-  long long unconverged = 0;  // substeps that stopped above the tolerance (stalled at a contact kink, or max_newton)
+  long long unconverged = 0;  // substeps that stopped above the tolerance (stalled, or max_newton exhausted)
+  long long stalled = 0;      // of those, the ones whose line search found no decrease of the potential
+  long long steepest = 0;     // iterations whose Newton direction did not descend (steepest descent taken)
   double last_residual = 0;   // |g| / scale of the last substep
   double worst_residual = 0;  // the largest |g| / scale a substep ended with
 };
