@@ -201,6 +201,15 @@ struct ImplicitSolverT<S>::Work {
                       grid_fill.data());
   }
 
+  // a coupled substep's start: the model's constants, the bodies' poses, the particles' state
+  void begin_coupled(const ModelT<S>& m, const ControlT<S>& c, S step, const ImplicitBodies<S>& b, const vec3<S>* x,
+                     const vec3<S>* v) {
+    setup(m, c, step);
+    set_bodies(b);
+    x0.assign(x, x + n);
+    v0.assign(v, v + n);
+  }
+
   // the bodies of a coupled substep (after setup): their poses lifted to dual constants
   void set_bodies(const ImplicitBodies<S>& b) {
     bodies = &b;
@@ -597,11 +606,7 @@ Status ImplicitSolverT<S>::coupled_substep(const ModelT<S>& model, const vec3<S>
                                            vec3<S>* v_out, const ControlT<S>& control, S h,
                                            const ImplicitBodies<S>& bodies, const ImplicitOptions& options, int k) {
   Work& w = *w_;
-  const std::size_t n = std::size_t(model.particle_count());
-  w.setup(model, control, h);
-  w.set_bodies(bodies);
-  w.x0.assign(x, x + n);
-  w.v0.assign(v, v + n);
+  w.begin_coupled(model, control, h, bodies, x, v);
   if (Status st = w.solve(options, k); !st) return st;
   // the pairs of the converged state: what the bodies feel
   w.pair_forces(w.xp, w.vp);
@@ -620,10 +625,7 @@ Status ImplicitSolverT<S>::coupled_substep_adjoint(const ModelT<S>& model, const
                                                    int k) {
   Work& w = *w_;
   const std::size_t n = std::size_t(model.particle_count());
-  w.setup(model, control, h);
-  w.set_bodies(bodies);
-  w.x0.assign(x, x + n);
-  w.v0.assign(v, v + n);
+  w.begin_coupled(model, control, h, bodies, x, v);
   w.vp.assign(v_out, v_out + n);
   const GradSlots slots = grad_slots(model);
   w.grad_sink.assign(std::size_t(slots.size), S(0));

@@ -11,6 +11,16 @@ inline ModelT<S> must(Result<ModelT<S>> r) {
   return std::move(r.value());
 }
 
+// the implicit tests' soft blocks: density 500, shear modulus mu, lambda 2 mu, damping 0.5
+inline SoftMaterial<double> soft_block_material(double mu) {
+  SoftMaterial<double> mat;
+  mat.density = 500;
+  mat.mu = mu;
+  mat.lambda = 2 * mu;
+  mat.kd = 0.5;
+  return mat;
+}
+
 // one particle thrown at a wall, then bouncing on the ground
 inline ModelT<double> bounce_scene() {
   ModelBuilderT<double> b;
@@ -99,8 +109,8 @@ inline ModelT<double> pile_scene() {
   for (int y = 0; y < 2; ++y)
     for (int z = 0; z < 2; ++z)
       for (int x = 0; x < 2; ++x, ++k)
-        b.add_particle({0.09 * x + 0.01 * y, 0.06 + 0.09 * y, 0.09 * z + 0.005 * x}, {0.1 * (k % 3), 0, -0.05 * (k % 2)},
-                       0.1, 0.05);
+        b.add_particle({0.09 * x + 0.01 * y, 0.06 + 0.09 * y, 0.09 * z + 0.005 * x},
+                       {0.1 * (k % 3), 0, -0.05 * (k % 2)}, 0.1, 0.05);
   b.add_ground(0.0);
   b.settings().particle_contact = true;
   b.settings().contact_ke = 200;

@@ -34,11 +34,7 @@ ModelT<double> pusher_and_block(int cells, double cell, double mu, double gap, b
   rb.add_actuator(pusher, {.type = RIGID_ACTUATOR_PD, .kp = 300, .kd = 10});
   RigidModelT<double> rm = finalize(rb);
   ModelBuilderT<double> b;
-  SoftMaterial<double> mat;
-  mat.density = 500;
-  mat.mu = mu;
-  mat.lambda = 2 * mu;
-  mat.kd = 0.5;
+  const SoftMaterial<double> mat = soft_block_material(mu);
   b.add_soft_grid({0, 0.008, 0}, cells, cells, cells, cell, {0, 0, 0}, mat, false, radius);
   b.add_ground(0.0);
   // a wall on the far side, touching the block: it stays squeezed against the pusher

@@ -41,11 +41,7 @@ ModelT<double> hanging_cloth() {
 // a 2x2x2 soft block (8 cm, 27 particles) resting on the ground, its bottom 2 mm in
 ModelT<double> resting_block(double mu = 4e3) {
   ModelBuilderT<double> b;
-  SoftMaterial<double> mat;
-  mat.density = 500;
-  mat.mu = mu;
-  mat.lambda = 2 * mu;
-  mat.kd = 0.5;
+  const SoftMaterial<double> mat = soft_block_material(mu);
   b.add_soft_grid({0, 0.008, 0}, 2, 2, 2, 0.04, {0.05, -0.02, 0}, mat, false, 0.01);
   b.add_ground(0.0);
   b.settings().contact_ke = 2e3;
