@@ -497,6 +497,11 @@ struct Worker::Impl {
         }
       }
     }
+    publish_replay(info, std::move(frames));
+  }
+
+  // a replay's frames and what they are, handed to the UI together
+  void publish_replay(ReplayInfo& info, std::vector<State> frames) {
     info.frames = int(frames.size());
     std::lock_guard lock(pub_mu);
     replay_frames = std::move(frames);
@@ -521,10 +526,7 @@ struct Worker::Impl {
     } else {
       info.error = e.status().message();
     }
-    info.frames = int(frames.size());
-    std::lock_guard lock(pub_mu);
-    replay_frames = std::move(frames);
-    pub.replay = info;
+    publish_replay(info, std::move(frames));
   }
 
   void clear_optimization() {

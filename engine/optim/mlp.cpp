@@ -271,14 +271,21 @@ void MlpT<S>::backward(const S* w, Batch& b, const S* d_out, int begin, int end,
   accumulate(b, begin, end, 0, row_count(), d_w);
 }
 
+// one sample through the network: its batch of one, forward run
 template <class S>
-void MlpT<S>::forward(const S* w, const std::vector<S>& in, std::vector<S>& out) const {
+typename MlpT<S>::Batch MlpT<S>::forward_one(const S* w, const std::vector<S>& in) const {
   std::vector<S> packed;
   pack(w, packed);
   Batch b;
   resize(b, 1);
   std::copy_n(in.begin(), std::min(in.size(), std::size_t(input_size())), b.input(0));
   forward(packed.data(), b, 0, 1);
+  return b;
+}
+
+template <class S>
+void MlpT<S>::forward(const S* w, const std::vector<S>& in, std::vector<S>& out) const {
+  const Batch b = forward_one(w, in);
   out.resize(std::size_t(output_size()));
   for (int k = 0; k < output_size(); ++k) out[std::size_t(k)] = output(b, 0, k);
 }
@@ -286,12 +293,7 @@ void MlpT<S>::forward(const S* w, const std::vector<S>& in, std::vector<S>& out)
 template <class S>
 void MlpT<S>::backward(const S* w, const std::vector<S>& in, const std::vector<S>& d_out, S* d_w,
                        std::vector<S>& d_in) const {
-  std::vector<S> packed;
-  pack(w, packed);
-  Batch b;
-  resize(b, 1);
-  std::copy_n(in.begin(), std::min(in.size(), std::size_t(input_size())), b.input(0));
-  forward(packed.data(), b, 0, 1);
+  Batch b = forward_one(w, in);
   d_in.resize(std::size_t(input_size()));
   backward(w, b, d_out.data(), 0, 1, d_w, d_in.data());
 }

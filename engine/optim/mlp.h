@@ -78,6 +78,8 @@ class MlpT {
   void backward(const S* w, Batch& b, const S* d_out, int begin, int end, S* d_w, S* d_in) const;
 
  private:
+  Batch forward_one(const S* w, const std::vector<S>& in) const;  // one sample's batch, forward run
+
   std::vector<int> sizes_;     // input, hidden..., output
   std::vector<int> w_offset_;  // start of each layer's weights
   int weight_count_ = 0;
