@@ -1,7 +1,7 @@
 // a batch of independent environments (worlds) of one rigid model (1024 cartpoles, a batch of
 // walkers), each stepping its own state under its own control: the per-environment step and
 // step adjoint as ADJ_HD functors over a RigidViewT and one arena slice per environment, run as
-// one CUDA thread per environment (engine/cuda/rigid_cuda.cu).
+// one CUDA thread per environment (CudaSolverT's worlds: engine/cuda/cuda_worlds.cu).
 //
 // the functors run the functions SolverT's articulation stage runs for a model of bodies only
 // (engine/solver/articulation_stage.h): rigid::step, and rigid::substep with
