@@ -8,8 +8,8 @@
 // rigid::substep_adjoint for the reverse pass (rigid_dynamics.h / rigid_adjoint.h), instantiated
 // on the view instead of the model: on the host the results are bit-equal to SolverT's
 // (tests/engine/articulation/batch_test.cpp runs them in a host loop). per-environment parameter
-// gradients are written to their own slots and summed over the environments in a fixed
-// order afterwards (no atomics: deterministic).
+// gradients are written to their own rows (no atomics: deterministic); CudaSolverT adds each row
+// to its world's gradient, batch_sum_param_grads sums them in environment order.
 //
 // arrays are packed environment-major: q (env_count x q_count), qd (env_count x dof_count),
 // act (env_count x actuator_count), parameter gradients (env_count x param_count, in
