@@ -43,11 +43,11 @@ struct BenchWorldsOptions {
   std::string scene_path;
   int worlds = 256;
   int threads = 2;
-  int window = 32;    // control steps a window
-  int windows = 4;    // windows timed per row (after one untimed)
+  int window = 32;  // control steps a window
+  int windows = 4;  // windows timed per row (after one untimed)
   bool use_double = false;
   bool recompute = false;  // the reverse pass recomputes each step instead of reading its record
-  bool cuda = false;       // one row: the worlds on CUDA (bodies-only scenes; exit 77 without a device)
+  bool cuda = false;       // one row: the worlds on CudaSolverT (exit 77 without a device)
 };
 
 int run_bench_worlds(const BenchWorldsOptions& options);

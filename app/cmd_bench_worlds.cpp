@@ -14,7 +14,6 @@
 
 #include "app/cmd_bench.h"
 #include "engine/cuda/cuda.h"
-#include "engine/cuda/rigid_cuda.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene_json.h"
 #include "engine/solver/worlds.h"
@@ -115,44 +114,55 @@ struct Bench {
   }
 };
 
-// --cuda: the worlds of a bodies-only scene as one CUDA thread each (engine/cuda/rigid_cuda.h); its
-// API takes and returns the states on the host each step, so the row includes those copies
+// --cuda: the worlds on CudaSolverT (engine/cuda/cuda.h): a bodies-only scene's worlds in one
+// launch a step (one CUDA thread per world), any other scene's (particles, randomized worlds) one
+// world after another; its API takes and returns the states on the host each step, so the row
+// includes those copies. Device memory is counted for the one-launch batch only.
 template <class S>
-Result<Row> cuda_row(const scene::CompiledSceneT<S>& cs, const BenchWorldsOptions& o) {
-  const RigidModelT<S>& m = cs.model.rigid;
-  const int n = o.window, worlds = o.worlds, nq = m.q_count(), nv = m.dof_count(), na = m.actuator_count();
-  RigidBatchCudaT<S> gpu;
-  if (Status st = gpu.upload(m, worlds, cs.substeps); !st) return st;
-  const StateT<S> s0 = cs.model.make_state();
-  const ControlT<S> hold = cs.model.make_hold_control();
-  std::vector<std::vector<S>> q(std::size_t(n + 1)), qd(std::size_t(n + 1));
-  std::vector<S> act(std::size_t(worlds) * na);
-  for (int w = 0; w < worlds; ++w) std::copy(hold.joint_act.begin(), hold.joint_act.end(), act.begin() + w * na);
-  q[0].resize(std::size_t(worlds) * nq);
-  qd[0].resize(std::size_t(worlds) * nv);
-  for (int w = 0; w < worlds; ++w) {
-    std::copy(s0.joint_q.begin(), s0.joint_q.end(), q[0].begin() + w * nq);
-    std::copy(s0.joint_qd.begin(), s0.joint_qd.end(), qd[0].begin() + w * nv);
+Result<Row> cuda_row(const scene::CompiledSceneT<S>& cs, const BenchWorldsOptions& o, std::uint64_t seed) {
+  const int n = o.window, world_count = o.worlds;
+  auto made = WorldsT<S>::create(cs.model, {.world_count = world_count, .seed = seed, .randomize = cs.randomize});
+  if (!made) return made.status();
+  const WorldsT<S>& worlds = *made;
+  std::vector<const ModelT<S>*> models;
+  for (int w = 0; w < world_count; ++w) models.push_back(&worlds.model(w));
+  CudaSolverT<S> gpu({.substeps = cs.substeps, .body_param_grads = false});
+  if (Status st = gpu.upload_worlds(models); !st) return st;
+  std::vector<std::vector<StateT<S>>> tape(std::size_t(n + 1));
+  std::vector<ControlT<S>> control, adj_control;
+  std::vector<ModelGradT<S>> adj_model;
+  std::vector<StateT<S>> seed_adj;
+  for (int w = 0; w < world_count; ++w) {
+    tape[0].push_back(worlds.state(w));
+    control.push_back(worlds.model(w).make_hold_control());
+    adj_control.push_back(worlds.model(w).make_control());
+    adj_model.push_back(worlds.model(w).make_grad());
+    StateT<S> a = worlds.model(w).make_state();
+    a.zero();
+    for (auto& q : a.particle_q) q = vec3<S>(S(1), S(1), S(1));
+    for (auto& q : a.joint_q) q = S(1);
+    seed_adj.push_back(a);
   }
   auto forward = [&]() -> Status {
     for (int k = 0; k < n; ++k)
-      if (Status st = gpu.step(q[k], qd[k], act, cs.frame_dt, q[k + 1], qd[k + 1]); !st) return st;
+      if (Status st = gpu.step_worlds(tape[std::size_t(k)], tape[std::size_t(k + 1)], control, cs.frame_dt); !st)
+        return Status::error("step " + std::to_string(k) + ": " + st.message());
     return Status::ok();
   };
-  RigidModelGradT<S> g = m.make_grad();
   auto backward = [&]() -> Status {
-    std::vector<S> aq(q[0].size(), S(1)), aqd(qd[0].size(), S(0)), aq_in, aqd_in, aact;
+    std::vector<StateT<S>> a = seed_adj, b;
     for (int k = n - 1; k >= 0; --k) {
-      if (Status st = gpu.step_adjoint(q[k], qd[k], act, cs.frame_dt, aq, aqd, aq_in, aqd_in, aact, g); !st) return st;
-      std::swap(aq, aq_in);
-      std::swap(aqd, aqd_in);
+      if (Status st = gpu.step_adjoint_worlds(tape[std::size_t(k)], control, cs.frame_dt, a, b, adj_control, adj_model);
+          !st)
+        return Status::error("step " + std::to_string(k) + " (reverse): " + st.message());
+      std::swap(a, b);
     }
     return Status::ok();
   };
   if (Status st = forward(); !st) return st;  // untimed: the device warmed up
   if (Status st = backward(); !st) return st;
   using clock = std::chrono::steady_clock;
-  Row r{worlds, 0};
+  Row r{world_count, 0};
   auto t0 = clock::now();
   for (int i = 0; i < o.windows; ++i)
     if (Status st = forward(); !st) return st;
@@ -162,10 +172,10 @@ Result<Row> cuda_row(const scene::CompiledSceneT<S>& cs, const BenchWorldsOption
     if (Status st = backward(); !st) return st;
   }
   auto t2 = clock::now();
-  const double steps = double(worlds) * n * o.windows;
+  const double steps = double(world_count) * n * o.windows;
   r.forward = steps / std::chrono::duration<double>(t1 - t0).count();
   r.both = steps / std::chrono::duration<double>(t2 - t1).count();
-  r.bytes_per_world = double(gpu.device_bytes()) / worlds;
+  r.bytes_per_world = gpu.worlds_batched() ? double(gpu.device_bytes()) / world_count : -1;
   return r;
 }
 
@@ -195,20 +205,16 @@ int bench(const BenchWorldsOptions& o) {
       "| worlds | threads | forward [control steps/s] | forward + backward [control steps/s] | memory per "
       "world [KiB] |\n|---:|---:|---:|---:|---:|\n");
   if (o.cuda) {
-    if (cs->model.particle_count() > 0 || cs->randomize.active()) {
-      std::fprintf(stderr,
-                   "%s: --cuda runs bodies-only scenes with the scene's own parameters (the CUDA batch has "
-                   "no particles and no per-world parameters yet)\n",
-                   o.scene_path.c_str());
-      return 1;
-    }
-    auto r = cuda_row(*cs, o);
+    auto r = cuda_row(*cs, o, seed);
     if (!r) {
       std::fprintf(stderr, "%s: --cuda: %s\n", o.scene_path.c_str(), r.status().message().c_str());
       return 1;
     }
-    std::printf("| %d | CUDA | %.0f | %.0f | %.1f (device) |\n", r->worlds, r->forward, r->both,
-                r->bytes_per_world / 1024.0);
+    if (r->bytes_per_world >= 0)
+      std::printf("| %d | CUDA, one launch | %.0f | %.0f | %.1f (device) |\n", r->worlds, r->forward, r->both,
+                  r->bytes_per_world / 1024.0);
+    else
+      std::printf("| %d | CUDA, a launch per world | %.0f | %.0f | not counted |\n", r->worlds, r->forward, r->both);
     return 0;
   }
   Bench<S> b{*cs, o, seed};

@@ -401,7 +401,8 @@ int main(int argc, char** argv) {
   bench_worlds_cmd->add_flag("--recompute", bench_worlds.recompute,
                              "The reverse pass recomputes each step (less memory) instead of reading its record");
   bench_worlds_cmd->add_flag("--cuda", bench_worlds.cuda,
-                             "The worlds on CUDA, one thread each (bodies-only scenes; exit 77 without a device)");
+                             "The worlds on CUDA: bodies-only scenes in one launch, one thread each; others a launch "
+                             "per world (exit 77 without a device)");
 
   try {
     app.parse(argc, argv);

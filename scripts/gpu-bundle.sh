@@ -11,7 +11,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}
 out=${2:-$root/.gpu/build-gpu.tar.xz}
 bins=(adjoint png_probe adjoint_cuda_rollout_test adjoint_cuda_parity_test adjoint_cuda_coupled_test
-  adjoint_vis_cuda_test adjoint_cuda_interop_test adjoint_rigid_cuda_test adjoint_gpu_view_tests
+  adjoint_vis_cuda_test adjoint_cuda_interop_test adjoint_cuda_worlds_test adjoint_gpu_view_tests
   adjoint_rigid_bench)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

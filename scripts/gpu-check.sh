@@ -60,7 +60,7 @@ cat "$out/info.txt" >> "$summary"
 # every GPU test: CPU/CUDA parity, interop (each exits 77 = skipped without a device)
 rc=0
 gpu_tests=(adjoint_cuda_rollout_test adjoint_cuda_parity_test adjoint_cuda_coupled_test adjoint_vis_cuda_test
-  adjoint_cuda_interop_test adjoint_rigid_cuda_test)
+  adjoint_cuda_interop_test adjoint_cuda_worlds_test)
 for t in "${gpu_tests[@]}"; do
   [[ -x "$dir/bin/$t" ]] || { say "gpu-check: $t: not built"; rc=1; continue; }
   timeout "$cap" "$dir/bin/$t" > "$out/$t.log" 2>&1
@@ -115,19 +115,20 @@ case $r in
   77) say "gpu-check: bench gpu: SKIPPED (no CUDA device?)"; rc=1 ;;
   *) say "gpu-check: bench gpu: FAILED ($r), see bench-gpu.txt"; tail -20 "$out/bench-gpu.txt"; rc=1 ;;
 esac
-# the rigid batch on the GPU (one thread per environment): cartpole x1024, walker x1024
+# bodies-only worlds on CudaSolverT (one launch, one thread per world): cartpole x1024, walker x1024
 if [[ -x "$dir/bin/adjoint_rigid_bench" ]]; then
   timeout "$cap" "$dir/bin/adjoint_rigid_bench" cuda > "$out/bench-rigid-cuda.txt" 2>&1 ||
     say "gpu-check: rigid CUDA bench failed, see bench-rigid-cuda.txt"
   cat "$out/bench-rigid-cuda.txt" >> "$summary"
 fi
-# many worlds: the locomotion Ant over 4096 worlds on CUDA (one thread each) beside 256 on the
-# CPU cores; a coupled scene (an arm pushing a soft ball) over 256 worlds on the CPU (the CUDA
-# batch has no particles yet)
+# many worlds (CudaSolverT): the locomotion Ant over 4096 worlds on CUDA (one launch, one thread
+# each) beside 256 on the CPU cores; a coupled scene (an arm pushing a soft ball) over 256 worlds
+# on the CPU and on CUDA (particles: a launch sequence per world)
 {
   timeout "$cap" "$dir/bin/adjoint" bench worlds "$root"/assets/scenes/locomotion/ant.json --worlds 4096 --cuda --windows 2
   timeout "$cap" "$dir/bin/adjoint" bench worlds "$root"/assets/scenes/locomotion/ant.json --worlds 256 --threads "$(nproc)" --windows 2
   timeout "$cap" "$dir/bin/adjoint" bench worlds "$root"/assets/scenes/robot_arm_push_soft.json --worlds 256 --threads "$(nproc)" --windows 2
+  timeout "$cap" "$dir/bin/adjoint" bench worlds "$root"/assets/scenes/robot_arm_push_soft.json --worlds 256 --cuda --windows 1
 } > "$out/bench-worlds.txt" 2>&1 || say "gpu-check: worlds benchmark failed, see bench-worlds.txt"
 cat "$out/bench-worlds.txt" >> "$summary"
 timeout "$cap" "$dir/bin/adjoint" bench render --frames 5 > "$out/render-bench.txt" 2>&1 ||
@@ -136,7 +137,7 @@ timeout "$cap" "$dir/bin/adjoint" bench render --frames 5 > "$out/render-bench.t
 # memory errors and races the tests' results would not show (compute-sanitizer, when asked)
 if [[ "${ADJ_GPU_SANITIZE:-0}" == 1 ]] && command -v compute-sanitizer >/dev/null; then
   for tool in ${ADJ_GPU_SANITIZE_TOOLS:-memcheck}; do
-    for t in adjoint_cuda_rollout_test adjoint_rigid_cuda_test adjoint_cuda_coupled_test; do
+    for t in adjoint_cuda_rollout_test adjoint_cuda_worlds_test adjoint_cuda_coupled_test; do
       log="$out/${tool}_$t.log"
       timeout "${ADJ_GPU_SANITIZE_TIMEOUT:-$cap}" compute-sanitizer --tool "$tool" --error-exitcode 9 "$dir/bin/$t" > "$log" 2>&1
       r=$?

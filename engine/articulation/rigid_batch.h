@@ -1,15 +1,15 @@
 // a batch of independent environments (worlds) of one rigid model (1024 cartpoles, a batch of
 // walkers), each stepping its own state under its own control: the per-environment step and
 // step adjoint as ADJ_HD functors over a RigidViewT and one arena slice per environment, run as
-// one CUDA thread per environment (engine/cuda/rigid_cuda.cu).
+// one CUDA thread per environment (CudaSolverT's worlds: engine/cuda/cuda_worlds.cu).
 //
 // the functors run the functions SolverT's articulation stage runs for a model of bodies only
 // (engine/solver/articulation_stage.h): rigid::step, and rigid::substep with
 // rigid::substep_adjoint for the reverse pass (rigid_dynamics.h / rigid_adjoint.h), instantiated
 // on the view instead of the model: on the host the results are bit-equal to SolverT's
 // (tests/engine/articulation/batch_test.cpp runs them in a host loop). per-environment parameter
-// gradients are written to their own slots and summed over the environments in a fixed
-// order afterwards (no atomics: deterministic).
+// gradients are written to their own rows (no atomics: deterministic); CudaSolverT adds each row
+// to its world's gradient, batch_sum_param_grads sums them in environment order.
 //
 // arrays are packed environment-major: q (env_count x q_count), qd (env_count x dof_count),
 // act (env_count x actuator_count), parameter gradients (env_count x param_count, in

@@ -42,18 +42,34 @@ CudaSolverT<S>::~CudaSolverT() = default;
 
 template <class S>
 Status CudaSolverT<S>::upload(const ModelT<S>& m) {
+  return impl_->load(options_, m);
+}
+
+template <class S>
+Status CudaSolverT<S>::step(const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt) {
+  return impl_->step(options_, in, out, control, dt);
+}
+
+template <class S>
+Status CudaSolverT<S>::step_adjoint(const StateT<S>& in, const ControlT<S>& control, S dt, const StateT<S>& adj_out,
+                                    StateT<S>& adj_in, ControlT<S>& adj_control, ModelGradT<S>& adj_model) {
+  return impl_->step_adjoint(options_, in, control, dt, adj_out, adj_in, adj_control, adj_model);
+}
+
+template <class S>
+Status CudaSolverT<S>::Impl::load(const SolverOptions& o, const ModelT<S>& m) {
   std::string reason;
   if (!cuda_available(&reason)) return Status::error("CUDA backend unavailable: " + reason);
   if (m.integrator == INTEGRATOR_IMPLICIT)
     return Status::error("CUDA backend: the implicit integrator (settings.integrator) runs on the CPU only");
-  Impl& d = *impl_;
+  Impl& d = *this;
   d.error = cudaSuccess;
   d.host = &m;
   d.check(d.model.upload(m));
   int n = m.particle_count();
-  d.sub.resize(options_.substeps + 1);
+  d.sub.resize(o.substeps + 1);
   for (auto& s : d.sub) d.alloc_state(s, n);
-  d.f_total_sub.resize(options_.substeps);
+  d.f_total_sub.resize(o.substeps);
   for (auto& f : d.f_total_sub) d.check(f.resize(n));
   d.alloc_state(d.adj_a, n);
   d.alloc_state(d.adj_b, n);
@@ -61,28 +77,29 @@ Status CudaSolverT<S>::upload(const ModelT<S>& m) {
   for (DeviceArray<vec3<S>>* a : {&d.f_slot, &d.adj_q_slot, &d.adj_qd_slot}) d.check(a->resize(m.slot_count()));
   for (DeviceArray<vec3<S>>* a : {&d.f_total, &d.adj_f, &d.dummy_q, &d.dummy_qd, &d.control_f, &d.adj_control_f})
     d.check(a->resize(n));
-  d.grad_slots = grad_slots(m);
+  d.grad_slots = adj::grad_slots(m);  // the free function, not the member
   d.check(d.adj_model.resize(std::size_t(d.grad_slots.size)));
   d.check(d.grid_.alloc(n, m.grid_cell));
-  if (d.error == cudaSuccess && m.body_count() > 0) return coupled_upload<S>(d, m, options_.substeps);
+  if (d.error == cudaSuccess && m.body_count() > 0) return coupled_upload<S>(d, m, o.substeps);
   d.coupled.reset();
   return cuda_status(d.error, "model upload");
 }
 
 template <class S>
-Status CudaSolverT<S>::step(const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt) {
-  Impl& d = *impl_;
+Status CudaSolverT<S>::Impl::step(const SolverOptions& o, const StateT<S>& in, StateT<S>& out,
+                                  const ControlT<S>& control, S dt) {
+  Impl& d = *this;
   if (!d.host) return Status::error("CUDA backend: upload() a model first");
-  if (d.host->body_count() > 0) return coupled_step<S>(d, options_, in, out, control, dt);
+  if (d.host->body_count() > 0) return coupled_step<S>(d, o, in, out, control, dt);
   int n = d.host->particle_count();
   if (in.particle_count() != n) return Status::error("CUDA step: state does not match the model");
   d.error = cudaSuccess;
-  S h = dt / S(options_.substeps);
+  S h = dt / S(o.substeps);
   CudaExec exec{&d.error};
   KernelArgs<S> a = device_args<S>(d, control, h);
   d.up(d.sub[0].q, in.particle_q);
   d.up(d.sub[0].qd, in.particle_qd);
-  for (int k = 0; k < options_.substeps; ++k) {
+  for (int k = 0; k < o.substeps; ++k) {
     a.q = d.sub[k].q.get();
     a.qd = d.sub[k].qd.get();
     a.q_out = d.sub[k + 1].q.get();
@@ -90,10 +107,10 @@ Status CudaSolverT<S>::step(const StateT<S>& in, StateT<S>& out, const ControlT<
     a.grid = d.grid(a.q);
     substep_forward(exec, a);
   }
-  d.check(d.sub[options_.substeps].q.download(out.particle_q));
-  d.check(d.sub[options_.substeps].qd.download(out.particle_qd));
+  d.check(d.sub[o.substeps].q.download(out.particle_q));
+  d.check(d.sub[o.substeps].qd.download(out.particle_qd));
   if (d.error != cudaSuccess) return cuda_status(d.error, "step");
-  return options_.check_finite ? check_state_finite(out, "state (CUDA)") : Status::ok();
+  return o.check_finite ? check_state_finite(out, "state (CUDA)") : Status::ok();
 }
 
 template <class S>
@@ -102,24 +119,25 @@ static void add_into(std::vector<S>& dst, const std::vector<S>& src) {
 }
 
 template <class S>
-Status CudaSolverT<S>::step_adjoint(const StateT<S>& in, const ControlT<S>& control, S dt, const StateT<S>& adj_out,
-                                    StateT<S>& adj_in, ControlT<S>& adj_control, ModelGradT<S>& adj_model) {
-  Impl& d = *impl_;
+Status CudaSolverT<S>::Impl::step_adjoint(const SolverOptions& o, const StateT<S>& in, const ControlT<S>& control, S dt,
+                                          const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
+                                          ModelGradT<S>& adj_model) {
+  Impl& d = *this;
   if (!d.host) return Status::error("CUDA backend: upload() a model first");
   if (d.host->body_count() > 0)
-    return coupled_step_adjoint<S>(d, options_, in, control, dt, adj_out, adj_in, adj_control, adj_model);
+    return coupled_step_adjoint<S>(d, o, in, control, dt, adj_out, adj_in, adj_control, adj_model);
   const ModelT<S>& m = *d.host;
   int n = m.particle_count();
   if (in.particle_count() != n || adj_out.particle_count() != n)
     return Status::error("CUDA step_adjoint: state does not match the model");
   d.error = cudaSuccess;
-  S h = dt / S(options_.substeps);
+  S h = dt / S(o.substeps);
   CudaExec exec{&d.error};
   KernelArgs<S> a = device_args<S>(d, control, h);
   // recompute the substep states on the device, keeping each substep's total force
   d.up(d.sub[0].q, in.particle_q);
   d.up(d.sub[0].qd, in.particle_qd);
-  for (int k = 0; k < options_.substeps; ++k) {
+  for (int k = 0; k < o.substeps; ++k) {
     a.q = d.sub[k].q.get();
     a.qd = d.sub[k].qd.get();
     a.q_out = d.sub[k + 1].q.get();
@@ -146,7 +164,7 @@ Status CudaSolverT<S>::step_adjoint(const StateT<S>& in, const ControlT<S>& cont
   d.up(d.adj_top.q, adj_out.particle_q);
   d.up(d.adj_top.qd, adj_out.particle_qd);
   DeviceState<S>* upstream = &d.adj_top;
-  for (int k = options_.substeps - 1; k >= 0; --k) {
+  for (int k = o.substeps - 1; k >= 0; --k) {
     DeviceState<S>* target = (upstream == &d.adj_a) ? &d.adj_b : &d.adj_a;
     a.q = d.sub[k].q.get();
     a.qd = d.sub[k].qd.get();
@@ -179,9 +197,11 @@ Status CudaSolverT<S>::step_adjoint(const StateT<S>& in, const ControlT<S>& cont
   d.check(d.adj_model.download(tmp));
   if (int(tmp.size()) == d.grad_slots.size) add_slots(d.grad_slots, tmp.data(), adj_model, /*per_element=*/true);
   if (d.error != cudaSuccess) return cuda_status(d.error, "step_adjoint");
-  return options_.check_finite ? check_state_finite(adj_in, "adjoint (CUDA)") : Status::ok();
+  return o.check_finite ? check_state_finite(adj_in, "adjoint (CUDA)") : Status::ok();
 }
 
+// also instantiates Impl's load, step and step_adjoint (defined above), which the worlds'
+// per-world path (cuda_worlds.cu) calls; the worlds' members are instantiated there
 template class CudaSolverT<float>;
 template class CudaSolverT<double>;
 

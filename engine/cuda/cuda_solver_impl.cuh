@@ -1,5 +1,6 @@
-// internal to engine/cuda (nvcc only): CudaSolverT's device state, shared by the particle
-// path (cuda_backend.cu) and the coupled path of particles and articulated bodies
+// internal to engine/cuda (nvcc only): CudaSolverT's device state of one world, shared by the
+// particle path (cuda_backend.cu), the per-world path of many worlds (cuda_worlds.cu) and the
+// coupled path of particles and articulated bodies
 // (cuda_coupled.cuh, engine/solver/coupled_kernels.h's functors), which has its own
 // translation units (cuda_coupled_float.cu, cuda_coupled_double.cu) so the rigid stages compile
 // apart from the particle kernels and in parallel.
@@ -80,6 +81,13 @@ struct CudaSolverT<S>::Impl {
   }
 
   void alloc_state(DeviceState<S>& s, int n) { check(s.alloc(n)); }
+
+  // one world's upload, step and step adjoint (cuda_backend.cu): CudaSolverT's upload(), step()
+  // and step_adjoint(), and each world's on the per-world path of its worlds (cuda_worlds.cu)
+  Status load(const SolverOptions& o, const ModelT<S>& m);
+  Status step(const SolverOptions& o, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt);
+  Status step_adjoint(const SolverOptions& o, const StateT<S>& in, const ControlT<S>& control, S dt,
+                      const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control, ModelGradT<S>& adj_model);
 };
 
 // the particle substep's arguments: the device model, the control uploaded

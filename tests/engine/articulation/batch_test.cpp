@@ -4,7 +4,7 @@
 // a time) bit for bit: the same functions, the same bits. On the reference robots: cartpole,
 // 3-link arm, the walker on the ground, two boxes in contact, a mesh box on a box (the view's
 // hulls) and a tree with every joint type against a static collider. The CUDA batch against
-// SolverT over WorldsT: tests/engine/cuda/rigid_cuda_test.cpp (skipped without a device).
+// SolverT over WorldsT: tests/engine/cuda/cuda_worlds_test.cpp (skipped without a device).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>

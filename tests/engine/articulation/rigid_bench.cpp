@@ -14,7 +14,6 @@
 #include "engine/articulation/rigid_queries.h"
 #include "engine/articulation/robots.h"
 #include "engine/cuda/cuda.h"
-#include "engine/cuda/rigid_cuda.h"
 #include "engine/io/urdf.h"
 #include "engine/solver/solver.h"
 
@@ -135,8 +134,9 @@ void bench_batch(const char* name, const RigidBuilder& b, int count, int substep
       name, sizeof(S) == 4 ? "float" : "double", count, threads, substeps, fwd, bwd, fwd / bwd);
 }
 
-// `count` copies stepped together on the GPU (engine/cuda/rigid_cuda.h: one thread per copy),
-// host copies of the packed states per call included; skipped without a CUDA device
+// `count` copies (worlds) stepped together on the GPU (CudaSolverT's worlds, engine/cuda/cuda.h:
+// one launch, one thread per world), host copies of the states per call included; skipped
+// without a CUDA device
 template <class S>
 void bench_cuda(const char* name, const RigidBuilder& b, S height, int count, int substeps) {
   std::string label = name;
@@ -153,14 +153,16 @@ void bench_cuda(const char* name, const RigidBuilder& b, S height, int count, in
   }
   Result<RigidModelT<S>> r = b.finalize<S>();
   if (!r) return;
-  const RigidModelT<S>& m = r.value();
-  const int nv = m.dof_count(), na = m.actuator_count();
-  StateT<S> s0 = m.make_state();
+  ModelT<S> model;
+  model.rigid = r.value();
+  const RigidModelT<S>& m = model.rigid;
+  const int na = m.actuator_count();
+  StateT<S> s0 = model.make_state();
   if (m.joint_type[0] == RIGID_JOINT_FREE) s0.joint_q[1] = height;
-  std::vector<S> q, qd(std::size_t(count) * nv, S(0)), act(std::size_t(count) * na, S(0)), q1, qd1;
-  for (int i = 0; i < count; ++i) q.insert(q.end(), s0.joint_q.begin(), s0.joint_q.end());
-  RigidBatchCudaT<S> gpu;
-  Status st = gpu.upload(m, count, substeps);
+  std::vector<StateT<S>> q(std::size_t(count), s0), q1;
+  std::vector<ControlT<S>> act(std::size_t(count), model.make_control());
+  CudaSolverT<S> gpu({.substeps = substeps});
+  Status st = gpu.upload_worlds(model, count);
   if (!st) {
     std::printf("%s cuda: %s\n", name, st.message().c_str());
     return;
@@ -170,19 +172,22 @@ void bench_cuda(const char* name, const RigidBuilder& b, S height, int count, in
   int batches = 0;
   auto t0 = clock::now();
   while (std::chrono::duration<double>(clock::now() - t0).count() < 1.0) {
-    for (int i = 0; i < count * na; ++i) act[i] = S(0.5) * S(std::sin(0.1 * batches + i));
-    if (!(st = gpu.step(q, qd, act, dt, q1, qd1))) break;
+    for (int i = 0; i < count * na; ++i)
+      act[std::size_t(i / na)].joint_act[i % na] = S(0.5) * S(std::sin(0.1 * batches + i));
+    if (!(st = gpu.step_worlds(q, q1, act, dt))) break;
     std::swap(q, q1);
-    std::swap(qd, qd1);
     ++batches;
   }
   double fwd = double(batches) * count / std::chrono::duration<double>(clock::now() - t0).count();
-  std::vector<S> aq_out(q.size(), S(0)), aqd_out(qd.size(), S(1)), aq, aqd, aact;
-  RigidModelGradT<S> g = m.make_grad();
+  StateT<S> a0 = zero_like(s0);
+  for (S& v : a0.joint_qd) v = S(1);
+  std::vector<StateT<S>> adj_out(std::size_t(count), a0), adj_in;
+  std::vector<ControlT<S>> adj_act(std::size_t(count), model.make_control());
+  std::vector<ModelGradT<S>> g(std::size_t(count), model.make_grad());
   int adj_batches = 0;
   t0 = clock::now();
   while (st && std::chrono::duration<double>(clock::now() - t0).count() < 1.0) {
-    if (!(st = gpu.step_adjoint(q, qd, act, dt, aq_out, aqd_out, aq, aqd, aact, g))) break;
+    if (!(st = gpu.step_adjoint_worlds(q, act, dt, adj_out, adj_in, adj_act, g))) break;
     ++adj_batches;
   }
   double bwd = double(adj_batches) * count / std::chrono::duration<double>(clock::now() - t0).count();
