@@ -310,6 +310,8 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
   c.frames = W;
   c.done = false;
   c.cut = false;
+  c.failed = false;
+  c.blowup.clear();
   c.contact.clear();
   std::vector<StateT<S>>* kept = i < int(copy_frames_.size()) ? &copy_frames_[std::size_t(i)] : nullptr;
   if (kept) kept->assign(1, env.state(e));
@@ -332,7 +334,18 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
     }
     lap(c.time.policy_forward);
     Result<S> cost = env.step(e, action);
-    if (!cost) return cost.status();
+    if (!cost) {
+      // a copy whose step fails (a state that blew up) ends its window here and restarts its
+      // episode; the window's updates are skipped, named by this message (step() below)
+      c.frames = t, c.done = true, c.failed = true;
+      c.blowup = "env " + std::to_string(i) + ", episode frame " + std::to_string(c.start + t) +
+                 ": the simulation step failed: " + cost.status().message();
+      c.value = c.end_value = S(0);
+      c.d_w.assign(w.size(), S(0));
+      c.d_log_std.assign(log_std_.size(), S(0));
+      lap(c.time.sim_forward);
+      return Status::ok();
+    }
     c.cost[t] = cost.value();
     if (kept) kept->push_back(env.state(e));
     value += discount * c.cost[t];
@@ -382,7 +395,6 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
   to_raw(d_obs);
   env.add_observation_adjoint(e, d_raw);
   lap(c.time.observe);
-  c.blowup.clear();
   const int start = c.start;
   for (int t = L - 1; t >= 0; --t) {
     discount /= g;
@@ -421,7 +433,7 @@ template <class S>
 Status BatchShacTrainerT<S>::run_windows(const std::vector<S>& w, bool backward) {
   const int n = env_count(), begin = mine_.begin, end = mine_.end;
   for (int i = begin; i < end; ++i)
-    if (env_->terminated(i - begin) || env_->frame(i - begin) + window_frames() > env_->horizon())
+    if (copies_[i].failed || env_->terminated(i - begin) || env_->frame(i - begin) + window_frames() > env_->horizon())
       env_->reset(i - begin, &rngs_[i]);
   // the window's networks, packed once for every copy
   const bool tc = options_.actor_target_critic;
@@ -504,8 +516,8 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
     critic_opt_.lr = options_.lr_end + (options_.critic_lr - options_.lr_end) * f;
     critic2_opt_.lr = critic_opt_.lr;
   }
-  // an exploding gradient skips the window's updates: named by the copy that blew up first, or
-  // by the copy with the largest gradient
+  // a failed step or an exploding gradient skips the window's updates: named by the first copy
+  // whose step failed or whose gradient is not finite, or by the copy with the largest gradient
   for (int i = 0; i < n && stats.skip_reason.empty(); ++i) stats.skip_reason = copies_[i].blowup;
   stats.grad_norm = global_norm(g);
   if (stats.skip_reason.empty() && options_.grad_bound > 0 && stats.grad_norm > options_.grad_bound) {

@@ -302,6 +302,7 @@ class BatchShacTrainerT {
     int start = 0;                    // the episode frame the window started at
     bool done = false;                // the episode ended (terminated) in the window's last frame
     bool cut = false;                 // AHAC: stiff contact ended the window in its last frame
+    bool failed = false;              // the simulation step failed (blew up): the window ends there, the copy restarts
     std::vector<S> contact;           // AHAC: each frame's contact measure [N], (frames)
     int critic = 0;                   // the critic whose value bootstrapped the window's end
     Status status;

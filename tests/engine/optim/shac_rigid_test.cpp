@@ -223,6 +223,31 @@ TEST_CASE("shac critic: a window whose gradient is above the bound is skipped, n
   CHECK(trains.weights() != w0);
 }
 
+// a copy whose simulation step fails (its state blew up: here every start's velocities are
+// ~1e200, so the first substep overflows) does not end the run: the window ends for that copy,
+// its updates are skipped with a message naming the window, the copy, the episode frame and the
+// step's own message (the quantity), and the count goes on
+TEST_CASE("shac critic: a copy whose step fails skips the window, named, and restarts its episode", "[optim][shac]") {
+  Cartpole<double> cp;
+  BatchShacOptions so;
+  so.window = 16;
+  so.critic_hidden = {16};
+  auto shac = cp.trainer({.env_count = 3, .q_range = 3.0, .qd_range = 1e200}, so);
+  const std::vector<double> w0 = shac.weights();
+  for (int k = 0; k < 2; ++k) {
+    BatchShacStats st = ok(shac.step());
+    INFO(st.skip_reason);
+    CHECK(st.skipped);
+    CHECK(st.skipped_windows == k + 1);
+    CHECK_THAT(st.skip_reason, Catch::Contains("SHAC window " + std::to_string(k) +
+                                               " skipped: env 0, episode frame 0: "
+                                               "the simulation step failed: "));
+    CHECK_THAT(st.skip_reason, Catch::Contains("joint_q"));  // the step's own message: the quantity
+    CHECK(st.terminated == 3);                               // every copy's window ended at its first frame
+  }
+  CHECK(shac.weights() == w0);
+}
+
 TEST_CASE("shac critic: errors", "[optim][shac]") {
   Cartpole<double> cp;
   BatchShacOptions so;
