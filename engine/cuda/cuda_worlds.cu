@@ -25,15 +25,6 @@ __global__ void rigid_env_kernel(F f, int n) {
 
 constexpr int kBlock = 64;  // threads per block (each thread holds a few KB of dual numbers)
 
-Status rigid_cuda_status(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return Status::ok();
-  std::string m = "CUDA worlds (rigid batch), ";
-  m += what;
-  m += ": ";
-  m += cudaGetErrorString(e);
-  return Status::error(m);
-}
-
 Status world_error(std::size_t w, const Status& st) {
   return Status::error("world " + std::to_string(w) + ": " + st.message());
 }
@@ -86,16 +77,16 @@ struct CudaSolverT<S>::Batch {
     return rigid::Span<const T>(d, h.size());
   }
   Status put(S* d, const std::vector<S>& h, const char* what) {
-    return rigid_cuda_status(cudaMemcpy(d, h.data(), sizeof(S) * h.size(), cudaMemcpyHostToDevice), what);
+    return cuda_status(cudaMemcpy(d, h.data(), sizeof(S) * h.size(), cudaMemcpyHostToDevice), what);
   }
   Status get(std::vector<S>& h, const S* d, std::size_t n, const char* what) {
     h.resize(n);
-    return rigid_cuda_status(cudaMemcpy(h.data(), d, sizeof(S) * n, cudaMemcpyDeviceToHost), what);
+    return cuda_status(cudaMemcpy(h.data(), d, sizeof(S) * n, cudaMemcpyDeviceToHost), what);
   }
   Status check_ok(const char* what) {
     std::vector<int> host_ok(static_cast<std::size_t>(env_count), 0);
     Status st =
-        rigid_cuda_status(cudaMemcpy(host_ok.data(), ok, sizeof(int) * host_ok.size(), cudaMemcpyDeviceToHost), what);
+        cuda_status(cudaMemcpy(host_ok.data(), ok, sizeof(int) * host_ok.size(), cudaMemcpyDeviceToHost), what);
     if (!st) return st;
     return rigid::batch_check_ok(host_ok, what);
   }
@@ -158,7 +149,7 @@ struct CudaSolverT<S>::Batch {
     ok = alloc<int>(n);
     if (error == cudaSuccess) error = cudaMemset(arena, 0, stride * n);
     if (error == cudaSuccess) stack_for(rigid::BatchAdjointKernel<S>{});
-    return rigid_cuda_status(error, "upload");
+    return cuda_status(error, "worlds upload");
   }
 
   // every world's state and control into hq, hqd, hact (sizes checked against the model)
@@ -192,9 +183,9 @@ struct CudaSolverT<S>::Batch {
     k.q_out = d.q_out;
     k.qd_out = d.qd_out;
     rigid_env_kernel<<<(d.env_count + kBlock - 1) / kBlock, kBlock>>>(k, d.env_count);
-    st = rigid_cuda_status(cudaGetLastError(), "step launch");
+    st = cuda_status(cudaGetLastError(), "worlds step launch");
     if (!st) return st;
-    st = rigid_cuda_status(cudaDeviceSynchronize(), "step");
+    st = cuda_status(cudaDeviceSynchronize(), "worlds step");
     if (!st) return st;
     if (!(st = d.get(d.hq2, d.q_out, d.hq.size(), "download q")) ||
         !(st = d.get(d.hqd2, d.qd_out, d.hqd.size(), "download qd")))
@@ -242,9 +233,9 @@ struct CudaSolverT<S>::Batch {
     k.adj_act = d.adj_act;
     k.adj_param = d.adj_param;
     rigid_env_kernel<<<(d.env_count + kBlock - 1) / kBlock, kBlock>>>(k, d.env_count);
-    st = rigid_cuda_status(cudaGetLastError(), "step_adjoint launch");
+    st = cuda_status(cudaGetLastError(), "worlds step_adjoint launch");
     if (!st) return st;
-    st = rigid_cuda_status(cudaDeviceSynchronize(), "step_adjoint");
+    st = cuda_status(cudaDeviceSynchronize(), "worlds step_adjoint");
     if (!st) return st;
     st = d.check_ok("CUDA worlds step_adjoint");
     if (!st) return st;
