@@ -141,6 +141,52 @@ TEST_CASE("coupled policy: the env's window gradient with a particle and a robot
   CHECK(r.ok);
 }
 
+TEST_CASE("coupled policy: the ball's centre-of-mass observations' state gradient vs FD (double)",
+          "[optim][policy][coupling][fd]") {
+  Coupled e(10, false);
+  // the scene's observation: joints, then object_position and object_velocity of the ball
+  auto pol = ok(PolicyT<double>::create(e.cs, e.task));
+  int object_terms = 0;
+  for (const ObsTermT<double>& t : pol.observation_terms())
+    object_terms += std::string(t.row->name).rfind("object_", 0) == 0;
+  REQUIRE(object_terms == 2);
+  StateT<double> s = e.cs.model.make_state();
+  std::mt19937_64 rng(9);
+  auto u = [&] { return double(rng() >> 11) * 0x1.0p-52 - 0.5; };
+  for (vec3<double>& x : s.particle_q) x += vec3<double>(u(), u(), u()) * 0.1;
+  for (vec3<double>& v : s.particle_qd) v = vec3<double>(u(), u(), u());
+  std::vector<double> d_obs(static_cast<std::size_t>(pol.input_size())), obs;
+  for (double& x : d_obs) x = u();
+  StateT<double> adj = zero_like(s);
+  pol.observe_adjoint(s, d_obs, adj);
+  auto inner = [&](const StateT<double>& x) {
+    pol.observe(0, x, obs);
+    double r = 0;
+    for (std::size_t k = 0; k < obs.size(); ++k) r += d_obs[k] * obs[k];
+    return r;
+  };
+  std::vector<double> ad, fd;
+  for (int velocity = 0; velocity < 2; ++velocity)
+    for (std::size_t i = 0; i < s.particle_q.size(); ++i)
+      for (int a = 0; a < 3; ++a) {
+        StateT<double> x = s;
+        double& v = velocity ? x.particle_qd[i][a] : x.particle_q[i][a];
+        const double v0 = v, eps = 1e-6;
+        v = v0 + eps;
+        const double fp = inner(x);
+        v = v0 - eps;
+        const double fm = inner(x);
+        fd.push_back((fp - fm) / (2 * eps));
+        ad.push_back(velocity ? adj.particle_qd[i][a] : adj.particle_q[i][a]);
+      }
+  double largest = 0;
+  for (double x : fd) largest = std::max(largest, std::abs(x));
+  CHECK(largest > 0.01);
+  FdReport r = compare_gradients(ad, fd, 1e-9, 1e-6);
+  INFO(r.message);
+  CHECK(r.ok);
+}
+
 TEST_CASE("coupled policy: an episode's frame costs sum to its terms' definitions, and BPTT's loss agrees",
           "[optim][policy][coupling]") {
   Coupled e(30);
@@ -221,6 +267,18 @@ TEST_CASE("coupled policy: SHAC over copies lowers the evaluation cost of the pu
   CHECK(x > 0.65);
 }
 
+TEST_CASE("coupled policy: SHAC gives the same weights on 1 and 2 threads", "[optim][policy][coupling][shac]") {
+  adj::test::AssetScene<float> e("robot_arm_push_soft_policy.json", "push (policy)", 30);
+  auto task = ok(make_task(e.cs, e.task));
+  auto train = [&](int threads) {
+    auto shac = ok(make_shac_trainer(*task, {.envs = 4, .windows = 3, .seed = 2, .thread_count = threads}));
+    for (int k = 0; k < 3; ++k) ok(shac.step());
+    return shac.weights();
+  };
+  const std::vector<float> one = train(1), two = train(2);
+  CHECK(one == two);
+}
+
 TEST_CASE("coupled policy: PODS-2 is refused by name (the coupled step has no tangent form)",
           "[optim][policy][coupling][pods]") {
   Coupled e(10, false);
@@ -241,4 +299,3 @@ TEST_CASE("coupled policy: PODS-2 is refused by name (the coupled step has no ta
   REQUIRE_FALSE(st.is_ok());
   CHECK(st.message().find("coupled step") != std::string::npos);
 }
-
