@@ -382,6 +382,7 @@ void Editor::draw_policy_terms(int index) {
     if (p.kind == scene::ParamKind::policy) robot = p.object;
   const std::vector<std::string> bodies = robot_bodies(robot);
   const std::string first = bodies.empty() ? std::string() : bodies.front();
+  const std::vector<std::string> objects = particle_objects();
   auto body_combo = [&](const char* id, std::string& body) {
     bool changed = false;
     ImGui::SetNextItemWidth(90);
@@ -401,15 +402,25 @@ void Editor::draw_policy_terms(int index) {
     scene::ObservationTerm& o = e.policy.observation[size_t(i)];
     ImGui::SetNextItemWidth(112);
     if (ImGui::BeginCombo("##obskind", scene::to_string(o.kind))) {
-      for (int k = 0; k <= int(K::previous_action); ++k)
+      for (int k = 0; k <= int(scene::last_observation_kind); ++k)
         if (ImGui::Selectable(scene::to_string(K(k)), o.kind == K(k))) {
           o.kind = K(k), changed = true;
-          if (o.body.empty()) o.body = first;
+          if (o.body.empty() && !scene::reads_object(o.kind)) o.body = first;
+          if (o.object.empty() && scene::reads_object(o.kind) && !objects.empty()) o.object = objects.front();
         }
       ImGui::EndCombo();
     }
     const bool joints = o.kind == K::joint_positions || o.kind == K::joint_velocities || o.kind == K::previous_action;
-    if (!joints) {
+    if (scene::reads_object(o.kind)) {
+      ImGui::SameLine();
+      ImGui::SetNextItemWidth(90);
+      if (ImGui::BeginCombo("##obsobject", o.object.empty() ? "(object)" : o.object.c_str())) {
+        for (const std::string& n : objects)
+          if (ImGui::Selectable(n.c_str(), o.object == n)) o.object = n, changed = true;
+        ImGui::EndCombo();
+      }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("the particle object whose centre of mass the term reads");
+    } else if (!joints) {
       ImGui::SameLine();
       changed |= body_combo("##obsbody", o.body);
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("the body the term reads");

@@ -698,6 +698,14 @@ std::vector<std::string> Editor::robot_bodies(const std::string& robot) const {
   return names;
 }
 
+std::vector<std::string> Editor::particle_objects() const {
+  std::vector<std::string> names;
+  if (compiled_)
+    for (const scene::ObjectRange& r : compiled_->objects)
+      if (r.particle_end > r.particle_begin) names.push_back(r.name);
+  return names;
+}
+
 bool Editor::set_task_policy(int index, const std::string& robot) {
   if (index < 0 || index >= int(doc.scene().tasks.size())) return false;
   scene::Task t = doc.scene().tasks[size_t(index)];

@@ -180,6 +180,8 @@ class Editor {
   bool set_task_policy(int index, const std::string& robot);
   // the bodies of the compiled robot `robot`, in model order (empty: no such robot compiled)
   std::vector<std::string> robot_bodies(const std::string& robot) const;
+  // the compiled objects with particles, in document order (what an object_* observation reads)
+  std::vector<std::string> particle_objects() const;
   // per-frame actuator inputs of an imported robot bounded by its file's ctrlrange (a message says so)
   void bound_inputs(scene::ParamSpec& p);
 

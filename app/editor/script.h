@@ -60,8 +60,9 @@
 //   pick-iteration N|best (a click on the loss plot: what Apply applies)
 //   task-policy ROBOT|off  (the controls combo: a policy of ROBOT, or per-frame inputs)
 //   task-policy-set hidden W,W|phases N|period S|scale X|start-q X|start-qd X
-//   task-obs-add KIND [BODY]  task-obs-remove I  task-obs-set I kind|body|scale|axis|direction V
-//                            (the policy's observation terms; axis, direction: X,Y,Z; BODY: the robot's first)
+//   task-obs-add KIND [BODY|OBJECT]  task-obs-remove I  task-obs-set I kind|body|object|scale|axis|direction V
+//                            (the policy's observation terms; axis, direction: X,Y,Z; BODY: the robot's first;
+//                            object_position/velocity: OBJECT, the first object with particles)
 //   task-termination BODY HEIGHT|off (the policy's "end when": the body's centre of mass below HEIGHT)
 //   expect obs-terms N   expect obs I kind|body|scale VALUE   expect termination off|ROBOT BODY HEIGHT
 //   expect method bptt|shac|ahac|pods1|pods2 (what Start uses for the panel's task)

@@ -625,20 +625,28 @@ Status robot_body(ScriptCall& c, const std::string& robot, const std::string& na
 Status set_observation_field(ScriptCall& c, const std::string& robot, scene::ObservationTerm& o,
                              const std::string& field, const std::string& value) {
   if (field == "kind") {
-    for (int k = 0; k <= int(scene::ObservationKind::previous_action); ++k)
+    for (int k = 0; k <= int(scene::last_observation_kind); ++k)
       if (value == scene::to_string(scene::ObservationKind(k))) return o.kind = scene::ObservationKind(k), Status::ok();
     return Status::error("no observation kind \"" + value + "\"");
   }
   if (field == "body") return robot_body(c, robot, value, o.body);
+  if (field == "object") {
+    const std::vector<std::string> objects = c.e.particle_objects();
+    if (std::find(objects.begin(), objects.end(), value) == objects.end())
+      return Status::error("\"" + value + "\" is not a compiled object with particles");
+    return o.object = value, Status::ok();
+  }
   double v[3] = {0, 0, 0};
   const int n = std::sscanf(value.c_str(), "%lf,%lf,%lf", &v[0], &v[1], &v[2]);
   if (field == "scale" && n == 1) return o.scale = v[0], Status::ok();
   if (field == "axis" && n == 3) return o.axis = {v[0], v[1], v[2]}, Status::ok();
   if (field == "direction" && n == 3) return o.direction = {v[0], v[1], v[2]}, Status::ok();
-  return Status::error("an observation term's fields: kind NAME, body NAME, scale X, axis X,Y,Z, direction X,Y,Z");
+  return Status::error(
+      "an observation term's fields: kind NAME, body NAME, object NAME, scale X, axis X,Y,Z, direction X,Y,Z");
 }
 
-// task-obs-add KIND [BODY]: "+ add observation" of the panel's policy task (BODY: the robot's first)
+// task-obs-add KIND [BODY|OBJECT]: "+ add observation" of the panel's policy task (BODY: the robot's first;
+// object_*: OBJECT, the first object with particles)
 Status cmd_task_obs_add(ScriptCall& c) {
   if (Status st = c.need(1); !st) return st;
   std::string robot;
@@ -648,14 +656,20 @@ Status cmd_task_obs_add(ScriptCall& c) {
   scene::Task e = *t;
   scene::ObservationTerm o;
   if (st = set_observation_field(c, robot, o, "kind", c.w[1]); !st) return st;
-  if (st = robot_body(c, robot, c.w.size() > 2 ? c.w[2] : "", o.body); !st) return st;
+  if (scene::reads_object(o.kind)) {  // the particle object: named, or the scene's first
+    const std::vector<std::string> objects = c.e.particle_objects();
+    if (objects.empty()) return Status::error("task-obs-add: the scene has no object with particles");
+    if (st = set_observation_field(c, robot, o, "object", c.w.size() > 2 ? c.w[2] : objects.front()); !st) return st;
+  } else if (st = robot_body(c, robot, c.w.size() > 2 ? c.w[2] : "", o.body); !st) {
+    return st;
+  }
   e.policy.observation.push_back(o);
   c.e.doc.end_merge();
   c.e.doc.set_task(c.e.task_index, e, "Policy terms");
   return Status::ok();
 }
 
-// task-obs-remove I | task-obs-set I kind|body|scale|axis|direction VALUE: an observation term's row
+// task-obs-remove I | task-obs-set I kind|body|object|scale|axis|direction VALUE: an observation term's row
 Status cmd_task_obs_edit(ScriptCall& c) {
   const bool remove = c.w[0] == "task-obs-remove";
   if (Status st = c.need(remove ? 1 : 3); !st) return st;

@@ -200,6 +200,13 @@ class LossT {
   std::vector<std::vector<S>> q_, qd_;  // the joints observed per frame (tasks with body terms)
 };
 
+// a particle object's particles (model indices) and their centre-of-mass weights w_i = m_i / M
+// (pinned particles, mass 0, weigh 0; an object without mass: equal weights), as the particle
+// terms read them and a policy's object observations (policy.h)
+template <class S>
+void object_com_weights(const ModelT<S>& model, const scene::ObjectRange& object, std::vector<int>& particles,
+                        std::vector<S>& w);
+
 // an effort term's unweighted value: its theta entries squared, summed (either side's row)
 template <class S>
 S effort_value(const LossT<S>&, const LossTermT<S>& t, const std::vector<S>& theta) {

@@ -10,6 +10,23 @@ namespace adj::optim {
 
 using scene::LossKind;
 
+template <class S>
+void object_com_weights(const ModelT<S>& m, const scene::ObjectRange& object, std::vector<int>& particles,
+                        std::vector<S>& w) {
+  particles.clear();
+  w.clear();
+  S mass = 0;
+  for (int i = object.particle_begin; i < object.particle_end; ++i) {
+    particles.push_back(i);
+    mass += m.particle_mass[i];
+  }
+  for (int i : particles) w.push_back(mass > S(0) ? m.particle_mass[i] / mass : S(1) / S(particles.size()));
+}
+template void object_com_weights(const ModelT<float>&, const scene::ObjectRange&, std::vector<int>&,
+                                 std::vector<float>&);
+template void object_com_weights(const ModelT<double>&, const scene::ObjectRange&, std::vector<int>&,
+                                 std::vector<double>&);
+
 namespace {
 
 template <class S>
@@ -25,13 +42,7 @@ vec3<T> com(const Term<S>& t, const std::vector<vec3<T>>& x) {
 // create: the object's particles and their centre-of-mass weights
 template <class S>
 Status create_particles(const LossBuildT<S>& b, const scene::LossTerm&, Term<S>& t) {
-  const ModelT<S>& m = b.cs.model;
-  S mass = 0;
-  for (int i = b.object->particle_begin; i < b.object->particle_end; ++i) {
-    t.particles.push_back(i);
-    mass += m.particle_mass[i];
-  }
-  for (int i : t.particles) t.w.push_back(mass > S(0) ? m.particle_mass[i] / mass : S(1) / S(t.particles.size()));
+  object_com_weights(b.cs.model, *b.object, t.particles, t.w);
   return Status::ok();
 }
 

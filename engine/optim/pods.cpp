@@ -114,6 +114,11 @@ Result<PodsTrainerT<S>> PodsTrainerT<S>::create(const TaskT<S>& task, PodsOption
   env_options.world_begin = mine.begin;
   auto envs = make_policy_envs(task, env_options, where);
   if (!envs) return envs.status();
+  if (o.order == 2 && !envs->train->has_action_hvp())
+    return Status::error(where +
+                         ": PODS-2 needs H v products through the step's tangent (forward-mode) form, and the "
+                         "coupled step of robots and particles has none; train this task by PODS-1 (order 1, "
+                         "gradients only), SHAC, AHAC or PPO");
   PodsTrainerT r;
   r.options_ = o;
   r.mine_ = mine;

@@ -18,7 +18,8 @@
 // it takes longer: 2.0-2.5x a gradient's wall time on one core (the payload, the cartpole and
 // the two walkers; tests/engine/optim/pods_test.cpp's "[.bench]" case). Robot worlds
 // and particle worlds step on SolverT's tangent step (engine/solver/particle_tangent.cpp; bodies
-// only: its articulation stage's).
+// only: its articulation stage's). A coupled world (robots and particles) has no tangent step:
+// PODS-1 trains it, PODS-2 is refused by create().
 // Deterministic for a seed at any thread count: each copy has its own start stream and its
 // own slots, summed in copy order.
 //
@@ -103,7 +104,8 @@ template <class S>
 class PodsTrainerT {
  public:
   // the copies: task.policy_env(env) with env.env_count = options.batch; evaluate() runs one
-  // more copy from the task's start; the policy starts from the task's seed. Errors name the task.
+  // more copy from the task's start; the policy starts from the task's seed. Errors name the task
+  // (order 2 on a coupled world: no H v products)
   static Result<PodsTrainerT> create(const TaskT<S>& task, PodsOptions options = {}, PolicyEnvOptions env = {});
 
   // one iteration: roll out, improve each episode's actions, regress the policy

@@ -12,7 +12,8 @@
 //              x_i - c and v_i - v_c (c, v_c: plain means over the object's particles)
 //   robots: the task's named terms (PolicySpec::observation: a body's height, orientation,
 //     com velocity, angular velocity, up and heading projections; the joints' coordinates and
-//     velocities; the previous frame's outputs; each scaled), else per joint of the robot,
+//     velocities; the previous frame's outputs; in a coupled scene a particle object's centre of
+//     mass and its velocity; each scaled), else per joint of the robot,
 //     revolute: sin q, cos q; prismatic: q; ball: its quaternion; free: position and
 //     quaternion; then every dof velocity; then the phases
 // layers:    hidden layers (PolicySpec.hidden; tanh, or the activation create() is given),
@@ -59,7 +60,8 @@ struct ObsTermT {
   S scale = S(1);
   int body = -1;            // body terms: the body probed (rigid_body_probe)
   std::vector<int> idx;     // orientation: q of the quaternion; joint terms: q or dof indices;
-                            // particle_state: the observed particles
+                            // particle_state, object terms: the observed particles
+  std::vector<S> w;         // object terms: the particles' centre-of-mass weights
   std::vector<int> mode;    // joints: per idx, 0: sin/cos of q, 1: q as is, 2: qd
   vec3<S> axis, dir;        // projections: body-frame axis, unit world direction
   bool body_clock = false;  // phases: the robots' rounding order of the clock (kept for the same bits)
@@ -92,7 +94,8 @@ struct ObsRowT {
   bool normalized = false;  // set_normalizer's constants apply to its entries
 };
 
-// the rows: the robots' named terms (policy_bodies.cpp), looked up by kind; the rows the policy
+// the rows: the robots' named terms (policy_bodies.cpp; with a particle object's centre of
+// mass and velocity, which a robot policy in a coupled scene reads), looked up by kind; the rows the policy
 // adds itself: the robots' default joint observation, the phases and a particle object's state
 template <class S>
 const std::vector<ObsRowT<S>>& body_observation_rows();

@@ -1,9 +1,11 @@
 // PolicyT's robot side (policy.h): the observations of a robot policy (its named terms, or
 // the default joint observation, then the phases) and their adjoint through the bodies'
-// kinematics (body_probe.h).
+// kinematics (body_probe.h); in a coupled scene its terms may read a particle object's centre of
+// mass and velocity too.
 #include <cmath>
 
 #include "engine/optim/body_probe.h"
+#include "engine/optim/loss.h"
 #include "engine/optim/policy.h"
 
 namespace adj::optim {
@@ -283,6 +285,33 @@ void joints_adjoint(const PolicyT<S>&, const ObsTermT<S>& o, const StateT<S>* s,
   }
 }
 
+// a particle object's centre of mass (object_position) or its velocity (object_velocity):
+// sum_i w_i x_i, linear in the state
+template <class S>
+Status create_object(const ObsBuildT<S>& b, const scene::ObservationTerm& o, ObsTermT<S>& t) {
+  const scene::ObjectRange* r = b.cs.find(o.object);
+  if (!r || r->particle_end <= r->particle_begin)
+    return Status::error(b.where + ": \"" + o.object + "\" is not an object with particles" +
+                         (r ? "" : " (no object of that name)"));
+  object_com_weights(b.cs.model, *r, t.idx, t.w);
+  t.size = 3;
+  return Status::ok();
+}
+template <bool velocity, class S>
+void object_value(const PolicyT<S>&, const ObsTermT<S>& o, int, const StateT<S>& s, const std::vector<S>*, S* out) {
+  const auto& x = velocity ? s.particle_qd : s.particle_q;
+  vec3<S> c;
+  for (std::size_t k = 0; k < o.idx.size(); ++k) c += x[o.idx[k]] * o.w[k];
+  for (int a = 0; a < 3; ++a) out[a] = o.scale * c[a];
+}
+template <bool velocity, class S>
+void object_adjoint(const PolicyT<S>&, const ObsTermT<S>& o, const StateT<S>*, const S* d, StateT<S>& adj,
+                    std::vector<S>*) {
+  auto& x = velocity ? adj.particle_qd : adj.particle_q;
+  const vec3<S> g(o.scale * d[0], o.scale * d[1], o.scale * d[2]);
+  for (std::size_t k = 0; k < o.idx.size(); ++k) x[o.idx[k]] += g * o.w[k];
+}
+
 }  // namespace
 
 template <class S>
@@ -297,6 +326,8 @@ const std::vector<ObsRowT<S>>& body_observation_rows() {
       {"up_projection", &create_up<S>, &up_value<S>, &up_adjoint<S>},
       {"heading_projection", &create_heading<S>, &heading_value<S>, &heading_adjoint<S>},
       {"previous_action", &create_previous_action<S>, &previous_action_value<S>, &previous_action_adjoint<S>},
+      {"object_position", &create_object<S>, &object_value<false, S>, &object_adjoint<false, S>},
+      {"object_velocity", &create_object<S>, &object_value<true, S>, &object_adjoint<true, S>},
   };
   return rows;
 }

@@ -122,10 +122,6 @@ Result<std::unique_ptr<ScenePolicyEnvT<S>>> ScenePolicyEnvT<S>::create(const sce
   const std::string where = "task '" + task.name + "'";
   const bool robots = task_names_robot(cs, task);
   if (Status st = check_env_task(task, options, robots); !st) return st;
-  if (robots && cs.has_particles())
-    // TODO(optim): robot policies over scenes with particles (the coupled step has no tangent
-    // form for PODS yet); safe to leave: the scenes' coupled tasks have no policy, and BPTT trains them
-    return Status::error(where + ": policies on robots and particles together train by BPTT only");
   if (!robots && options.activation != MlpActivation::tanh)
     return Status::error(where + ": particle policies are tanh networks");
   auto env = std::unique_ptr<ScenePolicyEnvT>(new ScenePolicyEnvT());
@@ -138,7 +134,7 @@ Result<std::unique_ptr<ScenePolicyEnvT<S>>> ScenePolicyEnvT<S>::create(const sce
   if (!pol) return pol.status();
   env->policy_ = std::move(pol.value());
   env->policy_.bind(&env->model_->rigid);
-  env->difference_ = !robots;
+  env->coupled_ = cs.has_particles() && cs.model.body_count() > 0;
   if (robots)
     for (const scene::LossTerm& l : task.loss)
       if (l.kind == scene::LossKind::effort && !l.object.empty() && l.object != env->policy_.robot())
@@ -146,10 +142,20 @@ Result<std::unique_ptr<ScenePolicyEnvT<S>>> ScenePolicyEnvT<S>::create(const sce
                              "\" (its actions are what an effort term measures)");
   Result<ParametersT<S>> params = ParametersT<S>::create(cs, one, env->policy_.weight_count());
   if (!params) return params.status();
-  Result<LossT<S>> loss = LossT<S>::create(cs, one, params.value());
-  if (!loss) return loss.status();
+  // each side's terms a loss of their own, read by the side's rule (a coupled task has both)
+  const TaskSides sides = split_task(cs, one);
+  std::optional<LossT<S>> side_loss[2];
+  for (TermSide side : {TermSide::bodies, TermSide::particles}) {
+    const scene::Task& st = side == TermSide::bodies ? sides.robot : sides.particles;
+    if (st.loss.empty()) continue;
+    Result<LossT<S>> loss = LossT<S>::create(cs, st, params.value());
+    if (!loss) return loss.status();
+    side_loss[int(side)] = std::move(loss.value());
+  }
+  if (!side_loss[0] && !side_loss[1])
+    return LossT<S>::create(cs, one, params.value()).status();  // no terms: its message
   // the action penalty: weight x |a|^2 of each frame (robot policies; particle tasks have no effort terms)
-  if (robots) env->effort_ = loss->action_effort();
+  if (robots && side_loss[int(TermSide::bodies)]) env->effort_ = side_loss[int(TermSide::bodies)]->action_effort();
   if (!task.termination.object.empty()) {
     const scene::ObjectRange* r = cs.find(task.termination.object);
     if (!r || r->kind != scene::ObjectKind::robot)
@@ -179,8 +185,9 @@ Result<std::unique_ptr<ScenePolicyEnvT<S>>> ScenePolicyEnvT<S>::create(const sce
     Copy& c = env->copies_[std::size_t(i)];
     c.solver = std::make_unique<SolverT<S>>(
         SolverOptions{.substeps = cs.substeps, .thread_count = options.thread_count, .body_param_grads = false});
-    c.loss = loss.value();
-    c.loss->bind(&env->world_model(i).rigid);
+    c.body_loss = side_loss[int(TermSide::bodies)];
+    c.particle_loss = side_loss[int(TermSide::particles)];
+    if (c.body_loss) c.body_loss->bind(&env->world_model(i).rigid);
     c.grad_control = env->model_->make_control();
     c.grad_model = env->model_->make_grad();
     env->reset(i, nullptr);
@@ -189,25 +196,29 @@ Result<std::unique_ptr<ScenePolicyEnvT<S>>> ScenePolicyEnvT<S>::create(const sce
 }
 
 template <class S>
-S ScenePolicyEnvT<S>::particle_loss(Copy& c, const StateT<S>& s) const {
-  c.loss->begin();
-  c.loss->observe(0, c.start);
-  c.loss->observe(1, s);
-  return c.loss->value({});
+S ScenePolicyEnvT<S>::particle_value(Copy& c, const StateT<S>& s) const {
+  c.particle_loss->begin();
+  c.particle_loss->observe(0, c.start);
+  c.particle_loss->observe(1, s);
+  return c.particle_loss->value({});
 }
 
 template <class S>
 S ScenePolicyEnvT<S>::frame_cost(Copy& c, const StateT<S>& in) const {
-  if (difference_) {
-    const S now = particle_loss(c, c.state);
-    const S cost = now - c.last;
-    c.last = now;
-    return cost;
+  // the bodies' terms on (s_t, s_t+1), then the particles' L(s_t+1) - L(s_t) added
+  S cost = S(0);
+  if (c.body_loss) {
+    c.body_loss->begin();
+    c.body_loss->observe(0, in);
+    c.body_loss->observe(1, c.state);
+    cost = c.body_loss->value({});
   }
-  c.loss->begin();
-  c.loss->observe(0, in);
-  c.loss->observe(1, c.state);
-  return c.loss->value({});
+  if (c.particle_loss) {
+    const S now = particle_value(c, c.state);
+    cost = c.body_loss ? cost + (now - c.last) : now - c.last;
+    c.last = now;
+  }
+  return cost;
 }
 
 template <class S>
@@ -220,7 +231,7 @@ void ScenePolicyEnvT<S>::reset(int i, std::mt19937_64* rng) {
   drop_tape(c);
   if (rng) randomize_start(c.state, *rng);
   c.start = c.state;
-  if (difference_) c.last = particle_loss(c, c.state);
+  if (c.particle_loss) c.last = particle_value(c, c.state);
 }
 
 template <class S>
@@ -276,7 +287,8 @@ Status ScenePolicyEnvT<S>::set_episode(int i, const typename PolicyEnvT<S>::Epis
   c.action = e.action;
   c.action.resize(std::size_t(na), S(0));
   drop_tape(c);
-  if (difference_) c.last = particle_loss(c, c.state);  // as step() left it: L of the state, read against the start
+  if (c.particle_loss)
+    c.last = particle_value(c, c.state);  // as step() left it: L of the state, read against the start
   return Status::ok();
 }
 
@@ -311,7 +323,7 @@ Result<S> ScenePolicyEnvT<S>::step(int i, const std::vector<S>& action) {
   if (!st)
     return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
   S cost = frame_cost(c, f.in);
-  if (!difference_)
+  if (policy_.drives_bodies())
     for (S a : action) cost += effort_ * a * a;
   if (measure_ && model_->body_count() > 0) {
     if (st = rigid_contacts(world_model(i).rigid, c.state, f.control, c.contacts); !st)
@@ -342,7 +354,7 @@ void ScenePolicyEnvT<S>::rewind(int i) {
   c.frame -= int(c.tape.size());
   c.done = false;
   drop_tape(c);
-  if (difference_) c.last = particle_loss(c, c.state);
+  if (c.particle_loss) c.last = particle_value(c, c.state);
 }
 
 template <class S>
@@ -373,13 +385,15 @@ void ScenePolicyEnvT<S>::add_cost_seed(Copy& c, int end, const StateT<S>& s, S s
     c.seed.joint_q.assign(s.joint_q.size(), S(0));
     c.seed.joint_qd.assign(s.joint_qd.size(), S(0));
   };
-  blank();
-  if (difference_) {  // L(out) - L(in) (the episode's start is no function of the frames recorded)
-    c.loss->seed(1, c.start, s, c.seed);
-    add_scaled(adj, end == 1 ? scale : -scale, c.seed);
-  } else {  // the one-frame loss reads (s_t, s_t+1)
-    c.loss->seed(end, s, c.seed);
+  if (c.body_loss) {  // the one-frame loss reads (s_t, s_t+1)
+    blank();
+    c.body_loss->seed(end, s, c.seed);
     add_scaled(adj, scale, c.seed);
+  }
+  if (c.particle_loss) {  // L(out) - L(in) (the episode's start is no function of the frames recorded)
+    blank();
+    c.particle_loss->seed(1, c.start, s, c.seed);
+    add_scaled(adj, end == 1 ? scale : -scale, c.seed);
   }
 }
 
@@ -419,6 +433,9 @@ Status ScenePolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std:
                                       std::vector<S>& out) {
   using T = Dual<S, 1>;
   Copy& c = copies_[i];
+  if (coupled_)
+    return Status::error("env " + std::to_string(i) +
+                         ": H v needs the step's tangent form, and the coupled step of robots and particles has none");
   ControlT<S> zero = model_->make_control();
   zero.zero();
   const StateT<T> start = lift_state<T>(c.start);
@@ -438,19 +455,20 @@ Status ScenePolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std:
         return c.solver->tangent_step_adjoint(world_model(i), in, u, dt_, adj, adj_in, g);
       },
       [&](int end, const StateT<T>& state, StateT<T>& adj) {
-        if (!difference_) {  // the one-frame loss reads (s_t, s_t+1)
+        if (c.body_loss) {  // the one-frame loss reads (s_t, s_t+1)
           seed = zero_like(state);
-          c.loss->seed(end, state, seed);
+          c.body_loss->seed(end, state, seed);
           add(adj, T(d_cost));
-        } else if (d_cost != S(0)) {  // the frame cost L(out) - L(in)
+        }
+        if (c.particle_loss && d_cost != S(0)) {  // the frame cost L(out) - L(in)
           seed = zero_like(state);
-          c.loss->seed(1, start, state, seed);
+          c.particle_loss->seed(1, start, state, seed);
           add(adj, T(end == 1 ? d_cost : -d_cost));
         }
       },
       out);
   // the action penalty's Hessian: 2 effort d_cost on the diagonal
-  if (st && !difference_)
+  if (st && policy_.drives_bodies())
     for (std::size_t k = 0; k < out.size(); ++k) out[k] += d_cost * S(2) * effort_ * v[k];
   return st;
 }

@@ -12,12 +12,13 @@
 //   rewind(i)                 undo the recorded frames (gradient checks run a window twice)
 //   action_hvp(i, a, v, ...)  H v of an open-loop action sequence from the copy's state (PODS-2),
 //                             exact, forward over reverse (SolverT's tangent steps, particles or
-//                             bodies alone)
+//                             bodies alone: has_action_hvp())
 //
 // Copies share nothing that steps mutate, so different copies may run on different threads.
 // A task makes its env (TaskT::policy_env, engine/optim/task.h); the trainers never ask what
-// the world holds. One env (ScenePolicyEnvT) serves every scene; the cost of a frame is the sum
-// of its loss terms' parts, each term read on what the model has:
+// the world holds. One env (ScenePolicyEnvT) serves every scene (particles, robots, or both
+// coupled); the cost of a frame is the sum of its loss terms' parts, each term read by its side's
+// rule (a coupled task's terms lie on both sides, split as the loss splits them, loss.h):
 //   robot terms: the task's loss over a one-frame horizon read on (s_t, s_t+1),
 //     plus the effort terms' weights x |a_t|^2 (an action penalty on the frame's action a_t):
 //     for a distance term, the progress of the frame; for the cartpole term, the cost of
@@ -26,6 +27,8 @@
 //   particle terms: L(s_t+1) - L(s_t), L(s) the task's loss were the episode
 //     to end in s (its terms read the episode's start and s): an episode's costs sum to the
 //     task's loss minus its value at the start (PPO's rewards on particle tasks).
+// A robot policy in a scene with particles (the arm pushing a soft ball) steps SolverT's coupled
+// step and reverses its step adjoint; its observation may read the particle objects (policy.h).
 #pragma once
 
 #include <cstdint>
@@ -83,6 +86,9 @@ class PolicyEnvT {
   // (exact up to rounding). Neither the copy's state nor its tape change; the frames' steps are
   // one forward and one reverse pass, as a gradient's. Errors: a step that fails (its frame)
   virtual Status action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost, std::vector<S>& out) = 0;
+  // whether action_hvp can run: the world's step has a tangent form (particles or bodies alone;
+  // the coupled step has none)
+  virtual bool has_action_hvp() const { return true; }
 
   // copy i's episode in progress, for checkpoints (engine/optim/checkpoint.h): its state, the
   // episode's first state (what a particle world's costs read), its frame and termination.
@@ -140,8 +146,7 @@ template <class S>
 class ScenePolicyEnvT final : public PolicyEnvT<S> {
  public:
   // errors: no policy, parameters other than the policy, effort terms on particle policies,
-  // terms reading a step, a robot policy with particles in the scene, a particle policy with
-  // an activation other than tanh
+  // terms reading a step, a particle policy with an activation other than tanh
   static Result<std::unique_ptr<ScenePolicyEnvT>> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
                                                          PolicyEnvOptions options = {});
 
@@ -161,6 +166,7 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
   void add_observation_adjoint(int i, const std::vector<S>& d_obs) override;
   Status backward_step(int i, S d_cost, std::vector<S>& d_action) override;
   Status action_hvp(int i, const std::vector<S>& a, const std::vector<S>& v, S d_cost, std::vector<S>& out) override;
+  bool has_action_hvp() const override { return !coupled_; }
 
   const StateT<S>& state(int i) const override { return copies_[i].state; }
   typename PolicyEnvT<S>::Episode episode(int i) const override;
@@ -189,8 +195,9 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
     std::vector<Frame> tape;
     std::vector<Frame> spare;  // frames of cleared tapes, their memory reused by the next steps
     std::unique_ptr<SolverT<S>> solver;
-    std::optional<LossT<S>> loss;  // the task's terms over a one-frame horizon (bound to the copy's model)
-    S last = S(0);                 // particle terms: L(state)
+    // the task's terms over a one-frame horizon, each side's apart (the robots' bound to the copy's model)
+    std::optional<LossT<S>> body_loss, particle_loss;
+    S last = S(0);  // particle terms: L(state)
     ControlT<S> grad_control;
     ModelGradT<S> grad_model;
     int frame = 0;
@@ -203,7 +210,7 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
   static void drop_tape(Copy& c);  // the tape's frames to the spares
   // robots: the joints moved within options_' ranges (see PolicyEnvOptions)
   void randomize_start(StateT<S>& s, std::mt19937_64& rng) const;
-  S particle_loss(Copy& c, const StateT<S>& s) const;  // L(s) of the particle terms, against c.start
+  S particle_value(Copy& c, const StateT<S>& s) const;  // L(s) of the particle terms, against c.start
   // the frame cost of the step from `in` to c.state (the action penalty aside)
   S frame_cost(Copy& c, const StateT<S>& in) const;
   // adj += scale x d(frame cost)/d s at the frame's output (end 1) or input (end 0)
@@ -211,15 +218,14 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
 
   std::unique_ptr<ModelT<S>> model_;
   std::vector<ModelT<S>> models_;  // per copy, when the scene randomizes (else empty)
-  // One policy and one loss serve both sides. How a frame's cost reads the loss depends on the
-  // side (header comment): the bodies' terms read the frame (s_t, s_t+1), the particles' terms
-  // read the episode (start, s) and the cost is the difference of L over the frame. The policy
-  // drives one side and its task's terms all lie on that side (create refuses robot policies
-  // over particles), so one flag says which.
+  // One policy serves both sides, and each side's terms are a loss of their own (Copy::body_loss,
+  // particle_loss: either, or both in a coupled task), each read by its side's rule (header
+  // comment): the bodies' terms read the frame (s_t, s_t+1), the particles' terms read the
+  // episode (start, s) and the cost is the difference of L over the frame.
   PolicyT<S> policy_;
-  bool difference_ = false;  // particle terms: the frame cost is L(s_t+1) - L(s_t)
-  S effort_ = S(0);          // the task's effort terms' weights: frame cost += effort_ |a|^2 (robot policies)
-  int done_body_ = -1;       // the task's termination: this body's com below done_height_ (-1: none)
+  bool coupled_ = false;  // the scene has robots and particles (the coupled step: no tangent form)
+  S effort_ = S(0);       // the task's effort terms' weights: frame cost += effort_ |a|^2 (robot policies)
+  int done_body_ = -1;    // the task's termination: this body's com below done_height_ (-1: none)
   S done_height_ = S(0);
   int up_ = 1;            // the scene's up axis
   bool record_ = false;   // keep each frame's substeps (worlds without particles: a few KiB a frame)

@@ -51,8 +51,6 @@ Result<TaskRunnerT<S>> TaskRunnerT<S>::create(const scene::CompiledSceneT<S>& cs
     return Status::error(where + ": frame dt and substeps must be positive");
   const bool robots = task_names_robot(cs, task);
   r.kind_ = !robots ? "particles" : cs.has_particles() ? "robot + particles, coupled" : "robot";
-  if (robots && task.has_policy && cs.has_particles())
-    return Status::error(where + ": policies are not supported with robot-particle coupling yet");
   int policy_size = 0;
   if (task.has_policy) {
     Result<PolicyT<S>> p = PolicyT<S>::create(cs, task);

@@ -184,6 +184,10 @@ const char* to_string(ObservationKind k) {
       return "heading_projection";
     case ObservationKind::previous_action:
       return "previous_action";
+    case ObservationKind::object_position:
+      return "object_position";
+    case ObservationKind::object_velocity:
+      return "object_velocity";
   }
   return "?";
 }

@@ -403,7 +403,7 @@ struct OptimizerSpec {
 };
 
 // a named term of a robot policy's observation (engine/optim/policy.h); the terms read
-// the policy's robot, in the order listed
+// the policy's robot, or a particle object of the scene (object_*: coupled scenes), in the order listed
 enum class ObservationKind {
   height,              // the body's centre-of-mass height along the scene's up (1)
   orientation,         // the body's free joint's quaternion coordinates w, x, y, z (4)
@@ -414,11 +414,20 @@ enum class ObservationKind {
   up_projection,       // (R_body axis) . up (1)
   heading_projection,  // (R_body axis) . direction, direction laid in the ground plane (1)
   previous_action,     // the policy's outputs of the frame before (zero at an episode's start), one per actuator
+  object_position,     // a particle object's centre of mass (mass-weighted, as the loss terms'), world (3) [m]
+  object_velocity,     // its centre-of-mass velocity, world (3) [m/s]
 };
+// the last kind (the loops over every kind)
+inline constexpr ObservationKind last_observation_kind = ObservationKind::object_velocity;
+// whether a term reads a particle object (its `object`) rather than one of the robot's bodies
+inline bool reads_object(ObservationKind k) {
+  return k == ObservationKind::object_position || k == ObservationKind::object_velocity;
+}
 
 struct ObservationTerm {
   ObservationKind kind = ObservationKind::height;
-  std::string body;       // the body the term reads (the joint terms: unused)
+  std::string body;       // the body the term reads (the joint terms and object_*: unused)
+  std::string object;     // object_*: the particle object the term reads
   V3 axis{1, 0, 0};       // up_projection, heading_projection: the body-frame axis
   V3 direction{1, 0, 0};  // heading_projection: the world direction to face
   double scale = 1.0;     // every entry times this

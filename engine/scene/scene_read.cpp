@@ -37,10 +37,11 @@ void read_observation(Reader& r, const json& a, const std::string& path, PolicyS
     ObservationTerm o;
     int k = r.choice(of, "kind",
                      {"height", "orientation", "velocity", "angular_velocity", "joint_positions", "joint_velocities",
-                      "up_projection", "heading_projection", "previous_action"},
+                      "up_projection", "heading_projection", "previous_action", "object_position", "object_velocity"},
                      true);
     if (k >= 0) o.kind = static_cast<ObservationKind>(k);
     r.string(of, "body", o.body);
+    r.string(of, "object", o.object);
     r.vec3(of, "axis", o.axis);
     r.vec3(of, "direction", o.direction);
     r.number(of, "scale", o.scale);
@@ -54,7 +55,10 @@ void read_observation(Reader& r, const json& a, const std::string& path, PolicyS
     }
     const bool joints = o.kind == ObservationKind::joint_positions || o.kind == ObservationKind::joint_velocities ||
                         o.kind == ObservationKind::previous_action;
-    if (k >= 0 && !joints && o.body.empty()) r.error(Reader::join(op, "body"), "missing: which body does it read?");
+    if (k >= 0 && reads_object(o.kind) && o.object.empty())
+      r.error(Reader::join(op, "object"), "missing: which particle object does it read?");
+    else if (k >= 0 && !joints && !reads_object(o.kind) && o.body.empty())
+      r.error(Reader::join(op, "body"), "missing: which body does it read?");
     r.finish(of);
     p.observation.push_back(o);
   }

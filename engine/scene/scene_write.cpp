@@ -256,6 +256,7 @@ ojson write_task(const Task& t, const std::string& sidecar = "") {
       for (const ObservationTerm& o : t.policy.observation) {
         ojson oj{{"kind", to_string(o.kind)}};
         if (!o.body.empty()) oj["body"] = o.body;
+        if (!o.object.empty()) oj["object"] = o.object;
         if (o.kind == ObservationKind::up_projection || o.kind == ObservationKind::heading_projection)
           oj["axis"] = v3(o.axis);
         if (o.kind == ObservationKind::heading_projection) oj["direction"] = v3(o.direction);
