@@ -66,19 +66,19 @@ ControlT<T> lift_control(const ControlT<S>& c) {
 // world gives a blank control, its policy (apply_outputs / output_grads on tangent numbers), its
 // tangent step(in, out, u) and adjoint(in, u, adj_out, adj_in, grad_control), and
 // seed(end, state, adj): the frame cost's seeds at the frame's output (end 1) or input (end 0).
-// Errors name the env, the frame (frame0 + t) and the pass.
+// Errors name the env (world w), the frame (frame0 + t) and the pass.
 template <class S, class T, class Policy, class Step, class Adjoint, class Seed>
-Status tangent_hvp(int i, int frame0, const std::vector<S>& a, const std::vector<S>& v, StateT<T> s0,
+Status tangent_hvp(int w, int frame0, const std::vector<S>& a, const std::vector<S>& v, StateT<T> s0,
                    const ControlT<T>& blank, const Policy& policy, const Step& step, const Adjoint& adjoint,
                    const Seed& seed, std::vector<S>& out) {
   const int na = policy.output_size();
   if (na < 1 || a.size() != v.size() || a.size() % std::size_t(na) != 0)
-    return Status::error("env " + std::to_string(i) + ": H v needs actions and a direction of whole frames (" +
+    return Status::error("env " + std::to_string(w) + ": H v needs actions and a direction of whole frames (" +
                          std::to_string(na) + " entries per frame; got " + std::to_string(a.size()) + " and " +
                          std::to_string(v.size()) + ")");
   const int frames = int(a.size()) / na;
   auto where = [&](int t, const char* pass) {
-    return "env " + std::to_string(i) + ", frame " + std::to_string(frame0 + t) + " (H v, " + pass + "): ";
+    return "env " + std::to_string(w) + ", frame " + std::to_string(frame0 + t) + " (H v, " + pass + "): ";
   };
   std::vector<StateT<T>> s(static_cast<std::size_t>(frames + 1));
   std::vector<ControlT<T>> u(static_cast<std::size_t>(frames), blank);
@@ -276,10 +276,10 @@ Status ScenePolicyEnvT<S>::set_episode(int i, const typename PolicyEnvT<S>::Epis
   Copy& c = copies_[i];
   const int na = policy_.output_size();
   if (!same_shape(e.state, initial_) || !same_shape(e.start, initial_) || e.frame < 0 || e.frame > horizon_)
-    return Status::error("env " + std::to_string(i) + ": the stored episode does not fit this world");
+    return Status::error(env_name(i) + ": the stored episode does not fit this world");
   if (!e.action.empty() && int(e.action.size()) != na)
-    return Status::error("env " + std::to_string(i) + ": the stored episode's action has " +
-                         std::to_string(e.action.size()) + " entries, this policy " + std::to_string(na));
+    return Status::error(env_name(i) + ": the stored episode's action has " + std::to_string(e.action.size()) +
+                         " entries, this policy " + std::to_string(na));
   c.state = e.state;
   c.start = e.start;
   c.frame = e.frame;
@@ -320,14 +320,13 @@ Result<S> ScenePolicyEnvT<S>::step(int i, const std::vector<S>& action) {
   f.control.zero();
   policy_.apply_outputs(action, f.control);
   Status st = c.solver->step(world_model(i), f.in, c.state, f.control, dt_, nullptr, record_ ? &f.record : nullptr);
-  if (!st)
-    return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
+  if (!st) return Status::error(env_name(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
   S cost = frame_cost(c, f.in);
   if (policy_.drives_bodies())
     for (S a : action) cost += effort_ * a * a;
   if (measure_ && model_->body_count() > 0) {
     if (st = rigid_contacts(world_model(i).rigid, c.state, f.control, c.contacts); !st)
-      return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
+      return Status::error(env_name(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
     S sq = S(0);
     for (int k = 0; k < c.contacts.contact_count(); ++k) sq += length_sq(c.contacts.force[k]);
     c.contact = std::sqrt(sq);
@@ -400,7 +399,7 @@ void ScenePolicyEnvT<S>::add_cost_seed(Copy& c, int end, const StateT<S>& s, S s
 template <class S>
 Status ScenePolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_action) {
   Copy& c = copies_[i];
-  if (c.back < 1) return Status::error("env " + std::to_string(i) + ": backward past the recorded frames");
+  if (c.back < 1) return Status::error(env_name(i) + ": backward past the recorded frames");
   const int k = c.back - 1;
   const Frame& f = c.tape[k];
   const StateT<S>& out = k + 1 == int(c.tape.size()) ? c.state : c.tape[k + 1].in;
@@ -411,7 +410,7 @@ Status ScenePolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_acti
   Status st = c.solver->step_adjoint(world_model(i), f.in, f.control, dt_, c.adj, c.adj_in, c.grad_control,
                                      c.grad_model, record_ ? &f.record : nullptr);
   if (!st)
-    return Status::error("env " + std::to_string(i) + ", frame " + std::to_string(c.frame - int(c.tape.size()) + k) +
+    return Status::error(env_name(i) + ", frame " + std::to_string(c.frame - int(c.tape.size()) + k) +
                          " (backward): " + st.message());
   if (d_cost != S(0)) add_cost_seed(c, 0, f.in, d_cost, c.adj_in);
   policy_.output_grads(c.grad_control, d_action);
@@ -434,7 +433,7 @@ Status ScenePolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std:
   using T = Dual<S, 1>;
   Copy& c = copies_[i];
   if (coupled_)
-    return Status::error("env " + std::to_string(i) +
+    return Status::error(env_name(i) +
                          ": H v needs the step's tangent form, and the coupled step of robots and particles has none");
   ControlT<S> zero = model_->make_control();
   zero.zero();
@@ -447,7 +446,7 @@ Status ScenePolicyEnvT<S>::action_hvp(int i, const std::vector<S>& a, const std:
     for (std::size_t k = 0; k < adj.joint_qd.size(); ++k) adj.joint_qd[k] += scale * seed.joint_qd[k];
   };
   Status st = tangent_hvp(
-      i, c.frame, a, v, lift_state<T>(c.state), lift_control<T>(zero), policy_,
+      options_.world_begin + i, c.frame, a, v, lift_state<T>(c.state), lift_control<T>(zero), policy_,
       [&](const StateT<T>& in, StateT<T>& to, const ControlT<T>& u) {
         return c.solver->tangent_step(world_model(i), in, to, u, dt_);
       },

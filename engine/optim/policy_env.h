@@ -35,6 +35,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "engine/articulation/rigid_queries.h"
@@ -180,6 +181,8 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
   const PolicyT<S>& policy() const { return policy_; }
 
  private:
+  // errors name a copy by its world (world_begin + i): the same name on any number of ranks
+  std::string env_name(int i) const { return "env " + std::to_string(options_.world_begin + i); }
   struct Frame {
     StateT<S> in;
     ControlT<S> control;

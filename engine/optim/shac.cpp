@@ -336,10 +336,10 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
     Result<S> cost = env.step(e, action);
     if (!cost) {
       // a copy whose step fails (a state that blew up) ends its window here and restarts its
-      // episode; the window's updates are skipped, named by this message (step() below)
+      // episode; the window's updates are skipped, named by this message (step() below): the env
+      // names the copy by its world (i, on any number of ranks) and the episode frame
       c.frames = t, c.done = true, c.failed = true;
-      c.blowup = "env " + std::to_string(i) + ", episode frame " + std::to_string(c.start + t) +
-                 ": the simulation step failed: " + cost.status().message();
+      c.blowup = "the simulation step failed: " + cost.status().message();  // it names env i and the frame
       c.value = c.end_value = S(0);
       c.d_w.assign(w.size(), S(0));
       c.d_log_std.assign(log_std_.size(), S(0));

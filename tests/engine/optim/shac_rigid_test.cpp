@@ -240,12 +240,25 @@ TEST_CASE("shac critic: a copy whose step fails skips the window, named, and res
     CHECK(st.skipped);
     CHECK(st.skipped_windows == k + 1);
     CHECK_THAT(st.skip_reason, Catch::Contains("SHAC window " + std::to_string(k) +
-                                               " skipped: env 0, episode frame 0: "
-                                               "the simulation step failed: "));
+                                               " skipped: the simulation step failed: env 0, frame 0: "));
     CHECK_THAT(st.skip_reason, Catch::Contains("joint_q"));  // the step's own message: the quantity
     CHECK(st.terminated == 3);                               // every copy's window ended at its first frame
   }
   CHECK(shac.weights() == w0);
+}
+
+// a rank's env holds copies world_begin.. of the run's worlds: its errors name the world, so a
+// message reads the same on any number of ranks (SHAC, PPO and PODS pass them on)
+TEST_CASE("policy env: a failed step names the copy's world and its episode frame", "[optim][shac]") {
+  Cartpole<double> cp;
+  auto env = ok(cp.made->policy_env({.env_count = 2, .q_range = 3.0, .qd_range = 1e200, .world_begin = 5}));
+  std::mt19937_64 rng(1);  // a randomized start: velocities ~1e200, the first substep overflows
+  for (int i = 0; i < 2; ++i) {
+    env->reset(i, &rng);
+    Result<double> cost = env->step(i, std::vector<double>(std::size_t(env->action_size()), 0.0));
+    REQUIRE(!cost.is_ok());
+    CHECK_THAT(cost.status().message(), Catch::StartsWith("env " + std::to_string(5 + i) + ", frame 0: "));
+  }
 }
 
 TEST_CASE("shac critic: errors", "[optim][shac]") {
