@@ -13,8 +13,9 @@
 // in the side's order in messages ("loss[0] (position)"), the bodies' terms come first in
 // term_values(), and value() sums each side from zero and adds the two sums.
 //
-// particles: centre of mass c(t) = sum_i w_i x_i(t) over the object's particles, w_i = m_i / M
-// (pinned particles, mass 0, do not count; an object with no mass uses equal weights).
+// particles: centre of mass c(t) = sum_i w_i x_i(t) over the object's particles (or the ones
+// the term lists: a cloth's corner, an edge), w_i = m_i / M (pinned particles, mass 0, do not
+// count; particles with no mass use equal weights).
 //   position: |c(step) - target|^2
 //   distance: -dot(c(step) - c(0), axis / |axis|)              (distance travelled)
 //   shape:    1/n sum_i |x_i(step) - x_i(0) - (target - c(0))|^2  (initial shape moved to the target),

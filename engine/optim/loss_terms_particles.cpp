@@ -22,15 +22,21 @@ vec3<T> com(const Term<S>& t, const std::vector<vec3<T>>& x) {
   return c;
 }
 
-// create: the object's particles and their centre-of-mass weights
+// create: the object's particles (all, or those the term lists) and their centre-of-mass weights
 template <class S>
-Status create_particles(const LossBuildT<S>& b, const scene::LossTerm&, Term<S>& t) {
+Status create_particles(const LossBuildT<S>& b, const scene::LossTerm& spec, Term<S>& t) {
   const ModelT<S>& m = b.cs.model;
+  const int begin = b.object->particle_begin, count = b.object->particle_end - begin;
+  for (std::size_t k = 0; k < spec.particles.size(); ++k)
+    if (spec.particles[k] >= count)
+      return Status::error(b.where + ": particles[" + std::to_string(k) + "] is " + std::to_string(spec.particles[k]) +
+                           " but '" + spec.object + "' has " + std::to_string(count) + " particles (0.." +
+                           std::to_string(count - 1) + ")");
+  if (spec.particles.empty())
+    for (int i = 0; i < count; ++i) t.particles.push_back(begin + i);
+  for (int i : spec.particles) t.particles.push_back(begin + i);
   S mass = 0;
-  for (int i = b.object->particle_begin; i < b.object->particle_end; ++i) {
-    t.particles.push_back(i);
-    mass += m.particle_mass[i];
-  }
+  for (int i : t.particles) mass += m.particle_mass[i];
   for (int i : t.particles) t.w.push_back(mass > S(0) ? m.particle_mass[i] / mass : S(1) / S(t.particles.size()));
   return Status::ok();
 }

@@ -73,6 +73,39 @@ TEST_CASE("extensions: target points that do not match the object are an error",
   CHECK_THAT(r.status().message(), Catch::Contains("lists 7 points but 'jelly' has 8 particles"));
 }
 
+TEST_CASE("extensions: position and shape terms on a listed subset of particles, seeds vs FD", "[optim][fd]") {
+  // two corners of the cube: their centre of mass to the goal, and the points of those two
+  auto cs = muscle_scene();
+  const std::vector<scene::V3> all = cs.objects[2].target_points;
+  cs.objects[2].target_points = {all[0], all[7]};
+  Task t = muscle_task(12);
+  t.parameters = {{ParamKind::initial_velocity, "jelly"}};
+  t.loss[0].particles = {0, 7};
+  t.loss.push_back({LossKind::position, "jelly", "goal"});
+  t.loss.back().particles = {0, 7};
+  GradCheckReport rep = check_task_grad(cs, t, 0, 1e-5);
+  // a particle outside the subset moves neither term: its initial velocity's gradient is zero
+  for (const GradCheckRow& r : rep.rows)
+    if (r.name.find("[3]") != std::string::npos) CHECK(r.ad == 0.0);
+  // the subset's terms read only those particles: the same loss as on a two-particle object
+  // would give, and not the whole cube's
+  Task whole = muscle_task(12);
+  whole.parameters = t.parameters;
+  whole.loss.push_back({LossKind::position, "jelly", "goal"});
+  GradCheckReport rw = check_task_grad(muscle_scene(), whole, 0, 1e-5);
+  CHECK(rep.loss != rw.loss);
+}
+
+TEST_CASE("extensions: a listed particle past the object's count is an error naming the term", "[optim]") {
+  Task t = muscle_task(4);
+  t.parameters = {{ParamKind::initial_velocity, "jelly"}};
+  t.loss[0].kind = LossKind::position;
+  t.loss[0].particles = {0, 8};
+  auto r = TaskRunnerT<double>::create(muscle_scene(), t);
+  REQUIRE(!r.is_ok());
+  CHECK_THAT(r.status().message(), Catch::Contains("particles[1] is 8 but 'jelly' has 8 particles (0..7)"));
+}
+
 TEST_CASE("extensions: per-step tet activations vs FD", "[optim][fd]") {
   Task t = muscle_task(8);
   t.parameters = {{ParamKind::tet_activation, "jelly", -0.5, 0.5}};
