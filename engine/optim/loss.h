@@ -13,8 +13,9 @@
 // in the side's order in messages ("loss[0] (position)"), the bodies' terms come first in
 // term_values(), and value() sums each side from zero and adds the two sums.
 //
-// particles: centre of mass c(t) = sum_i w_i x_i(t) over the object's particles, w_i = m_i / M
-// (pinned particles, mass 0, do not count; an object with no mass uses equal weights).
+// particles: centre of mass c(t) = sum_i w_i x_i(t) over the object's particles (or the ones
+// the term lists: a cloth's corner, an edge), w_i = m_i / M (pinned particles, mass 0, do not
+// count; particles with no mass use equal weights).
 //   position: |c(step) - target|^2
 //   distance: -dot(c(step) - c(0), axis / |axis|)              (distance travelled)
 //   shape:    1/n sum_i |x_i(step) - x_i(0) - (target - c(0))|^2  (initial shape moved to the target),
@@ -200,12 +201,13 @@ class LossT {
   std::vector<std::vector<S>> q_, qd_;  // the joints observed per frame (tasks with body terms)
 };
 
-// a particle object's particles (model indices) and their centre-of-mass weights w_i = m_i / M
-// (pinned particles, mass 0, weigh 0; an object without mass: equal weights), as the particle
-// terms read them and a policy's object observations (policy.h)
+// a particle object's particles (model indices: all of them, or those `subset` lists, numbered
+// within the object and already checked against its count) and their centre-of-mass weights
+// w_i = m_i / M over them (pinned particles, mass 0, weigh 0; no mass: equal weights), as the
+// particle terms read them and a policy's object observations (policy.h)
 template <class S>
 void object_com_weights(const ModelT<S>& model, const scene::ObjectRange& object, std::vector<int>& particles,
-                        std::vector<S>& w);
+                        std::vector<S>& w, const std::vector<int>& subset = {});
 
 // an effort term's unweighted value: its theta entries squared, summed (either side's row)
 template <class S>

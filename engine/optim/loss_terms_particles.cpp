@@ -12,20 +12,20 @@ using scene::LossKind;
 
 template <class S>
 void object_com_weights(const ModelT<S>& m, const scene::ObjectRange& object, std::vector<int>& particles,
-                        std::vector<S>& w) {
+                        std::vector<S>& w, const std::vector<int>& subset) {
   particles.clear();
   w.clear();
+  if (subset.empty())
+    for (int i = object.particle_begin; i < object.particle_end; ++i) particles.push_back(i);
+  for (int i : subset) particles.push_back(object.particle_begin + i);
   S mass = 0;
-  for (int i = object.particle_begin; i < object.particle_end; ++i) {
-    particles.push_back(i);
-    mass += m.particle_mass[i];
-  }
+  for (int i : particles) mass += m.particle_mass[i];
   for (int i : particles) w.push_back(mass > S(0) ? m.particle_mass[i] / mass : S(1) / S(particles.size()));
 }
 template void object_com_weights(const ModelT<float>&, const scene::ObjectRange&, std::vector<int>&,
-                                 std::vector<float>&);
+                                 std::vector<float>&, const std::vector<int>&);
 template void object_com_weights(const ModelT<double>&, const scene::ObjectRange&, std::vector<int>&,
-                                 std::vector<double>&);
+                                 std::vector<double>&, const std::vector<int>&);
 
 namespace {
 
@@ -39,10 +39,16 @@ vec3<T> com(const Term<S>& t, const std::vector<vec3<T>>& x) {
   return c;
 }
 
-// create: the object's particles and their centre-of-mass weights
+// create: the object's particles (all, or those the term lists) and their centre-of-mass weights
 template <class S>
-Status create_particles(const LossBuildT<S>& b, const scene::LossTerm&, Term<S>& t) {
-  object_com_weights(b.cs.model, *b.object, t.particles, t.w);
+Status create_particles(const LossBuildT<S>& b, const scene::LossTerm& spec, Term<S>& t) {
+  const int count = b.object->particle_end - b.object->particle_begin;
+  for (std::size_t k = 0; k < spec.particles.size(); ++k)
+    if (spec.particles[k] >= count)
+      return Status::error(b.where + ": particles[" + std::to_string(k) + "] is " + std::to_string(spec.particles[k]) +
+                           " but '" + spec.object + "' has " + std::to_string(count) + " particles (0.." +
+                           std::to_string(count - 1) + ")");
+  object_com_weights(b.cs.model, *b.object, t.particles, t.w, spec.particles);
   return Status::ok();
 }
 

@@ -387,6 +387,9 @@ struct LossTerm {
   // height_reward's shape (defaults: the reward is d = height - value)
   double lower = -std::numeric_limits<double>::infinity(), upper = std::numeric_limits<double>::infinity();
   double above = 1, below = 1, quadratic = 0;
+  // particle terms: the object's particles the term reads (indices within the object, as its
+  // grid or mesh numbers them); empty: all of them
+  std::vector<int> particles;
 
   bool operator==(const LossTerm&) const = default;
 };

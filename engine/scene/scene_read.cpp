@@ -525,6 +525,15 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       r.number(lf, "above", l.above);
       r.number(lf, "below", l.below);
       r.number(lf, "quadratic", l.quadratic);
+      if (const json* ps = r.array(lf, "particles")) {
+        for (size_t k = 0; k < ps->size(); ++k) {
+          const json& e = (*ps)[k];
+          if (!e.is_number_integer() || e.get<long long>() < 0 || e.get<long long>() > (1LL << 30))
+            r.error(Reader::index(Reader::join(lp, "particles"), k), "expected a particle index (an integer >= 0)");
+          else
+            l.particles.push_back(e.get<int>());
+        }
+      }
       if (!(l.lower <= l.upper)) r.error(Reader::join(lp, "upper"), "must not be below lower");
       r.finish(lf);
       t.loss.push_back(l);
@@ -628,6 +637,8 @@ void check_references(Reader& r, const Scene& s) {
         r.error(lp + ".axis", "must not be zero");
       if (robot && (l.kind == LossKind::shape || l.kind == LossKind::velocity))
         r.error(lp + ".kind", std::string(to_string(l.kind)) + " is not defined for robots");
+      if (!l.particles.empty() && (robot || robot_only || l.kind == LossKind::effort))
+        r.error(lp + ".particles", "only particle terms (position, distance, shape, velocity) read particles");
       if (l.step > t.horizon) r.error(lp + ".step", "is past the task's horizon (" + std::to_string(t.horizon) + ")");
     }
   }

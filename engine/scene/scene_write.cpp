@@ -222,6 +222,7 @@ ojson write_task(const Task& t, const std::string& sidecar = "") {
     lj["axis"] = v3(l.axis);
     lj["weight"] = l.weight;
     if (!l.body.empty()) lj["body"] = l.body;
+    if (!l.particles.empty()) lj["particles"] = l.particles;
     if (l.value != 0.0 || l.kind == LossKind::joint || l.kind == LossKind::height || l.kind == LossKind::speed)
       lj["value"] = l.value;
     if (l.kind == LossKind::heading) lj["direction"] = v3(l.direction);

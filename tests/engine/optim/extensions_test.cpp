@@ -73,6 +73,40 @@ TEST_CASE("extensions: target points that do not match the object are an error",
   CHECK_THAT(r.status().message(), Catch::Contains("lists 7 points but 'jelly' has 8 particles"));
 }
 
+TEST_CASE("extensions: position and shape terms on a listed subset of particles, seeds vs FD", "[optim][fd]") {
+  // two corners of the cube: their centre of mass to the goal, and the points of those two
+  auto cs = muscle_scene();
+  const std::vector<scene::V3> all = cs.objects[2].target_points;
+  cs.objects[2].target_points = {all[0], all[7]};
+  Task t = muscle_task(12);
+  t.parameters = {{ParamKind::initial_velocity, "jelly"}};
+  t.loss[0].particles = {0, 7};
+  t.loss.push_back({LossKind::position, "jelly", "goal"});
+  t.loss.back().particles = {0, 7};
+  GradCheckReport rep = check_task_grad(cs, t, 0, 1e-5);
+  // the value: the two particles' centre of mass against the goal, and the mean
+  // squared distance of the two to their points, at the last frame
+  TaskRunnerT<double> r = must_ok(TaskRunnerT<double>::create(cs, t));
+  const double loss = must_ok(r.evaluate(r.theta()));
+  const StateT<double>& s = r.final_state();
+  const vec3<double> goal(0.3, 0.1, 0.0), p0(all[0][0], all[0][1], all[0][2]), p7(all[7][0], all[7][1], all[7][2]);
+  const double m0 = r.model().particle_mass[0], m7 = r.model().particle_mass[7];
+  const double want = length_sq((s.particle_q[0] * m0 + s.particle_q[7] * m7) * (1 / (m0 + m7)) - goal) +
+                      0.5 * (length_sq(s.particle_q[0] - p0) + length_sq(s.particle_q[7] - p7));
+  CHECK(std::fabs(loss - want) < 1e-12 * std::max(1.0, want));
+  CHECK(std::fabs(rep.loss - want) < 1e-12 * std::max(1.0, want));
+}
+
+TEST_CASE("extensions: a listed particle past the object's count is an error naming the term", "[optim]") {
+  Task t = muscle_task(4);
+  t.parameters = {{ParamKind::initial_velocity, "jelly"}};
+  t.loss[0].kind = LossKind::position;
+  t.loss[0].particles = {0, 8};
+  auto r = TaskRunnerT<double>::create(muscle_scene(), t);
+  REQUIRE(!r.is_ok());
+  CHECK_THAT(r.status().message(), Catch::Contains("particles[1] is 8 but 'jelly' has 8 particles (0..7)"));
+}
+
 TEST_CASE("extensions: per-step tet activations vs FD", "[optim][fd]") {
   Task t = muscle_task(8);
   t.parameters = {{ParamKind::tet_activation, "jelly", -0.5, 0.5}};

@@ -72,6 +72,8 @@ TEST_CASE("broken scene files report the file, the JSON path and the problem", "
       {"not_finite.json", "not valid JSON: number overflow parsing '1e999'"},
       {"bad_enum.json", "objects[0].type: unknown value \"teapot\""},
       {"bad_integrator.json", "settings.integrator: unknown value \"rk4\""},
+      {"bad_loss_particles.json", "tasks[0].loss[0].particles[1]: expected a particle index"},
+      {"effort_particles.json", "tasks[0].loss[0].particles: only particle terms"},
   };
   for (const Case& c : cases) {
     std::string path = std::string(ADJ_TEST_DATA) + "/scenes/broken/" + c.file;
