@@ -64,7 +64,7 @@
 //                            (the policy's observation terms; axis, direction: X,Y,Z; BODY: the robot's first;
 //                            object_position/velocity: OBJECT, the first object with particles)
 //   task-termination BODY HEIGHT|off (the policy's "end when": the body's centre of mass below HEIGHT)
-//   expect obs-terms N   expect obs I kind|body|scale VALUE   expect termination off|ROBOT BODY HEIGHT
+//   expect obs-terms N   expect obs I kind|body|object|scale VALUE   expect termination off|ROBOT BODY HEIGHT
 //   expect method bptt|shac|ahac|pods1|pods2 (what Start uses for the panel's task)
 //   attach ADDRESS [TOKEN]  (File > Attach to run...: waits until the run's scene is loaded)
 //   attach-wait N           (until N iterations of the attached run have arrived, or it ended)

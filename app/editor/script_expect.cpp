@@ -387,19 +387,20 @@ Status ex_obs_terms(ScriptCall& c) {  // expect obs-terms N: the panel's policy 
   return expect_int(c, t ? int(t->policy.observation.size()) : 0);
 }
 
-Status ex_obs(ScriptCall& c) {  // expect obs I kind|body|scale VALUE
+Status ex_obs(ScriptCall& c) {  // expect obs I kind|body|object|scale VALUE
   bool ok = false;
   int i = c.w.size() >= 5 ? c.arg_int(2, &ok) : 0;
-  if (!ok) return Status::error("expect obs I kind|body|scale VALUE");
+  if (!ok) return Status::error("expect obs I kind|body|object|scale VALUE");
   const scene::Task* t = panel_task(c);
   if (!t || i < 0 || i >= int(t->policy.observation.size())) return bad(c, "no term " + c.w[2]);
   const scene::ObservationTerm& o = t->policy.observation[size_t(i)];
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.17g", o.scale);
-  const std::string got = c.w[3] == "kind"    ? scene::to_string(o.kind)
-                          : c.w[3] == "body"  ? o.body
-                          : c.w[3] == "scale" ? std::string(buf)
-                                              : "?";
+  const std::string got = c.w[3] == "kind"     ? scene::to_string(o.kind)
+                          : c.w[3] == "body"   ? o.body
+                          : c.w[3] == "object" ? o.object
+                          : c.w[3] == "scale"  ? std::string(buf)
+                                               : "?";
   return same_value(got, c.w[4]) ? Status::ok() : bad(c, got);
 }
 
