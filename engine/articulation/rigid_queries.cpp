@@ -258,6 +258,18 @@ Status rigid_contacts(const RigidModelT<S>& m, const StateT<S>& s, const Control
 }
 
 template <class S>
+void body_particle_contacts(const ModelT<S>& pm, const StateT<S>& s, rigid::CouplingContactsT<S>& out) {
+  const RigidModelT<S>& m = pm.rigid;
+  rigid::Work<S> w;
+  w.resize(m.body_count(), m.q_count(), m.dof_count());
+  rigid::kinematics(m, rigid::lift_params<S>(m), s.joint_q.data(), s.joint_qd.data(), w);
+  std::vector<vec3<S>> f_particle;
+  std::vector<rigid::svec<S>> f_body;
+  out = rigid::CouplingContactsT<S>();
+  rigid::coupling_forces(m, rigid::coupling_params(pm), w.R, w.p, w.v, pm, s, f_particle, f_body, &out);
+}
+
+template <class S>
 void rigid_forward_kinematics(const RigidModelT<S>& m, const StateT<S>& s, std::vector<vec3<S>>& pos,
                               std::vector<mat33<S>>& rot) {
   rigid::Params<S> par = rigid::lift_params<S>(m);
@@ -333,6 +345,7 @@ S rigid_energy(const RigidModelT<S>& m, const StateT<S>& s) {
   template Status rigid_step_adjoint_dual(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&, S, int,         \
                                           const StateT<S>&, StateT<S>&, ControlT<S>&, RigidModelGradT<S>&);            \
   template Status rigid_contacts(const RigidModelT<S>&, const StateT<S>&, const ControlT<S>&, RigidContactsT<S>&);     \
+  template void body_particle_contacts(const ModelT<S>&, const StateT<S>&, rigid::CouplingContactsT<S>&);              \
   template void rigid_forward_kinematics(const RigidModelT<S>&, const StateT<S>&, std::vector<vec3<S>>&,               \
                                          std::vector<mat33<S>>&);                                                      \
   template std::vector<S> rigid_mass_matrix(const RigidModelT<S>&, const StateT<S>&);                                  \

@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "engine/articulation/body_particle.h"
 #include "engine/articulation/rigid_adjoint.h"
 #include "engine/core/status.h"
 
@@ -51,6 +52,11 @@ Status rigid_check_shape(const RigidModelT<S>& model, const StateT<S>& state, co
 template <class S>
 Status rigid_contacts(const RigidModelT<S>& model, const StateT<S>& state, const ControlT<S>& control,
                       RigidContactsT<S>& out);
+
+// the body-particle contacts of a coupled state (the pairs a substep from it would find), for
+// drawing and for AHAC's contact measure; out is overwritten
+template <class S>
+void body_particle_contacts(const ModelT<S>& model, const StateT<S>& state, rigid::CouplingContactsT<S>& out);
 
 // body poses of a state: origin [m] and axes, world, (body_count)
 template <class S>

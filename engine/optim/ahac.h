@@ -9,9 +9,9 @@
 //    ends in stiff contact, and the critic bootstraps the value there (not a termination: the
 //    episode goes on in the next window). Stiffness is measured, as the paper proxies it, by the
 //    contact forces: PolicyEnvT::contact_measure, the norm of the world's contact forces [N] at
-//    the frame's end state; the threshold is C (contact_threshold). The window's length, the
-//    horizon T, adapts over training by a dual (Lagrangian) rule on the constraint that the
-//    contact measure stay below C along the window (ahac_dual_step below).
+//    the frame's end state (the bodies' contacts and their pairs with particles); the threshold is C
+//    (contact_threshold). The window's length, the horizon T, adapts over training by a dual (Lagrangian) rule on the
+//    constraint that the contact measure stay below C along the window (ahac_dual_step below).
 // 2. The double critic: two critics (and two target critics), initialized apart, each fitting the
 //    same TD(lambda) targets; the value of a state, for the targets and for the actor's bootstrap,
 //    is the smaller of the two (double_critic_value), against the single critic's overestimation.

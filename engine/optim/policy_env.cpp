@@ -329,6 +329,10 @@ Result<S> ScenePolicyEnvT<S>::step(int i, const std::vector<S>& action) {
       return Status::error(env_name(i) + ", frame " + std::to_string(c.frame) + ": " + st.message());
     S sq = S(0);
     for (int k = 0; k < c.contacts.contact_count(); ++k) sq += length_sq(c.contacts.force[k]);
+    if (model_->particle_count() > 0) {  // the bodies' contacts with particles count too
+      body_particle_contacts(world_model(i), c.state, c.particle_contacts);
+      for (const vec3<S>& fk : c.particle_contacts.force) sq += length_sq(fk);
+    }
     c.contact = std::sqrt(sq);
   }
   c.action = action;

@@ -107,8 +107,9 @@ class PolicyEnvT {
 
   // AHAC's stiffness measure (shac.h AhacOptions): with measure_contacts(true), each step also
   // reads the contacts of the state it ends in (the solver's contact forces under the frame's
-  // control, those the next step starts from) and contact_measure(i) is their norm
-  // sqrt(sum |f_k|^2) [N] over copy i's contact points; worlds without contacts read 0
+  // control, those the next step starts from; with particles, the bodies' pairs with them too) and
+  // contact_measure(i) is their norm sqrt(sum |f_k|^2) [N] over copy i's contact points; worlds
+  // without contacts read 0
   virtual void measure_contacts(bool /*on*/) {}
   virtual S contact_measure(int /*i*/) const { return S(0); }
 };
@@ -208,6 +209,7 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
     bool done = false;  // the last step ended the episode (termination)
     S contact = S(0);   // measure_contacts: the contact forces' norm at the last step's end [N]
     RigidContactsT<S> contacts;
+    rigid::CouplingContactsT<S> particle_contacts;
   };
 
   static void drop_tape(Copy& c);  // the tape's frames to the spares

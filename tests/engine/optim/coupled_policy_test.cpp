@@ -18,6 +18,7 @@
 #include "engine/optim/shac_task.h"
 #include "engine/optim/task.h"
 #include "tests/engine/asset_scene.h"
+#include "tests/engine/optim/grad_check.h"
 
 using namespace adj;
 using namespace adj::optim;
@@ -231,19 +232,7 @@ TEST_CASE("coupled policy: an episode's frame costs sum to its terms' definition
 TEST_CASE("coupled policy: BPTT's closed-loop gradient on the coupled task vs FD", "[optim][policy][coupling][fd]") {
   Coupled e(12);
   auto task = ok(make_task(e.cs, e.task));
-  GradCheckReport rep = ok(task->check_grad(24, 1e-6, 5));
-  INFO(rep.format());
-  std::vector<double> ad, fd;
-  double largest = 0;
-  for (const GradCheckRow& r : rep.rows) {
-    ad.push_back(r.analytic);
-    fd.push_back(r.fd);
-    largest = std::max(largest, std::abs(r.fd));
-  }
-  CHECK(largest > 1e-4);
-  FdReport c = compare_gradients(ad, fd, 1e-9, 1e-4);
-  INFO(c.message);
-  CHECK(c.ok);
+  optim::test::check_report_rows(ok(task->check_grad(24, 1e-6, 5)), 1e-9, 1e-4);
 }
 
 TEST_CASE("coupled policy: SHAC over copies lowers the evaluation cost of the push",
@@ -277,6 +266,30 @@ TEST_CASE("coupled policy: SHAC gives the same weights on 1 and 2 threads", "[op
   };
   const std::vector<float> one = train(1), two = train(2);
   CHECK(one == two);
+}
+
+// AHAC's stiffness measure counts the arm's contacts with the ball: the arm swinging into the
+// ball under zero actions (it touches nothing else) reads the pairs' forces; hanging still, 0
+TEST_CASE("coupled policy: AHAC's contact measure counts the arm's contacts with the particles",
+          "[optim][policy][coupling][ahac]") {
+  for (bool swing : {true, false}) {
+    Coupled e(40, swing);
+    auto task = ok(make_task(e.cs, e.task));
+    auto env = ok(task->policy_env({.env_count = 1}));
+    env->measure_contacts(true);
+    env->reset(0, nullptr);
+    const std::vector<double> zero(std::size_t(env->action_size()), 0.0);
+    double largest = 0;
+    for (int t = 0; t < 40; ++t) {
+      REQUIRE(env->step(0, zero).is_ok());
+      largest = std::max(largest, env->contact_measure(0));
+    }
+    INFO("swing " << swing << ": the largest measure " << largest << " N");
+    if (swing)
+      CHECK(largest > 0.1);
+    else
+      CHECK(largest == 0);
+  }
 }
 
 TEST_CASE("coupled policy: PODS-2 is refused by name (the coupled step has no tangent form)",

@@ -60,6 +60,22 @@ inline void check_against_largest(const std::vector<double>& ad, const std::vect
   CHECK(r.ok);
 }
 
+// a check_grad report's analytic column against its central differences: |AD - FD| <= atol +
+// 1e-4 |FD|, with the largest difference above `floor` (the check compares gradients, not noise)
+inline void check_report_rows(const GradCheckReport& rep, double atol, double floor) {
+  INFO(rep.format());
+  REQUIRE(!rep.rows.empty());
+  std::vector<double> ad, fd;
+  for (const GradCheckRow& r : rep.rows) {
+    ad.push_back(r.analytic);
+    fd.push_back(r.fd);
+  }
+  CHECK(largest_entry(fd) > floor);
+  FdReport c = compare_gradients(ad, fd, atol, 1e-4);
+  INFO(c.message);
+  CHECK(c.ok);
+}
+
 // the actor loss's gradient at w on `samples` sampled entries (the trainer's noise must be
 // off or its draws fixed: actor_loss a function of w alone)
 inline void check_actor_loss_grad(BatchShacTrainerT<double>& trainer, const std::vector<double>& w, int samples,

@@ -12,10 +12,11 @@
 #include <random>
 
 #include "engine/grad/fd_check.h"
-#include "engine/optim/pods.h"
 #include "engine/optim/body_probe.h"
+#include "engine/optim/pods.h"
 #include "engine/scene/scene_json.h"
 #include "tests/engine/asset_scene.h"
+#include "tests/engine/optim/grad_check.h"
 
 using namespace adj;
 using namespace adj::optim;
@@ -32,19 +33,8 @@ void check_policy_grad(const Example& e, double atol) {
   auto task = ok(make_task(e.cs, e.task));
   REQUIRE(std::string(task->kind()) == "robot");
   GradCheckReport rep = ok(task->check_grad(24, 1e-6, 3));
-  INFO(rep.format());
   REQUIRE(rep.rows.size() == 24);
-  std::vector<double> ad, fd;
-  double largest = 0;
-  for (const GradCheckRow& r : rep.rows) {
-    ad.push_back(r.analytic);
-    fd.push_back(r.fd);
-    largest = std::max(largest, std::abs(r.fd));
-  }
-  CHECK(largest > 100 * atol);  // the check compares gradients, not noise
-  FdReport c = compare_gradients(ad, fd, atol, 1e-4);
-  INFO(c.message);
-  CHECK(c.ok);
+  optim::test::check_report_rows(rep, atol, 100 * atol);
 }
 
 // PODS's open-loop problem: dJ/da against central differences on every action entry, at

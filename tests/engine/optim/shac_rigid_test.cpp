@@ -32,6 +32,15 @@ struct Cartpole : test::AssetScene<S> {
   BatchShacTrainerT<S> trainer(PolicyEnvOptions eo, BatchShacOptions so) {
     return ok(BatchShacTrainerT<S>::create(*made, so, eo));
   }
+  // the skip tests' trainer: 16-frame windows, a small critic, 3 copies starting at angles
+  // within 3 rad and velocities within qd_range
+  BatchShacTrainerT<S> small_trainer(double qd_range, double grad_bound = BatchShacOptions{}.grad_bound) {
+    BatchShacOptions so;
+    so.window = 16;
+    so.critic_hidden = {16};
+    so.grad_bound = grad_bound;
+    return trainer({.env_count = 3, .q_range = 3.0, .qd_range = qd_range}, so);
+  }
 };
 
 }  // namespace
@@ -196,11 +205,7 @@ TEST_CASE("shac critic: randomized worlds: per-copy parameters, nominal evaluati
 // message naming the window, the copy and its frames; the episodes and the count go on
 TEST_CASE("shac critic: a window whose gradient is above the bound is skipped, named and counted", "[optim][shac]") {
   Cartpole<double> cp;
-  BatchShacOptions so;
-  so.window = 16;
-  so.critic_hidden = {16};
-  so.grad_bound = 1e-30;
-  auto shac = cp.trainer({.env_count = 3, .q_range = 3.0, .qd_range = 0.5}, so);
+  auto shac = cp.small_trainer(0.5, 1e-30);
   const std::vector<double> w0 = shac.weights();
   for (int k = 0; k < 2; ++k) {
     BatchShacStats st = ok(shac.step());
@@ -215,8 +220,7 @@ TEST_CASE("shac critic: a window whose gradient is above the bound is skipped, n
   }
   CHECK(shac.weights() == w0);
   // with the default bound the same windows train
-  so.grad_bound = BatchShacOptions{}.grad_bound;
-  auto trains = cp.trainer({.env_count = 3, .q_range = 3.0, .qd_range = 0.5}, so);
+  auto trains = cp.small_trainer(0.5);
   BatchShacStats st = ok(trains.step());
   CHECK(!st.skipped);
   CHECK(st.skipped_windows == 0);
@@ -229,10 +233,7 @@ TEST_CASE("shac critic: a window whose gradient is above the bound is skipped, n
 // step's own message (the quantity), and the count goes on
 TEST_CASE("shac critic: a copy whose step fails skips the window, named, and restarts its episode", "[optim][shac]") {
   Cartpole<double> cp;
-  BatchShacOptions so;
-  so.window = 16;
-  so.critic_hidden = {16};
-  auto shac = cp.trainer({.env_count = 3, .q_range = 3.0, .qd_range = 1e200}, so);
+  auto shac = cp.small_trainer(1e200);
   const std::vector<double> w0 = shac.weights();
   for (int k = 0; k < 2; ++k) {
     BatchShacStats st = ok(shac.step());
