@@ -38,6 +38,8 @@ nlohmann::json iteration_record(int k, const optim::PpoIteration& it) {
           {"approx_kl", it.approx_kl},
           {"lr", it.lr},
           {"sim_steps", it.sim_steps},
+          {"skipped", it.skipped},
+          {"skipped_iterations", it.skipped_iterations},
           {"ms", it.ms}};
 }
 
@@ -51,7 +53,8 @@ void print_row(int k, long long steps, double wall, const optim::PpoIteration& i
                          {"wall_s", wall},
                          {"mean_reward", it.mean_reward},
                          {"mean_return", it.mean_return},
-                         {"eval_cost", eval}});
+                         {"eval_cost", eval},
+                         {"skipped_iterations", it.skipped_iterations}});
 }
 
 }  // namespace
@@ -151,6 +154,7 @@ int run_ppo(const OptimizeOptions& o) {
     auto it = ppo->iterate();
     if (!it) return fail("iteration " + std::to_string(k) + ": " + it.status().message());
     ++trained;
+    if (it->skipped && lead) std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), it->skip_reason.c_str());
     if (comm.rank() == o.kill_rank) std::raise(SIGKILL);  // tests: a rank that dies
     nlohmann::json record = iteration_record(k, *it);
     if (row || publishes) {

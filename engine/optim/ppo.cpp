@@ -180,6 +180,7 @@ Status PpoTrainer::collect(PpoIteration& it) {
   const int nw = net().weight_count(), na = net().output_size(), no = net().input_size();
   const double bound = net().output_scale();
   batch_.assign(std::size_t(n) * T, Sample{});
+  failure_.assign(std::size_t(n), std::string());
   std::vector<double> mean, applied(static_cast<std::size_t>(na)), raw, returns;
   // the first copies' frames (keep_copy_frames), of those this rank steps
   for (int i = begin; i < end && std::size_t(i) < copy_frames_.size(); ++i)
@@ -200,7 +201,15 @@ Status PpoTrainer::collect(PpoIteration& it) {
       }
       s.value = value_of(s.obs);
       Result<double> cost = env_->step(e, applied);
-      if (!cost) return Status::error("PPO collection: " + cost.status().message());
+      if (!cost) {
+        // a copy whose step fails (a state that blew up) does not end the run: its episode
+        // restarts, the frame's reward is 0, and iterate() skips the update, naming it
+        if (failure_[std::size_t(i)].empty())
+          failure_[std::size_t(i)] = "the simulation step failed: " + cost.status().message();
+        ep_return_[i] = disc_return_[i] = 0;
+        env_->reset(e, &rngs_[std::size_t(i)]);
+        cost = 0.0;
+      }
       env_->clear_tape(e);
       if (std::size_t(i) < copy_frames_.size()) copy_frames_[std::size_t(i)].push_back(env_->state(e));
       s.reward = s.unscaled = -cost.value();
@@ -259,7 +268,7 @@ Status PpoTrainer::gather_samples() {
   dist::Bytes mine;
   dist::ByteWriter out(mine);
   for (int i = mine_.begin; i < mine_.end; ++i) {
-    out.put(last_value_[i]);
+    out.put(last_value_[i]), out.put_string(failure_[std::size_t(i)]);
     for (int t = 0; t < T; ++t) {
       const Sample& s = batch_[std::size_t(t) * n + i];
       out.put_vector(s.obs), out.put_vector(s.action);
@@ -275,7 +284,7 @@ Status PpoTrainer::gather_samples() {
     dist::ByteReader in(parts[r]);
     bool ok = true;
     for (int i = b.begin; i < b.end && ok; ++i) {
-      ok = in.get(last_value_[i]);
+      ok = in.get(last_value_[i]) && in.get_string(failure_[std::size_t(i)]);
       for (int t = 0; t < T && ok; ++t) {
         Sample& s = batch_[std::size_t(t) * n + i];
         ok = in.get_vector(s.obs) && in.get_vector(s.action) && in.get(s.logp) && in.get(s.value) && in.get(s.reward) &&
@@ -337,8 +346,18 @@ Result<PpoIteration> PpoTrainer::iterate() {
   pi_opt_.set_lr(it.lr);
   v_opt_.set_lr(it.lr);
   if (Status st = collect(it); !st) return st;
-  advantages();
-  update(it);
+  for (const std::string& f : failure_)
+    if (!f.empty()) {
+      it.skipped = true;
+      it.skip_reason = "PPO iteration " + std::to_string(it.iteration) + " skipped: " + f;
+      ++skipped_;
+      break;
+    }
+  if (!it.skipped) {
+    advantages();
+    update(it);
+  }
+  it.skipped_iterations = skipped_;
   if (distributed() && options_.fingerprint_every > 0 && iteration_ % options_.fingerprint_every == 0)
     if (Status st = check_replicas(); !st) return st;
   it.sim_steps = sim_steps_;

@@ -39,6 +39,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "engine/core/status.h"
@@ -92,6 +93,12 @@ struct PpoIteration {
   double approx_kl = 0;                    // last epoch's mean of (ratio - 1) - log ratio
   double lr = 0;                           // the step size of the iteration
   double ms = 0;
+  // a copy's simulation step failed during collection (a state that blew up): its episode
+  // restarted and the iteration's update was skipped, named here ("PPO iteration K skipped: the
+  // simulation step failed: env N, frame F: ..."; the first failing copy in copy order)
+  bool skipped = false;
+  std::string skip_reason;
+  int skipped_iterations = 0;  // so far in the run
 };
 
 // running mean and variance (population) per entry, merged batch by batch (Chan et al.):
@@ -200,7 +207,8 @@ class PpoTrainer {
   std::vector<double> last_value_;        // per copy: the value after the batch's last frame
   double last_mean_return_ = 0;
   long long sim_steps_ = 0;
-  int iteration_ = 0;
+  int iteration_ = 0, skipped_ = 0;
+  std::vector<std::string> failure_;  // per copy: why its step failed this iteration (empty: it did not)
   std::vector<std::vector<StateT<double>>> copy_frames_;  // keep_copy_frames
 };
 

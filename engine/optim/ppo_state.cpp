@@ -53,6 +53,7 @@ Status PpoTrainer::save(Checkpoint& ck) {
   state.put(ck, "episodes.state");
   start.put(ck, "episodes.start");
   ck.header["ppo"] = {{"iteration", iteration_},
+                      {"skipped", skipped_},
                       {"sim_steps", sim_steps_},
                       {"copies", n},
                       {"steps_per_env", options_.steps_per_env},
@@ -132,6 +133,7 @@ Status PpoTrainer::load(const Checkpoint& ck) {
       if (st = env_->set_episode(i - mine_.begin, e); !st) return ck.error(st.message());
     }
     iteration_ = h.at("iteration").get<int>();
+    skipped_ = h.value("skipped", 0);  // absent in checkpoints written before failed steps were skipped
     sim_steps_ = h.at("sim_steps").get<long long>();
     obs_rms_.count = h.at("observation_count").get<double>();
     ret_rms_.count = h.at("return_count").get<double>();

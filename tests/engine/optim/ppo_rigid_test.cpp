@@ -79,6 +79,35 @@ TEST_CASE("ppo rigid: the same seed gives the same parameters", "[optim][ppo]") 
   CHECK(run(3) != run(4));
 }
 
+// a copy whose simulation step fails (its state blew up: here every start's velocities are
+// ~1e200, so the first substep overflows) does not end the run: the copy's episode restarts and
+// the iteration's update is skipped, with a message naming the iteration, the copy, its episode
+// frame and the step's own message (the quantity), and the count goes on
+TEST_CASE("ppo rigid: a copy whose step fails skips the iteration's update, named and counted", "[optim][ppo]") {
+  PpoOptions po = SampleEfficiencyOptions::default_rigid_ppo();
+  po.steps_per_env = 8;
+  po.minibatches = 2;
+  PpoTrainer ppo = cartpole_ppo(1, po, 3, 3.0, 3.0, 1e200);
+  const std::uint64_t w0 = ppo.fingerprint();
+  for (int k = 0; k < 2; ++k) {
+    PpoIteration it = ok(ppo.iterate());
+    INFO(it.skip_reason);
+    CHECK(it.skipped);
+    CHECK(it.skipped_iterations == k + 1);
+    CHECK_THAT(it.skip_reason, Catch::StartsWith("PPO iteration " + std::to_string(k) +
+                                                 " skipped: the simulation step failed: env 0, frame 0: "));
+    CHECK_THAT(it.skip_reason, Catch::Contains("joint_q"));  // the step's own message: the quantity
+  }
+  CHECK(ppo.fingerprint() == w0);
+  // from ordinary starts the same settings train
+  PpoTrainer trains = cartpole_ppo(1, po, 3);
+  const std::uint64_t t0 = trains.fingerprint();
+  PpoIteration it = ok(trains.iterate());
+  CHECK(!it.skipped);
+  CHECK(it.skipped_iterations == 0);
+  CHECK(trains.fingerprint() != t0);
+}
+
 TEST_CASE("sample efficiency: cartpole swing-up, SHAC vs PPO", "[.bench]") {
   scene::Scene sc = ok(scene::load_scene(kScenes + "/robot_cartpole.json"));
   SampleEfficiencyOptions o;
