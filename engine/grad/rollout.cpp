@@ -10,7 +10,11 @@ template <class S>
 RolloutT<S>::RolloutT(const ModelT<S>& model, RolloutOptions<S> options)
     : model_(&model),
       options_(options),
-      solver_(SolverOptions{options.substeps, options.thread_count, true, options.body_param_grads}) {
+      solver_(SolverOptions{.substeps = options.substeps,
+                            .thread_count = options.thread_count,
+                            .check_finite = true,
+                            .body_param_grads = options.body_param_grads,
+                            .implicit = options.implicit}) {
   options_.steps = std::max(1, options_.steps);
   k_ = options_.checkpoint_every > 0 ? options_.checkpoint_every : int(std::ceil(std::sqrt(double(options_.steps))));
   k_ = std::min(k_, options_.steps);
@@ -39,8 +43,8 @@ void RolloutT<S>::note_bytes(std::size_t b) {
 }
 
 template <class S>
-Status RolloutT<S>::forward(const StateT<S>& initial, const std::vector<ControlT<S>>& controls,
-                            const Observer& observe, bool for_backward) {
+Status RolloutT<S>::forward(const StateT<S>& initial, const std::vector<ControlT<S>>& controls, const Observer& observe,
+                            bool for_backward) {
   const int T = options_.steps;
   forward_done_ = false;
   failed_step_ = -1;

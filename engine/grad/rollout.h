@@ -27,6 +27,7 @@ struct RolloutOptions {
   bool control_grads = true;     // keep dL/dControl for every step (T controls of memory)
   bool record_contacts = false;  // keep the contacts of every step (for drawing)
   bool body_param_grads = true;  // also dL/d body parameters (SolverOptions::body_param_grads)
+  ImplicitOptions implicit;      // the implicit integrator's (SolverOptions::implicit)
   // memory for kept substeps (K or T step records of (3 substeps - 2) x particle_count vec3s);
   // past it step_adjoint recomputes them instead (the same numbers, one more forward pass)
   std::size_t substep_bytes_max = std::size_t(1) << 30;
@@ -60,6 +61,7 @@ class RolloutT {
   std::size_t peak_state_bytes() const { return peak_bytes_; }  // states held at once, at most
   int failed_step() const { return failed_step_; }              // -1 unless a pass stopped on non-finite values
   const RolloutOptions<S>& options() const { return options_; }
+  const ImplicitStats& implicit_stats() const { return solver_.implicit_stats(); }  // forward and backward
 
  private:
   const ControlT<S>& control(int t) const;

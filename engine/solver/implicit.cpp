@@ -47,11 +47,25 @@ bool finite(const Vec<S>& a) {
   return true;
 }
 
-// restarted GMRES (modified Gram-Schmidt, Givens rotations) for A x = b from x = 0; stops at
-// |b - A x| <= rtol |b| or after max_products products of A. Returns the products used; rel:
-// the final |b - A x| / |b|
+// the block-Jacobi preconditioner P = J's 3x3 diagonal blocks, one a particle: z = P^-1 v, or
+// P^-T v for the adjoint's J^T (transposed). Empty: none
+template <class S>
+struct BlockJacobi {
+  Array<mat33<S>> inv;  // P's blocks inverted, (particle_count)
+  bool transposed = false;
+  bool empty() const { return inv.empty(); }
+  void apply(const Vec<S>& v, Vec<S>& z) const {
+    for (std::size_t i = 0; i < v.size(); ++i) z[i] = (transposed ? transpose(inv[i]) : inv[i]) * v[i];
+  }
+};
+
+// restarted GMRES (modified Gram-Schmidt, Givens rotations) for A x = b from x = 0, right
+// preconditioned by P (unless empty): it solves A P^-1 y = b, x = P^-1 y, whose residual is A x's,
+// so it minimizes and stops on the true |b - A x|: at |b - A x| <= rtol |b| or after max_products
+// products of A. Returns the products used; rel: the final |b - A x| / |b|
 template <class S, class Op>
-int gmres(const Op& A, const Vec<S>& b, Vec<S>& x, double rtol, int max_products, int restart, double& rel) {
+int gmres(const Op& A, const BlockJacobi<S>& P, const Vec<S>& b, Vec<S>& x, double rtol, int max_products, int restart,
+          double& rel) {
   const std::size_t n = b.size();
   x.assign(n, vec3<S>());
   const double b_norm = norm(b);
@@ -61,7 +75,7 @@ int gmres(const Op& A, const Vec<S>& b, Vec<S>& x, double rtol, int max_products
   const std::size_t m = static_cast<std::size_t>(restart);
   std::vector<double> H((m + 1) * m), cs(m), sn(m), g(m + 1), y(m);
   auto h = [&](int i, int j) -> double& { return H[std::size_t(i) * std::size_t(restart) + std::size_t(j)]; };
-  Vec<S> r = b, w(n);
+  Vec<S> r = b, w(n), z(n);
   int products = 0;
   double r_norm = b_norm;
   while (products < max_products && r_norm > rtol * b_norm) {
@@ -70,7 +84,12 @@ int gmres(const Op& A, const Vec<S>& b, Vec<S>& x, double rtol, int max_products
     g[0] = r_norm;
     int k = 0;
     for (int j = 0; j < restart && products < max_products; ++j) {
-      A(V[std::size_t(j)], w);
+      if (P.empty()) {
+        A(V[std::size_t(j)], w);
+      } else {
+        P.apply(V[std::size_t(j)], z);
+        A(z, w);
+      }
       ++products;
       for (int i = 0; i <= j; ++i) {
         h(i, j) = dot(w, V[std::size_t(i)]);
@@ -93,13 +112,20 @@ int gmres(const Op& A, const Vec<S>& b, Vec<S>& x, double rtol, int max_products
       k = j + 1;
       if (std::fabs(g[std::size_t(j) + 1]) <= rtol * b_norm || h_next == 0) break;
     }
-    // x += V y, H y = g (upper triangular)
+    // x += P^-1 V y, H y = g (upper triangular)
     for (int i = k - 1; i >= 0; --i) {
       double s = g[std::size_t(i)];
       for (int j = i + 1; j < k; ++j) s -= h(i, j) * y[std::size_t(j)];
       y[std::size_t(i)] = h(i, i) != 0 ? s / h(i, i) : 0;
     }
-    for (int i = 0; i < k; ++i) axpy(y[std::size_t(i)], V[std::size_t(i)], x);
+    if (P.empty()) {
+      for (int i = 0; i < k; ++i) axpy(y[std::size_t(i)], V[std::size_t(i)], x);
+    } else {
+      w.assign(n, vec3<S>());
+      for (int i = 0; i < k; ++i) axpy(y[std::size_t(i)], V[std::size_t(i)], w);
+      P.apply(w, z);
+      axpy(1.0, z, x);
+    }
     // the true residual
     A(x, w);
     ++products;
@@ -133,9 +159,6 @@ struct ImplicitSolverT<S>::Work {
   const ImplicitBodies<S>* bodies = nullptr;
   rigid::CouplingParams<S> coupling;
   const vec3<S>* control_f = nullptr;
-  Array<mat33<D>> body_R;
-  Array<vec3<D>> body_p;
-  Array<rigid::svec<D>> body_v;
   Array<rigid::svec<S>> zero_fext;
   Vec<S> pf;
   Vec<D> pf_d;
@@ -145,6 +168,9 @@ struct ImplicitSolverT<S>::Work {
   Vec<S> f_slot, dummy_q, dummy_qd, adj_f, adj_q_slot, adj_qd_slot;
   Vec<D> xd, vd, f_slot_d, f_d, dummy_qd_d, dummy_q_d;
   Array<S> grad_sink, partials;
+  // the preconditioner and the Jacobian's blocks it inverts (per slot, per particle)
+  BlockJacobi<S> P;
+  Array<mat33<S>> block_slot, block;
   // the hash grid of x+
   int table = 0;
   Array<int> cell_start, sorted, grid_fill;
@@ -180,6 +206,7 @@ struct ImplicitSolverT<S>::Work {
     const std::size_t slots = std::size_t(m.slot_count()), np = std::size_t(n);
     bodies = nullptr;
     control_f = args.control_f;
+    P.inv.clear();
     for (Vec<S>* a : {&x0,      &v0,      &vp,      &xp,       &f,      &g,      &d,  &trial_v, &trial_x,
                       &trial_f, &trial_g, &half_v,  &half_x,   &half_f, &half_g, &jv, &rhs,     &lambda,
                       &adj_x,   &adj_v,   &dummy_q, &dummy_qd, &adj_f,  &pf,     &wx, &wv,      &seed})
@@ -210,20 +237,11 @@ struct ImplicitSolverT<S>::Work {
     v0.assign(v, v + n);
   }
 
-  // the bodies of a coupled substep (after setup): their poses lifted to dual constants
+  // the bodies of a coupled substep (after setup)
   void set_bodies(const ImplicitBodies<S>& b) {
     bodies = &b;
     coupling = rigid::coupling_params(*model);
-    const int nb = b.m->body_count();
-    body_R.resize(std::size_t(nb));
-    body_p.resize(std::size_t(nb));
-    body_v.resize(std::size_t(nb));
-    zero_fext.assign(std::size_t(nb), rigid::svec<S>{});
-    for (std::size_t k = 0; k < std::size_t(nb); ++k) {
-      body_R[k] = lift<D>(b.R[k]);
-      body_p[k] = lift<D>(b.p[k]);
-      body_v[k] = {lift<D>(b.v[k].w), lift<D>(b.v[k].v)};
-    }
+    zero_fext.assign(std::size_t(b.m->body_count()), rigid::svec<S>{});
   }
 
   rigid::CouplingInputs<S> pair_inputs(const Vec<S>& x, const Vec<S>& v) const {
@@ -238,23 +256,86 @@ struct ImplicitSolverT<S>::Work {
           (control_f ? control_f[i] : vec3<S>()) + rigid::coupling_particle(*bodies->m, in, i, bodies->pairs);
   }
 
-  // pf_d: pf on the dual iterate (xd, vd; the pairs found at its values xp)
-  void pair_forces_dual() {
+  // sum + the pair forces on particle i at (x, xv) on numbers T, the bodies' poses and velocities
+  // lifted to constants; the pairs those of the plain iterate xp (the broad phase's)
+  template <class T>
+  vec3<T> pair_force(int i, const vec3<T>& x, const vec3<T>& xv, vec3<T> sum) const {
     const rigid::RigidViewT<S>& m = *bodies->m;
     const rigid::CouplingParams<S>& c = coupling;
+    const S r = model->particle_radius[std::size_t(i)];
+    for (int s = 0; s < m.shape_count(); ++s) {
+      const int b = m.shape_body[s];
+      if (!rigid::particle_body_near(m, s, bodies->R[b], bodies->p[b], xp[std::size_t(i)], r)) continue;
+      const rigid::svec<T> v{lift<T>(bodies->v[b].w), lift<T>(bodies->v[b].v)};
+      vec3<T> xc, nrm, fp;
+      if (rigid::particle_body_contact(m, s, lift<T>(bodies->R[b]), lift<T>(bodies->p[b]), v, x, xv, r, T(c.ke),
+                                       T(c.kd), T(c.mu), c.kf, c.eps, xc, nrm, fp))
+        sum += fp;
+    }
+    return sum;
+  }
+
+  // pf_d: pf on the dual iterate (xd, vd)
+  void pair_forces_dual() {
     for (int i = 0; i < n; ++i) {
       const std::size_t ii = std::size_t(i);
-      vec3<D> sum = control_f_d.empty() ? vec3<D>() : control_f_d[ii];
-      const S r = model->particle_radius[ii];
-      for (int s = 0; s < m.shape_count(); ++s) {
-        const int b = m.shape_body[s];
-        if (!rigid::particle_body_near(m, s, bodies->R[b], bodies->p[b], xp[ii], r)) continue;
-        vec3<D> xc, nrm, fp;
-        if (rigid::particle_body_contact(m, s, body_R[std::size_t(b)], body_p[std::size_t(b)], body_v[std::size_t(b)],
-                                         xd[ii], vd[ii], r, D(c.ke), D(c.kd), D(c.mu), c.kf, c.eps, xc, nrm, fp))
-          sum += fp;
+      pf_d[ii] = pair_force<D>(i, xd[ii], vd[ii], control_f_d.empty() ? vec3<D>() : control_f_d[ii]);
+    }
+  }
+
+  // particle i's pair forces as a packed function (in = x, v; out = f) for kernels.h's input_block
+  struct PairEval {
+    static constexpr int in_count = 6, out_count = 3;
+    const Work* w;
+    int i;
+    template <class T>
+    void eval(const T* in, T* out) const {
+      store3(out, w->pair_force(i, load3(in), load3(in + 3), vec3<T>()));
+    }
+  };
+
+  // the preconditioner P at the iterate (xp, vp; the grid built there): J's diagonal blocks,
+  // M (1 + c h) I - h d f_i / d u_i (x_i = xp_i + h u_i, v_i = vp_i + u_i), the forces' from their
+  // kernels on 3 tangents (kernels.h's jacobian_blocks) and beside bodies the pair forces', each
+  // inverted; a pinned particle's (its row of J is zero) and a singular one's: M (1 + c h) alone
+  void precondition(bool transposed) {
+    const std::size_t np = std::size_t(n);
+    KernelArgs<S> a = args;
+    a.q = xp.data();
+    a.qd = vp.data();
+    a.grid = grid();
+    block_slot.resize(f_slot.size());
+    block.resize(np);
+    jacobian_blocks(ElementExec{}, BlockArgs<S>{a, h, block_slot.data(), block.data()});
+    P.inv.resize(np);
+    P.transposed = transposed;
+    const S* mass = model->particle_mass.data();
+    for (std::size_t i = 0; i < np; ++i) {
+      const S m_i = mass[i] * damp;
+      if (!free[i]) {
+        P.inv[i] = mat33<S>::identity();
+        continue;
       }
-      pf_d[ii] = sum;
+      mat33<S> B = block[i];
+      if (bodies) {
+        S in[6];
+        store3(in, xp[i]);
+        store3(in + 3, vp[i]);
+        add_block(B, input_block(PairEval{this, int(i)}, in, 0, 3, 0, h));
+      }
+      double size = 0;
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) {
+          B.m[r][c] = (r == c ? m_i : S(0)) - B.m[r][c] * h;
+          size = std::max(size, std::fabs(double(B.m[r][c])));
+        }
+      const double det = double(determinant(B));
+      if (std::fabs(det) > 1e-9 * size * size * size) {
+        P.inv[i] = inverse(B);
+      } else {
+        P.inv[i] = mat33<S>();
+        for (int r = 0; r < 3; ++r) P.inv[i].m[r][r] = S(1) / m_i;
+      }
     }
   }
 
@@ -395,8 +476,9 @@ struct ImplicitSolverT<S>::Work {
     double rel = 0;
     std::fill(grad_sink.begin(), grad_sink.end(), S(0));
     const double tol = o.tol > 0 ? o.tol : default_tol();
-    stats.krylov += gmres<S>([&](const Vec<S>& u, Vec<S>& out) { jtvp(u, out, sink); }, rhs, lambda, tol, o.max_krylov,
-                             o.restart, rel);
+    if (o.precondition) precondition(true);
+    stats.krylov += gmres<S>([&](const Vec<S>& u, Vec<S>& out) { jtvp(u, out, sink); }, P, rhs, lambda, tol,
+                             o.max_krylov, o.restart, rel);
     if (!finite(lambda))
       return Status::error("implicit step adjoint, substep " + std::to_string(k) +
                            ": the transposed Newton system gave a non-finite adjoint");
@@ -461,8 +543,9 @@ struct ImplicitSolverT<S>::Work {
       eta = std::min(0.5, std::max(eta, 0.1 * tol * scale / r));
       for (std::size_t i = 0; i < np; ++i) rhs[i] = -g[i];
       double rel = 0;
+      if (o.precondition) precondition(false);
       stats.krylov +=
-          gmres<S>([&](const Vec<S>& u, Vec<S>& out) { jvp(u, out); }, rhs, d, eta, o.max_krylov, o.restart, rel);
+          gmres<S>([&](const Vec<S>& u, Vec<S>& out) { jvp(u, out); }, P, rhs, d, eta, o.max_krylov, o.restart, rel);
       // dE/dalpha at the iterate; where the Newton direction does not descend (a Jacobian whose
       // symmetric part is indefinite: friction's normal force moving with the iterate), the
       // mass-scaled steepest descent does

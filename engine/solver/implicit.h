@@ -11,13 +11,19 @@
 // system J d = -g, J = M (1 + c h) - h df/dv - h^2 df/dx, is solved by restarted GMRES, because J
 // is not symmetric where damping, friction or aerodynamics act. Its products J d come from one
 // evaluation of the force kernels on dual numbers (a Jacobian-vector product): no force is
-// written twice. Contact is inside the solve (its penalty force is part of f, at x+). Pinned
-// particles (mass 0) keep their velocity and move with it, as in the explicit step.
+// written twice. GMRES is right-preconditioned by block Jacobi: P holds J's 3x3 diagonal blocks,
+// M (1 + c h) - h d f_i / d(x_i, v_i) along (h, 1), each element's and contact's from the same eval
+// on 3 tangents, its own particle's inputs seeded (engine/solver/kernels.h's jacobian_blocks), so
+// the stiffness-to-mass ratio h^2 k / m that conditions J is divided out particle by particle; on
+// the right, GMRES's residual and its stopping test stay the true |J d + g|. Contact is inside the
+// solve (its penalty force is part of f, at x+). Pinned particles (mass 0) keep their velocity and
+// move with it, as in the explicit step.
 //
 // The adjoint differentiates the converged step implicitly: J^T lambda = dL/dv+ + h dL/dx+ by
-// GMRES, its products from the adjoint kernels (vector-Jacobian products), then one more
-// vector-Jacobian product seeded with h lambda gives dL/d(positions, velocities, controls, model
-// parameters). The forward is recomputed from the step's input (deterministically).
+// GMRES (preconditioned by the transposed blocks), its products from the adjoint kernels
+// (vector-Jacobian products), then one more vector-Jacobian product seeded with h lambda gives
+// dL/d(positions, velocities, controls, model parameters). The forward is recomputed from the
+// step's input (deterministically).
 //
 // Beside articulated bodies (SolverT's coupled substep, engine/solver/coupled.cpp) the bodies step
 // explicitly and the particles by this solve: the body-particle contact forces
@@ -75,6 +81,9 @@ struct ImplicitOptions {
   double tol = 0;
   int max_krylov = 800;  // GMRES products per linear solve
   int restart = 100;     // GMRES restart length
+  // GMRES right-preconditioned by J's 3x3 diagonal blocks (block Jacobi, J^T's for the adjoint);
+  // false: plain GMRES
+  bool precondition = true;
 };
 
 // counts since the solver was made (benchmarks, tests)

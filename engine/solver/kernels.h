@@ -113,26 +113,6 @@ struct KernelArgs {
 
 // ---- forward ----
 
-template <class S>
-struct SpringForward {
-  KernelArgs<S> a;
-  ADJ_HD void operator()(int e) const {
-    Idx2 id = a.m.spring_indices[e];
-    S in[16], out[6];
-    store3(in, a.q[id.i]);
-    store3(in + 3, a.q[id.j]);
-    store3(in + 6, a.qd[id.i]);
-    store3(in + 9, a.qd[id.j]);
-    in[12] = a.m.spring_ke[e];
-    in[13] = a.m.spring_kd[e];
-    in[14] = a.m.spring_rest[e];
-    in[15] = a.spring_act ? a.spring_act[e] : S(0);
-    SpringEval{}.eval(in, out);
-    a.f_slot[2 * e] = load3(out);
-    a.f_slot[2 * e + 1] = load3(out + 3);
-  }
-};
-
 // an element's packed state: its V vertices' positions, then their velocities
 template <int V, class S>
 ADJ_HD inline void pack_vertices(const KernelArgs<S>& a, const int* v, S* in) {
@@ -141,6 +121,29 @@ ADJ_HD inline void pack_vertices(const KernelArgs<S>& a, const int* v, S* in) {
     store3(in + 3 * V + 3 * k, a.qd[v[k]]);
   }
 }
+
+template <class S>
+ADJ_HD inline void pack_spring(const KernelArgs<S>& a, int e, S* in) {
+  Idx2 id = a.m.spring_indices[e];
+  int v[2] = {id.i, id.j};
+  pack_vertices<2>(a, v, in);
+  in[12] = a.m.spring_ke[e];
+  in[13] = a.m.spring_kd[e];
+  in[14] = a.m.spring_rest[e];
+  in[15] = a.spring_act ? a.spring_act[e] : S(0);
+}
+
+template <class S>
+struct SpringForward {
+  KernelArgs<S> a;
+  ADJ_HD void operator()(int e) const {
+    S in[16], out[6];
+    pack_spring(a, e, in);
+    SpringEval{}.eval(in, out);
+    a.f_slot[2 * e] = load3(out);
+    a.f_slot[2 * e + 1] = load3(out + 3);
+  }
+};
 
 template <class S>
 ADJ_HD inline void pack_tri(const KernelArgs<S>& a, int e, S* in) {
@@ -345,14 +348,7 @@ struct SpringAdjoint {
   ADJ_HD void operator()(int e) const {
     Idx2 id = a.m.spring_indices[e];
     S in[16], ao[6], ai[16];
-    store3(in, a.q[id.i]);
-    store3(in + 3, a.q[id.j]);
-    store3(in + 6, a.qd[id.i]);
-    store3(in + 9, a.qd[id.j]);
-    in[12] = a.m.spring_ke[e];
-    in[13] = a.m.spring_kd[e];
-    in[14] = a.m.spring_rest[e];
-    in[15] = a.spring_act ? a.spring_act[e] : S(0);
+    pack_spring(a, e, in);
     store3(ao, a.adj_f[id.i]);
     store3(ao + 3, a.adj_f[id.j]);
     spring_adjoint(in, ao, ai);
@@ -526,6 +522,143 @@ struct ParticleGatherAdjoint {
   }
 };
 
+// ---- the diagonal blocks of the forces' Jacobian (the implicit solve's preconditioner,
+// engine/solver/implicit.cpp) ----
+// d f_p / d u_p along x_p = q_p + h u_p, v_p = qd_p + u_p (h df_p/dx_p + df_p/dv_p): each element's
+// and contact's eval, the very function the forward runs, on 3 tangents with its own particle's
+// inputs seeded; an element's vertices in turn, each into its slot, gathered in slot order
+
+template <class S>
+ADJ_HD inline void add_block(mat33<S>& a, const mat33<S>& b) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) a.m[i][j] += b.m[i][j];
+}
+
+// d out[o..o+2] / d u where in[x..x+2] = x + h u and in[v..v+2] = v + u, from f.eval on 3 tangents
+template <class F, class S>
+ADJ_HD inline mat33<S> input_block(const F& f, const S* in, int x, int v, int o, S h) {
+  using D = Dual<S, 3>;
+  D din[F::in_count], dout[F::out_count];
+  for (int k = 0; k < F::in_count; ++k) din[k] = D(in[k]);
+  for (int c = 0; c < 3; ++c) {
+    din[x + c].d[c] = h;
+    din[v + c].d[c] = S(1);
+  }
+  f.eval(din, dout);
+  mat33<S> r;
+  for (int i = 0; i < 3; ++i)
+    for (int c = 0; c < 3; ++c) r.m[i][c] = dout[o + i].d[c];
+  return r;
+}
+
+// an element's V blocks (in: its packed vertices, pack_vertices'; out: a force per vertex), each
+// vertex's force against its own inputs, added to block[0..V)
+template <int V, class F, class S>
+ADJ_HD inline void vertex_blocks(const F& f, const S* in, S h, mat33<S>* block) {
+  for (int k = 0; k < V; ++k) add_block(block[k], input_block(f, in, 3 * k, 3 * V + 3 * k, 3 * k, h));
+}
+
+template <class S>
+struct BlockArgs {
+  KernelArgs<S> a;     // the state the blocks are taken at (q, qd), its grid, the control's activations
+  S h;                 // the substep
+  mat33<S>* slot;      // each element slot's block, (slot_count)
+  mat33<S>* particle;  // each particle's: its slots' and its contacts', (particle_count)
+};
+
+template <class S>
+struct SpringBlocks {
+  BlockArgs<S> b;
+  ADJ_HD void operator()(int e) const {
+    S in[16];
+    pack_spring(b.a, e, in);
+    mat33<S>* out = b.slot + 2 * e;
+    out[0] = out[1] = mat33<S>();
+    vertex_blocks<2>(SpringEval{}, in, b.h, out);
+  }
+};
+
+template <class S>
+struct TriangleBlocks {
+  BlockArgs<S> b;
+  ADJ_HD void operator()(int e) const {
+    const ModelView<S>& m = b.a.m;
+    S in[18];
+    pack_tri(b.a, e, in);
+    mat33<S>* out = b.slot + m.tri_slot + 3 * e;
+    out[0] = out[1] = out[2] = mat33<S>();
+    vertex_blocks<3>(tri_eval(m, e), in, b.h, out);
+    if (m.tri_lift != S(0) || m.tri_drag != S(0)) vertex_blocks<3>(AeroEval<S>{m.tri_lift, m.tri_drag}, in, b.h, out);
+  }
+};
+
+template <class S>
+struct BendingBlocks {
+  BlockArgs<S> b;
+  ADJ_HD void operator()(int e) const {
+    const ModelView<S>& m = b.a.m;
+    S in[24];
+    pack_quad(b.a, m.edge_indices[e], in);
+    mat33<S>* out = b.slot + m.edge_slot + 4 * e;
+    out[0] = out[1] = out[2] = out[3] = mat33<S>();
+    vertex_blocks<4>(BendingEval<S>{m.edge_ke[e], m.edge_kd[e], m.edge_rest_angle[e]}, in, b.h, out);
+  }
+};
+
+template <class S>
+struct TetBlocks {
+  BlockArgs<S> b;
+  ADJ_HD void operator()(int e) const {
+    const ModelView<S>& m = b.a.m;
+    S in[27];
+    pack_tet(b.a, e, in);
+    mat33<S>* out = b.slot + m.tet_slot + 4 * e;
+    out[0] = out[1] = out[2] = out[3] = mat33<S>();
+    vertex_blocks<4>(TetEval<S>{m.tet_pose[e], m.tet_volume[e], m.tet_kd[e]}, in, b.h, out);
+  }
+};
+
+// p's pair contacts' blocks (against its own position and velocity)
+template <class S>
+struct ContactBlockSum {
+  const KernelArgs<S>& a;
+  int p;
+  S h;
+  mat33<S> block;
+  ADJ_HD void operator()(int q) {
+    S in[15];
+    PairContactEval<S> e{a.m.particle_radius[p] + a.m.particle_radius[q], a.m.contact_kf, a.m.contact_eps};
+    if (!(length_sq(a.q[p] - a.q[q]) < e.radius_sum * e.radius_sum)) return;  // no force
+    pack_pair(a, p, q, in);
+    add_block(block, input_block(e, in, 0, 6, 0, h));
+  }
+};
+
+// p's block: its element slots' in slot order, then its colliders' and its pairs'
+template <class S>
+struct ParticleBlocks {
+  BlockArgs<S> b;
+  ADJ_HD void operator()(int p) const {
+    const KernelArgs<S>& a = b.a;
+    mat33<S> block;
+    for (int k = a.m.incidence_start[p]; k < a.m.incidence_start[p + 1]; ++k)
+      add_block(block, b.slot[a.m.incidence_slot[k]]);
+    S in[9];
+    pack_particle_contact(a, p, in);
+    for (int s = 0; s < a.m.shape_count; ++s) {
+      if (!particle_touches(a, p, s)) continue;  // no force
+      const ShapeContactEval<S> e{a.m.shape(s), a.m.particle_radius[p], a.m.contact_kf, a.m.contact_eps};
+      add_block(block, input_block(e, in, 0, 3, 0, b.h));
+    }
+    if (a.m.particle_contact) {
+      ContactBlockSum<S> sum{a, p, b.h, mat33<S>()};
+      for_each_neighbour(a, p, sum);
+      add_block(block, sum.block);
+    }
+    b.particle[p] = block;
+  }
+};
+
 // ---- one substep, on any executor with launch(n, functor) and launch_nowait(n, functor) ----
 // launch: the next loop sees everything this one wrote. launch_nowait: the next loop may start
 // before this one ends (a team of threads skips its barrier), so it is used only between the
@@ -563,6 +696,16 @@ inline void element_adjoints(const Exec& exec, const KernelArgs<S>& a) {
   exec.launch_nowait(a.m.tri_count, TriangleAdjoint<S>{a});
   exec.launch_nowait(a.m.edge_count, BendingAdjoint<S>{a});
   exec.launch(a.m.tet_count, TetAdjoint<S>{a});
+}
+
+// every particle's block (BlockArgs)
+template <class S, class Exec>
+inline void jacobian_blocks(const Exec& exec, const BlockArgs<S>& b) {
+  exec.launch_nowait(b.a.m.spring_count, SpringBlocks<S>{b});
+  exec.launch_nowait(b.a.m.tri_count, TriangleBlocks<S>{b});
+  exec.launch_nowait(b.a.m.edge_count, BendingBlocks<S>{b});
+  exec.launch(b.a.m.tet_count, TetBlocks<S>{b});
+  exec.launch(b.a.m.particle_count, ParticleBlocks<S>{b});
 }
 
 // recompute = false: the caller has already run substep_forward on this substep's input

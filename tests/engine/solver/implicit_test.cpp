@@ -2,11 +2,14 @@
 // small steps, stays stable where the explicit one blows up, keeps pinned particles put and gives
 // the same bits at any thread count; its adjoint (implicit differentiation of the converged
 // Newton solve) against central differences in double on a hanging cloth, a soft block resting
-// on the ground and particles in contact (positions, velocities, controls, model parameters)
+// on the ground and particles in contact (positions, velocities, controls, model parameters); the
+// diagonal blocks its preconditioner inverts against central differences of the forces
 #include <cmath>
 #include <cstdlib>
 
 #include "engine/grad/rollout.h"
+#include "engine/solver/kernels.h"
+#include "engine/solver/model_view.h"
 #include "engine/solver/solver.h"
 #include "tests/engine/scenes.h"
 #include "tests/engine/test_util.h"
@@ -96,6 +99,56 @@ void check(const ModelT<double>& m, int steps, int substeps, const std::vector<P
   CHECK(r.report.ok);
 }
 
+// the forward kernels at a state (x, v) as the implicit step runs them (its hash grid built there):
+// every particle's force, and its diagonal block of the forces' Jacobian along x + h u, v + u
+// (jacobian_blocks, what the preconditioner inverts)
+struct KernelProbe {
+  const ModelT<double>& m;
+  const ControlT<double>& c;
+  int table;
+  Array<int> cell_start, sorted, fill;
+  Array<Idx3> cell;
+  Array<vec3<double>> slot, total, q_out, qd_out;
+  KernelProbe(const ModelT<double>& model, const ControlT<double>& control)
+      : m(model), c(control), table(grid_table_size(model.particle_count())) {
+    const std::size_t n = std::size_t(m.particle_count());
+    cell_start.resize(std::size_t(table) + 1);
+    fill.resize(std::size_t(table));
+    sorted.resize(n);
+    cell.resize(n);
+    slot.resize(std::size_t(m.slot_count()));
+    for (Array<vec3<double>>* a : {&total, &q_out, &qd_out}) a->resize(n);
+  }
+  KernelArgs<double> args(const Array<vec3<double>>& x, const Array<vec3<double>>& v) {
+    if (m.particle_contact)
+      build_hash_grid(x.data(), m.particle_count(), m.grid_cell, table, cell_start.data(), sorted.data(), cell.data(),
+                      fill.data());
+    KernelArgs<double> a{};
+    a.m = make_view(m);
+    a.dt = 1.0 / 60;
+    a.control_f = data_or_null(c.particle_f);
+    a.spring_act = data_or_null(c.spring_act);
+    a.tet_act = data_or_null(c.tet_act);
+    a.q = x.data();
+    a.qd = v.data();
+    a.f_slot = slot.data();
+    a.f_total = total.data();
+    a.q_out = q_out.data();
+    a.qd_out = qd_out.data();
+    a.grid = {table, cell_start.data(), sorted.data(), cell.data()};
+    return a;
+  }
+  Array<vec3<double>> forces(const Array<vec3<double>>& x, const Array<vec3<double>>& v) {
+    substep_forward(ElementExec{}, args(x, v));
+    return total;
+  }
+  Array<mat33<double>> blocks(const Array<vec3<double>>& x, const Array<vec3<double>>& v, double h) {
+    Array<mat33<double>> per_slot(slot.size()), per_particle(total.size());
+    jacobian_blocks(ElementExec{}, BlockArgs<double>{args(x, v), h, per_slot.data(), per_particle.data()});
+    return per_particle;
+  }
+};
+
 double max_speed(const StateT<double>& s) {
   double v = 0;
   for (const vec3<double>& x : s.particle_qd) v = std::max(v, length(x));
@@ -175,6 +228,49 @@ TEST_CASE("implicit step keeps pinned particles put and is deterministic", "[sol
       CHECK(length(out[0].particle_qd[p] - m.particle_qd[p]) == 0);
       CHECK(length(out[0].particle_q[p] - (m.particle_q[p] + m.particle_qd[p] * 0.5)) < 1e-12);
     }
+  }
+}
+
+TEST_CASE("implicit preconditioner: the forces' diagonal blocks against central differences", "[solver][implicit]") {
+  // after 5 implicit frames (stretched cloth with aerodynamics; tets pressed on the ground; springs,
+  // particle pairs and the ground), each particle p's block d f_p / d u_p along x_p + h u_p,
+  // v_p + u_p against central differences of the forward kernels' forces
+  const double h = 1.0 / 60, eps = 1e-6;
+  for (const ModelT<double>& m : {implicit(hanging_cloth()), implicit(resting_block()), implicit(particles_in_contact())}) {
+    const ControlT<double> c = controls(m, 1)[0];
+    SolverT<double> solver(SolverOptions{.substeps = 1});
+    StateT<double> s = m.make_state(), next;
+    for (int t = 0; t < 5; ++t) {
+      REQUIRE(solver.step(m, s, next, c, h));
+      std::swap(s, next);
+    }
+    KernelProbe probe(m, c);
+    const Array<mat33<double>> blocks = probe.blocks(s.particle_q, s.particle_qd, h);
+    std::vector<double> ad, fd;
+    int touching = 0;
+    for (int p = 0; p < m.particle_count(); ++p) {
+      touching += m.shape_count() > 0 && s.particle_q[p].y < m.particle_radius[p];
+      for (int k = 0; k < 3; ++k) {
+        Array<vec3<double>> f[2];
+        for (int side = 0; side < 2; ++side) {
+          const double e = side == 0 ? eps : -eps;
+          Array<vec3<double>> x = s.particle_q, v = s.particle_qd;
+          x[p][k] += h * e;
+          v[p][k] += e;
+          f[side] = probe.forces(x, v);
+        }
+        for (int r = 0; r < 3; ++r) {
+          ad.push_back(blocks[p].m[r][k]);
+          fd.push_back((f[0][p][r] - f[1][p][r]) / (2 * eps));
+        }
+      }
+    }
+    double scale = 0;
+    for (double x : fd) scale = std::max(scale, std::fabs(x));
+    const FdReport rep = compare_gradients(ad, fd, 1e-7 * scale, 1e-5);
+    INFO(m.particle_count() << " particles, " << touching << " touching the ground, largest entry " << scale << ": "
+                            << rep.message);
+    CHECK(rep.ok);
   }
 }
 
