@@ -247,7 +247,13 @@ Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(const TaskT<S>& task, 
   }
   if (o.ahac.enabled) r.env_->measure_contacts(true);
   r.horizon_ = o.window;
-  if (o.learned_std) r.log_std_.assign(std::size_t(r.env_->action_size()), S(o.log_std_init));
+  if (o.learned_std) {
+    r.log_std_.assign(std::size_t(r.env_->action_size()), S(o.log_std_init));
+    const MlpT<S>& net = r.env_->mlp();
+    if (net.linear_output())
+      return Status::error(where + ": a learned std needs a policy whose outputs a tanh squashes");
+    r.actor_z_ = MlpT<S>(net.layer_sizes(), S(1), true, net.activation());
+  }
   r.actor_opt_.lr = o.actor_lr;
   r.actor_opt_.clip = o.clip;
   r.critic_opt_.lr = o.critic_lr;
@@ -288,7 +294,10 @@ void BatchShacTrainerT<S>::normalize(const std::vector<S>& raw, std::vector<S>& 
 template <class S>
 Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backward) {
   PolicyEnvT<S>& env = *env_;
-  const MlpT<S>& net = env.mlp();
+  // with a learned std the network's output before its tanh (z), squashed below after the noise
+  const bool squash = !log_std_.empty();
+  const MlpT<S>& net = squash ? actor_z_ : env.mlp();
+  const S scale = env.mlp().output_scale();
   Copy& c = copies_[i];
   const int W = window_frames();
   const S g = S(options_.gamma), share = S(1) / S(env_count() * W);
@@ -322,12 +331,15 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
     lap(c.time.observe);
     net.forward(packed_w_.data(), c.actor, t, t + 1);
     for (int k = 0; k < na; ++k) action[std::size_t(k)] = net.output(c.actor, t, k);
-    if (!log_std_.empty()) {
+    if (squash) {  // a = scale tanh(z + std eps)
       c.eps.resize(std::size_t(W));
+      c.th.resize(std::size_t(W));
       c.eps[t].resize(action.size());
+      c.th[t].resize(action.size());
       for (std::size_t k = 0; k < action.size(); ++k) {
         c.eps[t][k] = S(gaussian(rngs_[i]));
-        action[k] += std::exp(log_std_[k]) * c.eps[t][k];
+        c.th[t][k] = std::tanh(action[k] + std::exp(log_std_[k]) * c.eps[t][k]);
+        action[k] = scale * c.th[t][k];
       }
     } else if (options_.action_noise > 0) {
       for (S& a : action) a += S(options_.action_noise * gaussian(rngs_[i]));
@@ -409,9 +421,11 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
                      ": the action gradient is not finite";
           break;
         }
-    // action = mean + std eps: the mean takes d_action, log std takes d_action std eps
-    for (std::size_t k = 0; k < log_std_.size(); ++k)
+    // a = scale tanh(u), u = z + std eps: z takes dJ/du, log std takes dJ/du std eps
+    for (std::size_t k = 0; k < log_std_.size(); ++k) {
+      d_action[k] *= scale * (S(1) - c.th[t][k] * c.th[t][k]);
       c.d_log_std[k] += d_action[k] * std::exp(log_std_[k]) * c.eps[t][k];
+    }
     net.backward(w.data(), c.actor, d_action.data(), t, t + 1, c.d_w.data(), d_obs.data());
     lap(c.time.policy_backward);
     to_raw(d_obs);

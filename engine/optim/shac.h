@@ -161,9 +161,12 @@ struct BatchShacOptions {
   // gradient flows through the policy's mean); evaluate() runs the mean. actor_loss() calls
   // draw the same noise (the copies' random streams are restored after each)
   double action_noise = 0.3;
-  // a learned state-independent exploration std instead (SHAC's stochastic actor): actions are
-  // policy + exp(log_std) x N(0, 1), log_std (one per action) starting at log_std_init and trained
-  // with the policy weights by the same clipped Adam (d J / d log_std_k = sum_t dJ/da_tk std_k eps_tk)
+  // a learned state-independent exploration std instead (SHAC's stochastic actor): the noise is
+  // added before the policy's output squashing, a = scale tanh(z + exp(log_std) x N(0, 1)), z the
+  // network's output layer before its tanh, so training actions stay within the policy's range as
+  // the evaluation's scale tanh(z) does (and the previous_action observation reads that a); log_std
+  // (one per action) starts at log_std_init and trains with the policy weights by the same clipped
+  // Adam (d J / d log_std_k = sum_t dJ/du_tk std_k eps_tk, u = z + std eps)
   bool learned_std = false;
   double log_std_init = -1.0;
   std::uint64_t seed = 0;  // policy and critic initialization, resets, noise
@@ -295,6 +298,7 @@ class BatchShacTrainerT {
     std::vector<S> d_w;               // gradient of the copy's share of J
     std::vector<S> d_log_std;         // and of the learned std's logarithm (learned_std)
     std::vector<std::vector<S>> eps;  // the window's unit exploration draws, (window) x actions (learned_std)
+    std::vector<std::vector<S>> th;   // learned_std: tanh(z + std eps) of each frame, (window) x actions
     S value = S(0);                   // loss share of the copy
     S end_value = S(0);               // critic output at the window's end
     std::string blowup;               // why the copy's gradient is not finite (empty: it is)
@@ -323,6 +327,9 @@ class BatchShacTrainerT {
   BatchShacOptions options_;
   std::unique_ptr<PolicyEnvT<S>> env_, eval_;
   MlpT<S> critic_;
+  // learned_std: the policy network with a linear output (z; the same weights): the noise goes in
+  // before the tanh the policy's own output applies
+  MlpT<S> actor_z_;
   // a window's networks in the forward pass's layout (MlpT::pack): the policy, the critics that
   // bootstrap the windows' ends; the critic fit's batches
   std::vector<S> packed_w_, packed_end_[2], packed_fit_;

@@ -449,9 +449,9 @@ TEST_CASE("locomotion terms: the previous action's gradient through a SHAC windo
   test::check_actor_loss_grad(*shac, w, 24, 7);
 }
 
-// the learned exploration std (SHAC's stochastic actor: a = policy + exp(log_std) eps, the same
-// draws eps for every call): the window's gradient with respect to log_std and the weights
-// against central differences in double
+// the learned exploration std (SHAC's stochastic actor: a = tanh(z + exp(log_std) eps), z the
+// network's output before its tanh, the same draws eps for every call): the window's gradient with
+// respect to log_std and the weights against central differences in double
 TEST_CASE("locomotion terms: the learned std's window gradient matches central differences",
           "[optim][locomotion][shac][fd]") {
   const Ant a = load_ant();
@@ -491,4 +491,51 @@ TEST_CASE("locomotion terms: the learned std's window gradient matches central d
   shac->set_log_std(ls0);
   test::sample_actor_loss_fd(*shac, w, g, 12, 11, ad, fd);  // the weights too, under the same noise
   test::check_against_largest(ad, fd, test::largest_entry(ad));
+}
+
+// SHAC's stochastic actor squashes after the noise: the action applied (and observed as the
+// previous action) is a = tanh(z + std eps), z the network's output before its tanh, so it stays
+// within (-1, 1) however large the std. Three trainers from the same seed draw the same eps for
+// their first frame: std ~ 0 gives z = atanh(a0), and the other two must give the same eps =
+// (atanh(a) - z) / std (the noise added after the tanh would not: a = tanh(z) + std eps)
+TEST_CASE("locomotion terms: SHAC's stochastic actor applies tanh(z + std eps)", "[optim][locomotion][shac]") {
+  const Ant a = load_ant();
+  scene::Task run = *a.doc.find_task("run");
+  run.policy.hidden = {16};
+  auto task = make_task(a.cs, run);
+  REQUIRE(task.is_ok());
+  auto first_actions = [&](double log_std) {
+    BatchShacOptions so;
+    so.window = 1;
+    so.critic_hidden = {8};
+    so.learned_std = true;
+    so.log_std_init = log_std;
+    so.thread_count = 1;
+    so.seed = 3;
+    auto shac = BatchShacTrainerT<double>::create(**task, so, {.env_count = 3, .q_range = 0.2, .qd_range = 0.25});
+    INFO(shac.status().message());
+    REQUIRE(shac.is_ok());
+    // larger weights: actions of either sign, some near saturation
+    std::vector<double> w = shac->weights();
+    for (double& x : w) x *= 8;
+    shac->set_weights(w);
+    REQUIRE(shac->step().is_ok());
+    std::vector<double> actions;
+    for (int i = 0; i < 3; ++i)
+      for (double x : shac->env().episode(i).action) actions.push_back(x);
+    return actions;
+  };
+  const std::vector<double> a0 = first_actions(-40), a1 = first_actions(-1), a2 = first_actions(1.0);
+  REQUIRE(a0.size() == 24);
+  double largest = 0;
+  for (std::size_t k = 0; k < a0.size(); ++k) {
+    INFO("action entry " << k << ": " << a0[k] << ", " << a1[k] << ", " << a2[k]);
+    CHECK(std::abs(a1[k]) < 1);
+    CHECK(std::abs(a2[k]) < 1);
+    const double z = std::atanh(a0[k]);
+    const double e1 = (std::atanh(a1[k]) - z) / std::exp(-1.0), e2 = (std::atanh(a2[k]) - z) / std::exp(1.0);
+    CHECK(std::abs(e1 - e2) < 1e-7 * std::max(1.0, std::abs(e1)));
+    largest = std::max(largest, std::abs(a2[k]));
+  }
+  CHECK(largest > 0.9);  // the large std saturates some actions
 }
