@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
+#include <vector>
 
 #include "engine/optim/trainer.h"
 #include "engine/optim/write_back.h"
@@ -25,6 +27,23 @@ optim::TaskRunnerT<S> stored_runner(const test::AssetScene<S>& a, const scene::T
   optim::TaskRunnerT<S> r = test::ok(optim::TaskRunnerT<S>::create(a.cs, task));
   CHECK(optim::start_from_stored(r, r.blocks(), task).empty());
   return r;
+}
+
+// the gradient at theta (grad) on `entries` against central differences of step eps: appends
+// to ad and fd, printing each pair under ADJ_TEST_VERBOSE with `label`
+void central_differences(optim::TaskRunnerT<double>& r, const std::vector<double>& theta,
+                         const std::vector<double>& grad, std::initializer_list<int> entries, double eps,
+                         const char* label, std::vector<double>& ad, std::vector<double>& fd) {
+  for (int i : entries) {
+    std::vector<double> x = theta;
+    x[std::size_t(i)] = theta[std::size_t(i)] + eps;
+    const double lp = test::ok(r.evaluate(x));
+    x[std::size_t(i)] = theta[std::size_t(i)] - eps;
+    const double lm = test::ok(r.evaluate(x));
+    ad.push_back(grad[std::size_t(i)]);
+    fd.push_back((lp - lm) / (2 * eps));
+    if (verbose()) std::printf("%s: %s ad %.9g fd %.9g\n", label, r.entry_name(i).c_str(), ad.back(), fd.back());
+  }
 }
 
 }  // namespace
@@ -53,19 +72,9 @@ TEST_CASE("gripper cloth: the corner pinch's gradient wrt the per-frame controls
   INFO("corner at frame 16: " << end.particle_q[0].y << " m, lift " << end.joint_q[0] << " m");
   CHECK(end.particle_q[0].y > 0.004 + 0.5 * end.joint_q[0]);
   // the lift's targets of frames 10 and 13, the fingers' of frames 2, 6 and 12 (3 per frame)
-  const int entries[] = {3 * 10 + 0, 3 * 13 + 0, 3 * 2 + 1, 3 * 6 + 2, 3 * 12 + 1, 3 * 12 + 2};
   std::vector<double> ad, fd;
-  const double eps = 1e-6;
-  for (int i : entries) {
-    std::vector<double> x = theta;
-    x[std::size_t(i)] = theta[std::size_t(i)] + eps;
-    const double lp = test::ok(r.evaluate(x));
-    x[std::size_t(i)] = theta[std::size_t(i)] - eps;
-    const double lm = test::ok(r.evaluate(x));
-    ad.push_back(grad[std::size_t(i)]);
-    fd.push_back((lp - lm) / (2 * eps));
-    if (verbose()) std::printf("cloth pinch: %s ad %.9g fd %.9g\n", r.entry_name(i).c_str(), ad.back(), fd.back());
-  }
+  central_differences(r, theta, grad, {3 * 10 + 0, 3 * 13 + 0, 3 * 2 + 1, 3 * 6 + 2, 3 * 12 + 1, 3 * 12 + 2}, 1e-6,
+                      "cloth pinch", ad, fd);
   const FdReport rep = compare_gradients(ad, fd, 1e-6, 1e-4);
   INFO("loss " << loss << ": " << rep.message);
   CHECK(rep.ok);
@@ -184,19 +193,9 @@ TEST_CASE("gripper cloth fold: the carriage's gradient through the pinch against
   // target, where the carriage starts to drag the pinched corner sideways: there the loss is not
   // smooth (its central differences at eps 1e-4, 1e-5, 1e-6 and 1e-7 read -0.69, +20.3, +0.44 and
   // -0.46 against the adjoint's -0.57: docs/benchmarks.md, "A cloth folded in half")
-  const int entries[] = {k_fold_targets * 20, k_fold_targets * 22, k_fold_targets * 18 + 1};
   std::vector<double> ad, fd;
-  const double eps = 1e-6;
-  for (int i : entries) {
-    std::vector<double> x = theta;
-    x[std::size_t(i)] = theta[std::size_t(i)] + eps;
-    const double lp = test::ok(r.evaluate(x));
-    x[std::size_t(i)] = theta[std::size_t(i)] - eps;
-    const double lm = test::ok(r.evaluate(x));
-    ad.push_back(grad[std::size_t(i)]);
-    fd.push_back((lp - lm) / (2 * eps));
-    if (verbose()) std::printf("cloth fold: %s ad %.9g fd %.9g\n", r.entry_name(i).c_str(), ad.back(), fd.back());
-  }
+  central_differences(r, theta, grad, {k_fold_targets * 20, k_fold_targets * 22, k_fold_targets * 18 + 1}, 1e-6,
+                      "cloth fold", ad, fd);
   const FdReport rep = compare_gradients(ad, fd, 1e-6, 1e-4);
   INFO("loss " << loss << ": " << rep.message);
   CHECK(rep.ok);
