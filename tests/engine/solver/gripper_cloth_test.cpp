@@ -29,6 +29,19 @@ optim::TaskRunnerT<S> stored_runner(const test::AssetScene<S>& a, const scene::T
   return r;
 }
 
+// the task's loss replaced by the corner particle (0) against the goal every other frame of [first, last]
+void corner_loss(scene::Task& task, int first, int last) {
+  task.loss.clear();
+  for (int s = first; s <= last; s += 2) {
+    scene::LossTerm l;
+    l.object = "cloth";
+    l.target = "goal";
+    l.particles = {0};
+    l.step = s;
+    task.loss.push_back(l);
+  }
+}
+
 // the gradient at theta (grad) on `entries` against central differences of step eps: appends
 // to ad and fd, printing each pair under ADJ_TEST_VERBOSE with `label`
 void central_differences(optim::TaskRunnerT<double>& r, const std::vector<double>& theta,
@@ -55,15 +68,7 @@ TEST_CASE("gripper cloth: the corner pinch's gradient wrt the per-frame controls
   test::AssetScene<double> a("gripper_cloth_corner.json", "lift corner", 16);
   scene::Task task = a.task;
   task.values.at(0).values.resize(16 * 3);  // the stored targets of those frames
-  task.loss.clear();
-  for (int s = 8; s <= 16; s += 2) {
-    scene::LossTerm l;
-    l.object = "cloth";
-    l.target = "goal";
-    l.particles = {0};
-    l.step = s;
-    task.loss.push_back(l);
-  }
+  corner_loss(task, 8, 16);
   optim::TaskRunnerT<double> r = stored_runner(a, task);
   std::vector<double> theta = r.theta(), grad;
   const double loss = test::ok(r.evaluate(theta, &grad));
@@ -177,15 +182,7 @@ TEST_CASE("gripper cloth fold: the carriage's gradient through the pinch against
   a.cs = test::ok(scene::compile<double>(a.doc, ADJ_ASSET_SCENES));
   scene::Task task = a.task;
   task.values.at(0).values.resize(std::size_t(horizon) * k_fold_targets);
-  task.loss.clear();
-  for (int s = 16; s <= horizon; s += 2) {
-    scene::LossTerm l;
-    l.object = "cloth";
-    l.target = "goal";
-    l.particles = {0};
-    l.step = s;
-    task.loss.push_back(l);
-  }
+  corner_loss(task, 16, horizon);
   optim::TaskRunnerT<double> r = fold_runner(a, task, 1.0);
   std::vector<double> theta = r.theta(), grad;
   const double loss = test::ok(r.evaluate(theta, &grad));
