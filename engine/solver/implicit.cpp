@@ -1,8 +1,9 @@
 // Backward Euler for the particle stages and its implicit adjoint (engine/solver/implicit.h):
-// Newton's method with a line search, restarted GMRES on products from the force kernels on
-// dual numbers (J d) and from their adjoint kernels (J^T l).
+// Newton's method with a line search, restarted GMRES on products with the Newton matrix J
+// assembled in 3x3 blocks at each iterate (J d, and J^T l for the adjoint).
 #include "engine/solver/implicit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -56,6 +57,49 @@ struct BlockJacobi {
   bool empty() const { return inv.empty(); }
   void apply(const Vec<S>& v, Vec<S>& z) const {
     for (std::size_t i = 0; i < v.size(); ++i) z[i] = (transposed ? transpose(inv[i]) : inv[i]) * v[i];
+  }
+};
+
+// the Newton matrix J = M (1 + c h) - h df/du in 3x3 blocks, a block row per particle (CSR): the
+// elements' blocks summed where their vertex pairs meet (a particle of a cloth's row holds about
+// 13 blocks where its triangles' and bending edges' own blocks number about 50), each row's
+// diagonal its own inertia, colliders and body pairs too; particle-particle contact, whose pairs
+// come and go with the iterate, as a list of blocks (p, q) in row order. Pinned particles' rows
+// and columns are zero: GMRES works on the free particles' velocities
+template <class S>
+struct BlockMatrix {
+  Array<int> start, col, diag;  // row i's blocks [start[i], start[i + 1]), their columns, its diagonal's index
+  Array<mat33<S>> val;          // (start[particle_count])
+  std::vector<int> pair_row, pair_col;
+  std::vector<mat33<S>> pair_val;
+  // out = J u
+  void multiply(const Vec<S>& u, Vec<S>& out) const {
+    for (std::size_t i = 0; i + 1 < start.size(); ++i) {
+      vec3<S> s;
+      for (int e = start[i]; e < start[i + 1]; ++e) s += val[std::size_t(e)] * u[std::size_t(col[std::size_t(e)])];
+      out[i] = s;
+    }
+    for (std::size_t k = 0; k < pair_val.size(); ++k)
+      out[std::size_t(pair_row[k])] += pair_val[k] * u[std::size_t(pair_col[k])];
+  }
+  // out = J^T l
+  void multiply_transposed(const Vec<S>& l, Vec<S>& out) const {
+    out.assign(l.size(), vec3<S>());
+    for (std::size_t i = 0; i + 1 < start.size(); ++i)
+      for (int e = start[i]; e < start[i + 1]; ++e)
+        out[std::size_t(col[std::size_t(e)])] += transposed_times(val[std::size_t(e)], l[i]);
+    for (std::size_t k = 0; k < pair_val.size(); ++k)
+      out[std::size_t(pair_col[k])] += transposed_times(pair_val[k], l[std::size_t(pair_row[k])]);
+  }
+  static mat33<S> scaled(const mat33<S>& a, S s) {
+    mat33<S> r;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) r.m[i][j] = a.m[i][j] * s;
+    return r;
+  }
+  static vec3<S> transposed_times(const mat33<S>& a, const vec3<S>& v) {
+    return {a.m[0][0] * v.x + a.m[1][0] * v.y + a.m[2][0] * v.z, a.m[0][1] * v.x + a.m[1][1] * v.y + a.m[2][1] * v.z,
+            a.m[0][2] * v.x + a.m[1][2] * v.y + a.m[2][2] * v.z};
   }
 };
 
@@ -142,35 +186,35 @@ int gmres(const Op& A, const BlockJacobi<S>& P, const Vec<S>& b, Vec<S>& x, doub
 
 template <class S>
 struct ImplicitSolverT<S>::Work {
-  using D = Dual<S, 1>;
   ImplicitStats stats;
   int n = 0;
   S h = 0, damp = 0;  // substep and (1 + c h)
   vec3<S> gravity;
   const ModelT<S>* model = nullptr;
   KernelArgs<S> args{};
-  KernelArgs<D> args_d{};
-  LiftedArrays<D> lifted;  // the model's parameters as dual constants
-  Vec<D> control_f_d;
-  Array<D> spring_act_d, tet_act_d;
   std::vector<unsigned char> free;  // mass > 0
-  // the bodies beside the particles (null: none): their poses as dual constants, the control's
-  // force plus the pair forces at the iterate (pf, pf_d), a zero body-force adjoint
+  // the bodies beside the particles (null: none; else &bodies_in, the caller's copied with its
+  // view of the bodies, which outlive the substep for newton_products): the control's force plus
+  // the pair forces at the iterate (pf), a zero body-force adjoint
   const ImplicitBodies<S>* bodies = nullptr;
+  ImplicitBodies<S> bodies_in;
+  rigid::RigidViewT<S> rigid_view;
   rigid::CouplingParams<S> coupling;
   const vec3<S>* control_f = nullptr;
   Array<rigid::svec<S>> zero_fext;
   Vec<S> pf;
-  Vec<D> pf_d;
   // the substep: its input (x0, v0), the iterate v+ and x+ = x0 + h v+, and the forces there
-  Vec<S> x0, v0, vp, xp, f, g, d, trial_v, trial_x, trial_f, trial_g, half_v, half_x, half_f, half_g, jv, rhs, lambda,
+  Vec<S> x0, v0, vp, xp, f, g, d, trial_v, trial_x, trial_f, trial_g, half_v, half_x, half_f, half_g, rhs, lambda,
       adj_x, adj_v, wx, wv, seed;
   Vec<S> f_slot, dummy_q, dummy_qd, adj_f, adj_q_slot, adj_qd_slot;
-  Vec<D> xd, vd, f_slot_d, f_d, dummy_qd_d, dummy_q_d;
   Array<S> grad_sink, partials;
-  // the preconditioner and the Jacobian's blocks it inverts (per slot, per particle)
+  // the Newton matrix at the iterate and its preconditioner; the blocks it is summed from (each
+  // element slot's against its element's vertices, each particle's contacts'), and for each slot
+  // its particle and the index of its block against each vertex of its element in A.val (-1: none)
+  BlockMatrix<S> A;
   BlockJacobi<S> P;
-  Array<mat33<S>> block_slot, block;
+  Array<mat33<S>> slot_block, contact_block;
+  Array<int> slot_row, slot_entry;
   // the hash grid of x+
   int table = 0;
   Array<int> cell_start, sorted, grid_fill;
@@ -190,35 +234,87 @@ struct ImplicitSolverT<S>::Work {
     args.control_f = data_or_null(c.particle_f);
     args.spring_act = data_or_null(c.spring_act);
     args.tet_act = data_or_null(c.tet_act);
-    lifted = {};
-    args_d = KernelArgs<D>{};
-    args_d.m = make_view<D>(m, &lifted);
-    args_d.dt = D(step);
-    control_f_d.clear();
-    for (const vec3<S>& v : c.particle_f) control_f_d.push_back(lift<D>(v));
-    spring_act_d.assign(c.spring_act.begin(), c.spring_act.end());
-    tet_act_d.assign(c.tet_act.begin(), c.tet_act.end());
-    args_d.control_f = data_or_null(control_f_d);
-    args_d.spring_act = data_or_null(spring_act_d);
-    args_d.tet_act = data_or_null(tet_act_d);
     free.resize(std::size_t(n));
     for (int i = 0; i < n; ++i) free[std::size_t(i)] = m.particle_mass[std::size_t(i)] > S(0);
     const std::size_t slots = std::size_t(m.slot_count()), np = std::size_t(n);
     bodies = nullptr;
     control_f = args.control_f;
     P.inv.clear();
-    for (Vec<S>* a : {&x0,      &v0,      &vp,      &xp,       &f,      &g,      &d,  &trial_v, &trial_x,
-                      &trial_f, &trial_g, &half_v,  &half_x,   &half_f, &half_g, &jv, &rhs,     &lambda,
-                      &adj_x,   &adj_v,   &dummy_q, &dummy_qd, &adj_f,  &pf,     &wx, &wv,      &seed})
+    for (Vec<S>* a : {&x0,      &v0,      &vp,       &xp,     &f,      &g,      &d,   &trial_v, &trial_x,
+                      &trial_f, &trial_g, &half_v,   &half_x, &half_f, &half_g, &rhs, &lambda,  &adj_x,
+                      &adj_v,   &dummy_q, &dummy_qd, &adj_f,  &pf,     &wx,     &wv,  &seed})
       a->resize(np);
     for (Vec<S>* a : {&f_slot, &adj_q_slot, &adj_qd_slot}) a->resize(slots);
-    for (Vec<D>* a : {&xd, &vd, &f_d, &dummy_q_d, &dummy_qd_d, &pf_d}) a->resize(np);
-    f_slot_d.resize(slots);
+    pattern();
     table = grid_table_size(n);
     cell_start.resize(std::size_t(table) + 1);
     grid_fill.resize(std::size_t(table));
     sorted.resize(np);
     cell.resize(np);
+  }
+
+  // A's blocks (each row's columns: the particles it shares an element with, and itself) and each
+  // slot's place in them, from the model's elements
+  void pattern() {
+    const ModelView<S>& m = args.m;
+    const std::size_t np = std::size_t(n), slots = std::size_t(model->slot_count());
+    constexpr int W = max_element_vertices;
+    // each slot's particle (slot first + j: vertex j's force) and its element's vertices
+    Array<int> vertex(slots * W, -1);
+    slot_row.assign(slots, 0);
+    auto element = [&](int first, int count, const int* v) {
+      for (int j = 0; j < count; ++j) {
+        slot_row[std::size_t(first + j)] = v[j];
+        for (int k = 0; k < count; ++k) vertex[std::size_t(W * (first + j) + k)] = v[k];
+      }
+    };
+    for (int e = 0; e < m.spring_count; ++e) {
+      const int v[2] = {m.spring_indices[e].i, m.spring_indices[e].j};
+      element(2 * e, 2, v);
+    }
+    for (int e = 0; e < m.tri_count; ++e) {
+      const Idx3 t = m.tri_indices[e];
+      const int v[3] = {t.i, t.j, t.k};
+      element(m.tri_slot + 3 * e, 3, v);
+    }
+    for (int e = 0; e < m.edge_count; ++e) {
+      const Idx4 t = m.edge_indices[e];
+      const int v[4] = {t.i, t.j, t.k, t.l};
+      element(m.edge_slot + 4 * e, 4, v);
+    }
+    for (int e = 0; e < m.tet_count; ++e) {
+      const Idx4 t = m.tet_indices[e];
+      const int v[4] = {t.i, t.j, t.k, t.l};
+      element(m.tet_slot + 4 * e, 4, v);
+    }
+    std::vector<std::vector<int>> cols(np);
+    for (std::size_t i = 0; i < np; ++i) cols[i].push_back(int(i));
+    for (std::size_t s = 0; s < slots; ++s)
+      for (int k = 0; k < W; ++k)
+        if (vertex[W * s + std::size_t(k)] >= 0)
+          cols[std::size_t(slot_row[s])].push_back(vertex[W * s + std::size_t(k)]);
+    A.start.assign(np + 1, 0);
+    A.col.clear();
+    A.diag.resize(np);
+    for (std::size_t i = 0; i < np; ++i) {
+      std::sort(cols[i].begin(), cols[i].end());
+      cols[i].erase(std::unique(cols[i].begin(), cols[i].end()), cols[i].end());
+      A.diag[i] = int(A.col.size()) + int(std::lower_bound(cols[i].begin(), cols[i].end(), int(i)) - cols[i].begin());
+      A.col.insert(A.col.end(), cols[i].begin(), cols[i].end());
+      A.start[i + 1] = int(A.col.size());
+    }
+    A.val.resize(A.col.size());
+    slot_entry.assign(slots * W, -1);
+    for (std::size_t s = 0; s < slots; ++s) {
+      const std::size_t r = std::size_t(slot_row[s]);
+      const int* first = A.col.data() + A.start[r];
+      const int* last = A.col.data() + A.start[r + 1];
+      for (int k = 0; k < W; ++k)
+        if (const int c = vertex[W * s + std::size_t(k)]; c >= 0)
+          slot_entry[W * s + std::size_t(k)] = A.start[r] + int(std::lower_bound(first, last, c) - first);
+    }
+    slot_block.resize(slots * W);
+    contact_block.resize(np);
   }
 
   GridView grid() const { return {table, cell_start.data(), sorted.data(), cell.data()}; }
@@ -239,7 +335,10 @@ struct ImplicitSolverT<S>::Work {
 
   // the bodies of a coupled substep (after setup)
   void set_bodies(const ImplicitBodies<S>& b) {
-    bodies = &b;
+    rigid_view = *b.m;
+    bodies_in = b;
+    bodies_in.m = &rigid_view;
+    bodies = &bodies_in;
     coupling = rigid::coupling_params(*model);
     zero_fext.assign(std::size_t(b.m->body_count()), rigid::svec<S>{});
   }
@@ -275,14 +374,6 @@ struct ImplicitSolverT<S>::Work {
     return sum;
   }
 
-  // pf_d: pf on the dual iterate (xd, vd)
-  void pair_forces_dual() {
-    for (int i = 0; i < n; ++i) {
-      const std::size_t ii = std::size_t(i);
-      pf_d[ii] = pair_force<D>(i, xd[ii], vd[ii], control_f_d.empty() ? vec3<D>() : control_f_d[ii]);
-    }
-  }
-
   // particle i's pair forces as a packed function (in = x, v; out = f) for kernels.h's input_block
   struct PairEval {
     static constexpr int in_count = 6, out_count = 3;
@@ -294,41 +385,75 @@ struct ImplicitSolverT<S>::Work {
     }
   };
 
-  // the preconditioner P at the iterate (xp, vp; the grid built there): J's diagonal blocks,
-  // M (1 + c h) I - h d f_i / d u_i (x_i = xp_i + h u_i, v_i = vp_i + u_i), the forces' from their
-  // kernels on 3 tangents (kernels.h's jacobian_blocks) and beside bodies the pair forces', each
-  // inverted; a pinned particle's (its row of J is zero) and a singular one's: M (1 + c h) alone
-  void precondition(bool transposed) {
-    const std::size_t np = std::size_t(n);
+  // hands kernels.h's ContactBlocks each particle pair's block d f_p / d u_q: -h times it into
+  // A's pair list where both particles are free
+  struct PairSink {
+    Work* w;
+    void operator()(int p, int q, const mat33<S>& b) const {
+      if (!w->free[std::size_t(p)] || !w->free[std::size_t(q)]) return;
+      w->A.pair_row.push_back(p);
+      w->A.pair_col.push_back(q);
+      w->A.pair_val.push_back(BlockMatrix<S>::scaled(b, -w->h));
+    }
+  };
+
+  // A at the iterate (xp, vp; the grid built there): J's blocks M (1 + c h) I - h d f_i / d u_j
+  // (x_j = xp_j + h u_j, v_j = vp_j + u_j), the forces' from their kernels on 3 tangents (kernels.h's
+  // jacobian_blocks) and beside bodies the pair forces'. With `precondition`, P from its diagonal
+  // blocks inverted (transposed: for J^T); a singular block's (and a pinned particle's, whose row
+  // is zero): M (1 + c h) alone
+  void assemble(bool precondition, bool transposed) {
+    const std::size_t np = std::size_t(n), slots = slot_row.size();
+    constexpr std::size_t W = max_element_vertices;
     KernelArgs<S> a = args;
     a.q = xp.data();
     a.qd = vp.data();
     a.grid = grid();
-    block_slot.resize(f_slot.size());
-    block.resize(np);
-    jacobian_blocks(ElementExec{}, BlockArgs<S>{a, h, block_slot.data(), block.data()});
-    P.inv.resize(np);
-    P.transposed = transposed;
+    A.pair_row.clear();
+    A.pair_col.clear();
+    A.pair_val.clear();
+    jacobian_blocks(ElementExec{}, BlockArgs<S>{a, h, slot_block.data(), contact_block.data()}, PairSink{this});
+    // df/du summed into the rows of the free particles, columns of the free ones
+    std::fill(A.val.begin(), A.val.end(), mat33<S>());
+    for (std::size_t s = 0; s < slots; ++s) {
+      if (!free[std::size_t(slot_row[s])]) continue;
+      for (std::size_t k = 0; k < W; ++k)
+        if (const int e = slot_entry[W * s + k]; e >= 0 && free[std::size_t(A.col[std::size_t(e)])])
+          add_block(A.val[std::size_t(e)], slot_block[W * s + k]);
+    }
     const S* mass = model->particle_mass.data();
     for (std::size_t i = 0; i < np; ++i) {
-      const S m_i = mass[i] * damp;
-      if (!free[i]) {
-        P.inv[i] = mat33<S>::identity();
-        continue;
-      }
-      mat33<S> B = block[i];
+      if (!free[i]) continue;
+      mat33<S>& B = A.val[std::size_t(A.diag[i])];
+      add_block(B, contact_block[i]);
       if (bodies) {
         S in[6];
         store3(in, xp[i]);
         store3(in + 3, vp[i]);
         add_block(B, input_block(PairEval{this, int(i)}, in, 0, 3, 0, h));
       }
+    }
+    for (std::size_t i = 0; i < np; ++i)
+      for (int e = A.start[i]; e < A.start[i + 1]; ++e) {
+        mat33<S>& B = A.val[std::size_t(e)];
+        B = BlockMatrix<S>::scaled(B, -h);
+        if (e == A.diag[i] && free[i])
+          for (int r = 0; r < 3; ++r) B.m[r][r] += mass[i] * damp;
+      }
+    P.inv.clear();
+    if (!precondition) return;
+    P.inv.resize(np);
+    P.transposed = transposed;
+    for (std::size_t i = 0; i < np; ++i) {
+      const S m_i = mass[i] * damp;
+      if (!free[i]) {
+        P.inv[i] = mat33<S>::identity();
+        continue;
+      }
+      const mat33<S>& B = A.val[std::size_t(A.diag[i])];
       double size = 0;
       for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) {
-          B.m[r][c] = (r == c ? m_i : S(0)) - B.m[r][c] * h;
-          size = std::max(size, std::fabs(double(B.m[r][c])));
-        }
+        for (int c = 0; c < 3; ++c) size = std::max(size, std::fabs(double(B.m[r][c])));
       const double det = double(determinant(B));
       if (std::fabs(det) > 1e-9 * size * size * size) {
         P.inv[i] = inverse(B);
@@ -384,36 +509,6 @@ struct ImplicitSolverT<S>::Work {
     residual(v, x, fo, go);
   }
 
-  // J u at the iterate (xp, vp; the grid built there): the forces on dual numbers along
-  // (h u, u), J u = M (1 + c h) u - h (h df/dx + df/dv) u
-  void jvp(const Vec<S>& u, Vec<S>& out) {
-    for (std::size_t i = 0; i < std::size_t(n); ++i)
-      for (int c = 0; c < 3; ++c) {
-        xd[i][c] = D(xp[i][c]);
-        xd[i][c].d[0] = u[i][c] * h;
-        vd[i][c] = D(vp[i][c]);
-        vd[i][c].d[0] = u[i][c];
-      }
-    KernelArgs<D> a = args_d;
-    if (bodies) {
-      pair_forces_dual();
-      a.control_f = pf_d.data();
-    }
-    a.q = xd.data();
-    a.qd = vd.data();
-    a.f_slot = f_slot_d.data();
-    a.f_total = f_d.data();
-    a.q_out = dummy_q_d.data();
-    a.qd_out = dummy_qd_d.data();
-    a.grid = grid();
-    substep_forward(ElementExec{}, a);
-    const S* mass = model->particle_mass.data();
-    for (std::size_t i = 0; i < std::size_t(n); ++i) {
-      const vec3<S> df{f_d[i].x.d[0], f_d[i].y.d[0], f_d[i].z.d[0]};
-      out[i] = free[i] ? u[i] * (mass[i] * damp) - df * h : vec3<S>();
-    }
-  }
-
   // (df/dx)^T w and (df/dv)^T w at the iterate (the grid built there) into aq, av; the model
   // gradient's and the activations' adjoints go to g, adj_sa, adj_ta; beside bodies, the pairs'
   // too, with dL/d their forces on the bodies adj_fext (null: zero)
@@ -443,7 +538,8 @@ struct ImplicitSolverT<S>::Work {
     if (bodies) pair_vjp(w.data(), adj_fext, aq.data(), av.data());
   }
 
-  // J^T l = M (1 + c h) l - h (h (df/dx)^T l + (df/dv)^T l), model gradients to the sink
+  // J^T l = M (1 + c h) l - h (h (df/dx)^T l + (df/dv)^T l) from the forces' adjoint kernels, model
+  // gradients to the sink: the definition A is held against (ImplicitSolverT::newton_products)
   void jtvp(const Vec<S>& l, Vec<S>& out, const ModelGradView<S>& sink) {
     vjp(l, sink, nullptr, nullptr, adj_x, adj_v);
     const S* mass = model->particle_mass.data();
@@ -455,10 +551,9 @@ struct ImplicitSolverT<S>::Work {
 
   // one substep backwards from (x0, v0, vp): aq, av hold dL/d (x+, v+) and leave with dL/d (x0, v0);
   // J^T l = dL/dv+ + h dL/dx+ (beside bodies, dL/d their pair forces' dependence on x+ and v+
-  // added), then the inputs' adjoints from h l. sink: the products' model gradients (discarded);
-  // grads: the substep's
-  Status substep_adjoint(Vec<S>& aq, Vec<S>& av, const ModelGradView<S>& sink, const ModelGradView<S>& grads,
-                         ControlT<S>& adj_control, ModelGradT<S>& adj_model, const ImplicitOptions& o, int k) {
+  // added), then the inputs' adjoints from h l; grads: the substep's
+  Status substep_adjoint(Vec<S>& aq, Vec<S>& av, const ModelGradView<S>& grads, ControlT<S>& adj_control,
+                         ModelGradT<S>& adj_model, const ImplicitOptions& o, int k) {
     const std::size_t np = std::size_t(n);
     for (std::size_t i = 0; i < np; ++i) xp[i] = x0[i] + vp[i] * h;
     build_grid(xp);
@@ -474,10 +569,9 @@ struct ImplicitSolverT<S>::Work {
     }
     for (std::size_t i = 0; i < np; ++i) rhs[i] = free[i] ? av[i] + wv[i] + (aq[i] + wx[i]) * h : vec3<S>();
     double rel = 0;
-    std::fill(grad_sink.begin(), grad_sink.end(), S(0));
     const double tol = o.tol > 0 ? o.tol : default_tol();
-    if (o.precondition) precondition(true);
-    stats.krylov += gmres<S>([&](const Vec<S>& u, Vec<S>& out) { jtvp(u, out, sink); }, P, rhs, lambda, tol,
+    assemble(o.precondition, true);
+    stats.krylov += gmres<S>([&](const Vec<S>& u, Vec<S>& out) { A.multiply_transposed(u, out); }, P, rhs, lambda, tol,
                              o.max_krylov, o.restart, rel);
     if (!finite(lambda))
       return Status::error("implicit step adjoint, substep " + std::to_string(k) +
@@ -543,9 +637,9 @@ struct ImplicitSolverT<S>::Work {
       eta = std::min(0.5, std::max(eta, 0.1 * tol * scale / r));
       for (std::size_t i = 0; i < np; ++i) rhs[i] = -g[i];
       double rel = 0;
-      if (o.precondition) precondition(false);
-      stats.krylov +=
-          gmres<S>([&](const Vec<S>& u, Vec<S>& out) { jvp(u, out); }, P, rhs, d, eta, o.max_krylov, o.restart, rel);
+      assemble(o.precondition, false);
+      stats.krylov += gmres<S>([&](const Vec<S>& u, Vec<S>& out) { A.multiply(u, out); }, P, rhs, d, eta, o.max_krylov,
+                               o.restart, rel);
       // dE/dalpha at the iterate; where the Newton direction does not descend (a Jacobian whose
       // symmetric part is indefinite: friction's normal force moving with the iterate), the
       // mass-scaled steepest descent does
@@ -618,7 +712,35 @@ std::size_t ImplicitSolverT<S>::scratch_bytes() const {
   std::size_t b = 0;
   for (const auto* s : {&w_->sub_x, &w_->sub_v, &w_->sub_vp})
     for (const Vec<S>& v : *s) b += v.size() * sizeof(vec3<S>);
+  b += (w_->A.val.size() + w_->A.pair_val.size() + w_->slot_block.size() + w_->contact_block.size()) * sizeof(mat33<S>);
   return b + std::size_t(20) * std::size_t(w_->n) * sizeof(vec3<S>);
+}
+
+template <class S>
+void ImplicitSolverT<S>::newton_products(const vec3<S>* u, const vec3<S>* l, vec3<S>* ju, vec3<S>* jtl,
+                                         vec3<S>* jtl_kernels) {
+  Work& w = *w_;
+  const std::size_t n = std::size_t(w.n);
+  w.build_grid(w.xp);
+  w.assemble(false, false);
+  Vec<S> uu(u, u + n), ll(l, l + n), out(n);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!w.free[i]) ll[i] = vec3<S>();
+  w.A.multiply(uu, out);
+  std::copy(out.begin(), out.end(), ju);
+  w.A.multiply_transposed(ll, out);
+  std::copy(out.begin(), out.end(), jtl);
+  // the pairs' adjoint writes its body adjoints (a forward-only substep has no slots for them)
+  std::vector<rigid::CouplingPairGrad<S>> pair_grads;
+  if (w.bodies && !w.bodies_in.grads) {
+    pair_grads.resize(std::size_t(w.bodies_in.m->shape_count()) * n);
+    w.bodies_in.grads = pair_grads.data();
+  }
+  const GradSlots slots = grad_slots(*w.model);
+  w.grad_sink.assign(std::size_t(slots.size), S(0));
+  w.jtvp(ll, out, grad_view(slots, w.grad_sink.data()));
+  if (!pair_grads.empty()) w.bodies_in.grads = nullptr;
+  std::copy(out.begin(), out.end(), jtl_kernels);
 }
 
 template <class S>
@@ -629,6 +751,10 @@ Status ImplicitSolverT<S>::step(const ModelT<S>& model, const StateT<S>& in, Sta
   w.x0 = in.particle_q;
   w.v0 = in.particle_qd;
   for (int k = 0; k < substeps; ++k) {
+    if (k > 0) {  // the last substep's iterate stays (newton_products)
+      std::swap(w.x0, w.xp);
+      std::swap(w.v0, w.vp);
+    }
     if (contacts && k + 1 == substeps) {
       StateT<S> s;
       s.particle_q = w.x0;
@@ -636,11 +762,9 @@ Status ImplicitSolverT<S>::step(const ModelT<S>& model, const StateT<S>& in, Sta
       compute_contacts(model, s, *contacts);
     }
     if (Status st = w.solve(options, k); !st) return st;
-    std::swap(w.x0, w.xp);
-    std::swap(w.v0, w.vp);
   }
-  out.particle_q = w.x0;
-  out.particle_qd = w.v0;
+  out.particle_q = w.xp;
+  out.particle_qd = w.vp;
   return Status::ok();
 }
 
@@ -666,16 +790,14 @@ Status ImplicitSolverT<S>::adjoint(const ModelT<S>& model, const StateT<S>& in, 
   }
   // backwards, one transposed solve a substep
   const GradSlots slots = grad_slots(model);
-  w.grad_sink.assign(std::size_t(slots.size), S(0));
   w.partials.assign(std::size_t(slots.size), S(0));
-  const ModelGradView<S> sink = grad_view(slots, w.grad_sink.data());
   const ModelGradView<S> grads = grad_view(adj_model, slots, w.partials.data());
   Vec<S> aq = adj_out.particle_q, av = adj_out.particle_qd;
   for (int k = substeps - 1; k >= 0; --k) {
     w.x0 = w.sub_x[std::size_t(k)];
     w.v0 = w.sub_v[std::size_t(k)];
     w.vp = w.sub_vp[std::size_t(k)];
-    if (Status st = w.substep_adjoint(aq, av, sink, grads, adj_control, adj_model, options, k); !st) return st;
+    if (Status st = w.substep_adjoint(aq, av, grads, adj_control, adj_model, options, k); !st) return st;
   }
   adj_in.particle_q = aq;
   adj_in.particle_qd = av;
@@ -710,11 +832,8 @@ Status ImplicitSolverT<S>::coupled_substep_adjoint(const ModelT<S>& model, const
   const std::size_t n = std::size_t(model.particle_count());
   w.begin_coupled(model, control, h, bodies, x, v);
   w.vp.assign(v_out, v_out + n);
-  const GradSlots slots = grad_slots(model);
-  w.grad_sink.assign(std::size_t(slots.size), S(0));
-  const ModelGradView<S> sink = grad_view(slots, w.grad_sink.data());
   Vec<S> aq(adj_x_out, adj_x_out + n), av(adj_v_out, adj_v_out + n);
-  if (Status st = w.substep_adjoint(aq, av, sink, grads, adj_control, adj_model, options, k); !st) return st;
+  if (Status st = w.substep_adjoint(aq, av, grads, adj_control, adj_model, options, k); !st) return st;
   std::copy(aq.begin(), aq.end(), adj_x);
   std::copy(av.begin(), av.end(), adj_v);
   return Status::ok();

@@ -9,19 +9,20 @@
 // Work::solve), stopping at |g| <= tol * the step's momentum scale, or below sqrt(tol) after 4
 // iterations without a 10% gain (a float solve at a contact's kink; ImplicitStats counts those); each Newton
 // system J d = -g, J = M (1 + c h) - h df/dv - h^2 df/dx, is solved by restarted GMRES, because J
-// is not symmetric where damping, friction or aerodynamics act. Its products J d come from one
-// evaluation of the force kernels on dual numbers (a Jacobian-vector product): no force is
-// written twice. GMRES is right-preconditioned by block Jacobi: P holds J's 3x3 diagonal blocks,
-// M (1 + c h) - h d f_i / d(x_i, v_i) along (h, 1), each element's and contact's from the same eval
-// on 3 tangents, its own particle's inputs seeded (engine/solver/kernels.h's jacobian_blocks), so
-// the stiffness-to-mass ratio h^2 k / m that conditions J is divided out particle by particle; on
+// is not symmetric where damping, friction or aerodynamics act. J is assembled at each Newton
+// iterate in 3x3 blocks d f_i / d u_j along (x + h u, v + u), a block row per particle: each
+// element's V x V blocks, the colliders', particle pairs' and body pairs' from the very evals the
+// forward runs, on 3 tangents with one vertex's inputs seeded (engine/solver/kernels.h's
+// jacobian_blocks): no force is written twice, and GMRES's products are block-sparse products.
+// GMRES is right-preconditioned by block Jacobi: P holds J's 3x3 diagonal blocks, so the
+// stiffness-to-mass ratio h^2 k / m that conditions J is divided out particle by particle; on
 // the right, GMRES's residual and its stopping test stay the true |J d + g|. Contact is inside the
 // solve (its penalty force is part of f, at x+). Pinned particles (mass 0) keep their velocity and
 // move with it, as in the explicit step.
 //
 // The adjoint differentiates the converged step implicitly: J^T lambda = dL/dv+ + h dL/dx+ by
-// GMRES (preconditioned by the transposed blocks), its products from the adjoint kernels
-// (vector-Jacobian products), then one more vector-Jacobian product seeded with h lambda gives
+// GMRES (preconditioned by the transposed blocks), its products with J assembled at the converged
+// step, then one vector-Jacobian product of the adjoint kernels seeded with h lambda gives
 // dL/d(positions, velocities, controls, model parameters). The forward is recomputed from the
 // step's input (deterministically).
 //
@@ -133,6 +134,13 @@ class ImplicitSolverT {
 
   const ImplicitStats& stats() const;
   std::size_t scratch_bytes() const;
+
+  // for tests: the Newton matrix J at the last substep's iterate (of the last step, coupled_substep
+  // or adjoint; its model and control still alive): J u and J^T l from its assembled blocks (what
+  // GMRES multiplies) into ju, jtl, and J^T l from the forces' adjoint kernels (vector-Jacobian
+  // products: the definition the assembly is held against) into jtl_kernels; on the free
+  // particles (l's pinned entries read as zero), each (particle_count)
+  void newton_products(const vec3<S>* u, const vec3<S>* l, vec3<S>* ju, vec3<S>* jtl, vec3<S>* jtl_kernels);
 
  private:
   struct Work;

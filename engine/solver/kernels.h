@@ -3,10 +3,10 @@
 // the CUDA backend launches the very same functors as kernels.
 #pragma once
 
-#include "engine/forces/aero.h"
-#include "engine/forces/bending.h"
 #include "engine/collision/particle_particle.h"
 #include "engine/collision/particle_shape.h"
+#include "engine/forces/aero.h"
+#include "engine/forces/bending.h"
 #include "engine/forces/spring.h"
 #include "engine/forces/tet_fem.h"
 #include "engine/forces/triangle.h"
@@ -49,8 +49,8 @@ struct ModelView {
   const int *exclude_start, *exclude_list;
 
   ADJ_HD ShapeRef<S, plain_scalar_t<S>> shape(int s) const {
-    return {shape_type[s], shape_pos[s], shape_rot[s], shape_size[s], mesh_vertices, mesh_tris,
-            shape_mesh_start[s], shape_mesh_count[s]};
+    return {shape_type[s], shape_pos[s], shape_rot[s],        shape_size[s],
+            mesh_vertices, mesh_tris,    shape_mesh_start[s], shape_mesh_count[s]};
   }
   ADJ_HD bool excluded(int p, int q) const {
     int lo = exclude_start[p], hi = exclude_start[p + 1];
@@ -522,11 +522,15 @@ struct ParticleGatherAdjoint {
   }
 };
 
-// ---- the diagonal blocks of the forces' Jacobian (the implicit solve's preconditioner,
+// ---- the forces' Jacobian in 3x3 blocks (the implicit solve's Newton matrix,
 // engine/solver/implicit.cpp) ----
-// d f_p / d u_p along x_p = q_p + h u_p, v_p = qd_p + u_p (h df_p/dx_p + df_p/dv_p): each element's
-// and contact's eval, the very function the forward runs, on 3 tangents with its own particle's
-// inputs seeded; an element's vertices in turn, each into its slot, gathered in slot order
+// d f_j / d u_k along x_k = q_k + h u_k, v_k = qd_k + u_k (h df_j/dx_k + df_j/dv_k): each element's
+// and contact's eval, the very function the forward runs, on 3 tangents with one vertex's inputs
+// seeded, gives every vertex's force against that vertex (a column of the element's V x V blocks)
+
+// the blocks an element slot holds: its force against each vertex of its element, (slot_count x
+// max_element_vertices); a spring's slots use 2, a triangle's 3
+constexpr int max_element_vertices = 4;
 
 template <class S>
 ADJ_HD inline void add_block(mat33<S>& a, const mat33<S>& b) {
@@ -551,20 +555,41 @@ ADJ_HD inline mat33<S> input_block(const F& f, const S* in, int x, int v, int o,
   return r;
 }
 
-// an element's V blocks (in: its packed vertices, pack_vertices'; out: a force per vertex), each
-// vertex's force against its own inputs, added to block[0..V)
+// an element's V x V blocks (in: its packed vertices, pack_vertices'; out: a force per vertex):
+// vertex j's force against vertex k's inputs added to block[max_element_vertices * j + k], one
+// eval per k
 template <int V, class F, class S>
 ADJ_HD inline void vertex_blocks(const F& f, const S* in, S h, mat33<S>* block) {
-  for (int k = 0; k < V; ++k) add_block(block[k], input_block(f, in, 3 * k, 3 * V + 3 * k, 3 * k, h));
+  using D = Dual<S, 3>;
+  D din[F::in_count], dout[F::out_count];
+  for (int k = 0; k < V; ++k) {
+    for (int i = 0; i < F::in_count; ++i) din[i] = D(in[i]);
+    for (int c = 0; c < 3; ++c) {
+      din[3 * k + c].d[c] = h;
+      din[3 * V + 3 * k + c].d[c] = S(1);
+    }
+    f.eval(din, dout);
+    for (int j = 0; j < V; ++j)
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) block[max_element_vertices * j + k].m[r][c] += dout[3 * j + r].d[c];
+  }
 }
 
 template <class S>
 struct BlockArgs {
   KernelArgs<S> a;     // the state the blocks are taken at (q, qd), its grid, the control's activations
   S h;                 // the substep
-  mat33<S>* slot;      // each element slot's block, (slot_count)
-  mat33<S>* particle;  // each particle's: its slots' and its contacts', (particle_count)
+  mat33<S>* slot;      // each element slot's blocks, (slot_count x max_element_vertices)
+  mat33<S>* particle;  // each particle's contacts' block against its own inputs, (particle_count)
 };
+
+// element e's V slots from `first` on, zeroed, then its eval's blocks added
+template <int V, class F, class S>
+ADJ_HD inline void element_blocks(const BlockArgs<S>& b, int first, const F& f, const S* in) {
+  mat33<S>* out = b.slot + max_element_vertices * first;
+  for (int k = 0; k < max_element_vertices * V; ++k) out[k] = mat33<S>();
+  vertex_blocks<V>(f, in, b.h, out);
+}
 
 template <class S>
 struct SpringBlocks {
@@ -572,9 +597,7 @@ struct SpringBlocks {
   ADJ_HD void operator()(int e) const {
     S in[16];
     pack_spring(b.a, e, in);
-    mat33<S>* out = b.slot + 2 * e;
-    out[0] = out[1] = mat33<S>();
-    vertex_blocks<2>(SpringEval{}, in, b.h, out);
+    element_blocks<2>(b, 2 * e, SpringEval{}, in);
   }
 };
 
@@ -585,10 +608,10 @@ struct TriangleBlocks {
     const ModelView<S>& m = b.a.m;
     S in[18];
     pack_tri(b.a, e, in);
-    mat33<S>* out = b.slot + m.tri_slot + 3 * e;
-    out[0] = out[1] = out[2] = mat33<S>();
-    vertex_blocks<3>(tri_eval(m, e), in, b.h, out);
-    if (m.tri_lift != S(0) || m.tri_drag != S(0)) vertex_blocks<3>(AeroEval<S>{m.tri_lift, m.tri_drag}, in, b.h, out);
+    const int first = m.tri_slot + 3 * e;
+    element_blocks<3>(b, first, tri_eval(m, e), in);
+    if (m.tri_lift != S(0) || m.tri_drag != S(0))
+      vertex_blocks<3>(AeroEval<S>{m.tri_lift, m.tri_drag}, in, b.h, b.slot + max_element_vertices * first);
   }
 };
 
@@ -599,9 +622,7 @@ struct BendingBlocks {
     const ModelView<S>& m = b.a.m;
     S in[24];
     pack_quad(b.a, m.edge_indices[e], in);
-    mat33<S>* out = b.slot + m.edge_slot + 4 * e;
-    out[0] = out[1] = out[2] = out[3] = mat33<S>();
-    vertex_blocks<4>(BendingEval<S>{m.edge_ke[e], m.edge_kd[e], m.edge_rest_angle[e]}, in, b.h, out);
+    element_blocks<4>(b, m.edge_slot + 4 * e, BendingEval<S>{m.edge_ke[e], m.edge_kd[e], m.edge_rest_angle[e]}, in);
   }
 };
 
@@ -612,18 +633,18 @@ struct TetBlocks {
     const ModelView<S>& m = b.a.m;
     S in[27];
     pack_tet(b.a, e, in);
-    mat33<S>* out = b.slot + m.tet_slot + 4 * e;
-    out[0] = out[1] = out[2] = out[3] = mat33<S>();
-    vertex_blocks<4>(TetEval<S>{m.tet_pose[e], m.tet_volume[e], m.tet_kd[e]}, in, b.h, out);
+    element_blocks<4>(b, m.tet_slot + 4 * e, TetEval<S>{m.tet_pose[e], m.tet_volume[e], m.tet_kd[e]}, in);
   }
 };
 
-// p's pair contacts' blocks (against its own position and velocity)
-template <class S>
+// p's pair contacts: their blocks against p's own inputs summed, and each touching q's block
+// d f_p / d u_q handed to emit(p, q, block) in the neighbour order
+template <class S, class Emit>
 struct ContactBlockSum {
   const KernelArgs<S>& a;
   int p;
   S h;
+  const Emit& emit;
   mat33<S> block;
   ADJ_HD void operator()(int q) {
     S in[15];
@@ -631,18 +652,19 @@ struct ContactBlockSum {
     if (!(length_sq(a.q[p] - a.q[q]) < e.radius_sum * e.radius_sum)) return;  // no force
     pack_pair(a, p, q, in);
     add_block(block, input_block(e, in, 0, 6, 0, h));
+    emit(p, q, input_block(e, in, 3, 9, 0, h));
   }
 };
 
-// p's block: its element slots' in slot order, then its colliders' and its pairs'
-template <class S>
-struct ParticleBlocks {
+// p's contact blocks: its colliders' and its pairs' against its own inputs into b.particle[p],
+// its pairs' against the other particle's to emit
+template <class S, class Emit>
+struct ContactBlocks {
   BlockArgs<S> b;
+  Emit emit;
   ADJ_HD void operator()(int p) const {
     const KernelArgs<S>& a = b.a;
     mat33<S> block;
-    for (int k = a.m.incidence_start[p]; k < a.m.incidence_start[p + 1]; ++k)
-      add_block(block, b.slot[a.m.incidence_slot[k]]);
     S in[9];
     pack_particle_contact(a, p, in);
     for (int s = 0; s < a.m.shape_count; ++s) {
@@ -651,7 +673,7 @@ struct ParticleBlocks {
       add_block(block, input_block(e, in, 0, 3, 0, b.h));
     }
     if (a.m.particle_contact) {
-      ContactBlockSum<S> sum{a, p, b.h, mat33<S>()};
+      ContactBlockSum<S, Emit> sum{a, p, b.h, emit, mat33<S>()};
       for_each_neighbour(a, p, sum);
       add_block(block, sum.block);
     }
@@ -698,14 +720,15 @@ inline void element_adjoints(const Exec& exec, const KernelArgs<S>& a) {
   exec.launch(a.m.tet_count, TetAdjoint<S>{a});
 }
 
-// every particle's block (BlockArgs)
-template <class S, class Exec>
-inline void jacobian_blocks(const Exec& exec, const BlockArgs<S>& b) {
+// every element slot's and particle's blocks (BlockArgs), the pairs' to emit (on ElementExec: in
+// particle order)
+template <class S, class Exec, class Emit>
+inline void jacobian_blocks(const Exec& exec, const BlockArgs<S>& b, const Emit& emit) {
   exec.launch_nowait(b.a.m.spring_count, SpringBlocks<S>{b});
   exec.launch_nowait(b.a.m.tri_count, TriangleBlocks<S>{b});
   exec.launch_nowait(b.a.m.edge_count, BendingBlocks<S>{b});
   exec.launch(b.a.m.tet_count, TetBlocks<S>{b});
-  exec.launch(b.a.m.particle_count, ParticleBlocks<S>{b});
+  exec.launch(b.a.m.particle_count, ContactBlocks<S, Emit>{b, emit});
 }
 
 // recompute = false: the caller has already run substep_forward on this substep's input

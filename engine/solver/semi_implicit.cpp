@@ -50,6 +50,11 @@ const ImplicitStats& SolverT<S>::implicit_stats() const {
 }
 
 template <class S>
+ImplicitSolverT<S>& SolverT<S>::implicit_solver() {
+  return scratch_->implicit;
+}
+
+template <class S>
 Status check_state_finite(const StateT<S>& s, const char* what) {
   for (int i = 0; i < s.particle_count(); ++i) {
     if (!finite3(s.particle_q[i]))

@@ -111,6 +111,9 @@ class SolverT {
   std::size_t scratch_bytes() const;
   // the implicit integrator's iteration counts (zero while no implicit model was stepped)
   const ImplicitStats& implicit_stats() const;
+  // the implicit integrator itself (tests: its Newton matrix at the last substep,
+  // ImplicitSolverT::newton_products)
+  ImplicitSolverT<S>& implicit_solver();
 
  private:
   struct Scratch;   // particle stages (semi_implicit.cpp)

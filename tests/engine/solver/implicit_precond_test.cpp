@@ -3,7 +3,9 @@
 // its stored targets: the fingers squeeze the corner particle, the lift rises 5 cm over frames
 // 10-69). At a shirt's 0.1 g a particle (stretch 1e4 N/m, one substep of 1/60 s) every substep
 // converges with it, where plain GMRES runs out of products; at the stored 1 g, where both converge,
-// both give the same trajectory within the solve's tolerance
+// both give the same trajectory within the solve's tolerance. And the Newton matrix GMRES multiplies,
+// assembled in 3x3 blocks, beside the fingers' bodies (the pinch's pair forces in its diagonal)
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -112,4 +114,49 @@ TEST_CASE("implicit preconditioner: the same trajectory as plain GMRES where bot
   CHECK(dj < 1e-12);
   // fewer products with the preconditioner
   CHECK(block.krylov < plain.krylov);
+}
+
+TEST_CASE("implicit Newton matrix: the assembled blocks in the pinch against the adjoint kernels",
+          "[solver][implicit][gripper]") {
+  // the stored 1 g cloth pinched by the fingers (frame 16: the corner rides the lift), the Newton
+  // matrix at the last substep's iterate: its assembled J u and J^T l against J^T l from the
+  // forces' and the body pairs' adjoint kernels (J u's rows from J^T e_i), to rounding
+  const Corner c(1e-3);
+  SolverOptions o;
+  o.substeps = c.cs.substeps;
+  SolverT<double> solver(o);
+  StateT<double> s = c.cs.model.make_state(), next;
+  for (int t = 0; t < 16; ++t) {
+    REQUIRE(solver.step(c.cs.model, s, next, c.controls[std::size_t(t)], c.cs.frame_dt));
+    std::swap(s, next);
+  }
+  ImplicitSolverT<double>& implicit = solver.implicit_solver();
+  const std::size_t n = s.particle_q.size();
+  auto is_free = [&](std::size_t i) { return c.cs.model.particle_mass[i] > 0; };
+  Array<vec3<double>> u(n), l(n), ju(n), jtl(n), jtl_ref(n), unused(n), row(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    u[i] = {std::sin(1.0 + double(i)), std::cos(2.0 * double(i)), 0.5 - 0.01 * double(i)};
+    l[i] = {std::cos(3.0 + double(i)), 0.3, std::sin(0.7 * double(i))};
+  }
+  implicit.newton_products(u.data(), l.data(), ju.data(), jtl.data(), jtl_ref.data());
+  double scale = 0, err_t = 0, err = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    for (int k = 0; k < 3; ++k) {
+      scale = std::max({scale, std::fabs(jtl_ref[i][k]), std::fabs(ju[i][k])});
+      err_t = std::max(err_t, std::fabs(jtl[i][k] - jtl_ref[i][k]));
+      Array<vec3<double>> e(n);
+      e[i][k] = 1;
+      implicit.newton_products(e.data(), e.data(), unused.data(), unused.data(), row.data());
+      double ref = 0;
+      for (std::size_t q = 0; q < n; ++q)
+        if (is_free(q)) ref += dot(row[q], u[q]);
+      err = std::max(err, std::fabs(ju[i][k] - (is_free(i) ? ref : 0.0)));
+    }
+  INFO("largest |J u|, |J^T l| " << scale << ": J^T l off by " << err_t << ", J u by " << err);
+  if (std::getenv("ADJ_TEST_VERBOSE"))
+    std::printf("Newton matrix in the pinch: J^T l off by %.2g, J u by %.2g of %.2g\n", err_t, err, scale);
+  // pinched: the corner rose with the lift (as gripper_cloth_test.cpp's frame 16)
+  CHECK(s.particle_q[0].y > 0.004 + 0.5 * s.joint_q[0]);
+  CHECK(err_t <= 1e-12 * scale);
+  CHECK(err <= 1e-12 * scale);
 }

@@ -3,8 +3,11 @@
 // the same bits at any thread count; its adjoint (implicit differentiation of the converged
 // Newton solve) against central differences in double on a hanging cloth, a soft block resting
 // on the ground and particles in contact (positions, velocities, controls, model parameters); the
-// diagonal blocks its preconditioner inverts against central differences of the forces
+// Newton matrix GMRES multiplies, assembled in 3x3 blocks, against the forces' adjoint kernels and
+// central differences of the forces
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 #include "engine/grad/rollout.h"
@@ -100,8 +103,7 @@ void check(const ModelT<double>& m, int steps, int substeps, const std::vector<P
 }
 
 // the forward kernels at a state (x, v) as the implicit step runs them (its hash grid built there):
-// every particle's force, and its diagonal block of the forces' Jacobian along x + h u, v + u
-// (jacobian_blocks, what the preconditioner inverts)
+// every particle's force
 struct KernelProbe {
   const ModelT<double>& m;
   const ControlT<double>& c;
@@ -141,11 +143,6 @@ struct KernelProbe {
   Array<vec3<double>> forces(const Array<vec3<double>>& x, const Array<vec3<double>>& v) {
     substep_forward(ElementExec{}, args(x, v));
     return total;
-  }
-  Array<mat33<double>> blocks(const Array<vec3<double>>& x, const Array<vec3<double>>& v, double h) {
-    Array<mat33<double>> per_slot(slot.size()), per_particle(total.size());
-    jacobian_blocks(ElementExec{}, BlockArgs<double>{args(x, v), h, per_slot.data(), per_particle.data()});
-    return per_particle;
   }
 };
 
@@ -231,45 +228,87 @@ TEST_CASE("implicit step keeps pinned particles put and is deterministic", "[sol
   }
 }
 
-TEST_CASE("implicit preconditioner: the forces' diagonal blocks against central differences", "[solver][implicit]") {
-  // after 5 implicit frames (stretched cloth with aerodynamics; tets pressed on the ground; springs,
-  // particle pairs and the ground), each particle p's block d f_p / d u_p along x_p + h u_p,
-  // v_p + u_p against central differences of the forward kernels' forces
+TEST_CASE("implicit Newton matrix: the assembled blocks against the adjoint kernels and central differences",
+          "[solver][implicit]") {
+  // after 5 implicit frames (stretched cloth with aerodynamics; tets pressed on the ground) or one
+  // (springs, particle pairs and the ground), the Newton matrix J = M (1 + c h) - h df/du at the last
+  // iterate: its assembled J u and J^T l (what GMRES multiplies) against J^T l from the forces'
+  // adjoint kernels (J u's rows from J^T e_i) to rounding, and its columns J e_i against central
+  // differences of the forward kernels' forces along x + h e_i, v + e_i
   const double h = 1.0 / 60, eps = 1e-6;
-  for (const ModelT<double>& m : {implicit(hanging_cloth()), implicit(resting_block()), implicit(particles_in_contact())}) {
+  for (const ModelT<double>& m :
+       {implicit(hanging_cloth()), implicit(resting_block()), implicit(particles_in_contact())}) {
     const ControlT<double> c = controls(m, 1)[0];
+    const int frames = m.particle_contact ? 1 : 5;  // the particles still press on each other
     SolverT<double> solver(SolverOptions{.substeps = 1});
     StateT<double> s = m.make_state(), next;
-    for (int t = 0; t < 5; ++t) {
+    for (int t = 0; t < frames; ++t) {
       REQUIRE(solver.step(m, s, next, c, h));
       std::swap(s, next);
     }
-    KernelProbe probe(m, c);
-    const Array<mat33<double>> blocks = probe.blocks(s.particle_q, s.particle_qd, h);
-    std::vector<double> ad, fd;
-    int touching = 0;
-    for (int p = 0; p < m.particle_count(); ++p) {
-      touching += m.shape_count() > 0 && s.particle_q[p].y < m.particle_radius[p];
+    ImplicitSolverT<double>& implicit = solver.implicit_solver();
+    const std::size_t n = std::size_t(m.particle_count());
+    auto is_free = [&](std::size_t i) { return m.particle_mass[i] > 0; };
+    Array<vec3<double>> u(n), l(n), ju(n), jtl(n), jtl_ref(n), col(n), unused(n), row(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      u[i] = {std::sin(1.0 + double(i)), std::cos(2.0 * double(i)), 0.5 - 0.01 * double(i)};
+      l[i] = is_free(i) ? vec3<double>(std::cos(3.0 + double(i)), 0.3, std::sin(0.7 * double(i))) : vec3<double>();
+    }
+    implicit.newton_products(u.data(), l.data(), ju.data(), jtl.data(), jtl_ref.data());
+    double scale = 0, err_t = 0, err = 0;
+    for (std::size_t i = 0; i < n; ++i)
       for (int k = 0; k < 3; ++k) {
+        scale = std::max({scale, std::fabs(jtl_ref[i][k]), std::fabs(ju[i][k])});
+        err_t = std::max(err_t, std::fabs(jtl[i][k] - jtl_ref[i][k]));
+      }
+    // (J u)_i = (J^T e_i) . u on the free particles' velocities (J's rows and columns of pinned ones are zero)
+    KernelProbe probe(m, c);
+    std::vector<double> ad, fd;
+    double fd_scale = 0;
+    int touching = 0, pairs = 0;
+    for (std::size_t p = 0; p < n; ++p) {
+      touching += m.shape_count() > 0 && s.particle_q[p].y < m.particle_radius[p];
+      for (std::size_t q = p + 1; q < n && m.particle_contact; ++q)
+        pairs += length(s.particle_q[p] - s.particle_q[q]) < m.particle_radius[p] + m.particle_radius[q];
+      for (int k = 0; k < 3; ++k) {
+        Array<vec3<double>> e(n);
+        e[p][k] = 1;
+        implicit.newton_products(e.data(), e.data(), col.data(), unused.data(), row.data());
+        double ref = 0;
+        for (std::size_t q = 0; q < n; ++q)
+          if (is_free(q)) ref += dot(row[q], u[q]);
+        err = std::max(err, std::fabs(ju[p][k] - (is_free(p) ? ref : 0.0)));
+        if (!is_free(p)) continue;
+        // column (p, k) by central differences: M (1 + c h) e - h (f(+) - f(-)) / (2 eps)
         Array<vec3<double>> f[2];
         for (int side = 0; side < 2; ++side) {
-          const double e = side == 0 ? eps : -eps;
           Array<vec3<double>> x = s.particle_q, v = s.particle_qd;
-          x[p][k] += h * e;
-          v[p][k] += e;
+          x[p][k] += h * (side == 0 ? eps : -eps);
+          v[p][k] += side == 0 ? eps : -eps;
           f[side] = probe.forces(x, v);
         }
-        for (int r = 0; r < 3; ++r) {
-          ad.push_back(blocks[p].m[r][k]);
-          fd.push_back((f[0][p][r] - f[1][p][r]) / (2 * eps));
+        for (std::size_t q = 0; q < n; ++q) {
+          if (!is_free(q)) continue;
+          for (int r = 0; r < 3; ++r) {
+            const double inertia = q == p && r == k ? m.particle_mass[q] * (1 + m.particle_damping * h) : 0.0;
+            ad.push_back(col[q][r]);
+            fd.push_back(inertia - h * (f[0][q][r] - f[1][q][r]) / (2 * eps));
+            fd_scale = std::max(fd_scale, std::fabs(fd.back()));
+          }
         }
       }
     }
-    double scale = 0;
-    for (double x : fd) scale = std::max(scale, std::fabs(x));
-    const FdReport rep = compare_gradients(ad, fd, 1e-7 * scale, 1e-5);
-    INFO(m.particle_count() << " particles, " << touching << " touching the ground, largest entry " << scale << ": "
-                            << rep.message);
+    const FdReport rep = compare_gradients(ad, fd, 1e-7 * fd_scale, 1e-5);
+    INFO(m.particle_count() << " particles, " << touching << " touching the ground, " << pairs
+                            << " pairs; largest |J u|, |J^T l| " << scale << ": J^T l off by " << err_t << ", J u by "
+                            << err << "; columns against central "
+                            << "differences: " << rep.message);
+    if (std::getenv("ADJ_TEST_VERBOSE"))
+      std::printf("Newton matrix, %d particles: J^T l off by %.2g, J u by %.2g of %.2g\n", m.particle_count(), err_t,
+                  err, scale);
+    if (m.particle_contact) CHECK(pairs > 0);
+    CHECK(err_t <= 1e-12 * scale);
+    CHECK(err <= 1e-12 * scale);
     CHECK(rep.ok);
   }
 }
