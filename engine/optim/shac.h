@@ -148,7 +148,7 @@ struct BatchShacOptions {
   double lr_end = 0;
   double gamma = 0.99, lambda = 0.95;  // discount and TD(lambda)
   std::vector<int> critic_hidden{32, 32};
-  MlpActivation critic_activation = MlpActivation::tanh;
+  MlpForm critic_form;         // the critic's activation, LayerNorm and init (the scene's shac block)
   int critic_passes = 4;       // passes over the window's samples
   int critic_minibatches = 4;  // per pass
   // target critic <- alpha target + (1 - alpha) critic (SHAC's cartpole: 0.2; with 0.2 here
@@ -230,6 +230,10 @@ struct BatchShacStats {
   double horizon = 0, dual = 0;
   ShacWindowTimes time;  // where the window's time went
 };
+
+// a network's form as a checkpoint's header keeps it (the actor's and the critic's): the scene's
+// shac keys and words, {"activation": "tanh" | "elu", "layer_norm": bool, "init": "glorot" | "orthogonal"}
+nlohmann::json network_form_json(const MlpForm& form);
 
 template <class S>
 class BatchShacTrainerT {
