@@ -753,11 +753,13 @@ struct ImplicitSolverT<S>::Work {
     auto at_floor = [&] { return no_gain >= 2 && r <= floor_factor * floor; };
     for (; it < o.max_newton && r > tol * scale && !stalled && !(slow >= 4 && r <= settled) && !at_floor(); ++it) {
       const double r_prev = r;
-      // inexact Newton: the linear solve to a relative eta, at most 1e-3 (under block ILU a
-      // GMRES product costs far less than the assembly a Newton iteration takes: on a hanging
-      // cloth at tolerance 1e-6, 2.0 Newton iterations a substep where eta 0.1 took 3.9), no
-      // tighter than the goal needs
-      double eta = std::min(1e-3, r / r0);
+      // inexact Newton: the linear solve to a relative eta, at most 1e-3 under block ILU (a
+      // GMRES product there costs far less than the assembly a Newton iteration takes: on a
+      // hanging cloth at tolerance 1e-6, 2.0 Newton iterations a substep where eta 0.1 took 3.9),
+      // 0.1 under block Jacobi or none (whose solves to 1e-3 can run out of products: a 0.1 g
+      // cloth's pinch), no tighter than the goal needs
+      const double eta_max = o.preconditioner == ImplicitPreconditioner::block_ilu ? 1e-3 : 0.1;
+      double eta = std::min(eta_max, r / r0);
       eta = std::min(0.5, std::max(eta, 0.1 * tol * scale / r));
       for (std::size_t i = 0; i < np; ++i) rhs[i] = -g[i];
       double rel = 0;
