@@ -5,7 +5,8 @@
 // markdown table row per run: stable?, wall time, the largest particle speed at the end and
 // the centre's sideways drift. Both rest on the ground (bottom particles, radius 1 cm, touching
 // it) under the ground contact stated below. --smoke: the implicit rubber block for 0.1 s (ctest).
-// --precond: GMRES without and with its block-Jacobi preconditioner (ImplicitOptions::precondition)
+// --precond: GMRES without a preconditioner, with block Jacobi and with block ILU(0)
+// (ImplicitOptions::preconditioner)
 // on the gripper's cloth corner (assets/scenes/gripper_cloth_corner.json, its stored targets, at
 // 1 g and 0.1 g a particle) and the rubber block, double, one thread: a row per run
 // --accuracy: the cost of equal accuracy. Four scenes (the rubber and soft blocks and a 20 cm
@@ -140,16 +141,24 @@ void row(const char* scene, const ModelT<float>& m, bool implicit, int substeps,
   std::fflush(stdout);
 }
 
+constexpr ImplicitPreconditioner preconditioners[] = {
+    ImplicitPreconditioner::none, ImplicitPreconditioner::block_jacobi, ImplicitPreconditioner::block_ilu};
+const char* precond_name(ImplicitPreconditioner p) {
+  return p == ImplicitPreconditioner::none           ? "none"
+         : p == ImplicitPreconditioner::block_jacobi ? "block Jacobi"
+                                                     : "block ILU(0)";
+}
+
 // one rollout forward (keeping every state) and backward from a loss on the first particle's height
-// at the end, without or with the preconditioner: a row of the --precond table
+// at the end, under preconditioner p: a row of the --precond table
 void precond_row(const char* scene, const ModelT<double>& m, const std::vector<ControlT<double>>& ctl, double dt,
-                 bool precondition) {
+                 ImplicitPreconditioner p) {
   RolloutOptions<double> o;
   o.steps = int(ctl.size());
   o.dt = dt;
   o.checkpoint_every = 1;
   o.thread_count = 1;
-  o.implicit.precondition = precondition;
+  o.implicit.preconditioner = p;
   RolloutT<double> r(m, o);
   const auto t0 = std::chrono::steady_clock::now();
   const std::clock_t c0 = std::clock();
@@ -168,9 +177,9 @@ void precond_row(const char* scene, const ModelT<double>& m, const std::vector<C
   const double n = double(fwd.substeps), ms = 1e3 / n, cpu = 1e3 / n / CLOCKS_PER_SEC;
   auto wall = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
   std::printf("| %s | %s | %lld / %lld | %.1f | %.0f | %.0f | %.1f (%.1f) | %.1f (%.1f) | %.1e |\n", scene,
-              precondition ? "block Jacobi" : "none", fwd.unconverged, fwd.substeps, double(fwd.newton) / n,
-              double(fwd.krylov) / n, double(all.krylov) / n, double(c1 - c0) * cpu, wall(t0, t1) * ms,
-              double(c2 - c0) * cpu, wall(t0, t2) * ms, fwd.worst_residual);
+              precond_name(p), fwd.unconverged, fwd.substeps, double(fwd.newton) / n, double(fwd.krylov) / n,
+              double(all.krylov) / n, double(c1 - c0) * cpu, wall(t0, t1) * ms, double(c2 - c0) * cpu,
+              wall(t0, t2) * ms, fwd.worst_residual);
   std::fflush(stdout);
 }
 
@@ -189,7 +198,7 @@ void corner_rows(const char* name, double mass, int frames) {
   std::vector<ControlT<double>> ctl(std::min(v.size() / 3, std::size_t(frames)), m.make_control());
   for (std::size_t t = 0; t < ctl.size(); ++t)
     for (std::size_t j = 0; j < 3; ++j) ctl[t].joint_act[j] = v[3 * t + j];
-  for (bool p : {false, true}) precond_row(name, m, ctl, cs->frame_dt, p);
+  for (ImplicitPreconditioner p : preconditioners) precond_row(name, m, ctl, cs->frame_dt, p);
 }
 
 // one run of `frames` frames of 1/60 s through a rollout keeping every frame's state: the final
@@ -262,8 +271,9 @@ Timed fewest_within(const char* scene, const ModelT<S>& m, bool implicit, int fi
     const ImplicitStats& st = t.stats;
     char its[96] = "-";
     if (st.substeps > 0)
-      std::snprintf(its, sizeof its, "%.1f / %.0f / %lld", double(st.newton) / double(st.substeps),
-                    double(st.krylov) / double(st.substeps), st.unconverged);
+      std::snprintf(its, sizeof its, "%.1f / %.0f / %lld (%lld at the rounding floor)",
+                    double(st.newton) / double(st.substeps), double(st.krylov) / double(st.substeps), st.unconverged,
+                    st.at_floor);
     if (err >= 1e-3) {
       std::printf("%.3g | %.3f | - | %s |\n", err * 1e3, t.forward, its);
       continue;
@@ -276,27 +286,39 @@ Timed fewest_within(const char* scene, const ModelT<S>& m, bool implicit, int fi
   return Timed{.ok = false};
 }
 
-// only: the case to run (0-3), -1: all
-void accuracy_rows(int only) {
-  std::printf(
-      "| scene | integrator | substeps | final-state error [mm] | CPU s forward | CPU s forward + backward | Newton "
-      "its / GMRES products a substep / substeps above tolerance |\n"
-      "|---|---|---|---|---|---|---|\n");
-  struct Case {
-    const char* name;
-    ModelT<float> f;
-    ModelT<double> d;
-  };
-  const Case cases[] = {
+// the --accuracy scenes: float and double models of each
+struct Case {
+  const char* name;
+  ModelT<float> f;
+  ModelT<double> d;
+};
+std::vector<Case> accuracy_cases() {
+  return {
       {"rubber 10 cm, dropped 2 cm", rubber_block<float>(0.02f), rubber_block<double>(0.02)},
       {"soft 9 cm, dropped 2 cm", soft_block<float>(0.02f), soft_block<double>(0.02)},
       {"cloth 20 cm, dropped 2 cm", cloth_square<float>(0.025f, false), cloth_square<double>(0.025, false)},
       {"cloth 20 cm, hanging from an edge", cloth_square<float>(0.5f, true), cloth_square<double>(0.5, true)},
   };
+}
+
+void accuracy_profile(int k) {
+  const Timed t = timed_run(accuracy_cases().at(std::size_t(k)).d, true, 1, 60, true, 1e-6);
+  std::printf("%s: CPU s forward %.3f, forward + backward %.3f, Newton %.1f / GMRES %.0f a substep\n",
+              accuracy_cases()[std::size_t(k)].name, t.forward, t.both,
+              double(t.stats.newton) / double(t.stats.substeps), double(t.stats.krylov) / double(t.stats.substeps));
+}
+
+// only: the case to run (0-3), -1: all
+void accuracy_rows(int only) {
+  std::printf(
+      "| scene | integrator | substeps | final-state error [mm] | CPU s forward | CPU s forward + backward | Newton "
+      "its / GMRES products a substep / substeps above tolerance (of them at the rounding floor) |\n"
+      "|---|---|---|---|---|---|---|\n");
+  const std::vector<Case> cases = accuracy_cases();
   const int frames = 60;
   std::vector<std::string> ratios;
   for (const Case& c : cases) {
-    if (only >= 0 && &c != &cases[only]) continue;
+    if (only >= 0 && &c != &cases[std::size_t(only)]) continue;
     const Timed ref = timed_run(c.d, false, 1000, frames, false);
     if (!ref.ok) std::fprintf(stderr, "%s: the 1000-substep reference failed\n", c.name), std::exit(1);
     const Timed ex = fewest_within(c.name, c.f, false, 16, 1024, frames, ref.q);
@@ -347,7 +369,13 @@ int main(int argc, char** argv) {
     ModelT<double> rubber = rubber_block<double>();
     rubber.integrator = INTEGRATOR_IMPLICIT;
     const std::vector<ControlT<double>> rest(std::size_t(frames), rubber.make_control());
-    for (bool p : {false, true}) precond_row("rubber 10 cm, E = 1 MPa", rubber, rest, 1.0 / 60, p);
+    for (ImplicitPreconditioner p : preconditioners) precond_row("rubber 10 cm, E = 1 MPa", rubber, rest, 1.0 / 60, p);
+    return 0;
+  }
+  if (argc > 2 && std::strcmp(argv[1], "--profile") == 0) {
+    // the K-th --accuracy scene's implicit run in double at one substep and tolerance 1e-6, forward
+    // and backward, alone (for a profiler)
+    accuracy_profile(std::atoi(argv[2]));
     return 0;
   }
   if (argc > 1 && std::strcmp(argv[1], "--accuracy") == 0) {
