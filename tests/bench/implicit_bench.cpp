@@ -302,10 +302,16 @@ std::vector<Case> accuracy_cases() {
 }
 
 void accuracy_profile(int k) {
-  const Timed t = timed_run(accuracy_cases().at(std::size_t(k)).d, true, 1, 60, true, 1e-6);
-  std::printf("%s: CPU s forward %.3f, forward + backward %.3f, Newton %.1f / GMRES %.0f a substep\n",
-              accuracy_cases()[std::size_t(k)].name, t.forward, t.both,
-              double(t.stats.newton) / double(t.stats.substeps), double(t.stats.krylov) / double(t.stats.substeps));
+  const std::vector<Case> cases = accuracy_cases();
+  if (k < 0 || k >= int(cases.size())) {
+    std::fprintf(stderr, "--profile K: K is an --accuracy scene, 0-%d\n", int(cases.size()) - 1);
+    return;
+  }
+  const Case& c = cases[std::size_t(k)];
+  const Timed t = timed_run(c.d, true, 1, 60, true, 1e-6);
+  std::printf("%s: CPU s forward %.3f, forward + backward %.3f, Newton %.1f / GMRES %.0f a substep\n", c.name,
+              t.forward, t.both, double(t.stats.newton) / double(t.stats.substeps),
+              double(t.stats.krylov) / double(t.stats.substeps));
 }
 
 // only: the case to run (0-3), -1: all
