@@ -373,7 +373,7 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
   env.observe(e, c.raw[L]);
   normalize(c.raw[L], c.obs[L]);
   lap(c.time.observe);
-  // the bootstrap: the critic's value, or the smaller of the double critic's (its gradient
+  // the bootstrap: the critic's value, or the pessimistic one of the double critic's (its gradient
   // flows through the critic that gave it)
   auto end_output = [&](int k) {
     critic_.resize(c.end[k], 1);

@@ -277,7 +277,7 @@ class BatchShacTrainerT {
   bool copy_cut(int i) const { return copies_[std::size_t(i)].cut; }
   // the value of a normalized observation [frame-cost units summed], as the critic targets and
   // the actor's bootstrap read it: the (target) critic's, or with AHAC's double critic the
-  // smaller of the two; critic_output(obs, k, target): critic k's (0 or 1) own output
+  // larger cost of the two (the smaller return); critic_output(obs, k, target): critic k's (0 or 1) own output
   S value(const std::vector<S>& obs, bool target) const;
   S critic_output(const std::vector<S>& obs, int k, bool target) const;
   // normalized observation (the running statistics frozen)
