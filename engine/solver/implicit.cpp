@@ -58,7 +58,11 @@ bool finite(const Vec<S>& a) {
 template <class S>
 struct BlockMatrix {
   Array<int> start, col, diag;  // row i's blocks [start[i], start[i + 1]), their columns, its diagonal's index
-  Array<mat33<S>> val;          // (start[particle_count])
+  // block ILU(0)'s symbolic part (Preconditioner::factor): for block e left of its row i's diagonal
+  // (column k), the pairs (from, to) [elim_start[e], elim_start[e + 1]) of row k's blocks right of its
+  // diagonal (column j) and row i's block in column j, in column order
+  Array<int> elim_start, elim_from, elim_to;
+  Array<mat33<S>> val;  // (start[particle_count])
   std::vector<int> pair_row, pair_col;
   std::vector<mat33<S>> pair_val;
   // out = J u
@@ -136,26 +140,46 @@ struct Preconditioner {
     if (kind != ImplicitPreconditioner::block_ilu) return;
     lu = a.val;
     for (std::size_t i = 0; i < np; ++i) {
-      const int row_end = a.start[i + 1];
       // L_ik = A_ik U_kk^-1 for k < i in column order, each row i's later blocks less L_ik U_kj
-      // where (i, j) is in the pattern (both rows' columns sorted: a merge)
+      // where (i, j) is in the pattern (A's elimination list)
       for (int e = a.start[i]; e < a.diag[i]; ++e) {
         const std::size_t k = std::size_t(a.col[std::size_t(e)]);
         const mat33<S> l = lu[std::size_t(e)] * inv[k];
         lu[std::size_t(e)] = l;
-        int f = e + 1;
-        for (int g = a.diag[k] + 1; g < a.start[k + 1]; ++g) {
-          const int j = a.col[std::size_t(g)];
-          while (f < row_end && a.col[std::size_t(f)] < j) ++f;
-          if (f == row_end) break;
-          if (a.col[std::size_t(f)] != j) continue;
-          const mat33<S> p = l * lu[std::size_t(g)];
-          mat33<S>& t = lu[std::size_t(f)];
+        for (int t = a.elim_start[std::size_t(e)]; t < a.elim_start[std::size_t(e) + 1]; ++t) {
+          const mat33<S> p = l * lu[std::size_t(a.elim_from[std::size_t(t)])];
+          mat33<S>& u = lu[std::size_t(a.elim_to[std::size_t(t)])];
           for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c) t.m[r][c] -= p.m[r][c];
+            for (int c = 0; c < 3; ++c) u.m[r][c] -= p.m[r][c];
         }
       }
       inv[i] = invert(lu[std::size_t(a.diag[i])], m[i]);
+    }
+  }
+
+  // A's elimination list (BlockMatrix::elim_*) from its pattern: both rows' columns sorted, a merge
+  static void symbolic(BlockMatrix<S>& a) {
+    const std::size_t np = a.diag.size();
+    a.elim_start.assign(a.col.size() + 1, 0);
+    a.elim_from.clear();
+    a.elim_to.clear();
+    for (std::size_t i = 0; i < np; ++i) {
+      const int row_end = a.start[i + 1];
+      for (int e = a.start[i]; e < row_end; ++e) {
+        if (e < a.diag[i]) {
+          const std::size_t k = std::size_t(a.col[std::size_t(e)]);
+          int f = e + 1;
+          for (int g = a.diag[k] + 1; g < a.start[k + 1]; ++g) {
+            const int j = a.col[std::size_t(g)];
+            while (f < row_end && a.col[std::size_t(f)] < j) ++f;
+            if (f == row_end) break;
+            if (a.col[std::size_t(f)] != j) continue;
+            a.elim_from.push_back(g);
+            a.elim_to.push_back(f);
+          }
+        }
+        a.elim_start[std::size_t(e) + 1] = int(a.elim_from.size());
+      }
     }
   }
 
@@ -324,6 +348,7 @@ struct ImplicitSolverT<S>::Work {
   GmresWork<S> gmres_work;
   Array<mat33<S>> slot_block, contact_block;
   Array<int> slot_row, slot_entry;
+  std::vector<int> topology, key;  // the elements A's pattern was built for (topology_key), the step's
   // the hash grid of x+
   int table = 0;
   Array<int> cell_start, sorted, grid_fill;
@@ -355,7 +380,11 @@ struct ImplicitSolverT<S>::Work {
                       &adj_v,   &dummy_q, &dummy_qd, &adj_f,  &pf,     &wx,     &wv,  &seed})
       a->resize(np);
     for (Vec<S>* a : {&f_slot, &adj_q_slot, &adj_qd_slot}) a->resize(slots);
-    pattern();
+    topology_key(key);
+    if (key != topology) {  // A's pattern kept from the last step while the elements stay
+      pattern();
+      topology.swap(key);
+    }
     table = grid_table_size(n);
     cell_start.resize(std::size_t(table) + 1);
     grid_fill.resize(std::size_t(table));
@@ -363,8 +392,26 @@ struct ImplicitSolverT<S>::Work {
     cell.resize(np);
   }
 
-  // A's blocks (each row's columns: the particles it shares an element with, and itself) and each
-  // slot's place in them, from the model's elements
+  // what A's pattern is built from, as ints: the particle and slot counts, the elements' slots
+  // and vertices
+  void topology_key(std::vector<int>& k) const {
+    const ModelView<S>& m = args.m;
+    k.assign({n, model->slot_count(), m.spring_count, m.tri_count, m.edge_count, m.tet_count, m.tri_slot, m.edge_slot,
+              m.tet_slot});
+    for (int e = 0; e < m.spring_count; ++e) k.insert(k.end(), {m.spring_indices[e].i, m.spring_indices[e].j});
+    for (int e = 0; e < m.tri_count; ++e) {
+      const Idx3 t = m.tri_indices[e];
+      k.insert(k.end(), {t.i, t.j, t.k});
+    }
+    auto quads = [&](const Idx4* t, int count) {
+      for (int e = 0; e < count; ++e) k.insert(k.end(), {t[e].i, t[e].j, t[e].k, t[e].l});
+    };
+    quads(m.edge_indices, m.edge_count);
+    quads(m.tet_indices, m.tet_count);
+  }
+
+  // A's blocks (each row's columns: the particles it shares an element with, and itself), each
+  // slot's place in them and ILU(0)'s elimination list, from the model's elements
   void pattern() {
     const ModelView<S>& m = args.m;
     const std::size_t np = std::size_t(n), slots = std::size_t(model->slot_count());
@@ -425,6 +472,7 @@ struct ImplicitSolverT<S>::Work {
     }
     slot_block.resize(slots * W);
     contact_block.resize(np);
+    Preconditioner<S>::symbolic(A);
   }
 
   GridView grid() const { return {table, cell_start.data(), sorted.data(), cell.data()}; }

@@ -15,9 +15,10 @@
 // is not symmetric where damping, friction or aerodynamics act. J is assembled at each Newton
 // iterate in 3x3 blocks d f_i / d u_j along (x + h u, v + u), a block row per particle: each
 // element's V x V blocks from one eval of the very function the forward runs on 3V tangents (a
-// triangle's membrane in closed form), the colliders', particle pairs' and body pairs' on 3
-// tangents with one particle's inputs seeded (engine/solver/kernels.h's jacobian_blocks), and
-// GMRES's products are block-sparse products.
+// triangle's membrane, a bending edge and a tet in closed form), the colliders', particle pairs'
+// and body pairs' on 3 tangents with one particle's inputs seeded (engine/solver/kernels.h's
+// jacobian_blocks), and GMRES's products are block-sparse products. J's block pattern is kept
+// from step to step while the model's elements stay the same.
 // GMRES is right-preconditioned by block ILU(0) of J's blocks (or block Jacobi, J's 3x3 diagonal
 // blocks: ImplicitOptions::preconditioner), so the stiffness-to-mass ratio h^2 k / m that
 // conditions J is divided out, along the elements' coupling; on the right, GMRES's residual and

@@ -526,8 +526,9 @@ struct ParticleGatherAdjoint {
 // engine/solver/implicit.cpp) ----
 // d f_j / d u_k along x_k = q_k + h u_k, v_k = qd_k + u_k (h df_j/dx_k + df_j/dv_k): each element's
 // and contact's eval, the very function the forward runs, on dual numbers: an element's one eval on
-// 3V tangents gives all its V x V blocks (vertex_blocks; a triangle's membrane in closed form,
-// triangle_blocks), a contact's on 3 tangents with one particle's inputs seeded its block against
+// 3V tangents gives all its V x V blocks (vertex_blocks; a triangle's membrane, a bending edge and
+// a tet in closed form: triangle_blocks, engine/forces/bending.h's bending_blocks and
+// engine/forces/tet_fem.h's tet_blocks), a contact's on 3 tangents with one particle's inputs seeded its block against
 // that particle (input_block)
 
 // the blocks an element slot holds: its force against each vertex of its element, (slot_count x
@@ -671,7 +672,10 @@ struct BendingBlocks {
     const ModelView<S>& m = b.a.m;
     S in[24];
     pack_quad(b.a, m.edge_indices[e], in);
-    element_blocks<4>(b, m.edge_slot + 4 * e, BendingEval<S>{m.edge_ke[e], m.edge_kd[e], m.edge_rest_angle[e]}, in);
+    mat33<S>* out = b.slot + max_element_vertices * (m.edge_slot + 4 * e);
+    for (int k = 0; k < max_element_vertices * 4; ++k) out[k] = mat33<S>();
+    static_assert(max_element_vertices == 4, "bending_blocks writes block[4 j + k]");
+    bending_blocks(BendingEval<S>{m.edge_ke[e], m.edge_kd[e], m.edge_rest_angle[e]}, in, b.h, out);
   }
 };
 
@@ -682,7 +686,9 @@ struct TetBlocks {
     const ModelView<S>& m = b.a.m;
     S in[27];
     pack_tet(b.a, e, in);
-    element_blocks<4>(b, m.tet_slot + 4 * e, TetEval<S>{m.tet_pose[e], m.tet_volume[e], m.tet_kd[e]}, in);
+    mat33<S>* out = b.slot + max_element_vertices * (m.tet_slot + 4 * e);
+    for (int k = 0; k < max_element_vertices * 4; ++k) out[k] = mat33<S>();
+    tet_blocks(TetEval<S>{m.tet_pose[e], m.tet_volume[e], m.tet_kd[e]}, in, b.h, out);
   }
 };
 

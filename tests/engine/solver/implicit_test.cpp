@@ -229,6 +229,41 @@ TEST_CASE("implicit step keeps pinned particles put and is deterministic", "[sol
   }
 }
 
+TEST_CASE(
+    "implicit step: J's pattern kept between steps gives the bits of one rebuilt, and is rebuilt when "
+    "the elements change",
+    "[solver][implicit]") {
+  // one solver stepping the hanging cloth keeps J's block pattern and ILU(0)'s elimination list
+  // from step to step: the same bits as a fresh solver (which builds them) at every step. Then the
+  // same solver on six particles on five springs, and on the same particles on five other springs
+  // (the same element counts, other pairs coupled): the pattern is rebuilt, a fresh solver's bits
+  const int chain[5][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}},
+            net[5][2] = {{0, 2}, {2, 4}, {1, 3}, {3, 5}, {0, 5}};
+  auto springs = [](const int(*pairs)[2]) {
+    ModelBuilderT<double> b;
+    for (int i = 0; i < 6; ++i) b.add_particle({0.05 * i, 1, 0.01 * (i % 2)}, {}, i == 0 ? 0.0 : 0.01, 0.01);
+    for (int e = 0; e < 5; ++e) b.add_spring(pairs[e][0], pairs[e][1], 1e4, 1);
+    return implicit(must(b.finalize()));
+  };
+  const ModelT<double> models[3] = {implicit(hanging_cloth()), springs(chain), springs(net)};
+  SolverT<double> kept(SolverOptions{.substeps = 2, .thread_count = 1});
+  StateT<double> s, next, fresh_next;
+  for (int t = 0; t < 8; ++t) {
+    const int k = t < 4 ? 0 : t < 6 ? 1 : 2;
+    const ModelT<double>& m = models[k];
+    if (t == 0 || t == 4 || t == 6) s = m.make_state();
+    SolverT<double> fresh(SolverOptions{.substeps = 2, .thread_count = 1});
+    REQUIRE(kept.step(m, s, next, m.make_control(), 1.0 / 60));
+    REQUIRE(fresh.step(m, s, fresh_next, m.make_control(), 1.0 / 60));
+    INFO("step " << t << ", model " << k << " (0: the cloth, 1: the spring chain, 2: the other springs)");
+    bool same = true;
+    for (std::size_t p = 0; p < next.particle_q.size(); ++p)
+      same = same && next.particle_q[p] == fresh_next.particle_q[p] && next.particle_qd[p] == fresh_next.particle_qd[p];
+    CHECK(same);
+    std::swap(s, next);
+  }
+}
+
 TEST_CASE("implicit Newton matrix: the assembled blocks against the adjoint kernels and central differences",
           "[solver][implicit]") {
   // after 5 implicit frames (stretched cloth with aerodynamics; tets pressed on the ground) or one
@@ -314,14 +349,20 @@ TEST_CASE("implicit Newton matrix: the assembled blocks against the adjoint kern
   }
 }
 
-// an element's V x V blocks from vertex_blocks' one eval on 3V tangents (or from triangle_blocks'
-// closed form: closed) against input_block's eval per seeded vertex (the contacts' way); the
-// largest difference over the largest block entry
+// an element's V x V blocks from vertex_blocks' one eval on 3V tangents (or from triangle_blocks',
+// bending_blocks' or tet_blocks' closed form: closed) against input_block's eval per seeded vertex (the contacts' way);
+// the largest difference over the largest block entry
 template <int V, class F>
 double one_pass_error(const F& f, const double* in, double h, bool closed = false) {
   mat33<double> block[max_element_vertices * max_element_vertices];
   if constexpr (std::is_same_v<F, TriangleEval<double>>) {
     if (closed) triangle_blocks(f, in, h, block);
+  }
+  if constexpr (std::is_same_v<F, BendingEval<double>>) {
+    if (closed) bending_blocks(f, in, h, block);
+  }
+  if constexpr (std::is_same_v<F, TetEval<double>>) {
+    if (closed) tet_blocks(f, in, h, block);
   }
   if (!closed) vertex_blocks<V>(f, in, h, block);
   double err = 0, size = 0;
@@ -340,8 +381,9 @@ double one_pass_error(const F& f, const double* in, double h, bool closed = fals
 TEST_CASE("implicit Newton matrix: an element's blocks from one eval equal the per-vertex evals",
           "[solver][implicit]") {
   // a spring, a triangle (with aerodynamics), a bending edge and a tet, deformed and moving:
-  // jacobian_blocks' one dual-number eval per element (3V tangents) and the triangle's closed
-  // form against one eval per seeded vertex (3 tangents each), to rounding
+  // jacobian_blocks' one dual-number eval per element (3V tangents) and the closed forms of the
+  // triangle, the bending edge and the tet against one eval per seeded vertex (3 tangents each), to
+  // rounding
   const double h = 1.0 / 60;
   double in[27];
   for (int i = 0; i < 27; ++i) in[i] = 0.3 * std::sin(1.7 * i + 0.4) + (i % 3 == 0 ? 0.1 * (i / 3) : 0.0);
@@ -357,10 +399,14 @@ TEST_CASE("implicit Newton matrix: an element's blocks from one eval equal the p
       one_pass_error<3>(TriangleEval<double>{pose, 0.01, 2e3, 3e3, 1}, in, h, true),
       one_pass_error<3>(AeroEval<double>{0.5, 0.3}, in, h),
       one_pass_error<4>(BendingEval<double>{0.05, 0.01, 0.2}, in, h),
+      one_pass_error<4>(BendingEval<double>{0.05, 0.01, 0.2}, in, h, true),
       one_pass_error<4>(TetEval<double>{tet_pose, 0.002, 1}, in, h),
+      one_pass_error<4>(TetEval<double>{tet_pose, 0.002, 1}, in, h, true),
   };
-  const char* names[] = {"spring", "triangle", "triangle in closed form", "aerodynamics", "bending", "tet"};
-  for (int i = 0; i < 6; ++i) {
+  const char* names[] = {"spring",       "triangle",          "triangle in closed form",
+                         "aerodynamics", "bending edge",      "bending edge in closed form",
+                         "tet",          "tet in closed form"};
+  for (int i = 0; i < 8; ++i) {
     INFO(names[i] << ": blocks off by " << errors[i] << " of the largest entry");
     CHECK(errors[i] <= 1e-13);
   }
