@@ -104,11 +104,11 @@ struct ImplicitStats {
   long long substeps = 0;
   long long newton = 0;  // Newton iterations
   long long krylov = 0;  // GMRES products (forward and adjoint)
-  long long unconverged =
-      0;                   // substeps that stopped above the tolerance (stalled, at the floor, or max_newton exhausted)
-  long long at_floor = 0;  // of those, the ones stopped at the rounding floor (Work::solve: no gain near it)
-  long long stalled = 0;   // of those, the ones whose line search found no decrease of the potential
-  long long steepest = 0;  // iterations whose Newton direction did not descend (steepest descent taken)
+  // substeps that stopped above the tolerance (stalled, at the floor, or max_newton exhausted)
+  long long unconverged = 0;
+  long long at_floor = 0;     // of those, the ones stopped at the rounding floor (Work::solve: no gain near it)
+  long long stalled = 0;      // of those, the ones whose line search found no decrease of the potential
+  long long steepest = 0;     // iterations whose Newton direction did not descend (steepest descent taken)
   double last_residual = 0;   // |g| / scale of the last substep
   double worst_residual = 0;  // the largest |g| / scale a substep ended with
 };
