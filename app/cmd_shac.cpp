@@ -116,7 +116,7 @@ int run_shac(const OptimizeOptions& o) {
     if (ahac)
       std::printf("AHAC: windows cut where the contact forces' norm passes %g N, horizon %d..%d frames, %s\n",
                   so.ahac.contact_threshold, so.ahac.horizon_min, so.window,
-                  so.ahac.double_critic ? "two critics (their minimum)" : "one critic");
+                  so.ahac.double_critic ? "two critics (the smaller return)" : "one critic");
     if (comm.size() > 1) std::printf("%d MPI ranks share the copies (rank 0 prints)\n", comm.size());
     if (!o.resume.empty()) std::printf("resumed from %s at window %d\n", o.resume.c_str(), shac->iteration());
     // per row: control steps (frames over all copies) and wall time so far, the window's mean frame

@@ -122,10 +122,12 @@ void keep_frame(std::vector<State>& states, const optim::PolicyEnvT<S>& env) {
 }
 
 // a SHAC or AHAC run's trainer as `adjoint optimize` makes it (app/cmd_shac.cpp), loaded
-Result<double> evaluate_shac(const PolicyCheckpoint& p, const scene::Scene& doc, const scene::Task& task,
+Result<double> evaluate_shac(const PolicyCheckpoint& p, const scene::Scene& doc, scene::Task task,
                              const std::string& dir, int threads, std::vector<State>& states) {
   auto cs = scene::compile<float>(doc, dir);
   if (!cs) return cs.status();
+  // the networks the checkpoint was trained with (LayerNorm, init, activation), whatever the scene now says
+  if (Status st = optim::use_checkpoint_networks(p.ck, task); !st) return st;
   auto made = optim::make_task(*cs, task, {.thread_count = threads});
   if (!made) return made.status();
   auto shac = optim::make_shac_trainer(

@@ -18,8 +18,8 @@ ADJ_HD inline T dihedral_angle(const vec3<T>& x0, const vec3<T>& x1, const vec3<
 
 template <class T, class S>
 ADJ_HD inline void bending_force(const vec3<T>& x0, const vec3<T>& x1, const vec3<T>& x2, const vec3<T>& x3,
-                                 const vec3<T>& v0, const vec3<T>& v1, const vec3<T>& v2, const vec3<T>& v3, S ke,
-                                 S kd, S rest, vec3<T>& f0, vec3<T>& f1, vec3<T>& f2, vec3<T>& f3) {
+                                 const vec3<T>& v0, const vec3<T>& v1, const vec3<T>& v2, const vec3<T>& v3, S ke, S kd,
+                                 S rest, vec3<T>& f0, vec3<T>& f1, vec3<T>& f2, vec3<T>& f3) {
   f0 = f1 = f2 = f3 = vec3<T>();
   vec3<T> n1 = cross(x2 - x0, x3 - x0);
   vec3<T> n2 = cross(x3 - x1, x2 - x1);
@@ -59,6 +59,93 @@ struct BendingEval {
     for (int a = 0; a < 4; ++a) store3(out + 3 * a, f[a]);
   }
 };
+
+// bending_force's Jacobian in closed form: d f_j / d u_k along x_k + h u_k, v_k + u_k (h df_j/dx_k +
+// df_j/dv_k) added to block[4 j + k], in = BendingEval's packed input. With the angle's gradient
+// d_j = alpha_j g1 + beta_j g2 (g = n / |n|^2; alpha = (L, 0, s2, t2), beta = (0, L, s3, t3), the
+// projections on e_hat) and f_j = F d_j, F = -L (ke (angle - rest) + kd sum_m d_m . v_m):
+//   d f_j / d x_k = F (g1 dalpha_j^T + g2 dbeta_j^T + alpha_j G1 N1_k + beta_j G2 N2_k) + d_j dF^T
+// where dg/dx_k = G N_k, G = I / |n|^2 - 2 g g^T, N_k = dn/dx_k = [w_k]x (n1 = (x2 - x0) x (x3 - x0),
+// n2 = (x3 - x1) x (x2 - x1)), the angle's gradient d_k, and d f_j / d v_k = -L kd d_j d_k^T. The
+// same numbers as vertex_blocks' dual-number eval (engine/solver/kernels.h), to rounding, at a
+// fraction of its arithmetic; a degenerate hinge adds nothing
+template <class S>
+ADJ_HD inline void bending_blocks(const BendingEval<S>& be, const S* in, S h, mat33<S>* block) {
+  vec3<S> x[4], v[4];
+  for (int k = 0; k < 4; ++k) {
+    x[k] = load3(in + 3 * k);
+    v[k] = load3(in + 12 + 3 * k);
+  }
+  const vec3<S> a = x[2] - x[0], b = x[3] - x[0], c = x[3] - x[1], q = x[2] - x[1], e = x[3] - x[2];
+  const vec3<S> n1 = cross(a, b), n2 = cross(c, q);
+  const S n1_sq = length_sq(n1), n2_sq = length_sq(n2), e_len = length(e);
+  if (n1_sq < 1e-20 || n2_sq < 1e-20 || e_len < 1e-9) return;  // bending_force's degenerate hinge
+  const vec3<S> e_hat = e / e_len;
+  const S angle = atan2_(dot(cross(n2, n1), e_hat), dot(n1, n2));
+  const vec3<S> g1 = n1 / n1_sq, g2 = n2 / n2_sq;
+  const vec3<S> r03 = x[0] - x[3], r13 = x[1] - x[3], r20 = x[2] - x[0], r21 = x[2] - x[1];
+  const S alpha[4] = {e_len, S(0), dot(r03, e_hat), dot(r20, e_hat)};
+  const S beta[4] = {S(0), e_len, dot(r13, e_hat), dot(r21, e_hat)};
+  vec3<S> d[4];
+  S d_dot_v = 0;
+  for (int j = 0; j < 4; ++j) {
+    d[j] = g1 * alpha[j] + g2 * beta[j];
+    d_dot_v += dot(d[j], v[j]);
+  }
+  const S f_sum = be.ke * (angle - be.rest) + be.kd * d_dot_v, F = -e_len * f_sum;
+  // dalpha_j / dx_k, dbeta_j / dx_k: L's gradient -+e_hat at x2, x3; a projection (p - r) . e_hat's
+  // e_hat at p, -e_hat at r and its e-part (I - e_hat e_hat^T) (p - r) / L at x3, negated at x2
+  auto across = [&](const vec3<S>& r) { return (r - e_hat * dot(e_hat, r)) / e_len; };
+  const vec3<S> p03 = across(r03), p13 = across(r13), p20 = across(r20), p21 = across(r21), zero;
+  const vec3<S> da[4][4] = {{zero, zero, -e_hat, e_hat},
+                            {zero, zero, zero, zero},
+                            {e_hat, zero, -p03, p03 - e_hat},
+                            {-e_hat, zero, e_hat - p20, p20}};
+  const vec3<S> db[4][4] = {{zero, zero, zero, zero},
+                            {zero, zero, -e_hat, e_hat},
+                            {zero, e_hat, -p13, p13 - e_hat},
+                            {zero, -e_hat, e_hat - p21, p21}};
+  // G N_k = [w_k]x / |n|^2 - 2 g (g x w_k)^T, and its transpose on y: (y x w_k) / |n|^2 - 2 (g . y) g x w_k
+  const vec3<S> w1[4] = {e, zero, -b, a}, w2[4] = {zero, -e, c, -q};
+  vec3<S> va, vb;  // sum_m alpha_m v_m, sum_m beta_m v_m
+  S g1v[4], g2v[4];
+  for (int m = 0; m < 4; ++m) {
+    va += v[m] * alpha[m];
+    vb += v[m] * beta[m];
+    g1v[m] = dot(g1, v[m]);
+    g2v[m] = dot(g2, v[m]);
+  }
+  const S g1va = dot(g1, va), g2vb = dot(g2, vb);
+  mat33<S> GN1[4], GN2[4];
+  vec3<S> z[4];  // h dF/dx_k - L kd d_k: block (j, k) = ... + d_j z_k^T
+  for (int k = 0; k < 4; ++k) {
+    const vec3<S> gw1 = cross(g1, w1[k]), gw2 = cross(g2, w2[k]);
+    // d (sum_m d_m . v_m) / dx_k
+    vec3<S> dd = cross(va, w1[k]) / n1_sq - gw1 * (S(2) * g1va) + cross(vb, w2[k]) / n2_sq - gw2 * (S(2) * g2vb);
+    for (int m = 0; m < 4; ++m) dd += da[m][k] * g1v[m] + db[m][k] * g2v[m];
+    const vec3<S> dF = da[0][k] * (-f_sum) - (d[k] * be.ke + dd * be.kd) * e_len;
+    z[k] = dF * h - d[k] * (e_len * be.kd);
+    const vec3<S> s1 = w1[k] / n1_sq, s2 = w2[k] / n2_sq;
+    const S skew1[3][3] = {{0, -s1.z, s1.y}, {s1.z, 0, -s1.x}, {-s1.y, s1.x, 0}};
+    const S skew2[3][3] = {{0, -s2.z, s2.y}, {s2.z, 0, -s2.x}, {-s2.y, s2.x, 0}};
+    for (int r = 0; r < 3; ++r)
+      for (int col = 0; col < 3; ++col) {
+        GN1[k].m[r][col] = skew1[r][col] - S(2) * g1[r] * gw1[col];
+        GN2[k].m[r][col] = skew2[r][col] - S(2) * g2[r] * gw2[col];
+      }
+  }
+  const S hF = h * F;
+  for (int j = 0; j < 4; ++j)
+    for (int k = 0; k < 4; ++k) {
+      const vec3<S> u1 = da[j][k] * hF, u2 = db[j][k] * hF;
+      const S c1 = hF * alpha[j], c2 = hF * beta[j];
+      mat33<S>& out = block[4 * j + k];
+      for (int r = 0; r < 3; ++r)
+        for (int col = 0; col < 3; ++col)
+          out.m[r][col] +=
+              g1[r] * u1[col] + g2[r] * u2[col] + d[j][r] * z[k][col] + c1 * GN1[k].m[r][col] + c2 * GN2[k].m[r][col];
+    }
+}
 
 // adjoint (hand-written reverse of bending_force) on the vertices' positions x, velocities v and
 // dL/d forces g (four each): dL/dx into adj_x, dL/dv into adj_v; adj_coef (optional) gets

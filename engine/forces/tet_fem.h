@@ -8,8 +8,8 @@
 namespace adj {
 
 template <class T, class S>
-ADJ_HD inline void tet_force(const vec3<T> x[4], const vec3<T> v[4], const mat33<S>& pose, S volume, T mu,
-                             T lambda, T act, S kd, vec3<T> f[4]) {
+ADJ_HD inline void tet_force(const vec3<T> x[4], const vec3<T> v[4], const mat33<S>& pose, S volume, T mu, T lambda,
+                             T act, S kd, vec3<T> f[4]) {
   mat33<T> dm = lift<T>(pose);
   mat33<T> ds = mat33<T>::from_cols(x[1] - x[0], x[2] - x[0], x[3] - x[0]);
   mat33<T> dv = mat33<T>::from_cols(v[1] - v[0], v[2] - v[0], v[3] - v[0]);
@@ -50,6 +50,45 @@ struct TetEval {
     for (int a = 0; a < 4; ++a) store3(out + 3 * a, f[a]);
   }
 };
+
+// tet_force's Jacobian in closed form: d f_a / d u_k along x_k + h u_k, v_k + u_k (h df_a/dx_k +
+// df_a/dv_k) added to block[4 a + k], in = TetEval's packed input. With F = sum_a x_a b_a^T (b_a:
+// row a - 1 of the pose for a = 1..3, b_0 = -(b_1 + b_2 + b_3)), f_a = -volume P b_a and
+// P = mu F + p_vol cof(F) + kd dF/dt, p_vol = lambda (J - alpha + act), whose change along
+// dF = dx_k b_k^T is mu dF + p_vol dcof + lambda (cof : dF) cof with dcof b_a = -[F (b_a x b_k)]x dx_k:
+//   block (a, k) = -volume (h (mu (b_a . b_k) I - p_vol [F (b_a x b_k)]x + lambda cof b_a (cof b_k)^T)
+//                  + kd (b_a . b_k) I)
+// the same numbers as vertex_blocks' dual-number eval (engine/solver/kernels.h), to rounding
+template <class S>
+ADJ_HD inline void tet_blocks(const TetEval<S>& t, const S* in, S h, mat33<S>* block) {
+  const vec3<S> x0 = load3(in);
+  const mat33<S> ds = mat33<S>::from_cols(load3(in + 3) - x0, load3(in + 6) - x0, load3(in + 9) - x0);
+  const mat33<S> F = ds * t.pose;
+  const S mu = in[24], lambda = in[25], act = in[26];
+  const vec3<S> c0 = F.col(0), c1 = F.col(1), c2 = F.col(2);
+  const mat33<S> cof = mat33<S>::from_cols(cross(c1, c2), cross(c2, c0), cross(c0, c1));
+  const S J = dot(c0, cof.col(0));
+  const S p_vol = lambda * (J - (S(1) + mu / lambda) + act);
+  vec3<S> b[4], cb[4];
+  for (int a = 1; a < 4; ++a) {
+    b[a] = {t.pose.m[a - 1][0], t.pose.m[a - 1][1], t.pose.m[a - 1][2]};
+    b[0] -= b[a];
+  }
+  for (int a = 0; a < 4; ++a) cb[a] = cof * b[a];
+  for (int a = 0; a < 4; ++a)
+    for (int k = 0; k < 4; ++k) {
+      const S bb = dot(b[a], b[k]);
+      const vec3<S> w = F * cross(b[a], b[k]) * (h * p_vol * t.volume);
+      const S diag = -t.volume * (h * mu + t.kd) * bb, outer = -t.volume * h * lambda;
+      mat33<S>& out = block[4 * a + k];
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) out.m[r][c] += outer * cb[a][r] * cb[k][c];
+      // + volume h p_vol [F (b_a x b_k)]x
+      out.m[0][1] -= w.z, out.m[0][2] += w.y, out.m[1][0] += w.z;
+      out.m[1][2] -= w.x, out.m[2][0] -= w.y, out.m[2][1] += w.x;
+      for (int r = 0; r < 3; ++r) out.m[r][r] += diag;
+    }
+}
 
 // adjoint (hand-written reverse of tet_force)
 template <class S>

@@ -14,7 +14,9 @@
 //    constraint that the contact measure stay below C along the window (ahac_dual_step below).
 // 2. The double critic: two critics (and two target critics), initialized apart, each fitting the
 //    same TD(lambda) targets; the value of a state, for the targets and for the actor's bootstrap,
-//    is the smaller of the two (double_critic_value), against the single critic's overestimation.
+//    is the more pessimistic of the two (double_critic_value), against the single critic's
+//    overestimation. The critics here learn the cost to go (minus the return), so the pessimistic
+//    one is the larger cost: the minimum of the two returns, as the paper and TD3 take it.
 //
 // Where each fact comes from. From the paper's abstract and summary (PMLR 235:15418-15437; its
 // project page adaptive-horizon-actor-critic.github.io): the method adapts the model-based horizon
@@ -22,10 +24,12 @@
 // through a dual formulation, with a double critic; 40% more reward than PPO on the locomotion
 // suite. The paper's published Ant result (~9,310) is in ../shared/benchmarks/locomotion.md. The
 // method section's exact update equations and its hyperparameter table could not be read where
-// this was written, so three choices here are this project's, stated as such: the contact measure
-// is read at the frame's end state; the dual rule is the projected ascent below; the two critics
-// are combined by their minimum (clipped double learning, as in TD3). The defaults of
-// AhacOptions are this project's too, not the paper's table.
+// this was written. The authors' released code (read for facts only) takes the minimum of the
+// critics' values, which are returns; here the critics learn costs, so the pessimistic one is the
+// larger. Two choices here are this project's, stated as such: the contact measure is read at the
+// frame's end state, and the dual rule is the projected ascent below (the released code learns the
+// horizon as a scalar from 4 frames up, and has no target critic). The defaults of AhacOptions are
+// this project's too, not the paper's table.
 #pragma once
 
 namespace adj::optim {
@@ -40,7 +44,7 @@ struct AhacOptions {
   int horizon_min = 8;
   // alpha_phi: the dual variable's step per unit of relative violation (frames)
   double dual_lr = 4.0;
-  bool double_critic = true;  // two critics, their minimum (false: SHAC's one critic)
+  bool double_critic = true;  // two critics, the smaller return (false: SHAC's one critic)
 };
 
 // the dual rule on the constraint m <= C along the windows: with v the window's mean relative
@@ -56,10 +60,11 @@ struct AhacHorizon {
 };
 AhacHorizon ahac_dual_step(const AhacOptions& o, int window, double dual, double mean_violation);
 
-// the double critic's value of a state from its two critics' values: the smaller
+// the double critic's value of a state from its two critics' costs to go: the larger cost, which
+// is the smaller return (the smaller cost would be the optimistic estimate the pair is there to avoid)
 template <class S>
-S double_critic_value(S v1, S v2) {
-  return v2 < v1 ? v2 : v1;
+S double_critic_value(S cost1, S cost2) {
+  return cost2 > cost1 ? cost2 : cost1;
 }
 
 }  // namespace adj::optim

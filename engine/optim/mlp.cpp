@@ -128,14 +128,70 @@ void row_accumulate(const S* dz, int n, const S* x, int ni, int count, S* row, S
   }
 }
 
+// the (rows x cols) row-major matrix m made orthogonal as PyTorch's orthogonal_ makes it: the QR
+// factorization of m (of m^T when rows < cols) with R's diagonal made positive, Q in its place.
+// That Q is the Gram-Schmidt basis of the tall matrix's columns (run twice over, which keeps
+// it orthonormal to rounding in double)
+inline void orthonormalize(int rows, int cols, double* m) {
+  const bool tall = rows >= cols;
+  const int len = tall ? rows : cols, k = tall ? cols : rows;  // k vectors of len entries
+  // vector j, entry i of the tall matrix
+  auto at = [&](int j, int i) -> double& { return tall ? m[std::size_t(i) * cols + j] : m[std::size_t(j) * cols + i]; };
+  for (int j = 0; j < k; ++j) {
+    for (int pass = 0; pass < 2; ++pass)
+      for (int p = 0; p < j; ++p) {
+        double d = 0;
+        for (int i = 0; i < len; ++i) d += at(p, i) * at(j, i);
+        for (int i = 0; i < len; ++i) at(j, i) -= d * at(p, i);
+      }
+    double n2 = 0;
+    for (int i = 0; i < len; ++i) n2 += at(j, i) * at(j, i);
+    const double inv = 1.0 / std::sqrt(n2);
+    for (int i = 0; i < len; ++i) at(j, i) *= inv;
+  }
+}
+
+// the LayerNorm of one sample's n activations a: x = (a - mean) rstd, y = gain x + bias;
+// returns rstd = 1 / sqrt(var + 1e-5) (the biased variance, as PyTorch's nn.LayerNorm)
+template <class S>
+S layer_norm(const S* a, int n, const S* gain, const S* bias, S* x, S* y) {
+  S mean = 0;
+  for (int r = 0; r < n; ++r) mean += a[r];
+  mean /= S(n);
+  S var = 0;
+  for (int r = 0; r < n; ++r) var += (a[r] - mean) * (a[r] - mean);
+  var /= S(n);
+  const S rstd = S(1) / std::sqrt(var + S(1e-5));
+  for (int r = 0; r < n; ++r) {
+    x[r] = (a[r] - mean) * rstd;
+    y[r] = gain[r] * x[r] + bias[r];
+  }
+  return rstd;
+}
+
+// the LayerNorm's backward: given dy = dL/dy, da = dL/da
+// = rstd (gain dy - mean(gain dy) - x mean(gain dy x))
+template <class S>
+void layer_norm_backward(const S* x, S rstd, int n, const S* gain, const S* dy, S* da) {
+  S m1 = 0, m2 = 0;
+  for (int r = 0; r < n; ++r) {
+    const S dx = gain[r] * dy[r];
+    m1 += dx;
+    m2 += dx * x[r];
+  }
+  m1 /= S(n);
+  m2 /= S(n);
+  for (int r = 0; r < n; ++r) da[r] = rstd * (gain[r] * dy[r] - m1 - x[r] * m2);
+}
+
 }  // namespace
 
 template <class S>
-MlpT<S>::MlpT(std::vector<int> sizes, S output_scale, bool linear_output, MlpActivation hidden)
-    : sizes_(std::move(sizes)), output_scale_(output_scale), linear_(linear_output), act_(hidden) {
+MlpT<S>::MlpT(std::vector<int> sizes, S output_scale, bool linear_output, MlpForm form)
+    : sizes_(std::move(sizes)), output_scale_(output_scale), linear_(linear_output), form_(form) {
   for (std::size_t l = 0; l + 1 < sizes_.size(); ++l) {
     w_offset_.push_back(weight_count_);
-    weight_count_ += (sizes_[l] + 1) * sizes_[l + 1];
+    weight_count_ += (sizes_[l] + 1 + (normed(int(l)) ? 2 : 0)) * sizes_[l + 1];
   }
 }
 
@@ -144,11 +200,14 @@ std::string MlpT<S>::weight_name(int k) const {
   int l = int(w_offset_.size()) - 1;
   while (l > 0 && k < w_offset_[l]) --l;
   int in = sizes_[l], n = sizes_[l + 1], j = k - w_offset_[l];
+  // after the matrix: the biases, then the LayerNorm's gains and biases, n each
+  const int part = j < in * n ? 0 : 1 + (j - in * n) / n;
+  const char* names[] = {"W", "b", "g", "beta"};
   // appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "x" + std::string chains
-  std::string s = j < in * n ? "W" : "b";
+  std::string s = names[part];
   s += std::to_string(l);
   s += '[';
-  s += std::to_string(j < in * n ? j / in : j - in * n);
+  s += std::to_string(j < in * n ? j / in : (j - in * n) % n);
   s += ']';
   if (j < in * n) {
     s += '[';
@@ -162,13 +221,24 @@ template <class S>
 void MlpT<S>::init_weights(S* w, std::uint64_t seed) const {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::normal_distribution<double> gauss;
   const int L = int(sizes_.size()) - 1;
+  std::vector<double> m;
   for (int l = 0; l < L; ++l) {
-    int in = sizes_[l], out = sizes_[l + 1];
-    double a = std::sqrt(6.0 / (in + out)) * (l == L - 1 ? 0.1 : 1.0);
+    const int in = sizes_[l], out = sizes_[l + 1];
+    m.resize(std::size_t(in) * std::size_t(out));
+    if (form_.init == MlpInit::orthogonal) {
+      for (double& v : m) v = gauss(rng);
+      orthonormalize(out, in, m.data());
+    } else {
+      const double a = std::sqrt(6.0 / (in + out)) * (l == L - 1 ? 0.1 : 1.0);
+      for (double& v : m) v = a * u(rng);
+    }
     S* W = w + w_offset_[l];
-    for (int k = 0; k < in * out; ++k) W[k] = S(a * u(rng));
+    for (std::size_t k = 0; k < m.size(); ++k) W[k] = S(m[k]);
     for (int k = 0; k < out; ++k) W[in * out + k] = S(0);
+    if (normed(l))
+      for (int k = 0; k < out; ++k) W[(in + 1) * out + k] = S(1), W[(in + 2) * out + k] = S(0);
   }
 }
 
@@ -181,6 +251,14 @@ void MlpT<S>::resize(Batch& b, int count) const {
   b.dz.resize(std::size_t(L));
   for (int l = 0; l <= L; ++l) b.act[l].resize(std::size_t(count) * std::size_t(sizes_[l]));
   for (int l = 0; l < L; ++l) b.dz[l].resize(std::size_t(count) * std::size_t(sizes_[l + 1]));
+  for (auto* v : {&b.ln_a, &b.ln_x, &b.ln_rstd, &b.ln_dy}) v->resize(std::size_t(L));
+  for (int l = 0; l < L; ++l) {
+    const std::size_t n = normed(l) ? std::size_t(count) * std::size_t(sizes_[l + 1]) : 0;
+    b.ln_a[l].resize(n);
+    b.ln_x[l].resize(n);
+    b.ln_dy[l].resize(n);
+    b.ln_rstd[l].resize(normed(l) ? std::size_t(count) : 0);
+  }
 }
 
 template <class S>
@@ -192,7 +270,9 @@ void MlpT<S>::pack(const S* w, std::vector<S>& packed) const {
     S* T = packed.data() + w_offset_[l];
     for (int r = 0; r < n; ++r)
       for (int c = 0; c < ni; ++c) T[std::size_t(c) * n + r] = W[std::size_t(r) * ni + c];
-    std::copy(W + std::size_t(ni) * n, W + std::size_t(ni + 1) * n, T + std::size_t(ni) * n);
+    // the biases (and LayerNorm gains and biases) as stored
+    const std::size_t end = std::size_t(ni + 1 + (normed(int(l)) ? 2 : 0)) * n;
+    std::copy(W + std::size_t(ni) * n, W + end, T + std::size_t(ni) * n);
   }
 }
 
@@ -203,12 +283,19 @@ void MlpT<S>::forward(const S* packed, Batch& b, int begin, int end) const {
     for (int l = 0; l < L; ++l) {
       const int ni = sizes_[l], n = sizes_[l + 1];
       const S* T = packed + w_offset_[l];
-      S* z = b.act[l + 1].data() + std::size_t(q) * n;
+      S* y = b.act[l + 1].data() + std::size_t(q) * n;
+      const std::size_t at = std::size_t(q) * n;
+      // with LayerNorm the activations go to ln_a, their normalized values to act
+      S* z = normed(l) ? b.ln_a[l].data() + at : y;
       accumulate_columns(T + std::size_t(ni) * n, T, b.act[l].data() + std::size_t(q) * ni, ni, n, z);
       // the output layer keeps tanh without its scale (z itself when linear)
-      if (l < L - 1)
-        for (int r = 0; r < n; ++r) z[r] = hidden_act(act_, z[r]);
-      else if (!linear_)
+      if (l < L - 1) {
+        for (int r = 0; r < n; ++r) z[r] = hidden_act(form_.activation, z[r]);
+        if (normed(l)) {
+          const S* gain = T + std::size_t(ni + 1) * n;
+          b.ln_rstd[l][q] = layer_norm(z, n, gain, gain + n, b.ln_x[l].data() + at, y);
+        }
+      } else if (!linear_)
         for (int r = 0; r < n; ++r) z[r] = std::tanh(z[r]);
     }
 }
@@ -237,9 +324,17 @@ void MlpT<S>::backward_samples(const S* w, Batch& b, const S* d_out, int begin, 
         break;
       }
       S* prev = b.dz[l - 1].data() + std::size_t(q) * ni;
-      accumulate_columns<S>(nullptr, W, dzl, n, ni, prev);
-      const S* a = b.act[l].data() + std::size_t(q) * ni;
-      for (int c = 0; c < ni; ++c) prev[c] = prev[c] * hidden_slope(act_, a[c]);
+      const std::size_t at = std::size_t(q) * ni;
+      // with LayerNorm: dL/d act kept (the gains' gradient), then dL/d(the activation)
+      S* dy = normed(l - 1) ? b.ln_dy[l - 1].data() + at : prev;
+      accumulate_columns<S>(nullptr, W, dzl, n, ni, dy);
+      const S* a = b.act[l].data() + at;
+      if (normed(l - 1)) {
+        const S* gain = w + w_offset_[l - 1] + std::size_t(sizes_[l - 1] + 1) * ni;
+        layer_norm_backward(b.ln_x[l - 1].data() + at, b.ln_rstd[l - 1][q], ni, gain, dy, prev);
+        a = b.ln_a[l - 1].data() + at;
+      }
+      for (int c = 0; c < ni; ++c) prev[c] = prev[c] * hidden_slope(form_.activation, a[c]);
     }
   }
 }
@@ -258,9 +353,18 @@ void MlpT<S>::accumulate(const Batch& b, int begin, int end, int row_begin, int 
     const int ni = sizes_[l], n = sizes_[l + 1];
     const int r0 = std::max(row_begin - first, 0), r1 = std::min(row_end - first, n);
     S* dW = d_w + w_offset_[l];
-    for (int r = r0; r < r1; ++r)
+    for (int r = r0; r < r1; ++r) {
       row_accumulate(b.dz[l].data() + std::size_t(begin) * n + r, n, b.act[l].data() + std::size_t(begin) * ni, ni,
                      end - begin, dW + std::size_t(r) * ni, dW + std::size_t(ni) * n + r);
+      if (!normed(int(l))) continue;
+      // the LayerNorm's gain and bias of unit r: sum dy x and sum dy, samples in order
+      S* dg = dW + std::size_t(ni + 1) * n + r;
+      for (int q = begin; q < end; ++q) {
+        const std::size_t at = std::size_t(q) * n + r;
+        *dg += b.ln_dy[l][at] * b.ln_x[l][at];
+        dg[n] += b.ln_dy[l][at];
+      }
+    }
     first += n;
   }
 }

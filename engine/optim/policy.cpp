@@ -10,10 +10,9 @@
 namespace adj::optim {
 
 template <class S>
-Result<PolicyT<S>> PolicyT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
-                                      MlpActivation hidden) {
+Result<PolicyT<S>> PolicyT<S>::create(const scene::CompiledSceneT<S>& cs, const scene::Task& task, MlpForm form) {
   PolicyT p;
-  Status st = task_names_robot(cs, task) ? p.create_bodies(cs, task, hidden) : p.create_particles(cs, task);
+  Status st = task_names_robot(cs, task) ? p.create_bodies(cs, task, form) : p.create_particles(cs, task);
   if (!st) return st;
   return p;
 }

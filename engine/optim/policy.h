@@ -112,10 +112,9 @@ class PolicyT {
   PolicyT() = default;
 
   // errors: no actuated springs or tets (no robot, or a robot without actuators), unknown
-  // object or body, a layer of width < 1, a zero axis; hidden: the hidden layers' activation
-  // of a robot policy (particle policies are tanh networks)
-  static Result<PolicyT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
-                                MlpActivation hidden = MlpActivation::tanh);
+  // object or body, a layer of width < 1, a zero axis; form: the hidden layers' activation,
+  // LayerNorm and init of a robot policy (particle policies are tanh networks, MlpForm{})
+  static Result<PolicyT> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task, MlpForm form = {});
 
   int input_size() const { return mlp_.input_size(); }
   int output_size() const { return mlp_.output_size(); }
@@ -195,7 +194,7 @@ class PolicyT {
  private:
   // each side's observations and outputs (policy.cpp, policy_bodies.cpp)
   Status create_particles(const scene::CompiledSceneT<S>& cs, const scene::Task& task);
-  Status create_bodies(const scene::CompiledSceneT<S>& cs, const scene::Task& task, MlpActivation hidden);
+  Status create_bodies(const scene::CompiledSceneT<S>& cs, const scene::Task& task, MlpForm form);
   // the named terms of task.policy.observation on robot r; returns their size
   Result<int> add_terms(const scene::CompiledSceneT<S>& cs, const scene::Task& task, const scene::ObjectRange& r);
   // a term of a row the policy adds itself, at the end of the input

@@ -11,7 +11,7 @@
 namespace adj::optim {
 
 template <class S>
-Status PolicyT<S>::create_bodies(const scene::CompiledSceneT<S>& cs, const scene::Task& task, MlpActivation hidden) {
+Status PolicyT<S>::create_bodies(const scene::CompiledSceneT<S>& cs, const scene::Task& task, MlpForm form) {
   PolicyT& p = *this;
   const std::string where = "task '" + task.name + "': policy";
   for (const scene::ParamSpec& ps : task.parameters)
@@ -55,7 +55,7 @@ Status PolicyT<S>::create_bodies(const scene::CompiledSceneT<S>& cs, const scene
   std::vector<int> sizes{inputs};
   for (int h : task.policy.hidden) sizes.push_back(h);
   sizes.push_back(r->actuator_end - r->actuator_begin);
-  p.mlp_ = MlpT<S>(std::move(sizes), S(task.policy.output_scale), false, hidden);
+  p.mlp_ = MlpT<S>(std::move(sizes), S(task.policy.output_scale), false, form);
   p.actuator_begin_ = r->actuator_begin;
   p.actuator_count_ = r->actuator_end - r->actuator_begin;
   p.phases_ = task.policy.phases;
@@ -343,9 +343,9 @@ template const std::vector<ObsRowT<double>>& body_observation_rows();
 template const ObsRowT<float>& joints_observation_row();
 template const ObsRowT<double>& joints_observation_row();
 
-#define ADJ_BODY_POLICY(S)                                                                                       \
-  template Status PolicyT<S>::create_bodies(const scene::CompiledSceneT<S>&, const scene::Task&, MlpActivation); \
-  template Result<int> PolicyT<S>::add_terms(const scene::CompiledSceneT<S>&, const scene::Task&,                \
+#define ADJ_BODY_POLICY(S)                                                                                 \
+  template Status PolicyT<S>::create_bodies(const scene::CompiledSceneT<S>&, const scene::Task&, MlpForm); \
+  template Result<int> PolicyT<S>::add_terms(const scene::CompiledSceneT<S>&, const scene::Task&,          \
                                              const scene::ObjectRange&);
 
 ADJ_BODY_POLICY(float)

@@ -122,8 +122,9 @@ Result<std::unique_ptr<ScenePolicyEnvT<S>>> ScenePolicyEnvT<S>::create(const sce
   const std::string where = "task '" + task.name + "'";
   const bool robots = task_names_robot(cs, task);
   if (Status st = check_env_task(task, options, robots); !st) return st;
-  if (!robots && options.activation != MlpActivation::tanh)
-    return Status::error(where + ": particle policies are tanh networks");
+  if (!robots && options.net != MlpForm{})
+    return Status::error(where + ": particle policies are tanh networks with Glorot init (no shac activation, " +
+                         "layer_norm or init)");
   auto env = std::unique_ptr<ScenePolicyEnvT>(new ScenePolicyEnvT());
   env->model_ = std::make_unique<ModelT<S>>(cs.model);
   scene::Task net_task = task;
@@ -131,7 +132,7 @@ Result<std::unique_ptr<ScenePolicyEnvT<S>>> ScenePolicyEnvT<S>::create(const sce
   scene::Task one = task;
   one.horizon = 1;
   for (scene::ParamSpec& p : one.parameters) p.knots = 0;  // one frame: no knots between
-  Result<PolicyT<S>> pol = PolicyT<S>::create(cs, net_task, options.activation);
+  Result<PolicyT<S>> pol = PolicyT<S>::create(cs, net_task, options.net);
   if (!pol) return pol.status();
   env->policy_ = std::move(pol.value());
   env->policy_.bind(&env->model_->rigid);

@@ -118,8 +118,8 @@ class PolicyEnvT {
 // joint moves from the task's initial value by `q_range` x uniform(-1, 1) [rad or m], and is
 // kept within the joint's limits; every dof velocity by `qd_range` x uniform(-1, 1) (worlds
 // without joints start where the task starts). The policy network is the task's (PolicySpec),
-// unless `hidden` names other hidden layers; `activation` is their activation (SHAC's
-// networks: ELU; particle policies are tanh networks).
+// unless `hidden` names other hidden layers; `net` is their activation, LayerNorm and init
+// (SHAC's networks: the scene's shac block; particle policies are tanh networks, MlpForm{}).
 struct PolicyEnvOptions {
   int env_count = 1;
   double q_range = 0;
@@ -128,7 +128,7 @@ struct PolicyEnvOptions {
   // up to root_angle_range [rad] about a uniformly random axis
   double root_position_range = 0, root_angle_range = 0;
   std::vector<int> hidden;  // empty: the task's policy.hidden
-  MlpActivation activation = MlpActivation::tanh;
+  MlpForm net;
   int thread_count = 1;  // OpenMP threads of each copy's particle stages (0: OpenMP's default)
   // per-world parameters (the scene's settings.randomize, engine/model/randomize.h): copy i is
   // world world_begin + i of world_seed; randomize false (the evaluation copy): the scene's own parameters
@@ -148,7 +148,7 @@ template <class S>
 class ScenePolicyEnvT final : public PolicyEnvT<S> {
  public:
   // errors: no policy, parameters other than the policy, effort terms on particle policies,
-  // terms reading a step, a particle policy with an activation other than tanh
+  // terms reading a step, a particle policy with a network form other than MlpForm{}
   static Result<std::unique_ptr<ScenePolicyEnvT>> create(const scene::CompiledSceneT<S>& cs, const scene::Task& task,
                                                          PolicyEnvOptions options = {});
 

@@ -236,7 +236,7 @@ Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(const TaskT<S>& task, 
   std::vector<int> sizes{r.env_->observation_size()};
   for (int h : o.critic_hidden) sizes.push_back(h);
   sizes.push_back(1);
-  r.critic_ = MlpT<S>(sizes, S(1), true, o.critic_activation);
+  r.critic_ = MlpT<S>(sizes, S(1), true, o.critic_form);
   r.critic_w_.assign(r.critic_.weight_count(), S(0));
   r.critic_.init_weights(r.critic_w_.data(), o.seed + 0x9e3779b97f4a7c15ull);
   r.target_w_ = r.critic_w_;
@@ -252,7 +252,7 @@ Result<BatchShacTrainerT<S>> BatchShacTrainerT<S>::create(const TaskT<S>& task, 
     const MlpT<S>& net = r.env_->mlp();
     if (net.linear_output())
       return Status::error(where + ": a learned std needs a policy whose outputs a tanh squashes");
-    r.actor_z_ = MlpT<S>(net.layer_sizes(), S(1), true, net.activation());
+    r.actor_z_ = MlpT<S>(net.layer_sizes(), S(1), true, net.form());
   }
   r.actor_opt_.lr = o.actor_lr;
   r.actor_opt_.clip = o.clip;
@@ -373,7 +373,7 @@ Status BatchShacTrainerT<S>::run_copy(int i, const std::vector<S>& w, bool backw
   env.observe(e, c.raw[L]);
   normalize(c.raw[L], c.obs[L]);
   lap(c.time.observe);
-  // the bootstrap: the critic's value, or the smaller of the double critic's (its gradient
+  // the bootstrap: the critic's value, or the pessimistic one of the double critic's (its gradient
   // flows through the critic that gave it)
   auto end_output = [&](int k) {
     critic_.resize(c.end[k], 1);

@@ -148,7 +148,7 @@ struct BatchShacOptions {
   double lr_end = 0;
   double gamma = 0.99, lambda = 0.95;  // discount and TD(lambda)
   std::vector<int> critic_hidden{32, 32};
-  MlpActivation critic_activation = MlpActivation::tanh;
+  MlpForm critic_form;         // the critic's activation, LayerNorm and init (the scene's shac block)
   int critic_passes = 4;       // passes over the window's samples
   int critic_minibatches = 4;  // per pass
   // target critic <- alpha target + (1 - alpha) critic (SHAC's cartpole: 0.2; with 0.2 here
@@ -231,6 +231,10 @@ struct BatchShacStats {
   ShacWindowTimes time;  // where the window's time went
 };
 
+// a network's form as a checkpoint's header keeps it (the actor's and the critic's): the scene's
+// shac keys and words, {"activation": "tanh" | "elu", "layer_norm": bool, "init": "glorot" | "orthogonal"}
+nlohmann::json network_form_json(const MlpForm& form);
+
 template <class S>
 class BatchShacTrainerT {
  public:
@@ -273,7 +277,7 @@ class BatchShacTrainerT {
   bool copy_cut(int i) const { return copies_[std::size_t(i)].cut; }
   // the value of a normalized observation [frame-cost units summed], as the critic targets and
   // the actor's bootstrap read it: the (target) critic's, or with AHAC's double critic the
-  // smaller of the two; critic_output(obs, k, target): critic k's (0 or 1) own output
+  // larger cost of the two (the smaller return); critic_output(obs, k, target): critic k's (0 or 1) own output
   S value(const std::vector<S>& obs, bool target) const;
   S critic_output(const std::vector<S>& obs, int k, bool target) const;
   // normalized observation (the running statistics frozen)

@@ -7,6 +7,12 @@
 
 namespace adj::optim {
 
+nlohmann::json network_form_json(const MlpForm& form) {
+  return {{"activation", form.activation == MlpActivation::elu ? "elu" : "tanh"},
+          {"layer_norm", form.layer_norm},
+          {"init", form.init == MlpInit::orthogonal ? "orthogonal" : "glorot"}};
+}
+
 template <class S>
 Status BatchShacTrainerT<S>::gather_copies(bool backward) {
   if (!distributed()) return Status::ok();
@@ -150,6 +156,8 @@ Status BatchShacTrainerT<S>::save(Checkpoint& ck) {
                        {"window", options_.window},
                        {"observation_size", env_->observation_size()},
                        {"action_size", env_->action_size()},
+                       {"actor_network", network_form_json(env_->mlp().form())},
+                       {"critic_network", network_form_json(critic_.form())},
                        {"precision", sizeof(S) == 4 ? "f32" : "f64"},
                        {"actor_adam", {{"t", actor_opt_.t}, {"lr", actor_opt_.lr}}},
                        {"critic_adam", {{"t", critic_opt_.t}, {"lr", critic_opt_.lr}}},
@@ -201,6 +209,10 @@ Status BatchShacTrainerT<S>::load(const Checkpoint& ck) {
   if (st) st = same("window", options_.window, "the window length must match");
   if (st) st = same("observation_size", env_->observation_size(), "the policy's observations differ");
   if (st) st = same("action_size", env_->action_size(), "the policy's actions differ");
+  // the networks' forms (checkpoints written before they were kept: not compared)
+  const char* form_hint = "the scene's shac activation, layer_norm and init must be those of the run that wrote it";
+  if (st && h.contains("actor_network")) st = same("actor_network", network_form_json(env_->mlp().form()), form_hint);
+  if (st && h.contains("critic_network")) st = same("critic_network", network_form_json(critic_.form()), form_hint);
   if (!st) return st;
   std::vector<S> w, cw, tw, nm, ns, ls;
   std::vector<double> am, av, cm, cv, mean, m2;

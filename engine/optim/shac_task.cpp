@@ -2,6 +2,32 @@
 
 namespace adj::optim {
 
+MlpForm shac_network_form(const scene::Task& task) {
+  const scene::ShacSpec& s = task.shac;
+  MlpForm f;
+  if (s.activation == "elu") f.activation = MlpActivation::elu;
+  f.layer_norm = s.layer_norm.value_or(false);
+  if (s.init == "orthogonal") f.init = MlpInit::orthogonal;
+  return f;
+}
+
+Status use_checkpoint_networks(const Checkpoint& ck, scene::Task& task) {
+  const nlohmann::json& h = ck.header;
+  if (!h.contains("shac") || !h["shac"].is_object() || !h["shac"].contains("actor_network")) return Status::ok();
+  const nlohmann::json& n = h["shac"]["actor_network"];
+  try {
+    task.shac.activation = n.at("activation").get<std::string>();
+    task.shac.layer_norm = n.at("layer_norm").get<bool>();
+    task.shac.init = n.at("init").get<std::string>();
+  } catch (const nlohmann::json::exception& e) {
+    return ck.error(std::string("header.shac.actor_network: ") + e.what());
+  }
+  // words this version does not know (a misspelt or newer init) would build another network
+  if (network_form_json(shac_network_form(task)) != n)
+    return ck.error("header.shac.actor_network: " + n.dump() + " is not a network this version builds");
+  return Status::ok();
+}
+
 BatchShacOptions shac_options(const scene::Task& task, int windows) {
   const scene::ShacSpec& s = task.shac;
   BatchShacOptions so;  // the defaults: the cartpole swing-up's settings (seeds 2-4 swing up)
@@ -17,7 +43,7 @@ BatchShacOptions shac_options(const scene::Task& task, int windows) {
   so.gamma = s.gamma.value_or(so.gamma);
   so.lambda = s.lambda.value_or(so.lambda);
   so.critic_hidden = s.critic_hidden.value_or(so.critic_hidden);
-  if (s.activation) so.critic_activation = *s.activation == "elu" ? MlpActivation::elu : MlpActivation::tanh;
+  so.critic_form = shac_network_form(task);
   so.critic_passes = s.critic_iterations.value_or(so.critic_passes);
   so.critic_minibatches = s.critic_minibatches.value_or(so.critic_minibatches);
   so.target_alpha = s.target_alpha.value_or(so.target_alpha);
@@ -51,7 +77,7 @@ Result<BatchShacTrainerT<float>> make_shac_trainer(const TaskT<float>& task, con
   // copies start from random joint angles and rates around the task's start
   PolicyEnvOptions env = training_starts(task.task(), shac_envs(task.task(), settings.envs));
   env.world_seed = settings.seed;
-  if (task.task().shac.activation == "elu") env.activation = MlpActivation::elu;
+  env.net = shac_network_form(task.task());
   return BatchShacTrainerT<float>::create(task, so, env);
 }
 

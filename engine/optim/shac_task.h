@@ -21,6 +21,14 @@ struct ShacTaskSettings {
   bool ahac = false;                   // AHAC (ahac.h): the task's AHAC block on top of its SHAC block
 };
 
+// the actor's and the critic's activation, LayerNorm and init: the task's SHAC block
+// (activation, layer_norm, init) over MlpForm's defaults (tanh, none, Glorot)
+MlpForm shac_network_form(const scene::Task& task);
+// a SHAC or AHAC checkpoint's networks (its header's actor_network, network_form_json) set on
+// the task's SHAC block (activation, layer_norm, init), so that the trainer made from the task
+// loads it whatever the scene now says; a checkpoint without them leaves the task as it is.
+// Errors name the file and the key
+Status use_checkpoint_networks(const Checkpoint& ck, scene::Task& task);
 // the task's SHAC block (scene::ShacSpec) over BatchShacOptions' defaults, the learning rates
 // decaying over `windows` unless the block turns the decay off
 BatchShacOptions shac_options(const scene::Task& task, int windows);

@@ -478,6 +478,8 @@ struct ShacSpec {
   std::optional<double> gamma, lambda;                       // discount, TD(lambda)
   std::optional<std::vector<int>> critic_hidden;             // the critic's hidden layer widths
   std::optional<std::string> activation;                     // "tanh" | "elu": both networks' hidden layers
+  std::optional<bool> layer_norm;                            // both networks: LayerNorm after each hidden layer
+  std::optional<std::string> init;                           // "glorot" | "orthogonal": both networks' weights
   std::optional<int> critic_iterations, critic_minibatches;  // critic passes per window, minibatches per pass
   std::optional<double> target_alpha;                        // target <- alpha target + (1 - alpha) critic
   std::optional<double> action_noise;                        // fixed exploration std (without log_std_init)

@@ -411,6 +411,11 @@ void read_shac(Reader& r, const json& j, const std::string& path, ShacSpec& s) {
     const int k = r.choice(f, "activation", {"tanh", "elu"}, false);
     if (k >= 0) s.activation = k == 0 ? "tanh" : "elu";
   }
+  boolean("layer_norm", s.layer_norm);
+  if (f.j.contains("init")) {
+    const int k = r.choice(f, "init", {"glorot", "orthogonal"}, false);
+    if (k >= 0) s.init = k == 0 ? "glorot" : "orthogonal";
+  }
   integer("critic_iterations", s.critic_iterations, 1, 10000);
   integer("critic_minibatches", s.critic_minibatches, 1, 10000);
   number("target_alpha", s.target_alpha, 0, 1 - 1e-12);

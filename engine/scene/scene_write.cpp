@@ -158,6 +158,8 @@ ojson write_shac(const ShacSpec& s) {
   put("lambda", s.lambda);
   put("critic_hidden", s.critic_hidden);
   put("activation", s.activation);
+  put("layer_norm", s.layer_norm);
+  put("init", s.init);
   put("critic_iterations", s.critic_iterations);
   put("critic_minibatches", s.critic_minibatches);
   put("target_alpha", s.target_alpha);

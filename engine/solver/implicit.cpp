@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -48,18 +49,6 @@ bool finite(const Vec<S>& a) {
   return true;
 }
 
-// the block-Jacobi preconditioner P = J's 3x3 diagonal blocks, one a particle: z = P^-1 v, or
-// P^-T v for the adjoint's J^T (transposed). Empty: none
-template <class S>
-struct BlockJacobi {
-  Array<mat33<S>> inv;  // P's blocks inverted, (particle_count)
-  bool transposed = false;
-  bool empty() const { return inv.empty(); }
-  void apply(const Vec<S>& v, Vec<S>& z) const {
-    for (std::size_t i = 0; i < v.size(); ++i) z[i] = (transposed ? transpose(inv[i]) : inv[i]) * v[i];
-  }
-};
-
 // the Newton matrix J = M (1 + c h) - h df/du in 3x3 blocks, a block row per particle (CSR): the
 // elements' blocks summed where their vertex pairs meet (a particle of a cloth's row holds about
 // 13 blocks where its triangles' and bending edges' own blocks number about 50), each row's
@@ -69,7 +58,11 @@ struct BlockJacobi {
 template <class S>
 struct BlockMatrix {
   Array<int> start, col, diag;  // row i's blocks [start[i], start[i + 1]), their columns, its diagonal's index
-  Array<mat33<S>> val;          // (start[particle_count])
+  // block ILU(0)'s symbolic part (Preconditioner::factor): for block e left of its row i's diagonal
+  // (column k), the pairs (from, to) [elim_start[e], elim_start[e + 1]) of row k's blocks right of its
+  // diagonal (column j) and row i's block in column j, in column order
+  Array<int> elim_start, elim_from, elim_to;
+  Array<mat33<S>> val;  // (start[particle_count])
   std::vector<int> pair_row, pair_col;
   std::vector<mat33<S>> pair_val;
   // out = J u
@@ -103,23 +96,162 @@ struct BlockMatrix {
   }
 };
 
+// GMRES's preconditioner P on the assembled J (ImplicitOptions::preconditioner): z = P^-1 v, or
+// P^-T v for the adjoint's J^T (transposed). Block Jacobi: P = J's 3x3 diagonal blocks. Block
+// ILU(0): P = L U, L unit lower and U upper triangular in J's own block pattern (a row's
+// particle and the particles it shares an element with), J's blocks eliminated in particle
+// order with every fill-in outside the pattern dropped: it sees the coupling along a cloth's
+// triangles and bending edges that block Jacobi ignores. A diagonal block that is singular (a
+// pinned particle's zero row) is replaced by M (1 + c h) (the identity for a pinned one). The
+// particle pairs' off-diagonal blocks (A's pair list) are left out of P. Empty: none
+template <class S>
+struct Preconditioner {
+  ImplicitPreconditioner kind = ImplicitPreconditioner::none;
+  bool transposed = false;
+  const BlockMatrix<S>* A = nullptr;  // the pattern (and for ILU the blocks) factored
+  Array<mat33<S>> inv;                // each row's diagonal block inverted (ILU: U's), (particle_count)
+  Array<mat33<S>> lu;                 // ILU: L below the diagonal, U on and above it, in A's pattern
+
+  bool empty() const { return kind == ImplicitPreconditioner::none; }
+
+  // the diagonal block's inverse, or 1 / m_i (m_i: M (1 + c h)'s, 0 for a pinned particle)
+  static mat33<S> invert(const mat33<S>& B, S m_i) {
+    double size = 0;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) size = std::max(size, std::fabs(double(B.m[r][c])));
+    if (std::fabs(double(determinant(B))) > 1e-9 * size * size * size && size > 0) return inverse(B);
+    if (m_i <= S(0)) return mat33<S>::identity();
+    mat33<S> r;
+    for (int c = 0; c < 3; ++c) r.m[c][c] = S(1) / m_i;
+    return r;
+  }
+
+  // from A's blocks (m: each particle's M (1 + c h), 0 if pinned)
+  void factor(ImplicitPreconditioner k, const BlockMatrix<S>& a, const Array<S>& m, bool trans) {
+    kind = k;
+    transposed = trans;
+    A = &a;
+    const std::size_t np = m.size();
+    inv.resize(np);
+    if (kind == ImplicitPreconditioner::block_jacobi) {
+      for (std::size_t i = 0; i < np; ++i) inv[i] = invert(a.val[std::size_t(a.diag[i])], m[i]);
+      return;
+    }
+    if (kind != ImplicitPreconditioner::block_ilu) return;
+    lu = a.val;
+    for (std::size_t i = 0; i < np; ++i) {
+      // L_ik = A_ik U_kk^-1 for k < i in column order, each row i's later blocks less L_ik U_kj
+      // where (i, j) is in the pattern (A's elimination list)
+      for (int e = a.start[i]; e < a.diag[i]; ++e) {
+        const std::size_t k = std::size_t(a.col[std::size_t(e)]);
+        const mat33<S> l = lu[std::size_t(e)] * inv[k];
+        lu[std::size_t(e)] = l;
+        for (int t = a.elim_start[std::size_t(e)]; t < a.elim_start[std::size_t(e) + 1]; ++t) {
+          const mat33<S> p = l * lu[std::size_t(a.elim_from[std::size_t(t)])];
+          mat33<S>& u = lu[std::size_t(a.elim_to[std::size_t(t)])];
+          for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) u.m[r][c] -= p.m[r][c];
+        }
+      }
+      inv[i] = invert(lu[std::size_t(a.diag[i])], m[i]);
+    }
+  }
+
+  // A's elimination list (BlockMatrix::elim_*) from its pattern: both rows' columns sorted, a merge
+  static void symbolic(BlockMatrix<S>& a) {
+    const std::size_t np = a.diag.size();
+    a.elim_start.assign(a.col.size() + 1, 0);
+    a.elim_from.clear();
+    a.elim_to.clear();
+    for (std::size_t i = 0; i < np; ++i) {
+      const int row_end = a.start[i + 1];
+      for (int e = a.start[i]; e < row_end; ++e) {
+        if (e < a.diag[i]) {
+          const std::size_t k = std::size_t(a.col[std::size_t(e)]);
+          int f = e + 1;
+          for (int g = a.diag[k] + 1; g < a.start[k + 1]; ++g) {
+            const int j = a.col[std::size_t(g)];
+            while (f < row_end && a.col[std::size_t(f)] < j) ++f;
+            if (f == row_end) break;
+            if (a.col[std::size_t(f)] != j) continue;
+            a.elim_from.push_back(g);
+            a.elim_to.push_back(f);
+          }
+        }
+        a.elim_start[std::size_t(e) + 1] = int(a.elim_from.size());
+      }
+    }
+  }
+
+  void apply(const Vec<S>& v, Vec<S>& z) const {
+    const std::size_t n = v.size();
+    if (kind == ImplicitPreconditioner::block_jacobi) {
+      for (std::size_t i = 0; i < n; ++i) z[i] = (transposed ? transpose(inv[i]) : inv[i]) * v[i];
+      return;
+    }
+    const BlockMatrix<S>& a = *A;
+    auto col = [&](int e) { return std::size_t(a.col[std::size_t(e)]); };
+    if (!transposed) {
+      // L y = v (unit lower), then U z = y
+      for (std::size_t i = 0; i < n; ++i) {
+        vec3<S> s = v[i];
+        for (int e = a.start[i]; e < a.diag[i]; ++e) s -= lu[std::size_t(e)] * z[col(e)];
+        z[i] = s;
+      }
+      for (std::size_t i = n; i-- > 0;) {
+        vec3<S> s = z[i];
+        for (int e = a.diag[i] + 1; e < a.start[i + 1]; ++e) s -= lu[std::size_t(e)] * z[col(e)];
+        z[i] = inv[i] * s;
+      }
+      return;
+    }
+    // (L U)^T = U^T L^T: U^T y = v (lower: each row's y scattered to the later rows), then
+    // L^T z = y (unit upper: scattered to the earlier rows)
+    z = v;
+    for (std::size_t i = 0; i < n; ++i) {
+      z[i] = BlockMatrix<S>::transposed_times(inv[i], z[i]);
+      for (int e = a.diag[i] + 1; e < a.start[i + 1]; ++e)
+        z[col(e)] -= BlockMatrix<S>::transposed_times(lu[std::size_t(e)], z[i]);
+    }
+    for (std::size_t i = n; i-- > 0;)
+      for (int e = a.start[i]; e < a.diag[i]; ++e)
+        z[col(e)] -= BlockMatrix<S>::transposed_times(lu[std::size_t(e)], z[i]);
+  }
+};
+
 // restarted GMRES (modified Gram-Schmidt, Givens rotations) for A x = b from x = 0, right
 // preconditioned by P (unless empty): it solves A P^-1 y = b, x = P^-1 y, whose residual is A x's,
 // so it minimizes and stops on the true |b - A x|: at |b - A x| <= rtol |b| or after max_products
 // products of A. Returns the products used; rel: the final |b - A x| / |b|
+// GMRES's Krylov basis and Hessenberg matrix, kept from solve to solve (sized on first use)
+template <class S>
+struct GmresWork {
+  std::vector<Vec<S>> V;
+  std::vector<double> H, cs, sn, g, y;
+  Vec<S> r, w, z;
+};
+
 template <class S, class Op>
-int gmres(const Op& A, const BlockJacobi<S>& P, const Vec<S>& b, Vec<S>& x, double rtol, int max_products, int restart,
-          double& rel) {
+int gmres(const Op& A, const Preconditioner<S>& P, const Vec<S>& b, Vec<S>& x, double rtol, int max_products,
+          int restart, double& rel, GmresWork<S>& work) {
   const std::size_t n = b.size();
   x.assign(n, vec3<S>());
   const double b_norm = norm(b);
   rel = 0;
   if (b_norm == 0) return 0;
-  std::vector<Vec<S>> V(std::size_t(restart) + 1, Vec<S>(n));
   const std::size_t m = static_cast<std::size_t>(restart);
-  std::vector<double> H((m + 1) * m), cs(m), sn(m), g(m + 1), y(m);
+  std::vector<Vec<S>>& V = work.V;
+  V.resize(m + 1);
+  for (Vec<S>& v : V) v.resize(n);
+  work.H.resize((m + 1) * m);
+  for (std::vector<double>* a : {&work.cs, &work.sn, &work.y}) a->resize(m);
+  work.g.resize(m + 1);
+  std::vector<double>&H = work.H, &cs = work.cs, &sn = work.sn, &g = work.g, &y = work.y;
   auto h = [&](int i, int j) -> double& { return H[std::size_t(i) * std::size_t(restart) + std::size_t(j)]; };
-  Vec<S> r = b, w(n), z(n);
+  Vec<S>&r = work.r, &w = work.w, &z = work.z;
+  r = b;
+  w.resize(n);
+  z.resize(n);
   int products = 0;
   double r_norm = b_norm;
   while (products < max_products && r_norm > rtol * b_norm) {
@@ -207,14 +339,16 @@ struct ImplicitSolverT<S>::Work {
   Vec<S> x0, v0, vp, xp, f, g, d, trial_v, trial_x, trial_f, trial_g, half_v, half_x, half_f, half_g, rhs, lambda,
       adj_x, adj_v, wx, wv, seed;
   Vec<S> f_slot, dummy_q, dummy_qd, adj_f, adj_q_slot, adj_qd_slot;
-  Array<S> grad_sink, partials;
+  Array<S> grad_sink, partials, diag_mass;  // diag_mass: M (1 + c h)'s, 0 where pinned
   // the Newton matrix at the iterate and its preconditioner; the blocks it is summed from (each
   // element slot's against its element's vertices, each particle's contacts'), and for each slot
   // its particle and the index of its block against each vertex of its element in A.val (-1: none)
   BlockMatrix<S> A;
-  BlockJacobi<S> P;
+  Preconditioner<S> P;
+  GmresWork<S> gmres_work;
   Array<mat33<S>> slot_block, contact_block;
   Array<int> slot_row, slot_entry;
+  std::vector<int> topology, key;  // the elements A's pattern was built for (topology_key), the step's
   // the hash grid of x+
   int table = 0;
   Array<int> cell_start, sorted, grid_fill;
@@ -239,13 +373,18 @@ struct ImplicitSolverT<S>::Work {
     const std::size_t slots = std::size_t(m.slot_count()), np = std::size_t(n);
     bodies = nullptr;
     control_f = args.control_f;
-    P.inv.clear();
+    P = Preconditioner<S>{};
+    diag_mass.resize(np);
     for (Vec<S>* a : {&x0,      &v0,      &vp,       &xp,     &f,      &g,      &d,   &trial_v, &trial_x,
                       &trial_f, &trial_g, &half_v,   &half_x, &half_f, &half_g, &rhs, &lambda,  &adj_x,
                       &adj_v,   &dummy_q, &dummy_qd, &adj_f,  &pf,     &wx,     &wv,  &seed})
       a->resize(np);
     for (Vec<S>* a : {&f_slot, &adj_q_slot, &adj_qd_slot}) a->resize(slots);
-    pattern();
+    topology_key(key);
+    if (key != topology) {  // A's pattern kept from the last step while the elements stay
+      pattern();
+      topology.swap(key);
+    }
     table = grid_table_size(n);
     cell_start.resize(std::size_t(table) + 1);
     grid_fill.resize(std::size_t(table));
@@ -253,8 +392,26 @@ struct ImplicitSolverT<S>::Work {
     cell.resize(np);
   }
 
-  // A's blocks (each row's columns: the particles it shares an element with, and itself) and each
-  // slot's place in them, from the model's elements
+  // what A's pattern is built from, as ints: the particle and slot counts, the elements' slots
+  // and vertices
+  void topology_key(std::vector<int>& k) const {
+    const ModelView<S>& m = args.m;
+    k.assign({n, model->slot_count(), m.spring_count, m.tri_count, m.edge_count, m.tet_count, m.tri_slot, m.edge_slot,
+              m.tet_slot});
+    for (int e = 0; e < m.spring_count; ++e) k.insert(k.end(), {m.spring_indices[e].i, m.spring_indices[e].j});
+    for (int e = 0; e < m.tri_count; ++e) {
+      const Idx3 t = m.tri_indices[e];
+      k.insert(k.end(), {t.i, t.j, t.k});
+    }
+    auto quads = [&](const Idx4* t, int count) {
+      for (int e = 0; e < count; ++e) k.insert(k.end(), {t[e].i, t[e].j, t[e].k, t[e].l});
+    };
+    quads(m.edge_indices, m.edge_count);
+    quads(m.tet_indices, m.tet_count);
+  }
+
+  // A's blocks (each row's columns: the particles it shares an element with, and itself), each
+  // slot's place in them and ILU(0)'s elimination list, from the model's elements
   void pattern() {
     const ModelView<S>& m = args.m;
     const std::size_t np = std::size_t(n), slots = std::size_t(model->slot_count());
@@ -315,6 +472,7 @@ struct ImplicitSolverT<S>::Work {
     }
     slot_block.resize(slots * W);
     contact_block.resize(np);
+    Preconditioner<S>::symbolic(A);
   }
 
   GridView grid() const { return {table, cell_start.data(), sorted.data(), cell.data()}; }
@@ -399,10 +557,9 @@ struct ImplicitSolverT<S>::Work {
 
   // A at the iterate (xp, vp; the grid built there): J's blocks M (1 + c h) I - h d f_i / d u_j
   // (x_j = xp_j + h u_j, v_j = vp_j + u_j), the forces' from their kernels on 3 tangents (kernels.h's
-  // jacobian_blocks) and beside bodies the pair forces'. With `precondition`, P from its diagonal
-  // blocks inverted (transposed: for J^T); a singular block's (and a pinned particle's, whose row
-  // is zero): M (1 + c h) alone
-  void assemble(bool precondition, bool transposed) {
+  // jacobian_blocks) and beside bodies the pair forces'; then P of the kind asked for (transposed:
+  // for J^T)
+  void assemble(ImplicitPreconditioner preconditioner, bool transposed) {
     const std::size_t np = std::size_t(n), slots = slot_row.size();
     constexpr std::size_t W = max_element_vertices;
     KernelArgs<S> a = args;
@@ -440,28 +597,35 @@ struct ImplicitSolverT<S>::Work {
         if (e == A.diag[i] && free[i])
           for (int r = 0; r < 3; ++r) B.m[r][r] += mass[i] * damp;
       }
-    P.inv.clear();
-    if (!precondition) return;
-    P.inv.resize(np);
-    P.transposed = transposed;
-    for (std::size_t i = 0; i < np; ++i) {
-      const S m_i = mass[i] * damp;
-      if (!free[i]) {
-        P.inv[i] = mat33<S>::identity();
-        continue;
+    for (std::size_t i = 0; i < np; ++i) diag_mass[i] = free[i] ? mass[i] * damp : S(0);
+    P.factor(preconditioner, A, diag_mass, transposed);
+  }
+
+  // an estimate of the residual's rounding floor at the iterate (after assemble): |g|'s part
+  // that the scalar's rounding of x+ = x0 + h v+ (eps |x+|, through the forces' stiffness, J's
+  // blocks over h less the inertia) and of the momenta (eps m |v|) leaves, the 2-norm over the
+  // free particles. Where J's stiffness is large against the momentum (a stretched cloth in float)
+  // this floor lies above the tolerance and no Newton step can go below it
+  double rounding_floor() const {
+    const double eps = std::numeric_limits<S>::epsilon();
+    const S* mass = model->particle_mass.data();
+    double sum = 0;
+    for (std::size_t i = 0; i < std::size_t(n); ++i) {
+      if (!free[i]) continue;
+      const double momentum =
+          double(mass[i]) * (double(damp) * length(vp[i]) + length(v0[i]) + double(h) * length(gravity));
+      double row[3] = {momentum, momentum, momentum};
+      for (int e = A.start[i]; e < A.start[i + 1]; ++e) {
+        const mat33<S>& B = A.val[std::size_t(e)];
+        const vec3<S>& x = xp[std::size_t(A.col[std::size_t(e)])];
+        const S m_i = e == A.diag[i] ? diag_mass[i] : S(0);
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c)
+            row[r] += std::fabs(double(B.m[r][c] - (r == c ? m_i : S(0)))) * std::fabs(double(x[c])) / double(h);
       }
-      const mat33<S>& B = A.val[std::size_t(A.diag[i])];
-      double size = 0;
-      for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) size = std::max(size, std::fabs(double(B.m[r][c])));
-      const double det = double(determinant(B));
-      if (std::fabs(det) > 1e-9 * size * size * size) {
-        P.inv[i] = inverse(B);
-      } else {
-        P.inv[i] = mat33<S>();
-        for (int r = 0; r < 3; ++r) P.inv[i].m[r][r] = S(1) / m_i;
-      }
+      for (double b : row) sum += b * b;
     }
+    return eps * std::sqrt(sum);
   }
 
   // adds the pairs' (df/dx)^T w and (df/dv)^T w at the iterate (xp, vp) to aq, av, with dL/d the
@@ -570,9 +734,9 @@ struct ImplicitSolverT<S>::Work {
     for (std::size_t i = 0; i < np; ++i) rhs[i] = free[i] ? av[i] + wv[i] + (aq[i] + wx[i]) * h : vec3<S>();
     double rel = 0;
     const double tol = o.tol > 0 ? o.tol : default_tol();
-    assemble(o.precondition, true);
+    assemble(o.preconditioner, true);
     stats.krylov += gmres<S>([&](const Vec<S>& u, Vec<S>& out) { A.multiply_transposed(u, out); }, P, rhs, lambda, tol,
-                             o.max_krylov, o.restart, rel);
+                             o.max_krylov, o.restart, rel, gmres_work);
     if (!finite(lambda))
       return Status::error("implicit step adjoint, substep " + std::to_string(k) +
                            ": the transposed Newton system gave a non-finite adjoint");
@@ -624,22 +788,33 @@ struct ImplicitSolverT<S>::Work {
       scale = norm(mv) + norm(hf) + 1e-30;
     }
     const double r0 = r;
-    int it = 0, slow = 0;
+    int it = 0, slow = 0, no_gain = 0;
     bool stalled = false;
     // at a contact's on/off kink in float the residual can sit above the tolerance while the
     // potential still creeps down: it stops after 4 iterations without a 10% gain once below
-    // sqrt(tol) (counted as unconverged)
+    // sqrt(tol) (counted as unconverged). At the rounding floor (within floor_factor of
+    // rounding_floor's estimate) it stops after 2 iterations that did not halve the best residual
+    // (counted as unconverged, at the floor)
     const double settled = std::sqrt(tol) * scale;
-    for (; it < o.max_newton && r > tol * scale && !stalled && !(slow >= 4 && r <= settled); ++it) {
+    constexpr double floor_factor = 4;
+    double floor = 0, best = r;
+    auto at_floor = [&] { return no_gain >= 2 && r <= floor_factor * floor; };
+    for (; it < o.max_newton && r > tol * scale && !stalled && !(slow >= 4 && r <= settled) && !at_floor(); ++it) {
       const double r_prev = r;
-      // inexact Newton: the linear solve to a relative eta, no tighter than the goal needs
-      double eta = std::min(0.1, r / r0);
+      // inexact Newton: the linear solve to a relative eta, at most 1e-3 under block ILU (a
+      // GMRES product there costs far less than the assembly a Newton iteration takes: on a
+      // hanging cloth at tolerance 1e-6, 2.0 Newton iterations a substep where eta 0.1 took 3.9),
+      // 0.1 under block Jacobi or none (whose solves to 1e-3 can run out of products: a 0.1 g
+      // cloth's pinch), no tighter than the goal needs
+      const double eta_max = o.preconditioner == ImplicitPreconditioner::block_ilu ? 1e-3 : 0.1;
+      double eta = std::min(eta_max, r / r0);
       eta = std::min(0.5, std::max(eta, 0.1 * tol * scale / r));
       for (std::size_t i = 0; i < np; ++i) rhs[i] = -g[i];
       double rel = 0;
-      assemble(o.precondition, false);
+      assemble(o.preconditioner, false);
+      floor = rounding_floor();
       stats.krylov += gmres<S>([&](const Vec<S>& u, Vec<S>& out) { A.multiply(u, out); }, P, rhs, d, eta, o.max_krylov,
-                               o.restart, rel);
+                               o.restart, rel, gmres_work);
       // dE/dalpha at the iterate; where the Newton direction does not descend (a Jacobian whose
       // symmetric part is indefinite: friction's normal force moving with the iterate), the
       // mass-scaled steepest descent does
@@ -676,6 +851,8 @@ struct ImplicitSolverT<S>::Work {
       }
       build_grid(xp);  // the grid back at the iterate
       slow = r > 0.9 * r_prev ? slow + 1 : 0;
+      no_gain = r < 0.5 * best ? 0 : no_gain + 1;
+      best = std::min(best, r);
       if (!std::isfinite(r)) break;
     }
     stats.newton += it;
@@ -685,6 +862,7 @@ struct ImplicitSolverT<S>::Work {
     if (r > tol * scale) {
       stats.unconverged += 1;
       if (stalled) stats.stalled += 1;
+      if (at_floor()) stats.at_floor += 1;
     }
     if (!std::isfinite(r) || !finite(vp))
       return Status::error("implicit step, substep " + std::to_string(k) +
@@ -712,7 +890,9 @@ std::size_t ImplicitSolverT<S>::scratch_bytes() const {
   std::size_t b = 0;
   for (const auto* s : {&w_->sub_x, &w_->sub_v, &w_->sub_vp})
     for (const Vec<S>& v : *s) b += v.size() * sizeof(vec3<S>);
-  b += (w_->A.val.size() + w_->A.pair_val.size() + w_->slot_block.size() + w_->contact_block.size()) * sizeof(mat33<S>);
+  b += (w_->A.val.size() + w_->P.lu.size() + w_->P.inv.size() + w_->A.pair_val.size() + w_->slot_block.size() +
+        w_->contact_block.size()) *
+       sizeof(mat33<S>);
   return b + std::size_t(20) * std::size_t(w_->n) * sizeof(vec3<S>);
 }
 
@@ -722,7 +902,7 @@ void ImplicitSolverT<S>::newton_products(const vec3<S>* u, const vec3<S>* l, vec
   Work& w = *w_;
   const std::size_t n = std::size_t(w.n);
   w.build_grid(w.xp);
-  w.assemble(false, false);
+  w.assemble(ImplicitPreconditioner::none, false);
   Vec<S> uu(u, u + n), ll(l, l + n), out(n);
   for (std::size_t i = 0; i < n; ++i)
     if (!w.free[i]) ll[i] = vec3<S>();
@@ -745,9 +925,16 @@ void ImplicitSolverT<S>::newton_products(const vec3<S>* u, const vec3<S>* l, vec
 
 template <class S>
 Status ImplicitSolverT<S>::step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control,
-                                S dt, int substeps, ContactsT<S>* contacts, const ImplicitOptions& options) {
+                                S dt, int substeps, ContactsT<S>* contacts, const ImplicitOptions& options,
+                                StepRecordT<S>* record) {
   Work& w = *w_;
   w.setup(model, control, dt / S(substeps));
+  if (record) {
+    record->substeps = substeps;
+    record->f_total.clear();
+    record->sub.resize(std::size_t(substeps - 1));
+    record->v_plus.resize(std::size_t(substeps));
+  }
   w.x0 = in.particle_q;
   w.v0 = in.particle_qd;
   for (int k = 0; k < substeps; ++k) {
@@ -761,7 +948,12 @@ Status ImplicitSolverT<S>::step(const ModelT<S>& model, const StateT<S>& in, Sta
       s.particle_qd = w.v0;
       compute_contacts(model, s, *contacts);
     }
+    if (record && k > 0) {
+      record->sub[std::size_t(k) - 1].particle_q = w.x0;
+      record->sub[std::size_t(k) - 1].particle_qd = w.v0;
+    }
     if (Status st = w.solve(options, k); !st) return st;
+    if (record) record->v_plus[std::size_t(k)] = w.vp;
   }
   out.particle_q = w.xp;
   out.particle_qd = w.vp;
@@ -771,16 +963,34 @@ Status ImplicitSolverT<S>::step(const ModelT<S>& model, const StateT<S>& in, Sta
 template <class S>
 Status ImplicitSolverT<S>::adjoint(const ModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt,
                                    int substeps, const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control,
-                                   ModelGradT<S>& adj_model, const ImplicitOptions& options) {
+                                   ModelGradT<S>& adj_model, const ImplicitOptions& options,
+                                   const StepRecordT<S>* record) {
   Work& w = *w_;
   w.setup(model, control, dt / S(substeps));
-  // the forward, keeping each substep's input and converged velocity
+  // the forward, keeping each substep's input and converged velocity (the step's record's where
+  // it kept them)
   w.sub_x.resize(std::size_t(substeps));
   w.sub_v.resize(std::size_t(substeps));
   w.sub_vp.resize(std::size_t(substeps));
   w.x0 = in.particle_q;
   w.v0 = in.particle_qd;
+  const std::size_t n = std::size_t(model.particle_count());
+  bool recorded = record && record->substeps == substeps && record->v_plus.size() == std::size_t(substeps) &&
+                  record->sub.size() == std::size_t(substeps - 1);
+  for (int k = 0; recorded && k < substeps; ++k)
+    recorded = record->v_plus[std::size_t(k)].size() == n &&
+               (k == 0 || record->sub[std::size_t(k) - 1].particle_q.size() == n);
   for (int k = 0; k < substeps; ++k) {
+    if (recorded) {
+      if (k > 0) {
+        w.x0 = record->sub[std::size_t(k) - 1].particle_q;
+        w.v0 = record->sub[std::size_t(k) - 1].particle_qd;
+      }
+      w.sub_x[std::size_t(k)] = w.x0;
+      w.sub_v[std::size_t(k)] = w.v0;
+      w.sub_vp[std::size_t(k)] = record->v_plus[std::size_t(k)];
+      continue;
+    }
     if (Status st = w.solve(options, k); !st) return Status::error(st.message() + " (adjoint recompute)");
     w.sub_x[std::size_t(k)] = w.x0;
     w.sub_v[std::size_t(k)] = w.v0;

@@ -7,21 +7,27 @@
 // and c the global damping. Newton's method with a backtracking line search on the step's incremental
 // potential (g is its gradient; its change along the search direction by Simpson's rule on g, see
 // Work::solve), stopping at |g| <= tol * the step's momentum scale, or below sqrt(tol) after 4
-// iterations without a 10% gain (a float solve at a contact's kink; ImplicitStats counts those); each Newton
+// iterations without a 10% gain (a float solve at a contact's kink; ImplicitStats counts those), or
+// at |g|'s rounding floor (within 4x of its estimate from J's blocks and the scalar's rounding of
+// x+ and the momenta, after 2 iterations that did not halve |g|: a stretched cloth in float,
+// ImplicitStats::at_floor); each Newton
 // system J d = -g, J = M (1 + c h) - h df/dv - h^2 df/dx, is solved by restarted GMRES, because J
 // is not symmetric where damping, friction or aerodynamics act. J is assembled at each Newton
 // iterate in 3x3 blocks d f_i / d u_j along (x + h u, v + u), a block row per particle: each
-// element's V x V blocks, the colliders', particle pairs' and body pairs' from the very evals the
-// forward runs, on 3 tangents with one vertex's inputs seeded (engine/solver/kernels.h's
-// jacobian_blocks): no force is written twice, and GMRES's products are block-sparse products.
-// GMRES is right-preconditioned by block Jacobi: P holds J's 3x3 diagonal blocks, so the
-// stiffness-to-mass ratio h^2 k / m that conditions J is divided out particle by particle; on
-// the right, GMRES's residual and its stopping test stay the true |J d + g|. Contact is inside the
+// element's V x V blocks from one eval of the very function the forward runs on 3V tangents (a
+// triangle's membrane, a bending edge and a tet in closed form), the colliders', particle pairs'
+// and body pairs' on 3 tangents with one particle's inputs seeded (engine/solver/kernels.h's
+// jacobian_blocks), and GMRES's products are block-sparse products. J's block pattern is kept
+// from step to step while the model's elements stay the same.
+// GMRES is right-preconditioned by block ILU(0) of J's blocks (or block Jacobi, J's 3x3 diagonal
+// blocks: ImplicitOptions::preconditioner), so the stiffness-to-mass ratio h^2 k / m that
+// conditions J is divided out, along the elements' coupling; on the right, GMRES's residual and
+// its stopping test stay the true |J d + g|. Contact is inside the
 // solve (its penalty force is part of f, at x+). Pinned particles (mass 0) keep their velocity and
 // move with it, as in the explicit step.
 //
 // The adjoint differentiates the converged step implicitly: J^T lambda = dL/dv+ + h dL/dx+ by
-// GMRES (preconditioned by the transposed blocks), its products with J assembled at the converged
+// GMRES (preconditioned by the transposed preconditioner), its products with J assembled at the converged
 // step, then one vector-Jacobian product of the adjoint kernels seeded with h lambda gives
 // dL/d(positions, velocities, controls, model parameters). The forward is recomputed from the
 // step's input (deterministically).
@@ -49,6 +55,8 @@ namespace adj {
 
 template <class S>
 struct ModelGradView;  // engine/solver/kernels.h
+template <class S>
+struct StepRecordT;  // engine/solver/solver.h
 
 namespace rigid {
 template <class T>
@@ -72,6 +80,11 @@ struct ImplicitBodies {
   const rigid::svec<S>* adj_fext = nullptr;     // adjoint: dL/d the pair forces on each body, (body_count)
 };
 
+// the preconditioner of GMRES on the assembled Newton matrix J: none (plain GMRES), block Jacobi
+// (J's 3x3 diagonal blocks), block ILU(0) (J's blocks factored L U within J's own block pattern:
+// it sees the coupling along the elements, where block Jacobi sees each particle alone)
+enum class ImplicitPreconditioner { none, block_jacobi, block_ilu };
+
 struct ImplicitOptions {
   // Newton iterations per substep: most substeps take 2-20; a pinch's friction (stick/slip
   // within a few um/s) takes up to about 50 short steps
@@ -82,17 +95,18 @@ struct ImplicitOptions {
   double tol = 0;
   int max_krylov = 800;  // GMRES products per linear solve
   int restart = 100;     // GMRES restart length
-  // GMRES right-preconditioned by J's 3x3 diagonal blocks (block Jacobi, J^T's for the adjoint);
-  // false: plain GMRES
-  bool precondition = true;
+  // GMRES's right preconditioner (the adjoint's J^T by its transpose)
+  ImplicitPreconditioner preconditioner = ImplicitPreconditioner::block_ilu;
 };
 
 // counts since the solver was made (benchmarks, tests)
 struct ImplicitStats {
   long long substeps = 0;
-  long long newton = 0;       // Newton iterations
-  long long krylov = 0;       // GMRES products (forward and adjoint)
-  long long unconverged = 0;  // substeps that stopped above the tolerance (stalled, or max_newton exhausted)
+  long long newton = 0;  // Newton iterations
+  long long krylov = 0;  // GMRES products (forward and adjoint)
+  // substeps that stopped above the tolerance (stalled, at the floor, or max_newton exhausted)
+  long long unconverged = 0;
+  long long at_floor = 0;     // of those, the ones stopped at the rounding floor (Work::solve: no gain near it)
   long long stalled = 0;      // of those, the ones whose line search found no decrease of the potential
   long long steepest = 0;     // iterations whose Newton direction did not descend (steepest descent taken)
   double last_residual = 0;   // |g| / scale of the last substep
@@ -108,13 +122,15 @@ class ImplicitSolverT {
   ImplicitSolverT& operator=(ImplicitSolverT&&) noexcept;
 
   // `substeps` backward Euler substeps of dt / substeps from `in` to `out`; contacts (optional):
-  // of the last substep's input
+  // of the last substep's input; record (optional): each substep's input after the first and
+  // converged velocity, for adjoint
   Status step(const ModelT<S>& model, const StateT<S>& in, StateT<S>& out, const ControlT<S>& control, S dt,
-              int substeps, ContactsT<S>* contacts, const ImplicitOptions& options);
-  // dL/d in from dL/d out; dL/d control and dL/d model accumulated (sized by the caller)
+              int substeps, ContactsT<S>* contacts, const ImplicitOptions& options, StepRecordT<S>* record = nullptr);
+  // dL/d in from dL/d out; dL/d control and dL/d model accumulated (sized by the caller). With the
+  // step's record (step's, of the same input) its substeps are not solved again
   Status adjoint(const ModelT<S>& model, const StateT<S>& in, const ControlT<S>& control, S dt, int substeps,
                  const StateT<S>& adj_out, StateT<S>& adj_in, ControlT<S>& adj_control, ModelGradT<S>& adj_model,
-                 const ImplicitOptions& options);
+                 const ImplicitOptions& options, const StepRecordT<S>* record = nullptr);
 
   // one substep of length h beside bodies (the coupled substep): (x, v) -> (x_out, v_out), the
   // converged pairs into bodies.pairs; k names the substep in messages

@@ -525,8 +525,11 @@ struct ParticleGatherAdjoint {
 // ---- the forces' Jacobian in 3x3 blocks (the implicit solve's Newton matrix,
 // engine/solver/implicit.cpp) ----
 // d f_j / d u_k along x_k = q_k + h u_k, v_k = qd_k + u_k (h df_j/dx_k + df_j/dv_k): each element's
-// and contact's eval, the very function the forward runs, on 3 tangents with one vertex's inputs
-// seeded, gives every vertex's force against that vertex (a column of the element's V x V blocks)
+// and contact's eval, the very function the forward runs, on dual numbers: an element's one eval on
+// 3V tangents gives all its V x V blocks (vertex_blocks; a triangle's membrane, a bending edge and
+// a tet in closed form: triangle_blocks, engine/forces/bending.h's bending_blocks and
+// engine/forces/tet_fem.h's tet_blocks), a contact's on 3 tangents with one particle's inputs seeded its block against
+// that particle (input_block)
 
 // the blocks an element slot holds: its force against each vertex of its element, (slot_count x
 // max_element_vertices); a spring's slots use 2, a triangle's 3
@@ -556,23 +559,23 @@ ADJ_HD inline mat33<S> input_block(const F& f, const S* in, int x, int v, int o,
 }
 
 // an element's V x V blocks (in: its packed vertices, pack_vertices'; out: a force per vertex):
-// vertex j's force against vertex k's inputs added to block[max_element_vertices * j + k], one
-// eval per k
+// vertex j's force against vertex k's inputs added to block[max_element_vertices * j + k], all of
+// them from one eval on 3V tangents (tangent 3k + c: vertex k's x_c seeded h, its v_c seeded 1),
+// each tangent's arithmetic that of input_block's on vertex k
 template <int V, class F, class S>
 ADJ_HD inline void vertex_blocks(const F& f, const S* in, S h, mat33<S>* block) {
-  using D = Dual<S, 3>;
+  using D = Dual<S, 3 * V>;
   D din[F::in_count], dout[F::out_count];
-  for (int k = 0; k < V; ++k) {
-    for (int i = 0; i < F::in_count; ++i) din[i] = D(in[i]);
-    for (int c = 0; c < 3; ++c) {
-      din[3 * k + c].d[c] = h;
-      din[3 * V + 3 * k + c].d[c] = S(1);
-    }
-    f.eval(din, dout);
-    for (int j = 0; j < V; ++j)
-      for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) block[max_element_vertices * j + k].m[r][c] += dout[3 * j + r].d[c];
+  for (int i = 0; i < F::in_count; ++i) din[i] = D(in[i]);
+  for (int t = 0; t < 3 * V; ++t) {
+    din[t].d[t] = h;
+    din[3 * V + t].d[t] = S(1);
   }
+  f.eval(din, dout);
+  for (int j = 0; j < V; ++j)
+    for (int k = 0; k < V; ++k)
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) block[max_element_vertices * j + k].m[r][c] += dout[3 * j + r].d[3 * k + c];
 }
 
 template <class S>
@@ -601,6 +604,51 @@ struct SpringBlocks {
   }
 };
 
+// a triangle's 3 x 3 blocks (triangle_force's membrane and strain-rate damping) in closed form,
+// added to block[max_element_vertices * j + k]: with F = [fa fb] = [x10 x20] pose (pose [[a, b],
+// [c, d]]) and P = [pa pb] = F S + kd dF/dt, f_j = -area (alpha_j pa + beta_j pb) for (alpha,
+// beta) = (-a - c, -b - d), (a, b), (c, d) at vertices 0, 1, 2, and d p_p / d f_q = K_pq:
+//   K_aa = s11 I + (2 ke + ka) fa fa^T + ke fb fb^T,   K_ab = s12 I + ka fa fb^T + ke fb fa^T,
+//   K_ba = s12 I + ke fa fb^T + ka fb fa^T,            K_bb = s22 I + (2 ke + ka) fb fb^T + ke fa fa^T
+// so block (j, k) = -area (h sum_pq coef_jp coef_kq K_pq + kd (alpha_j alpha_k + beta_j beta_k) I)
+template <class S>
+ADJ_HD inline void triangle_blocks(const TriangleEval<S>& t, const S* in, S h, mat33<S>* block) {
+  const vec3<S> x0 = load3(in), x10 = load3(in + 3) - x0, x20 = load3(in + 6) - x0;
+  const mat22<S>& p = t.pose;
+  const vec3<S> fa = x10 * p.a + x20 * p.c, fb = x10 * p.b + x20 * p.d;
+  const S e11 = S(0.5) * (dot(fa, fa) - S(1)), e22 = S(0.5) * (dot(fb, fb) - S(1)), e12 = S(0.5) * dot(fa, fb);
+  const S tr = e11 + e22, ke2 = S(2) * t.ke;
+  const S s11 = ke2 * e11 + t.ka * tr, s22 = ke2 * e22 + t.ka * tr, s12 = ke2 * e12;
+  mat33<S> K[2][2];  // K[p][q] = d p_p / d f_q
+  const S diag[2][2] = {{s11, s12}, {s12, s22}};
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) {
+      const S aa = fa[r] * fa[c], bb = fb[r] * fb[c], ab = fa[r] * fb[c], ba = fb[r] * fa[c];
+      K[0][0].m[r][c] = (ke2 + t.ka) * aa + t.ke * bb;
+      K[0][1].m[r][c] = t.ka * ab + t.ke * ba;
+      K[1][0].m[r][c] = t.ke * ab + t.ka * ba;
+      K[1][1].m[r][c] = (ke2 + t.ka) * bb + t.ke * aa;
+    }
+  for (int i = 0; i < 2; ++i)
+    for (int q = 0; q < 2; ++q)
+      for (int r = 0; r < 3; ++r) K[i][q].m[r][r] += diag[i][q];
+  const S coef[3][2] = {{-p.a - p.c, -p.b - p.d}, {p.a, p.b}, {p.c, p.d}};
+  for (int j = 0; j < 3; ++j)
+    for (int k = 0; k < 3; ++k) {
+      mat33<S>& out = block[max_element_vertices * j + k];
+      S w[2][2];
+      for (int i = 0; i < 2; ++i)
+        for (int q = 0; q < 2; ++q) w[i][q] = -t.area * h * coef[j][i] * coef[k][q];
+      const S damping = -t.area * t.kd * (coef[j][0] * coef[k][0] + coef[j][1] * coef[k][1]);
+      for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c)
+          out.m[r][c] += w[0][0] * K[0][0].m[r][c] + w[0][1] * K[0][1].m[r][c] + w[1][0] * K[1][0].m[r][c] +
+                         w[1][1] * K[1][1].m[r][c];
+        out.m[r][r] += damping;
+      }
+    }
+}
+
 template <class S>
 struct TriangleBlocks {
   BlockArgs<S> b;
@@ -609,7 +657,9 @@ struct TriangleBlocks {
     S in[18];
     pack_tri(b.a, e, in);
     const int first = m.tri_slot + 3 * e;
-    element_blocks<3>(b, first, tri_eval(m, e), in);
+    mat33<S>* out = b.slot + max_element_vertices * first;
+    for (int k = 0; k < max_element_vertices * 3; ++k) out[k] = mat33<S>();
+    triangle_blocks(tri_eval(m, e), in, b.h, out);
     if (m.tri_lift != S(0) || m.tri_drag != S(0))
       vertex_blocks<3>(AeroEval<S>{m.tri_lift, m.tri_drag}, in, b.h, b.slot + max_element_vertices * first);
   }
@@ -622,7 +672,10 @@ struct BendingBlocks {
     const ModelView<S>& m = b.a.m;
     S in[24];
     pack_quad(b.a, m.edge_indices[e], in);
-    element_blocks<4>(b, m.edge_slot + 4 * e, BendingEval<S>{m.edge_ke[e], m.edge_kd[e], m.edge_rest_angle[e]}, in);
+    mat33<S>* out = b.slot + max_element_vertices * (m.edge_slot + 4 * e);
+    for (int k = 0; k < max_element_vertices * 4; ++k) out[k] = mat33<S>();
+    static_assert(max_element_vertices == 4, "bending_blocks writes block[4 j + k]");
+    bending_blocks(BendingEval<S>{m.edge_ke[e], m.edge_kd[e], m.edge_rest_angle[e]}, in, b.h, out);
   }
 };
 
@@ -633,7 +686,9 @@ struct TetBlocks {
     const ModelView<S>& m = b.a.m;
     S in[27];
     pack_tet(b.a, e, in);
-    element_blocks<4>(b, m.tet_slot + 4 * e, TetEval<S>{m.tet_pose[e], m.tet_volume[e], m.tet_kd[e]}, in);
+    mat33<S>* out = b.slot + max_element_vertices * (m.tet_slot + 4 * e);
+    for (int k = 0; k < max_element_vertices * 4; ++k) out[k] = mat33<S>();
+    tet_blocks(TetEval<S>{m.tet_pose[e], m.tet_volume[e], m.tet_kd[e]}, in, b.h, out);
   }
 };
 

@@ -88,6 +88,7 @@ StepRecordT<S>& StepRecordT<S>::operator=(StepRecordT&&) noexcept = default;
 template <class S>
 void StepRecordT<S>::resize(int particle_count, int substep_count) {
   substeps = substep_count;
+  v_plus.clear();
   sub.resize(std::size_t(substep_count - 1));
   f_total.resize(std::size_t(substep_count));
   for (auto& s : sub) {
@@ -110,7 +111,8 @@ template <class S>
 std::size_t StepRecordT<S>::bytes() const {
   std::size_t b = 0;
   for (const auto& s : sub) b += s.bytes();
-  for (const auto& f : f_total) b += f.size() * sizeof(vec3<S>);
+  for (const auto* a : {&f_total, &v_plus})
+    for (const auto& f : *a) b += f.size() * sizeof(vec3<S>);
   for (const auto& t : bodies) b += t.bytes();
   return b;
 }
@@ -125,7 +127,7 @@ Status SolverT<S>::particle_step(const ModelT<S>& model, const StateT<S>& in, St
   if (!control_ok(model, control)) return Status::error("step: control does not match the model");
   Scratch& sc = *scratch_;
   if (model.integrator == INTEGRATOR_IMPLICIT)
-    return sc.implicit.step(model, in, out, control, dt, substeps, contacts, options_.implicit);
+    return sc.implicit.step(model, in, out, control, dt, substeps, contacts, options_.implicit, record);
   sc.resize(model, substeps);
   out.particle_q.resize(n);
   out.particle_qd.resize(n);
@@ -161,7 +163,7 @@ Status SolverT<S>::particle_adjoint(const ModelT<S>& model, const StateT<S>& in,
     adj_control.spring_act.resize(model.spring_count());
     adj_control.tet_act.resize(model.tet_count());
     return sc.implicit.adjoint(model, in, control, dt, substeps, adj_out, adj_in, adj_control, adj_model,
-                               options_.implicit);
+                               options_.implicit, record);
   }
   sc.resize(model, substeps);
   KernelArgs<S> a = base_args(model, control, dt / S(substeps));

@@ -53,13 +53,15 @@ struct CoupledBuffers;
 // the substeps of one step as step() ran them, the only forward results the adjoint reads. A
 // Rollout that keeps every state keeps one per step, so the backward pass does not recompute
 // the substeps. Particles only: the input state of each substep after the first (the first's
-// is the step's input) and each substep's total force. Bodies only: the articulation's substeps
+// is the step's input) and each substep's total force (the implicit integrator: its converged
+// velocity instead, v_plus). Bodies only: the articulation's substeps
 // (their inputs and scratch: a few KiB a substep). Particles with bodies record nothing.
 template <class S>
 struct StepRecordT {
   int substeps = 0;                        // particles: 0 = nothing recorded
   std::vector<StateT<S>> sub;              // inputs of substeps 1..substeps-1, (substeps - 1)
   std::vector<Array<vec3<S>>> f_total;     // total force on each particle [N], (substeps) x (particle_count)
+  std::vector<Array<vec3<S>>> v_plus;      // implicit particles: each substep's converged velocity, (substeps)
   std::vector<rigid::StepTape<S>> bodies;  // bodies only: the articulation's record (1), else empty
   StepRecordT();
   ~StepRecordT();

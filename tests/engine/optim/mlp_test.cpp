@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/optim/mlp.h"
+#include "tests/engine/optim/mlp_check.h"
 
 using namespace adj::optim;
 
@@ -101,37 +102,7 @@ TEST_CASE("mlp: a batch's weight and input gradients match central differences",
   for (std::size_t k = 0; k < w.size(); ++k)  // biases away from 0: the ELU's kink is not at a sample
     if (w[k] == 0) w[k] = biases[k];
   const std::vector<double> x = draws<double>(count * ni, 5, 1.5), c = draws<double>(count * no, 6, 1.0);
-  typename MlpT<double>::Batch b;
-  m.resize(b, count);
-  std::vector<double> packed;
-  // L = sum_q <c_q, out_q>
-  auto loss = [&](const std::vector<double>& wv, const std::vector<double>& xv) {
-    m.pack(wv.data(), packed);
-    std::copy(xv.begin(), xv.end(), b.input(0));
-    m.forward(packed.data(), b, 0, count);
-    double s = 0;
-    for (int q = 0; q < count; ++q)
-      for (int k = 0; k < no; ++k) s += c[q * no + k] * m.output(b, q, k);
-    return s;
-  };
-  loss(w, x);
-  std::vector<double> d_w(w.size(), 0.0), d_in(x.size());
-  m.backward(w.data(), b, c.data(), 0, count, d_w.data(), d_in.data());
-  const double h = 1e-6;
-  for (std::size_t k = 0; k < w.size(); ++k) {
-    std::vector<double> wp = w, wm = w;
-    wp[k] += h, wm[k] -= h;
-    const double fd = (loss(wp, x) - loss(wm, x)) / (2 * h);
-    INFO(m.weight_name(int(k)));
-    CHECK(d_w[k] == Approx(fd).margin(1e-8).epsilon(1e-6));
-  }
-  for (std::size_t k = 0; k < x.size(); ++k) {
-    std::vector<double> xp = x, xm = x;
-    xp[k] += h, xm[k] -= h;
-    const double fd = (loss(w, xp) - loss(w, xm)) / (2 * h);
-    INFO("input " << k);
-    CHECK(d_in[k] == Approx(fd).margin(1e-8).epsilon(1e-6));
-  }
+  adj::test::check_batch_gradient(m, w, x, c, count);
 }
 
 TEST_CASE("mlp: the batch's passes equal the plain loops bit for bit, any batch size and row split", "[optim][mlp]") {

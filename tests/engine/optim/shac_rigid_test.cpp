@@ -59,7 +59,7 @@ void swing_up_experiment() {
   auto env = env_or;
   PolicyEnvOptions eo{.env_count = int(env("ENVS", 32)), .q_range = env("QR", 3.14159), .qd_range = env("QDR", 0.5)};
   if (env("AH", 0) > 0) eo.hidden = {int(env("AH", 0)), int(env("AH", 0))};
-  if (env("AELU", 0) > 0) eo.activation = MlpActivation::elu;
+  if (env("AELU", 0) > 0) eo.net.activation = MlpActivation::elu;
   BatchShacOptions so;  // the defaults unless a variable says otherwise
   so.thread_count = 2;
   so.window = int(env("WIN", so.window));
@@ -78,7 +78,7 @@ void swing_up_experiment() {
   so.target_alpha = env("TALPHA", so.target_alpha);
   so.critic_minibatches = int(env("MB", so.critic_minibatches));
   so.actor_target_critic = env("TGT", 1) > 0;
-  if (env("CELU", 0) > 0) so.critic_activation = MlpActivation::elu;
+  if (env("CELU", 0) > 0) so.critic_form.activation = MlpActivation::elu;
   so.seed = std::uint64_t(env("SEED", 0));
   auto shac = cp.trainer(eo, so);
   const PolicyEnvT<S>* eval = &shac.eval_env();
@@ -121,11 +121,11 @@ TEST_CASE("shac critic: actor gradient vs FD, mid-episode, normalized, critic tr
   so.critic_hidden = {16};
   so.action_noise = 0;  // actor_loss must be a function of w alone
   so.seed = 3;
-  if (elu) so.critic_activation = MlpActivation::elu;
+  if (elu) so.critic_form.activation = MlpActivation::elu;
   PolicyEnvOptions eo{.env_count = 4, .q_range = 3.0, .qd_range = 0.5};
-  if (elu) eo.activation = MlpActivation::elu;
+  if (elu) eo.net.activation = MlpActivation::elu;
   auto shac = cp.trainer(eo, so);
-  REQUIRE(shac.env().mlp().activation() == eo.activation);
+  REQUIRE(shac.env().mlp().activation() == eo.net.activation);
   for (int k = 0; k < 3; ++k) ok(shac.step());
   std::vector<double> w = shac.weights(), g;
   ok(shac.actor_loss(w, &g));

@@ -1,5 +1,5 @@
-// the implicit solve's block-Jacobi preconditioner (engine/solver/implicit.h,
-// ImplicitOptions::precondition) on the gripper's cloth corner (assets/scenes/gripper_cloth_corner.json,
+// the implicit solve's preconditioners, block Jacobi and block ILU(0) (engine/solver/implicit.h,
+// ImplicitOptions::preconditioner) on the gripper's cloth corner (assets/scenes/gripper_cloth_corner.json,
 // its stored targets: the fingers squeeze the corner particle, the lift rises 5 cm over frames
 // 10-69). At a shirt's 0.1 g a particle (stretch 1e4 N/m, one substep of 1/60 s) every substep
 // converges with it, where plain GMRES runs out of products; at the stored 1 g, where both converge,
@@ -35,12 +35,19 @@ struct Corner {
   }
 };
 
-// frames [0, frames) from the scene's start, without or with the preconditioner: the states of
-// every frame and the solver's counts
-std::vector<StateT<double>> run(const Corner& c, int frames, bool precondition, ImplicitStats& stats, double tol = 0) {
+const char* name(ImplicitPreconditioner p) {
+  return p == ImplicitPreconditioner::none           ? "plain GMRES"
+         : p == ImplicitPreconditioner::block_jacobi ? "block Jacobi"
+                                                     : "block ILU(0)";
+}
+
+// frames [0, frames) from the scene's start under preconditioner p: the states of every frame
+// and the solver's counts
+std::vector<StateT<double>> run(const Corner& c, int frames, ImplicitPreconditioner p, ImplicitStats& stats,
+                                double tol = 0) {
   SolverOptions o;
   o.substeps = c.cs.substeps;
-  o.implicit.precondition = precondition;
+  o.implicit.preconditioner = p;
   o.implicit.tol = tol;
   SolverT<double> solver(o);
   std::vector<StateT<double>> s(1, c.cs.model.make_state());
@@ -56,8 +63,8 @@ std::vector<StateT<double>> run(const Corner& c, int frames, bool precondition, 
     std::printf(
         "cloth corner, %s: %lld substeps, %lld unconverged, newton %lld, products %lld, worst %.2g, corner "
         "at %.2f cm\n",
-        precondition ? "block Jacobi" : "plain GMRES", stats.substeps, stats.unconverged, stats.newton, stats.krylov,
-        stats.worst_residual, s.back().particle_q[0].y * 100);
+        name(p), stats.substeps, stats.unconverged, stats.newton, stats.krylov, stats.worst_residual,
+        s.back().particle_q[0].y * 100);
   return s;
 }
 
@@ -70,7 +77,7 @@ TEST_CASE("implicit preconditioner: the cloth corner at 0.1 g a particle converg
   // the solves end there, 4.6e-10 at worst, with or without a preconditioner)
   const Corner c(1e-4);
   ImplicitStats stats;
-  const std::vector<StateT<double>> s = run(c, 120, true, stats, 1e-9);
+  const std::vector<StateT<double>> s = run(c, 120, ImplicitPreconditioner::block_jacobi, stats, 1e-9);
   // measured: 0 of 120 above it (worst 9e-10), 6.8 Newton iterations and 777 GMRES products a
   // substep; plain GMRES converges here too, in 9.0 and 3,856 (docs/benchmarks.md)
   CHECK(stats.unconverged == 0);
@@ -83,37 +90,45 @@ TEST_CASE("implicit preconditioner: the cloth corner at 0.1 g a particle converg
 
 TEST_CASE("implicit preconditioner: the same trajectory as plain GMRES where both converge",
           "[solver][implicit][gripper]") {
-  // the stored 1 g cloth over the fingers' closing and the lift's start (frames 0-29)
+  // the stored 1 g cloth over the fingers' closing and the lift's start (frames 0-29), plain GMRES
+  // against block Jacobi and block ILU(0): right preconditioning keeps GMRES's residual the true
+  // one, so each Newton solve stops at the same |g| <= 1e-11 of the step's momentum, or within 2x
+  // of it at double's rounding floor (the fingers' pinch): the runs differ by that share of a
+  // frame's travel, carried through the frames
   const Corner c(1e-3);
-  ImplicitStats plain, block;
-  const std::vector<StateT<double>> a = run(c, 30, false, plain), b = run(c, 30, true, block);
-  // each Newton solve stops at |g| <= 1e-11 of the step's momentum, or within 2x of it at double's
-  // rounding floor (the fingers' pinch): the two differ by that share of a frame's travel,
-  // carried through the frames
+  ImplicitStats plain, block, ilu;
+  const std::vector<StateT<double>> a = run(c, 30, ImplicitPreconditioner::none, plain);
+  const std::vector<StateT<double>> b = run(c, 30, ImplicitPreconditioner::block_jacobi, block);
+  const std::vector<StateT<double>> l = run(c, 30, ImplicitPreconditioner::block_ilu, ilu);
   CHECK(plain.worst_residual <= 2e-11);
   CHECK(block.worst_residual <= 2e-11);
-  double dq = 0, dv = 0, dj = 0, travel = 0;
-  for (std::size_t t = 0; t < a.size(); ++t) {
-    for (std::size_t p = 0; p < a[t].particle_q.size(); ++p) {
-      dq = std::max(dq, length(a[t].particle_q[p] - b[t].particle_q[p]));
-      dv = std::max(dv, length(a[t].particle_qd[p] - b[t].particle_qd[p]));
-      travel = std::max(travel, length(a[t].particle_q[p] - a[0].particle_q[p]));
+  CHECK(ilu.worst_residual <= 2e-11);
+  for (const std::vector<StateT<double>>* other : {&b, &l}) {
+    double dq = 0, dv = 0, dj = 0, travel = 0;
+    for (std::size_t t = 0; t < a.size(); ++t) {
+      for (std::size_t p = 0; p < a[t].particle_q.size(); ++p) {
+        dq = std::max(dq, length(a[t].particle_q[p] - (*other)[t].particle_q[p]));
+        dv = std::max(dv, length(a[t].particle_qd[p] - (*other)[t].particle_qd[p]));
+        travel = std::max(travel, length(a[t].particle_q[p] - a[0].particle_q[p]));
+      }
+      for (std::size_t j = 0; j < a[t].joint_q.size(); ++j)
+        dj = std::max(dj, std::fabs(a[t].joint_q[j] - (*other)[t].joint_q[j]));
     }
-    for (std::size_t j = 0; j < a[t].joint_q.size(); ++j)
-      dj = std::max(dj, std::fabs(a[t].joint_q[j] - b[t].joint_q[j]));
+    const char* which = other == &b ? "block Jacobi" : "block ILU(0)";
+    INFO("plain vs " << which << ": positions " << dq << " m, velocities " << dv << " m/s, joints " << dj
+                     << " m; travel " << travel << " m");
+    if (std::getenv("ADJ_TEST_VERBOSE"))
+      std::printf("plain vs %s: positions %.2g m, velocities %.2g m/s, joints %.2g m, travel %.2g m\n", which, dq, dv,
+                  dj, travel);
+    // measured (block Jacobi): positions 6.5e-14 m, velocities 3.2e-12 m/s, joints 1e-15 m (travel 1.4 cm)
+    CHECK(travel > 0.005);
+    CHECK(dq < 1e-11);
+    CHECK(dv < 1e-10);
+    CHECK(dj < 1e-12);
   }
-  INFO("largest difference: positions " << dq << " m, velocities " << dv << " m/s, joints " << dj << " m; travel "
-                                        << travel << " m");
-  if (std::getenv("ADJ_TEST_VERBOSE"))
-    std::printf("plain vs block Jacobi: positions %.2g m, velocities %.2g m/s, joints %.2g m, travel %.2g m\n", dq, dv,
-                dj, travel);
-  // measured: positions 6.5e-14 m, velocities 3.2e-12 m/s, joints 1e-15 m (travel 1.4 cm)
-  CHECK(travel > 0.005);
-  CHECK(dq < 1e-11);
-  CHECK(dv < 1e-10);
-  CHECK(dj < 1e-12);
-  // fewer products with the preconditioner
+  // fewer products with a preconditioner, fewest with the one that sees the coupling
   CHECK(block.krylov < plain.krylov);
+  CHECK(ilu.krylov < block.krylov);
 }
 
 TEST_CASE("implicit Newton matrix: the assembled blocks in the pinch against the adjoint kernels",

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
 #include "engine/grad/rollout.h"
 #include "engine/solver/kernels.h"
@@ -228,6 +229,41 @@ TEST_CASE("implicit step keeps pinned particles put and is deterministic", "[sol
   }
 }
 
+TEST_CASE(
+    "implicit step: J's pattern kept between steps gives the bits of one rebuilt, and is rebuilt when "
+    "the elements change",
+    "[solver][implicit]") {
+  // one solver stepping the hanging cloth keeps J's block pattern and ILU(0)'s elimination list
+  // from step to step: the same bits as a fresh solver (which builds them) at every step. Then the
+  // same solver on six particles on five springs, and on the same particles on five other springs
+  // (the same element counts, other pairs coupled): the pattern is rebuilt, a fresh solver's bits
+  const int chain[5][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}},
+            net[5][2] = {{0, 2}, {2, 4}, {1, 3}, {3, 5}, {0, 5}};
+  auto springs = [](const int(*pairs)[2]) {
+    ModelBuilderT<double> b;
+    for (int i = 0; i < 6; ++i) b.add_particle({0.05 * i, 1, 0.01 * (i % 2)}, {}, i == 0 ? 0.0 : 0.01, 0.01);
+    for (int e = 0; e < 5; ++e) b.add_spring(pairs[e][0], pairs[e][1], 1e4, 1);
+    return implicit(must(b.finalize()));
+  };
+  const ModelT<double> models[3] = {implicit(hanging_cloth()), springs(chain), springs(net)};
+  SolverT<double> kept(SolverOptions{.substeps = 2, .thread_count = 1});
+  StateT<double> s, next, fresh_next;
+  for (int t = 0; t < 8; ++t) {
+    const int k = t < 4 ? 0 : t < 6 ? 1 : 2;
+    const ModelT<double>& m = models[k];
+    if (t == 0 || t == 4 || t == 6) s = m.make_state();
+    SolverT<double> fresh(SolverOptions{.substeps = 2, .thread_count = 1});
+    REQUIRE(kept.step(m, s, next, m.make_control(), 1.0 / 60));
+    REQUIRE(fresh.step(m, s, fresh_next, m.make_control(), 1.0 / 60));
+    INFO("step " << t << ", model " << k << " (0: the cloth, 1: the spring chain, 2: the other springs)");
+    bool same = true;
+    for (std::size_t p = 0; p < next.particle_q.size(); ++p)
+      same = same && next.particle_q[p] == fresh_next.particle_q[p] && next.particle_qd[p] == fresh_next.particle_qd[p];
+    CHECK(same);
+    std::swap(s, next);
+  }
+}
+
 TEST_CASE("implicit Newton matrix: the assembled blocks against the adjoint kernels and central differences",
           "[solver][implicit]") {
   // after 5 implicit frames (stretched cloth with aerodynamics; tets pressed on the ground) or one
@@ -311,6 +347,167 @@ TEST_CASE("implicit Newton matrix: the assembled blocks against the adjoint kern
     CHECK(err <= 1e-12 * scale);
     CHECK(rep.ok);
   }
+}
+
+// an element's V x V blocks from vertex_blocks' one eval on 3V tangents (or from triangle_blocks',
+// bending_blocks' or tet_blocks' closed form: closed) against input_block's eval per seeded vertex (the contacts' way);
+// the largest difference over the largest block entry
+template <int V, class F>
+double one_pass_error(const F& f, const double* in, double h, bool closed = false) {
+  mat33<double> block[max_element_vertices * max_element_vertices];
+  if constexpr (std::is_same_v<F, TriangleEval<double>>) {
+    if (closed) triangle_blocks(f, in, h, block);
+  }
+  if constexpr (std::is_same_v<F, BendingEval<double>>) {
+    if (closed) bending_blocks(f, in, h, block);
+  }
+  if constexpr (std::is_same_v<F, TetEval<double>>) {
+    if (closed) tet_blocks(f, in, h, block);
+  }
+  if (!closed) vertex_blocks<V>(f, in, h, block);
+  double err = 0, size = 0;
+  for (int j = 0; j < V; ++j)
+    for (int k = 0; k < V; ++k) {
+      const mat33<double> ref = input_block(f, in, 3 * k, 3 * V + 3 * k, 3 * j, h);
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) {
+          size = std::max(size, std::fabs(ref.m[r][c]));
+          err = std::max(err, std::fabs(block[max_element_vertices * j + k].m[r][c] - ref.m[r][c]));
+        }
+    }
+  return size > 0 ? err / size : 1.0;
+}
+
+TEST_CASE("implicit Newton matrix: an element's blocks from one eval equal the per-vertex evals",
+          "[solver][implicit]") {
+  // a spring, a triangle (with aerodynamics), a bending edge and a tet, deformed and moving:
+  // jacobian_blocks' one dual-number eval per element (3V tangents) and the closed forms of the
+  // triangle, the bending edge and the tet against one eval per seeded vertex (3 tangents each), to
+  // rounding
+  const double h = 1.0 / 60;
+  double in[27];
+  for (int i = 0; i < 27; ++i) in[i] = 0.3 * std::sin(1.7 * i + 0.4) + (i % 3 == 0 ? 0.1 * (i / 3) : 0.0);
+  in[24] = 3e3, in[25] = 5e3, in[26] = 0.2;  // the tet's mu, lambda, activation
+  double spring[16];
+  std::copy(in, in + 12, spring);
+  spring[12] = 1e3, spring[13] = 2, spring[14] = 0.1, spring[15] = 0.3;  // ke, kd, rest, activation
+  const mat22<double> pose{12, 1, -2, 9};
+  const mat33<double> tet_pose = mat33<double>::from_cols({8, 1, 0}, {-1, 7, 2}, {0.5, 1, 9});
+  const double errors[] = {
+      one_pass_error<2>(SpringEval{}, spring, h),
+      one_pass_error<3>(TriangleEval<double>{pose, 0.01, 2e3, 2e3, 1}, in, h),
+      one_pass_error<3>(TriangleEval<double>{pose, 0.01, 2e3, 3e3, 1}, in, h, true),
+      one_pass_error<3>(AeroEval<double>{0.5, 0.3}, in, h),
+      one_pass_error<4>(BendingEval<double>{0.05, 0.01, 0.2}, in, h),
+      one_pass_error<4>(BendingEval<double>{0.05, 0.01, 0.2}, in, h, true),
+      one_pass_error<4>(TetEval<double>{tet_pose, 0.002, 1}, in, h),
+      one_pass_error<4>(TetEval<double>{tet_pose, 0.002, 1}, in, h, true),
+  };
+  const char* names[] = {"spring",       "triangle",          "triangle in closed form",
+                         "aerodynamics", "bending edge",      "bending edge in closed form",
+                         "tet",          "tet in closed form"};
+  for (int i = 0; i < 8; ++i) {
+    INFO(names[i] << ": blocks off by " << errors[i] << " of the largest entry");
+    CHECK(errors[i] <= 1e-13);
+  }
+}
+
+TEST_CASE("implicit step adjoint: from the step's record as from the recompute, under each preconditioner",
+          "[solver][implicit][grad]") {
+  // the hanging cloth's fourth frame in 2 substeps: its adjoint from the step's record (each
+  // substep's input and converged velocity) has the bits of the one that solves the substeps
+  // again; the transposed Newton solve under block Jacobi and block ILU(0) (P^T on the right)
+  // agrees with plain GMRES to its tolerance, block ILU(0) in the fewest products
+  const ModelT<double> m = implicit(hanging_cloth());
+  const double h = 1.0 / 60;
+  const ControlT<double> c = controls(m, 1)[0];
+  const std::size_t n = std::size_t(m.particle_count());
+  struct Grad {
+    Array<vec3<double>> q, qd;
+    long long products;
+  };
+  auto grad = [&](ImplicitPreconditioner p, bool use_record) {
+    SolverOptions o;
+    o.substeps = 2;
+    o.implicit.preconditioner = p;
+    SolverT<double> solver(o);
+    StateT<double> s = m.make_state(), next, adj_out = m.make_state(), adj_in;
+    for (int t = 0; t < 3; ++t) {
+      REQUIRE(solver.step(m, s, next, c, h));
+      std::swap(s, next);
+    }
+    StepRecordT<double> record;
+    REQUIRE(solver.step(m, s, next, c, h, nullptr, &record));
+    for (std::size_t i = 0; i < n; ++i) {
+      adj_out.particle_q[i] = {std::sin(1.0 + double(i)), 0.5, std::cos(0.3 * double(i))};
+      adj_out.particle_qd[i] = {0.2, std::cos(2.0 * double(i)), -0.1 * double(i)};
+    }
+    ControlT<double> adj_c = m.make_control();
+    ModelGradT<double> adj_m = m.make_grad();
+    const long long before = solver.implicit_stats().krylov;
+    REQUIRE(solver.step_adjoint(m, s, c, h, adj_out, adj_in, adj_c, adj_m, use_record ? &record : nullptr));
+    return Grad{adj_in.particle_q, adj_in.particle_qd, solver.implicit_stats().krylov - before};
+  };
+  const Grad recorded = grad(ImplicitPreconditioner::block_ilu, true);
+  const Grad again = grad(ImplicitPreconditioner::block_ilu, false);
+  const Grad jacobi = grad(ImplicitPreconditioner::block_jacobi, true);
+  const Grad plain = grad(ImplicitPreconditioner::none, true);
+  double size = 0, err_ilu = 0, err_jacobi = 0;
+  bool same_bits = true;
+  for (std::size_t i = 0; i < n; ++i)
+    for (int k = 0; k < 3; ++k) {
+      same_bits = same_bits && recorded.q[i][k] == again.q[i][k] && recorded.qd[i][k] == again.qd[i][k];
+      size = std::max({size, std::fabs(plain.q[i][k]), std::fabs(plain.qd[i][k])});
+      err_ilu = std::max(
+          {err_ilu, std::fabs(recorded.q[i][k] - plain.q[i][k]), std::fabs(recorded.qd[i][k] - plain.qd[i][k])});
+      err_jacobi = std::max(
+          {err_jacobi, std::fabs(jacobi.q[i][k] - plain.q[i][k]), std::fabs(jacobi.qd[i][k] - plain.qd[i][k])});
+    }
+  INFO("adjoint GMRES products: plain " << plain.products << ", block Jacobi " << jacobi.products << ", block ILU "
+                                        << recorded.products << "; off plain GMRES by " << err_jacobi << ", " << err_ilu
+                                        << " of " << size);
+  if (std::getenv("ADJ_TEST_VERBOSE"))
+    std::printf("adjoint GMRES products: plain %lld, block Jacobi %lld, block ILU %lld; off by %.2g, %.2g of %.2g\n",
+                plain.products, jacobi.products, recorded.products, err_jacobi, err_ilu, size);
+  CHECK(same_bits);
+  CHECK(err_ilu <= 1e-8 * size);
+  CHECK(err_jacobi <= 1e-8 * size);
+  CHECK(recorded.products < jacobi.products);
+  CHECK(jacobi.products < plain.products);
+}
+
+TEST_CASE("implicit preconditioner: block ILU(0) is the exact LU on a chain of springs", "[solver][implicit]") {
+  // a chain of 8 particles on springs hanging from a pinned end: its Newton matrix is block
+  // tridiagonal, whose LU has no fill-in outside its pattern, so block ILU(0)'s factors are J's
+  // exact LU and each GMRES solve (forward, and the adjoint's transposed one) converges at its
+  // first product, then checks the true residual with a second
+  ModelBuilderT<double> b;
+  int prev = b.add_particle({0, 1, 0}, {0, 0, 0}, 0.0);
+  for (int i = 1; i < 8; ++i) {
+    const int p = b.add_particle({0.1 * i, 1, 0.01 * i}, {0, 0.1 * i, 0}, 0.01);
+    b.add_spring(prev, p, 1e3, 1);
+    prev = p;
+  }
+  const ModelT<double> m = implicit(must(b.finalize()));
+  SolverT<double> solver(SolverOptions{.substeps = 1});
+  StateT<double> s = m.make_state(), next, adj_out = m.make_state(), adj_in;
+  const ControlT<double> c = m.make_control();
+  for (int t = 0; t < 3; ++t) {
+    REQUIRE(solver.step(m, s, next, c, 1.0 / 60));
+    std::swap(s, next);
+  }
+  StepRecordT<double> record;
+  REQUIRE(solver.step(m, s, next, c, 1.0 / 60, nullptr, &record));
+  const ImplicitStats forward = solver.implicit_stats();
+  ControlT<double> adj_c = m.make_control();
+  ModelGradT<double> adj_m = m.make_grad();
+  REQUIRE(solver.step_adjoint(m, s, c, 1.0 / 60, adj_out, adj_in, adj_c, adj_m, &record));
+  const long long adjoint_products = solver.implicit_stats().krylov - forward.krylov;
+  INFO("Newton iterations " << forward.newton << ", GMRES products " << forward.krylov << ", adjoint's "
+                            << adjoint_products);
+  CHECK(forward.newton >= 4);
+  CHECK(forward.krylov <= 2 * forward.newton);
+  CHECK(adjoint_products == 2);
 }
 
 TEST_CASE("implicit step adjoint: hanging cloth against central differences", "[solver][implicit][grad]") {
