@@ -95,6 +95,8 @@ nlohmann::json block_table(const std::vector<optim::ParamBlock>& blocks) {
                  {"offset", b.offset},
                  {"count", b.count},
                  {"steps", b.steps},
+                 {"frames", b.frames},
+                 {"knots", b.knots},
                  {"elements", b.elements},
                  {"width", b.width}});
   return j;

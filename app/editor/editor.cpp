@@ -449,11 +449,20 @@ const Array<vec3<float>>* Editor::arrow_field(const State& shown) {
       if (b.kind != want || b.width != 3) continue;
       // per-frame inputs: the scrubbed frame's (an attached replay's: its frame's)
       const int frame = attach_replay.active ? attach_replay.frame : std::max(timeline_frame, 0);
-      int t = std::clamp(g == 3 ? frame : 0, 0, b.steps - 1);
+      if (size_t(b.offset + b.count) > snap.grad.size()) continue;
+      // a knotted block's gradient drawn per frame as its knots' interpolation: how each frame's
+      // input moves under a gradient step on the knots
+      const float* grad = snap.grad.data() + b.offset;
+      if (b.knots > 0) {
+        frame_grad_.resize(size_t(optim::frame_block(b).count));
+        optim::knots_to_frames(b, grad, frame_grad_.data());
+        grad = frame_grad_.data();
+      }
+      const int t = std::clamp(g == 3 ? frame : 0, 0, b.frames - 1);
       for (int e = 0; e < b.elements; ++e) {
-        size_t k = size_t(b.offset + (t * b.elements + e) * 3);
-        if (k + 2 >= snap.grad.size() || b.index[size_t(e)] >= n) continue;
-        field_[size_t(b.index[size_t(e)])] = {snap.grad[k], snap.grad[k + 1], snap.grad[k + 2]};
+        const size_t k = size_t((t * b.elements + e) * 3);
+        if (b.index[size_t(e)] >= n) continue;
+        field_[size_t(b.index[size_t(e)])] = {grad[k], grad[k + 1], grad[k + 2]};
         any = true;
       }
     }

@@ -433,6 +433,7 @@ class Editor {
   uint64_t replay_run_ = 0;      // Snapshot::replay.run of the cached frame
   uint64_t replay_request_ = 0;  // Worker::replay's number of the replay asked for last
   Array<vec3<float>> field_;
+  std::vector<float> frame_grad_;    // arrow_field's knotted block, one entry a frame
   scene::Scene opt_scene_;           // the document when the optimization started
   uint64_t opt_scene_revision_ = 0;  // its revision (Snapshot::opt_generation)
   bool doc_is_opt_scene_ = false;    // the document equals opt_scene_ (sync() updates it)

@@ -94,10 +94,13 @@ void add_gradient(RunSnapshot& out, const std::vector<optim::ParamBlock>& blocks
   out.step_grad_norms.assign(step_grad_norms.begin(), step_grad_norms.end());
   for (const optim::ParamBlock& b : blocks) {
     const bool arrows = b.kind == K::initial_position || b.kind == K::initial_velocity || b.kind == K::control_force;
-    const std::size_t n = std::size_t(b.steps) * std::size_t(b.elements) * 3;
-    if (!arrows || b.width != 3 || std::size_t(b.offset) + n > grad.size()) continue;
-    out.gradient_blocks.push_back({scene::to_string(b.kind), int(out.gradient.size()), b.steps, b.elements, b.index});
-    out.gradient.insert(out.gradient.end(), grad.begin() + b.offset, grad.begin() + std::ptrdiff_t(b.offset + n));
+    if (!arrows || b.width != 3 || std::size_t(b.offset + b.count) > grad.size()) continue;
+    // one entry a frame: a knotted block's knots interpolated (how each frame's input moves under
+    // a gradient step on the knots)
+    std::vector<S> frames(std::size_t(optim::frame_block(b).count));
+    optim::knots_to_frames(b, grad.data() + b.offset, frames.data());
+    out.gradient_blocks.push_back({scene::to_string(b.kind), int(out.gradient.size()), b.frames, b.elements, b.index});
+    out.gradient.insert(out.gradient.end(), frames.begin(), frames.end());
   }
 }
 

@@ -21,7 +21,8 @@
 //   "joint_q":[...], "contacts":C, "body_contacts":C}, C: {"point":[x,y,z,...], "normal":[...],
 //   "force":[...]} (the particles' contacts and the robots' bodies', at most k_max_frame_contacts
 //   each); step_grad_norms: |dL/dx_t| over the horizon; gradient: dL/dtheta of the parameter
-//   blocks that the editor draws as arrows (3 entries per element), B: {"kind":K, "offset":o,
+//   blocks that the editor draws as arrows (3 entries per element; a block with knots sends its
+//   knots' gradient interpolated to every frame), B: {"kind":K, "offset":o,
 //   "steps":s, "elements":e, "index":[particle...]} (values[o + (t e + j) 3 ..] is element j's at
 //   step t); worlds: the rollouts of a policy method's first training copies (at most
 //   k_max_worlds). Everything but id, iteration and frames may be absent.

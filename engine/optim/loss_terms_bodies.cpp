@@ -284,8 +284,12 @@ S value_alive(const LossT<S>&, const Term<S>& t, const std::vector<S>&) {
 template <class S>
 Status create_effort(const LossBuildT<S>& b, const scene::LossTerm& spec, Term<S>& t) {
   for (const ParamBlock& p : b.params.blocks())
-    if (p.kind == scene::ParamKind::actuator_control && (spec.object.empty() || p.object == spec.object))
+    if (p.kind == scene::ParamKind::actuator_control && (spec.object.empty() || p.object == spec.object)) {
+      if (p.knots > 0)
+        return Status::error(b.where + ": effort measures one value a frame; " + scene::to_string(p.kind) + " of '" +
+                             p.object + "' has \"knots\" (drop the effort term or the knots)");
       t.blocks.push_back({p.offset, p.offset + p.count});
+    }
   if (t.blocks.empty() && !b.task.has_policy)
     return Status::error(b.where + ": no actuator_control parameters to measure");
   return Status::ok();

@@ -82,8 +82,12 @@ Status create_axis(const LossBuildT<S>& b, const scene::LossTerm& spec, Term<S>&
 template <class S>
 Status create_effort(const LossBuildT<S>& b, const scene::LossTerm& spec, Term<S>& t) {
   for (const ParamBlock& p : b.params.blocks())
-    if (is_control(p.kind) && (spec.object.empty() || p.object == spec.object))
+    if (is_control(p.kind) && (spec.object.empty() || p.object == spec.object)) {
+      if (p.knots > 0)
+        return Status::error(b.where + ": effort measures one value a frame; " + scene::to_string(p.kind) + " of '" +
+                             p.object + "' has \"knots\" (drop the effort term or the knots)");
       t.blocks.push_back({p.offset, p.offset + p.count});
+    }
   if (t.blocks.empty())
     return Status::error(b.where + ": no control parameters" +
                          (spec.object.empty() ? std::string() : " of '" + spec.object + "'") + " to measure");

@@ -28,6 +28,104 @@ Status element_bounds(const scene::ParamSpec& spec, const std::vector<std::strin
 
 using scene::ParamKind;
 
+Status block_frames(const scene::ParamSpec& spec, bool per_frame, int horizon, const std::string& where,
+                    ParamBlock& b) {
+  b.frames = per_frame ? horizon : 1;
+  b.knots = spec.knots;
+  b.steps = b.knots > 0 ? b.knots : b.frames;
+  if (b.knots == 0) return Status::ok();
+  if (!per_frame)
+    return Status::error(where +
+                         ": \"knots\" is for per-frame parameters (control_force, spring_activation, "
+                         "tet_activation, actuator_control); this one has one value for the whole run");
+  if (b.knots < 2 || b.knots > horizon)
+    return Status::error(where + ": \"knots\" must be 2 .. " + std::to_string(horizon) +
+                         " (the horizon: knots sit on the first and the last frame, at most one a frame), got " +
+                         std::to_string(b.knots));
+  return Status::ok();
+}
+
+int knot_frame(int k, int knots, int frames) {
+  assert(knots >= 2 && knots <= frames && k >= 0 && k < knots && "knot outside the block");
+  // round(k (frames - 1) / (knots - 1)) in integers: halves round up
+  const long long num = 2LL * k * (frames - 1) + (knots - 1), den = 2LL * (knots - 1);
+  return int(num / den);
+}
+
+ParamBlock frame_block(const ParamBlock& b) {
+  ParamBlock f = b;
+  if (b.knots == 0) return f;
+  f.knots = 0;
+  f.steps = b.frames;
+  f.count = b.frames * b.elements * b.width;
+  return f;
+}
+
+namespace {
+
+// each frame t of a knotted block as (knot k, weight w): t = (1 - w) knot k + w knot k + 1
+template <class Fn>
+void for_each_frame(const ParamBlock& b, Fn&& fn) {
+  for (int k = 0; k + 1 < b.knots; ++k) {
+    const int f0 = knot_frame(k, b.knots, b.frames), f1 = knot_frame(k + 1, b.knots, b.frames);
+    const int end = k + 2 == b.knots ? f1 + 1 : f1;  // the last segment holds the last frame
+    for (int t = f0; t < end; ++t) fn(t, k, double(t - f0) / double(f1 - f0));
+  }
+}
+
+}  // namespace
+
+template <class S>
+void knots_to_frames(const ParamBlock& b, const S* x, S* frames) {
+  const int n = b.elements * b.width;  // entries a frame (a knot)
+  if (b.knots == 0) {
+    std::copy(x, x + b.count, frames);
+    return;
+  }
+  for_each_frame(b, [&](int t, int k, double w) {
+    const S* a = x + k * n;
+    for (int i = 0; i < n; ++i) frames[t * n + i] = (S(1) - S(w)) * a[i] + S(w) * a[n + i];
+  });
+}
+
+template <class S>
+void frames_to_knots_grad(const ParamBlock& b, const S* frames, S* g) {
+  const int n = b.elements * b.width;
+  if (b.knots == 0) {
+    std::copy(frames, frames + b.count, g);
+    return;
+  }
+  std::fill(g, g + b.count, S(0));
+  for_each_frame(b, [&](int t, int k, double w) {
+    S* a = g + k * n;
+    for (int i = 0; i < n; ++i) {
+      a[i] += (S(1) - S(w)) * frames[t * n + i];
+      a[n + i] += S(w) * frames[t * n + i];
+    }
+  });
+}
+
+template <class S>
+void sample_knots(const ParamBlock& b, const S* frames, S* x) {
+  const int n = b.elements * b.width;
+  if (b.knots == 0) {
+    std::copy(frames, frames + b.count, x);
+    return;
+  }
+  for (int k = 0; k < b.knots; ++k) {
+    const S* f = frames + knot_frame(k, b.knots, b.frames) * n;
+    std::copy(f, f + n, x + k * n);
+  }
+}
+
+#define ADJ_KNOTS(S)                                                   \
+  template void knots_to_frames(const ParamBlock&, const S*, S*);      \
+  template void frames_to_knots_grad(const ParamBlock&, const S*, S*); \
+  template void sample_knots(const ParamBlock&, const S*, S*);
+ADJ_KNOTS(float)
+ADJ_KNOTS(double)
+#undef ADJ_KNOTS
+
 std::pair<int, int> domain_range(const scene::ObjectRange& r, FieldDomain d) {
   switch (d) {
     case FieldDomain::particle:
@@ -361,7 +459,7 @@ Status ParametersT<S>::add_particle_blocks(const scene::CompiledSceneT<S>& cs, c
     if (Status st = row->create(ParamBuildT<S>{cs, obj, where, policy_size}, b); !st) return st;
     b.elements = int(b.index.size());
     if (Status st = element_bounds(spec, {}, where, b); !st) return st;
-    b.steps = row->per_step ? task.horizon : 1;
+    if (Status st = block_frames(spec, row->per_step, task.horizon, where, b); !st) return st;
     b.offset = p.size_;
     b.count = b.steps * b.elements * b.width;
     p.size_ += b.count;
@@ -381,8 +479,15 @@ const ParamBlock* ParametersT<S>::policy_block() const {
 template <class S>
 std::vector<S> ParametersT<S>::initial(const scene::CompiledSceneT<S>& cs) const {
   std::vector<S> theta(size_, S(0));
-  for (const ParamBlock& b : blocks_)
-    if (const ParamRowT<S>& row = row_of<S>(b); row.initial) row.initial(cs, b, theta.data() + b.offset);
+  std::vector<S> frames;
+  for (const ParamBlock& b : blocks_) {
+    const ParamRowT<S>& row = row_of<S>(b);
+    if (!row.initial) continue;
+    const ParamBlock f = frame_block(b);
+    frames.assign(std::size_t(f.count), S(0));
+    row.initial(cs, f, frames.data());
+    sample_knots(b, frames.data(), theta.data() + b.offset);
+  }
   clamp(theta);
   return theta;
 }
@@ -422,8 +527,20 @@ void ParametersT<S>::apply_to(const std::vector<S>& theta, const std::vector<S>&
   controls.clear();
   if (has_controls_) controls.assign(horizon_, m.make_control());
   const ParamTargetT<S> to{m, init, controls, base_mass, base_inertia};
-  for (const ParamBlock& b : blocks_)
-    if (const ParamRowT<S>& row = row_of<S>(b); row.apply) row.apply(b, theta.data() + b.offset, to);
+  // the one place theta's knots become per-frame inputs
+  std::vector<S> frames;
+  for (const ParamBlock& b : blocks_) {
+    const ParamRowT<S>& row = row_of<S>(b);
+    if (!row.apply) continue;
+    if (b.knots == 0) {
+      row.apply(b, theta.data() + b.offset, to);
+      continue;
+    }
+    const ParamBlock f = frame_block(b);
+    frames.resize(std::size_t(f.count));
+    knots_to_frames(b, theta.data() + b.offset, frames.data());
+    row.apply(f, frames.data(), to);
+  }
 }
 
 template <class S>
@@ -431,9 +548,20 @@ void ParametersT<S>::gather(const StateT<S>& g0, const std::vector<ControlT<S>>&
                             std::vector<S>& grad) const {
   grad.assign(size_, S(0));
   const ParamGradsT<S> from{g0, gc, gm};
+  std::vector<S> frames;
   for (const ParamBlock& b : blocks_) {
-    if (is_control(b.kind)) assert(int(gc.size()) == b.steps && "the rollout kept no control gradients");
-    if (const ParamRowT<S>& row = row_of<S>(b); row.gather) row.gather(b, from, grad.data() + b.offset);
+    if (is_control(b.kind)) assert(int(gc.size()) == b.frames && "the rollout kept no control gradients");
+    const ParamRowT<S>& row = row_of<S>(b);
+    if (!row.gather) continue;
+    if (b.knots == 0) {
+      row.gather(b, from, grad.data() + b.offset);
+      continue;
+    }
+    // dL/d knot = the interpolation weights times dL/d frame
+    const ParamBlock f = frame_block(b);
+    frames.assign(std::size_t(f.count), S(0));
+    row.gather(f, from, frames.data());
+    frames_to_knots_grad(b, frames.data(), grad.data() + b.offset);
   }
 }
 
@@ -472,7 +600,9 @@ std::string ParametersT<S>::entry_name(int i) const {
     return s;
   }
   bracket(b.object);
-  if (is_control(b.kind)) bracket("t=" + std::to_string(t));
+  if (is_control(b.kind))
+    bracket(b.knots > 0 ? "knot " + std::to_string(t) + ", t=" + std::to_string(knot_frame(t, b.knots, b.frames))
+                        : "t=" + std::to_string(t));
   // elements are named by their index within the object
   bracket(std::to_string(b.index[e] - (b.index[0] - b.first_local)));
   if (b.width == 3) {
@@ -516,8 +646,7 @@ TaskSides split_task_impl(const scene::Task& task, bool robots, bool particles,
   const bool all = s.robots && !particles;
   auto robot_param = [&](const scene::ParamSpec& p) {
     if (!s.robots) return false;
-    if (all || p.object.empty())
-      return all || p.kind == scene::ParamKind::policy || body_field(p.kind);
+    if (all || p.object.empty()) return all || p.kind == scene::ParamKind::policy || body_field(p.kind);
     return is_robot(p.object);
   };
   auto robot_term = [&](const scene::LossTerm& l) {

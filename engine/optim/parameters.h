@@ -50,7 +50,11 @@ struct ParamBlock {
   std::string object;  // object name; empty for contact_* and policy
   int offset = 0;      // first entry in theta
   int count = 0;       // entries = steps * elements * width
-  int steps = 1;       // horizon for per-step kinds (control_force, *_activation), else 1
+  int steps = 1;       // entries per element and component along time: the horizon for per-frame
+                       // kinds (control_force, *_activation, actuator_control), `knots` with knots, else 1
+  int frames = 1;      // frames the block's inputs cover: the horizon for per-frame kinds, else 1
+  int knots = 0;       // per-frame kinds: theta holds the values at `knots` knot frames (knot_frame),
+                       // the frames between them linear interpolation; 0: one entry per frame
   int elements = 1;    // particles, springs or tets the block covers (1 for contact_*)
   int width = 1;       // entries per element: 3 for vectors, else 1
   double lower = 0;    // bounds, applied to every entry by clamp()
@@ -64,6 +68,28 @@ struct ParamBlock {
   int row = -1;                                // its kind's row in the side's table (param_rows)
   std::vector<std::string> names;              // bodies: each element's name ("knee", "root.3"), (elements)
 };
+
+// knots of a per-frame block: knot k (0 <= k < knots) sits on frame round(k (frames - 1) / (knots - 1)),
+// the first on frame 0, the last on frames - 1; frame t between knots k and k + 1 takes
+// (1 - w) x_k + w x_{k+1}, w = (t - frame_k) / (frame_{k+1} - frame_k). Bounds hold the knots, and
+// so every frame. ParametersT writes and gathers every block through frame_block: the rows see
+// one entry per frame, theta holds the knots.
+int knot_frame(int k, int knots, int frames);
+// the block as its row writes it: one entry per frame (a block without knots: itself)
+ParamBlock frame_block(const ParamBlock& b);
+// theta's entries x of block b -> per-frame entries (frame_block(b).count of them)
+template <class S>
+void knots_to_frames(const ParamBlock& b, const S* x, S* frames);
+// per-frame gradient -> the knots' (the interpolation weights times the frames', summed in frame
+// order): the transpose of knots_to_frames
+template <class S>
+void frames_to_knots_grad(const ParamBlock& b, const S* frames, S* g);
+// per-frame values -> theta's entries: the values at the knot frames
+template <class S>
+void sample_knots(const ParamBlock& b, const S* frames, S* x);
+// b's steps, frames and knots: a per-frame row's block covers `horizon` frames, with spec.knots
+// knots when set; knots on a kind that is not per-frame, or outside 2..horizon, are refused
+Status block_frames(const scene::ParamSpec& spec, bool per_frame, int horizon, const std::string& where, ParamBlock& b);
 
 // entry i's bounds (0 <= i < count): the block's, narrowed by its element's own
 inline double entry_lower(const ParamBlock& b, int i) {

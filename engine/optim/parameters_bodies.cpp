@@ -174,7 +174,7 @@ Status ParametersT<S>::add_body_blocks(const scene::CompiledSceneT<S>& cs, const
     b.field = row->field;
     if (Status st = row->create(ParamBuildT<S>{cs, r, pw, 0}, b); !st) return st;
     has_body_fields_ = has_body_fields_ || row->field;
-    b.steps = row->per_step ? task.horizon : 1;
+    if (Status st = block_frames(spec, row->per_step, task.horizon, pw, b); !st) return st;
     has_controls_ = has_controls_ || row->per_step;
     if (b.index.empty()) return Status::error(pw + ": \"" + spec.object + "\" has nothing this parameter covers");
     b.elements = int(b.index.size());
@@ -205,7 +205,10 @@ std::string ParametersT<S>::entry_name_bodies(const ParamBlock& b, int k) const 
   const int t = k / b.elements, e = k % b.elements;
   std::string s = scene::to_string(b.kind);
   if (!b.object.empty()) s += "[" + b.object + "]";
-  if (b.steps > 1) s += "[t=" + std::to_string(t) + "]";
+  if (b.knots > 0)
+    s += "[knot " + std::to_string(t) + ", t=" + std::to_string(knot_frame(t, b.knots, b.frames)) + "]";
+  else if (b.steps > 1)
+    s += "[t=" + std::to_string(t) + "]";
   if (!b.names[std::size_t(e)].empty()) s += "[" + b.names[std::size_t(e)] + "]";
   return s;
 }

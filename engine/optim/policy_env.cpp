@@ -131,6 +131,7 @@ Result<std::unique_ptr<ScenePolicyEnvT<S>>> ScenePolicyEnvT<S>::create(const sce
   if (!options.hidden.empty()) net_task.policy.hidden = options.hidden;
   scene::Task one = task;
   one.horizon = 1;
+  for (scene::ParamSpec& p : one.parameters) p.knots = 0;  // one frame: no knots between
   Result<PolicyT<S>> pol = PolicyT<S>::create(cs, net_task, options.net);
   if (!pol) return pol.status();
   env->policy_ = std::move(pol.value());

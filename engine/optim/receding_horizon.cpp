@@ -46,6 +46,11 @@ Result<RecedingHorizonT<S>> RecedingHorizonT<S>::create(const TaskT<S>& task, Re
   if (std::none_of(task.blocks().begin(), task.blocks().end(),
                    [](const ParamBlock& b) { return b.kind == scene::ParamKind::actuator_control; }))
     return Status::error(where + "needs actuator_control parameters (the inputs it plans)");
+  for (const ParamBlock& b : task.blocks())
+    if (b.knots > 0)
+      return Status::error(where + scene::to_string(b.kind) + (b.object.empty() ? "" : " of '" + b.object + "'") +
+                           " has \"knots\"; the planner shifts its plan frame by frame and plans one value a "
+                           "frame (remove \"knots\" from the task's parameters for receding horizon)");
   RecedingHorizonT r;
   r.full_ = &task;
   r.task_ = spec;

@@ -124,6 +124,8 @@ class TaskRunnerT {
   const std::vector<StateT<S>>& frames() const { return frames_; }
   // every iterate() so far
   const std::vector<IterationStats>& history() const { return history_; }
+  // the implicit step's counters over every evaluate() so far (null: the task has no plain rollout)
+  const ImplicitStats* implicit_stats() const { return rollout_ ? &rollout_->implicit_stats() : nullptr; }
 
   // theta's blocks, in theta order (the robot blocks, then the particle blocks)
   const std::vector<ParamBlock>& blocks() const { return params_.blocks(); }

@@ -266,7 +266,10 @@ int store_values(const std::vector<ParamBlock>& blocks, const std::vector<float>
       task.values.push_back({b.kind, b.object, {}});
       v = &task.values.back();
     }
-    v->values.assign(theta.begin() + b.offset, theta.begin() + b.offset + b.count);
+    // per-frame values, with knots too (the frames between them interpolated)
+    std::vector<float> frames(std::size_t(frame_block(b).count));
+    knots_to_frames(b, theta.data() + b.offset, frames.data());
+    v->values.assign(frames.begin(), frames.end());
     ++stored;
   }
   return stored;
@@ -285,12 +288,15 @@ std::vector<std::string> restore_values(const std::vector<ParamBlock>& blocks, c
       notes.push_back(name + ": stored values for a parameter the task does not optimize; not used");
       continue;
     }
-    if (int(v.values.size()) != b->count || b->offset + b->count > int(theta.size())) {
-      notes.push_back(name + ": " + std::to_string(v.values.size()) + " stored values for " + std::to_string(b->count) +
+    // stored values are per frame; knots start at the values on their frames
+    const int frames = frame_block(*b).count;
+    if (int(v.values.size()) != frames || b->offset + b->count > int(theta.size())) {
+      notes.push_back(name + ": " + std::to_string(v.values.size()) + " stored values for " + std::to_string(frames) +
                       " entries (horizon or layers changed); not used");
       continue;
     }
-    for (int i = 0; i < b->count; ++i) theta[size_t(b->offset + i)] = S(v.values[size_t(i)]);
+    const std::vector<S> stored(v.values.begin(), v.values.end());
+    sample_knots(*b, stored.data(), theta.data() + b->offset);
   }
   return notes;
 }

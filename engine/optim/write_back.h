@@ -43,11 +43,12 @@ std::vector<std::string> write_back_task(const std::vector<ParamBlock>& blocks, 
 
 // per-frame inputs (control_force, spring/tet_activation, actuator_control) and policy weights
 // of theta into task.values, replacing what was stored for the same parameter; returns how
-// many blocks were stored
+// many blocks were stored. A block with knots is stored per frame (its interpolated frames)
 int store_values(const std::vector<ParamBlock>& blocks, const std::vector<float>& theta, scene::Task& task);
 
 // the task's stored values into theta (a runner's initial theta, then set_theta): a runner
-// made from a saved task starts where the optimization that was applied ended. Values whose
+// made from a saved task starts where the optimization that was applied ended (a block with
+// knots: its knots at the stored values of their frames). Values whose
 // size no longer fits (the horizon or the policy's layers changed) are skipped with a note.
 template <class S>
 std::vector<std::string> restore_values(const std::vector<ParamBlock>& blocks, const scene::Task& task,

@@ -108,6 +108,11 @@ const char* label(ParamKind k) {
   return "?";
 }
 
+bool is_per_frame(ParamKind k) {
+  return k == ParamKind::control_force || k == ParamKind::spring_activation || k == ParamKind::tet_activation ||
+         k == ParamKind::actuator_control;
+}
+
 bool is_scene_wide(ParamKind k) {
   if (k == ParamKind::policy) return true;
 #define ADJ_X(decl, kind, field, side, domain, ...) \

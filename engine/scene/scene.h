@@ -340,6 +340,10 @@ struct ParamSpec {
   // bounds of each element (one per actuator, joint, particle...: "lower": [..] in JSON),
   // narrowing the bounds above; empty = none
   std::vector<double> lower_each, upper_each;
+  // per-frame kinds (is_per_frame): the optimizer's variables are the values at `knots` frames
+  // spread over the horizon, the frames between them linear interpolation (engine/optim/parameters.h,
+  // knot_frame); 0 = one value per frame. 2 <= knots <= horizon
+  int knots = 0;
 
   bool operator==(const ParamSpec&) const = default;
 };
@@ -554,6 +558,9 @@ const char* to_string(ParamKind k);
 const char* label(ParamKind k);
 // kinds that name no object (contact, aerodynamics, gravity, policy)
 bool is_scene_wide(ParamKind k);
+// kinds with one value per frame of the horizon (control_force, spring/tet_activation,
+// actuator_control): the kinds that take "knots"
+bool is_per_frame(ParamKind k);
 // kinds of robot objects only (joint_q/qd, actuator_control, the robot side's model fields)
 bool is_robot_param(ParamKind k);
 const char* to_string(LossKind k);

@@ -491,6 +491,20 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
         else
           r.number(pf, key, *one);
       }
+      if (pf.j.contains("knots")) {
+        const std::string kp = Reader::join(pp, "knots");
+        int knots = 0;
+        r.integer(pf, "knots", knots, -1000000000LL, 1000000000LL);
+        if (!is_per_frame(p.kind))
+          r.error(kp, std::string("only per-frame parameters (control_force, spring_activation, tet_activation, "
+                                  "actuator_control) take knots; ") +
+                          to_string(p.kind) + " has one value for the whole run");
+        else if (pf.j.at("knots").is_number_integer() && (knots < 2 || knots > t.horizon))
+          r.error(kp, "expected 2 .. " + std::to_string(t.horizon) + " (the horizon): knots sit on the first and " +
+                          "the last frame and at most one on each frame, got " + std::to_string(knots));
+        else
+          p.knots = knots;
+      }
       if (p.lower > p.upper) r.error(pp, "lower bound is above the upper bound");
       if (!p.lower_each.empty() && !p.upper_each.empty() && p.lower_each.size() != p.upper_each.size())
         r.error(Reader::join(pp, "upper"), "lists " + std::to_string(p.upper_each.size()) + " bounds, \"lower\" " +

@@ -208,6 +208,7 @@ ojson write_task(const Task& t, const std::string& sidecar = "") {
     } else if (std::isfinite(p.upper)) {
       pj["upper"] = p.upper;
     }
+    if (p.knots > 0) pj["knots"] = p.knots;
     ps.push_back(pj);
   }
   j["parameters"] = ps;

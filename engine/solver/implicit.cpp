@@ -126,8 +126,12 @@ struct Preconditioner {
     return r;
   }
 
-  // from A's blocks (m: each particle's M (1 + c h), 0 if pinned)
-  void factor(ImplicitPreconditioner k, const BlockMatrix<S>& a, const Array<S>& m, bool trans) {
+  // from A's blocks (m: each particle's M (1 + c h), 0 if pinned). Block ILU(0) can break down
+  // where J is indefinite (a buckled cloth's compressed membranes, stiffer than its inertia): a
+  // nearly singular pivot makes the later factors grow without bound. Factors grown past
+  // 1 / epsilon of J's largest block (or not finite) carry no digit of J, so P falls back to block
+  // Jacobi; returns false then
+  bool factor(ImplicitPreconditioner k, const BlockMatrix<S>& a, const Array<S>& m, bool trans) {
     kind = k;
     transposed = trans;
     A = &a;
@@ -135,9 +139,29 @@ struct Preconditioner {
     inv.resize(np);
     if (kind == ImplicitPreconditioner::block_jacobi) {
       for (std::size_t i = 0; i < np; ++i) inv[i] = invert(a.val[std::size_t(a.diag[i])], m[i]);
-      return;
+      return true;
     }
-    if (kind != ImplicitPreconditioner::block_ilu) return;
+    if (kind != ImplicitPreconditioner::block_ilu) return true;
+    factor_ilu(a, m);
+    if (grown(lu) <= grown(a.val) / double(std::numeric_limits<S>::epsilon())) return true;
+    factor(ImplicitPreconditioner::block_jacobi, a, m, trans);
+    return false;
+  }
+
+  // the largest entry's magnitude (infinity where one is not finite)
+  static double grown(const Array<mat33<S>>& blocks) {
+    double most = 0;
+    for (const mat33<S>& b : blocks)
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) {
+          const double x = std::fabs(double(b.m[r][c]));
+          most = std::isfinite(x) ? std::max(most, x) : std::numeric_limits<double>::infinity();
+        }
+    return most;
+  }
+
+  void factor_ilu(const BlockMatrix<S>& a, const Array<S>& m) {
+    const std::size_t np = m.size();
     lu = a.val;
     for (std::size_t i = 0; i < np; ++i) {
       // L_ik = A_ik U_kk^-1 for k < i in column order, each row i's later blocks less L_ik U_kj
@@ -598,7 +622,7 @@ struct ImplicitSolverT<S>::Work {
           for (int r = 0; r < 3; ++r) B.m[r][r] += mass[i] * damp;
       }
     for (std::size_t i = 0; i < np; ++i) diag_mass[i] = free[i] ? mass[i] * damp : S(0);
-    P.factor(preconditioner, A, diag_mass, transposed);
+    if (!P.factor(preconditioner, A, diag_mass, transposed)) ++stats.ilu_fallbacks;
   }
 
   // an estimate of the residual's rounding floor at the iterate (after assemble): |g|'s part

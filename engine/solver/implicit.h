@@ -106,9 +106,12 @@ struct ImplicitStats {
   long long krylov = 0;  // GMRES products (forward and adjoint)
   // substeps that stopped above the tolerance (stalled, at the floor, or max_newton exhausted)
   long long unconverged = 0;
-  long long at_floor = 0;     // of those, the ones stopped at the rounding floor (Work::solve: no gain near it)
-  long long stalled = 0;      // of those, the ones whose line search found no decrease of the potential
-  long long steepest = 0;     // iterations whose Newton direction did not descend (steepest descent taken)
+  long long at_floor = 0;  // of those, the ones stopped at the rounding floor (Work::solve: no gain near it)
+  long long stalled = 0;   // of those, the ones whose line search found no decrease of the potential
+  long long steepest = 0;  // iterations whose Newton direction did not descend (steepest descent taken)
+  // solves whose block ILU(0) broke down (its factors grew past 1 / epsilon of J's blocks, as on an
+  // indefinite J) and ran under block Jacobi instead
+  long long ilu_fallbacks = 0;
   double last_residual = 0;   // |g| / scale of the last substep
   double worst_residual = 0;  // the largest |g| / scale a substep ended with
 };

@@ -586,12 +586,18 @@ struct BlockArgs {
   mat33<S>* particle;  // each particle's contacts' block against its own inputs, (particle_count)
 };
 
+// an element's V slots from `first` on, their blocks zeroed (each element's functor adds into them)
+template <int V, class S>
+ADJ_HD inline mat33<S>* zeroed_slot_blocks(const BlockArgs<S>& b, int first) {
+  mat33<S>* out = b.slot + max_element_vertices * first;
+  for (int k = 0; k < max_element_vertices * V; ++k) out[k] = mat33<S>();
+  return out;
+}
+
 // element e's V slots from `first` on, zeroed, then its eval's blocks added
 template <int V, class F, class S>
 ADJ_HD inline void element_blocks(const BlockArgs<S>& b, int first, const F& f, const S* in) {
-  mat33<S>* out = b.slot + max_element_vertices * first;
-  for (int k = 0; k < max_element_vertices * V; ++k) out[k] = mat33<S>();
-  vertex_blocks<V>(f, in, b.h, out);
+  vertex_blocks<V>(f, in, b.h, zeroed_slot_blocks<V>(b, first));
 }
 
 template <class S>
@@ -656,12 +662,9 @@ struct TriangleBlocks {
     const ModelView<S>& m = b.a.m;
     S in[18];
     pack_tri(b.a, e, in);
-    const int first = m.tri_slot + 3 * e;
-    mat33<S>* out = b.slot + max_element_vertices * first;
-    for (int k = 0; k < max_element_vertices * 3; ++k) out[k] = mat33<S>();
+    mat33<S>* out = zeroed_slot_blocks<3>(b, m.tri_slot + 3 * e);
     triangle_blocks(tri_eval(m, e), in, b.h, out);
-    if (m.tri_lift != S(0) || m.tri_drag != S(0))
-      vertex_blocks<3>(AeroEval<S>{m.tri_lift, m.tri_drag}, in, b.h, b.slot + max_element_vertices * first);
+    if (m.tri_lift != S(0) || m.tri_drag != S(0)) vertex_blocks<3>(AeroEval<S>{m.tri_lift, m.tri_drag}, in, b.h, out);
   }
 };
 
@@ -672,8 +675,7 @@ struct BendingBlocks {
     const ModelView<S>& m = b.a.m;
     S in[24];
     pack_quad(b.a, m.edge_indices[e], in);
-    mat33<S>* out = b.slot + max_element_vertices * (m.edge_slot + 4 * e);
-    for (int k = 0; k < max_element_vertices * 4; ++k) out[k] = mat33<S>();
+    mat33<S>* out = zeroed_slot_blocks<4>(b, m.edge_slot + 4 * e);
     static_assert(max_element_vertices == 4, "bending_blocks writes block[4 j + k]");
     bending_blocks(BendingEval<S>{m.edge_ke[e], m.edge_kd[e], m.edge_rest_angle[e]}, in, b.h, out);
   }
@@ -686,9 +688,8 @@ struct TetBlocks {
     const ModelView<S>& m = b.a.m;
     S in[27];
     pack_tet(b.a, e, in);
-    mat33<S>* out = b.slot + max_element_vertices * (m.tet_slot + 4 * e);
-    for (int k = 0; k < max_element_vertices * 4; ++k) out[k] = mat33<S>();
-    tet_blocks(TetEval<S>{m.tet_pose[e], m.tet_volume[e], m.tet_kd[e]}, in, b.h, out);
+    tet_blocks(TetEval<S>{m.tet_pose[e], m.tet_volume[e], m.tet_kd[e]}, in, b.h,
+               zeroed_slot_blocks<4>(b, m.tet_slot + 4 * e));
   }
 };
 

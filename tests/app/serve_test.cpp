@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/serve/address.h"
+#include "app/serve/publish.h"
 #include "app/serve/run_client.h"
 #include "app/serve/run_server.h"
 #include "app/serve/wire.h"
@@ -97,6 +98,34 @@ TEST_CASE("wire: a snapshot's contacts, gradient and worlds read back as they we
   CHECK(plain->snapshot.contacts.empty());
   CHECK(plain->snapshot.gradient_blocks.empty());
   CHECK(plain->snapshot.worlds.empty());
+}
+
+TEST_CASE("publish: a knotted control force's gradient is sent one entry a frame, its knots interpolated") {
+  // frames 0 1 2 with knots on 0 and 2: frame 1 is the knots' mean
+  adj::optim::ParamBlock b;
+  b.kind = adj::scene::ParamKind::control_force;
+  b.frames = 3;
+  b.knots = 2;
+  b.steps = 2;
+  b.elements = 1;
+  b.width = 3;
+  b.count = 6;
+  b.offset = 1;  // after one entry of another block
+  b.index = {4};
+  RunSnapshot out;
+  add_gradient(out, {b}, std::vector<double>{9, 1, 2, 3, 5, 6, 8}, std::vector<double>{});
+  REQUIRE(out.gradient_blocks.size() == 1);
+  CHECK(out.gradient_blocks[0].steps == 3);
+  CHECK(out.gradient_blocks[0].offset == 0);
+  CHECK(out.gradient_blocks[0].index == std::vector<int>{4});
+  CHECK(out.gradient == std::vector<float>{1, 2, 3, 3, 4, 5.5f, 5, 6, 8});
+  // without knots, the entries as they are
+  b.knots = 0;
+  b.steps = 3;
+  b.count = 9;
+  RunSnapshot plain;
+  add_gradient(plain, {b}, std::vector<double>{9, 1, 2, 3, 4, 5, 6, 7, 8, 9}, std::vector<double>{});
+  CHECK(plain.gradient == std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9});
 }
 
 TEST_CASE("wire: a snapshot's contacts, gradient and worlds are refused when they do not add up") {
