@@ -122,6 +122,7 @@ std::vector<optim::ParamBlock> arrow_blocks(const std::vector<app::wire::ArrowBl
         b.kind = k;
         b.offset = a.offset;
         b.steps = a.steps;
+        b.frames = a.steps;  // one entry a frame (a knotted block is sent interpolated)
         b.elements = a.elements;
         b.width = 3;
         b.count = a.steps * a.elements * 3;
