@@ -123,7 +123,7 @@ TEST_CASE("knots: a robot arm's actuator inputs, gradient against central differ
   CHECK(rep.max_rel_err < 1e-5);
 }
 
-TEST_CASE("knots: one knot a frame gives the bits of no knots; stored values stay per frame",
+TEST_CASE("knots: one knot a frame gives the bits of no knots, and stored values stay per frame",
           "[optim][parameters][knots]") {
   auto cs = cage_scene<double>(true);
   Task plain = cage_task(6);
