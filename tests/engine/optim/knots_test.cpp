@@ -39,6 +39,18 @@ std::vector<double> wave(int n, double phase) {
   return x;
 }
 
+// theta_i = amp sin(freq i + phase) set on r, then its gradient against central differences
+// (eps 1e-6): `entries` rows, each within 1e-5 relative
+void check_knots_grad(TaskRunnerT<double>& r, double amp, double freq, double phase, std::size_t entries) {
+  std::vector<double> theta(r.theta().size());
+  for (int i = 0; i < int(theta.size()); ++i) theta[std::size_t(i)] = amp * std::sin(freq * i + phase);
+  r.set_theta(theta);
+  GradCheckReport rep = must_ok(r.check_grad(0, 1e-6, 1));
+  INFO(rep.format());
+  CHECK(rep.rows.size() == entries);
+  CHECK(rep.max_rel_err < 1e-5);
+}
+
 }  // namespace
 
 TEST_CASE("knots: knot frames and the frames between them against the definition", "[optim][parameters][knots]") {
@@ -93,13 +105,7 @@ TEST_CASE("knots: a particle's control forces, gradient against central differen
   TaskRunnerT<double> r = must_ok(TaskRunnerT<double>::create(cs, t));
   REQUIRE(r.theta().size() == 4 * 3);  // 4 knots x 1 particle x xyz
   CHECK(r.entry_name(3 * 2 + 1) == "control_force[ball][knot 2, t=7][0].y");
-  std::vector<double> theta(r.theta().size());
-  for (int i = 0; i < int(theta.size()); ++i) theta[std::size_t(i)] = 3.0 * std::sin(1.7 * i);
-  r.set_theta(theta);
-  GradCheckReport rep = must_ok(r.check_grad(0, 1e-6, 1));
-  INFO(rep.format());
-  CHECK(rep.rows.size() == 12);
-  CHECK(rep.max_rel_err < 1e-5);
+  check_knots_grad(r, 3.0, 1.7, 0.0, 12);
 }
 
 TEST_CASE("knots: a robot arm's actuator inputs, gradient against central differences",
@@ -114,13 +120,7 @@ TEST_CASE("knots: a robot arm's actuator inputs, gradient against central differ
   t.parameters[0].knots = 3;
   TaskRunnerT<double> r = must_ok(TaskRunnerT<double>::create(cs.value(), t));
   REQUIRE(r.theta().size() == 3 * 3);  // 3 knots x 3 actuators
-  std::vector<double> theta(r.theta().size());
-  for (int i = 0; i < int(theta.size()); ++i) theta[std::size_t(i)] = std::sin(0.9 * i + 0.3);
-  r.set_theta(theta);
-  GradCheckReport rep = must_ok(r.check_grad(0, 1e-6, 1));
-  INFO(rep.format());
-  CHECK(rep.rows.size() == 9);
-  CHECK(rep.max_rel_err < 1e-5);
+  check_knots_grad(r, 1.0, 0.9, 0.3, 9);
 }
 
 TEST_CASE("knots: one knot a frame gives the bits of no knots, and stored values stay per frame",
