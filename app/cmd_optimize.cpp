@@ -139,6 +139,8 @@ int run_optimize(const OptimizeOptions& options) {
   if (o.worlds > 1)
     std::printf("the loss averaged over %d worlds (settings.randomize, seed %llu)\n", o.worlds,
                 static_cast<unsigned long long>(o.seed >= 0 ? std::uint64_t(o.seed) : task->seed));
+  if (task->optimizer.backtrack)
+    std::printf("backtracking: a point that raises the loss is rejected and the step to it halved\n");
   std::printf("%6s %14s %14s %10s\n", "iter", "loss", "grad norm", "ms");
   std::unique_ptr<OptimizeVideo> video;
   if (!o.record.empty()) {
@@ -181,11 +183,23 @@ int run_optimize(const OptimizeOptions& options) {
       }
     }
     if (tty) std::printf("\r\033[K");
-    std::printf("%6d %14.8g %14.6g %10.1f\n", it->iteration, it->loss, it->grad_norm, it->ms);
+    if (it->stalled)
+      std::printf(
+          "%6d %14.8g %14s %10.1f  rejected (%s); no step down to %g of the optimizer's lowers the loss: "
+          "stopped at the last accepted point\n",
+          it->iteration, it->loss, "-", it->ms, it->failure.empty() ? "the loss rose" : it->failure.c_str(),
+          optim::BacktrackT<float>::min_scale);
+    else if (it->rejected)
+      std::printf("%6d %14.8g %14s %10.1f  rejected (%s): back with %g of the step\n", it->iteration, it->loss, "-",
+                  it->ms, it->failure.empty() ? "the loss rose" : it->failure.c_str(), it->step_scale);
+    else
+      std::printf("%6d %14.8g %14.6g %10.1f\n", it->iteration, it->loss, it->grad_norm, it->ms);
     if (tty) progress_bar(done + 1, iterations, it->loss);
     if (serving) {
-      serving->iteration(
-          {{"iteration", it->iteration}, {"loss", it->loss}, {"grad_norm", it->grad_norm}, {"ms", it->ms}});
+      nlohmann::json row{
+          {"iteration", it->iteration}, {"loss", it->loss}, {"grad_norm", it->grad_norm}, {"ms", it->ms}};
+      if (it->rejected) row["rejected"] = true;
+      serving->iteration(std::move(row));
       // the rollout this iteration measured with its contacts, the parameters its step made,
       // and the gradient it measured (arrows, |dL/dx_t|)
       if (serving->snapshot_due(it->iteration) || done + 1 == iterations) {
@@ -194,11 +208,15 @@ int run_optimize(const OptimizeOptions& options) {
         serving->snapshot(std::move(shot));
       }
     }
+    if (it->stalled) {  // backtracking found no step that lowers the loss (the same on every rank)
+      ++done;
+      break;
+    }
   }
   std::signal(SIGINT, previous);
   if (tty) std::printf("\r\033[K");
   const bool interrupted = g_interrupted != 0 || viewer_stop;
-  auto final_loss = runner.evaluate(runner.theta());  // the loss at the final parameters
+  auto final_loss = runner.finish();  // the loss at the final parameters (a last step that raised it undone)
   std::printf(
       "final parameters fingerprint %016llx\n",
       static_cast<unsigned long long>(dist::fnv1a(runner.theta().data(), runner.theta().size() * sizeof(float))));
@@ -218,8 +236,14 @@ int run_optimize(const OptimizeOptions& options) {
     j["interrupted"] = interrupted;
     if (!failure.is_ok()) j["error"] = failure.message();
     nlohmann::json its = nlohmann::json::array();
-    for (const auto& h : runner.history())
-      its.push_back({{"iteration", h.iteration}, {"loss", h.loss}, {"grad_norm", h.grad_norm}, {"ms", h.ms}});
+    for (const auto& h : runner.history()) {
+      nlohmann::json row{{"iteration", h.iteration}, {"loss", h.loss}, {"grad_norm", h.grad_norm}, {"ms", h.ms}};
+      if (task->optimizer.backtrack) row["step_scale"] = h.step_scale;
+      if (h.rejected) row["rejected"] = true;
+      if (h.stalled) row["stalled"] = true;
+      if (!h.failure.empty()) row["failure"] = h.failure;
+      its.push_back(std::move(row));
+    }
     j["iterations"] = its;
     if (final_loss) j["final_loss"] = double(*final_loss);
     j["parameter_blocks"] = block_table(runner.blocks());

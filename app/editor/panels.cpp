@@ -860,6 +860,12 @@ void Editor::draw_optimization() {
   if (ImGui::DragInt("##it", &t.optimizer.iterations, 0.5f, 1, 100000, "%d iterations"))
     doc.set_task(task_index, t, "Iterations", merge_key(&s.tasks[size_t(task_index)], "it"));
   if (ImGui::IsItemDeactivated()) doc.end_merge();
+  if (ImGui::Checkbox("backtrack", &t.optimizer.backtrack)) doc.set_task(task_index, t, "Backtracking");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "a step that raises the loss (or makes the rollout fail) is rejected and taken again at\n"
+        "half the length; the loss curve shows the rejected points, the run ends on the best");
+  ImGui::SameLine();
   ImGui::SetNextItemWidth(150);
   if (ImGui::DragInt("##horizon", &t.horizon, 0.5f, 1, 1000000, "horizon %d frames"))
     set_task_horizon(task_index, t.horizon, merge_key(&s.tasks[size_t(task_index)], "horizon"));

@@ -430,10 +430,19 @@ struct Worker::Impl {
       best_frames = m.frames();
     }
     // every iteration's ghost, shown or not: ticking Ghosts later shows the iterations so far
-    std::vector<vec3<float>> path = ghost_path(m.task(), m.frames());
-    if (!path.empty()) add_ghost(path, it->loss);
-    record_rollout(m.frames(), std::move(path), it->iteration, it->loss);
-    if (int(m.history().size()) >= opt_target) phase = OptPhase::finished;
+    // (not a rejected point whose rollout failed: its frames stop where it failed)
+    if (it->failure.empty()) {
+      std::vector<vec3<float>> path = ghost_path(m.task(), m.frames());
+      if (!path.empty()) add_ghost(path, it->loss);
+      record_rollout(m.frames(), std::move(path), it->iteration, it->loss);
+    }
+    bool stalled = false;  // optimizer.backtrack found no step that lowers the loss
+    if constexpr (requires { it->stalled; }) stalled = it->stalled;
+    if (stalled || int(m.history().size()) >= opt_target) {
+      if constexpr (requires { m.finish(); })  // optimizer.backtrack: a last step that raised the loss undone
+        if (m.task().optimizer.backtrack) (void)m.finish();
+      phase = OptPhase::finished;
+    }
   }
 
   // the iteration's loss was measured at `theta` (before its step); true when it is the best so far

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <set>
 #include <string>
@@ -21,24 +22,76 @@
 namespace adj::optim {
 
 // one iteration: the loss and gradient at theta, an optimizer step, the bounds; grad keeps
-// the gradient, history the iteration's numbers
+// the gradient, history the iteration's numbers. With spec.backtrack a point that raised the
+// loss above the last accepted point's (or whose rollout failed) is rejected: no step, theta
+// becomes the step from that point at half the length (OptimizerSpec::backtrack); below
+// min_scale of the step the iteration says `stalled` and theta is the accepted point again.
 template <class S, class Evaluate, class Clamp>
 Result<IterationStats> iterate_step(std::vector<S>& theta, std::vector<S>& grad, OptimizerT<S>& optimizer,
                                     std::vector<IterationStats>& history, const Evaluate& evaluate,
                                     const Clamp& clamp) {
   auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
   std::vector<S> g;
   IterationStats it;
   it.iteration = int(history.size());
   Result<S> loss = evaluate(theta, &g);
+  BacktrackT<S>& b = optimizer.backtrack();
+  const bool backtrack = optimizer.spec().backtrack;
+  if (backtrack && b.pending && (!loss || !(double(loss.value()) <= b.from_loss))) {
+    it.rejected = true;
+    it.loss = loss ? double(loss.value()) : std::numeric_limits<double>::infinity();
+    if (!loss) it.failure = loss.status().message();
+    b.scale *= 0.5;
+    b.retreated = true;
+    if (b.scale < BacktrackT<S>::min_scale) {  // no step lowers the loss: back to the accepted point
+      it.stalled = true;
+      theta = b.from;
+      b.scale = 1, b.pending = false;
+    } else {
+      for (std::size_t i = 0; i < theta.size(); ++i) theta[i] = S(double(b.from[i]) + b.scale * double(b.delta[i]));
+      clamp(theta);
+    }
+    it.step_scale = b.scale;
+    it.ms = elapsed();
+    history.push_back(it);
+    return it;
+  }
   if (!loss) return Status::error(loss.status().message() + " (iteration " + std::to_string(it.iteration) + ")");
   grad = g;
   it.loss = double(loss.value());
+  if (backtrack) {
+    if (b.pending && !b.retreated) b.scale = std::min(1.0, 2 * b.scale);
+    b.from = theta, b.from_loss = it.loss, b.retreated = false;
+  }
   it.grad_norm = optimizer.step(theta, g);
+  if (backtrack) {
+    b.delta.resize(theta.size());
+    for (std::size_t i = 0; i < theta.size(); ++i) {
+      b.delta[i] = theta[i] - b.from[i];
+      theta[i] = S(double(b.from[i]) + b.scale * double(b.delta[i]));
+    }
+    b.pending = true;
+    it.step_scale = b.scale;
+  }
   clamp(theta);
-  it.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  it.ms = elapsed();
   history.push_back(it);
   return it;
+}
+
+// the loss at the final theta (evaluate forward only); with spec.backtrack a last step that
+// raised the loss or failed is undone: theta goes back to the last accepted point
+template <class S, class Evaluate>
+Result<S> finish_step(std::vector<S>& theta, OptimizerT<S>& optimizer, const Evaluate& evaluate) {
+  Result<S> loss = evaluate(theta, nullptr);
+  BacktrackT<S>& b = optimizer.backtrack();
+  if (!optimizer.spec().backtrack || !b.pending || (loss && double(loss.value()) <= b.from_loss)) return loss;
+  theta = b.from;
+  b.pending = false;
+  return evaluate(theta, nullptr);
 }
 
 // evaluate(x, grad or null) -> Result<S>; entry_name(i) -> std::string

@@ -23,6 +23,7 @@ void OptimizerT<S>::reset() {
   m_.assign(m_.size(), 0.0);
   v_.assign(v_.size(), 0.0);
   t_ = 0;
+  backtrack_ = {};
 }
 
 template <class S>

@@ -9,6 +9,20 @@
 
 namespace adj::optim {
 
+// spec.backtrack's memory (iterate_step in check_grad.h): the last accepted point, its loss
+// and the step proposed from it, of which `scale` is taken
+template <class S>
+struct BacktrackT {
+  std::vector<S> from, delta;
+  double from_loss = 0;
+  double scale = 1;
+  bool pending = false;    // theta is a step from `from`, not yet measured
+  bool retreated = false;  // ... and a retreat (a shortened step)
+  // shorter than this fraction of the optimizer's step, no step is tried: the run has stalled
+  // (converged, or at a cliff of the loss: a step of any length crosses it)
+  static constexpr double min_scale = 1.0 / (1 << 20);
+};
+
 template <class S>
 class OptimizerT {
  public:
@@ -17,8 +31,10 @@ class OptimizerT {
 
   // theta -= update(clip(grad)); returns the gradient norm before clipping
   double step(std::vector<S>& theta, const std::vector<S>& grad);
-  // forget the moments and the step count
+  // forget the moments, the step count and the backtracking memory
   void reset();
+  // spec().backtrack's memory; cleared by reset() and when theta is set from outside
+  BacktrackT<S>& backtrack() { return backtrack_; }
   // a new step size for the next steps (schedules); the moments stay
   void set_lr(double lr) { spec_.lr = lr; }
 
@@ -26,9 +42,7 @@ class OptimizerT {
   // Adam's moments (empty before the first step), for checkpoints; restore() puts them back
   const std::vector<double>& first_moment() const { return m_; }
   const std::vector<double>& second_moment() const { return v_; }
-  void restore(std::vector<double> m, std::vector<double> v, int t) {
-    m_ = std::move(m), v_ = std::move(v), t_ = t;
-  }
+  void restore(std::vector<double> m, std::vector<double> v, int t) { m_ = std::move(m), v_ = std::move(v), t_ = t; }
   const scene::OptimizerSpec& spec() const { return spec_; }
 
   // Adam's constants (Kingma & Ba's defaults)
@@ -38,6 +52,7 @@ class OptimizerT {
   scene::OptimizerSpec spec_;
   std::vector<double> m_, v_;  // Adam moments, kept in double for every S
   int t_ = 0;
+  BacktrackT<S> backtrack_;
 };
 
 // |g| (accumulated in double)

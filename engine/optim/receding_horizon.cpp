@@ -126,6 +126,8 @@ Result<RecedingHorizonReport<S>> RecedingHorizonT<S>::run(
     }
     for (int k = 0; k < options_.iterations; ++k)
       if (auto it = planner.iterate(); !it) return at(f, it.status());
+    if (options_.iterations > 0 && planner.task().optimizer.backtrack)  // a last step that raised the loss is undone
+      if (auto l = planner.finish(); !l) return at(f, l.status());
 
     // the plan's first frames flown by the real system, one frame at a time from the state as it is
     const int n = std::min(options_.execute, T - f);

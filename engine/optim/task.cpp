@@ -13,6 +13,7 @@ class RunnerTask final : public TaskT<S> {
   const char* kind() const override { return r_.kind(); }
   Result<S> evaluate(const std::vector<S>& theta, std::vector<S>* grad) override { return r_.evaluate(theta, grad); }
   Result<IterationStats> iterate() override { return r_.iterate(); }
+  Result<S> finish() override { return r_.finish(); }
   Result<GradCheckReport> check_grad(int samples, double eps, std::uint64_t seed) override {
     return r_.check_grad(samples, eps, seed);
   }

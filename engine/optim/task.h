@@ -38,8 +38,12 @@ class TaskT {
   virtual const char* kind() const = 0;
   // loss at theta and, when grad is given, dLoss/dtheta; errors name the step and element
   virtual Result<S> evaluate(const std::vector<S>& theta, std::vector<S>* grad = nullptr) = 0;
-  // one optimizer step from theta(): evaluate, step, clamp to the bounds
+  // one optimizer step from theta(): evaluate, step, clamp to the bounds (optimizer.backtrack:
+  // a point that raised the loss is rejected and the step from the last accepted one halved)
   virtual Result<IterationStats> iterate() = 0;
+  // the loss at the final theta, after the last iterate(); with optimizer.backtrack a last step
+  // that raised the loss is undone first
+  virtual Result<S> finish() = 0;
   // central differences on `samples` entries chosen with `seed` (every entry when <= 0)
   virtual Result<GradCheckReport> check_grad(int samples, double eps, std::uint64_t seed) = 0;
   virtual std::string entry_name(int i) const = 0;

@@ -112,6 +112,7 @@ void TaskRunnerT<S>::set_theta(std::vector<S> theta) {
   assert(int(theta.size()) == params_.size() && "theta does not match the parameters");
   clamp(theta);
   theta_ = std::move(theta);
+  optimizer_.backtrack() = {};  // a point from outside: nothing to go back to
 }
 
 template <class S>
@@ -315,6 +316,11 @@ Result<IterationStats> TaskRunnerT<S>::iterate() {
   return iterate_step(
       theta_, grad_, optimizer_, history_, [&](const std::vector<S>& x, std::vector<S>* g) { return evaluate(x, g); },
       [&](std::vector<S>& x) { clamp(x); });
+}
+
+template <class S>
+Result<S> TaskRunnerT<S>::finish() {
+  return finish_step(theta_, optimizer_, [&](const std::vector<S>& x, std::vector<S>* g) { return evaluate(x, g); });
 }
 
 template <class S>

@@ -53,6 +53,14 @@ struct IterationStats {
   double loss = 0;       // loss at theta before the step
   double grad_norm = 0;  // |dLoss/dtheta| before clipping
   double ms = 0;         // wall time of evaluate + step [ms]
+  // optimizer.backtrack: the point measured raised the loss (or its rollout failed: `failure`
+  // says how), so no step was taken from it; theta went back toward the last accepted point
+  bool rejected = false;
+  // ... and no step down to BacktrackT::min_scale of the optimizer's lowered it: theta is the
+  // last accepted point again (the run can stop: converged, or at a cliff)
+  bool stalled = false;
+  double step_scale = 1;  // the fraction of the optimizer's step taken to the next point
+  std::string failure;
 };
 
 struct GradCheckRow {
@@ -96,8 +104,12 @@ class TaskRunnerT {
   // loss at theta and, when grad is given, dLoss/dtheta. A non-finite state, adjoint,
   // loss or gradient is an error that names the step and the element (or the entry).
   Result<S> evaluate(const std::vector<S>& theta, std::vector<S>* grad = nullptr);
-  // one optimizer step from theta(): evaluate, step, clamp to the bounds
+  // one optimizer step from theta(): evaluate, step, clamp to the bounds (with the task's
+  // optimizer.backtrack: a point that raised the loss is rejected and the step shortened)
   Result<IterationStats> iterate();
+  // the loss at the final theta; with optimizer.backtrack, a last step that raised the loss (or
+  // failed) is undone first, so the final theta is the last accepted point
+  Result<S> finish();
   // central differences (theta_i +- eps max(1, |theta_i|)) on `samples` entries chosen with `seed` (at least one
   // per block when samples >= blocks; every entry when samples <= 0 or >= size)
   Result<GradCheckReport> check_grad(int samples, double eps, std::uint64_t seed);

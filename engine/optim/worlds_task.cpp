@@ -63,6 +63,12 @@ class WorldsTaskT final : public TaskT<S> {
       for (auto& t : tasks_) t->set_theta(theta_);  // frames and final state at the new step
     return it;
   }
+  Result<S> finish() override {
+    auto loss =
+        finish_step(theta_, optimizer_, [&](const std::vector<S>& x, std::vector<S>* g) { return evaluate(x, g); });
+    for (auto& t : tasks_) t->set_theta(theta_);
+    return loss;
+  }
   Result<GradCheckReport> check_grad(int samples, double eps, std::uint64_t seed) override {
     return check_grad_at(
         theta_, grad_, first().blocks(), samples, eps, seed,
@@ -77,6 +83,7 @@ class WorldsTaskT final : public TaskT<S> {
   void set_theta(std::vector<S> theta) override {
     clamp(theta);
     theta_ = std::move(theta);
+    optimizer_.backtrack() = {};  // a point from outside: nothing to go back to
     for (auto& t : tasks_) t->set_theta(theta_);
   }
   const std::vector<S>& grad() const override { return grad_; }

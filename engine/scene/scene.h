@@ -405,6 +405,10 @@ struct OptimizerSpec {
   double lr = 0.01;
   double clip = 0.0;  // global gradient norm clip; 0 = none
   int iterations = 50;
+  // a step that raised the loss (or made the rollout fail) is undone: the next point is the
+  // step from the last accepted point at half the length, and so on; an accepted point reached
+  // without a retreat doubles the length back (at most the optimizer's own step)
+  bool backtrack = false;
 
   bool operator==(const OptimizerSpec&) const = default;
 };

@@ -567,6 +567,7 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       r.number(of, "lr", t.optimizer.lr, 0);
       r.number(of, "clip", t.optimizer.clip, 0);
       r.integer(of, "iterations", t.optimizer.iterations, 0, 10'000'000);
+      r.boolean(of, "backtrack", t.optimizer.backtrack);
       r.finish(of);
     }
   }

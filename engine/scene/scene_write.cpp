@@ -245,6 +245,7 @@ ojson write_task(const Task& t, const std::string& sidecar = "") {
                     {"lr", t.optimizer.lr},
                     {"clip", t.optimizer.clip},
                     {"iterations", t.optimizer.iterations}};
+  if (t.optimizer.backtrack) j["optimizer"]["backtrack"] = true;
   if (t.has_policy) {
     j["policy"] = {{"hidden", t.policy.hidden},
                    {"phases", t.policy.phases},
