@@ -861,6 +861,7 @@ void Editor::draw_optimization() {
     doc.set_task(task_index, t, "Iterations", merge_key(&s.tasks[size_t(task_index)], "it"));
   if (ImGui::IsItemDeactivated()) doc.end_merge();
   if (ImGui::Checkbox("backtrack", &t.optimizer.backtrack)) doc.set_task(task_index, t, "Backtracking");
+  ui_items.note("task/backtrack");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip(
         "a step that raises the loss (or makes the rollout fail) is rejected and taken again at\n"
@@ -930,9 +931,12 @@ void Editor::draw_optimization() {
   }
   if (t.has_policy && task_methods[t.name].shac) draw_checkpoint_buttons(running);
   float frac = snap.opt_iterations > 0 ? float(snap.opt_iteration) / float(snap.opt_iterations) : 0.0f;
-  char progress[96];  // on the bar: the Start row has the record option
+  char progress[128];  // on the bar: the Start row has the record option
   std::snprintf(progress, sizeof progress, "%s  %d / %d  %.1f ms/it", to_string(snap.opt_phase), snap.opt_iteration,
                 snap.opt_iterations, snap.opt_ms);
+  if (snap.opt_rejected > 0)  // optimizer.backtrack: the loss plot shows the rejected points too
+    std::snprintf(progress + std::strlen(progress), sizeof progress - std::strlen(progress), "  %d rejected",
+                  snap.opt_rejected);
   ImGui::ProgressBar(frac, ImVec2(-FLT_MIN, 0), progress);
   ImGui::Checkbox("show optimized result", &view_settings.show_optimized);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the viewport shows the end of the optimizer's last rollout");

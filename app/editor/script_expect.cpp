@@ -477,6 +477,8 @@ Status ex_shown_contacts_above(ScriptCall& c) {
 }
 // the |dL/dx_t| plot's points (frames of the last iteration's gradient)
 Status ex_step_grad_norms(ScriptCall& c) { return expect_text(c, std::to_string(c.e.snap.step_grad_norms.size())); }
+// optimizer.backtrack's rejected points so far
+Status ex_rejected(ScriptCall& c) { return expect_text(c, std::to_string(c.e.snap.opt_rejected)); }
 Status ex_shown_arrows_above(ScriptCall& c) {
   if (Status st = c.need(2); !st) return st;
   const Array<vec3<float>>* f = c.e.arrow_field(c.e.display_state());
@@ -490,6 +492,7 @@ const ScriptCommand k_expect[] = {
     {"shown-contacts", ex_shown_contacts},
     {"shown-contacts-above", ex_shown_contacts_above},
     {"step-grad-norms", ex_step_grad_norms},
+    {"rejected", ex_rejected},
     {"shown-arrows-above", ex_shown_arrows_above},
     {"attached", ex_attached},
     {"attach-replaying", ex_attach_replaying},

@@ -360,6 +360,7 @@ struct Worker::Impl {
       s.grad_norm[i] = h[i].grad_norm;
     }
     s.opt_ms = h.empty() ? 0.0 : h.back().ms;
+    s.opt_rejected = int(std::count_if(h.begin(), h.end(), [](const optim::IterationStats& x) { return x.rejected; }));
     s.theta = r.theta();
     s.grad = r.grad();
     const bool new_blocks = !same_blocks(s.blocks, blocks);

@@ -86,6 +86,7 @@ struct Snapshot {
   int opt_iteration = 0;                // iterations done
   int opt_iterations = 0;               // asked for
   double opt_ms = 0;                    // last iteration [ms]
+  int opt_rejected = 0;                 // optimizer.backtrack: points rejected so far (their losses are in `loss`)
   std::vector<double> loss, grad_norm;  // per iteration
   std::vector<float> step_grad_norms;   // |dL/dx_t| of the last iteration, t = 0..steps
   std::vector<float> theta;             // parameters after the last step
