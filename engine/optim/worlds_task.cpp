@@ -1,5 +1,7 @@
 #include "engine/optim/worlds_task.h"
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,11 +33,17 @@ class WorldsTaskT final : public TaskT<S> {
     const std::size_t n = theta.size();
     std::vector<double> mine;  // per world of this rank: loss, then its gradient (when asked)
     std::vector<S> g;
+    // a world whose rollout fails sends a NaN loss through the gather, so that every rank
+    // returns the same error (and optimizer.backtrack makes the same choice on every rank)
+    Status failed;
     for (auto& t : tasks_) {
       Result<S> l = t->evaluate(theta, grad ? &g : nullptr);
-      if (!l) return l.status();
-      mine.push_back(double(l.value()));
-      if (grad) mine.insert(mine.end(), g.begin(), g.end());
+      if (!l && failed.is_ok()) failed = l.status();
+      mine.push_back(l ? double(l.value()) : std::numeric_limits<double>::quiet_NaN());
+      if (grad) {
+        if (!l) g.assign(n, S(0));
+        mine.insert(mine.end(), g.begin(), g.end());
+      }
     }
     const std::size_t width = 1 + (grad ? n : 0);
     if (options_.comm)
@@ -45,6 +53,10 @@ class WorldsTaskT final : public TaskT<S> {
     std::vector<double> sum(grad ? n : 0, 0.0);
     for (int w = 0; w < options_.worlds; ++w) {
       const double* at = mine.data() + std::size_t(w) * width;
+      if (std::isnan(at[0]))  // the first world that failed: this rank's own message, or where it failed
+        return w >= mine_.begin && w < mine_.end
+                   ? failed
+                   : Status::error("world " + std::to_string(w) + ": its rollout failed (on another rank)");
       loss += at[0];
       for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += at[1 + i];
     }

@@ -2,7 +2,8 @@
 # ctrl_c.sh ADJOINT SCENE OUTDIR: Ctrl+C during `adjoint optimize` stops after the current
 # iteration (exit 130) and still writes the log and the optimized scene
 adjoint=$1 scene=$2 out=$3
-rm -f "$out/interrupted_log.json" "$out/interrupted_scene.json"
+# (the old output too: the wait below must not read a previous run's rows before this one starts)
+rm -f "$out/interrupted_log.json" "$out/interrupted_scene.json" "$out/interrupted.txt"
 "$adjoint" optimize "$scene" --iterations 100000 --log "$out/interrupted_log.json" \
   --save-scene "$out/interrupted_scene.json" > "$out/interrupted.txt" 2>&1 &
 pid=$!
