@@ -87,6 +87,16 @@ int finish_run(const OptimizeOptions& o, int done, const Status& failure, bool i
   return rc;
 }
 
+// one iteration's row, as the log and the served rows carry it (backtracking's fields when they say something)
+nlohmann::json iteration_row(const optim::IterationStats& h) {
+  nlohmann::json row{{"iteration", h.iteration}, {"loss", h.loss}, {"grad_norm", h.grad_norm}, {"ms", h.ms}};
+  if (h.step_scale != 1) row["step_scale"] = h.step_scale;
+  if (h.rejected) row["rejected"] = true;
+  if (h.stalled) row["stalled"] = true;
+  if (!h.failure.empty()) row["failure"] = h.failure;
+  return row;
+}
+
 nlohmann::json block_table(const std::vector<optim::ParamBlock>& blocks) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& b : blocks)
@@ -174,8 +184,10 @@ int run_optimize(const OptimizeOptions& options) {
       failure = it.status();
       break;
     }
-    // the task keeps the rollout this iteration measured
-    if (video && (done % o.record_every == 0 || done + 1 == iterations)) {
+    // the task keeps the rollout this iteration measured (not a rejected point whose rollout
+    // failed: its frames stop where it failed)
+    const bool measured = it->failure.empty();
+    if (video && measured && (done % o.record_every == 0 || done + 1 == iterations)) {
       if (Status st = video->add_iteration(runner.frames(), it->iteration, it->loss); !st) {
         failure = st;
         ++done;
@@ -183,26 +195,20 @@ int run_optimize(const OptimizeOptions& options) {
       }
     }
     if (tty) std::printf("\r\033[K");
-    if (it->stalled)
-      std::printf(
-          "%6d %14.8g %14s %10.1f  rejected (%s); no step down to %g of the optimizer's lowers the loss: "
-          "stopped at the last accepted point\n",
-          it->iteration, it->loss, "-", it->ms, it->failure.empty() ? "the loss rose" : it->failure.c_str(),
-          optim::BacktrackT<float>::min_scale);
-    else if (it->rejected)
-      std::printf("%6d %14.8g %14s %10.1f  rejected (%s): back with %g of the step\n", it->iteration, it->loss, "-",
-                  it->ms, it->failure.empty() ? "the loss rose" : it->failure.c_str(), it->step_scale);
-    else
+    if (it->rejected) {
+      char then[80] = "no shorter step lowers the loss: stopped at the last accepted point";
+      if (!it->stalled) std::snprintf(then, sizeof then, "back with %g of the step", it->step_scale);
+      std::printf("%6d %14.8g %14s %10.1f  rejected (%s): %s\n", it->iteration, it->loss, "-", it->ms,
+                  it->failure.empty() ? "the loss rose" : it->failure.c_str(), then);
+    } else {
       std::printf("%6d %14.8g %14.6g %10.1f\n", it->iteration, it->loss, it->grad_norm, it->ms);
+    }
     if (tty) progress_bar(done + 1, iterations, it->loss);
     if (serving) {
-      nlohmann::json row{
-          {"iteration", it->iteration}, {"loss", it->loss}, {"grad_norm", it->grad_norm}, {"ms", it->ms}};
-      if (it->rejected) row["rejected"] = true;
-      serving->iteration(std::move(row));
+      serving->iteration(iteration_row(*it));
       // the rollout this iteration measured with its contacts, the parameters its step made,
       // and the gradient it measured (arrows, |dL/dx_t|)
-      if (serving->snapshot_due(it->iteration) || done + 1 == iterations) {
+      if (measured && (serving->snapshot_due(it->iteration) || done + 1 == iterations)) {
         RunSnapshot shot = rollout_snapshot(it->iteration, runner.theta(), runner.frames(), &cs->model);
         add_gradient(shot, runner.blocks(), runner.grad(), runner.step_grad_norms());
         serving->snapshot(std::move(shot));
@@ -236,14 +242,7 @@ int run_optimize(const OptimizeOptions& options) {
     j["interrupted"] = interrupted;
     if (!failure.is_ok()) j["error"] = failure.message();
     nlohmann::json its = nlohmann::json::array();
-    for (const auto& h : runner.history()) {
-      nlohmann::json row{{"iteration", h.iteration}, {"loss", h.loss}, {"grad_norm", h.grad_norm}, {"ms", h.ms}};
-      if (task->optimizer.backtrack) row["step_scale"] = h.step_scale;
-      if (h.rejected) row["rejected"] = true;
-      if (h.stalled) row["stalled"] = true;
-      if (!h.failure.empty()) row["failure"] = h.failure;
-      its.push_back(std::move(row));
-    }
+    for (const auto& h : runner.history()) its.push_back(iteration_row(h));
     j["iterations"] = its;
     if (final_loss) j["final_loss"] = double(*final_loss);
     j["parameter_blocks"] = block_table(runner.blocks());

@@ -437,9 +437,7 @@ struct Worker::Impl {
       if (!path.empty()) add_ghost(path, it->loss);
       record_rollout(m.frames(), std::move(path), it->iteration, it->loss);
     }
-    bool stalled = false;  // optimizer.backtrack found no step that lowers the loss
-    if constexpr (requires { it->stalled; }) stalled = it->stalled;
-    if (stalled || int(m.history().size()) >= opt_target) {
+    if (it->stalled || int(m.history().size()) >= opt_target) {  // stalled: backtracking found no lower loss
       if constexpr (requires { m.finish(); })  // optimizer.backtrack: a last step that raised the loss undone
         if (m.task().optimizer.backtrack) (void)m.finish();
       phase = OptPhase::finished;

@@ -45,13 +45,12 @@ Result<IterationStats> iterate_step(std::vector<S>& theta, std::vector<S>& grad,
     it.loss = loss ? double(loss.value()) : std::numeric_limits<double>::infinity();
     if (!loss) it.failure = loss.status().message();
     b.scale *= 0.5;
-    b.retreated = true;
     if (b.scale < BacktrackT<S>::min_scale) {  // no step lowers the loss: back to the accepted point
       it.stalled = true;
       theta = b.from;
       b.scale = 1, b.pending = false;
     } else {
-      for (std::size_t i = 0; i < theta.size(); ++i) theta[i] = S(double(b.from[i]) + b.scale * double(b.delta[i]));
+      b.place(theta);
       clamp(theta);
     }
     it.step_scale = b.scale;
@@ -62,17 +61,15 @@ Result<IterationStats> iterate_step(std::vector<S>& theta, std::vector<S>& grad,
   if (!loss) return Status::error(loss.status().message() + " (iteration " + std::to_string(it.iteration) + ")");
   grad = g;
   it.loss = double(loss.value());
-  if (backtrack) {
-    if (b.pending && !b.retreated) b.scale = std::min(1.0, 2 * b.scale);
-    b.from = theta, b.from_loss = it.loss, b.retreated = false;
+  if (backtrack) {  // accepted; reached without a retreat (the last iteration not rejected), the length doubles
+    if (b.pending && !history.back().rejected) b.scale = std::min(1.0, 2 * b.scale);
+    b.from = theta, b.from_loss = it.loss;
   }
   it.grad_norm = optimizer.step(theta, g);
   if (backtrack) {
     b.delta.resize(theta.size());
-    for (std::size_t i = 0; i < theta.size(); ++i) {
-      b.delta[i] = theta[i] - b.from[i];
-      theta[i] = S(double(b.from[i]) + b.scale * double(b.delta[i]));
-    }
+    for (std::size_t i = 0; i < theta.size(); ++i) b.delta[i] = theta[i] - b.from[i];
+    b.place(theta);
     b.pending = true;
     it.step_scale = b.scale;
   }

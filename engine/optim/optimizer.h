@@ -16,8 +16,11 @@ struct BacktrackT {
   std::vector<S> from, delta;
   double from_loss = 0;
   double scale = 1;
-  bool pending = false;    // theta is a step from `from`, not yet measured
-  bool retreated = false;  // ... and a retreat (a shortened step)
+  bool pending = false;  // theta is a step from `from`, not yet measured
+  // theta = from + scale delta (the step taken at `scale` of its length)
+  void place(std::vector<S>& theta) const {
+    for (std::size_t i = 0; i < theta.size(); ++i) theta[i] = S(double(from[i]) + scale * double(delta[i]));
+  }
   // shorter than this fraction of the optimizer's step, no step is tried: the run has stalled
   // (converged, or at a cliff of the loss: a step of any length crosses it)
   static constexpr double min_scale = 1.0 / (1 << 20);
