@@ -126,13 +126,14 @@ int run_optimize(const OptimizeOptions& options) {
   }
   auto loaded = load_scene_task<float>(o.scene_path, o.task);
   if (!loaded) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 1;
-  scene::Scene& doc = loaded->doc;  // the optimized parameters are written into it
+  scene::Scene& doc = loaded->doc;                             // the optimized parameters are written into it
+  if (o.seed >= 0) loaded->task.seed = std::uint64_t(o.seed);  // a policy's initialization, the worlds' draws
   const scene::CompiledScene* cs = &loaded->cs;
   const scene::Task* task = &loaded->task;
   auto made = optim::make_worlds_task(
       *cs, *task,
       {.worlds = o.worlds,
-       .seed = o.seed >= 0 ? std::uint64_t(o.seed) : task->seed,
+       .seed = task->seed,
        .comm = &comm,
        .task = {.thread_count = o.threads, .keep_frames = !o.record.empty() || !o.serve.address.empty()}});
   if (!made) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), made.status().message().c_str()), 1;
@@ -148,7 +149,7 @@ int run_optimize(const OptimizeOptions& options) {
   if (comm.size() > 1) std::printf("%d MPI ranks share the copies (the worlds; rank 0 prints)\n", comm.size());
   if (o.worlds > 1)
     std::printf("the loss averaged over %d worlds (settings.randomize, seed %llu)\n", o.worlds,
-                static_cast<unsigned long long>(o.seed >= 0 ? std::uint64_t(o.seed) : task->seed));
+                static_cast<unsigned long long>(task->seed));
   if (task->optimizer.backtrack)
     std::printf("backtracking: a point that raises the loss is rejected and the step to it halved\n");
   std::printf("%6s %14s %14s %10s\n", "iter", "loss", "grad norm", "ms");

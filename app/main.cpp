@@ -173,7 +173,11 @@ int main(int argc, char** argv) {
                    "episodes per iteration")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
-  opt_cmd->add_option("--seed", opt.seed, "SHAC, PODS: the seed (default: the task's)")->check(CLI::NonNegativeNumber);
+  opt_cmd
+      ->add_option("--seed", opt.seed,
+                   "The task's seed: a policy's initial weights, the trainers' draws, the worlds' "
+                   "randomization (default: the task's)")
+      ->check(CLI::NonNegativeNumber);
   opt_cmd
       ->add_option("--worlds", opt.worlds,
                    "BPTT: the loss and gradient averaged over this many worlds, each with its parameters from "

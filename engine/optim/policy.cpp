@@ -14,6 +14,7 @@ Result<PolicyT<S>> PolicyT<S>::create(const scene::CompiledSceneT<S>& cs, const 
   PolicyT p;
   Status st = task_names_robot(cs, task) ? p.create_bodies(cs, task, form) : p.create_particles(cs, task);
   if (!st) return st;
+  if (st = p.set_action_map(task); !st) return st;
   return p;
 }
 
@@ -68,6 +69,23 @@ Status PolicyT<S>::create_particles(const scene::CompiledSceneT<S>& cs, const sc
   sizes.push_back(int(p.springs_.size() + p.tets_.size()));
   p.mlp_ = MlpT<S>(std::move(sizes), S(spec.output_scale));
   return Status::ok();
+}
+
+template <class S>
+Status PolicyT<S>::set_action_map(const scene::Task& task) {
+  const int n = output_size();
+  auto take = [&](const std::vector<double>& from, const char* key, std::vector<S>& to) {
+    if (from.empty()) return Status::ok();
+    if (int(from.size()) != n)
+      return Status::error("task '" + task.name + "': policy." + key + " has " + std::to_string(from.size()) +
+                           " entries; the policy has " + std::to_string(n) + " outputs (" +
+                           (drives_bodies() ? "robot \"" + robot_ + "\"'s actuators" : "actuated springs and tets") +
+                           "), one entry each");
+    to.assign(from.begin(), from.end());
+    return Status::ok();
+  };
+  if (Status st = take(task.policy.action_scale, "action_scale", action_scale_); !st) return st;
+  return take(task.policy.action_offset, "action_offset", action_offset_);
 }
 
 template <class S>

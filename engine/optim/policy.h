@@ -20,7 +20,10 @@
 //            output = output_scale * tanh(z)
 // outputs:   Control.spring_act of the actuated springs, then Control.tet_act of the
 //            actuated tets (the named object's, or all); or Control.joint_act of the
-//            robot's actuators (the policy ParamSpec's robot, else the scene's first)
+//            robot's actuators (the policy ParamSpec's robot, else the scene's first); each
+//            output (an action) reaches its control as action_offset + action_scale x action,
+//            so that one network range serves actuators of different units (a gripper's lift
+//            in decimetres, its fingers in millimetres); trainers see actions
 // normalization (optional, SHAC): the particle state entries become (obs - mean) / std with
 //            constants set by set_normalizer(); the phases pass through unchanged
 // Each observation kind is a row of a table (ObsRowT: its size, value and adjoint), the robots'
@@ -165,23 +168,29 @@ class PolicyT {
   // empty vectors turn normalization off
   void set_normalizer(std::vector<S> mean, std::vector<S> std);
 
-  // control.spring_act / tet_act / joint_act of the outputs += out; d_out = those entries of a
-  // control gradient (T: S, or the tangent numbers of PolicyEnvT::action_hvp)
+  // control.spring_act / tet_act / joint_act of the outputs += the actions' controls (offset +
+  // scale x out, PolicySpec::action_scale and action_offset); d_out = those entries of a
+  // control gradient, times the scale (T: S, or the tangent numbers of PolicyEnvT::action_hvp)
   template <class T>
   void apply_outputs(const std::vector<T>& out, ControlT<T>& control) const {
     const int ns = int(springs_.size()), nt = int(tets_.size());
-    for (int k = 0; k < ns; ++k) control.spring_act[springs_[k]] += out[k];
-    for (int k = 0; k < nt; ++k) control.tet_act[tets_[k]] += out[ns + k];
-    for (int k = 0; k < actuator_count_; ++k) control.joint_act[actuator_begin_ + k] += out[ns + nt + k];
+    auto u = [&](int k) { return action_offset(k) + action_scale(k) * out[std::size_t(k)]; };
+    for (int k = 0; k < ns; ++k) control.spring_act[springs_[k]] += u(k);
+    for (int k = 0; k < nt; ++k) control.tet_act[tets_[k]] += u(ns + k);
+    for (int k = 0; k < actuator_count_; ++k) control.joint_act[actuator_begin_ + k] += u(ns + nt + k);
   }
   template <class T>
   void output_grads(const ControlT<T>& grad_control, std::vector<T>& d_out) const {
     const int ns = int(springs_.size()), nt = int(tets_.size());
     d_out.resize(std::size_t(output_size()));
-    for (int k = 0; k < ns; ++k) d_out[k] = grad_control.spring_act[springs_[k]];
-    for (int k = 0; k < nt; ++k) d_out[ns + k] = grad_control.tet_act[tets_[k]];
-    for (int k = 0; k < actuator_count_; ++k) d_out[ns + nt + k] = grad_control.joint_act[actuator_begin_ + k];
+    for (int k = 0; k < ns; ++k) d_out[k] = action_scale(k) * grad_control.spring_act[springs_[k]];
+    for (int k = 0; k < nt; ++k) d_out[ns + k] = action_scale(ns + k) * grad_control.tet_act[tets_[k]];
+    for (int k = 0; k < actuator_count_; ++k)
+      d_out[ns + nt + k] = action_scale(ns + nt + k) * grad_control.joint_act[actuator_begin_ + k];
   }
+  // output k's control per unit action, and its control at action 0
+  S action_scale(int k) const { return action_scale_.empty() ? S(1) : action_scale_[std::size_t(k)]; }
+  S action_offset(int k) const { return action_offset_.empty() ? S(0) : action_offset_[std::size_t(k)]; }
 
   // out = policy(obs), (output_size)
   void forward(const S* w, const std::vector<S>& obs, std::vector<S>& out) const { mlp_.forward(w, obs, out); }
@@ -199,12 +208,15 @@ class PolicyT {
   Result<int> add_terms(const scene::CompiledSceneT<S>& cs, const scene::Task& task, const scene::ObjectRange& r);
   // a term of a row the policy adds itself, at the end of the input
   ObsTermT<S>& add_term(const ObsRowT<S>& row, int size);
+  // the task's action_scale and action_offset, checked against the outputs
+  Status set_action_map(const scene::Task& task);
 
   MlpT<S> mlp_;                                  // observations -> outputs
   std::vector<int> springs_;                     // outputs: actuated springs
   std::vector<int> tets_;                        // outputs after the springs: actuated tets
   int actuator_begin_ = 0, actuator_count_ = 0;  // outputs after them: the robot's actuators
   std::vector<S> norm_mean_, norm_inv_std_;      // (input_size) or empty
+  std::vector<S> action_scale_, action_offset_;  // (output_size) or empty: 1 and 0
   std::vector<ObsTermT<S>> terms_;               // the observation, in input order
   int phases_ = 0;
   S phase_period_ = S(1), frame_dt_ = S(1.0 / 60.0);

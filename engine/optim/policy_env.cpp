@@ -316,6 +316,7 @@ Result<S> ScenePolicyEnvT<S>::step(int i, const std::vector<S>& action) {
   }
   f.in = c.state;
   f.prev = c.action;
+  f.action = action;
   if (f.control.joint_act.size() != std::size_t(model_->rigid.actuator_count()) ||
       f.control.particle_f.size() != std::size_t(model_->particle_count()))
     f.control = model_->make_control();
@@ -425,8 +426,7 @@ Status ScenePolicyEnvT<S>::backward_step(int i, S d_cost, std::vector<S>& d_acti
     std::fill(c.d_action.begin(), c.d_action.end(), S(0));
   }
   if (effort_ != S(0) && d_cost != S(0)) {  // the action penalty: the frame's action is its actuators' input
-    policy_.output_grads(f.control, c.scratch);
-    for (std::size_t k = 0; k < d_action.size(); ++k) d_action[k] += d_cost * S(2) * effort_ * c.scratch[k];
+    for (std::size_t k = 0; k < d_action.size(); ++k) d_action[k] += d_cost * S(2) * effort_ * f.action[k];
   }
   std::swap(c.adj, c.adj_in);
   c.back = k;

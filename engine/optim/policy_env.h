@@ -189,13 +189,13 @@ class ScenePolicyEnvT final : public PolicyEnvT<S> {
     ControlT<S> control;
     StepRecordT<S> record;  // the step's substeps (robots), reversed by backward_step without a recompute
     std::vector<S> prev;    // the copy's previous action before this frame (rewind restores it)
+    std::vector<S> action;  // this frame's action (the effort's gradient)
   };
   struct Copy {
     StateT<S> start, state, adj, adj_in, seed;  // start: the episode's first state (the particle terms read it)
     // the last frame's action (zeros after a reset) and, in the backward pass, the observations'
     // adjoint with respect to it: added to the action gradient of the frame reversed next
     std::vector<S> action, d_action;
-    std::vector<S> scratch;  // a frame's action read back from its control (the effort's gradient)
     std::vector<Frame> tape;
     std::vector<Frame> spare;  // frames of cleared tapes, their memory reused by the next steps
     std::unique_ptr<SolverT<S>> solver;

@@ -453,7 +453,11 @@ struct PolicySpec {
   std::vector<int> hidden{32};  // hidden layer widths (tanh)
   int phases = 4;               // sine phase observations (DiffTaichi robots)
   double phase_period = 1.0;    // [s]
-  double output_scale = 1.0;    // controls = scale * tanh(last layer)
+  double output_scale = 1.0;    // actions = scale * tanh(last layer)
+  // each action's control (Isaac Lab's action scale and offset): control_k = action_offset_k +
+  // action_scale_k * action_k, one entry per output (a robot's actuators in the file's order;
+  // a particle policy's actuated springs, then tets); empty: scale 1, offset 0
+  std::vector<double> action_scale, action_offset;
   // the randomized starts SHAC, PPO and PODS train from (robots): each joint coordinate moved by
   // up to start_q_range [rad or m], each dof velocity by up to start_qd_range [rad/s or m/s]
   double start_q_range = 3.14159, start_qd_range = 0.5;

@@ -590,6 +590,8 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       r.integer(pf, "phases", t.policy.phases, 0, 64);
       r.number(pf, "phase_period", t.policy.phase_period, 1e-6);
       r.number(pf, "output_scale", t.policy.output_scale, 0);
+      r.number_list(pf, "action_scale", t.policy.action_scale);
+      r.number_list(pf, "action_offset", t.policy.action_offset);
       r.number(pf, "start_q_range", t.policy.start_q_range, 0, 100);
       r.number(pf, "start_root_position_range", t.policy.start_root_position_range, 0, 100);
       r.number(pf, "start_root_angle_range", t.policy.start_root_angle_range, 0, 3.14159265358979);

@@ -252,6 +252,8 @@ ojson write_task(const Task& t, const std::string& sidecar = "") {
                    {"phase_period", t.policy.phase_period},
                    {"output_scale", t.policy.output_scale}};
     const PolicySpec defaults;
+    if (!t.policy.action_scale.empty()) j["policy"]["action_scale"] = t.policy.action_scale;
+    if (!t.policy.action_offset.empty()) j["policy"]["action_offset"] = t.policy.action_offset;
     if (t.policy.start_root_position_range > 0 || t.policy.start_root_angle_range > 0) {
       j["policy"]["start_root_position_range"] = t.policy.start_root_position_range;
       j["policy"]["start_root_angle_range"] = t.policy.start_root_angle_range;

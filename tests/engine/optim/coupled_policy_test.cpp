@@ -99,6 +99,11 @@ vec3<S> ball_com(const scene::CompiledSceneT<S>& cs, const StateT<S>& s) {
 TEST_CASE("coupled policy: the env's window gradient with a particle and a robot term vs FD, three copies",
           "[optim][policy][coupling][fd]") {
   Coupled e(40);
+  // and with the actions reaching the joints through a scale and offset (PolicySpec::action_scale)
+  if (GENERATE(false, true)) {
+    e.task.policy.action_scale = {0.5, 2.0, -1.5};
+    e.task.policy.action_offset = {0.1, -0.2, 0.05};
+  }
   auto task = ok(make_task(e.cs, e.task));
   PolicyEnvOptions eo = training_starts(e.task, 3);
   auto env = ok(task->policy_env(eo));
@@ -126,7 +131,7 @@ TEST_CASE("coupled policy: the env's window gradient with a particle and a robot
   std::vector<double> fd(w.size());
   double largest = 0;
   for (std::size_t k = 0; k < w.size(); ++k) {
-    const double eps = 1e-6;
+    const double eps = 1e-5;  // 1e-6 leaves rounding noise of 4e-8 on the smallest entries
     std::vector<double> x = w;
     x[k] = w[k] + eps;
     const double jp = window_cost(*env, x, frames, nullptr);
@@ -140,6 +145,38 @@ TEST_CASE("coupled policy: the env's window gradient with a particle and a robot
   FdReport r = compare_gradients(g, fd, 1e-8, 1e-4);
   INFO(r.message);
   CHECK(r.ok);
+}
+
+TEST_CASE(
+    "coupled policy: an action reaches its joint as action_offset + action_scale x action; a wrong count is "
+    "refused",
+    "[optim][policy][coupling]") {
+  Coupled e(10, false);
+  e.task.policy.action_scale = {0.5, 2.0, -1.5};
+  e.task.policy.action_offset = {0.1, -0.2, 0.05};
+  PolicyT<double> policy = ok(PolicyT<double>::create(e.cs, e.task));
+  const scene::ObjectRange* arm = e.cs.find("arm");
+  REQUIRE(arm);
+  REQUIRE(arm->actuator_end - arm->actuator_begin == 3);
+  const std::vector<double> action{0.3, -0.4, 0.2};
+  ControlT<double> c = e.cs.model.make_control(), g = e.cs.model.make_control();
+  policy.apply_outputs(action, c);
+  std::vector<double> d_action;
+  for (int k = 0; k < 3; ++k) {
+    const std::size_t j = std::size_t(arm->actuator_begin + k);
+    CHECK(c.joint_act[j] == Approx(e.task.policy.action_offset[std::size_t(k)] +
+                                   e.task.policy.action_scale[std::size_t(k)] * action[std::size_t(k)]));
+    g.joint_act[j] = double(k + 1);
+  }
+  policy.output_grads(g, d_action);  // dL/d action = scale x dL/d control
+  CHECK(d_action == std::vector<double>{0.5, 4.0, -4.5});
+  e.task.policy.action_offset = {0.1};
+  auto bad = PolicyT<double>::create(e.cs, e.task);
+  REQUIRE_FALSE(bad.is_ok());
+  INFO(bad.status().message());
+  CHECK(bad.status().message() ==
+        "task 'push (policy)': policy.action_offset has 1 entries; the policy has 3 outputs (robot \"arm\"'s "
+        "actuators), one entry each");
 }
 
 TEST_CASE("coupled policy: the ball's centre-of-mass observations' state gradient vs FD (double)",
