@@ -202,12 +202,12 @@ class LossT {
 };
 
 // a particle object's particles (model indices: all of them, or those `subset` lists, numbered
-// within the object and already checked against its count) and their centre-of-mass weights
-// w_i = m_i / M over them (pinned particles, mass 0, weigh 0; no mass: equal weights), as the
-// particle terms read them and a policy's object observations (policy.h)
+// within the object) and their centre-of-mass weights w_i = m_i / M over them (pinned particles,
+// mass 0, weigh 0; no mass: equal weights), as the particle terms read them and a policy's object
+// observations (policy.h); errors (prefixed `where`): a subset index outside the object's particles
 template <class S>
-void object_com_weights(const ModelT<S>& model, const scene::ObjectRange& object, std::vector<int>& particles,
-                        std::vector<S>& w, const std::vector<int>& subset = {});
+Status object_com_weights(const ModelT<S>& model, const scene::ObjectRange& object, std::vector<int>& particles,
+                          std::vector<S>& w, const std::vector<int>& subset = {}, const std::string& where = {});
 
 // an effort term's unweighted value: its theta entries squared, summed (either side's row)
 template <class S>

@@ -11,8 +11,14 @@ namespace adj::optim {
 using scene::LossKind;
 
 template <class S>
-void object_com_weights(const ModelT<S>& m, const scene::ObjectRange& object, std::vector<int>& particles,
-                        std::vector<S>& w, const std::vector<int>& subset) {
+Status object_com_weights(const ModelT<S>& m, const scene::ObjectRange& object, std::vector<int>& particles,
+                          std::vector<S>& w, const std::vector<int>& subset, const std::string& where) {
+  const int count = object.particle_end - object.particle_begin;
+  for (std::size_t k = 0; k < subset.size(); ++k)
+    if (subset[k] < 0 || subset[k] >= count)
+      return Status::error(where + ": particles[" + std::to_string(k) + "] is " + std::to_string(subset[k]) + " but '" +
+                           object.name + "' has " + std::to_string(count) + " particles (0.." +
+                           std::to_string(count - 1) + ")");
   particles.clear();
   w.clear();
   if (subset.empty())
@@ -21,11 +27,12 @@ void object_com_weights(const ModelT<S>& m, const scene::ObjectRange& object, st
   S mass = 0;
   for (int i : particles) mass += m.particle_mass[i];
   for (int i : particles) w.push_back(mass > S(0) ? m.particle_mass[i] / mass : S(1) / S(particles.size()));
+  return Status::ok();
 }
-template void object_com_weights(const ModelT<float>&, const scene::ObjectRange&, std::vector<int>&,
-                                 std::vector<float>&, const std::vector<int>&);
-template void object_com_weights(const ModelT<double>&, const scene::ObjectRange&, std::vector<int>&,
-                                 std::vector<double>&, const std::vector<int>&);
+template Status object_com_weights(const ModelT<float>&, const scene::ObjectRange&, std::vector<int>&,
+                                   std::vector<float>&, const std::vector<int>&, const std::string&);
+template Status object_com_weights(const ModelT<double>&, const scene::ObjectRange&, std::vector<int>&,
+                                   std::vector<double>&, const std::vector<int>&, const std::string&);
 
 namespace {
 
@@ -42,14 +49,7 @@ vec3<T> com(const Term<S>& t, const std::vector<vec3<T>>& x) {
 // create: the object's particles (all, or those the term lists) and their centre-of-mass weights
 template <class S>
 Status create_particles(const LossBuildT<S>& b, const scene::LossTerm& spec, Term<S>& t) {
-  const int count = b.object->particle_end - b.object->particle_begin;
-  for (std::size_t k = 0; k < spec.particles.size(); ++k)
-    if (spec.particles[k] >= count)
-      return Status::error(b.where + ": particles[" + std::to_string(k) + "] is " + std::to_string(spec.particles[k]) +
-                           " but '" + spec.object + "' has " + std::to_string(count) + " particles (0.." +
-                           std::to_string(count - 1) + ")");
-  object_com_weights(b.cs.model, *b.object, t.particles, t.w, spec.particles);
-  return Status::ok();
+  return object_com_weights(b.cs.model, *b.object, t.particles, t.w, spec.particles, b.where);
 }
 
 template <class S>

@@ -285,17 +285,16 @@ void joints_adjoint(const PolicyT<S>&, const ObsTermT<S>& o, const StateT<S>* s,
   }
 }
 
-// a particle object's centre of mass (object_position) or its velocity (object_velocity):
-// sum_i w_i x_i, linear in the state
+// a particle object's centre of mass (object_position) or its velocity (object_velocity), over
+// all its particles or those the term lists: sum_i w_i x_i, linear in the state
 template <class S>
 Status create_object(const ObsBuildT<S>& b, const scene::ObservationTerm& o, ObsTermT<S>& t) {
   const scene::ObjectRange* r = b.cs.find(o.object);
   if (!r || r->particle_end <= r->particle_begin)
     return Status::error(b.where + ": \"" + o.object + "\" is not an object with particles" +
                          (r ? "" : " (no object of that name)"));
-  object_com_weights(b.cs.model, *r, t.idx, t.w);
   t.size = 3;
-  return Status::ok();
+  return object_com_weights(b.cs.model, *r, t.idx, t.w, o.particles, b.where);
 }
 template <bool velocity, class S>
 void object_value(const PolicyT<S>&, const ObsTermT<S>& o, int, const StateT<S>& s, const std::vector<S>*, S* out) {

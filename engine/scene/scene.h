@@ -437,11 +437,12 @@ inline bool reads_object(ObservationKind k) {
 
 struct ObservationTerm {
   ObservationKind kind = ObservationKind::height;
-  std::string body;       // the body the term reads (the joint terms and object_*: unused)
-  std::string object;     // object_*: the particle object the term reads
-  V3 axis{1, 0, 0};       // up_projection, heading_projection: the body-frame axis
-  V3 direction{1, 0, 0};  // heading_projection: the world direction to face
-  double scale = 1.0;     // every entry times this
+  std::string body;            // the body the term reads (the joint terms and object_*: unused)
+  std::string object;          // object_*: the particle object the term reads
+  std::vector<int> particles;  // object_*: the particles read, numbered within the object (empty: all)
+  V3 axis{1, 0, 0};            // up_projection, heading_projection: the body-frame axis
+  V3 direction{1, 0, 0};       // heading_projection: the world direction to face
+  double scale = 1.0;          // every entry times this
   // joint_positions, joint_velocities: bodies whose joint is left out (a planar robot's root
   // slide along the ground: "torso/rootx")
   std::vector<std::string> exclude;

@@ -29,6 +29,19 @@ void read_contact(Reader& r, const json& j, const std::string& path, ContactSett
   r.finish(f);
 }
 
+// a term's "particles": indices within its object (checked against the object when the task is made)
+void read_particle_indices(Reader& r, Fields& f, std::vector<int>& out) {
+  const json* ps = r.array(f, "particles");
+  if (!ps) return;
+  for (size_t k = 0; k < ps->size(); ++k) {
+    const json& e = (*ps)[k];
+    if (!e.is_number_integer() || e.get<long long>() < 0 || e.get<long long>() > (1LL << 30))
+      r.error(Reader::index(Reader::join(f.path, "particles"), k), "expected a particle index (an integer >= 0)");
+    else
+      out.push_back(e.get<int>());
+  }
+}
+
 void read_observation(Reader& r, const json& a, const std::string& path, PolicySpec& p) {
   for (size_t i = 0; i < a.size(); ++i) {
     const std::string op = Reader::index(path, i);
@@ -42,6 +55,7 @@ void read_observation(Reader& r, const json& a, const std::string& path, PolicyS
     if (k >= 0) o.kind = static_cast<ObservationKind>(k);
     r.string(of, "body", o.body);
     r.string(of, "object", o.object);
+    read_particle_indices(r, of, o.particles);
     r.vec3(of, "axis", o.axis);
     r.vec3(of, "direction", o.direction);
     r.number(of, "scale", o.scale);
@@ -57,6 +71,8 @@ void read_observation(Reader& r, const json& a, const std::string& path, PolicyS
                         o.kind == ObservationKind::previous_action;
     if (k >= 0 && reads_object(o.kind) && o.object.empty())
       r.error(Reader::join(op, "object"), "missing: which particle object does it read?");
+    else if (k >= 0 && !reads_object(o.kind) && !o.particles.empty())
+      r.error(Reader::join(op, "particles"), "only object_position and object_velocity read particles");
     else if (k >= 0 && !joints && !reads_object(o.kind) && o.body.empty())
       r.error(Reader::join(op, "body"), "missing: which body does it read?");
     r.finish(of);
@@ -544,15 +560,7 @@ void read_task(Reader& r, const json& j, const std::string& path, Task& t) {
       r.number(lf, "above", l.above);
       r.number(lf, "below", l.below);
       r.number(lf, "quadratic", l.quadratic);
-      if (const json* ps = r.array(lf, "particles")) {
-        for (size_t k = 0; k < ps->size(); ++k) {
-          const json& e = (*ps)[k];
-          if (!e.is_number_integer() || e.get<long long>() < 0 || e.get<long long>() > (1LL << 30))
-            r.error(Reader::index(Reader::join(lp, "particles"), k), "expected a particle index (an integer >= 0)");
-          else
-            l.particles.push_back(e.get<int>());
-        }
-      }
+      read_particle_indices(r, lf, l.particles);
       if (!(l.lower <= l.upper)) r.error(Reader::join(lp, "upper"), "must not be below lower");
       r.finish(lf);
       t.loss.push_back(l);

@@ -269,6 +269,7 @@ ojson write_task(const Task& t, const std::string& sidecar = "") {
         if (o.kind == ObservationKind::heading_projection) oj["direction"] = v3(o.direction);
         if (o.scale != 1.0) oj["scale"] = o.scale;
         if (!o.exclude.empty()) oj["exclude"] = o.exclude;
+        if (!o.particles.empty()) oj["particles"] = o.particles;
         os.push_back(oj);
       }
       j["policy"]["observation"] = os;

@@ -182,7 +182,11 @@ TEST_CASE(
 TEST_CASE("coupled policy: the ball's centre-of-mass observations' state gradient vs FD (double)",
           "[optim][policy][coupling][fd]") {
   Coupled e(10, false);
-  // the scene's observation: joints, then object_position and object_velocity of the ball
+  // the scene's observation: joints, then object_position and object_velocity of the ball (all
+  // its particles, or three of them)
+  if (GENERATE(false, true))
+    for (scene::ObservationTerm& o : e.task.policy.observation)
+      if (scene::reads_object(o.kind)) o.particles = {0, 3, 7};
   auto pol = ok(PolicyT<double>::create(e.cs, e.task));
   int object_terms = 0;
   for (const ObsTermT<double>& t : pol.observation_terms())
@@ -223,6 +227,38 @@ TEST_CASE("coupled policy: the ball's centre-of-mass observations' state gradien
   FdReport r = compare_gradients(ad, fd, 1e-9, 1e-6);
   INFO(r.message);
   CHECK(r.ok);
+}
+
+TEST_CASE(
+    "coupled policy: an object observation over listed particles reads their centre of mass; an index past "
+    "the object is refused",
+    "[optim][policy][coupling]") {
+  Coupled e(10, false);
+  std::size_t offset = 0;  // where object_position's entries start
+  for (scene::ObservationTerm& o : e.task.policy.observation)
+    if (o.kind == scene::ObservationKind::object_position) o.particles = {2, 5};
+  auto pol = ok(PolicyT<double>::create(e.cs, e.task));
+  for (const ObsTermT<double>& t : pol.observation_terms())
+    if (std::string(t.row->name) == "object_position") offset = std::size_t(t.offset);
+  StateT<double> s = e.cs.model.make_state();
+  const scene::ObjectRange* ball = e.cs.find("ball");
+  REQUIRE(ball);
+  const std::size_t p2 = std::size_t(ball->particle_begin + 2), p5 = std::size_t(ball->particle_begin + 5);
+  s.particle_q[p2] = {0.1, 0.2, 0.3};
+  s.particle_q[p5] = {0.5, -0.2, 0.1};
+  std::vector<double> obs;
+  pol.observe(0, s, obs);
+  const double m2 = e.cs.model.particle_mass[p2], m5 = e.cs.model.particle_mass[p5];
+  for (int a = 0; a < 3; ++a)
+    CHECK(obs[offset + std::size_t(a)] == Approx((m2 * s.particle_q[p2][a] + m5 * s.particle_q[p5][a]) / (m2 + m5)));
+  const int count = ball->particle_end - ball->particle_begin;
+  for (scene::ObservationTerm& o : e.task.policy.observation)
+    if (o.kind == scene::ObservationKind::object_position) o.particles = {1, count};
+  auto bad = PolicyT<double>::create(e.cs, e.task);
+  REQUIRE_FALSE(bad.is_ok());
+  INFO(bad.status().message());
+  CHECK(bad.status().message().find("(object_position): particles[1] is " + std::to_string(count) + " but 'ball' has " +
+                                    std::to_string(count) + " particles") != std::string::npos);
 }
 
 TEST_CASE("coupled policy: an episode's frame costs sum to its terms' definitions, and BPTT's loss agrees",
