@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "engine/optim/write_back.h"
 
@@ -356,6 +357,34 @@ std::optional<scene::Settings> settings_for_added(const scene::Scene& s, const s
   out.robot_contact.kf = 1e2;
   out.robot_contact.mu = 0.8;
   return out;
+}
+
+std::optional<std::vector<double>> parse_number_list(std::string_view text) {
+  std::vector<double> out;
+  const std::string t(text);
+  std::size_t p = 0;
+  while (p < t.size()) {
+    const std::size_t comma = std::min(t.find(',', p), t.size());
+    const std::string item = t.substr(p, comma - p);
+    char* end = nullptr;
+    const double v = std::strtod(item.c_str(), &end);
+    if (item.empty() || end == item.c_str() || *end != 0 || !std::isfinite(v)) return std::nullopt;
+    out.push_back(v);
+    p = comma + 1;
+  }
+  if (!t.empty() && t.back() == ',') return std::nullopt;
+  return out;
+}
+
+std::string number_list_text(const std::vector<double>& v, const char* format) {
+  std::string s;
+  char buf[32];
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    std::snprintf(buf, sizeof buf, format, v[k]);
+    if (k) s += ',';
+    s += buf;
+  }
+  return s;
 }
 
 std::string unique_task_name(const scene::Scene& s, const std::string& base_in) {

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "app/editor/worker.h"
 #include "engine/core/status.h"
@@ -89,6 +90,13 @@ std::span<const TemplateEntry> templates();
 // loss term already filled in when the scene has something to measure; not yet added
 scene::Task make_task(const scene::Scene& s, const std::string& name, int horizon);
 std::string unique_task_name(const scene::Scene& s, const std::string& base);
+
+// a policy's action scale or offset (one number per action) as the task panel and the script
+// write it: numbers separated by commas, "0.25,0.002,0.002"; "" is none (the defaults 1 and 0).
+// nullopt when an entry is not a finite number
+std::optional<std::vector<double>> parse_number_list(std::string_view text);
+// the entries comma-separated, each printed with `format` ("%.17g": read back to the same bits)
+std::string number_list_text(const std::vector<double>& v, const char* format = "%.17g");
 
 // Apply: an evaluated iterate `theta` of the optimization in `snap` (its blocks, its task) into
 // `doc`, compiled as `cs`: objects and settings (optim::write_back, write_back_robot) and the

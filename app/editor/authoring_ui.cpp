@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <optional>
 
 #include "app/editor/authoring.h"
 #include "app/editor/editor.h"
@@ -349,7 +350,7 @@ void Editor::draw_task_policy(int index) {
   ImGui::SetNextItemWidth(90);
   changed |=
       ImGui::DragScalar("##scale", ImGuiDataType_Double, &e.policy.output_scale, 0.01f, nullptr, nullptr, "scale %.2f");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("inputs = scale * tanh(the last layer)");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("actions = scale * tanh(the last layer)");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(90);
   changed |= ImGui::DragScalar("##startq", ImGuiDataType_Double, &e.policy.start_q_range, 0.01f, nullptr, nullptr,
@@ -361,6 +362,23 @@ void Editor::draw_task_policy(int index) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("randomized starts (SHAC, PODS): each joint moved by up to q0, each dof's velocity by qd0");
   if (ImGui::IsItemDeactivated()) doc.end_merge();
+  // each action's control = offset + scale x action, one number per action ("" for 1 and 0)
+  for (int m = 0; m < 2; ++m) {
+    std::vector<double>& v = m == 0 ? e.policy.action_scale : e.policy.action_offset;
+    char text[256];
+    std::snprintf(text, sizeof text, "%s", number_list_text(v, "%.6g").c_str());
+    if (m == 1) ImGui::SameLine();
+    ImGui::SetNextItemWidth(m == 0 ? ImGui::GetContentRegionAvail().x * 0.5f : -FLT_MIN);
+    ImGui::InputTextWithHint(m == 0 ? "##ascale" : "##aoffset", m == 0 ? "action scale" : "action offset", text,
+                             sizeof text);
+    if (ImGui::IsItemDeactivatedAfterEdit())
+      if (std::optional<std::vector<double>> list = parse_number_list(text); list && *list != v)
+        v = *list, changed = true;
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "each action's input to its actuator = offset + scale x action, one number per\n"
+          "actuator, comma-separated (a gripper: 0.25,0.002,0.002); empty: scale 1, offset 0");
+  }
   if (changed) {
     e.policy.phase_period = std::max(e.policy.phase_period, 1e-3);
     e.policy.start_q_range = std::max(e.policy.start_q_range, 0.0);

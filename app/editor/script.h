@@ -59,12 +59,14 @@
 //   task-rename OLD NEW   task-duplicate NAME   task-select NAME   task-horizon N
 //   pick-iteration N|best (a click on the loss plot: what Apply applies)
 //   task-policy ROBOT|off  (the controls combo: a policy of ROBOT, or per-frame inputs)
-//   task-policy-set hidden W,W|phases N|period S|scale X|start-q X|start-qd X
+//   task-policy-set hidden W,W|phases N|period S|scale X|action-scale X,X..|action-offset X,X..|start-q X|
+//                   start-qd X  (action-scale, action-offset: one number per action, or none)
 //   task-obs-add KIND [BODY|OBJECT]  task-obs-remove I  task-obs-set I kind|body|object|scale|axis|direction V
 //                            (the policy's observation terms; axis, direction: X,Y,Z; BODY: the robot's first;
 //                            object_position/velocity: OBJECT, the first object with particles)
 //   task-termination BODY HEIGHT|off (the policy's "end when": the body's centre of mass below HEIGHT)
 //   expect obs-terms N   expect obs I kind|body|object|scale VALUE   expect termination off|ROBOT BODY HEIGHT
+//   expect action-scale X,X..|none   expect action-offset X,X..|none
 //   expect method bptt|shac|ahac|pods1|pods2 (what Start uses for the panel's task)
 //   attach ADDRESS [TOKEN]  (File > Attach to run...: waits until the run's scene is loaded)
 //   attach-wait N           (until N iterations of the attached run have arrived, or it ended)

@@ -591,8 +591,13 @@ Status cmd_task_policy_set(ScriptCall& c) {
     t.policy.start_q_range = v;
   } else if (f == "start-qd") {
     t.policy.start_qd_range = v;
+  } else if (f == "action-scale" || f == "action-offset") {
+    const std::optional<std::vector<double>> list = parse_number_list(c.w[2] == "none" ? "" : c.w[2]);
+    if (!list) return Status::error("task-policy-set " + f + ": numbers separated by commas, or none");
+    (f == "action-scale" ? t.policy.action_scale : t.policy.action_offset) = *list;
   } else {
-    return Status::error("task-policy-set: hidden, phases, period, scale, start-q or start-qd");
+    return Status::error(
+        "task-policy-set: hidden, phases, period, scale, action-scale, action-offset, start-q or start-qd");
   }
   c.e.doc.end_merge();
   c.e.doc.set_task(c.e.task_index, t, "Policy");

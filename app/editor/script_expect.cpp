@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "app/editor/authoring.h"
 #include "app/editor/editor.h"
 #include "app/editor/fields.h"
 #include "app/editor/script_commands.h"
@@ -404,6 +405,18 @@ Status ex_obs(ScriptCall& c) {  // expect obs I kind|body|object|scale VALUE
   return same_value(got, c.w[4]) ? Status::ok() : bad(c, got);
 }
 
+Status ex_action_map(ScriptCall& c) {  // expect action-scale|action-offset LIST|none: the panel's policy's
+  if (Status st = c.need(2); !st) return st;
+  const scene::Task* t = panel_task(c);
+  if (!t) return bad(c, "no task");
+  const std::vector<double>& v = c.w[1] == "action-scale" ? t->policy.action_scale : t->policy.action_offset;
+  const std::optional<std::vector<double>> want = parse_number_list(c.w[2] == "none" ? "" : c.w[2]);
+  if (!want) return Status::error("expect " + c.w[1] + ": numbers separated by commas, or none");
+  bool same = want->size() == v.size();
+  for (std::size_t k = 0; same && k < v.size(); ++k) same = std::abs((*want)[k] - v[k]) <= 1e-12 * std::abs(v[k]);
+  return same ? Status::ok() : bad(c, v.empty() ? "none" : number_list_text(v));
+}
+
 Status ex_termination(ScriptCall& c) {  // expect termination off|OBJECT BODY HEIGHT
   if (Status st = c.need(2); !st) return st;
   const scene::Task* t = panel_task(c);
@@ -522,6 +535,8 @@ const ScriptCommand k_expect[] = {
     {"loss", ex_loss},
     {"obs-terms", ex_obs_terms},
     {"obs", ex_obs},
+    {"action-scale", ex_action_map},
+    {"action-offset", ex_action_map},
     {"termination", ex_termination},
     {"save-as", ex_save_as},
     {"backend", ex_backend},
