@@ -74,6 +74,7 @@ int run_pods(const OptimizeOptions& o) {
     auto s = pods->step();
     if (!s)
       return std::fprintf(stderr, "%s: iteration %d: %s\n", o.scene_path.c_str(), k, s.status().message().c_str()), 1;
+    if (s->skipped && lead) std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), s->skip_reason.c_str());
     auto e = pods->evaluate();
     if (!e) return std::fprintf(stderr, "%s: %s\n", o.scene_path.c_str(), e.status().message().c_str()), 1;
     if (lead)
@@ -87,7 +88,9 @@ int run_pods(const OptimizeOptions& o) {
                    {"regression_loss", s->regression_loss},
                    {"eval_cost", *e},
                    {"sim_steps", s->sim_steps},
-                   {"hvps", s->hvps}});
+                   {"hvps", s->hvps},
+                   {"skipped", s->skipped},
+                   {"skipped_iterations", s->skipped_iterations}});
     if (serving) {
       nlohmann::json record = log.back();
       record["loss"] = s->policy_cost;

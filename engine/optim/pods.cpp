@@ -324,6 +324,28 @@ Status PodsTrainerT<S>::gather_episodes(std::vector<Episode>& episodes) {
 }
 
 template <class S>
+void PodsTrainerT<S>::update(std::vector<Episode>& episodes, PodsStats& s) {
+  const int n = options_.batch;
+  double sq = 0;
+  long long entries = 0;
+  int full = 0;
+  for (int i = 0; i < n; ++i) {
+    const Episode& e = episodes[std::size_t(i)];
+    s.policy_cost += double(e.cost0) / n;
+    s.improved_cost += double(e.cost) / n;
+    for (std::size_t k = 0; k < e.a.size(); ++k) sq += double(e.a[k] - e.a0[k]) * double(e.a[k] - e.a0[k]);
+    entries += (long long)e.a.size();
+    full += e.full_step;
+  }
+  s.step_rms = std::sqrt(sq / double(std::max(1LL, entries)));
+  // the step (order 1) or trust region (order 2) follows how often the full step was taken
+  radius_ = std::clamp(2 * full >= n ? radius_ * 1.5 : radius_ * 0.5, options_.radius_min, options_.radius_max);
+  s.regression_loss = regress(episodes);
+  policy_states_ = std::move(episodes[0].states0);
+  improved_states_ = std::move(episodes[0].states);
+}
+
+template <class S>
 Result<PodsStats> PodsTrainerT<S>::step() {
   const int n = options_.batch;
   std::vector<Episode> episodes(static_cast<std::size_t>(n));
@@ -334,28 +356,16 @@ Result<PodsStats> PodsTrainerT<S>::step() {
   if (Status st = gather_episodes(episodes); !st) return st;
   PodsStats s;
   s.iteration = iteration_;
-  double sq = 0;
-  long long entries = 0;
-  int full = 0;
-  for (int i = 0; i < n; ++i) {
-    const Episode& e = episodes[std::size_t(i)];
-    if (!e.status)
-      return Status::error("PODS iteration " + std::to_string(iteration_) + ", episode " + std::to_string(i) + ": " +
-                           e.status.message());
-    s.policy_cost += double(e.cost0) / n;
-    s.improved_cost += double(e.cost) / n;
-    for (std::size_t k = 0; k < e.a.size(); ++k) sq += double(e.a[k] - e.a0[k]) * double(e.a[k] - e.a0[k]);
-    entries += (long long)e.a.size();
-    sim_steps_ += e.steps;
-    hvps_ += e.hvps;
-    full += e.full_step;
-  }
-  s.step_rms = std::sqrt(sq / double(std::max(1LL, entries)));
-  // the step (order 1) or trust region (order 2) follows how often the full step was taken
-  radius_ = std::clamp(2 * full >= n ? radius_ * 1.5 : radius_ * 0.5, options_.radius_min, options_.radius_max);
-  s.regression_loss = regress(episodes);
-  policy_states_ = std::move(episodes[0].states0);
-  improved_states_ = std::move(episodes[0].states);
+  for (const Episode& e : episodes) sim_steps_ += e.steps, hvps_ += e.hvps;
+  for (int i = 0; i < n && !s.skipped; ++i)
+    if (const Status& st = episodes[std::size_t(i)].status; !st) {
+      s.skipped = true;
+      s.skip_reason = "PODS iteration " + std::to_string(iteration_) + " skipped: episode " + std::to_string(i) + ": " +
+                      st.message();
+      ++skipped_;
+    }
+  if (!s.skipped) update(episodes, s);
+  s.skipped_iterations = skipped_;
   s.sim_steps = sim_steps_;
   s.hvps = hvps_;
   ++iteration_;

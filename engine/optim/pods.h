@@ -33,6 +33,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "engine/core/status.h"
@@ -98,6 +99,12 @@ struct PodsStats {
   double regression_loss = 0;  // mean 1/2 |policy(obs) - improved action|^2 of the last epoch
   long long sim_steps = 0;     // solver substeps so far (adjoint and H v passes counted, ActionSequenceT)
   long long hvps = 0;          // H v products so far
+  // an episode that failed (a step that blew up) does not end the run: the iteration takes no
+  // update (the policy and the step size stay), its reason named here ("PODS iteration K
+  // skipped: episode E: ..."), and the next iteration draws new starts
+  bool skipped = false;
+  std::string skip_reason;
+  int skipped_iterations = 0;  // so far in the run
 };
 
 template <class S>
@@ -140,6 +147,9 @@ class PodsTrainerT {
   Status improve(ActionSequenceT<S>& seq, Episode& e, const std::vector<S>& g);
   Status newton_step(ActionSequenceT<S>& seq, Episode& e, const std::vector<S>& g, std::vector<S>& p);
   double regress(const std::vector<Episode>& episodes);
+  // the iteration's update from its episodes (all succeeded): s's costs and step, the step size,
+  // the policy's regression onto the improved actions
+  void update(std::vector<Episode>& episodes, PodsStats& s);
   Status gather_episodes(std::vector<Episode>& episodes);  // every rank's episodes on every rank
 
   PodsOptions options_;
@@ -151,7 +161,7 @@ class PodsTrainerT {
   std::mt19937_64 rng_;                // regression minibatches
   double radius_ = 0;                  // PODS-2's trust radius, RMS per action entry
   long long sim_steps_ = 0, hvps_ = 0;
-  int iteration_ = 0;
+  int iteration_ = 0, skipped_ = 0;
   std::vector<StateT<S>> policy_states_, improved_states_;
 };
 

@@ -357,6 +357,32 @@ TEST_CASE("pods: the same seed gives the same weights on 1 and 2 threads", "[opt
   }
 }
 
+// an episode whose step fails (its start blew up: every start's velocities ~1e200, so the
+// first substep overflows) does not end the run: the iteration takes no update, its reason
+// names the iteration, the episode and the step's own message, and the count goes on
+TEST_CASE("pods: an episode whose step fails skips the iteration's update, named and counted", "[optim][pods]") {
+  Cartpole cp;
+  auto task = ok(make_task(cp.cs, cp.task));
+  auto pods =
+      ok(PodsTrainerT<double>::create(*task, {.batch = 2, .thread_count = 1}, {.q_range = 0, .qd_range = 1e200}));
+  const std::vector<double> w0 = pods.weights();
+  for (int k = 0; k < 2; ++k) {
+    PodsStats s = ok(pods.step());
+    INFO(s.skip_reason);
+    CHECK(s.skipped);
+    CHECK(s.skipped_iterations == k + 1);
+    CHECK_THAT(s.skip_reason, Catch::StartsWith("PODS iteration " + std::to_string(k) + " skipped: episode 0: "));
+    CHECK_THAT(s.skip_reason, Catch::Contains("joint_q"));  // the step's own message: the quantity
+  }
+  CHECK(pods.weights() == w0);
+  // from ordinary starts the same trainer's settings take a step
+  auto trains = ok(PodsTrainerT<double>::create(*task, {.batch = 2, .thread_count = 1}));
+  PodsStats s = ok(trains.step());
+  CHECK(!s.skipped);
+  CHECK(s.skipped_iterations == 0);
+  CHECK(trains.weights() != w0);
+}
+
 TEST_CASE("pods: errors", "[optim][pods]") {
   Cartpole cp;
   auto task = ok(make_task(cp.cs, cp.task));
