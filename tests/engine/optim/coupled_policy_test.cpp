@@ -148,8 +148,8 @@ TEST_CASE("coupled policy: the env's window gradient with a particle and a robot
 }
 
 TEST_CASE(
-    "coupled policy: an action reaches its joint as action_offset + action_scale x action; a wrong count is "
-    "refused",
+    "coupled policy: an action reaches its joint as action_offset + action_scale x action, and a wrong count "
+    "is refused",
     "[optim][policy][coupling]") {
   Coupled e(10, false);
   e.task.policy.action_scale = {0.5, 2.0, -1.5};
@@ -230,8 +230,8 @@ TEST_CASE("coupled policy: the ball's centre-of-mass observations' state gradien
 }
 
 TEST_CASE(
-    "coupled policy: an object observation over listed particles reads their centre of mass; an index past "
-    "the object is refused",
+    "coupled policy: an object observation over listed particles reads their centre of mass, and an index "
+    "past the object is refused",
     "[optim][policy][coupling]") {
   Coupled e(10, false);
   std::size_t offset = 0;  // where object_position's entries start
