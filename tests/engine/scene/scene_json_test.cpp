@@ -382,3 +382,30 @@ TEST_CASE("settings.integrator selects the implicit particle integrator", "[scen
   CHECK(to_json(*s).find("\"integrator\"") != std::string::npos);
   CHECK(to_json(plain).find("\"integrator\"") == std::string::npos);
 }
+
+// the keys no reference scene writes: an object observation over listed particles (and a
+// policy's action map beside it) survive save -> load; "particles" on a term that reads no
+// object is refused with its JSON path
+TEST_CASE("a policy observation over listed particles round-trips, and particles on a joint term is refused",
+          "[scene]") {
+  auto a = load_scene(std::string(ADJ_ASSET_SCENES) + "/robot_arm_push_soft_policy.json");
+  REQUIRE(a.is_ok());
+  PolicySpec& p = a->tasks.at(0).policy;
+  REQUIRE(p.observation.size() >= 3);
+  REQUIRE(p.observation[2].kind == ObservationKind::object_position);
+  p.observation[2].particles = {0, 3};
+  p.action_scale = {0.5, 2, 1};
+  p.action_offset = {0, -0.1, 0.1};
+  auto b = parse_scene(to_json(*a), "roundtrip.json");
+  INFO((b.is_ok() ? std::string() : b.status().message()));
+  REQUIRE(b.is_ok());
+  CHECK(b->tasks.at(0).policy.observation[2].particles == std::vector<int>{0, 3});
+  CHECK(*a == *b);
+  REQUIRE(p.observation[0].kind == ObservationKind::joint_positions);
+  p.observation[0].particles = {1};
+  auto bad = parse_scene(to_json(*a), "bad.json");
+  REQUIRE_FALSE(bad.is_ok());
+  CHECK_THAT(bad.status().message(),
+             Catch::Contains("tasks[0].policy.observation[0].particles: only object_position and object_velocity read "
+                             "particles"));
+}
