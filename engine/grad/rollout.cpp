@@ -103,16 +103,6 @@ Status RolloutT<S>::forward(const StateT<S>& initial, const std::vector<ControlT
 }
 
 template <class S>
-static S state_norm(const StateT<S>& s) {
-  double sum = 0;
-  for (const auto& v : s.particle_q) sum += double(dot(v, v));
-  for (const auto& v : s.particle_qd) sum += double(dot(v, v));
-  for (S v : s.joint_q) sum += double(v) * double(v);
-  for (S v : s.joint_qd) sum += double(v) * double(v);
-  return S(std::sqrt(sum));
-}
-
-template <class S>
 Status RolloutT<S>::backward(const Seed& seed) {
   if (!forward_done_) return Status::error("rollout: backward() needs a successful forward() first");
   const int T = options_.steps;

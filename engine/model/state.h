@@ -4,6 +4,7 @@
 // joint coordinates per joint type: engine/model/rigid_model.h.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 
 #include "engine/core/array.h"
@@ -47,6 +48,17 @@ StateT<S> zero_like(const StateT<S>& like) {
   z.joint_q.assign(like.joint_q.size(), S(0));
   z.joint_qd.assign(like.joint_qd.size(), S(0));
   return z;
+}
+
+// the Euclidean norm of every entry of a state (an adjoint's size, for plots), summed in double
+template <class S>
+S state_norm(const StateT<S>& s) {
+  double sum = 0;
+  for (const auto& v : s.particle_q) sum += double(dot(v, v));
+  for (const auto& v : s.particle_qd) sum += double(dot(v, v));
+  for (S v : s.joint_q) sum += double(v) * double(v);
+  for (S v : s.joint_qd) sum += double(v) * double(v);
+  return S(std::sqrt(sum));
 }
 
 using State = StateT<float>;

@@ -120,13 +120,6 @@ void PolicyT<S>::observe_adjoint(const StateT<S>& s, const std::vector<S>& d, St
     if (o.row->adjoint) o.row->adjoint(*this, o, &s, d.data() + o.offset, adj, d_prev_action);
 }
 
-template <class S>
-void PolicyT<S>::observe_adjoint(const std::vector<S>& d, StateT<S>& adj) const {
-  assert(!drives_bodies() && "a robot policy's observation adjoint reads the state");
-  for (const ObsTermT<S>& o : terms_)
-    if (o.row->adjoint) o.row->adjoint(*this, o, nullptr, d.data() + o.offset, adj, nullptr);
-}
-
 namespace {
 
 // sin(2 pi time / period + 2 pi k / phases), k = 0..phases-1
@@ -208,88 +201,7 @@ template const ObsRowT<double>& phases_observation_row();
 template const ObsRowT<float>& particle_observation_row();
 template const ObsRowT<double>& particle_observation_row();
 
-template <class S>
-PolicyRolloutT<S>::PolicyRolloutT(const ModelT<S>& model, const PolicyT<S>& policy, int steps, S dt, int substeps,
-                                  int thread_count)
-    : model_(&model), policy_(&policy), steps_(steps), dt_(dt), solver_(SolverOptions{substeps, thread_count, true}) {}
-
-template <class S>
-Status PolicyRolloutT<S>::forward(const StateT<S>& initial, const std::vector<ControlT<S>>& base, const S* w,
-                                  const Observer& observe) {
-  forward_done_ = false;
-  const ModelT<S>& m = *model_;
-  if (!base.empty() && int(base.size()) != steps_)
-    return Status::error("policy rollout: expected 0 or " + std::to_string(steps_) + " base controls");
-  Status st = check_state_finite(initial, "initial state");
-  if (!st) return Status::error("policy rollout forward, step 0: " + st.message());
-  states_.clear();
-  states_.reserve(steps_ + 1);
-  states_.push_back(initial);
-  controls_.assign(steps_, m.make_control());
-  obs_.assign(steps_, {});
-  if (observe) observe(0, initial);
-  std::vector<S> out;
-  for (int t = 0; t < steps_; ++t) {
-    if (!base.empty()) controls_[t] = base[t];
-    policy_->observe(t0_ + t, states_[t], obs_[t]);
-    policy_->forward(w, obs_[t], out);
-    for (int k = 0; k < policy_->output_size(); ++k)
-      if (!is_finite(out[k]))
-        return Status::error("policy rollout forward, step " + std::to_string(t) + ": policy output " +
-                             std::to_string(k) + " is not finite");
-    policy_->apply_outputs(out, controls_[t]);
-    states_.emplace_back();
-    st = solver_.step(m, states_[t], states_[t + 1], controls_[t], dt_);
-    if (!st) return Status::error("policy rollout forward, step " + std::to_string(t + 1) + ": " + st.message());
-    if (observe) observe(t + 1, states_[t + 1]);
-  }
-  forward_done_ = true;
-  return Status::ok();
-}
-
-template <class S>
-static S adj_norm(const StateT<S>& s) {
-  double sum = 0;
-  for (const auto& v : s.particle_q) sum += double(dot(v, v));
-  for (const auto& v : s.particle_qd) sum += double(dot(v, v));
-  return S(std::sqrt(sum));
-}
-
-template <class S>
-Status PolicyRolloutT<S>::backward(const S* w, const Seed& seed, S* d_w) {
-  if (!forward_done_) return Status::error("policy rollout: backward() needs a successful forward() first");
-  const ModelT<S>& m = *model_;
-  for (int k = 0; k < policy_->weight_count(); ++k) d_w[k] = S(0);
-  grad_model_ = m.make_grad();
-  grad_controls_.assign(steps_, m.make_control());
-  grad_norm_.assign(steps_ + 1, S(0));
-  StateT<S> adj = m.make_state(), adj_prev;
-  adj.zero();
-  if (seed) seed(steps_, adj);
-  Status st = check_state_finite(adj, "loss gradient");
-  if (!st) return Status::error("policy rollout backward, step " + std::to_string(steps_) + ": " + st.message());
-  grad_norm_[steps_] = adj_norm(adj);
-  std::vector<S> d_out(policy_->output_size()), d_obs;
-  for (int t = steps_ - 1; t >= 0; --t) {
-    st = solver_.step_adjoint(m, states_[t], controls_[t], dt_, adj, adj_prev, grad_controls_[t], grad_model_);
-    if (!st) return Status::error("policy rollout backward, step " + std::to_string(t) + ": " + st.message());
-    std::swap(adj, adj_prev);
-    // through the policy: activations -> weights and observations -> state
-    policy_->output_grads(grad_controls_[t], d_out);
-    policy_->backward(w, obs_[t], d_out, d_w, d_obs);
-    policy_->observe_adjoint(d_obs, adj);
-    if (seed) seed(t, adj);
-    st = check_state_finite(adj, "loss gradient");
-    if (!st) return Status::error("policy rollout backward, step " + std::to_string(t) + ": " + st.message());
-    grad_norm_[t] = adj_norm(adj);
-  }
-  grad_initial_ = adj;
-  return Status::ok();
-}
-
 template class PolicyT<float>;
 template class PolicyT<double>;
-template class PolicyRolloutT<float>;
-template class PolicyRolloutT<double>;
 
 }  // namespace adj::optim

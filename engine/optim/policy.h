@@ -37,7 +37,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,7 +45,6 @@
 #include "engine/optim/mlp.h"
 #include "engine/scene/compile.h"
 #include "engine/scene/scene.h"
-#include "engine/solver/solver.h"
 
 namespace adj::optim {
 
@@ -160,8 +158,6 @@ class PolicyT {
   // with respect to prev_action
   void observe_adjoint(const StateT<S>& s, const std::vector<S>& d_obs, StateT<S>& adj,
                        std::vector<S>* d_prev_action = nullptr) const;
-  // the same for a particle policy, whose observations are linear in the state (read no state)
-  void observe_adjoint(const std::vector<S>& d_obs, StateT<S>& adj) const;
   // the observation's terms, in input order
   const std::vector<ObsTermT<S>>& observation_terms() const { return terms_; }
   // normalize observation entry k as (obs_k - mean_k) / std_k (phase entries are left alone);
@@ -225,55 +221,6 @@ class PolicyT {
   int up_ = 1;
   bool reads_previous_action_ = false;
   std::string robot_;
-};
-
-// closed-loop rollout: control_t = base_t + policy(obs(state_t)) on the actuated springs.
-// Keeps every state (memory: horizon + 1 states).
-// TODO(optim): checkpoint like RolloutT (recompute segments) for long closed-loop horizons;
-// safe to leave: closed-loop tasks today are robot-sized (tiny states) or trained in SHAC
-// windows (engine/optim/shac.h), and the long soft walker is phases-only, which runs on the
-// checkpointed RolloutT.
-template <class S>
-class PolicyRolloutT {
- public:
-  using Observer = std::function<void(int t, const StateT<S>& state)>;
-  using Seed = std::function<void(int t, StateT<S>& adj)>;
-
-  PolicyRolloutT(const ModelT<S>& model, const PolicyT<S>& policy, int steps, S dt, int substeps, int thread_count);
-
-  // base: 0 or `steps` Controls the policy's outputs are added to
-  Status forward(const StateT<S>& initial, const std::vector<ControlT<S>>& base, const S* weights,
-                 const Observer& observe);
-  // dL/d weights into d_weights (overwritten), plus dL/d initial state, controls, model
-  Status backward(const S* weights, const Seed& seed, S* d_weights);
-
-  // frame of state 0 (the phases' clock): windows of a longer episode start later
-  void set_frame_offset(int t0) { t0_ = t0; }
-
-  const StateT<S>& final_state() const { return states_.back(); }
-  const StateT<S>& state(int t) const { return states_[t]; }  // t = 0..steps
-  int substeps() const { return solver_.options().substeps; }
-  S dt() const { return dt_; }
-  const StateT<S>& grad_initial() const { return grad_initial_; }
-  const std::vector<ControlT<S>>& grad_controls() const { return grad_controls_; }
-  const ModelGradT<S>& grad_model() const { return grad_model_; }
-  const std::vector<S>& grad_norm() const { return grad_norm_; }  // |dL/d state_t|, (steps + 1)
-
- private:
-  const ModelT<S>* model_;
-  const PolicyT<S>* policy_;
-  int steps_;
-  int t0_ = 0;
-  S dt_;
-  SolverT<S> solver_;
-  std::vector<StateT<S>> states_;      // (steps + 1)
-  std::vector<ControlT<S>> controls_;  // applied, (steps)
-  std::vector<std::vector<S>> obs_;    // (steps)
-  StateT<S> grad_initial_;
-  std::vector<ControlT<S>> grad_controls_;
-  ModelGradT<S> grad_model_;
-  std::vector<S> grad_norm_;
-  bool forward_done_ = false;
 };
 
 }  // namespace adj::optim

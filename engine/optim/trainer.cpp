@@ -87,13 +87,10 @@ Result<TaskRunnerT<S>> TaskRunnerT<S>::create(const scene::CompiledSceneT<S>& cs
   ro.body_param_grads = r.params_.has_model_params();
   r.rollout_options_ = ro;
   r.keep_frames_ = options.keep_frames || robots;
-  if (r.policy_ && r.policy_->drives_bodies())
+  if (r.policy_ && r.policy_->observes_state())
     r.solver_ = std::make_unique<SolverT<S>>(SolverOptions{.substeps = cs.substeps,
                                                            .thread_count = options.thread_count,
                                                            .body_param_grads = r.params_.has_model_params()});
-  else if (r.policy_ && r.policy_->observes_state())
-    r.policy_rollout_ =
-        std::make_unique<PolicyRolloutT<S>>(*r.model_, *r.policy_, ro.steps, ro.dt, ro.substeps, ro.thread_count);
   else
     r.rollout_ = std::make_unique<RolloutT<S>>(*r.model_, ro);
   r.theta_ = r.params_.initial(cs);
@@ -129,7 +126,6 @@ std::string TaskRunnerT<S>::term_name(int k) const {
 
 template <class S>
 const StateT<S>& TaskRunnerT<S>::final_state() const {
-  if (policy_rollout_) return policy_rollout_->final_state();
   if (rollout_) return rollout_->final_state();
   return frames_.back();
 }
@@ -159,9 +155,7 @@ void TaskRunnerT<S>::gather(const std::vector<S>& theta, const StateT<S>& grad_i
 template <class S>
 Result<S> TaskRunnerT<S>::evaluate(const std::vector<S>& theta, std::vector<S>* grad) {
   assert(int(theta.size()) == params_.size() && "theta does not match the parameters");
-  Result<S> r = solver_           ? evaluate_robot_policy(theta, grad)
-                : policy_rollout_ ? evaluate_policy(theta, grad)
-                                  : evaluate_open_loop(theta, grad);
+  Result<S> r = solver_ ? evaluate_closed_loop(theta, grad) : evaluate_open_loop(theta, grad);
   if (!r) return Status::error("task '" + task_.name + "': " + r.status().message());
   return r;
 }
@@ -216,42 +210,19 @@ Result<S> TaskRunnerT<S>::evaluate_open_loop(const std::vector<S>& theta, std::v
   return value;
 }
 
+// A policy that observes the state, for every model (particles, robots, both): every frame
+// kept, stepped here. Forward: frame t's observation (with frame t - 1's outputs for a
+// previous_action term), the outputs on top of the task's controls, one step. Backward:
+// adj_t = loss seed + (step t)^T adj_{t+1} + the policy's observation of frame t.
 template <class S>
-Result<S> TaskRunnerT<S>::evaluate_policy(const std::vector<S>& theta, std::vector<S>* grad) {
-  const ParamBlock& pb = *params_.policy_block();
-  apply(theta);
-  loss_->begin();
-  Status st = policy_rollout_->forward(initial_, controls_, theta.data() + pb.offset,
-                                       [&](int t, const StateT<S>& s) { loss_->observe(t, s); });
-  if (!st) return st;
-  if (keep_frames_) {
-    frames_.resize(std::size_t(task_.horizon + 1));
-    for (int t = 0; t <= task_.horizon; ++t) frames_[std::size_t(t)] = policy_rollout_->state(t);
-  }
-  S value = loss_value(theta);
-  if (!is_finite(value)) return Status::error("the loss is not finite");
-  if (!grad) return value;
-  std::vector<S> d_w(pb.count);
-  st = policy_rollout_->backward(
-      theta.data() + pb.offset, [&](int t, StateT<S>& adj) { loss_->seed(t, policy_rollout_->state(t), adj); },
-      d_w.data());
-  if (!st) return st;
-  gather(theta, policy_rollout_->grad_initial(), policy_rollout_->grad_controls(), policy_rollout_->grad_model(),
-         *grad);
-  std::copy(d_w.begin(), d_w.end(), grad->begin() + pb.offset);
-  step_grad_norms_ = policy_rollout_->grad_norm();
-  st = check_grad_finite(*grad);
-  if (!st) return st;
-  return value;
-}
-
-template <class S>
-Result<S> TaskRunnerT<S>::evaluate_robot_policy(const std::vector<S>& theta, std::vector<S>* grad) {
+Result<S> TaskRunnerT<S>::evaluate_closed_loop(const std::vector<S>& theta, std::vector<S>* grad) {
   const ParamBlock& pb = *params_.policy_block();
   const S* w = theta.data() + pb.offset;
   const int T = task_.horizon;
   const S dt = rollout_options_.dt;
   apply(theta);
+  Status st = check_state_finite(initial_, "initial state");
+  if (!st) return Status::error("frame 0: " + st.message());
   std::vector<ControlT<S>> applied(T, model_->make_control());
   std::vector<std::vector<S>> obs(T), outs(T);  // outs[t]: frame t's outputs (a previous_action term reads t - 1's)
   loss_->begin();
@@ -262,8 +233,11 @@ Result<S> TaskRunnerT<S>::evaluate_robot_policy(const std::vector<S>& theta, std
     if (!controls_.empty()) applied[t] = controls_[t];
     policy_->observe(t, frames_[t], obs[t], t > 0 ? &outs[t - 1] : nullptr);
     policy_->forward(w, obs[t], outs[t]);
+    for (int k = 0; k < policy_->output_size(); ++k)
+      if (!is_finite(outs[t][k]))
+        return Status::error("frame " + std::to_string(t) + ": policy output " + std::to_string(k) + " is not finite");
     policy_->apply_outputs(outs[t], applied[t]);
-    Status st = solver_->step(*model_, frames_[t], frames_[t + 1], applied[t], dt);
+    st = solver_->step(*model_, frames_[t], frames_[t + 1], applied[t], dt);
     if (!st) return Status::error("frame " + std::to_string(t) + ": " + st.message());
   }
   loss_->observe(T, frames_[T]);
@@ -272,29 +246,32 @@ Result<S> TaskRunnerT<S>::evaluate_robot_policy(const std::vector<S>& theta, std
   for (const std::vector<S>& o : outs)
     for (S x : o) value += effort * x * x;
   if (!is_finite(value)) return Status::error("the loss is not finite");
-  step_grad_norms_.clear();
   if (!grad) return value;
-  // backward: adj_t = loss seed + (step t)^T adj_{t+1} + policy's observation of state t
   StateT<S> adj = zero_like(frames_[T]);
   StateT<S> adj_in;
   loss_->seed(T, frames_[T], adj);
+  step_grad_norms_.assign(std::size_t(T + 1), S(0));
+  step_grad_norms_[std::size_t(T)] = state_norm(adj);
   std::vector<ControlT<S>> grad_controls(T, model_->make_control());
   ModelGradT<S> grad_model = model_->make_grad();
   // d_prev: frame t's observation's adjoint with respect to frame t - 1's outputs
   std::vector<S> d_w(pb.count, S(0)), d_out, d_obs, d_prev(std::size_t(policy_->output_size()), S(0));
   for (int t = T - 1; t >= 0; --t) {
-    Status st = solver_->step_adjoint(*model_, frames_[t], applied[t], dt, adj, adj_in, grad_controls[t], grad_model);
+    st = solver_->step_adjoint(*model_, frames_[t], applied[t], dt, adj, adj_in, grad_controls[t], grad_model);
     if (!st) return Status::error("frame " + std::to_string(t) + " (backward): " + st.message());
     policy_->output_grads(grad_controls[t], d_out);
     for (std::size_t k = 0; k < d_out.size(); ++k) d_out[k] += d_prev[k] + S(2) * effort * outs[t][k], d_prev[k] = S(0);
     policy_->backward(w, obs[t], d_out, d_w.data(), d_obs);
     policy_->observe_adjoint(frames_[t], d_obs, adj_in, &d_prev);
     loss_->seed(t, frames_[t], adj_in);
+    st = check_state_finite(adj_in, "loss gradient");
+    if (!st) return Status::error("frame " + std::to_string(t) + " (backward): " + st.message());
     std::swap(adj, adj_in);
+    step_grad_norms_[std::size_t(t)] = state_norm(adj);
   }
   gather(theta, adj, grad_controls, grad_model, *grad);
   std::copy(d_w.begin(), d_w.end(), grad->begin() + pb.offset);
-  Status st = check_grad_finite(*grad);
+  st = check_grad_finite(*grad);
   if (!st) return st;
   return value;
 }

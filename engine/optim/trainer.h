@@ -11,8 +11,8 @@
 // parameters.h); the loss holds the robot terms then the particle terms (loss.h).
 //
 // The rollout: open loop (parameters and per-step inputs; a phases-only particle policy's
-// controls computed up front) runs the checkpointed RolloutT; a closed-loop policy keeps every
-// state (particles: PolicyRolloutT, policy.h; robots: the runner's own loop over SolverT).
+// controls computed up front) runs the checkpointed RolloutT; a policy that observes the state
+// (of particles, robots or both) runs the runner's closed loop over SolverT, every state kept.
 //
 // Driving it (the CLI and the editor's worker take it through TaskT, task.h):
 //   auto runner = optim::TaskRunnerT<float>::create(compiled, *scene.find_task(name));
@@ -124,15 +124,15 @@ class TaskRunnerT {
   // current parameters (after the last step); set_theta clamps and keeps the optimizer's moments
   const std::vector<S>& theta() const { return theta_; }
   void set_theta(std::vector<S> theta);
-  // results of the last evaluate(): gradient, |dL/d state_t| for t = 0..steps (for plotting;
-  // empty after a robot policy's closed loop), per-loss-term values (the robot terms, then the
-  // particle terms), the final state
+  // results of the last evaluate(): gradient, |dL/d state_t| for t = 0..steps (for plotting),
+  // per-loss-term values (the robot terms, then the particle terms), the final state
   const std::vector<S>& grad() const { return grad_; }
   const std::vector<S>& step_grad_norms() const { return step_grad_norms_; }
   const std::vector<S>& term_values() const { return term_values_; }
   std::string term_name(int k) const;
   const StateT<S>& final_state() const;
-  // the states of the last evaluate(), t = 0..horizon (RunnerOptions::keep_frames or robots; else empty)
+  // the states of the last evaluate(), t = 0..horizon (RunnerOptions::keep_frames, robots or a
+  // closed-loop policy; else empty)
   const std::vector<StateT<S>>& frames() const { return frames_; }
   // every iterate() so far
   const std::vector<IterationStats>& history() const { return history_; }
@@ -159,9 +159,8 @@ class TaskRunnerT {
               const ModelGradT<S>& grad_model, std::vector<S>& grad) const;
   S loss_value(const std::vector<S>& theta);
   Result<S> evaluate_open_loop(const std::vector<S>& theta, std::vector<S>* grad);
-  Result<S> evaluate_policy(const std::vector<S>& theta, std::vector<S>* grad);
-  // a robot policy's closed loop (every state kept, stepped here)
-  Result<S> evaluate_robot_policy(const std::vector<S>& theta, std::vector<S>* grad);
+  // a policy that observes the state: the closed loop, every state kept, stepped here
+  Result<S> evaluate_closed_loop(const std::vector<S>& theta, std::vector<S>* grad);
   Status check_grad_finite(const std::vector<S>& grad) const;
 
   scene::Task task_;
@@ -173,8 +172,7 @@ class TaskRunnerT {
   std::unique_ptr<ModelT<S>> model_;      // the compiled model with theta applied
   std::unique_ptr<RolloutT<S>> rollout_;  // bound to *model_
   std::unique_ptr<PolicyT<S>> policy_;
-  std::unique_ptr<PolicyRolloutT<S>> policy_rollout_;  // a particle policy's closed loop
-  std::unique_ptr<SolverT<S>> solver_;                 // a robot policy's closed loop
+  std::unique_ptr<SolverT<S>> solver_;  // a closed-loop policy's steps
   std::vector<S> theta_, grad_;
   std::vector<S> step_grad_norms_, term_values_;
   bool keep_frames_ = false;

@@ -176,7 +176,7 @@ TEST_CASE("extensions: normalized observations and their adjoint vs FD", "[optim
   for (int k = 3; k < p.input_size(); ++k) CHECK(obs[k] == Approx((raw[k] - mean[k]) / sd[k]));
   StateT<double> adj = cs.model.make_state();
   adj.zero();
-  p.observe_adjoint(g, adj);
+  p.observe_adjoint(s, g, adj);
   const int n = s.particle_count();
   std::vector<double> x(6 * n), ad(6 * n);
   for (int i = 0; i < n; ++i)

@@ -80,7 +80,7 @@ TEST_CASE("policy: observation adjoint vs FD", "[optim][policy]") {
   for (auto& x : g) x = u(rng);
   StateT<double> adj = cs.model.make_state();
   adj.zero();
-  p.observe_adjoint(g, adj);
+  p.observe_adjoint(s, g, adj);
   std::vector<double> x, ad;
   for (int i = 0; i < s.particle_count(); ++i)
     for (int c = 0; c < 3; ++c) {
@@ -117,6 +117,25 @@ TEST_CASE("policy: closed-loop BPTT gradient vs FD (phases and state observation
   GradCheckReport rep = check_task_grad(robot_scene<double>(), t, 24, 1e-4);
   CHECK(rep.rows.front().name.rfind("policy.W0[", 0) == 0);
   CHECK(rep.rows.back().name.rfind("initial_velocity[robot]", 0) == 0);
+}
+
+TEST_CASE("policy: the closed loop's |dL/dx_t| per frame: frame 0's is the norm of the initial state's gradient",
+          "[optim][policy]") {
+  // every particle's initial position and velocity are parameters, so dL/dx_0 is in the gradient
+  Task t = walker_task(20, true);
+  t.parameters.push_back({ParamKind::initial_position, "robot"});
+  t.parameters.push_back({ParamKind::initial_velocity, "robot"});
+  TaskRunnerT<double> r = must_ok(TaskRunnerT<double>::create(robot_scene<double>(), t));
+  std::vector<double> g;
+  must_ok(r.evaluate(r.theta(), &g));
+  const std::vector<double>& norms = r.step_grad_norms();
+  REQUIRE(int(norms.size()) == t.horizon + 1);
+  double sum = 0;
+  for (const ParamBlock& b : r.blocks())
+    if (b.kind == ParamKind::initial_position || b.kind == ParamKind::initial_velocity)
+      for (int i = b.offset; i < b.offset + b.count; ++i) sum += g[std::size_t(i)] * g[std::size_t(i)];
+  CHECK(norms[0] == Approx(std::sqrt(sum)).epsilon(1e-12));
+  for (double n : norms) CHECK((std::isfinite(n) && n > 0));
 }
 
 TEST_CASE("policy: open-loop (phases only) gradient vs FD, with control forces", "[optim][policy][fd]") {
