@@ -118,10 +118,9 @@ int RigidBuilder::add_actuator(int body, const RigidActuatorDesc& actuator) {
   return int(actuators_.size()) - 1;
 }
 
+// the tree: each body's mass properties and joint, the coordinates' and dofs' starts
 template <class S>
-Result<RigidModelT<S>> RigidBuilder::finalize() const {
-  RigidModelT<S> m;
-  if (!error_.empty()) return Status::error(error_);
+Status RigidBuilder::finalize_bodies(RigidModelT<S>& m) const {
   const int nb = body_count();
   int q = 0, d = 0;
   for (int i = 0; i < nb; ++i) {
@@ -182,6 +181,13 @@ Result<RigidModelT<S>> RigidBuilder::finalize() const {
   m.joint_q_start.push_back(q);
   m.joint_dof_start.push_back(d);
   m.joint_limit_eps = S(joint_limit_eps);
+  return Status::ok();
+}
+
+// the collision shapes on the bodies, their mesh and hull geometry in the shared arrays
+template <class S>
+Status RigidBuilder::finalize_shapes(RigidModelT<S>& m) const {
+  const int nb = body_count();
   for (std::size_t s = 0; s < shapes_.size(); ++s) {
     const RigidShapeDesc& sh = shapes_[s];
     if (shape_body_[s] < 0 || shape_body_[s] >= nb)
@@ -212,6 +218,12 @@ Result<RigidModelT<S>> RigidBuilder::finalize() const {
   m.shape_mesh_tri_start.push_back(int(m.mesh_tri.size()));
   m.shape_hull_vertex_start.push_back(int(m.hull_vertex.size()));
   m.shape_hull_tri_start.push_back(int(m.hull_tri.size()));
+  return Status::ok();
+}
+
+// the static colliders (plane normals normalized)
+template <class S>
+Status RigidBuilder::finalize_colliders(RigidModelT<S>& m) const {
   for (std::size_t c = 0; c < colliders.size(); ++c) {
     const RigidColliderDesc& cd = colliders[c];
     std::string who = "rigid builder: collider " + std::to_string(c);
@@ -230,6 +242,13 @@ Result<RigidModelT<S>> RigidBuilder::finalize() const {
     m.collider_rot.push_back(to<S>(rigid::qmat(cd.rot)));
     m.collider_size.push_back(to<S>(size));
   }
+  return Status::ok();
+}
+
+// the actuators, each on one dof of its body's joint
+template <class S>
+Status RigidBuilder::finalize_actuators(RigidModelT<S>& m) const {
+  const int nb = body_count();
   for (std::size_t a = 0; a < actuators_.size(); ++a) {
     const RigidActuatorDesc& ad = actuators_[a];
     int b = actuator_body_[a];
@@ -258,6 +277,13 @@ Result<RigidModelT<S>> RigidBuilder::finalize() const {
     m.actuator_pos.push_back(to<S>(ad.pos));
     m.actuator_axis.push_back(to<S>(al > 1e-12 ? ad.axis / al : ad.axis));
   }
+  return Status::ok();
+}
+
+// the joint couplings (a follower joint at ratio x its leader's coordinate)
+template <class S>
+Status RigidBuilder::finalize_couplings(RigidModelT<S>& m) const {
+  const int nb = body_count();
   for (std::size_t c = 0; c < couplings.size(); ++c) {
     const RigidCouplingDesc& cd = couplings[c];
     std::string who = "rigid builder: coupling " + std::to_string(c);
@@ -279,6 +305,17 @@ Result<RigidModelT<S>> RigidBuilder::finalize() const {
     m.coupling_ke.push_back(S(cd.ke));
     m.coupling_kd.push_back(S(cd.kd));
   }
+  return Status::ok();
+}
+
+template <class S>
+Result<RigidModelT<S>> RigidBuilder::finalize() const {
+  RigidModelT<S> m;
+  if (!error_.empty()) return Status::error(error_);
+  for (auto part :
+       {&RigidBuilder::finalize_bodies<S>, &RigidBuilder::finalize_shapes<S>, &RigidBuilder::finalize_colliders<S>,
+        &RigidBuilder::finalize_actuators<S>, &RigidBuilder::finalize_couplings<S>})
+    if (Status st = (this->*part)(m); !st) return st;
   m.gravity = to<S>(gravity);
   m.ground = ground;
   m.contact_ke = S(contact_ke);

@@ -114,6 +114,18 @@ class RigidBuilder {
   Result<RigidModelT<S>> finalize() const;
 
  private:
+  // finalize()'s parts, each checking and writing its arrays of m
+  template <class S>
+  Status finalize_bodies(RigidModelT<S>& m) const;
+  template <class S>
+  Status finalize_shapes(RigidModelT<S>& m) const;
+  template <class S>
+  Status finalize_colliders(RigidModelT<S>& m) const;
+  template <class S>
+  Status finalize_actuators(RigidModelT<S>& m) const;
+  template <class S>
+  Status finalize_couplings(RigidModelT<S>& m) const;
+
   struct Body {
     std::string name;
     RigidJointDesc joint;

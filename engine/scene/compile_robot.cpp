@@ -176,18 +176,15 @@ int add_strength_actuators(const RobotObject& rb, const std::vector<std::string>
   return added;
 }
 
-}  // namespace
-
-template <class S>
-Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledSceneT<S>& out) {
-  RigidBuilder b;
+// the scene's gravity, robot contact law and colliders into the builder: the ground at height 0
+// is the rigid model's ground; other heights, planes, spheres, boxes and capsules are static
+// colliders of the body shapes. mesh colliders act on particles only (TODO: body shapes against
+// triangle meshes need a mesh distance in engine/articulation/body_contact.h; robots pass
+// through them until then)
+void add_world(const Scene& scene, RigidBuilder& b) {
   const Settings& st = scene.settings;
   b.gravity = d3(st.gravity);
   b.ground = false;
-  // colliders: the ground at height 0 is the rigid model's ground; other heights, planes,
-  // spheres, boxes and capsules are static colliders of the body shapes. mesh colliders act on
-  // particles only (TODO: body shapes against triangle meshes need a mesh distance in
-  // engine/articulation/body_contact.h; robots pass through them until then)
   for (size_t oi = 0; oi < scene.objects.size(); ++oi) {
     const Object& o = scene.objects[oi];
     if (o.kind != ObjectKind::collider) continue;
@@ -236,12 +233,114 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
   b.contact_mu = st.robot_contact.mu;
   b.contact_eps = st.robot_contact.eps;
   b.contact_law = st.robot_contact.law == "depth_damped" ? CONTACT_DEPTH_DAMPED : CONTACT_SMOOTH;
+}
 
-  struct Placed {
-    size_t object;
-    std::map<std::string, int> index;  // body name -> builder body
-    int body_begin, body_end, actuator_begin, actuator_end;
-  };
+// a robot's URDF or MJCF file into the builder, read as the object's import options say, its
+// joint overrides and stated strengths applied: `index` maps each body's name to its builder
+// body, `actuators` counts the actuators added, `warnings` takes the file's warnings
+Status add_robot_file(const RobotObject& rb, const std::string& where, const std::string& base_dir, RigidBuilder& b,
+                      std::map<std::string, int>& index, int& actuators, std::vector<std::string>& warnings) {
+  UrdfOptions opt;
+  opt.position = d3(rb.position);
+  opt.rotation = euler_quat(rb.rotation);
+  opt.fixed_base = rb.fixed_base;
+  opt.default_actuators = rb.default_actuators;
+  opt.actuator = actuator_desc(rb.default_actuator);
+  if (rb.limit_ke >= 0) opt.limit_ke = rb.limit_ke;
+  if (rb.limit_kd >= 0) opt.limit_kd = rb.limit_kd;
+  opt.balance_inertia = rb.balance_inertia;
+  opt.cylinder_segments = rb.cylinder_segments;
+  std::map<std::string, int> joint_body;
+  std::vector<std::string> joint_order;  // the file's joints, in its order
+  // joints with a stated strength: torque actuators replace the file's
+  const bool strengths = std::any_of(rb.joints.begin(), rb.joints.end(),
+                                     [](const RobotJointOverride& j) { return j.strength.has_value(); });
+  if (strengths) opt.default_actuators = false;
+  std::filesystem::path path(rb.urdf);
+  std::string full =
+      path.is_absolute() || base_dir.empty() ? rb.urdf : (std::filesystem::path(base_dir) / path).string();
+  if (rb.mjcf) {
+    MjcfOptions mo;
+    mo.position = opt.position;
+    mo.rotation = opt.rotation;
+    mo.world_geoms = false;  // the scene has its own ground and colliders
+    mo.actuators = rb.default_actuators && !strengths;
+    mo.limit_ke = opt.limit_ke, mo.limit_kd = opt.limit_kd;
+    mo.balance_inertia = rb.balance_inertia;
+    const RobotImport& im = rb.import;
+    mo.density = im.density;
+    mo.joint_damping = im.joint_damping, mo.joint_armature = im.joint_armature;
+    mo.joint_stiffness = im.joint_stiffness;
+    if (im.hinge_range) mo.hinge_range = {{(*im.hinge_range)[0] * M_PI / 180, (*im.hinge_range)[1] * M_PI / 180}};
+    auto imp = rigid_import_mjcf(full, b, mo);
+    if (!imp) return Status::error(where + ": " + imp.status().message());
+    for (size_t i = 0; i < imp->bodies.size(); ++i) index[imp->names[i]] = imp->bodies[i];
+    for (const MujocoJointMap& jm : imp->layout.joints) {
+      joint_body[jm.name] = jm.body;
+      joint_order.push_back(jm.name);
+    }
+    for (const std::string& w : imp->warnings) warnings.push_back(where + ": " + w);
+    actuators += int(imp->actuators.size());
+  } else {
+    auto imp = rigid_import_urdf(full, b, opt);
+    if (!imp) return Status::error(where + ": " + imp.status().message());
+    for (size_t i = 0; i < imp->bodies.size(); ++i) {
+      index[imp->links[i]] = imp->bodies[i];
+      if (imp->joints[i].empty()) continue;
+      joint_body[imp->joints[i]] = imp->bodies[i];
+      joint_order.push_back(imp->joints[i]);
+    }
+    for (const std::string& w : imp->warnings) warnings.push_back(where + ": " + w);
+    actuators += int(imp->actuators.size());
+  }
+  if (Status st = override_joints(rb, where, joint_body, b); !st) return st;
+  if (strengths) actuators += add_strength_actuators(rb, joint_order, joint_body, b);
+  return Status::ok();
+}
+
+// a robot object placed in the builder: its bodies by name, its bodies' and actuators' ranges
+struct Placed {
+  size_t object;
+  std::map<std::string, int> index;  // body name -> builder body
+  int body_begin, body_end, actuator_begin, actuator_end;
+};
+
+// where a placed robot's bodies, coordinates, dofs and actuators lie in the compiled model, and
+// its initial joint states (the rest state's, where the object lists none)
+template <class S>
+Status place_robot(const Object& o, const Placed& p, CompiledSceneT<S>& out) {
+  const RigidModelT<S>& m = out.model.rigid;
+  const std::string where = "objects[" + std::to_string(p.object) + "] (\"" + o.name + "\")";
+  ObjectRange& r = out.objects[p.object];
+  r.body_begin = p.body_begin, r.body_end = p.body_end;
+  r.q_begin = m.joint_q_start[p.body_begin], r.q_end = m.joint_q_start[p.body_end];
+  r.dof_begin = m.joint_dof_start[p.body_begin], r.dof_end = m.joint_dof_start[p.body_end];
+  r.actuator_begin = p.actuator_begin, r.actuator_end = p.actuator_end;
+  for (size_t i = 0; i < o.robot.initial.size(); ++i) {
+    const RobotInitial& in = o.robot.initial[i];
+    const std::string iw = where + ".initial[" + std::to_string(i) + "]";
+    auto it = p.index.find(in.body);
+    if (it == p.index.end()) return Status::error(iw + ".body: no body named \"" + in.body + "\"");
+    int j = it->second;
+    int nq = m.joint_q_start[j + 1] - m.joint_q_start[j], nv = m.joint_dof_start[j + 1] - m.joint_dof_start[j];
+    if (!in.q.empty() && int(in.q.size()) != nq)
+      return Status::error(iw + ".q: the joint of \"" + in.body + "\" has " + std::to_string(nq) + " coordinates");
+    if (!in.qd.empty() && int(in.qd.size()) != nv)
+      return Status::error(iw + ".qd: the joint of \"" + in.body + "\" has " + std::to_string(nv) + " dofs");
+    std::vector<double> q = in.q;
+    if (Status s = normalize_joint_quat(m.joint_type[j], iw + ".q", q); !s) return s;
+    for (int k = 0; k < int(q.size()); ++k) out.model.joint_q[m.joint_q_start[j] + k] = S(q[k]);
+    for (int k = 0; k < int(in.qd.size()); ++k) out.model.joint_qd[m.joint_dof_start[j] + k] = S(in.qd[k]);
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+template <class S>
+Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledSceneT<S>& out) {
+  RigidBuilder b;
+  add_world(scene, b);
   std::vector<Placed> placed;
   int actuators = 0;
   for (size_t oi = 0; oi < scene.objects.size(); ++oi) {
@@ -250,65 +349,9 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
     const RobotObject& rb = o.robot;
     const std::string where = "objects[" + std::to_string(oi) + "] (\"" + o.name + "\")";
     Placed p{oi, {}, b.body_count(), 0, actuators, 0};
-    if (rb.urdf.empty()) {
-      if (Status s = add_listed(rb, where, base_dir, b, p.index); !s) return s;
-    } else {
-      UrdfOptions opt;
-      opt.position = d3(rb.position);
-      opt.rotation = euler_quat(rb.rotation);
-      opt.fixed_base = rb.fixed_base;
-      opt.default_actuators = rb.default_actuators;
-      opt.actuator = actuator_desc(rb.default_actuator);
-      if (rb.limit_ke >= 0) opt.limit_ke = rb.limit_ke;
-      if (rb.limit_kd >= 0) opt.limit_kd = rb.limit_kd;
-      opt.balance_inertia = rb.balance_inertia;
-      opt.cylinder_segments = rb.cylinder_segments;
-      std::map<std::string, int> joint_body;
-      std::vector<std::string> joint_order;  // the file's joints, in its order
-      // joints with a stated strength: torque actuators replace the file's
-      const bool strengths = std::any_of(rb.joints.begin(), rb.joints.end(),
-                                         [](const RobotJointOverride& j) { return j.strength.has_value(); });
-      if (strengths) opt.default_actuators = false;
-      std::filesystem::path path(rb.urdf);
-      std::string full =
-          path.is_absolute() || base_dir.empty() ? rb.urdf : (std::filesystem::path(base_dir) / path).string();
-      if (rb.mjcf) {
-        MjcfOptions mo;
-        mo.position = opt.position;
-        mo.rotation = opt.rotation;
-        mo.world_geoms = false;  // the scene has its own ground and colliders
-        mo.actuators = rb.default_actuators && !strengths;
-        mo.limit_ke = opt.limit_ke, mo.limit_kd = opt.limit_kd;
-        mo.balance_inertia = rb.balance_inertia;
-        const RobotImport& im = rb.import;
-        mo.density = im.density;
-        mo.joint_damping = im.joint_damping, mo.joint_armature = im.joint_armature;
-        mo.joint_stiffness = im.joint_stiffness;
-        if (im.hinge_range) mo.hinge_range = {{(*im.hinge_range)[0] * M_PI / 180, (*im.hinge_range)[1] * M_PI / 180}};
-        auto imp = rigid_import_mjcf(full, b, mo);
-        if (!imp) return Status::error(where + ": " + imp.status().message());
-        for (size_t i = 0; i < imp->bodies.size(); ++i) p.index[imp->names[i]] = imp->bodies[i];
-        for (const MujocoJointMap& jm : imp->layout.joints) {
-          joint_body[jm.name] = jm.body;
-          joint_order.push_back(jm.name);
-        }
-        for (const std::string& w : imp->warnings) out.warnings.push_back(where + ": " + w);
-        actuators += int(imp->actuators.size());
-      } else {
-        auto imp = rigid_import_urdf(full, b, opt);
-        if (!imp) return Status::error(where + ": " + imp.status().message());
-        for (size_t i = 0; i < imp->bodies.size(); ++i) {
-          p.index[imp->links[i]] = imp->bodies[i];
-          if (imp->joints[i].empty()) continue;
-          joint_body[imp->joints[i]] = imp->bodies[i];
-          joint_order.push_back(imp->joints[i]);
-        }
-        for (const std::string& w : imp->warnings) out.warnings.push_back(where + ": " + w);
-        actuators += int(imp->actuators.size());
-      }
-      if (Status st = override_joints(rb, where, joint_body, b); !st) return st;
-      if (strengths) actuators += add_strength_actuators(rb, joint_order, joint_body, b);
-    }
+    Status added = rb.urdf.empty() ? add_listed(rb, where, base_dir, b, p.index)
+                                   : add_robot_file(rb, where, base_dir, b, p.index, actuators, out.warnings);
+    if (!added) return added;
     for (size_t a = 0; a < rb.actuators.size(); ++a) {
       auto it = p.index.find(rb.actuators[a].body);
       if (it == p.index.end())
@@ -340,32 +383,8 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
   StateT<S> rest = m.make_state();
   out.model.joint_q = std::move(rest.joint_q);
   out.model.joint_qd = std::move(rest.joint_qd);
-
-  for (const Placed& p : placed) {
-    const Object& o = scene.objects[p.object];
-    const std::string where = "objects[" + std::to_string(p.object) + "] (\"" + o.name + "\")";
-    ObjectRange& r = out.objects[p.object];
-    r.body_begin = p.body_begin, r.body_end = p.body_end;
-    r.q_begin = m.joint_q_start[p.body_begin], r.q_end = m.joint_q_start[p.body_end];
-    r.dof_begin = m.joint_dof_start[p.body_begin], r.dof_end = m.joint_dof_start[p.body_end];
-    r.actuator_begin = p.actuator_begin, r.actuator_end = p.actuator_end;
-    for (size_t i = 0; i < o.robot.initial.size(); ++i) {
-      const RobotInitial& in = o.robot.initial[i];
-      const std::string iw = where + ".initial[" + std::to_string(i) + "]";
-      auto it = p.index.find(in.body);
-      if (it == p.index.end()) return Status::error(iw + ".body: no body named \"" + in.body + "\"");
-      int j = it->second;
-      int nq = m.joint_q_start[j + 1] - m.joint_q_start[j], nv = m.joint_dof_start[j + 1] - m.joint_dof_start[j];
-      if (!in.q.empty() && int(in.q.size()) != nq)
-        return Status::error(iw + ".q: the joint of \"" + in.body + "\" has " + std::to_string(nq) + " coordinates");
-      if (!in.qd.empty() && int(in.qd.size()) != nv)
-        return Status::error(iw + ".qd: the joint of \"" + in.body + "\" has " + std::to_string(nv) + " dofs");
-      std::vector<double> q = in.q;
-      if (Status s = normalize_joint_quat(m.joint_type[j], iw + ".q", q); !s) return s;
-      for (int k = 0; k < int(q.size()); ++k) out.model.joint_q[m.joint_q_start[j] + k] = S(q[k]);
-      for (int k = 0; k < int(in.qd.size()); ++k) out.model.joint_qd[m.joint_dof_start[j] + k] = S(in.qd[k]);
-    }
-  }
+  for (const Placed& p : placed)
+    if (Status s = place_robot(scene.objects[p.object], p, out); !s) return s;
   return Status::ok();
 }
 
