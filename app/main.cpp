@@ -3,7 +3,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -52,48 +55,32 @@ bool parse_size(const std::string& s, uint32_t* w, uint32_t* h) {
   return true;
 }
 
-}  // namespace
+// a subcommand: its options parsed into storage the run function owns
+struct Command {
+  CLI::App* cmd;             // parsed when *cmd is true
+  std::function<int()> run;  // what it does then
+};
+using Commands = std::vector<Command>;
 
-int main(int argc, char** argv) {
-  // OpenMP threads sleep when idle instead of spinning: the UI thread, the worker and the
-  // encoder share few cores, and spinning made small scenes 200x slower on 2 busy cores (and
-  // took half the editor's CPU time from the rasterizer). libgomp reads its environment when
-  // it is loaded, before main: set it and start again, once.
-  if (!std::getenv("OMP_WAIT_POLICY")) {
-    setenv("OMP_WAIT_POLICY", "passive", /*overwrite=*/1);
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-      self[n] = '\0';
-      execv(self, argv);  // returns only on failure: then run with spinning threads
-    }
-  }
-  CLI::App app{
-      "Adjoint: a differentiable-physics editor and visualizer.\n"
-      "Without a subcommand, opens the editor on SCENE."};
-  app.set_version_flag("--version", ADJ_VERSION);
+// false, after saying why a size is refused
+bool size_error(const char* option, const std::string& size) {
+  std::fprintf(stderr, "adjoint: %s %s: expected WxH between 16x16 and 16384x16384\n", option, size.c_str());
+  return false;
+}
 
-  adj::app::ViewerOptions v;
-  std::string size = "1280x720";
-  app.add_option("scene", v.scene_path, "Scene file to open (JSON)");
-  app.add_option("--frames", v.frames, "Render this many frames, then quit")->check(CLI::NonNegativeNumber);
-  app.add_option("--screenshot", v.screenshot, "Save the last frame as PNG (with --frames)");
-  app.add_flag("--headless", v.headless, "No window: render offscreen");
-  app.add_option("--size", size, "Window or image size, WxH")->capture_default_str();
-  app.add_flag("--validation", v.validation, "Vulkan validation layer on; any error fails (exit 3)");
-  app.add_flag("--sync-validation", v.sync_validation, "Also synchronization validation");
-  app.add_flag("!--no-vsync", v.vsync, "Present without waiting for vertical sync");
-  app.add_flag("--about", v.show_about, "Open the About window at start");
-  app.add_flag("--play", v.play, "Start the simulation playing");
-  app.add_option("--msaa", v.msaa, "Editor anti-aliasing samples (1 or 4; default 4, 1 on a CPU rasterizer)")
-      ->check(CLI::IsMember({1, 4}));
-  app.add_option("--script", v.script, "Drive the editor from a command file, then quit")->check(CLI::ExistingFile);
-
-  bool info_validation = false;
+// `adjoint info`
+void add_info(CLI::App& app, Commands& cmds) {
+  auto a = std::make_shared<bool>(false);
+  bool& info_validation = *a;
   CLI::App* info = app.add_subcommand("info", "Print the Vulkan device and CUDA availability");
   info->add_flag("--validation", info_validation, "Vulkan validation layer on");
+  cmds.push_back({info, [a] { return run_info(*a); }});
+}
 
-  adj::app::RunOptions run;
+// `adjoint run`
+void add_run(CLI::App& app, Commands& cmds) {
+  auto a = std::make_shared<adj::app::RunOptions>();
+  adj::app::RunOptions& run = *a;
   CLI::App* run_cmd = app.add_subcommand("run", "Roll a scene out headless and report (or write) its states");
   run_cmd->add_option("scene", run.scene_path, "Scene file (JSON)")->required()->check(CLI::ExistingFile);
   run_cmd->add_option("--steps,--frames", run.frames, "Frames to simulate")
@@ -109,9 +96,18 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_cmd->add_option("--seed", run.seed, "Seed of the worlds' randomization (default: the first task's seed)")
       ->check(CLI::NonNegativeNumber);
+  cmds.push_back({run_cmd, [a] { return adj::app::run_rollout(*a); }});
+}
 
-  adj::app::DynamicsCmdOptions dyn;
-  bool dyn_no_contact = false, dyn_no_limits = false, dyn_no_equality = false;
+// `adjoint dynamics`
+void add_dynamics(CLI::App& app, Commands& cmds) {
+  struct Args {
+    adj::app::DynamicsCmdOptions dyn;
+    bool no_contact = false, no_limits = false, no_equality = false;
+  };
+  auto a = std::make_shared<Args>();
+  adj::app::DynamicsCmdOptions& dyn = a->dyn;
+  bool &dyn_no_contact = a->no_contact, &dyn_no_limits = a->no_limits, &dyn_no_equality = a->no_equality;
   CLI::App* dyn_cmd = app.add_subcommand(
       "dynamics",
       "A robot's mass matrix, bias, passive and actuator forces and qacc at one state, in MuJoCo's conventions");
@@ -125,9 +121,25 @@ int main(int argc, char** argv) {
   dyn_cmd->add_flag("--no-limits", dyn_no_limits, "Leave out joint limit forces");
   dyn_cmd->add_flag("--no-equality", dyn_no_equality, "Leave out joint couplings (URDF mimic)");
   dyn_cmd->add_flag("--json", dyn.json, "JSON on stdout: qM, qfrc_bias, qfrc_passive, qfrc_actuator, qacc, ...");
+  cmds.push_back({dyn_cmd, [a] {
+                    a->dyn.contact = !a->no_contact;
+                    a->dyn.limits = !a->no_limits;
+                    a->dyn.equality = !a->no_equality;
+                    return adj::app::run_dynamics(a->dyn);
+                  }});
+}
 
+// `adjoint optimize`'s options; run_optimize_command below runs it
+struct OptimizeArgs {
   adj::app::OptimizeOptions opt;
-  CLI::App* opt_cmd = app.add_subcommand("optimize", "Optimize a scene's task; one line per iteration");
+  std::string rec_size = "1280x720";
+  CLI::App* cmd = nullptr;
+};
+
+void add_optimize_options(CLI::App& app, OptimizeArgs& a) {
+  adj::app::OptimizeOptions& opt = a.opt;
+  std::string& rec_size = a.rec_size;
+  CLI::App* opt_cmd = a.cmd = app.add_subcommand("optimize", "Optimize a scene's task; one line per iteration");
   opt_cmd->add_option("scene", opt.scene_path, "Scene file (JSON)")->required()->check(CLI::ExistingFile);
   opt_cmd->add_option("--task", opt.task, "Task name (default: the first)");
   opt_cmd->add_option("--iterations", opt.iterations, "Iterations (default: the task's)")
@@ -135,7 +147,6 @@ int main(int argc, char** argv) {
   opt_cmd->add_option("--log", opt.log, "Write a JSON log: losses, gradient norms, final parameters");
   opt_cmd->add_option("--save-scene", opt.save_scene, "Write the scene with the optimized parameters");
   opt_cmd->add_option("--threads", opt.threads, "OpenMP threads (0 = default)")->check(CLI::NonNegativeNumber);
-  std::string rec_size = "1280x720";
   opt_cmd->add_option("--record", opt.record, "Record every iteration's rollout: progress.mp4 or frames/%05d.png");
   opt_cmd->add_option("--record-size", rec_size, "Video size, WxH")->capture_default_str();
   opt_cmd->add_option("--fps", opt.record_fps, "Video frame rate")->check(CLI::Range(1, 240))->capture_default_str();
@@ -228,8 +239,68 @@ int main(int argc, char** argv) {
       ->add_option("--serve-wait", opt.serve.wait_s, "With --serve: wait up to S seconds for a viewer before starting")
       ->check(CLI::NonNegativeNumber)
       ->needs(serve_opt);
+}
 
-  adj::app::WatchOptions watch;
+// the parsed `adjoint optimize`: under mpirun (a build with MPI) the ranks share SHAC's, PPO's or
+// PODS's copies (argc, argv: MPI's); a plain start is one process
+int run_optimize_command(OptimizeArgs& a, int* argc, char*** argv) {
+  adj::app::OptimizeOptions& opt = a.opt;
+  CLI::App* opt_cmd = a.cmd;
+  if (!parse_size(a.rec_size, &opt.record_width, &opt.record_height) && !size_error("--record-size", a.rec_size))
+    return 2;
+  opt.shac_envs_given = opt_cmd->count("--envs") > 0;
+  if (opt.shac) opt.method = "shac";  // the older spellings
+  if (opt.receding_window > 0) opt.method = "receding";
+  std::unique_ptr<adj::dist::Communicator> comm = adj::dist::make_communicator(argc, argv);
+  opt.comm = comm.get();
+  const bool shac_like = opt.method == "shac" || opt.method == "ahac";
+  if (comm->size() > 1 && !shac_like && opt.method != "ppo" && opt.method != "pods" && opt.method != "bptt") {
+    if (comm->rank() == 0)
+      std::fprintf(stderr,
+                   "adjoint: --method %s runs in one process; under mpirun --method bptt (over --worlds), shac, "
+                   "ahac, ppo and pods train\n",
+                   opt.method.c_str());
+    return 2;
+  }
+  if (opt.worlds > 1 && opt.method != "bptt") {
+    std::fprintf(stderr,
+                 "adjoint: --worlds is BPTT's (--method shac, ahac, ppo and pods take their copies from --envs)\n");
+    return 2;
+  }
+  if (!shac_like && opt.method != "ppo" && (!opt.checkpoint_dir.empty() || !opt.resume.empty() || opt.stop_after > 0)) {
+    std::fprintf(stderr, "adjoint: --checkpoint-dir, --resume and --stop-after are for --method shac, ahac and ppo\n");
+    return 2;
+  }
+  if (shac_like || opt.method == "ppo" || opt.method == "pods" || opt.method == "bptt") {
+    const int rc = shac_like              ? adj::app::run_shac(opt)
+                   : opt.method == "ppo"  ? adj::app::run_ppo(opt)
+                   : opt.method == "pods" ? adj::app::run_pods(opt)
+                                          : adj::app::run_optimize(opt);
+    // rank 0 alone evaluates and writes: when it fails, the others may wait for it. (The
+    // training itself fails on every rank alike.)
+    if (rc != 0 && comm->size() > 1 && comm->rank() == 0) {
+      std::fflush(nullptr);
+      comm->abort(rc);
+    }
+    return rc;
+  }
+  if (opt.method == "receding") {
+    if (opt.receding_window <= 0) opt.receding_window = 30;
+    return adj::app::run_receding_horizon(opt);
+  }
+  return adj::app::run_optimize(opt);
+}
+
+void add_optimize(CLI::App& app, Commands& cmds, int* argc, char*** argv) {
+  auto a = std::make_shared<OptimizeArgs>();
+  add_optimize_options(app, *a);
+  cmds.push_back({a->cmd, [a, argc, argv] { return run_optimize_command(*a, argc, argv); }});
+}
+
+// `adjoint watch`
+void add_watch(CLI::App& app, Commands& cmds) {
+  auto a = std::make_shared<adj::app::WatchOptions>();
+  adj::app::WatchOptions& watch = *a;
   CLI::App* watch_cmd =
       app.add_subcommand("watch", "Print a served run (adjoint optimize --serve) as it goes; exits when it ends");
   watch_cmd->add_option("address", watch.address, "[HOST:]PORT or tcp://HOST:PORT, as the run printed")->required();
@@ -241,8 +312,13 @@ int main(int argc, char** argv) {
       ->add_option("--send", watch.send,
                    "Send pause, resume, stop or checkpoint (the run needs --serve-control) and exit")
       ->check(CLI::IsMember({"pause", "resume", "stop", "checkpoint"}));
+  cmds.push_back({watch_cmd, [a] { return adj::app::run_watch(*a); }});
+}
 
-  adj::app::CheckGradOptions cg;
+// `adjoint check-grad`
+void add_check_grad(CLI::App& app, Commands& cmds) {
+  auto a = std::make_shared<adj::app::CheckGradOptions>();
+  adj::app::CheckGradOptions& cg = *a;
   CLI::App* cg_cmd = app.add_subcommand("check-grad", "Compare a task's gradient with central differences");
   cg_cmd->add_option("scene", cg.scene_path, "Scene file (JSON)")->required()->check(CLI::ExistingFile);
   cg_cmd->add_option("--task", cg.task, "Task name (default: the first)");
@@ -251,8 +327,13 @@ int main(int argc, char** argv) {
   cg_cmd->add_option("--tolerance", cg.tolerance, "Maximum relative error")->capture_default_str();
   cg_cmd->add_option("--seed", cg.seed, "Seed that picks the entries")->capture_default_str();
   cg_cmd->add_option("--threads", cg.threads, "OpenMP threads (0 = default)")->check(CLI::NonNegativeNumber);
+  cmds.push_back({cg_cmd, [a] { return adj::app::run_check_grad(*a); }});
+}
 
-  adj::app::LandscapeCliOptions land;
+// `adjoint landscape`
+void add_landscape(CLI::App& app, Commands& cmds) {
+  auto a = std::make_shared<adj::app::LandscapeCliOptions>();
+  adj::app::LandscapeCliOptions& land = *a;
   CLI::App* land_cmd =
       app.add_subcommand("landscape", "A task's loss along a line or a plane, swept over contact settings (PNG, JSON)");
   land_cmd->add_option("scene", land.scene_path, "Scene file (JSON)")->required()->check(CLI::ExistingFile);
@@ -272,10 +353,33 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   land_cmd->add_option("--png", land.png, "Write the plot");
   land_cmd->add_option("--json", land.json, "Write every evaluated point");
+  cmds.push_back({land_cmd, [a] { return adj::app::run_landscape(*a); }});
+}
 
+// `adjoint render`
+struct RenderArgs {
   adj::app::RenderOptions ren;
-  std::string ren_size = "1280x720";
-  std::string ren_overlays;
+  std::string size = "1280x720", overlays, camera;
+};
+
+int run_render_command(RenderArgs& a) {
+  if (!parse_size(a.size, &a.ren.width, &a.ren.height) && !size_error("--size", a.size)) return 2;
+  std::string err;
+  if (!adj::app::parse_overlays(a.overlays, a.ren, &err)) {
+    std::fprintf(stderr, "adjoint: --overlays: %s\n", err.c_str());
+    return 2;
+  }
+  if (!a.camera.empty() && !adj::app::parse_camera(a.camera, a.ren, &err)) {
+    std::fprintf(stderr, "adjoint: --camera: %s\n", err.c_str());
+    return 2;
+  }
+  return adj::app::run_render(a.ren);
+}
+
+void add_render(CLI::App& app, Commands& cmds) {
+  auto a = std::make_shared<RenderArgs>();
+  adj::app::RenderOptions& ren = a->ren;
+  std::string &ren_size = a->size, &ren_overlays = a->overlays, &ren_camera = a->camera;
   CLI::App* ren_cmd = app.add_subcommand(
       "render", "Simulate a scene headless; render a still (.png), a video (.mp4) or PNG frames (dir/%05d.png)");
   ren_cmd->add_option("scene", ren.scene_path, "Scene file (JSON)")->required()->check(CLI::ExistingFile);
@@ -287,7 +391,6 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   ren_cmd->add_option("--size", ren_size, "Image size, WxH")->capture_default_str();
   ren_cmd->add_option("--overlays", ren_overlays, "Comma list: contacts, velocities, gradients, ghosts, wireframe");
-  std::string ren_camera;
   ren_cmd->add_option("--camera", ren_camera, "yaw,pitch[,distance[,x,y,z]] in degrees and metres");
   ren_cmd->add_flag("--contacts", ren.contacts, "Overlay contact points and forces");
   ren_cmd->add_flag("--velocities", ren.velocities, "Overlay velocity arrows");
@@ -308,17 +411,25 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   ren_cmd->add_flag("--follow", ren.follow, "The camera follows the robot (on with --policy)");
   ren_cmd->add_flag("--validation", ren.validation, "Vulkan validation layer on; any error fails (exit 3)");
+  cmds.push_back({ren_cmd, [a] { return run_render_command(*a); }});
+}
 
-  CLI::App* bench_cmd = app.add_subcommand("bench", "Benchmarks, printed as tables");
-  bench_cmd->require_subcommand(1);
-  adj::app::BenchRenderOptions bench_render;
-  CLI::App* bench_render_cmd = bench_cmd->add_subcommand("render", "Renderer frame times at 1280x720 (offscreen)");
+// `adjoint bench render|gpu|sample-efficiency|worlds`
+void add_bench_render(CLI::App& bench_cmd, Commands& cmds) {
+  auto a = std::make_shared<adj::app::BenchRenderOptions>();
+  adj::app::BenchRenderOptions& bench_render = *a;
+  CLI::App* bench_render_cmd = bench_cmd.add_subcommand("render", "Renderer frame times at 1280x720 (offscreen)");
   bench_render_cmd->add_option("--frames", bench_render.frames, "Timed frames per case")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   bench_render_cmd->add_flag("--quick", bench_render.quick, "Small cases only (a smoke run)");
-  adj::app::BenchGpuOptions bench_gpu;
-  CLI::App* bench_gpu_cmd = bench_cmd->add_subcommand(
+  cmds.push_back({bench_render_cmd, [a] { return adj::app::run_bench_render(*a); }});
+}
+
+void add_bench_gpu(CLI::App& bench_cmd, Commands& cmds) {
+  auto a = std::make_shared<adj::app::BenchGpuOptions>();
+  adj::app::BenchGpuOptions& bench_gpu = *a;
+  CLI::App* bench_gpu_cmd = bench_cmd.add_subcommand(
       "gpu", "CUDA: forward steps/s, backward/forward, sim+render frame time interop vs staging (77: no GPU)");
   bench_gpu_cmd->add_option("--steps", bench_gpu.steps, "Rollout steps")
       ->check(CLI::Range(1, 10000))
@@ -328,10 +439,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bench_gpu_cmd->add_flag("--quick", bench_gpu.quick, "Small cases only (a smoke run)");
   bench_gpu_cmd->add_flag("--validation", bench_gpu.validation, "Vulkan validation on; any error fails");
-  adj::app::BenchSampleOptions bench_sample;
+  cmds.push_back({bench_gpu_cmd, [a] { return adj::app::run_bench_gpu(*a); }});
+}
+
+void add_bench_sample(CLI::App& bench_cmd, Commands& cmds) {
+  auto a = std::make_shared<adj::app::BenchSampleOptions>();
+  adj::app::BenchSampleOptions& bench_sample = *a;
   bench_sample.scene_path = ADJ_SOURCE_DIR "/assets/scenes/walker.json";
   CLI::App* bench_sample_cmd =
-      bench_cmd->add_subcommand("sample-efficiency", "Simulator steps to a walking distance: gradients vs PPO");
+      bench_cmd.add_subcommand("sample-efficiency", "Simulator steps to a walking distance: gradients vs PPO");
   bench_sample_cmd->add_option("scene", bench_sample.scene_path, "Scene with a policy task")
       ->check(CLI::ExistingFile)
       ->capture_default_str();
@@ -382,9 +498,13 @@ int main(int argc, char** argv) {
       ->add_option("--pods-radius", bench_sample.pods_radius,
                    "PODS: first step (order 1) or trust radius (order 2), RMS per action entry")
       ->capture_default_str();
+  cmds.push_back({bench_sample_cmd, [a] { return adj::app::run_bench_sample_efficiency(*a); }});
+}
 
-  adj::app::BenchWorldsOptions bench_worlds;
-  CLI::App* bench_worlds_cmd = bench_cmd->add_subcommand(
+void add_bench_worlds(CLI::App& bench_cmd, Commands& cmds) {
+  auto a = std::make_shared<adj::app::BenchWorldsOptions>();
+  adj::app::BenchWorldsOptions& bench_worlds = *a;
+  CLI::App* bench_worlds_cmd = bench_cmd.add_subcommand(
       "worlds", "Control steps per second and memory per world of a scene over many worlds (forward, + backward)");
   bench_worlds_cmd->add_option("scene", bench_worlds.scene_path, "Scene file (JSON)")
       ->required()
@@ -407,6 +527,72 @@ int main(int argc, char** argv) {
   bench_worlds_cmd->add_flag("--cuda", bench_worlds.cuda,
                              "The worlds on CUDA: bodies-only scenes in one launch, one thread each; others a launch "
                              "per world (exit 77 without a device)");
+  cmds.push_back({bench_worlds_cmd, [a] { return adj::app::run_bench_worlds(*a); }});
+}
+
+void add_bench(CLI::App& app, Commands& cmds) {
+  CLI::App* bench_cmd = app.add_subcommand("bench", "Benchmarks, printed as tables");
+  bench_cmd->require_subcommand(1);
+  for (auto add : {add_bench_render, add_bench_gpu, add_bench_sample, add_bench_worlds}) add(*bench_cmd, cmds);
+}
+
+// no subcommand: the editor
+struct ViewerArgs {
+  adj::app::ViewerOptions v;
+  std::string size = "1280x720";
+};
+
+void add_viewer_options(CLI::App& app, ViewerArgs& a) {
+  adj::app::ViewerOptions& v = a.v;
+  std::string& size = a.size;
+  app.add_option("scene", v.scene_path, "Scene file to open (JSON)");
+  app.add_option("--frames", v.frames, "Render this many frames, then quit")->check(CLI::NonNegativeNumber);
+  app.add_option("--screenshot", v.screenshot, "Save the last frame as PNG (with --frames)");
+  app.add_flag("--headless", v.headless, "No window: render offscreen");
+  app.add_option("--size", size, "Window or image size, WxH")->capture_default_str();
+  app.add_flag("--validation", v.validation, "Vulkan validation layer on; any error fails (exit 3)");
+  app.add_flag("--sync-validation", v.sync_validation, "Also synchronization validation");
+  app.add_flag("!--no-vsync", v.vsync, "Present without waiting for vertical sync");
+  app.add_flag("--about", v.show_about, "Open the About window at start");
+  app.add_flag("--play", v.play, "Start the simulation playing");
+  app.add_option("--msaa", v.msaa, "Editor anti-aliasing samples (1 or 4; default 4, 1 on a CPU rasterizer)")
+      ->check(CLI::IsMember({1, 4}));
+  app.add_option("--script", v.script, "Drive the editor from a command file, then quit")->check(CLI::ExistingFile);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // OpenMP threads sleep when idle instead of spinning: the UI thread, the worker and the
+  // encoder share few cores, and spinning made small scenes 200x slower on 2 busy cores (and
+  // took half the editor's CPU time from the rasterizer). libgomp reads its environment when
+  // it is loaded, before main: set it and start again, once.
+  if (!std::getenv("OMP_WAIT_POLICY")) {
+    setenv("OMP_WAIT_POLICY", "passive", /*overwrite=*/1);
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+      self[n] = '\0';
+      execv(self, argv);  // returns only on failure: then run with spinning threads
+    }
+  }
+  CLI::App app{
+      "Adjoint: a differentiable-physics editor and visualizer.\n"
+      "Without a subcommand, opens the editor on SCENE."};
+  app.set_version_flag("--version", ADJ_VERSION);
+
+  ViewerArgs viewer;
+  add_viewer_options(app, viewer);
+  Commands cmds;
+  add_info(app, cmds);
+  add_run(app, cmds);
+  add_dynamics(app, cmds);
+  add_optimize(app, cmds, &argc, &argv);
+  add_watch(app, cmds);
+  add_check_grad(app, cmds);
+  add_landscape(app, cmds);
+  add_render(app, cmds);
+  add_bench(app, cmds);
 
   try {
     app.parse(argc, argv);
@@ -421,92 +607,9 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  if (*info) return run_info(info_validation);
-  if (*run_cmd) return adj::app::run_rollout(run);
-  if (*dyn_cmd) {
-    dyn.contact = !dyn_no_contact;
-    dyn.limits = !dyn_no_limits;
-    dyn.equality = !dyn_no_equality;
-    return adj::app::run_dynamics(dyn);
-  }
-  if (*ren_cmd) {
-    if (!parse_size(ren_size, &ren.width, &ren.height)) {
-      std::fprintf(stderr, "adjoint: --size %s: expected WxH between 16x16 and 16384x16384\n", ren_size.c_str());
-      return 2;
-    }
-    std::string err;
-    if (!adj::app::parse_overlays(ren_overlays, ren, &err)) {
-      std::fprintf(stderr, "adjoint: --overlays: %s\n", err.c_str());
-      return 2;
-    }
-    if (!ren_camera.empty() && !adj::app::parse_camera(ren_camera, ren, &err)) {
-      std::fprintf(stderr, "adjoint: --camera: %s\n", err.c_str());
-      return 2;
-    }
-    return adj::app::run_render(ren);
-  }
-  if (*bench_render_cmd) return adj::app::run_bench_render(bench_render);
-  if (*bench_gpu_cmd) return adj::app::run_bench_gpu(bench_gpu);
-  if (*bench_sample_cmd) return adj::app::run_bench_sample_efficiency(bench_sample);
-  if (*bench_worlds_cmd) return adj::app::run_bench_worlds(bench_worlds);
-  if (*opt_cmd) {
-    if (!parse_size(rec_size, &opt.record_width, &opt.record_height)) {
-      std::fprintf(stderr, "adjoint: --record-size %s: expected WxH between 16x16 and 16384x16384\n", rec_size.c_str());
-      return 2;
-    }
-    opt.shac_envs_given = opt_cmd->count("--envs") > 0;
-    if (opt.shac) opt.method = "shac";  // the older spellings
-    if (opt.receding_window > 0) opt.method = "receding";
-    // under mpirun (a build with MPI): the ranks share SHAC's, PPO's or PODS's copies; a plain
-    // start is one process
-    std::unique_ptr<adj::dist::Communicator> comm = adj::dist::make_communicator(&argc, &argv);
-    opt.comm = comm.get();
-    const bool shac_like = opt.method == "shac" || opt.method == "ahac";
-    if (comm->size() > 1 && !shac_like && opt.method != "ppo" && opt.method != "pods" && opt.method != "bptt") {
-      if (comm->rank() == 0)
-        std::fprintf(stderr,
-                     "adjoint: --method %s runs in one process; under mpirun --method bptt (over --worlds), shac, "
-                     "ahac, ppo and pods train\n",
-                     opt.method.c_str());
-      return 2;
-    }
-    if (opt.worlds > 1 && opt.method != "bptt") {
-      std::fprintf(stderr,
-                   "adjoint: --worlds is BPTT's (--method shac, ahac, ppo and pods take their copies from --envs)\n");
-      return 2;
-    }
-    if (!shac_like && opt.method != "ppo" &&
-        (!opt.checkpoint_dir.empty() || !opt.resume.empty() || opt.stop_after > 0)) {
-      std::fprintf(stderr,
-                   "adjoint: --checkpoint-dir, --resume and --stop-after are for --method shac, ahac and ppo\n");
-      return 2;
-    }
-    if (shac_like || opt.method == "ppo" || opt.method == "pods" || opt.method == "bptt") {
-      const int rc = shac_like              ? adj::app::run_shac(opt)
-                     : opt.method == "ppo"  ? adj::app::run_ppo(opt)
-                     : opt.method == "pods" ? adj::app::run_pods(opt)
-                                            : adj::app::run_optimize(opt);
-      // rank 0 alone evaluates and writes: when it fails, the others may wait for it. (The
-      // training itself fails on every rank alike.)
-      if (rc != 0 && comm->size() > 1 && comm->rank() == 0) {
-        std::fflush(nullptr);
-        comm->abort(rc);
-      }
-      return rc;
-    }
-    if (opt.method == "receding") {
-      if (opt.receding_window <= 0) opt.receding_window = 30;
-      return adj::app::run_receding_horizon(opt);
-    }
-    return adj::app::run_optimize(opt);
-  }
-  if (*watch_cmd) return adj::app::run_watch(watch);
-  if (*cg_cmd) return adj::app::run_check_grad(cg);
-  if (*land_cmd) return adj::app::run_landscape(land);
-  if (!parse_size(size, &v.width, &v.height)) {
-    std::fprintf(stderr, "adjoint: --size %s: expected WxH between 16x16 and 16384x16384\n", size.c_str());
-    return 2;
-  }
-  if (v.sync_validation) v.validation = true;
-  return adj::app::run_viewer(v);
+  for (const Command& c : cmds)
+    if (*c.cmd) return c.run();
+  if (!parse_size(viewer.size, &viewer.v.width, &viewer.v.height) && !size_error("--size", viewer.size)) return 2;
+  if (viewer.v.sync_validation) viewer.v.validation = true;
+  return adj::app::run_viewer(viewer.v);
 }
