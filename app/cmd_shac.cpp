@@ -100,8 +100,10 @@ void print_header(const ShacRun& r) {
   // cost, the evaluation episode's mean frame cost and its return (minus its summed costs: for
   // reward terms, the summed reward over the task's horizon, as the papers report it)
   // AHAC adds the horizon after the window [frames] and the copies stiff contact cut in it
-  std::printf("%6s %12s %9s %12s %12s %12s %8s %8s%s\n", "window", "ctrl steps", "wall [s]", "mean cost", "eval cost",
-              "eval return", "ended", "skipped", r.ts.ahac ? "  horizon      cut" : "");
+  // and the training return: the mean return of the last 100 training episodes that ended
+  // (stochastic policy, randomized starts; "-" before the first), as SHAC's and AHAC's papers plot
+  std::printf("%6s %12s %9s %12s %12s %12s %12s %8s %8s%s\n", "window", "ctrl steps", "wall [s]", "mean cost",
+              "eval cost", "eval return", "train return", "ended", "skipped", r.ts.ahac ? "  horizon      cut" : "");
 }
 
 // window k's evaluation episode (rank 0): a printed and logged row, and a viewer's snapshot
@@ -117,8 +119,10 @@ Status evaluate_window(ShacRun& r, int k, const optim::BatchShacStats& st, bool 
   const long long steps = st.sim_steps / std::max(r.cs.substeps, 1);
   const double ret = -double(*e) * r.task.horizon;
   if (row) {
-    std::printf("%6d %12lld %9.1f %12.6g %12.6g %12.6g %8d %8d", k, steps, wall, st.mean_cost, double(*e), ret,
-                r.totals.ended, st.skipped_windows);
+    char train[32] = "-";
+    if (st.train_episodes > 0) std::snprintf(train, sizeof train, "%.6g", st.train_return);
+    std::printf("%6d %12lld %9.1f %12.6g %12.6g %12.6g %12s %8d %8d", k, steps, wall, st.mean_cost, double(*e), ret,
+                train, r.totals.ended, st.skipped_windows);
     if (r.ts.ahac) std::printf(" %8.2f %8d", st.horizon, st.contact_cut);
     std::printf("\n");
     std::fflush(stdout);
@@ -128,9 +132,11 @@ Status evaluate_window(ShacRun& r, int k, const optim::BatchShacStats& st, bool 
                              {"mean_cost", st.mean_cost},
                              {"eval_cost", double(*e)},
                              {"eval_return", ret},
+                             {"train_episodes", st.train_episodes},
                              {"sim_steps", st.sim_steps},
                              {"episodes_ended", r.totals.ended},
                              {"skipped_windows", st.skipped_windows}});
+    if (st.train_episodes > 0) r.totals.rows.back()["train_return"] = st.train_return;
     if (r.ts.ahac)
       r.totals.rows.back().update({{"horizon", st.horizon},
                                    {"dual", st.dual},

@@ -561,6 +561,7 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
   }
   stats.skipped_windows = skipped_;
   adapt_horizon(stats);
+  count_episodes(stats);
   // the window's observations join the running statistics (copy order), then episodes go on
   for (const Copy& c : copies_)
     for (int t = 0; t < c.frames; ++t) stats_.add(c.raw[t]);
@@ -578,6 +579,32 @@ Result<BatchShacStats> BatchShacTrainerT<S>::step() {
   if (distributed() && options_.fingerprint_every > 0 && iteration_ % options_.fingerprint_every == 0)
     if (Status check = check_replicas(); !check) return check;
   return stats;
+}
+
+// each copy's episode return grows by the window's rewards (minus its frame costs); an episode
+// that ended with the window (terminated, or too near the horizon for the next window: the reset
+// run_windows makes next) joins the last kTrainEpisodes, in copy order (the same on every rank);
+// one whose step failed is dropped. Called after adapt_horizon: window_frames() is the next window's
+template <class S>
+void BatchShacTrainerT<S>::count_episodes(BatchShacStats& stats) {
+  const int n = env_count(), W = window_frames(), T = env_->horizon();
+  episode_return_.resize(std::size_t(n), 0.0);
+  for (int i = 0; i < n; ++i) {
+    const Copy& c = copies_[std::size_t(i)];
+    double& ret = episode_return_[std::size_t(i)];
+    for (int t = 0; t < c.frames; ++t) ret -= double(c.cost[std::size_t(t)]);
+    if (!c.failed && !c.done && c.start + c.frames + W <= T) continue;  // the episode goes on
+    if (!c.failed) {
+      recent_returns_.push_back(ret);
+      if (int(recent_returns_.size()) > kTrainEpisodes) recent_returns_.pop_front();
+    }
+    ret = 0;
+  }
+  stats.train_episodes = int(recent_returns_.size());
+  if (recent_returns_.empty()) return;
+  double sum = 0;
+  for (double r : recent_returns_) sum += r;
+  stats.train_return = sum / double(recent_returns_.size());
 }
 
 template <class S>

@@ -14,7 +14,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -207,6 +209,10 @@ struct ShacWindowTimes {
   ShacWindowTimes& operator+=(const ShacWindowTimes& o);
 };
 
+// the training episodes BatchShacStats::train_return averages (as SHAC's code does: its reward
+// meter keeps the last 100 episodes)
+constexpr int kTrainEpisodes = 100;
+
 struct BatchShacStats {
   int iteration = 0;        // windows trained so far (0-based)
   double actor_loss = 0;    // J before the step
@@ -222,6 +228,11 @@ struct BatchShacStats {
   std::string skip_reason;
   int skipped_windows = 0;
   int terminated = 0;  // copies whose episode ended early in this window (their windows cut there)
+  // the papers' training reward: the mean return (the summed reward: minus the summed frame
+  // costs) of the last kTrainEpisodes training episodes that ended (stochastic policy, randomized
+  // starts; an episode whose step failed is left out), NaN before the first ends; and how many
+  double train_return = std::numeric_limits<double>::quiet_NaN();
+  int train_episodes = 0;
   // AHAC: the horizon (frames) this window ran, the copies whose window stiff contact cut, the
   // mean contact measure over the frames run [N], and the horizon and dual variable after it
   int window_frames = 0;
@@ -321,7 +332,8 @@ class BatchShacTrainerT {
   Status run_windows(const std::vector<S>& w, bool backward);
   Status run_copy(int i, const std::vector<S>& w, bool backward);
   void fit_critic(BatchShacStats& stats);
-  void adapt_horizon(BatchShacStats& stats);  // AHAC's dual step after a window
+  void adapt_horizon(BatchShacStats& stats);   // AHAC's dual step after a window
+  void count_episodes(BatchShacStats& stats);  // the window's rewards into the training episodes' returns
   // with several ranks: every rank's copies' windows to every rank (shac_state.cpp)
   Status gather_copies(bool backward);
   // rank 0's weights to every rank
@@ -360,7 +372,9 @@ class BatchShacTrainerT {
   S value_scale_ = S(100);
   long long sim_steps_ = 0;
   int iteration_ = 0, skipped_ = 0;
-  double horizon_ = 0, dual_ = 0;  // AHAC's T and phi (SHAC: the window and 0)
+  double horizon_ = 0, dual_ = 0;       // AHAC's T and phi (SHAC: the window and 0)
+  std::vector<double> episode_return_;  // per copy: its episode's return so far
+  std::deque<double> recent_returns_;   // the last kTrainEpisodes ended episodes' returns
 };
 
 }  // namespace adj::optim

@@ -23,7 +23,7 @@ Status BatchShacTrainerT<S>::gather_copies(bool backward) {
     out.put_string(c.status ? std::string() : c.status.message());
     if (!c.status) continue;
     out.put(c.frames), out.put(c.start), out.put(c.done), out.put(c.value), out.put(c.end_value);
-    out.put(c.cut), out.put(c.critic);
+    out.put(c.cut), out.put(c.critic), out.put(c.failed);
     out.put_vector(c.cost), out.put_vector(c.contact);
     std::vector<S> raw;
     for (int t = 0; t <= c.frames; ++t) raw.insert(raw.end(), c.raw[t].begin(), c.raw[t].end());
@@ -46,7 +46,7 @@ Status BatchShacTrainerT<S>::gather_copies(bool backward) {
       if (!ok || !failure.empty()) continue;
       std::vector<S> raw;
       ok = in.get(c.frames) && in.get(c.start) && in.get(c.done) && in.get(c.value) && in.get(c.end_value) &&
-           in.get(c.cut) && in.get(c.critic) && in.get_vector(c.cost) && in.get_vector(c.contact) &&
+           in.get(c.cut) && in.get(c.critic) && in.get(c.failed) && in.get_vector(c.cost) && in.get_vector(c.contact) &&
            in.get_vector(raw) && raw.size() == std::size_t(c.frames + 1) * std::size_t(no);
       if (ok && backward) ok = in.get_vector(c.d_w) && in.get_vector(c.d_log_std) && in.get_string(c.blowup);
       if (!ok) break;
@@ -178,6 +178,11 @@ Status BatchShacTrainerT<S>::save(Checkpoint& ck) {
   ck.put("observations.m2", stats_.m2);
   ck.put("observations.norm_mean", norm_mean_);
   ck.put("observations.norm_inv_std", norm_inv_std_);
+  // the training episodes' returns (the printed training reward)
+  std::vector<double> returns = episode_return_;
+  returns.resize(std::size_t(n), 0.0);
+  ck.put("training.episode_return", returns);
+  ck.put("training.recent_returns", std::vector<double>(recent_returns_.begin(), recent_returns_.end()));
   if (options_.ahac.enabled) {  // AHAC: the horizon, its dual variable and the second critic
     ck.header["ahac"] = {{"horizon", horizon_},
                          {"dual", dual_},
@@ -305,6 +310,15 @@ Status BatchShacTrainerT<S>::load(const Checkpoint& ck) {
       if (!st) return st;
     }
   }
+  // the training episodes' returns (absent from checkpoints written before they were kept: none yet)
+  std::vector<double> returns, recent;
+  if (ck.has("training.episode_return"))
+    if (st = ck.get("training.episode_return", returns, n); !st) return st;
+  if (ck.has("training.recent_returns"))
+    if (st = ck.get("training.recent_returns", recent); !st) return st;
+  if (int(recent.size()) > kTrainEpisodes)
+    return ck.error("training.recent_returns holds " + std::to_string(recent.size()) + " returns, at most " +
+                    std::to_string(kTrainEpisodes) + " are kept");
   if (ahac) {
     horizon_ = horizon, dual_ = dual;
     critic2_w_ = std::move(c2), target2_w_ = std::move(t2);
@@ -318,6 +332,8 @@ Status BatchShacTrainerT<S>::load(const Checkpoint& ck) {
   norm_mean_ = std::move(nm), norm_inv_std_ = std::move(ns);
   rngs_ = std::move(rngs);
   rng_ = minibatch;
+  episode_return_ = std::move(returns);
+  recent_returns_.assign(recent.begin(), recent.end());
   return Status::ok();
 }
 

@@ -87,7 +87,8 @@ TEST_CASE("a damaged checkpoint is refused with its name and why", "[checkpoint]
 }
 
 TEST_CASE("SHAC saved and loaded mid-run goes on with the same bits", "[checkpoint][shac]") {
-  test::AssetScene<float> cp("robot_cartpole.json", "swing up (policy)");
+  // 32-frame episodes: 4 windows each, so training episodes end before and after the checkpoint
+  test::AssetScene<float> cp("robot_cartpole.json", "swing up (policy)", 32);
   auto task = ok(make_task(cp.cs, cp.task));
   PolicyEnvOptions eo = training_starts(cp.task, 4);
   eo.q_range = 3.14, eo.qd_range = 0.5;  // randomized restarts: the copies' engines matter
@@ -98,8 +99,11 @@ TEST_CASE("SHAC saved and loaded mid-run goes on with the same bits", "[checkpoi
   so.lr_decay_windows = 12;
   auto straight = ok(BatchShacTrainerT<float>::create(*task, so, eo));
   auto first = ok(BatchShacTrainerT<float>::create(*task, so, eo));
-  std::vector<double> costs;
-  for (int k = 0; k < 12; ++k) costs.push_back(ok(straight.step()).mean_cost);
+  std::vector<double> costs, returns;
+  for (int k = 0; k < 12; ++k) {
+    const BatchShacStats st = ok(straight.step());
+    costs.push_back(st.mean_cost), returns.push_back(st.train_return);
+  }
   for (int k = 0; k < 7; ++k) ok(first.step());  // 7 windows of 8 frames: episodes mid-way
   Checkpoint ck;
   REQUIRE(first.save(ck).is_ok());
@@ -109,7 +113,11 @@ TEST_CASE("SHAC saved and loaded mid-run goes on with the same bits", "[checkpoi
   auto second = ok(BatchShacTrainerT<float>::create(*task, other_seed, eo));
   REQUIRE(second.load(back).is_ok());
   CHECK(second.iteration() == 7);
-  for (int k = 7; k < 12; ++k) CHECK(ok(second.step()).mean_cost == costs[k]);
+  for (int k = 7; k < 12; ++k) {
+    const BatchShacStats st = ok(second.step());
+    CHECK(st.mean_cost == costs[k]);
+    CHECK(st.train_return == returns[k]);  // the training episodes' returns came back too
+  }
   CHECK(same_bits(second.weights(), straight.weights()));
   CHECK(second.fingerprint() == straight.fingerprint());
 

@@ -250,6 +250,28 @@ TEST_CASE("shac critic: a copy whose step fails skips the window, named, and res
 
 // a rank's env holds copies world_begin.. of the run's worlds: its errors name the world, so a
 // message reads the same on any number of ranks (SHAC, PPO and PODS pass them on)
+TEST_CASE("shac critic: the training return is the mean summed reward of the last ended episodes", "[optim][shac]") {
+  // 64-frame episodes of 16-frame windows and no early termination: all three copies' episodes
+  // end with windows 4, 8 and 12, each returning minus its summed frame costs. So after window
+  // 4k the mean over the ended episodes is -16 x (the windows' mean frame costs summed) / k
+  test::AssetScene<double> sc("robot_cartpole.json", "swing up (policy)", 64);
+  auto made = ok(make_task(sc.cs, sc.task));
+  BatchShacOptions so;
+  so.window = 16;
+  so.critic_hidden = {16};
+  auto shac = ok(BatchShacTrainerT<double>::create(*made, so, {.env_count = 3, .q_range = 3.0, .qd_range = 0.5}));
+  double summed = 0;
+  for (int k = 1; k <= 12; ++k) {
+    const BatchShacStats st = ok(shac.step());
+    summed += st.mean_cost;
+    INFO("window " << k);
+    CHECK(st.terminated == 0);
+    CHECK(st.train_episodes == 3 * (k / 4));
+    if (k < 4) CHECK(std::isnan(st.train_return));
+    if (k % 4 == 0) CHECK(st.train_return == Approx(-16.0 * summed / double(k / 4)).epsilon(1e-12));
+  }
+}
+
 TEST_CASE("policy env: a failed step names the copy's world and its episode frame", "[optim][shac]") {
   Cartpole<double> cp;
   auto env = ok(cp.made->policy_env({.env_count = 2, .q_range = 3.0, .qd_range = 1e200, .world_begin = 5}));
