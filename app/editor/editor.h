@@ -343,6 +343,7 @@ class Editor {
   bool camera_fit_pending = true;  // frame the scene at the next opportunity
   int timeline_frame = -1;         // scrubbed frame, -1: follow the newest
   int task_index = 0;              // optimization panel's task
+  std::string plot_tab_request;    // a script's plot-tab: the plot tab to select at the next frame
   int opt_iterations = 0;          // 0: the task's own count
   // how each policy task (by name) is trained: the panel's method combo. A task without a
   // policy is always trained by BPTT; a new document starts every task from BPTT

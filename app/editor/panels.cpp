@@ -139,16 +139,12 @@ int plot_series(const char* label, const std::vector<double>& values, bool log, 
   const float w = ImGui::GetContentRegionAvail().x;
   const float ticks_h = ImGui::GetTextLineHeight();
   ImGui::InvisibleButton(label, ImVec2(w, height + ticks_h));
-  PlotGeometry g{o.x + 40, o.x + w - 6, o.y + 2, o.y + height, int(values.size())};
-  if (geometry) *geometry = g;
-  const ImU32 frame = ImGui::GetColorU32(ImGuiCol_FrameBg), ink = ImGui::GetColorU32(ImGuiCol_TextDisabled),
-              line = ImGui::GetColorU32(ImGuiCol_PlotLines);
-  dl->AddRectFilled(ImVec2(g.x0, g.y0), ImVec2(g.x1, g.y1), frame);
-  auto Y = [&](double v) { return float(g.y1 - (tr(v) - ylo) / (yhi - ylo) * (g.y1 - g.y0)); };
   // y ticks in the values' units: whole decades (1e-3) when a log scale spans one or more,
-  // else a few round values (placed on the log scale when it is one)
+  // else a few round values (placed on the log scale when it is one); the frame starts right of
+  // the widest label
   char buf[32];
   std::vector<double> ticks;  // real values
+  std::vector<std::string> labels;
   if (log && yhi - ylo >= 1) {
     const double step = std::max(1.0, std::ceil((yhi - ylo) / 3));
     for (double t = std::ceil(ylo / step) * step; t <= yhi + 1e-9; t += step) ticks.push_back(std::pow(10.0, t));
@@ -158,16 +154,29 @@ int plot_series(const char* label, const std::vector<double>& values, bool log, 
     const double step = raw / mag >= 5 ? 5 * mag : raw / mag >= 2 ? 2 * mag : mag;
     for (double t = std::ceil(rlo / step) * step; t <= rhi + step * 1e-9; t += step) ticks.push_back(t);
   }
+  float label_w = 0;
   for (double t : ticks) {
-    if (log && !(t > 0)) continue;
-    const float y = Y(t);
-    if (y < g.y0 - 1 || y > g.y1 + 1) continue;
-    dl->AddLine(ImVec2(g.x0, y), ImVec2(g.x1, y), IM_COL32(255, 255, 255, 28));
     if (log && yhi - ylo >= 1)
       std::snprintf(buf, sizeof buf, "1e%d", int(std::lround(std::log10(t))));
     else
       std::snprintf(buf, sizeof buf, "%.3g", t);
-    dl->AddText(ImVec2(g.x0 - ImGui::CalcTextSize(buf).x - 3, y - ticks_h * 0.5f), ink, buf);
+    labels.emplace_back(buf);
+    label_w = std::max(label_w, ImGui::CalcTextSize(buf).x);
+  }
+  PlotGeometry g{o.x + std::max(40.0f, label_w + 6), o.x + w - 6, o.y + 2, o.y + height, int(values.size())};
+  if (geometry) *geometry = g;
+  const ImU32 frame = ImGui::GetColorU32(ImGuiCol_FrameBg), ink = ImGui::GetColorU32(ImGuiCol_TextDisabled),
+              line = ImGui::GetColorU32(ImGuiCol_PlotLines);
+  dl->AddRectFilled(ImVec2(g.x0, g.y0), ImVec2(g.x1, g.y1), frame);
+  auto Y = [&](double v) { return float(g.y1 - (tr(v) - ylo) / (yhi - ylo) * (g.y1 - g.y0)); };
+  for (std::size_t k = 0; k < ticks.size(); ++k) {
+    const double t = ticks[k];
+    if (log && !(t > 0)) continue;
+    const float y = Y(t);
+    if (y < g.y0 - 1 || y > g.y1 + 1) continue;
+    dl->AddLine(ImVec2(g.x0, y), ImVec2(g.x1, y), IM_COL32(255, 255, 255, 28));
+    const char* text = labels[k].c_str();
+    dl->AddText(ImVec2(g.x0 - ImGui::CalcTextSize(text).x - 3, y - ticks_h * 0.5f), ink, text);
   }
   // x ticks: the first, the middle and the last index
   const int n = g.n;
@@ -989,8 +998,14 @@ void Editor::draw_optimization_results() {
   const float line = ImGui::GetTextLineHeightWithSpacing(), row = ImGui::GetFrameHeightWithSpacing();
   const float table = snap.grad_check_text.empty() ? 0.0f : 6 * line;
   const float plot_h = std::max(40.0f, ImGui::GetContentRegionAvail().y - (row + 3 * line + row + table + 8));
+  // a script's plot-tab selects its tab once
+  auto tab = [&](const char* name) {
+    const bool asked = plot_tab_request == name;
+    if (asked) plot_tab_request.clear();
+    return ImGui::BeginTabItem(name, nullptr, asked ? ImGuiTabItemFlags_SetSelected : 0);
+  };
   if (ImGui::BeginTabBar("plots")) {
-    if (ImGui::BeginTabItem("loss")) {
+    if (tab("loss")) {
       PlotGeometry lg;
       const int hovered = plot_series("loss", snap.loss, true, plot_h, "iteration", &lg);
       ui_items.note("optimization/plot");
@@ -998,7 +1013,24 @@ void Editor::draw_optimization_results() {
       if (snap.best_iteration < 0) ImGui::TextDisabled("Apply: no iteration yet");
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("|grad|")) {
+    if (snap.opt_shac && tab("returns")) {
+      // SHAC, AHAC: the evaluation episode's return (the deterministic policy from the task's
+      // start: minus its mean frame cost x the horizon) and the training return (the last 100
+      // training episodes that ended), as `adjoint optimize` prints them
+      const scene::Scene& sc = doc.scene();
+      const double horizon = task_index < int(sc.tasks.size()) ? sc.tasks[size_t(task_index)].horizon : 0;
+      std::vector<double> eval(snap.loss.size());
+      for (size_t i = 0; i < eval.size(); ++i) eval[i] = -snap.loss[i] * horizon;
+      const float half = std::max(40.0f, 0.5f * plot_h - 2 * line);
+      if (int i = plot_series("evaluation return", eval, false, half, "iteration"); i >= 0)
+        ImGui::SetTooltip("iteration %d: the deterministic policy's episode returned %.6g", i, eval[size_t(i)]);
+      if (int i = plot_series("training return", snap.train_return, false, half, "iteration"); i >= 0)
+        ImGui::SetTooltip("iteration %d: the last ended training episodes returned %.6g on average", i,
+                          snap.train_return[size_t(i)]);
+      ui_items.note("optimization/returns");
+      ImGui::EndTabItem();
+    }
+    if (tab("|grad|")) {
       if (int i = plot_series("|grad|", snap.grad_norm, true, plot_h, "iteration"); i >= 0)
         ImGui::SetTooltip("iteration %d: |dL/dtheta| = %.6g", i, snap.grad_norm[size_t(i)]);
       ui_items.note("optimization/plot");
@@ -1006,7 +1038,7 @@ void Editor::draw_optimization_results() {
       ImGui::EndTabItem();
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("|dL/dtheta| per iteration");
-    if (ImGui::BeginTabItem("|dL/dx_t|")) {
+    if (tab("|dL/dx_t|")) {
       std::vector<double> sg(snap.step_grad_norms.begin(), snap.step_grad_norms.end());
       if (int i = plot_series("|dL/dx_t| over the horizon", sg, true, plot_h, "frame"); i >= 0)
         ImGui::SetTooltip("frame %d: |dL/dx_t| = %.6g\nwhere the gradient explodes or vanishes", i, sg[size_t(i)]);

@@ -77,6 +77,9 @@
 //   expect shown-contacts N   expect shown-contacts-above N   expect shown-arrows-above N (what
 //                            the viewport is given to draw now: contacts, non-zero gradient or
 //                            velocity arrows)   expect step-grad-norms N (the |dL/dx_t| plot's points)
+//   plot-tab loss, returns, |grad| or |dL/dx_t| (the Optimization panel's plot tab; returns: SHAC, AHAC)
+//   expect train-returns-above N (SHAC, AHAC: iterations with a training return, an episode having
+//                            ended)   expect train-return-rose (the last such return above the first)
 //   try COMMAND ... (the command may be refused: its error is printed, the script goes on)
 // The commands are tables by panel (script_commands.h).
 // ${NAME} expands environment variables. # starts a comment.

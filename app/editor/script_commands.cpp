@@ -909,6 +909,12 @@ Status cmd_task_select(ScriptCall& c) {  // task-select NAME: the panel's task c
   return Status::ok();
 }
 
+Status cmd_plot_tab(ScriptCall& c) {  // plot-tab NAME: the Optimization panel's plot tab
+  if (Status st = c.need(1); !st) return st;
+  c.e.plot_tab_request = c.rest(1);
+  return Status::ok();
+}
+
 // replay best|N: the Replay button (with the iteration picked on the loss plot, or the best);
 // waits until the rollout is ready and shows frame 0, paused
 Status cmd_replay(ScriptCall& c) {
@@ -1125,6 +1131,7 @@ const ScriptCommand k_optimization[] = {
     {"task-rename", cmd_task_rename},
     {"task-duplicate", cmd_task_duplicate},
     {"task-select", cmd_task_select},
+    {"plot-tab", cmd_plot_tab},
     {"task-horizon", cmd_task_horizon},
     {"pick-iteration", cmd_pick_iteration},
     {"apply-optimized", cmd_apply_optimized},

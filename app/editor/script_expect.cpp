@@ -490,6 +490,24 @@ Status ex_shown_contacts_above(ScriptCall& c) {
 }
 // the |dL/dx_t| plot's points (frames of the last iteration's gradient)
 Status ex_step_grad_norms(ScriptCall& c) { return expect_text(c, std::to_string(c.e.snap.step_grad_norms.size())); }
+// SHAC, AHAC: the iterations whose training return is a number (an episode had ended), and
+// whether the last such return is above the first
+int finite_train_returns(const Editor& e) {
+  return int(
+      std::count_if(e.snap.train_return.begin(), e.snap.train_return.end(), [](double x) { return std::isfinite(x); }));
+}
+Status ex_train_returns_above(ScriptCall& c) {
+  if (Status st = c.need(2); !st) return st;
+  const int got = finite_train_returns(c.e);
+  return got > std::atoi(c.w[2].c_str()) ? Status::ok() : bad(c, std::to_string(got));
+}
+Status ex_train_return_rose(ScriptCall& c) {
+  std::vector<double> v;
+  for (double x : c.e.snap.train_return)
+    if (std::isfinite(x)) v.push_back(x);
+  if (v.size() >= 2 && v.back() > v.front()) return Status::ok();
+  return bad(c, v.empty() ? "no training return" : std::to_string(v.front()) + " -> " + std::to_string(v.back()));
+}
 // optimizer.backtrack's rejected points so far
 Status ex_rejected(ScriptCall& c) { return expect_text(c, std::to_string(c.e.snap.opt_rejected)); }
 Status ex_shown_arrows_above(ScriptCall& c) {
@@ -506,6 +524,8 @@ const ScriptCommand k_expect[] = {
     {"shown-contacts-above", ex_shown_contacts_above},
     {"step-grad-norms", ex_step_grad_norms},
     {"rejected", ex_rejected},
+    {"train-returns-above", ex_train_returns_above},
+    {"train-return-rose", ex_train_return_rose},
     {"shown-arrows-above", ex_shown_arrows_above},
     {"attached", ex_attached},
     {"attach-replaying", ex_attach_replaying},

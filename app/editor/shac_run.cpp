@@ -18,9 +18,10 @@ Result<optim::IterationStats> PolicyRun::iterate() {
   optim::IterationStats it;
   it.iteration = int(history_.size());
   it.loss = double(*cost);
-  it.grad_norm = *shown;
+  it.grad_norm = shown->shown;
   it.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   history_.push_back(it);
+  train_returns_.push_back(shown->train_return);
   return it;
 }
 
@@ -33,10 +34,10 @@ Result<float> ShacRun::episode(std::vector<State>& frames) {
   return trainer_.evaluate([&](int, const optim::PolicyEnvT<float>& env) { frames.push_back(env.state(0)); });
 }
 
-Result<double> ShacRun::train() {
+Result<PolicyRun::Trained> ShacRun::train() {
   auto st = trainer_.step();
   if (!st) return st.status();
-  return st->grad_norm;
+  return Trained{st->grad_norm, st->train_return};
 }
 
 PodsRun::PodsRun(optim::PodsTrainerT<float> trainer, scene::Task task)
@@ -48,10 +49,10 @@ Result<float> PodsRun::episode(std::vector<State>& frames) {
   return trainer_.evaluate([&](int, const optim::PolicyEnvT<float>& env) { frames.push_back(env.state(0)); });
 }
 
-Result<double> PodsRun::train() {
+Result<PolicyRun::Trained> PodsRun::train() {
   auto st = trainer_.step();
   if (!st) return st.status();
-  return st->step_rms;
+  return Trained{st->step_rms};
 }
 
 }  // namespace adj::editor

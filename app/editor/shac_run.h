@@ -7,6 +7,7 @@
 //   ShacRun (engine/optim/shac_task.h): a step is one window on every copy
 //   PodsRun (engine/optim/pods.h): a step is one PODS iteration; the iteration's grad_norm is
 //           the improvement step's RMS per action entry (how far the policy is pulled)
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ class PolicyRun {
 
   Result<optim::IterationStats> iterate();
   const std::vector<optim::IterationStats>& history() const { return history_; }
+  // per iteration, the training return (SHAC, AHAC: the mean summed reward of the last 100
+  // training episodes that ended, as `adjoint optimize` prints it; NaN before one ends and for PODS)
+  const std::vector<double>& train_returns() const { return train_returns_; }
   const std::vector<State>& frames() const { return frames_; }  // the last episode, t = 0..horizon
   const State& final_state() const { return frames_.back(); }
   virtual const std::vector<float>& theta() const = 0;      // the policy's weights
@@ -38,12 +42,17 @@ class PolicyRun {
   // the policy's episode from the task's start: its mean frame cost, every state after the first
   virtual Result<float> episode(std::vector<State>& frames) = 0;
   virtual const State& start() const = 0;
-  // one training step; the value shown as the iteration's grad_norm
-  virtual Result<double> train() = 0;
+  // one training step: the value shown as the iteration's grad_norm, and the training return
+  struct Trained {
+    double shown = 0;
+    double train_return = std::numeric_limits<double>::quiet_NaN();
+  };
+  virtual Result<Trained> train() = 0;
 
  private:
   scene::Task task_;
   std::vector<optim::IterationStats> history_;
+  std::vector<double> train_returns_;
   std::vector<State> frames_;
   std::vector<float> grad_;
 };
@@ -57,7 +66,7 @@ class ShacRun final : public PolicyRun {
  private:
   Result<float> episode(std::vector<State>& frames) override;
   const State& start() const override { return initial_; }
-  Result<double> train() override;
+  Result<Trained> train() override;
 
   optim::BatchShacTrainerT<float> trainer_;
   State initial_;
@@ -74,7 +83,7 @@ class PodsRun final : public PolicyRun {
  private:
   Result<float> episode(std::vector<State>& frames) override;
   const State& start() const override { return initial_; }
-  Result<double> train() override;
+  Result<Trained> train() override;
 
   optim::PodsTrainerT<float> trainer_;
   State initial_;

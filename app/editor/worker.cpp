@@ -310,11 +310,13 @@ struct Worker::Impl {
     s.opt_shac = shac != nullptr;
     if (shac) {
       publish_runner(s, *shac, {});
+      s.train_return = shac->train_returns();
       s.step_grad_norms.clear();
       s.has_opt_final_state = !shac->frames().empty();
       if (s.has_opt_final_state) s.opt_final_state = shac->final_state();
     } else if (task) {
       publish_runner(s, *task, task->blocks());
+      s.train_return.clear();
       s.step_grad_norms = task->step_grad_norms();
       s.has_opt_final_state = !task->history().empty();
       if (s.has_opt_final_state) s.opt_final_state = task->final_state();
@@ -323,6 +325,7 @@ struct Worker::Impl {
       s.opt_ms = 0;
       s.loss.clear();
       s.grad_norm.clear();
+      s.train_return.clear();
       s.step_grad_norms.clear();
       s.theta.clear();
       s.theta_names.clear();

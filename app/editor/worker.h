@@ -88,8 +88,10 @@ struct Snapshot {
   double opt_ms = 0;                    // last iteration [ms]
   int opt_rejected = 0;                 // optimizer.backtrack: points rejected so far (their losses are in `loss`)
   std::vector<double> loss, grad_norm;  // per iteration
-  std::vector<float> step_grad_norms;   // |dL/dx_t| of the last iteration, t = 0..steps
-  std::vector<float> theta;             // parameters after the last step
+  // SHAC, AHAC: per iteration, the training return (PolicyRun::train_returns; NaN before an episode ends)
+  std::vector<double> train_return;
+  std::vector<float> step_grad_norms;  // |dL/dx_t| of the last iteration, t = 0..steps
+  std::vector<float> theta;            // parameters after the last step
   // the evaluated parameters with the lowest loss so far (what Apply writes), its 0-based
   // iteration and loss; empty / -1 before the first iteration
   std::vector<float> best_theta;
