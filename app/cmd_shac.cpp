@@ -295,6 +295,7 @@ int run_shac(const OptimizeOptions& o) {
                           {"sim_steps", st->sim_steps},
                           {"skipped", st->skipped},
                           {"skipped_windows", st->skipped_windows}};
+    if (st->train_episodes > 0) record["train_return"] = st->train_return;
     if (r.lead && (row || publishes))
       if (Status s = evaluate_window(r, k, *st, row, publishes, record); !s) return fail(s.message());
     const bool interrupted = ctrl_c && InterruptGuard::requested();

@@ -1,6 +1,8 @@
 #include "app/editor/attach.h"
 
 #include <chrono>
+#include <limits>
+#include <optional>
 
 #include "app/serve/run_client.h"
 
@@ -83,6 +85,8 @@ Status RunAttachment::attach(const std::string& address, const std::string& toke
           ++view_.iterations;
           if (auto l = num("loss")) view_.loss.push_back(*l);
           if (auto g = num("grad_norm")) view_.grad_norm.push_back(*g);
+          if (view_.method == "shac" || view_.method == "ahac")
+            view_.train_return.push_back(num("train_return").value_or(std::numeric_limits<double>::quiet_NaN()));
           view_.last_ms = num("ms").value_or(0.0);
           view_.skipped_windows = int(num("skipped_windows").value_or(view_.skipped_windows));
           if (auto c = r.find("checkpoint_window"); c != r.end() && c->is_number_integer())

@@ -29,9 +29,11 @@ struct AttachView {
   int planned = 0;                      // the iterations (windows, frames) the run was asked for; 0 unknown
   int iterations = 0;                   // iteration records received (receding horizon: frames flown)
   std::vector<double> loss, grad_norm;  // per iteration record that has them, in order
-  double last_ms = 0;                   // the last record's time [ms], where sent
-  int skipped_windows = 0;              // SHAC: windows skipped so far for an exploding gradient
-  bool answered = false;                // the run has answered at least once
+  // SHAC, AHAC: per iteration record, the training return (NaN in a record without one)
+  std::vector<double> train_return;
+  double last_ms = 0;       // the last record's time [ms], where sent
+  int skipped_windows = 0;  // SHAC: windows skipped so far for an exploding gradient
+  bool answered = false;    // the run has answered at least once
   bool paused = false, ended = false;
   std::string end_status;      // finished | stopped | error
   std::uint64_t rollouts = 0;  // snapshots received

@@ -94,6 +94,7 @@ void Editor::update_attachment() {
   snap.opt_ms = attached.last_ms;
   snap.loss = attached.loss;
   snap.grad_norm = attached.grad_norm;
+  snap.train_return = attached.train_return;
   if (attach_scene_loaded_ && attached.rollouts != attach_ghost_number_) add_attach_ghost();
   snap.ghost_paths = attach_ghosts_;
   snap.ghost_losses = attach_ghost_losses_;

@@ -1013,18 +1013,21 @@ void Editor::draw_optimization_results() {
       if (snap.best_iteration < 0) ImGui::TextDisabled("Apply: no iteration yet");
       ImGui::EndTabItem();
     }
-    if (snap.opt_shac && tab("returns")) {
+    if ((snap.opt_shac || !snap.train_return.empty()) && tab("returns")) {
       // SHAC, AHAC: the evaluation episode's return (the deterministic policy from the task's
       // start: minus its mean frame cost x the horizon) and the training return (the last 100
-      // training episodes that ended), as `adjoint optimize` prints them
+      // training episodes that ended), as `adjoint optimize` prints them. An attached run sends
+      // the training return alone (its loss is the training windows' mean cost)
+      const bool local = !attachment.attached();
       const scene::Scene& sc = doc.scene();
       const double horizon = task_index < int(sc.tasks.size()) ? sc.tasks[size_t(task_index)].horizon : 0;
-      std::vector<double> eval(snap.loss.size());
+      std::vector<double> eval(local ? snap.loss.size() : 0);
       for (size_t i = 0; i < eval.size(); ++i) eval[i] = -snap.loss[i] * horizon;
-      const float half = std::max(40.0f, 0.5f * plot_h - 2 * line);
-      if (int i = plot_series("evaluation return", eval, false, half, "iteration"); i >= 0)
-        ImGui::SetTooltip("iteration %d: the deterministic policy's episode returned %.6g", i, eval[size_t(i)]);
-      if (int i = plot_series("training return", snap.train_return, false, half, "iteration"); i >= 0)
+      const float h = local ? std::max(40.0f, 0.5f * plot_h - 2 * line) : plot_h;
+      if (local)
+        if (int i = plot_series("evaluation return", eval, false, h, "iteration"); i >= 0)
+          ImGui::SetTooltip("iteration %d: the deterministic policy's episode returned %.6g", i, eval[size_t(i)]);
+      if (int i = plot_series("training return", snap.train_return, false, h, "iteration"); i >= 0)
         ImGui::SetTooltip("iteration %d: the last ended training episodes returned %.6g on average", i,
                           snap.train_return[size_t(i)]);
       ui_items.note("optimization/returns");

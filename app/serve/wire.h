@@ -14,7 +14,8 @@
 // (seq 0) holds the scene path, the scene's JSON text, the method and its options; an
 // iteration holds "iteration" and "loss" (the method's cost: loss, mean cost, policy cost;
 // null when not finite)
-// and what else the method measures; the end holds "status" and "iterations".
+// and what else the method measures (SHAC, AHAC: "train_return" once a training episode has
+// ended); the end holds "status" and "iterations".
 // a snapshot P: {"id":k, "iteration":i, "parameters":[...], "frames":[F...], "step_grad_norms":[...],
 //   "gradient":{"values":[...], "blocks":[B...]}, "worlds":[{"copy":c, "frames":[F...]}...]}:
 //   frames: the states of one rollout, frame by frame, F: {"particle_q":[x,y,z,...],
