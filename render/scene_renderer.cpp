@@ -79,18 +79,13 @@ float inv_range(const ColorScale& s) {
   return std::abs(d) > 0.0f ? 1.0f / d : 0.0f;
 }
 
-uint32_t cmap_bits(const ColorScale& s) {
-  return gpu::k_scalars | (uint32_t(s.map) << gpu::k_cmap_shift);
-}
+uint32_t cmap_bits(const ColorScale& s) { return gpu::k_scalars | (uint32_t(s.map) << gpu::k_cmap_shift); }
 
-glm::vec3 srgb_to_linear(glm::vec3 c) {
-  return glm::pow(glm::max(c, glm::vec3(0.0f)), glm::vec3(2.2f));
-}
+glm::vec3 srgb_to_linear(glm::vec3 c) { return glm::pow(glm::max(c, glm::vec3(0.0f)), glm::vec3(2.2f)); }
 
 }  // namespace
 
-SceneRenderer::SceneRenderer(Context& ctx, const RenderTarget& target,
-                             const SceneRendererOptions& options)
+SceneRenderer::SceneRenderer(Context& ctx, const RenderTarget& target, const SceneRendererOptions& options)
     : ctx_(ctx), target_(target), options_(options) {
   shadow_ = std::make_unique<ShadowMap>(ctx, options.shadow_map_size);
   max_storage_range_ = ctx.properties().limits.maxStorageBufferRange;
@@ -99,10 +94,10 @@ SceneRenderer::SceneRenderer(Context& ctx, const RenderTarget& target,
   UnitMeshes m = make_unit_meshes();
   VkDeviceSize vbytes = m.vertices.size() * sizeof(UnitVertex);
   VkDeviceSize ibytes = m.indices.size() * sizeof(uint32_t);
-  unit_ = create_buffer(ctx, vbytes + ibytes,
-                        VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT |
-                            VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                        BufferMemory::host_mapped);
+  unit_ = create_buffer(
+      ctx, vbytes + ibytes,
+      VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+      BufferMemory::host_mapped);
   std::memcpy(unit_.mapped, m.vertices.data(), vbytes);
   std::memcpy(static_cast<char*>(unit_.mapped) + vbytes, m.indices.data(), ibytes);
   unit_index_offset_ = vbytes;
@@ -110,8 +105,7 @@ SceneRenderer::SceneRenderer(Context& ctx, const RenderTarget& target,
 
   // set 0: the frame's uniforms, the shadow map, the frame's upload buffer (pulled vertices)
   VkDescriptorSetLayoutBinding b[4]{};
-  b[0] = {0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1,
-          VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
+  b[0] = {0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
   b[1] = {1, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
   b[2] = {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT, nullptr};
   b[3] = {3, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_VERTEX_BIT, nullptr};
@@ -132,16 +126,14 @@ SceneRenderer::SceneRenderer(Context& ctx, const RenderTarget& target,
 
   for (uint32_t i = 0; i < slot_count; ++i) {
     auto s = std::make_unique<Slot>(ctx);
-    s->ubo = create_buffer(ctx, sizeof(gpu::Frame), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
-                           BufferMemory::host_mapped);
+    s->ubo = create_buffer(ctx, sizeof(gpu::Frame), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, BufferMemory::host_mapped);
     VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     ai.descriptorPool = pool_;
     ai.descriptorSetCount = 1;
     ai.pSetLayouts = &set_layout_;
     ADJ_VK(vkAllocateDescriptorSets(ctx.device(), &ai, &s->set));
     VkDescriptorBufferInfo bi{s->ubo.buffer, 0, sizeof(gpu::Frame)};
-    VkDescriptorImageInfo ii{shadow_->sampler(), shadow_->view(),
-                             VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    VkDescriptorImageInfo ii{shadow_->sampler(), shadow_->view(), VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
     VkDescriptorBufferInfo ui{unit_.buffer, 0, unit_.size};
     VkWriteDescriptorSet w[3]{};
     w[0] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, s->set, 0,      0, 1,
@@ -182,13 +174,11 @@ void SceneRenderer::build(const DrawList& list, UploadArena& arena, std::vector<
   // size pass: every host array once, plus generated line indices
   VkDeviceSize bytes = 0;
   for (const MeshDraw& d : list.meshes)
-    bytes += host_bytes(d.positions) + host_bytes(d.normals) + host_bytes(d.indices) +
-             host_bytes(d.scalars);
+    bytes += host_bytes(d.positions) + host_bytes(d.normals) + host_bytes(d.indices) + host_bytes(d.scalars);
   for (const SphereDraw& d : list.spheres)
     bytes += host_bytes(d.spheres) + host_bytes(d.scalars) + host_bytes(d.colors);
   for (const ShapeDraw& d : list.shapes) bytes += host_bytes(d.instances);
-  for (const ArrowDraw& d : list.arrows)
-    bytes += host_bytes(d.origins) + host_bytes(d.vectors) + host_bytes(d.scalars);
+  for (const ArrowDraw& d : list.arrows) bytes += host_bytes(d.origins) + host_bytes(d.vectors) + host_bytes(d.scalars);
   for (const DiscDraw& d : list.discs) bytes += host_bytes(d.positions) + host_bytes(d.normals);
   for (const LineDraw& d : list.lines)
     bytes += host_bytes(d.positions) + host_bytes(d.colors) + host_bytes(d.indices) +
@@ -196,7 +186,21 @@ void SceneRenderer::build(const DrawList& list, UploadArena& arena, std::vector<
   arena.reset(bytes);
   out.clear();
 
-  const VkBuffer unit = unit_.buffer;
+  build_meshes(list, arena, out);
+  build_shapes(list, arena, out);
+  build_spheres(list, arena, out);
+  build_glyphs(list, arena, out);
+  if (list.ground.visible) {
+    Cmd c;
+    c.kind = k_ground;
+    c.count = 4;
+    out.push_back(c);
+  }
+  build_lines(list, arena, out);
+}
+
+// the triangle meshes (and their wireframes), colored by a scalar when they carry one
+void SceneRenderer::build_meshes(const DrawList& list, UploadArena& arena, std::vector<Cmd>& out) const {
   for (size_t i = 0; i < list.meshes.size(); ++i) {
     const MeshDraw& d = list.meshes[i];
     if (d.positions.empty() || d.indices.count < 3) continue;
@@ -217,10 +221,8 @@ void SceneRenderer::build(const DrawList& list, UploadArena& arena, std::vector<
     for (int k = 0; k < 4; ++k) c.push.data[k] = d.transform[k];
     c.push.color = d.color;
     c.push.params = {d.scale.min, inv_range(d.scale), 0.0f, 0.0f};
-    uint32_t bits =
-        (d.normals.empty() ? 0u : gpu::k_normals) | (d.scalars.empty() ? 0u : cmap_bits(d.scale));
-    uint32_t back =
-        d.back_color.a > 0.0f ? pack_rgba8(glm::vec4(glm::vec3(d.back_color), 1.0f)) : 0u;
+    uint32_t bits = (d.normals.empty() ? 0u : gpu::k_normals) | (d.scalars.empty() ? 0u : cmap_bits(d.scale));
+    uint32_t back = d.back_color.a > 0.0f ? pack_rgba8(glm::vec4(glm::vec3(d.back_color), 1.0f)) : 0u;
     c.push.flags = {0u, d.id, bits, back};
     c.cast_shadow = d.cast_shadow;
     out.push_back(c);
@@ -231,7 +233,11 @@ void SceneRenderer::build(const DrawList& list, UploadArena& arena, std::vector<
       out.push_back(c);
     }
   }
+}
 
+// the instanced unit shapes (boxes, spheres, capsules...)
+void SceneRenderer::build_shapes(const DrawList& list, UploadArena& arena, std::vector<Cmd>& out) const {
+  const VkBuffer unit = unit_.buffer;
   for (size_t i = 0; i < list.shapes.size(); ++i) {
     const ShapeDraw& d = list.shapes[i];
     if (d.instances.empty()) continue;
@@ -265,7 +271,10 @@ void SceneRenderer::build(const DrawList& list, UploadArena& arena, std::vector<
     c.cast_shadow = d.cast_shadow;
     out.push_back(c);
   }
+}
 
+// the particle spheres
+void SceneRenderer::build_spheres(const DrawList& list, UploadArena& arena, std::vector<Cmd>& out) const {
   for (size_t i = 0; i < list.spheres.size(); ++i) {
     const SphereDraw& d = list.spheres[i];
     if (d.spheres.empty()) continue;
@@ -275,13 +284,11 @@ void SceneRenderer::build(const DrawList& list, UploadArena& arena, std::vector<
     Resolved sp = resolve(d.spheres, arena);
     Resolved s = d.scalars.empty() ? sp : resolve(d.scalars, arena);
     Resolved col = d.colors.empty() ? sp : resolve(d.colors, arena);
-    bool pulled = sp.buffer == arena.buffer() && s.buffer == arena.buffer() &&
-                  col.buffer == arena.buffer() && arena.size() <= max_storage_range_ &&
-                  d.spheres.count <= quad_capacity_;
+    bool pulled = sp.buffer == arena.buffer() && s.buffer == arena.buffer() && col.buffer == arena.buffer() &&
+                  arena.size() <= max_storage_range_ && d.spheres.count <= quad_capacity_;
     if (pulled) {  // 6 vertices per sphere read from the upload buffer (sphere_pulled.vert)
       c.kind = k_sphere_pulled;
-      glm::uvec4 words(uint32_t(sp.offset / 4), uint32_t(s.offset / 4), uint32_t(col.offset / 4),
-                       0u);
+      glm::uvec4 words(uint32_t(sp.offset / 4), uint32_t(s.offset / 4), uint32_t(col.offset / 4), 0u);
       c.push.data[0] = glm::uintBitsToFloat(words);
       c.ib = quad_indices_.buffer;
       c.io = 0;
@@ -296,14 +303,16 @@ void SceneRenderer::build(const DrawList& list, UploadArena& arena, std::vector<
     }
     c.push.color = d.color;
     c.push.params = {d.scale.min, inv_range(d.scale), 0.0f, 0.0f};
-    uint32_t bits = !d.scalars.empty()  ? cmap_bits(d.scale)
-                    : !d.colors.empty() ? gpu::k_colors
-                                        : 0u;
+    uint32_t bits = !d.scalars.empty() ? cmap_bits(d.scale) : !d.colors.empty() ? gpu::k_colors : 0u;
     c.push.flags = {0u, d.id, bits, 0u};
     c.cast_shadow = d.cast_shadow;
     out.push_back(c);
   }
+}
 
+// the arrows and the contact discs: instanced unit meshes, or one pulled draw reading the arena
+void SceneRenderer::build_glyphs(const DrawList& list, UploadArena& arena, std::vector<Cmd>& out) const {
+  const VkBuffer unit = unit_.buffer;
   auto arrow_cmd = [&](Resolved o, Resolved v, Resolved s, size_t n, const MeshRange& mesh) {
     Cmd c;
     if (o.buffer == arena.buffer() && v.buffer == arena.buffer() && s.buffer == arena.buffer() &&
@@ -339,10 +348,8 @@ void SceneRenderer::build(const DrawList& list, UploadArena& arena, std::vector<
     Resolved v = resolve(d.vectors, arena);
     Resolved s = d.scalars.empty() ? o : resolve(d.scalars, arena);
     Cmd c = arrow_cmd(o, v, s, d.origins.count, ranges_->arrow);
-    c.push.data[0] = {d.radius, 2.5f * d.radius, d.max_length,
-                      d.length == ArrowLength::log ? 1.0f : 0.0f};
-    c.push.params = {d.scale.min, inv_range(d.scale), d.length_scale,
-                     std::max(d.reference, 1e-30f)};
+    c.push.data[0] = {d.radius, 2.5f * d.radius, d.max_length, d.length == ArrowLength::log ? 1.0f : 0.0f};
+    c.push.params = {d.scale.min, inv_range(d.scale), d.length_scale, std::max(d.reference, 1e-30f)};
     c.push.flags = {0u, d.id, cmap_bits(d.scale) | (d.scalars.empty() ? 0u : gpu::k_colors), 0u};
     c.cast_shadow = d.cast_shadow;
     out.push_back(c);
@@ -363,14 +370,10 @@ void SceneRenderer::build(const DrawList& list, UploadArena& arena, std::vector<
     c.push.flags = {0u, d.id, 0u, 0u};
     out.push_back(c);
   }
+}
 
-  if (list.ground.visible) {
-    Cmd c;
-    c.kind = k_ground;
-    c.count = 4;
-    out.push_back(c);
-  }
-
+// the line lists and strips (a strip's segment indices generated into the arena)
+void SceneRenderer::build_lines(const DrawList& list, UploadArena& arena, std::vector<Cmd>& out) const {
   for (size_t i = 0; i < list.lines.size(); ++i) {
     const LineDraw& d = list.lines[i];
     if (d.positions.count < 2) continue;
@@ -468,8 +471,7 @@ void SceneRenderer::record(VkCommandBuffer cmd, const std::vector<Cmd>& cmds, co
     }
     gpu::Draw push = c.push;
     push.flags.x = view;
-    vkCmdPushConstants(cmd, p.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-                       sizeof push, &push);
+    vkCmdPushConstants(cmd, p.layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof push, &push);
     if (c.vb_count) vkCmdBindVertexBuffers(cmd, 0, c.vb_count, c.vb, c.vo);
     if (c.kind == k_line || c.kind == k_line_overlay || c.kind == k_wire)
       vkCmdSetLineWidth(cmd, std::max(1.0f, c.line_width * pixel_scale));  // wire: polygon mode LINE too
@@ -482,8 +484,7 @@ void SceneRenderer::record(VkCommandBuffer cmd, const std::vector<Cmd>& cmds, co
   }
 }
 
-void SceneRenderer::prepare(VkCommandBuffer cmd, const DrawList& list, const Camera& camera,
-                            uint64_t frame_index) {
+void SceneRenderer::prepare(VkCommandBuffer cmd, const DrawList& list, const Camera& camera, uint64_t frame_index) {
   current_slot_ = uint32_t(frame_index % options_.frames_in_flight);
   Slot& s = *slots_[current_slot_];
   ensure_quad_indices(list);
@@ -496,16 +497,14 @@ void SceneRenderer::prepare(VkCommandBuffer cmd, const DrawList& list, const Cam
   shadows_ = list.lighting.shadows;
   if (!shadows_) return;
   shadow_->begin(cmd);
-  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, main_pipes_[k_mesh].layout, 0, 1,
-                          &s.set, 0, nullptr);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, main_pipes_[k_mesh].layout, 0, 1, &s.set, 0, nullptr);
   record(cmd, cmds_, shadow_pipes_, 1, true, 1.0f);
   shadow_->end(cmd);
 }
 
 void SceneRenderer::bind_upload(Slot& s) const {
   if (s.bound_generation == s.arena.generation()) return;
-  VkDescriptorBufferInfo bi{s.arena.buffer(), 0,
-                            std::min<VkDeviceSize>(s.arena.size(), max_storage_range_)};
+  VkDescriptorBufferInfo bi{s.arena.buffer(), 0, std::min<VkDeviceSize>(s.arena.size(), max_storage_range_)};
   VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, s.set, 2,      0, 1,
                          VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,      nullptr, &bi,   nullptr};
   vkUpdateDescriptorSets(ctx_.device(), 1, &w, 0, nullptr);
@@ -518,10 +517,10 @@ void SceneRenderer::ensure_quad_indices(const DrawList& list) {
   if (need <= quad_capacity_) return;
   size_t capacity = std::max<size_t>(quad_capacity_ * 2, std::max<size_t>(need, 4096));
   if (capacity * 6 > size_t(UINT32_MAX)) return;  // too many: the instanced path draws them
-  vkDeviceWaitIdle(ctx_.device());                 // frames in flight may still read it
+  vkDeviceWaitIdle(ctx_.device());                // frames in flight may still read it
   destroy(ctx_, quad_indices_);
-  quad_indices_ = create_buffer(ctx_, capacity * 6 * sizeof(uint32_t),
-                                VK_BUFFER_USAGE_INDEX_BUFFER_BIT, BufferMemory::host_mapped);
+  quad_indices_ =
+      create_buffer(ctx_, capacity * 6 * sizeof(uint32_t), VK_BUFFER_USAGE_INDEX_BUFFER_BIT, BufferMemory::host_mapped);
   auto* idx = static_cast<uint32_t*>(quad_indices_.mapped);
   for (size_t i = 0; i < capacity; ++i) {
     const uint32_t q = uint32_t(4 * i);
@@ -535,13 +534,12 @@ size_t SceneRenderer::draw_count() const { return cmds_.size(); }
 
 void SceneRenderer::draw(VkCommandBuffer cmd) const {
   const Slot& s = *slots_[current_slot_];
-  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, main_pipes_[k_mesh].layout, 0, 1,
-                          &s.set, 0, nullptr);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, main_pipes_[k_mesh].layout, 0, 1, &s.set, 0, nullptr);
   record(cmd, cmds_, main_pipes_, 0, false, pixel_scale_);
 }
 
-std::optional<PickResult> SceneRenderer::pick(const DrawList& list, const Camera& camera,
-                                              VkExtent2D extent, uint32_t x, uint32_t y) {
+std::optional<PickResult> SceneRenderer::pick(const DrawList& list, const Camera& camera, VkExtent2D extent, uint32_t x,
+                                              uint32_t y) {
   if (x >= extent.width || y >= extent.height) return std::nullopt;
   if (!ids_) {
     ids_ = std::make_unique<IdTarget>(ctx_);
@@ -559,8 +557,7 @@ std::optional<PickResult> SceneRenderer::pick(const DrawList& list, const Camera
   write_frame(s.ubo.mapped, list, camera, extent, 1.0f);
   ctx_.run_once([&](VkCommandBuffer cmd) {
     ids_->begin(cmd, x, y);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, main_pipes_[k_mesh].layout, 0, 1,
-                            &s.set, 0, nullptr);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, main_pipes_[k_mesh].layout, 0, 1, &s.set, 0, nullptr);
     record(cmd, cmds, id_pipes_, 0, false, 1.0f);
     ids_->end_and_copy(cmd, x, y);
   });

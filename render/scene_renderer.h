@@ -55,15 +55,13 @@ class SceneRenderer {
   // outside any render pass: copy the list's host arrays into this frame slot's upload
   // buffer and render the shadow map. frame_index picks the slot (FrameLoop::frame_index();
   // its fence has been waited for). The list's host memory may be reused afterwards.
-  void prepare(VkCommandBuffer cmd, const DrawList& list, const Camera& camera,
-               uint64_t frame_index);
+  void prepare(VkCommandBuffer cmd, const DrawList& list, const Camera& camera, uint64_t frame_index);
   // inside the target's render pass: the prepared frame
   void draw(VkCommandBuffer cmd) const;
 
   // the object under pixel (x, y) (top-left origin) of a view of `extent`; renders an
   // object-ID image of the list and reads one pixel back, waiting for the GPU (a few ms)
-  std::optional<PickResult> pick(const DrawList& list, const Camera& camera, VkExtent2D extent,
-                                 uint32_t x, uint32_t y);
+  std::optional<PickResult> pick(const DrawList& list, const Camera& camera, VkExtent2D extent, uint32_t x, uint32_t y);
 
   // the draws of the last prepare(); for tests and statistics
   size_t draw_count() const;
@@ -91,6 +89,12 @@ class SceneRenderer {
   void ensure_quad_indices(const DrawList& list);
   void create_id_pipelines();
   void build(const DrawList& list, UploadArena& arena, std::vector<Cmd>& out) const;
+  // build()'s parts, a kind of draw each
+  void build_meshes(const DrawList& list, UploadArena& arena, std::vector<Cmd>& out) const;
+  void build_shapes(const DrawList& list, UploadArena& arena, std::vector<Cmd>& out) const;
+  void build_spheres(const DrawList& list, UploadArena& arena, std::vector<Cmd>& out) const;
+  void build_glyphs(const DrawList& list, UploadArena& arena, std::vector<Cmd>& out) const;
+  void build_lines(const DrawList& list, UploadArena& arena, std::vector<Cmd>& out) const;
   // pixel_scale: the pass's pixels per image pixel (RenderTarget::scene_scale)
   void write_frame(void* ubo, const DrawList& list, const Camera& camera, VkExtent2D extent, float pixel_scale) const;
   void record(VkCommandBuffer cmd, const std::vector<Cmd>& cmds, const Pipeline* pipes, uint32_t view,
@@ -109,8 +113,8 @@ class SceneRenderer {
   Pipeline id_pipes_[k_kind_count];
   Buffer unit_;  // unit meshes: vertices then indices
   VkDeviceSize unit_index_offset_ = 0;
-  Buffer quad_indices_;         // 4 i + {0, 1, 2, 2, 1, 3}: pulled sphere quads
-  size_t quad_capacity_ = 0;    // spheres it covers
+  Buffer quad_indices_;       // 4 i + {0, 1, 2, 2, 1, 3}: pulled sphere quads
+  size_t quad_capacity_ = 0;  // spheres it covers
   struct Ranges;
   std::unique_ptr<Ranges> ranges_;
   std::vector<Cmd> cmds_;  // the prepared frame
