@@ -399,36 +399,37 @@ Status robot_set_joint(Editor& e, int object, const std::string& body, double va
   return Status::ok();
 }
 
-void draw_robot_inspector(Editor& e, int index) {
-  const scene::ObjectRange* r = robot_range(e, index);
-  if (!r) {
-    ImGui::TextDisabled("the robot is not compiled (see Messages)");
-    return;
-  }
-  const RigidModel& m = e.compiled()->model.rigid;
-  const scene::Object o = e.doc.scene().objects[size_t(index)];  // a copy: edits replace the scene
-  const bool urdf = !o.robot.urdf.empty();
-  const std::vector<std::string>* joints = urdf_joint_names(e, o);
-  const ImGuiTableFlags tf = ImGuiTableFlags_SizingStretchProp;
-  auto table = [&](const char* id) {
-    if (!ImGui::BeginTable(id, 2, tf)) return false;
-    ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch, 0.45f);
-    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.55f);
-    return true;
-  };
+namespace {
 
-  // the selected body (a click in the viewport or the outliner), first: what it is in its robot
-  const int sel = robot_selected_body(e);
-  if (sel >= r->body_begin && sel < r->body_end) {
-    ImGui::TextColored(ImVec4(0.1f, 0.8f, 1.0f, 1.0f), "body %s", m.body_name[size_t(sel)].c_str());
-    ImGui::SameLine();
-    ImGui::TextDisabled("(%s joint, %.4g kg; Bodies below)", joint_type_name(m.joint_type[size_t(sel)]),
-                        double(m.body_mass[size_t(sel)]));
-  }
-  const bool reveal = std::exchange(e.robot.reveal_body, false) && sel >= 0;
+// a two-column table (name, value) of the robot inspector; false: not drawn (EndTable not needed)
+bool name_value_table(const char* id) {
+  if (!ImGui::BeginTable(id, 2, ImGuiTableFlags_SizingStretchProp)) return false;
+  ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch, 0.45f);
+  ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.55f);
+  return true;
+}
+
+// what the robot inspector's sections share: the robot object (a copy: edits replace the
+// scene), its range in the compiled model and the model
+struct RobotView {
+  Editor& e;
+  int index;
+  const scene::ObjectRange& r;
+  const RigidModel& m;
+  const scene::Object o;
+  bool urdf;
+};
+
+void draw_robot_joints(const RobotView& v) {
+  Editor& e = v.e;
+  const int index = v.index;
+  const scene::ObjectRange* r = &v.r;
+  const RigidModel& m = v.m;
+  const scene::Object& o = v.o;
+  const std::vector<std::string>* joints = urdf_joint_names(e, o);
   // joint sliders: the initial pose, each drag one undo step
   if (ImGui::CollapsingHeader("Joints (initial pose)", ImGuiTreeNodeFlags_DefaultOpen)) {
-    if (table("joints")) {
+    if (name_value_table("joints")) {
       for (int b = r->body_begin; b < r->body_end; ++b) {
         const int type = m.joint_type[size_t(b)];
         const std::string& name = m.body_name[size_t(b)];
@@ -460,7 +461,15 @@ void draw_robot_inspector(Editor& e, int index) {
       ImGui::EndTable();
     }
   }
+}
 
+void draw_robot_bodies(const RobotView& v, int sel, bool reveal) {
+  Editor& e = v.e;
+  const int index = v.index;
+  const scene::ObjectRange* r = &v.r;
+  const RigidModel& m = v.m;
+  const scene::Object& o = v.o;
+  const bool urdf = v.urdf;
   // bodies: joint, limits, damping, armature, mass and inertia (listed robots edit them; a
   // URDF robot's come from its file)
   if (reveal) ImGui::SetNextItemOpen(true);
@@ -479,7 +488,7 @@ void draw_robot_inspector(Editor& e, int index) {
         if (!urdf && local < int(o.robot.bodies.size())) {
           scene::Object copy = o;
           scene::RobotBody& body = copy.robot.bodies[size_t(local)];
-          if (table("body")) {
+          if (name_value_table("body")) {
             for (const Field& f : robot_body_fields()) {
               label_cell(f.name);
               if (draw_value(f, robot_body_value(body, f)))
@@ -503,7 +512,7 @@ void draw_robot_inspector(Editor& e, int index) {
           }
         }
         // the compiled values (what the simulation uses)
-        if (table("compiled")) {
+        if (name_value_table("compiled")) {
           read_only("mass", "%.4g kg", double(m.body_mass[size_t(b)]));
           const auto& I = m.body_inertia[size_t(b)];
           label_cell("inertia");
@@ -522,7 +531,15 @@ void draw_robot_inspector(Editor& e, int index) {
       ImGui::PopID();
     }
   }
+}
 
+void draw_robot_actuators(const RobotView& v) {
+  Editor& e = v.e;
+  const int index = v.index;
+  const scene::ObjectRange* r = &v.r;
+  const RigidModel& m = v.m;
+  const scene::Object& o = v.o;
+  const bool urdf = v.urdf;
   // actuators: kind, gains, targets
   if (ImGui::CollapsingHeader("Actuators", ImGuiTreeNodeFlags_DefaultOpen)) {
     const char* kinds[] = {"torque", "pd", "thrust"};
@@ -569,7 +586,7 @@ void draw_robot_inspector(Editor& e, int index) {
           e.doc.end_merge();
           e.doc.set_object(index, copy, "Actuator kind of " + o.name);
         }
-        if (table("actuator")) {
+        if (name_value_table("actuator")) {
           for (const Field& f : robot_actuator_fields()) {
             label_cell(f.name);
             if (draw_value(f, robot_actuator_value(act, f)))
@@ -584,6 +601,31 @@ void draw_robot_inspector(Editor& e, int index) {
     }
     if (r->actuator_end == r->actuator_begin) ImGui::TextDisabled("no actuators");
   }
+}
+
+}  // namespace
+
+void draw_robot_inspector(Editor& e, int index) {
+  const scene::ObjectRange* r = robot_range(e, index);
+  if (!r) {
+    ImGui::TextDisabled("the robot is not compiled (see Messages)");
+    return;
+  }
+  const RigidModel& m = e.compiled()->model.rigid;
+  const scene::Object& o = e.doc.scene().objects[size_t(index)];
+  const RobotView v{e, index, *r, m, o, !o.robot.urdf.empty()};
+  // the selected body (a click in the viewport or the outliner), first: what it is in its robot
+  const int sel = robot_selected_body(e);
+  if (sel >= r->body_begin && sel < r->body_end) {
+    ImGui::TextColored(ImVec4(0.1f, 0.8f, 1.0f, 1.0f), "body %s", m.body_name[size_t(sel)].c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("(%s joint, %.4g kg; Bodies below)", joint_type_name(m.joint_type[size_t(sel)]),
+                        double(m.body_mass[size_t(sel)]));
+  }
+  const bool reveal = std::exchange(e.robot.reveal_body, false) && sel >= 0;
+  draw_robot_joints(v);
+  draw_robot_bodies(v, sel, reveal);
+  draw_robot_actuators(v);
 }
 
 // ---- URDF import
