@@ -409,23 +409,9 @@ bool name_value_table(const char* id) {
   return true;
 }
 
-// what the robot inspector's sections share: the robot object (a copy: edits replace the
-// scene), its range in the compiled model and the model
-struct RobotView {
-  Editor& e;
-  int index;
-  const scene::ObjectRange& r;
-  const RigidModel& m;
-  const scene::Object o;
-  bool urdf;
-};
-
-void draw_robot_joints(const RobotView& v) {
-  Editor& e = v.e;
-  const int index = v.index;
-  const scene::ObjectRange* r = &v.r;
-  const RigidModel& m = v.m;
-  const scene::Object& o = v.o;
+// the robot inspector's sections: the robot object `o` (a copy: edits replace the scene), its
+// range `r` in the compiled model `m`
+void draw_robot_joints(Editor& e, int index, const scene::ObjectRange* r, const RigidModel& m, const scene::Object& o) {
   const std::vector<std::string>* joints = urdf_joint_names(e, o);
   // joint sliders: the initial pose, each drag one undo step
   if (ImGui::CollapsingHeader("Joints (initial pose)", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -463,13 +449,9 @@ void draw_robot_joints(const RobotView& v) {
   }
 }
 
-void draw_robot_bodies(const RobotView& v, int sel, bool reveal) {
-  Editor& e = v.e;
-  const int index = v.index;
-  const scene::ObjectRange* r = &v.r;
-  const RigidModel& m = v.m;
-  const scene::Object& o = v.o;
-  const bool urdf = v.urdf;
+void draw_robot_bodies(Editor& e, int index, const scene::ObjectRange* r, const RigidModel& m, const scene::Object& o,
+                       int sel, bool reveal) {
+  const bool urdf = !o.robot.urdf.empty();
   // bodies: joint, limits, damping, armature, mass and inertia (listed robots edit them; a
   // URDF robot's come from its file)
   if (reveal) ImGui::SetNextItemOpen(true);
@@ -533,13 +515,9 @@ void draw_robot_bodies(const RobotView& v, int sel, bool reveal) {
   }
 }
 
-void draw_robot_actuators(const RobotView& v) {
-  Editor& e = v.e;
-  const int index = v.index;
-  const scene::ObjectRange* r = &v.r;
-  const RigidModel& m = v.m;
-  const scene::Object& o = v.o;
-  const bool urdf = v.urdf;
+void draw_robot_actuators(Editor& e, int index, const scene::ObjectRange* r, const RigidModel& m,
+                          const scene::Object& o) {
+  const bool urdf = !o.robot.urdf.empty();
   // actuators: kind, gains, targets
   if (ImGui::CollapsingHeader("Actuators", ImGuiTreeNodeFlags_DefaultOpen)) {
     const char* kinds[] = {"torque", "pd", "thrust"};
@@ -612,8 +590,7 @@ void draw_robot_inspector(Editor& e, int index) {
     return;
   }
   const RigidModel& m = e.compiled()->model.rigid;
-  const scene::Object& o = e.doc.scene().objects[size_t(index)];
-  const RobotView v{e, index, *r, m, o, !o.robot.urdf.empty()};
+  const scene::Object o = e.doc.scene().objects[size_t(index)];  // a copy: edits replace the scene
   // the selected body (a click in the viewport or the outliner), first: what it is in its robot
   const int sel = robot_selected_body(e);
   if (sel >= r->body_begin && sel < r->body_end) {
@@ -623,9 +600,9 @@ void draw_robot_inspector(Editor& e, int index) {
                         double(m.body_mass[size_t(sel)]));
   }
   const bool reveal = std::exchange(e.robot.reveal_body, false) && sel >= 0;
-  draw_robot_joints(v);
-  draw_robot_bodies(v, sel, reveal);
-  draw_robot_actuators(v);
+  draw_robot_joints(e, index, r, m, o);
+  draw_robot_bodies(e, index, r, m, o, sel, reveal);
+  draw_robot_actuators(e, index, r, m, o);
 }
 
 // ---- URDF import
