@@ -1027,7 +1027,9 @@ void Editor::draw_optimization_results() {
       if (local)
         if (int i = plot_series("evaluation return", eval, false, h, "iteration"); i >= 0)
           ImGui::SetTooltip("iteration %d: the deterministic policy's episode returned %.6g", i, eval[size_t(i)]);
-      if (int i = plot_series("training return", snap.train_return, false, h, "iteration"); i >= 0)
+      if (std::none_of(snap.train_return.begin(), snap.train_return.end(), [](double x) { return std::isfinite(x); }))
+        ImGui::TextDisabled("training return: none yet (SHAC, AHAC: once a training episode has ended)");
+      else if (int i = plot_series("training return", snap.train_return, false, h, "iteration"); i >= 0)
         ImGui::SetTooltip("iteration %d: the last ended training episodes returned %.6g on average", i,
                           snap.train_return[size_t(i)]);
       ui_items.note("optimization/returns");
