@@ -112,6 +112,54 @@ nlohmann::json block_table(const std::vector<optim::ParamBlock>& blocks) {
   return j;
 }
 
+// a row of the table: the iteration, its loss, gradient norm and time; a rejected point with why
+// and what the backtracking did
+void print_row(const optim::IterationStats& it) {
+  if (it.rejected) {
+    char then[80] = "no shorter step lowers the loss: stopped at the last accepted point";
+    if (!it.stalled) std::snprintf(then, sizeof then, "back with %g of the step", it.step_scale);
+    std::printf("%6d %14.8g %14s %10.1f  rejected (%s): %s\n", it.iteration, it.loss, "-", it.ms,
+                it.failure.empty() ? "the loss rose" : it.failure.c_str(), then);
+  } else {
+    std::printf("%6d %14.8g %14.6g %10.1f\n", it.iteration, it.loss, it.grad_norm, it.ms);
+  }
+}
+
+// --log: the run's summary j with every iteration, the parameter blocks, the final parameters and
+// |dL/dx_t|, written atomically; false (said why) when it cannot be written
+bool write_log(const std::string& path, optim::TaskT<float>& runner, nlohmann::json j) {
+  nlohmann::json its = nlohmann::json::array();
+  for (const auto& h : runner.history()) its.push_back(iteration_row(h));
+  j["iterations"] = its;
+  j["parameter_blocks"] = block_table(runner.blocks());
+  j["parameters"] = runner.theta();
+  j["step_grad_norms"] = runner.step_grad_norms();
+  if (!write_text_atomic(path, j.dump(1) + "\n")) {
+    std::fprintf(stderr, "%s: cannot write the log\n", path.c_str());
+    return false;
+  }
+  std::printf("log written to %s\n", path.c_str());
+  return true;
+}
+
+// --save-scene: the optimized parameters written back into the scene (and kept as the task's
+// values), its paths rebased to where it is written; false (said why) when it cannot be saved
+bool save_optimized_scene(const OptimizeOptions& o, optim::TaskT<float>& runner, const scene::CompiledScene& cs,
+                          const std::string& task_name, scene::Scene& doc) {
+  for (const std::string& n : optim::write_back_task(runner.blocks(), runner.theta(), cs, doc))
+    std::printf("note: %s (the log has every value)\n", n.c_str());
+  for (scene::Task& t : doc.tasks)
+    if (t.name == task_name) optim::store_values(runner.blocks(), runner.theta(), t);
+  scene::rebase_paths(doc, std::filesystem::path(o.scene_path).parent_path().string(),
+                      std::filesystem::path(o.save_scene).parent_path().string());
+  if (Status st = scene::save_scene(doc, o.save_scene); !st) {
+    std::fprintf(stderr, "%s\n", st.message().c_str());
+    return false;
+  }
+  std::printf("optimized scene written to %s\n", o.save_scene.c_str());
+  return true;
+}
+
 }  // namespace
 
 int run_optimize(const OptimizeOptions& options) {
@@ -196,14 +244,7 @@ int run_optimize(const OptimizeOptions& options) {
       }
     }
     if (tty) std::printf("\r\033[K");
-    if (it->rejected) {
-      char then[80] = "no shorter step lowers the loss: stopped at the last accepted point";
-      if (!it->stalled) std::snprintf(then, sizeof then, "back with %g of the step", it->step_scale);
-      std::printf("%6d %14.8g %14s %10.1f  rejected (%s): %s\n", it->iteration, it->loss, "-", it->ms,
-                  it->failure.empty() ? "the loss rose" : it->failure.c_str(), then);
-    } else {
-      std::printf("%6d %14.8g %14.6g %10.1f\n", it->iteration, it->loss, it->grad_norm, it->ms);
-    }
+    print_row(*it);
     if (tty) progress_bar(done + 1, iterations, it->loss);
     if (serving) {
       serving->iteration(iteration_row(*it));
@@ -236,40 +277,13 @@ int run_optimize(const OptimizeOptions& options) {
     serving->end(std::move(end));
   }
   if (!o.log.empty()) {
-    nlohmann::json j;
-    j["scene"] = doc.name;
-    j["task"] = task->name;
-    j["completed_iterations"] = done;
-    j["interrupted"] = interrupted;
+    nlohmann::json j{
+        {"scene", doc.name}, {"task", task->name}, {"completed_iterations", done}, {"interrupted", interrupted}};
     if (!failure.is_ok()) j["error"] = failure.message();
-    nlohmann::json its = nlohmann::json::array();
-    for (const auto& h : runner.history()) its.push_back(iteration_row(h));
-    j["iterations"] = its;
     if (final_loss) j["final_loss"] = double(*final_loss);
-    j["parameter_blocks"] = block_table(runner.blocks());
-    j["parameters"] = runner.theta();
-    j["step_grad_norms"] = runner.step_grad_norms();
-    if (!write_text_atomic(o.log, j.dump(1) + "\n")) {
-      std::fprintf(stderr, "%s: cannot write the log\n", o.log.c_str());
-      rc = 1;
-    } else {
-      std::printf("log written to %s\n", o.log.c_str());
-    }
+    if (!write_log(o.log, runner, std::move(j))) rc = 1;
   }
-  if (!o.save_scene.empty()) {
-    for (const std::string& n : optim::write_back_task(runner.blocks(), runner.theta(), *cs, doc))
-      std::printf("note: %s (the log has every value)\n", n.c_str());
-    for (scene::Task& t : doc.tasks)
-      if (t.name == task->name) optim::store_values(runner.blocks(), runner.theta(), t);
-    scene::rebase_paths(doc, std::filesystem::path(o.scene_path).parent_path().string(),
-                        std::filesystem::path(o.save_scene).parent_path().string());
-    if (Status st = scene::save_scene(doc, o.save_scene); !st) {
-      std::fprintf(stderr, "%s\n", st.message().c_str());
-      rc = 1;
-    } else {
-      std::printf("optimized scene written to %s\n", o.save_scene.c_str());
-    }
-  }
+  if (!o.save_scene.empty() && !save_optimized_scene(o, runner, *cs, task->name, doc)) rc = 1;
   return rc;
 }
 

@@ -487,7 +487,8 @@ class Editor {
   void draw_inspector();
   void draw_simulation();
   void draw_optimization();
-  void draw_optimization_results();  // its plots and gradient check
+  void draw_optimization_results();                           // its plots and gradient check
+  void draw_task_method(const scene::Task& t, bool running);  // a policy task's method, copies, seed
   void draw_loss_terms(const scene::Task& task);
   void draw_visualization();
   void draw_stats();

@@ -19,6 +19,7 @@
 #include "app/editor/editor.h"
 
 #include "app/editor/fields.h"
+#include "app/editor/plot.h"
 #include "engine/scene/compile.h"
 #include "engine/vis/rigid_vis.h"
 
@@ -103,98 +104,6 @@ bool object_optimized(const scene::Scene& s, int task_index, const std::string& 
   for (const auto& p : s.tasks[size_t(task_index)].parameters)
     if (p.object == name) return true;
   return false;
-}
-
-// a plot of a series with axes: ticks in the values' units (decades, labelled 1e-3, on a log
-// scale), the x axis in `x_unit` (iterations, frames); hover shows the point's real value.
-// log: a log scale when every value is positive (a loss that goes negative, a distance
-// walked, is drawn as it is). The plot is one ImGui item; returns the hovered index or -1 and
-// the x of index i through *x_of (for marks drawn over it)
-struct PlotGeometry {
-  float x0 = 0, x1 = 0, y0 = 0, y1 = 0;
-  int n = 0;
-  float x_of(int i) const { return n > 1 ? x0 + (x1 - x0) * float(i) / float(n - 1) : 0.5f * (x0 + x1); }
-};
-
-int plot_series(const char* label, const std::vector<double>& values, bool log, float height, const char* x_unit,
-                PlotGeometry* geometry = nullptr) {
-  if (values.empty()) {  // the plot's room, so that nothing moves when the data comes
-    ImGui::TextDisabled("%s: no data yet", label);
-    ImGui::Dummy(ImVec2(ImGui::GetContentRegionAvail().x, height + ImGui::GetTextLineHeight()));
-    return -1;
-  }
-  double lo = DBL_MAX, hi = -DBL_MAX;
-  for (double x : values)
-    if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
-  log = log && lo > 0;
-  auto tr = [&](double v) { return log ? std::log10(v) : v; };
-  double ylo = tr(lo), yhi = tr(hi);
-  if (!(yhi > ylo)) ylo -= 0.5, yhi += 0.5;
-  // the title and the last value above the frame, not over the curve
-  ImGui::Text("%s %.4g", label, values.back());
-  ImGui::SameLine();
-  ImGui::TextDisabled("per %s, %s[%.3g .. %.3g]", x_unit, log ? "log scale " : "", lo, hi);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ImVec2 o = ImGui::GetCursorScreenPos();
-  const float w = ImGui::GetContentRegionAvail().x;
-  const float ticks_h = ImGui::GetTextLineHeight();
-  ImGui::InvisibleButton(label, ImVec2(w, height + ticks_h));
-  // y ticks in the values' units: whole decades (1e-3) when a log scale spans one or more,
-  // else a few round values (placed on the log scale when it is one); the frame starts right of
-  // the widest label
-  char buf[32];
-  std::vector<double> ticks;  // real values
-  std::vector<std::string> labels;
-  if (log && yhi - ylo >= 1) {
-    const double step = std::max(1.0, std::ceil((yhi - ylo) / 3));
-    for (double t = std::ceil(ylo / step) * step; t <= yhi + 1e-9; t += step) ticks.push_back(std::pow(10.0, t));
-  } else {
-    const double rlo = log ? lo : ylo, rhi = log ? hi : yhi, raw = (rhi - rlo) / 2;
-    const double mag = std::pow(10.0, std::floor(std::log10(raw > 0 ? raw : 1.0)));
-    const double step = raw / mag >= 5 ? 5 * mag : raw / mag >= 2 ? 2 * mag : mag;
-    for (double t = std::ceil(rlo / step) * step; t <= rhi + step * 1e-9; t += step) ticks.push_back(t);
-  }
-  float label_w = 0;
-  for (double t : ticks) {
-    if (log && yhi - ylo >= 1)
-      std::snprintf(buf, sizeof buf, "1e%d", int(std::lround(std::log10(t))));
-    else
-      std::snprintf(buf, sizeof buf, "%.3g", t);
-    labels.emplace_back(buf);
-    label_w = std::max(label_w, ImGui::CalcTextSize(buf).x);
-  }
-  PlotGeometry g{o.x + std::max(40.0f, label_w + 6), o.x + w - 6, o.y + 2, o.y + height, int(values.size())};
-  if (geometry) *geometry = g;
-  const ImU32 frame = ImGui::GetColorU32(ImGuiCol_FrameBg), ink = ImGui::GetColorU32(ImGuiCol_TextDisabled),
-              line = ImGui::GetColorU32(ImGuiCol_PlotLines);
-  dl->AddRectFilled(ImVec2(g.x0, g.y0), ImVec2(g.x1, g.y1), frame);
-  auto Y = [&](double v) { return float(g.y1 - (tr(v) - ylo) / (yhi - ylo) * (g.y1 - g.y0)); };
-  for (std::size_t k = 0; k < ticks.size(); ++k) {
-    const double t = ticks[k];
-    if (log && !(t > 0)) continue;
-    const float y = Y(t);
-    if (y < g.y0 - 1 || y > g.y1 + 1) continue;
-    dl->AddLine(ImVec2(g.x0, y), ImVec2(g.x1, y), IM_COL32(255, 255, 255, 28));
-    const char* text = labels[k].c_str();
-    dl->AddText(ImVec2(g.x0 - ImGui::CalcTextSize(text).x - 3, y - ticks_h * 0.5f), ink, text);
-  }
-  // x ticks: the first, the middle and the last index
-  const int n = g.n;
-  for (int i : {0, (n - 1) / 2, n - 1}) {
-    std::snprintf(buf, sizeof buf, "%d", i);
-    dl->AddText(ImVec2(g.x_of(i) - ImGui::CalcTextSize(buf).x * 0.5f, g.y1 + 1), ink, buf);
-  }
-  for (int i = 0; i + 1 < n; ++i)
-    if (std::isfinite(values[size_t(i)]) && std::isfinite(values[size_t(i + 1)]) &&
-        (!log || (values[size_t(i)] > 0 && values[size_t(i + 1)] > 0)))
-      dl->AddLine(ImVec2(g.x_of(i), Y(values[size_t(i)])), ImVec2(g.x_of(i + 1), Y(values[size_t(i + 1)])), line, 1.5f);
-  int hovered = -1;
-  if (ImGui::IsItemHovered()) {
-    hovered = std::clamp(
-        int(std::lround((ImGui::GetIO().MousePos.x - g.x0) / std::max(g.x1 - g.x0, 1.0f) * float(n - 1))), 0, n - 1);
-    dl->AddLine(ImVec2(g.x_of(hovered), g.y0), ImVec2(g.x_of(hovered), g.y1), ink);
-  }
-  return hovered;
 }
 
 // the viridis map at a few stops, for the legend
@@ -889,42 +798,7 @@ void Editor::draw_optimization() {
   }
 
   draw_task_policy(task_index);
-  // a policy: trained by the full-horizon gradient or by SHAC (windows, copies, critic)
-  if (t.has_policy) {
-    OptMethod& opt_method = task_methods[t.name];
-    int method = opt_method.shac ? (opt_method.ahac ? 2 : 1) : opt_method.pods ? 2 + opt_method.order : 0;
-    const char* methods[] = {"BPTT", "SHAC", "AHAC", "PODS-1", "PODS-2"};
-    ImGui::BeginDisabled(running);
-    ImGui::SetNextItemWidth(80);
-    ImGui::Combo("##method", &method, methods, 5);
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip(
-          "BPTT: the gradient through the whole horizon (as adjoint optimize)\n"
-          "SHAC: short windows over many randomized copies, a critic for each window's end\n"
-          "(as adjoint optimize --shac); each iteration is one window, its loss the policy's episode\n"
-          "AHAC: SHAC with each copy's window cut where its contact forces pass the task's threshold,\n"
-          "the windows' length adapting, and two critics (as adjoint optimize --method ahac)\n"
-          "PODS-1/2: each episode's actions improved by a gradient (1) or Newton (2) step, the policy\n"
-          "regressed onto them (as adjoint optimize --method pods); the gradient-norm plot shows the step");
-    opt_method.shac = method == 1 || method == 2;
-    opt_method.ahac = method == 2;
-    opt_method.pods = method >= 3;
-    if (opt_method.pods) opt_method.order = method - 2;
-    if (opt_method.shac || opt_method.pods) {
-      ImGui::SameLine();
-      ImGui::SetNextItemWidth(110);
-      ImGui::DragInt("##copies", &opt_method.envs, 0.5f, 1, 1024, "%d copies");
-      ImGui::SameLine();
-      int seed = int(opt_method.seed);
-      ImGui::SetNextItemWidth(-FLT_MIN);
-      if (ImGui::DragInt("##seed", &seed, 0.2f, 0, 1 << 30, "seed %d")) opt_method.seed = std::uint64_t(seed);
-    }
-    ImGui::EndDisabled();
-  } else {
-    ImGui::TextDisabled("method: BPTT");
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("the task has no policy (its inputs are per frame): SHAC and PODS train policies");
-  }
+  draw_task_method(t, running);
 
   // start / pause / stop
   if (!running) {
@@ -987,6 +861,46 @@ void Editor::draw_optimization() {
         snap.best_iteration);
 
   draw_optimization_results();
+}
+
+// a policy task's method (BPTT, SHAC, AHAC, PODS-1, PODS-2) with its copies and seed, chosen
+// per task; a task without a policy is BPTT's
+void Editor::draw_task_method(const scene::Task& t, bool running) {
+  if (t.has_policy) {
+    OptMethod& opt_method = task_methods[t.name];
+    int method = opt_method.shac ? (opt_method.ahac ? 2 : 1) : opt_method.pods ? 2 + opt_method.order : 0;
+    const char* methods[] = {"BPTT", "SHAC", "AHAC", "PODS-1", "PODS-2"};
+    ImGui::BeginDisabled(running);
+    ImGui::SetNextItemWidth(80);
+    ImGui::Combo("##method", &method, methods, 5);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "BPTT: the gradient through the whole horizon (as adjoint optimize)\n"
+          "SHAC: short windows over many randomized copies, a critic for each window's end\n"
+          "(as adjoint optimize --shac); each iteration is one window, its loss the policy's episode\n"
+          "AHAC: SHAC with each copy's window cut where its contact forces pass the task's threshold,\n"
+          "the windows' length adapting, and two critics (as adjoint optimize --method ahac)\n"
+          "PODS-1/2: each episode's actions improved by a gradient (1) or Newton (2) step, the policy\n"
+          "regressed onto them (as adjoint optimize --method pods); the gradient-norm plot shows the step");
+    opt_method.shac = method == 1 || method == 2;
+    opt_method.ahac = method == 2;
+    opt_method.pods = method >= 3;
+    if (opt_method.pods) opt_method.order = method - 2;
+    if (opt_method.shac || opt_method.pods) {
+      ImGui::SameLine();
+      ImGui::SetNextItemWidth(110);
+      ImGui::DragInt("##copies", &opt_method.envs, 0.5f, 1, 1024, "%d copies");
+      ImGui::SameLine();
+      int seed = int(opt_method.seed);
+      ImGui::SetNextItemWidth(-FLT_MIN);
+      if (ImGui::DragInt("##seed", &seed, 0.2f, 0, 1 << 30, "seed %d")) opt_method.seed = std::uint64_t(seed);
+    }
+    ImGui::EndDisabled();
+  } else {
+    ImGui::TextDisabled("method: BPTT");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("the task has no policy (its inputs are per frame): SHAC and PODS train policies");
+  }
 }
 
 // the Optimization panel's plots and gradient check, below its controls
