@@ -58,8 +58,14 @@ void print_window_times(const nlohmann::json& ms) {
       v("evaluation"));
 }
 
+// exit code 1, after printing what failed, prefixed by who (the scene, and the rank under mpirun)
+int fail_as(const std::string& who, const std::string& what) {
+  std::fprintf(stderr, "%s: %s\n", who.c_str(), what.c_str());
+  return 1;
+}
+
 // what the parts of one `adjoint optimize --method shac|ahac` run share
-struct ShacRun {
+struct ShacCommandRun {
   const OptimizeOptions& o;
   dist::Communicator& comm;
   const scene::Scene& doc;
@@ -81,11 +87,11 @@ struct ShacRun {
 
   const char* method() const { return ts.ahac ? "ahac" : "shac"; }
   double wall() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
-  int fail(const std::string& what) const { return std::fprintf(stderr, "%s: %s\n", who.c_str(), what.c_str()), 1; }
+  int fail(const std::string& what) const { return fail_as(who, what); }
 };
 
 // the run's first lines and the table's header (rank 0)
-void print_header(const ShacRun& r) {
+void print_header(const ShacCommandRun& r) {
   const optim::BatchShacOptions& so = r.shac.options();  // the window length the trainer uses
   std::printf("%s / %s: %s, %d copies, windows of %s%d frames, %d windows, seed %llu\n", r.doc.name.c_str(),
               r.task.name.c_str(), r.ts.ahac ? "AHAC" : "SHAC", r.ts.envs, r.ts.ahac ? "up to " : "", so.window,
@@ -108,7 +114,7 @@ void print_header(const ShacRun& r) {
 
 // window k's evaluation episode (rank 0): a printed and logged row, and a viewer's snapshot
 // (the evaluation episode and the training copies' last window) when one is due
-Status evaluate_window(ShacRun& r, int k, const optim::BatchShacStats& st, bool row, bool publishes,
+Status evaluate_window(ShacCommandRun& r, int k, const optim::BatchShacStats& st, bool row, bool publishes,
                        nlohmann::json& record) {
   const double wall = r.wall();
   r.eval_states.clear();
@@ -154,7 +160,7 @@ Status evaluate_window(ShacRun& r, int k, const optim::BatchShacStats& st, bool 
 }
 
 // a checkpoint after window k (collective: every rank's copies)
-Status write_checkpoint(ShacRun& r, int k, nlohmann::json& record) {
+Status write_checkpoint(ShacCommandRun& r, int k, nlohmann::json& record) {
   optim::Checkpoint ck;
   Status s = r.shac.save(ck);
   if (s) s = write_run_checkpoint(r.ckpt_dir, r.identity, r.totals, ck, r.comm);
@@ -167,7 +173,7 @@ Status write_checkpoint(ShacRun& r, int k, nlohmann::json& record) {
 
 // after the last window trained here: the timings, the final evaluation, the viewers' end and
 // the --log (rank 0)
-int finish_run(ShacRun& r, int trained, bool stopped_after, double comm0, long long bytes0) {
+int finish_run(ShacCommandRun& r, int trained, bool stopped_after, double comm0, long long bytes0) {
   const double wall = r.wall();
   if (r.lead && trained > 0) {
     std::printf("%d windows in %.3f s: %.3f windows/s\n", trained, wall, trained / wall);
@@ -208,7 +214,7 @@ int run_shac(const OptimizeOptions& o) {
   dist::LocalCommunicator alone;
   dist::Communicator& comm = o.comm ? *o.comm : alone;
   const std::string who = comm.size() > 1 ? o.scene_path + " (rank " + std::to_string(comm.rank()) + ")" : o.scene_path;
-  auto fail = [&](const std::string& what) { return std::fprintf(stderr, "%s: %s\n", who.c_str(), what.c_str()), 1; };
+  auto fail = [&](const std::string& what) { return fail_as(who, what); };
   auto loaded = load_scene_task<float>(o.scene_path, o.task);
   if (!loaded) return std::fprintf(stderr, "%s\n", loaded.status().message().c_str()), 1;
   const scene::Task& task = loaded->task;
@@ -225,7 +231,7 @@ int run_shac(const OptimizeOptions& o) {
   if (!made) return fail(made.status().message());
   auto shac = optim::make_shac_trainer(**made, ts);
   if (!shac) return fail(shac.status().message());
-  ShacRun r{o, comm, loaded->doc, loaded->cs, task, ts, *shac, who};
+  ShacCommandRun r{o, comm, loaded->doc, loaded->cs, task, ts, *shac, who};
   r.lead = comm.rank() == 0;
   if (Status st = checkpoint_plan(o, r.ckpt_dir, r.ckpt_every); !st) return fail(st.message());
   r.identity = shac_run_identity(r.doc.name, task.name, windows, ts.seed, r.method());

@@ -45,11 +45,17 @@ int run_info(bool validation) {
   return 0;
 }
 
-bool parse_size(const std::string& s, uint32_t* w, uint32_t* h) {
+// option's WxH value s into *w, *h; false (said why, naming the option) when it is not a size
+// between 16x16 and 16384x16384
+bool parse_size(const char* option, const std::string& s, uint32_t* w, uint32_t* h) {
   unsigned a = 0, b = 0;
   char x = 0, extra = 0;
-  if (std::sscanf(s.c_str(), "%u%c%u%c", &a, &x, &b, &extra) != 3 || (x != 'x' && x != 'X')) return false;
-  if (a < 16 || b < 16 || a > 16384 || b > 16384) return false;
+  const bool ok = std::sscanf(s.c_str(), "%u%c%u%c", &a, &x, &b, &extra) == 3 && (x == 'x' || x == 'X') && a >= 16 &&
+                  b >= 16 && a <= 16384 && b <= 16384;
+  if (!ok) {
+    std::fprintf(stderr, "adjoint: %s %s: expected WxH between 16x16 and 16384x16384\n", option, s.c_str());
+    return false;
+  }
   *w = a;
   *h = b;
   return true;
@@ -61,12 +67,6 @@ struct Command {
   std::function<int()> run;  // what it does then
 };
 using Commands = std::vector<Command>;
-
-// false, after saying why a size is refused
-bool size_error(const char* option, const std::string& size) {
-  std::fprintf(stderr, "adjoint: %s %s: expected WxH between 16x16 and 16384x16384\n", option, size.c_str());
-  return false;
-}
 
 // `adjoint info`
 void add_info(CLI::App& app, Commands& cmds) {
@@ -246,8 +246,7 @@ void add_optimize_options(CLI::App& app, OptimizeArgs& a) {
 int run_optimize_command(OptimizeArgs& a, int* argc, char*** argv) {
   adj::app::OptimizeOptions& opt = a.opt;
   CLI::App* opt_cmd = a.cmd;
-  if (!parse_size(a.rec_size, &opt.record_width, &opt.record_height) && !size_error("--record-size", a.rec_size))
-    return 2;
+  if (!parse_size("--record-size", a.rec_size, &opt.record_width, &opt.record_height)) return 2;
   opt.shac_envs_given = opt_cmd->count("--envs") > 0;
   if (opt.shac) opt.method = "shac";  // the older spellings
   if (opt.receding_window > 0) opt.method = "receding";
@@ -363,7 +362,7 @@ struct RenderArgs {
 };
 
 int run_render_command(RenderArgs& a) {
-  if (!parse_size(a.size, &a.ren.width, &a.ren.height) && !size_error("--size", a.size)) return 2;
+  if (!parse_size("--size", a.size, &a.ren.width, &a.ren.height)) return 2;
   std::string err;
   if (!adj::app::parse_overlays(a.overlays, a.ren, &err)) {
     std::fprintf(stderr, "adjoint: --overlays: %s\n", err.c_str());
@@ -609,7 +608,7 @@ int main(int argc, char** argv) {
 
   for (const Command& c : cmds)
     if (*c.cmd) return c.run();
-  if (!parse_size(viewer.size, &viewer.v.width, &viewer.v.height) && !size_error("--size", viewer.size)) return 2;
+  if (!parse_size("--size", viewer.size, &viewer.v.width, &viewer.v.height)) return 2;
   if (viewer.v.sync_validation) viewer.v.validation = true;
   return adj::app::run_viewer(viewer.v);
 }
