@@ -464,7 +464,8 @@ ADJ_HD void substep_adjoint(const M& m, const P& par, const S* q, const S* qd, c
     }
     g.F[i] = adjF;
   }
-  // then the forward sweep, leaves to root: f_i = I a + v x* I v - fext, a_i = a_p + v x vj
+  // then the forward sweep, leaves to root: f_i = I a + v x* I v - fext, a_i = a_p + v x vj,
+  // a root's a_p the base acceleration (0, -gravity)
   for (int i = nb - 1; i >= 0; --i) {
     g.fext[i] -= g.F[i];
     body_force_adjoint(w.I[i], w.a[i], w.v[i], g.F[i], g.I[i], g.a[i], g.v[i]);
@@ -476,7 +477,10 @@ ADJ_HD void substep_adjoint(const M& m, const P& par, const S* q, const S* qd, c
       g.S_[d] += adj_vj * qd[d];
       adj_qd[d] += sdot(w.S[d], adj_vj);
     }
-    if (m.joint_parent[i] >= 0) g.a[m.joint_parent[i]] += g.a[i];
+    if (m.joint_parent[i] >= 0)
+      g.a[m.joint_parent[i]] += g.a[i];
+    else
+      adj_par.gravity -= g.a[i].v;
   }
   // joint forces: adj_tau = lambda
   for (int d = 0; d < nv; ++d) {

@@ -38,11 +38,13 @@ ADJ_HD inline ParamsT<S, Span<const S>> view_params(const RigidViewT<S>& m) {
   p.contact_ke = m.contact_ke;
   p.contact_kd = m.contact_kd;
   p.contact_mu = m.contact_mu;
+  p.gravity = m.gravity;
   return p;
 }
 
 // parameter adjoints over one packed row (param_count, in the order of the top comment): the
-// arrays as spans into it; the contact scalars ke, kd, mu (its last three entries) loaded
+// arrays as spans into it; the scalars (contact ke, kd, mu and gravity, its last six entries)
+// loaded
 template <class S>
 ADJ_HD inline ParamsT<S, Span<S>> param_spans(const RigidViewT<S>& m, S* ap) {
   const int nb = m.body_count(), na = m.actuator_count(), nv = m.dof_count(), pc = nb + 2 * na + 2 * nv;
@@ -55,16 +57,18 @@ ADJ_HD inline ParamsT<S, Span<S>> param_spans(const RigidViewT<S>& m, S* ap) {
   p.contact_ke = ap[pc];
   p.contact_kd = ap[pc + 1];
   p.contact_mu = ap[pc + 2];
+  p.gravity = vec3<S>(ap[pc + 3], ap[pc + 4], ap[pc + 5]);
   return p;
 }
 
-// the contact scalars of param_spans' parameters back into their row
+// the scalars of param_spans' parameters (contact, gravity) back into their row
 template <class S>
-ADJ_HD inline void store_contact_params(const RigidViewT<S>& m, const ParamsT<S, Span<S>>& p, S* ap) {
+ADJ_HD inline void store_scalar_params(const RigidViewT<S>& m, const ParamsT<S, Span<S>>& p, S* ap) {
   const int pc = m.body_count() + 2 * m.actuator_count() + 2 * m.dof_count();
   ap[pc] = p.contact_ke;
   ap[pc + 1] = p.contact_kd;
   ap[pc + 2] = p.contact_mu;
+  for (int c = 0; c < 3; ++c) ap[pc + 3 + c] = p.gravity[c];
 }
 
 // bytes of one environment's slice: forward only, or forward plus what the adjoint needs
@@ -189,7 +193,7 @@ struct BatchAdjointKernel {
     reverse_substeps(m, par, act_e, h, substeps, tape, adj_q_out + std::size_t(env) * nq,
                      adj_qd_out + std::size_t(env) * nv, adj_q + std::size_t(env) * nq, adj_qd + std::size_t(env) * nv,
                      adj_act_e, adj_par, g, buf);
-    store_contact_params(m, adj_par, ap);
+    store_scalar_params(m, adj_par, ap);
   }
 };
 
@@ -217,6 +221,7 @@ inline void batch_sum_param_grads(const RigidModelT<S>& m, int env_count, const 
     adj_model.contact_ke += ap[pc];
     adj_model.contact_kd += ap[pc + 1];
     adj_model.contact_mu += ap[pc + 2];
+    adj_model.gravity += vec3<S>(ap[pc + 3], ap[pc + 4], ap[pc + 5]);
   }
 }
 

@@ -21,12 +21,14 @@
 namespace adj::rigid {
 
 // the differentiable parameters, lifted to T; packed order: body_mass, actuator_kp,
-// actuator_kd, dof_damping, dof_armature, contact_ke, contact_kd, contact_mu. V: std::vector
-// on the host, Span over an arena or the model's arrays on a device (rigid_batch.h)
+// actuator_kd, dof_damping, dof_armature, contact_ke, contact_kd, contact_mu, gravity (x, y,
+// z). V: std::vector on the host, Span over an arena or the model's arrays on a device
+// (rigid_batch.h)
 template <class T, class V = std::vector<T>>
 struct ParamsT {
   V body_mass, actuator_kp, actuator_kd, dof_damping, dof_armature;
   T contact_ke = T(0), contact_kd = T(0), contact_mu = T(0);
+  vec3<T> gravity;
 };
 template <class T>
 using Params = ParamsT<T>;
@@ -42,6 +44,7 @@ inline Params<T> lift_params(const RigidModelT<S>& m) {
   p.contact_ke = T(m.contact_ke);
   p.contact_kd = T(m.contact_kd);
   p.contact_mu = T(m.contact_mu);
+  p.gravity = vec3<T>(T(m.gravity.x), T(m.gravity.y), T(m.gravity.z));
   return p;
 }
 
@@ -70,6 +73,7 @@ inline void add_param_grads(const Params<S>& p, RigidModelGradT<S>& g) {
   g.contact_ke += p.contact_ke;
   g.contact_kd += p.contact_kd;
   g.contact_mu += p.contact_mu;
+  g.gravity += p.gravity;
 }
 
 // scratch of one step
@@ -321,9 +325,9 @@ ADJ_HD inline svec<T> body_force(const sinertia<T>& I, const svec<T>& a, const s
 
 // recursive Newton-Euler (world frame): out = M qdd + c(q, qd) - J^T fext, qdd = nullptr
 // for the bias forces; leaves the force across every joint in w.f
-template <class T, class M, class W>
-ADJ_HD void rnea(const M& m, const T* qd, const T* qdd, W& w, T* out) {
-  const svec<T> a0{vec3<T>(), -lift<T>(m.gravity)};  // gravity as a base acceleration
+template <class T, class M, class W, class G>
+ADJ_HD void rnea(const M& m, const vec3<G>& gravity, const T* qd, const T* qdd, W& w, T* out) {
+  const svec<T> a0{vec3<T>(), -lift<T>(gravity)};  // gravity as a base acceleration
   for (int i = 0; i < m.body_count(); ++i) {
     int pi = m.joint_parent[i];
     svec<T> a = pi < 0 ? a0 : w.a[pi];
@@ -515,7 +519,7 @@ ADJ_HD bool substep(const M& m, const P& par, const T* q, const T* qd, const T* 
   thrust(m, act, w);
   for (int i = 0; i < int(w.fext_extra.size()); ++i) w.fext[i] += w.fext_extra[i];
   joint_forces(m, par, q, qd, act, w);
-  rnea(m, qd, static_cast<const T*>(nullptr), w, w.bias.data());
+  rnea(m, par.gravity, qd, static_cast<const T*>(nullptr), w, w.bias.data());
   crba(m, par, w);
   implicit_terms(m, par, q, w);
   implicit_system(m, qd, h, w);

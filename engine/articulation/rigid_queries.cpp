@@ -159,6 +159,7 @@ Status rigid_step_dual_chunk(const RigidModelT<S>& m, const StateT<S>& in, const
   par.contact_ke = seed(m.contact_ke);
   par.contact_kd = seed(m.contact_kd);
   par.contact_mu = seed(m.contact_mu);
+  for (int c = 0; c < 3; ++c) par.gravity[c] = seed(m.gravity[c]);
   work.resize(m.body_count(), nq, nv);
   out.resize(std::size_t(nq + nv));
   if (!rigid::step(m, par, q.data(), qd.data(), act.data(), dt, std::max(1, substeps), out.data(), out.data() + nq,
@@ -213,7 +214,8 @@ Status rigid_step_adjoint_dual(const RigidModelT<S>& m, const StateT<S>& in, con
       g[std::size_t(c * kRigidJacobianChunk + t)] = s;
     }
   }
-  // unpack in the seeding order: q, qd, act, mass, kp, kd, damping, armature, ke, kd, mu
+  // unpack in the seeding order: q, qd, act, mass, kp, kd, damping, armature, ke, kd, mu,
+  // gravity
   adj_in.joint_q.assign(g.begin(), g.begin() + nq);
   adj_in.joint_qd.assign(g.begin() + nq, g.begin() + nq + nv);
   int k = nq + nv;
@@ -226,6 +228,7 @@ Status rigid_step_adjoint_dual(const RigidModelT<S>& m, const StateT<S>& in, con
   adj_model.contact_ke += g[k++];
   adj_model.contact_kd += g[k++];
   adj_model.contact_mu += g[k++];
+  for (int c = 0; c < 3; ++c) adj_model.gravity[c] += g[k++];
   return rigid_check_finite(m, adj_in, "rigid dual step adjoint");
 }
 
@@ -242,13 +245,13 @@ Status rigid_contacts(const RigidModelT<S>& m, const StateT<S>& s, const Control
   rigid::contact(m, par, w, &out);
   rigid::thrust(m, control.joint_act.data(), w);
   rigid::joint_forces(m, par, s.joint_q.data(), s.joint_qd.data(), control.joint_act.data(), w);
-  rigid::rnea(m, s.joint_qd.data(), static_cast<const S*>(nullptr), w, w.bias.data());
+  rigid::rnea(m, m.gravity, s.joint_qd.data(), static_cast<const S*>(nullptr), w, w.bias.data());
   rigid::crba(m, par, w);
   if (!rigid::cholesky(w.M, w.L, nv)) return singular(m);
   for (int d = 0; d < nv; ++d) w.qdd[d] = w.tau[d] - w.bias[d];
   rigid::cholesky_solve(w.L, nv, w.qdd.data(), w.qdd.data());
   // the force each joint transmits is what its subtree needs beyond the external forces
-  rigid::rnea(m, s.joint_qd.data(), w.qdd.data(), w, w.bias.data());
+  rigid::rnea(m, m.gravity, s.joint_qd.data(), w.qdd.data(), w, w.bias.data());
   for (int i = 0; i < m.body_count(); ++i) {
     out.joint_point.push_back(w.p[i]);
     out.joint_force.push_back(w.f[i].v);
@@ -298,7 +301,7 @@ std::vector<S> rigid_inverse_dynamics(const RigidModelT<S>& m, const StateT<S>& 
   rigid::kinematics(m, par, s.joint_q.data(), s.joint_qd.data(), w);
   rigid::contact(m, par, w, static_cast<RigidContactsT<S>*>(nullptr));
   std::vector<S> tau(static_cast<std::size_t>(m.dof_count()));
-  rigid::rnea(m, s.joint_qd.data(), qdd.data(), w, tau.data());
+  rigid::rnea(m, m.gravity, s.joint_qd.data(), qdd.data(), w, tau.data());
   return tau;
 }
 
@@ -312,7 +315,7 @@ Result<std::vector<S>> rigid_forward_dynamics(const RigidModelT<S>& m, const Sta
   rigid::contact(m, par, w, static_cast<RigidContactsT<S>*>(nullptr));
   rigid::thrust(m, control.joint_act.data(), w);
   rigid::joint_forces(m, par, s.joint_q.data(), s.joint_qd.data(), control.joint_act.data(), w);
-  rigid::rnea(m, s.joint_qd.data(), static_cast<const S*>(nullptr), w, w.bias.data());
+  rigid::rnea(m, m.gravity, s.joint_qd.data(), static_cast<const S*>(nullptr), w, w.bias.data());
   rigid::crba(m, par, w);
   if (!rigid::cholesky(w.M, w.L, nv)) return singular(m);
   std::vector<S> qdd(static_cast<std::size_t>(nv));

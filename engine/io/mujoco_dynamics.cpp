@@ -268,11 +268,11 @@ Result<MujocoDynamics> mujoco_dynamics(const RigidModelT<double>& m, const Mujoc
   const std::size_t nvs = std::size_t(nve);
   std::vector<double> c0(nvs), bias(nvs), tmp(nvs);
   clear_fext();
-  rigid::rnea(m, e.qd.data(), no_qdd, w, c0.data());
-  rigid::rnea(m, e.qd.data(), e.Tdot_qvel.data(), w, bias.data());  // c + M dT/dt qvel
+  rigid::rnea(m, m.gravity, e.qd.data(), no_qdd, w, c0.data());
+  rigid::rnea(m, m.gravity, e.qd.data(), e.Tdot_qvel.data(), w, bias.data());  // c + M dT/dt qvel
   // J^T fext of the body forces in w.fext: c(fext = 0) - rnea(fext)
   auto body_force = [&] {
-    rigid::rnea(m, e.qd.data(), no_qdd, w, tmp.data());
+    rigid::rnea(m, m.gravity, e.qd.data(), no_qdd, w, tmp.data());
     std::vector<double> f(nvs);
     for (int d = 0; d < nve; ++d) f[d] = c0[d] - tmp[d];
     return f;

@@ -10,7 +10,8 @@
 // `a.g.<field>[slot]` (engine/solver/kernels.h), or for a robot field the articulation's adjoint
 // filling `grad`. Columns:
 //   decl    kind: the row declares scene::ParamKind::<kind>; same: a second side of a kind an
-//           earlier row declares (the robots' own contact parameters)
+//           earlier row declares (the robots' own contact parameters; gravity, which is one:
+//           either side's block writes both values and reads both gradients, parameters.cpp)
 //   kind    the parameter kind a task names (= its JSON name)
 //   field   the row's own name (adj::Field::<field>)
 //   side    particles: ParametersT and the particle stages (a task of particle objects);
@@ -57,7 +58,8 @@
   X(kind, joint_armature, joint_armature,  robot,     dof,      dof,      1, nonneg,   rigid.dof_armature, rigid.dof_armature, joint_dofs(&RobotBody::armature),    "joint armature",                    "kg m^2 or kg") \
   X(same, contact_ke,    robot_contact_ke, robot,     scene,    scene,    1, all,      rigid.contact_ke,  rigid.contact_ke,  robot_contact(&RobotContactSettings::ke), "robot contact ke",                "N/m") \
   X(same, contact_kd,    robot_contact_kd, robot,     scene,    scene,    1, all,      rigid.contact_kd,  rigid.contact_kd,  robot_contact(&RobotContactSettings::kd), "robot contact kd",                "N s/m") \
-  X(same, contact_mu,    robot_contact_mu, robot,     scene,    scene,    1, all,      rigid.contact_mu,  rigid.contact_mu,  robot_contact(&RobotContactSettings::mu), "robot contact mu",                "")
+  X(same, contact_mu,    robot_contact_mu, robot,     scene,    scene,    1, all,      rigid.contact_mu,  rigid.contact_mu,  robot_contact(&RobotContactSettings::mu), "robot contact mu",                "") \
+  X(same, gravity,       robot_gravity,    robot,     scene,    scene,    3, all,      rigid.gravity,     rigid.gravity,     gravity(),                             "gravity",                           "m/s^2")
 // clang-format on
 
 // the decl column: which rows declare a ParamKind

@@ -54,6 +54,7 @@ struct RigidModelGradT {
   Array<S> dof_damping;   // (dof_count)
   Array<S> dof_armature;  // (dof_count)
   S contact_ke = 0, contact_kd = 0, contact_mu = 0;
+  vec3<S> gravity;  // dL/d gravity (the bodies'; a scene's gravity also moves its particles)
 };
 
 // contacts and joint reaction forces of one state, for drawing. each contact acts on `body`
@@ -188,7 +189,7 @@ struct RigidModelT {
   int collider_count() const { return int(collider_type.size()); }
   int coupling_count() const { return int(coupling_joint.size()); }
   // differentiable parameters: masses, PD gains, joint damping and armature, contact ke/kd/mu
-  int param_count() const { return body_count() + 2 * actuator_count() + 2 * dof_count() + 3; }
+  int param_count() const { return body_count() + 2 * actuator_count() + 2 * dof_count() + 6; }
 
   // a state at the rest configuration (zero angles, identity quaternions)
   // (joint arrays only; ModelT::make_state gives the whole world's)

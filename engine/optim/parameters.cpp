@@ -207,10 +207,13 @@ namespace {
 // a model field's block: its elements; masses and inertia scale together
 template <class S>
 Status create_field(const ParamBuildT<S>& b, ParamBlock& block) {
-  if (block.field->field == Field::gravity && b.cs.model.body_count() > 0)
-    return Status::error(b.where + ": the scene has robots, and their gravity has no gradient yet");
   return field_block(*block.field, b.cs.model, b.object, b.where, block);
 }
+
+// a scene has one gravity: the particles' (ModelT::gravity) and the bodies' (its rigid model's,
+// which also stands alone as an imported robot's model) are the same vector, so a gravity block
+// of either side writes both and its gradient is the sum of both sides'
+bool is_gravity(const FieldInfo* f) { return f && (f->field == Field::gravity || f->field == Field::robot_gravity); }
 
 template <class S>
 void initial_field(const scene::CompiledSceneT<S>& cs, const ParamBlock& b, S* x) {
@@ -221,6 +224,10 @@ void initial_field(const scene::CompiledSceneT<S>& cs, const ParamBlock& b, S* x
 
 template <class S>
 void apply_field(const ParamBlock& b, const S* x, const ParamTargetT<S>& to) {
+  if (is_gravity(b.field)) {
+    to.model.gravity = to.model.rigid.gravity = vec3<S>(x[0], x[1], x[2]);
+    return;
+  }
   const FieldRef<S> f = model_field(to.model, b.field->field);
   for (int e = 0; e < b.elements; ++e) {
     const int i = b.index[e];
@@ -237,6 +244,10 @@ void apply_field(const ParamBlock& b, const S* x, const ParamTargetT<S>& to) {
 // a field the rollout kept no gradient of (the bodies' fields without body_param_grads) reads 0
 template <class S>
 void gather_field(const ParamBlock& b, const ParamGradsT<S>& from, S* g) {
+  if (is_gravity(b.field)) {
+    for (int c = 0; c < 3; ++c) g[c] = from.model.gravity[c] + from.model.rigid.gravity[c];
+    return;
+  }
   const FieldRef<S> f = grad_field(from.model, b.field->field);
   for (int e = 0; e < b.elements; ++e)
     for (int c = 0; c < b.width; ++c) g[b.width * e + c] = f.count > b.index[e] ? f.at(b.index[e], c) : S(0);
@@ -464,6 +475,8 @@ Status ParametersT<S>::add_particle_blocks(const scene::CompiledSceneT<S>& cs, c
     b.count = b.steps * b.elements * b.width;
     p.size_ += b.count;
     p.has_controls_ = p.has_controls_ || row->per_step;
+    // gravity also moves the bodies: their parameter gradients are needed
+    p.has_body_fields_ = p.has_body_fields_ || (is_gravity(b.field) && cs.model.body_count() > 0);
     p.blocks_.push_back(std::move(b));
   }
   return Status::ok();

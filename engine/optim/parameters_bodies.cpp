@@ -1,6 +1,7 @@
 // ParametersT's blocks on a robot's side (parameters.h): the initial joint coordinates and
-// velocities, the per-frame actuator inputs and the robot side's model fields. One entry per
-// element (every body field has width 1), entry (step, element) at offset + step * elements + element.
+// velocities, the per-frame actuator inputs and the robot side's model fields. Entry (step,
+// element, component) at offset + (step * elements + element) * width + component: width 1 but
+// for gravity's 3.
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -169,7 +170,7 @@ Status ParametersT<S>::add_body_blocks(const scene::CompiledSceneT<S>& cs, const
     if (!row || !row->create)
       return Status::error(pw +
                            ": not a robot parameter (robot tasks take joint_q, joint_qd, actuator_control, "
-                           "actuator_kp, actuator_kd, body_mass, contact_ke/kd/mu)");
+                           "actuator_kp, actuator_kd, body_mass, contact_ke/kd/mu, gravity)");
     b.row = int(row - body_param_rows<S>().data());
     b.field = row->field;
     if (Status st = row->create(ParamBuildT<S>{cs, r, pw, 0}, b); !st) return st;
@@ -180,7 +181,7 @@ Status ParametersT<S>::add_body_blocks(const scene::CompiledSceneT<S>& cs, const
     b.elements = int(b.index.size());
     if (Status st = element_bounds(spec, b.names, pw, b); !st) return st;
     b.offset = size_;
-    b.count = b.steps * b.elements;
+    b.count = b.steps * b.elements * b.width;
     size_ += b.count;
     blocks_.push_back(std::move(b));
   }
@@ -202,7 +203,7 @@ Status ParametersT<S>::add_body_blocks(const scene::CompiledSceneT<S>& cs, const
 template <class S>
 std::string ParametersT<S>::entry_name_bodies(const ParamBlock& b, int k) const {
   if (b.kind == ParamKind::policy) return "policy[" + std::to_string(k) + "]";
-  const int t = k / b.elements, e = k % b.elements;
+  const int c = k % b.width, e = (k / b.width) % b.elements, t = k / (b.width * b.elements);
   std::string s = scene::to_string(b.kind);
   if (!b.object.empty()) s += "[" + b.object + "]";
   if (b.knots > 0)
@@ -210,6 +211,10 @@ std::string ParametersT<S>::entry_name_bodies(const ParamBlock& b, int k) const 
   else if (b.steps > 1)
     s += "[t=" + std::to_string(t) + "]";
   if (!b.names[std::size_t(e)].empty()) s += "[" + b.names[std::size_t(e)] + "]";
+  if (b.width == 3) {
+    s += '.';
+    s += "xyz"[c];
+  }
   return s;
 }
 

@@ -120,7 +120,7 @@ struct CoupledArticulationAdjoint {
     rigid::AdjWorkView<S> g = a.g;
     rigid::substep_adjoint(a.m, rigid::view_params(a.m), a.q, a.qd, a.act, a.h, a.w, a.adj_q_out, a.adj_qd_out, a.adj_q,
                            a.adj_qd, a.adj_act, adj_par, g);
-    rigid::store_contact_params(a.m, adj_par, a.adj_param);
+    rigid::store_scalar_params(a.m, adj_par, a.adj_param);
   }
 };
 
@@ -153,7 +153,7 @@ struct CoupledBodyAdjoint {
     a.adj_coupling[2] = adj_c.mu;
     rigid::ParamsT<S, rigid::Span<S>> adj_par = rigid::param_spans(a.m, a.adj_param);
     rigid::kinematics_adjoint(a.m, rigid::view_params(a.m), a.q, a.qd, a.w, a.adj_q, a.adj_qd, adj_par, kin);
-    rigid::store_contact_params(a.m, adj_par, a.adj_param);
+    rigid::store_scalar_params(a.m, adj_par, a.adj_param);
   }
 };
 

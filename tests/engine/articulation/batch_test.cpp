@@ -208,6 +208,7 @@ void check_scene(const Scene& sc, int world_count, int steps, int threads) {
       grad_ref.contact_ke += g.contact_ke;
       grad_ref.contact_kd += g.contact_kd;
       grad_ref.contact_mu += g.contact_mu;
+      grad_ref.gravity += g.gravity;
     }
     for (int i = 0; i < m.body_count(); ++i) CHECK(grad_batch.body_mass[i] == grad_ref.body_mass[i]);
     for (int i = 0; i < na; ++i) {
@@ -221,6 +222,8 @@ void check_scene(const Scene& sc, int world_count, int steps, int threads) {
     CHECK(grad_batch.contact_ke == grad_ref.contact_ke);
     CHECK(grad_batch.contact_kd == grad_ref.contact_kd);
     CHECK(grad_batch.contact_mu == grad_ref.contact_mu);
+    for (int c = 0; c < 3; ++c) CHECK(grad_batch.gravity[c] == grad_ref.gravity[c]);
+    CHECK(grad_ref.gravity.y != S(0));  // the bodies' weight is in the gradient
     q = q1;
     qd = qd1;
   }

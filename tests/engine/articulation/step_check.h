@@ -13,11 +13,11 @@
 
 namespace adj::test {
 
-// (q, qd, act, body mass, actuator kp, kd, dof damping, armature, contact ke, kd, mu):
+// (q, qd, act, body mass, actuator kp, kd, dof damping, armature, contact ke, kd, mu, gravity):
 // rigid_step_jacobian's inputs in its column order, and a step_adjoint's results (adj_in, adj_u, adj_m) in the same
 // order
-inline std::vector<double> pack_step(const RigidModelT<double>& m, const StateT<double>& s,
-                                     const ControlT<double>& u, const RigidModelGradT<double>& p) {
+inline std::vector<double> pack_step(const RigidModelT<double>& m, const StateT<double>& s, const ControlT<double>& u,
+                                     const RigidModelGradT<double>& p) {
   std::vector<double> x = s.joint_q;
   x.insert(x.end(), s.joint_qd.begin(), s.joint_qd.end());
   x.insert(x.end(), u.joint_act.begin(), u.joint_act.end());
@@ -26,7 +26,7 @@ inline std::vector<double> pack_step(const RigidModelT<double>& m, const StateT<
   x.insert(x.end(), p.actuator_kd.begin(), p.actuator_kd.end());
   x.insert(x.end(), p.dof_damping.begin(), p.dof_damping.end());
   x.insert(x.end(), p.dof_armature.begin(), p.dof_armature.end());
-  for (double v : {p.contact_ke, p.contact_kd, p.contact_mu}) x.push_back(v);
+  for (double v : {p.contact_ke, p.contact_kd, p.contact_mu, p.gravity.x, p.gravity.y, p.gravity.z}) x.push_back(v);
   REQUIRE(int(x.size()) == m.q_count() + m.dof_count() + m.actuator_count() + m.param_count());
   return x;
 }
@@ -36,7 +36,7 @@ inline std::vector<double> pack_step_inputs(const RigidModelT<double>& m, const 
                                             const ControlT<double>& u) {
   return pack_step(m, s, u,
                    {m.body_mass, m.actuator_kp, m.actuator_kd, m.dof_damping, m.dof_armature, m.contact_ke,
-                    m.contact_kd, m.contact_mu});
+                    m.contact_kd, m.contact_mu, m.gravity});
 }
 
 // the step as a function of the packed inputs; its outputs are (q, qd)
@@ -63,6 +63,7 @@ inline std::vector<double> step_of(const RigidModelT<double>& m0, const std::vec
   m.contact_ke = x[k++];
   m.contact_kd = x[k++];
   m.contact_mu = x[k++];
+  for (int c = 0; c < 3; ++c) m.gravity[c] = x[k++];
   SolverT<double> solver({.substeps = substeps});
   REQUIRE(solver.step(world(m), in, out, u, dt).is_ok());
   std::vector<double> y = out.joint_q;
@@ -86,8 +87,8 @@ struct StepCheck {
 
 // every column of rigid_step_jacobian against central differences of step_of, then SolverT's
 // step_adjoint (reverse, and by dual numbers) against J^T adj_out for every input
-inline void check_step_gradients(const RigidModelT<double>& m, const StateT<double>& s,
-                                 const ControlT<double>& u, const StepCheck& opt = {}) {
+inline void check_step_gradients(const RigidModelT<double>& m, const StateT<double>& s, const ControlT<double>& u,
+                                 const StepCheck& opt = {}) {
   SolverT<double> solver({.substeps = opt.substeps});
   const ModelT<double> bodies = world(m);
   std::vector<double> J;
@@ -97,10 +98,9 @@ inline void check_step_gradients(const RigidModelT<double>& m, const StateT<doub
   REQUIRE(int(J.size()) == n_in * n_out);
   // armature columns: a step of fd_eps would be a fair share of a light link's inertia (the
   // curvature of 1 / (I + a) makes the difference inexact); a tenth of it
-  const int arm_lo = n_in - 3 - m.dof_count(), arm_hi = n_in - 3;
+  const int arm_lo = n_in - 6 - m.dof_count(), arm_hi = n_in - 6;
   for (int i = 0; i < n_in; ++i) {
-    const double eps =
-        (i >= arm_lo && i < arm_hi ? 0.1 : 1.0) * opt.fd_eps * std::max(1.0, std::fabs(x[i]));
+    const double eps = (i >= arm_lo && i < arm_hi ? 0.1 : 1.0) * opt.fd_eps * std::max(1.0, std::fabs(x[i]));
     std::vector<double> xp = x, xm = x;
     xp[i] += eps;
     xm[i] -= eps;

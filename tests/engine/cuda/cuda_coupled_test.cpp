@@ -63,11 +63,16 @@ Named arrays(const StateT<S>& s) {
 
 template <class S>
 Named grads(const ControlT<S>& c, const ModelGradT<S>& g) {
-  return {{"joint_act", flat1(c.joint_act)},         {"spring_act", flat1(c.spring_act)},
-          {"particle_mass", flat1(g.particle_mass)}, {"spring_ke", flat1(g.spring_ke)},
-          {"body_mass", flat1(g.rigid.body_mass)},   {"actuator_kp", flat1(g.rigid.actuator_kp)},
-          {"contact_ke", {double(g.contact_ke)}},    {"contact_kd", {double(g.contact_kd)}},
-          {"contact_mu", {double(g.contact_mu)}}};
+  return {{"joint_act", flat1(c.joint_act)},
+          {"spring_act", flat1(c.spring_act)},
+          {"particle_mass", flat1(g.particle_mass)},
+          {"spring_ke", flat1(g.spring_ke)},
+          {"body_mass", flat1(g.rigid.body_mass)},
+          {"actuator_kp", flat1(g.rigid.actuator_kp)},
+          {"contact_ke", {double(g.contact_ke)}},
+          {"contact_kd", {double(g.contact_kd)}},
+          {"contact_mu", {double(g.contact_mu)}},
+          {"body gravity", {double(g.rigid.gravity.x), double(g.rigid.gravity.y), double(g.rigid.gravity.z)}}};
 }
 
 // per array: max |a - b| / max |a| below tol (an all-zero array must stay zero: floor 1e-30)
