@@ -178,10 +178,10 @@ int add_strength_actuators(const RobotObject& rb, const std::vector<std::string>
 
 // the scene's gravity, robot contact law and colliders into the builder: the ground at height 0
 // is the rigid model's ground; other heights, planes, spheres, boxes and capsules are static
-// colliders of the body shapes. mesh colliders act on particles only (TODO: body shapes against
-// triangle meshes need a mesh distance in engine/articulation/body_contact.h; robots pass
-// through them until then)
-void add_world(const Scene& scene, RigidBuilder& b) {
+// colliders of the body shapes. mesh colliders act on particles only: body shapes against a
+// triangle mesh need a mesh distance in engine/articulation/body_contact.h, so robots pass
+// through them, and `warnings` says so for each
+void add_world(const Scene& scene, RigidBuilder& b, std::vector<std::string>& warnings) {
   const Settings& st = scene.settings;
   b.gravity = d3(st.gravity);
   b.ground = false;
@@ -223,6 +223,9 @@ void add_world(const Scene& scene, RigidBuilder& b) {
         cd.size = {c.size[0], c.size[1], 0};
         break;
       case ColliderKind::mesh:
+        warnings.push_back("objects[" + std::to_string(oi) + "] (\"" + o.name +
+                           "\"): a mesh_collider: robot bodies pass through it (particles touch it; bodies touch "
+                           "the ground, planes, spheres, boxes and capsules)");
         continue;
     }
     b.colliders.push_back(cd);
@@ -340,7 +343,7 @@ Status place_robot(const Object& o, const Placed& p, CompiledSceneT<S>& out) {
 template <class S>
 Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledSceneT<S>& out) {
   RigidBuilder b;
-  add_world(scene, b);
+  add_world(scene, b, out.warnings);
   std::vector<Placed> placed;
   int actuators = 0;
   for (size_t oi = 0; oi < scene.objects.size(); ++oi) {

@@ -90,3 +90,22 @@ TEST_CASE("robot scenes: rebase_paths moves a mesh shape's file with the scene",
   rebase_paths(*s, "/data/robots", "/data/scenes/saved");
   CHECK(s->objects[1].robot.bodies[0].shapes[0].file == "../../robots/meshes/paddle.stl");
 }
+
+TEST_CASE("robot scenes: a mesh collider, which robot bodies pass through, is warned of by name",
+          "[scene][robot][mesh]") {
+  std::string text = kMeshScene;
+  const std::string ground = R"({"name": "ground", "type": "ground", "position": [0, 0, 0]},)";
+  text.replace(text.find(ground), ground.size(),
+               ground + R"({"name": "rock", "type": "mesh_collider", "mesh": "meshes/knob.obj", "scale": 0.2},)");
+  auto s = parse_scene(text, "mesh.json");
+  INFO(s.status().message());
+  REQUIRE(s.is_ok());
+  auto c = compile<double>(*s, ADJ_ASSET_ROBOTS);
+  INFO(c.status().message());
+  REQUIRE(c.is_ok());
+  int warned = 0;
+  for (const std::string& w : c->warnings)
+    warned += w.find("objects[1] (\"rock\")") != std::string::npos && w.find("pass through") != std::string::npos;
+  CHECK(warned == 1);
+  CHECK(c->model.shape_count() >= 1);  // the particles' collider list holds it
+}
