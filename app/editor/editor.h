@@ -463,6 +463,8 @@ class Editor {
   bool selection_center(glm::vec3* c);
   void move_selection(const glm::dvec3& delta, uint64_t merge_key);
   void apply_grab(bool typed, glm::vec2 centre_px, const glm::vec2* tips, float len);
+  void run_grab(glm::vec2 centre_px, const glm::vec2* tips, float len, float height);
+  bool drag_gizmo(glm::vec2 centre_px, const glm::vec2* tips, float len);
   std::string grab_label() const;  // the undo label of the operation in progress
   int gizmo_axis_ = -1;            // axis being dragged, or -1
   int gizmo_hover_ = -1;

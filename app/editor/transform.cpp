@@ -257,7 +257,6 @@ bool Editor::transform_tools(float width, float height) {
     return false;
   }
   const glm::vec2 viewport(width, height);
-  const glm::vec2 mouse(io.MousePos.x, io.MousePos.y);
   const float len = 0.18f * camera.distance;  // handle length [m]
   glm::vec3 c_px = camera.project(center, viewport);
   if (c_px.z < 0.0f || c_px.z > 1.0f) return false;  // behind the camera
@@ -282,7 +281,7 @@ bool Editor::transform_tools(float width, float height) {
   if (start >= 0) {
     grab_mode_ = GrabMode(start);
     grab_center_ = center;
-    grab_start_px_ = mouse;
+    grab_start_px_ = glm::vec2(io.MousePos.x, io.MousePos.y);
     grab_active_ = true;
     grab_axis_ = -1;
     grab_typed_.clear();
@@ -292,79 +291,91 @@ bool Editor::transform_tools(float width, float height) {
     doc.end_merge();
   }
   if (grab_active_) {
-    for (int a = 0; a < 3; ++a)
-      if (ImGui::IsKeyPressed(GLFW_KEY_X + a, false)) grab_axis_ = grab_axis_ == a ? -1 : a;
-    for (int k = 0; k <= 9; ++k)
-      if (ImGui::IsKeyPressed(GLFW_KEY_0 + k, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_0 + k, false))
-        grab_typed_ += char('0' + k);
-    if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD, false)) grab_typed_ += '.';
-    if (ImGui::IsKeyPressed(GLFW_KEY_MINUS, false))
-      grab_typed_ = grab_typed_.starts_with("-") ? grab_typed_.substr(1) : "-" + grab_typed_;
-    if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE, false) && !grab_typed_.empty()) grab_typed_.pop_back();
-    grab_mouse_ += glm::vec2(io.MouseDelta.x, io.MouseDelta.y);
-
-    const bool typed = !grab_typed_.empty() && grab_typed_ != "-" && grab_typed_ != ".";
-    if (grab_mode_ != GrabMode::move) {
-      apply_grab(typed, c2, tips, len);
-    } else {
-      glm::dvec3 delta(0.0);
-      if (typed) {
-        double v = std::atof(grab_typed_.c_str());
-        if (grab_axis_ >= 0)
-          delta[grab_axis_] = v;
-        else
-          delta = glm::dvec3(camera.right()) * v;  // no axis: along the view's x
-      } else {
-        // the mouse, in world units at the selection's depth
-        float world_per_px = 2.0f * camera.distance * std::tan(camera.fov_y * 0.5f) / height;
-        glm::vec3 d = (camera.right() * grab_mouse_.x - camera.up() * grab_mouse_.y) * world_per_px;
-        if (grab_axis_ >= 0) {
-          glm::vec2 s = tips[grab_axis_] - c2;
-          float along = glm::dot(grab_mouse_, s) / std::max(glm::dot(s, s), 1e-6f) * len;
-          d = glm::vec3(0.0f);
-          d[grab_axis_] = along;
-        }
-        delta = glm::dvec3(d);
-      }
-      if (delta != glm::dvec3(0.0) || grab_moved_) {
-        move_selection(delta, k_grab_merge);
-        grab_moved_ = true;
-      }
-    }
-    bool confirm = ImGui::IsKeyPressed(GLFW_KEY_ENTER, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_ENTER, false) ||
-                   (!io.WantCaptureMouse && ImGui::IsMouseClicked(ImGuiMouseButton_Left));
-    bool cancel = ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) || ImGui::IsMouseClicked(ImGuiMouseButton_Right);
-    if (cancel) {
-      if (grab_moved_ && doc.undo_label() == grab_label()) doc.undo();
-      grab_active_ = false;
-    } else if (confirm) {
-      doc.end_merge();
-      grab_active_ = false;
-    }
-    // what is happening, at the bottom of the view
-    char buf[160];
-    const char* axes[] = {"X", "Y", "Z"};
-    const char* what[] = {"Move", "Rotate", "Scale"};
-    const char* unit[] = {"distance ", "degrees ", "factor "};
-    const char* hint[] = {"type a distance", "type degrees", "type a factor"};
-    const int m = int(grab_mode_);
-    std::snprintf(buf, sizeof buf, "%s %s  %s%s   (X/Y/Z axis, %s, Enter confirms, Esc cancels)", what[m],
-                  grab_mode_ == GrabMode::scale    ? "uniform"
-                  : grab_axis_ >= 0                ? axes[grab_axis_]
-                  : grab_mode_ == GrabMode::rotate ? "view"
-                                                   : "free",
-                  grab_typed_.empty() ? "" : unit[m], grab_typed_.c_str(), hint[m]);
-    ImGui::GetBackgroundDrawList()->AddText(ImVec2(c2.x - 120, c2.y + 40), IM_COL32(255, 240, 200, 255), buf);
-    if (grab_axis_ >= 0) {  // the constraint line through the selection
-      glm::vec2 d = tips[grab_axis_] - c2;
-      ImGui::GetBackgroundDrawList()->AddLine(ImVec2(c2.x - d.x * 20, c2.y - d.y * 20),
-                                              ImVec2(c2.x + d.x * 20, c2.y + d.y * 20), k_axis_colors[grab_axis_],
-                                              1.5f);
-    }
+    run_grab(c2, tips, len, height);
     return true;
   }
+  return drag_gizmo(c2, tips, len);
+}
 
-  // the gizmo: hover, drag along one axis
+// one frame of a G/R/S grab: its keys (axis, typed value, confirm, cancel), the move or the
+// rotation/scale (apply_grab), and the hint at the bottom of the view
+void Editor::run_grab(glm::vec2 c2, const glm::vec2* tips, float len, float height) {
+  ImGuiIO& io = ImGui::GetIO();
+  for (int a = 0; a < 3; ++a)
+    if (ImGui::IsKeyPressed(GLFW_KEY_X + a, false)) grab_axis_ = grab_axis_ == a ? -1 : a;
+  for (int k = 0; k <= 9; ++k)
+    if (ImGui::IsKeyPressed(GLFW_KEY_0 + k, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_0 + k, false))
+      grab_typed_ += char('0' + k);
+  if (ImGui::IsKeyPressed(GLFW_KEY_PERIOD, false)) grab_typed_ += '.';
+  if (ImGui::IsKeyPressed(GLFW_KEY_MINUS, false))
+    grab_typed_ = grab_typed_.starts_with("-") ? grab_typed_.substr(1) : "-" + grab_typed_;
+  if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE, false) && !grab_typed_.empty()) grab_typed_.pop_back();
+  grab_mouse_ += glm::vec2(io.MouseDelta.x, io.MouseDelta.y);
+
+  const bool typed = !grab_typed_.empty() && grab_typed_ != "-" && grab_typed_ != ".";
+  if (grab_mode_ != GrabMode::move) {
+    apply_grab(typed, c2, tips, len);
+  } else {
+    glm::dvec3 delta(0.0);
+    if (typed) {
+      double v = std::atof(grab_typed_.c_str());
+      if (grab_axis_ >= 0)
+        delta[grab_axis_] = v;
+      else
+        delta = glm::dvec3(camera.right()) * v;  // no axis: along the view's x
+    } else {
+      // the mouse, in world units at the selection's depth
+      float world_per_px = 2.0f * camera.distance * std::tan(camera.fov_y * 0.5f) / height;
+      glm::vec3 d = (camera.right() * grab_mouse_.x - camera.up() * grab_mouse_.y) * world_per_px;
+      if (grab_axis_ >= 0) {
+        glm::vec2 s = tips[grab_axis_] - c2;
+        float along = glm::dot(grab_mouse_, s) / std::max(glm::dot(s, s), 1e-6f) * len;
+        d = glm::vec3(0.0f);
+        d[grab_axis_] = along;
+      }
+      delta = glm::dvec3(d);
+    }
+    if (delta != glm::dvec3(0.0) || grab_moved_) {
+      move_selection(delta, k_grab_merge);
+      grab_moved_ = true;
+    }
+  }
+  bool confirm = ImGui::IsKeyPressed(GLFW_KEY_ENTER, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_ENTER, false) ||
+                 (!io.WantCaptureMouse && ImGui::IsMouseClicked(ImGuiMouseButton_Left));
+  bool cancel = ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) || ImGui::IsMouseClicked(ImGuiMouseButton_Right);
+  if (cancel) {
+    if (grab_moved_ && doc.undo_label() == grab_label()) doc.undo();
+    grab_active_ = false;
+  } else if (confirm) {
+    doc.end_merge();
+    grab_active_ = false;
+  }
+  // what is happening, at the bottom of the view
+  char buf[160];
+  const char* axes[] = {"X", "Y", "Z"};
+  const char* what[] = {"Move", "Rotate", "Scale"};
+  const char* unit[] = {"distance ", "degrees ", "factor "};
+  const char* hint[] = {"type a distance", "type degrees", "type a factor"};
+  const int m = int(grab_mode_);
+  std::snprintf(buf, sizeof buf, "%s %s  %s%s   (X/Y/Z axis, %s, Enter confirms, Esc cancels)", what[m],
+                grab_mode_ == GrabMode::scale    ? "uniform"
+                : grab_axis_ >= 0                ? axes[grab_axis_]
+                : grab_mode_ == GrabMode::rotate ? "view"
+                                                 : "free",
+                grab_typed_.empty() ? "" : unit[m], grab_typed_.c_str(), hint[m]);
+  ImGui::GetBackgroundDrawList()->AddText(ImVec2(c2.x - 120, c2.y + 40), IM_COL32(255, 240, 200, 255), buf);
+  if (grab_axis_ >= 0) {  // the constraint line through the selection
+    glm::vec2 d = tips[grab_axis_] - c2;
+    ImGui::GetBackgroundDrawList()->AddLine(ImVec2(c2.x - d.x * 20, c2.y - d.y * 20),
+                                            ImVec2(c2.x + d.x * 20, c2.y + d.y * 20), k_axis_colors[grab_axis_], 1.5f);
+  }
+}
+
+// the gizmo's three arrows: hover, drag along one axis, and draw them; true while the mouse
+// is on a handle or drags one
+bool Editor::drag_gizmo(glm::vec2 c2, const glm::vec2* tips, float len) {
+  ImGuiIO& io = ImGui::GetIO();
+  const glm::vec2 mouse(io.MousePos.x, io.MousePos.y);
   if (gizmo_axis_ < 0) {
     gizmo_hover_ = -1;
     if (!io.WantCaptureMouse) {
