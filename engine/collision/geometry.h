@@ -16,8 +16,9 @@ enum GeomType : int {
   GEOM_SPHERE = 1,   // size.x = radius
   GEOM_BOX = 2,      // size = half extents, oriented by rot
   GEOM_CAPSULE = 3,  // size.x = radius, size.y = half height along local y
-  GEOM_MESH = 4,     // colliders: a static triangle mesh (two-sided shell); body shapes: a mesh that
-                     // touches as its convex hull (engine/model/rigid_mesh.h; size.x = bounding radius)
+  GEOM_MESH = 4,     // colliders: a static triangle mesh (two-sided shell: particles and bodies'
+                     // spheres and capsules touch it); body shapes: a mesh that touches as its
+                     // convex hull (engine/model/rigid_mesh.h; size.x = bounding radius)
   GEOM_TYPE_COUNT = 5,
 };
 

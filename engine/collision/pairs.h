@@ -27,7 +27,14 @@
 //                       face-face overlap's edge crossings, on the other box's surface, add
 //                       nothing); the force fades to 0 over the last 5% of either edge (C1),
 //                       where the corners take over, so nothing jumps
-//   sphere - mesh       a static triangle mesh (colliders; a particle against it)
+//   sphere - mesh       the sphere's centre against a static triangle mesh (colliders: a
+//                       particle or a body's sphere against it) (1)
+//   capsule - mesh      the capsule's 2 end centres (with its radius) against the static mesh,
+//                       as against a plane: a mesh floor holds it as a plane does (denser
+//                       samples would add their explicit friction up past its stable step), and
+//                       a bump under its middle alone is missed. a box's corners and a body
+//                       mesh's hull vertices have no radius and a mesh collider is a two-sided
+//                       shell with no inside: they do not touch it (PAIR_NONE)
 // planes are only ever the static side B. a body's mesh shape touches as its convex hull: its
 // pairs need the model's hull arrays and live in engine/articulation/mesh_pairs.h.
 //
@@ -60,6 +67,7 @@ enum PairKind : int {
   PAIR_BOX_CAPSULE,
   PAIR_CAPSULE_BOX,
   PAIR_BOX_BOX,
+  PAIR_CAPSULE_MESH,
   PAIR_KIND_COUNT
 };
 
@@ -169,6 +177,7 @@ ADJ_HD inline bool pair_sphere(int kind, const PlacedShape<T>& A, const PlacedSh
     case PAIR_SPHERE_PLANE:  // A's samples against the plane
     case PAIR_BOX_PLANE:
     case PAIR_CAPSULE_PLANE:
+    case PAIR_CAPSULE_MESH:
       x = placed_sample(A, false, k, r);
       return true;
     case PAIR_SPHERE_SPHERE:  // A's centre
@@ -281,6 +290,14 @@ ADJ_HD inline bool contact_sphere_mesh(const PlacedShape<T>& A, const PlacedShap
 }
 ADJ_PAIR_ADJOINT(contact_sphere_mesh)
 
+// a capsule (a body's) against a static triangle mesh
+template <class T, class S>
+ADJ_HD inline bool contact_capsule_mesh(const PlacedShape<T>& A, const PlacedShape<T>& B, int k, const T& ke,
+                                        const T& kd, const T& mu, S kf, S eps, vec3<T>& xc, vec3<T>& n, vec3<T>& f) {
+  return sphere_feature(PAIR_CAPSULE_MESH, A, B, k, ke, kd, mu, kf, eps, xc, n, f);
+}
+ADJ_PAIR_ADJOINT(contact_capsule_mesh)
+
 template <class T, class S>
 ADJ_HD inline bool contact_box_sphere(const PlacedShape<T>& A, const PlacedShape<T>& B, int k, const T& ke, const T& kd,
                                       const T& mu, S kf, S eps, vec3<T>& xc, vec3<T>& n, vec3<T>& f) {
@@ -371,11 +388,11 @@ ADJ_PAIR_ADJOINT(contact_box_box)
 ADJ_HD inline int pair_kind(int a, int b) {
   constexpr int table[GEOM_TYPE_COUNT][GEOM_TYPE_COUNT] = {
       // columns: B a plane, sphere, box, capsule, mesh
-      {PAIR_NONE, PAIR_NONE, PAIR_NONE, PAIR_NONE, PAIR_NONE},                                          // A: plane
-      {PAIR_SPHERE_PLANE, PAIR_SPHERE_SPHERE, PAIR_SPHERE_BOX, PAIR_SPHERE_CAPSULE, PAIR_SPHERE_MESH},  // sphere
-      {PAIR_BOX_PLANE, PAIR_BOX_SPHERE, PAIR_BOX_BOX, PAIR_BOX_CAPSULE, PAIR_NONE},                     // box
-      {PAIR_CAPSULE_PLANE, PAIR_CAPSULE_SPHERE, PAIR_CAPSULE_BOX, PAIR_CAPSULE_CAPSULE, PAIR_NONE},     // capsule
-      {PAIR_NONE, PAIR_NONE, PAIR_NONE, PAIR_NONE, PAIR_NONE},                                          // mesh
+      {PAIR_NONE, PAIR_NONE, PAIR_NONE, PAIR_NONE, PAIR_NONE},                                               // A: plane
+      {PAIR_SPHERE_PLANE, PAIR_SPHERE_SPHERE, PAIR_SPHERE_BOX, PAIR_SPHERE_CAPSULE, PAIR_SPHERE_MESH},       // sphere
+      {PAIR_BOX_PLANE, PAIR_BOX_SPHERE, PAIR_BOX_BOX, PAIR_BOX_CAPSULE, PAIR_NONE},                          // box
+      {PAIR_CAPSULE_PLANE, PAIR_CAPSULE_SPHERE, PAIR_CAPSULE_BOX, PAIR_CAPSULE_CAPSULE, PAIR_CAPSULE_MESH},  // capsule
+      {PAIR_NONE, PAIR_NONE, PAIR_NONE, PAIR_NONE, PAIR_NONE},                                               // mesh
   };
   if (a < 0 || a >= GEOM_TYPE_COUNT || b < 0 || b >= GEOM_TYPE_COUNT) return PAIR_NONE;
   return table[a][b];
@@ -388,6 +405,7 @@ ADJ_HD inline int contact_feature_count(int a, const vec3<S>& za, int b, const v
     case PAIR_SPHERE_PLANE:
     case PAIR_BOX_PLANE:
     case PAIR_CAPSULE_PLANE:
+    case PAIR_CAPSULE_MESH:
       return shape_sample_count(a, za, false);
     case PAIR_BOX_CAPSULE:
     case PAIR_CAPSULE_BOX:

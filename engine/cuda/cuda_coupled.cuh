@@ -168,6 +168,13 @@ Status coupled_upload(Impl& d, const ModelT<S>& m, int substeps) {
                          "') is a mesh; mesh body shapes step on the CPU only (their contact has not been checked on "
                          "a device)");
   }
+  if (const int c = rigid::rigid_first_mesh_collider(m.rigid); c >= 0) {
+    d.host = nullptr;
+    d.coupled.reset();
+    return Status::error("CUDA backend: collider " + std::to_string(c) +
+                         " of the bodies is a mesh; bodies against mesh colliders step on the CPU only (their contact "
+                         "has not been checked on a device)");
+  }
   d.coupled.reset(new CoupledDevice<S>);
   CoupledDevice<S>& c = *d.coupled;
   c.rigid = m.rigid;

@@ -124,6 +124,10 @@ struct CudaSolverT<S>::Batch {
       msg += " is a mesh; mesh contact has not been checked on a device (step it on the CPU)";
       return Status::error(msg);
     }
+    if (const int c = rigid::rigid_first_mesh_collider(m); c >= 0)
+      return Status::error("CUDA worlds: collider " + std::to_string(c) +
+                           " is a mesh; bodies against mesh colliders have not been checked on a device (step it on "
+                           "the CPU)");
     release();
     error = cudaSuccess;
     host = &scene;

@@ -227,10 +227,25 @@ Status RigidBuilder::finalize_colliders(RigidModelT<S>& m) const {
   for (std::size_t c = 0; c < colliders.size(); ++c) {
     const RigidColliderDesc& cd = colliders[c];
     std::string who = "rigid builder: collider " + std::to_string(c);
-    if (cd.type < 0 || cd.type > 3) return Status::error(who + ": unknown type " + std::to_string(cd.type));
+    if (cd.type < 0 || cd.type > GEOM_MESH) return Status::error(who + ": unknown type " + std::to_string(cd.type));
     if (!finite3(cd.pos) || !finite3(cd.size)) return Status::error(who + ": position or size is not finite");
     vec3<double> size = cd.size;
-    if (cd.type == 0) {
+    m.collider_mesh_start.push_back(int(m.collider_mesh_tris.size()));
+    m.collider_mesh_count.push_back(cd.type == GEOM_MESH ? int(cd.mesh_tris.size()) : 0);
+    if (cd.type == GEOM_MESH) {
+      if (cd.mesh_tris.empty()) return Status::error(who + ": a mesh with no triangles");
+      const int base = int(m.collider_mesh_vertices.size()), nv = int(cd.mesh_vertices.size());
+      for (const vec3<double>& v : cd.mesh_vertices) {
+        if (!finite3(v)) return Status::error(who + ": a mesh vertex is not finite");
+        m.collider_mesh_vertices.push_back(to<S>(v));
+      }
+      for (const Idx3& t : cd.mesh_tris) {
+        if (t.i < 0 || t.j < 0 || t.k < 0 || t.i >= nv || t.j >= nv || t.k >= nv)
+          return Status::error(who + ": a mesh triangle's vertex index is out of range");
+        m.collider_mesh_tris.push_back({base + t.i, base + t.j, base + t.k});
+      }
+      size = {0, 0, 0};
+    } else if (cd.type == 0) {
       double nl = length(size);
       if (!(nl > 1e-12)) return Status::error(who + ": plane normal is zero");
       size = size / nl;

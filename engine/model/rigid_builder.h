@@ -57,11 +57,13 @@ struct RigidShapeDesc {
 
 // a static collider that body shapes touch (engine/collision/geometry.h's GeomType)
 struct RigidColliderDesc {
-  int type = GEOM_PLANE;       // GeomType: plane, sphere, box or capsule
-  vec3<double> pos{};          // centre (plane: a point on it), world [m]
-  rigid::quat<double> rot{};   // axes, world
-  vec3<double> size{0, 1, 0};  // plane: normal (normalized by finalize); sphere (r); box half extents;
-                               // capsule (r, half height along y) [m]
+  int type = GEOM_PLANE;                      // GeomType: plane, sphere, box, capsule or mesh
+  vec3<double> pos{};                         // centre (plane: a point on it), world [m]
+  rigid::quat<double> rot{};                  // axes, world
+  vec3<double> size{0, 1, 0};                 // plane: normal (normalized by finalize); sphere (r); box half extents;
+                                              // capsule (r, half height along y) [m]; mesh: unused
+  std::vector<vec3<double>> mesh_vertices{};  // mesh: world-space vertices [m] (pos and rot unused)
+  std::vector<Idx3> mesh_tris{};              // mesh: vertex triples
 };
 
 struct RigidActuatorDesc {

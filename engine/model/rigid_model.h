@@ -162,11 +162,16 @@ struct RigidModelT {
   Array<vec3<S>> actuator_axis;  // thrust: unit direction, body frame, (actuator_count)
 
   // static colliders that body shapes touch (engine/collision/geometry.h's ShapeRef)
-  Array<int> collider_type;      // GeomType (plane, sphere, box, capsule), (collider_count)
+  Array<int> collider_type;      // GeomType (plane, sphere, box, capsule, mesh), (collider_count)
   Array<vec3<S>> collider_pos;   // centre (plane: a point on it), world [m], (collider_count)
   Array<mat33<S>> collider_rot;  // axes, world, (collider_count)
   Array<vec3<S>> collider_size;  // plane: unit normal; sphere (r); box half extents; capsule (r, half height
                                  // along y) [m], (collider_count)
+  // mesh colliders' triangles (bodies' spheres and capsules touch them: engine/collision/pairs.h)
+  Array<int> collider_mesh_start;         // first triangle in collider_mesh_tris, (collider_count)
+  Array<int> collider_mesh_count;         // triangle count, 0 but for meshes, (collider_count)
+  Array<vec3<S>> collider_mesh_vertices;  // world-space vertices [m]
+  Array<Idx3> collider_mesh_tris;         // vertex triples
 
   // world
   vec3<S> gravity{S(0), S(-9.81), S(0)};  // [m/s^2]

@@ -81,6 +81,9 @@ struct RigidViewT {
   Span<const vec3<S>> collider_pos;
   Span<const mat33<S>> collider_rot;
   Span<const vec3<S>> collider_size;
+  Span<const int> collider_mesh_start, collider_mesh_count;
+  Span<const vec3<S>> collider_mesh_vertices;
+  Span<const Idx3> collider_mesh_tris;
   vec3<S> gravity;
   bool ground = true;
   S contact_ke = S(0), contact_kd = S(0), contact_kf = S(0), contact_mu = S(0), contact_eps = S(0);
@@ -156,6 +159,10 @@ RigidViewT<S> map_rigid_view(const RigidViewT<S>& v, Map&& map) {
   put(r.collider_pos, v.collider_pos);
   put(r.collider_rot, v.collider_rot);
   put(r.collider_size, v.collider_size);
+  put(r.collider_mesh_start, v.collider_mesh_start);
+  put(r.collider_mesh_count, v.collider_mesh_count);
+  put(r.collider_mesh_vertices, v.collider_mesh_vertices);
+  put(r.collider_mesh_tris, v.collider_mesh_tris);
   return r;
 }
 
@@ -215,6 +222,10 @@ RigidViewT<S> make_rigid_view(const RigidModelT<S>& m) {
   v.collider_pos = m.collider_pos;
   v.collider_rot = m.collider_rot;
   v.collider_size = m.collider_size;
+  v.collider_mesh_start = m.collider_mesh_start;
+  v.collider_mesh_count = m.collider_mesh_count;
+  v.collider_mesh_vertices = m.collider_mesh_vertices;
+  v.collider_mesh_tris = m.collider_mesh_tris;
   v.gravity = m.gravity;
   v.ground = m.ground;
   v.contact_ke = m.contact_ke;
@@ -234,6 +245,14 @@ template <class S>
 int rigid_first_mesh_shape(const RigidModelT<S>& m) {
   for (int s = 0; s < m.shape_count(); ++s)
     if (m.shape_type[s] == GEOM_MESH) return s;
+  return -1;
+}
+
+// the first mesh collider, -1 if none (refused by the CUDA backend likewise)
+template <class S>
+int rigid_first_mesh_collider(const RigidModelT<S>& m) {
+  for (int c = 0; c < m.collider_count(); ++c)
+    if (m.collider_type[c] == GEOM_MESH) return c;
   return -1;
 }
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 
 #include "engine/io/mjcf.h"
@@ -176,12 +177,31 @@ int add_strength_actuators(const RobotObject& rb, const std::vector<std::string>
   return added;
 }
 
+// a mesh collider's triangles, as the particles' model holds them (read and placed once): its
+// vertices and triangles into a rigid collider
+template <class S>
+void mesh_collider_desc(const ModelT<S>& pm, int shape, RigidColliderDesc& cd) {
+  const int t0 = pm.shape_mesh_start[shape], nt = pm.shape_mesh_count[shape];
+  int lo = std::numeric_limits<int>::max(), hi = -1;
+  for (int t = t0; t < t0 + nt; ++t)
+    for (int i : {pm.mesh_tris[t].i, pm.mesh_tris[t].j, pm.mesh_tris[t].k}) lo = std::min(lo, i), hi = std::max(hi, i);
+  cd.type = GEOM_MESH;
+  cd.pos = {0, 0, 0};
+  cd.rot = {};
+  cd.size = {0, 0, 0};
+  for (int i = lo; i <= hi; ++i) {
+    const vec3<S>& x = pm.mesh_vertices[i];
+    cd.mesh_vertices.push_back({double(x.x), double(x.y), double(x.z)});
+  }
+  for (int t = t0; t < t0 + nt; ++t)
+    cd.mesh_tris.push_back({pm.mesh_tris[t].i - lo, pm.mesh_tris[t].j - lo, pm.mesh_tris[t].k - lo});
+}
+
 // the scene's gravity, robot contact law and colliders into the builder: the ground at height 0
-// is the rigid model's ground; other heights, planes, spheres, boxes and capsules are static
-// colliders of the body shapes. mesh colliders act on particles only: body shapes against a
-// triangle mesh need a mesh distance in engine/articulation/body_contact.h, so robots pass
-// through them, and `warnings` says so for each
-void add_world(const Scene& scene, RigidBuilder& b, std::vector<std::string>& warnings) {
+// is the rigid model's ground; other heights, planes, spheres, boxes, capsules and meshes (the
+// particles' model's copy: cs) are static colliders of the body shapes
+template <class S>
+void add_world(const Scene& scene, const CompiledSceneT<S>& cs, RigidBuilder& b) {
   const Settings& st = scene.settings;
   b.gravity = d3(st.gravity);
   b.ground = false;
@@ -223,10 +243,8 @@ void add_world(const Scene& scene, RigidBuilder& b, std::vector<std::string>& wa
         cd.size = {c.size[0], c.size[1], 0};
         break;
       case ColliderKind::mesh:
-        warnings.push_back("objects[" + std::to_string(oi) + "] (\"" + o.name +
-                           "\"): a mesh_collider: robot bodies pass through it (particles touch it; bodies touch "
-                           "the ground, planes, spheres, boxes and capsules)");
-        continue;
+        mesh_collider_desc(cs.model, cs.objects[oi].shape, cd);
+        break;
     }
     b.colliders.push_back(cd);
   }
@@ -338,12 +356,33 @@ Status place_robot(const Object& o, const Placed& p, CompiledSceneT<S>& out) {
   return Status::ok();
 }
 
+// a mesh collider is a two-sided shell: the bodies' spheres and capsules touch it, their boxes
+// and mesh shapes (points with no radius) pass through; one warning per mesh collider, naming
+// the first such shape
+template <class S>
+void warn_mesh_colliders(const Scene& scene, CompiledSceneT<S>& out) {
+  const RigidModelT<S>& m = out.model.rigid;
+  int through = -1;
+  for (int s = 0; s < m.shape_count() && through < 0; ++s)
+    if (m.shape_type[s] == GEOM_BOX || m.shape_type[s] == GEOM_MESH) through = s;
+  if (through < 0) return;
+  const std::string shape =
+      m.body_name[m.shape_body[through]] + "'s " + (m.shape_type[through] == GEOM_BOX ? "box" : "mesh");
+  for (size_t oi = 0; oi < scene.objects.size(); ++oi) {
+    const Object& o = scene.objects[oi];
+    if (o.kind == ObjectKind::collider && o.collider.kind == ColliderKind::mesh)
+      out.warnings.push_back("objects[" + std::to_string(oi) + "] (\"" + o.name +
+                             "\"): a mesh_collider: robot bodies' boxes and mesh shapes pass through it (" + shape +
+                             ", ...); their spheres and capsules and the particles touch it");
+  }
+}
+
 }  // namespace
 
 template <class S>
 Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledSceneT<S>& out) {
   RigidBuilder b;
-  add_world(scene, b, out.warnings);
+  add_world(scene, out, b);
   std::vector<Placed> placed;
   int actuators = 0;
   for (size_t oi = 0; oi < scene.objects.size(); ++oi) {
@@ -383,6 +422,7 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
   if (!model) return Status::error("scene \"" + scene.name + "\": robots: " + model.status().message());
   out.model.rigid = std::move(model.value());
   const RigidModelT<S>& m = out.model.rigid;
+  warn_mesh_colliders(scene, out);
   StateT<S> rest = m.make_state();
   out.model.joint_q = std::move(rest.joint_q);
   out.model.joint_qd = std::move(rest.joint_qd);

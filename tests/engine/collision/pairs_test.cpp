@@ -82,6 +82,8 @@ bool named_adjoint(int kind, const PlacedShape<S>& A, const PlacedShape<S>& B, i
       return contact_capsule_box_adjoint(A, B, k, ke, kd, mu, kf, eps, af, ax, g);
     case PAIR_BOX_BOX:
       return contact_box_box_adjoint(A, B, k, ke, kd, mu, kf, eps, af, ax, g);
+    case PAIR_CAPSULE_MESH:
+      return contact_capsule_mesh_adjoint(A, B, k, ke, kd, mu, kf, eps, af, ax, g);
     default:
       return false;
   }
@@ -183,12 +185,15 @@ TEST_CASE("pair table: one function per pair of types, planes only on the static
   CHECK(pair_kind(GEOM_CAPSULE, GEOM_PLANE) == PAIR_CAPSULE_PLANE);
   CHECK(pair_kind(GEOM_PLANE, GEOM_SPHERE) == PAIR_NONE);
   CHECK(pair_kind(GEOM_MESH, GEOM_BOX) == PAIR_NONE);  // a body's mesh: engine/articulation/mesh_pairs.h
+  CHECK(pair_kind(GEOM_CAPSULE, GEOM_MESH) == PAIR_CAPSULE_MESH);
+  CHECK(pair_kind(GEOM_BOX, GEOM_MESH) == PAIR_NONE);  // corners have no radius; a mesh collider no inside
   const vec3<double> box = type_size(GEOM_BOX), cap = type_size(GEOM_CAPSULE), sph = type_size(GEOM_SPHERE);
   CHECK(contact_feature_count(GEOM_BOX, box, GEOM_PLANE, vec3<double>(0, 1, 0)) == 8);
   CHECK(contact_feature_count(GEOM_CAPSULE, cap, GEOM_PLANE, vec3<double>(0, 1, 0)) == 2);
   CHECK(contact_feature_count(GEOM_BOX, box, GEOM_BOX, box) == 16 + 144);
   CHECK(contact_feature_count(GEOM_SPHERE, sph, GEOM_CAPSULE, cap) == 1);
-  CHECK(contact_feature_count(GEOM_BOX, box, GEOM_CAPSULE, cap) == 8 + 5);  // 1 + ceil(2 h / r) axis samples
+  CHECK(contact_feature_count(GEOM_BOX, box, GEOM_CAPSULE, cap) == 8 + 5);          // 1 + ceil(2 h / r) axis samples
+  CHECK(contact_feature_count(GEOM_CAPSULE, cap, GEOM_MESH, vec3<double>()) == 2);  // its end centres
 }
 
 TEST_CASE("contact_sphere_plane, contact_box_plane, contact_capsule_plane: adjoints match central differences",
@@ -215,6 +220,11 @@ TEST_CASE("contact_capsule_capsule, contact_box_capsule, contact_capsule_box: ad
   check_pair(GEOM_CAPSULE, GEOM_CAPSULE, 6);
   check_pair(GEOM_BOX, GEOM_CAPSULE, 8);
   check_pair(GEOM_CAPSULE, GEOM_BOX, 8);
+}
+
+TEST_CASE("contact_capsule_mesh: a capsule's samples against a static mesh, adjoints match central differences",
+          "[collision]") {
+  check_pair(GEOM_CAPSULE, GEOM_MESH, 6);
 }
 
 TEST_CASE("contact_box_box: corner and edge-edge adjoints match central differences", "[collision]") {

@@ -91,21 +91,45 @@ TEST_CASE("robot scenes: rebase_paths moves a mesh shape's file with the scene",
   CHECK(s->objects[1].robot.bodies[0].shapes[0].file == "../../robots/meshes/paddle.stl");
 }
 
-TEST_CASE("robot scenes: a mesh collider, which robot bodies pass through, is warned of by name",
+TEST_CASE("robot scenes: a mesh collider stops the bodies' spheres and capsules, boxes and meshes are warned of",
           "[scene][robot][mesh]") {
   std::string text = kMeshScene;
   const std::string ground = R"({"name": "ground", "type": "ground", "position": [0, 0, 0]},)";
   text.replace(text.find(ground), ground.size(),
                ground + R"({"name": "rock", "type": "mesh_collider", "mesh": "meshes/knob.obj", "scale": 0.2},)");
+  auto warned_of_rock = [](const CompiledSceneT<double>& cs) {
+    int n = 0;
+    for (const std::string& w : cs.warnings)
+      n += w.find("objects[1] (\"rock\")") != std::string::npos && w.find("pass through") != std::string::npos;
+    return n;
+  };
+  {  // the robot's mesh shape passes through: warned, naming the body
+    auto s = parse_scene(text, "mesh.json");
+    INFO(s.status().message());
+    REQUIRE(s.is_ok());
+    auto c = compile<double>(*s, ADJ_ASSET_ROBOTS);
+    INFO(c.status().message());
+    REQUIRE(c.is_ok());
+    CHECK(warned_of_rock(*c) == 1);
+    for (const std::string& w : c->warnings)
+      CHECK((w.find("rock") == std::string::npos || w.find("lid's mesh") != std::string::npos));
+  }
+  // a sphere touches it: the bodies' collider list holds the mesh's triangles, no warning
+  const std::string mesh_shape =
+      R"({"type": "mesh", "file": "meshes/paddle.stl", "scale": [1, 2, 1], "density": 1000})";
+  text.replace(text.find(mesh_shape), mesh_shape.size(),
+               R"({"type": "sphere", "size": [0.1, 0.1, 0.1], "density": 1000})");
   auto s = parse_scene(text, "mesh.json");
   INFO(s.status().message());
   REQUIRE(s.is_ok());
   auto c = compile<double>(*s, ADJ_ASSET_ROBOTS);
   INFO(c.status().message());
   REQUIRE(c.is_ok());
-  int warned = 0;
-  for (const std::string& w : c->warnings)
-    warned += w.find("objects[1] (\"rock\")") != std::string::npos && w.find("pass through") != std::string::npos;
-  CHECK(warned == 1);
-  CHECK(c->model.shape_count() >= 1);  // the particles' collider list holds it
+  CHECK(warned_of_rock(*c) == 0);
+  const RigidModelT<double>& m = c->model.rigid;
+  REQUIRE(m.collider_count() == 1);
+  CHECK(m.collider_type[0] == GEOM_MESH);
+  const int shape = c->objects[1].shape;  // the particles' copy, the same triangles
+  CHECK(m.collider_mesh_count[0] == c->model.shape_mesh_count[shape]);
+  CHECK(m.collider_mesh_vertices.size() == c->model.mesh_vertices.size());
 }
