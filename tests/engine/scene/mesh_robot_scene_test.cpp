@@ -103,15 +103,19 @@ TEST_CASE("robot scenes: a mesh collider stops the bodies' spheres and capsules,
       n += w.find("objects[1] (\"rock\")") != std::string::npos && w.find("pass through") != std::string::npos;
     return n;
   };
-  {  // the robot's mesh shape passes through: warned, naming the body
-    auto s = parse_scene(text, "mesh.json");
+  auto compiled = [](const std::string& json) {
+    auto s = parse_scene(json, "mesh.json");
     INFO(s.status().message());
     REQUIRE(s.is_ok());
     auto c = compile<double>(*s, ADJ_ASSET_ROBOTS);
     INFO(c.status().message());
     REQUIRE(c.is_ok());
-    CHECK(warned_of_rock(*c) == 1);
-    for (const std::string& w : c->warnings)
+    return std::move(c.value());
+  };
+  {  // the robot's mesh shape passes through: warned, naming the body
+    const CompiledSceneT<double> c = compiled(text);
+    CHECK(warned_of_rock(c) == 1);
+    for (const std::string& w : c.warnings)
       CHECK((w.find("rock") == std::string::npos || w.find("lid's mesh") != std::string::npos));
   }
   // a sphere touches it: the bodies' collider list holds the mesh's triangles, no warning
@@ -119,17 +123,12 @@ TEST_CASE("robot scenes: a mesh collider stops the bodies' spheres and capsules,
       R"({"type": "mesh", "file": "meshes/paddle.stl", "scale": [1, 2, 1], "density": 1000})";
   text.replace(text.find(mesh_shape), mesh_shape.size(),
                R"({"type": "sphere", "size": [0.1, 0.1, 0.1], "density": 1000})");
-  auto s = parse_scene(text, "mesh.json");
-  INFO(s.status().message());
-  REQUIRE(s.is_ok());
-  auto c = compile<double>(*s, ADJ_ASSET_ROBOTS);
-  INFO(c.status().message());
-  REQUIRE(c.is_ok());
-  CHECK(warned_of_rock(*c) == 0);
-  const RigidModelT<double>& m = c->model.rigid;
+  const CompiledSceneT<double> cs = compiled(text);
+  CHECK(warned_of_rock(cs) == 0);
+  const RigidModelT<double>& m = cs.model.rigid;
   REQUIRE(m.collider_count() == 1);
   CHECK(m.collider_type[0] == GEOM_MESH);
-  const int shape = c->objects[1].shape;  // the particles' copy, the same triangles
-  CHECK(m.collider_mesh_count[0] == c->model.shape_mesh_count[shape]);
-  CHECK(m.collider_mesh_vertices.size() == c->model.mesh_vertices.size());
+  const int shape = cs.objects[1].shape;  // the particles' copy, the same triangles
+  CHECK(m.collider_mesh_count[0] == cs.model.shape_mesh_count[shape]);
+  CHECK(m.collider_mesh_vertices.size() == cs.model.mesh_vertices.size());
 }
