@@ -307,14 +307,17 @@ ADJ_HD void body_kinematics_adjoint(const M& m, const P& par, const S* q, const 
     case RIGID_JOINT_FREE: {
       const bool is_free = type == RIGID_JOINT_FREE;
       const int qr = is_free ? 3 : 0;  // first quaternion coordinate
-      // S columns of the rotation (ball: through pJ; free: translations, then through p)
+      // S columns of the rotation (ball: through pJ; free: through p, after the translations
+      // along RJ's columns)
       for (int k = 0; k < 3; ++k) {
         const vec3<S> col = R.col(k);
         const svec<S>& gA = is_free ? gS[3 + k] : gS[k];
         vec3<S> gcol = gA.w;
-        if (is_free) gcol += gS[k].v;
         cross_adjoint(is_free ? p : pJ, col, gA.v, is_free ? gp : gpJ, gcol);
-        for (int r = 0; r < 3; ++r) gR.m[r][k] += gcol[r];
+        for (int r = 0; r < 3; ++r) {
+          gR.m[r][k] += gcol[r];
+          if (is_free) gRJ.m[r][k] += gS[k].v[r];
+        }
       }
       // p = pJ (+ RJ t for the free joint)
       gpJ += gp;
@@ -469,16 +472,19 @@ ADJ_HD void substep_adjoint(const M& m, const P& par, const S* q, const S* qd, c
   for (int i = nb - 1; i >= 0; --i) {
     g.fext[i] -= g.F[i];
     body_force_adjoint(w.I[i], w.a[i], w.v[i], g.F[i], g.I[i], g.a[i], g.v[i]);
-    svec<S> vj{};
-    for (int d = m.joint_dof_start[i]; d < m.joint_dof_start[i + 1]; ++d) vj += w.S[d] * qd[d];
-    svec<S> adj_vj{};
+    // a_i += v_i x vj (+ v_parent x vt, the free joint's translations)
+    const int pi = m.joint_parent[i], d0 = m.joint_dof_start[i], nt = rigid_joint_parent_dofs(m.joint_type[i]);
+    svec<S> vt{}, vj{}, adj_vt{}, adj_vj{};
+    for (int d = d0; d < m.joint_dof_start[i + 1]; ++d) (d < d0 + nt ? vt : vj) += w.S[d] * qd[d];
     crm_adjoint(w.v[i], vj, g.a[i], g.v[i], adj_vj);
-    for (int d = m.joint_dof_start[i]; d < m.joint_dof_start[i + 1]; ++d) {
-      g.S_[d] += adj_vj * qd[d];
-      adj_qd[d] += sdot(w.S[d], adj_vj);
+    if (nt > 0 && pi >= 0) crm_adjoint(w.v[pi], vt, g.a[i], g.v[pi], adj_vt);
+    for (int d = d0; d < m.joint_dof_start[i + 1]; ++d) {
+      const svec<S>& adj = d < d0 + nt ? adj_vt : adj_vj;
+      g.S_[d] += adj * qd[d];
+      adj_qd[d] += sdot(w.S[d], adj);
     }
-    if (m.joint_parent[i] >= 0)
-      g.a[m.joint_parent[i]] += g.a[i];
+    if (pi >= 0)
+      g.a[pi] += g.a[i];
     else
       adj_par.gravity -= g.a[i].v;
   }

@@ -200,10 +200,12 @@ ADJ_HD void body_kinematics(const M& m, int i, const mat33<T>& Rp, const vec3<T>
       for (int k = 0; k < 3; ++k) Sj[k] = axis_motion(R.col(k), pJ);
       break;
     case RIGID_JOINT_FREE:
+      // translations along the joint frame's axes (fixed in the parent), rotations about the
+      // body's own axes through its origin
       R = RJ * qmat(q4(qj + 3));
       p = pJ + RJ * q3(qj);
       for (int k = 0; k < 3; ++k) {
-        Sj[k] = {vec3<T>(), R.col(k)};
+        Sj[k] = {vec3<T>(), RJ.col(k)};
         Sj[3 + k] = axis_motion(R.col(k), p);
       }
       break;
@@ -331,12 +333,16 @@ ADJ_HD void rnea(const M& m, const vec3<G>& gravity, const T* qd, const T* qdd, 
   for (int i = 0; i < m.body_count(); ++i) {
     int pi = m.joint_parent[i];
     svec<T> a = pi < 0 ? a0 : w.a[pi];
-    svec<T> vj{};
-    for (int d = m.joint_dof_start[i]; d < m.joint_dof_start[i + 1]; ++d) {
-      vj += w.S[d] * qd[d];
+    const int d0 = m.joint_dof_start[i], nt = rigid_joint_parent_dofs(m.joint_type[i]);
+    svec<T> vt{}, vj{};
+    for (int d = d0; d < m.joint_dof_start[i + 1]; ++d) {
+      (d < d0 + nt ? vt : vj) += w.S[d] * qd[d];
       if (qdd) a += w.S[d] * qdd[d];
     }
-    a += crm(w.v[i], vj);  // dS/dt qd, S fixed in the child body
+    // dS/dt qd: columns fixed in the child body move with it, the free joint's translations
+    // with the parent
+    a += crm(w.v[i], vj);
+    if (nt > 0 && pi >= 0) a += crm(w.v[pi], vt);
     w.a[i] = a;
     w.f[i] = body_force(w.I[i], a, w.v[i]) - w.fext[i];
   }
@@ -486,7 +492,7 @@ ADJ_HD void integrate_joint(int type, const T* qj, const T* v, T h, T* qo) {
     }
     case RIGID_JOINT_FREE: {
       quat<T> rot = q4(qj + 3);
-      vec3<T> pos = q3(qj) + qmat(rot) * q3(v) * h;
+      vec3<T> pos = q3(qj) + q3(v) * h;
       quat<T> r = qnormalize(qmul(rot, qexp(q3(v + 3), h)));
       qo[0] = pos.x;
       qo[1] = pos.y;

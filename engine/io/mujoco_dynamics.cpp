@@ -36,10 +36,10 @@ bool unit_quat(const double* v, quat<double>& q) {
   return true;
 }
 
-// the engine state of MuJoCo's (qpos, qvel), the velocity map T (qd = T qvel; engine rows,
-// MuJoCo columns) and dT/dt qvel
+// the engine state of MuJoCo's (qpos, qvel) and the velocity map T (qd = T qvel; engine rows,
+// MuJoCo columns; constant, as both put a free joint's linear velocity in a fixed frame)
 struct EngineState {
-  std::vector<double> q, qd, T, Tdot_qvel;
+  std::vector<double> q, qd, T;
 };
 
 Status to_engine(const RigidModelT<double>& m, const MujocoLayout& layout, const MujocoDynamics& out,
@@ -49,7 +49,6 @@ Status to_engine(const RigidModelT<double>& m, const MujocoLayout& layout, const
   e.q.assign(s0.joint_q.begin(), s0.joint_q.end());
   e.qd.assign(std::size_t(nve), 0.0);
   e.T.assign(std::size_t(nve) * std::size_t(out.nv), 0.0);
-  e.Tdot_qvel.assign(std::size_t(nve), 0.0);
   auto T = [&](int r, int c) -> double& { return e.T[std::size_t(r) * std::size_t(out.nv) + std::size_t(c)]; };
   for (std::size_t k = 0; k < layout.joints.size(); ++k) {
     const MujocoJointMap& j = layout.joints[k];
@@ -80,15 +79,14 @@ Status to_engine(const RigidModelT<double>& m, const MujocoLayout& layout, const
         const quat<double> ql = rigid_matrix_quat(RJt * R);
         const double qv[7] = {p.x, p.y, p.z, ql.w, ql.x, ql.y, ql.z};
         for (int i = 0; i < 7; ++i) e.q[qa + i] = qv[i];
-        // linear velocity world -> body frame; d(R^T)/dt v = -w x R^T v
-        const vec3<double> vw(qvel[va], qvel[va + 1], qvel[va + 2]), w(qvel[va + 3], qvel[va + 4], qvel[va + 5]);
-        const vec3<double> vb = transpose(R) * vw, dv = -cross(w, vb);
+        // both conventions: linear velocity in the joint frame (MuJoCo's world frame, rotated
+        // by RJ), angular velocity in the body frame
+        const vec3<double> vl = RJt * vec3<double>(qvel[va], qvel[va + 1], qvel[va + 2]);
         for (int i = 0; i < 3; ++i) {
-          e.qd[da + i] = vb[i];
-          e.qd[da + 3 + i] = w[i];
-          e.Tdot_qvel[da + i] = dv[i];
+          e.qd[da + i] = vl[i];
+          e.qd[da + 3 + i] = qvel[va + 3 + i];
           T(da + 3 + i, va + 3 + i) = 1;
-          for (int c = 0; c < 3; ++c) T(da + i, va + c) = R.m[c][i];
+          for (int c = 0; c < 3; ++c) T(da + i, va + c) = RJt.m[i][c];
         }
         break;
       }
@@ -266,15 +264,14 @@ Result<MujocoDynamics> mujoco_dynamics(const RigidModelT<double>& m, const Mujoc
   const double* no_qdd = nullptr;
   auto clear_fext = [&] { std::fill(w.fext.begin(), w.fext.end(), rigid::svec<double>{}); };
   const std::size_t nvs = std::size_t(nve);
-  std::vector<double> c0(nvs), bias(nvs), tmp(nvs);
+  std::vector<double> bias(nvs), tmp(nvs);
   clear_fext();
-  rigid::rnea(m, m.gravity, e.qd.data(), no_qdd, w, c0.data());
-  rigid::rnea(m, m.gravity, e.qd.data(), e.Tdot_qvel.data(), w, bias.data());  // c + M dT/dt qvel
-  // J^T fext of the body forces in w.fext: c(fext = 0) - rnea(fext)
+  rigid::rnea(m, m.gravity, e.qd.data(), no_qdd, w, bias.data());
+  // J^T fext of the body forces in w.fext: bias (fext = 0) - rnea(fext)
   auto body_force = [&] {
     rigid::rnea(m, m.gravity, e.qd.data(), no_qdd, w, tmp.data());
     std::vector<double> f(nvs);
-    for (int d = 0; d < nve; ++d) f[d] = c0[d] - tmp[d];
+    for (int d = 0; d < nve; ++d) f[d] = bias[d] - tmp[d];
     return f;
   };
   std::vector<double> contact(std::size_t(nve), 0.0);

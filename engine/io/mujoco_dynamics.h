@@ -4,9 +4,10 @@
 //         quaternion (w, x, y, z); free: position and quaternion (w first), world frame
 //   qvel  hinge/slide: the rate; ball: angular velocity, body frame; free: linear velocity of
 //         the body origin in the world frame, then angular velocity in the body frame
-// the engine's own free joint differs (linear velocity in the body frame: rigid_model.h), so
-// the free dofs are converted: qd_engine = T qvel with T = R^T on the linear block, and every
-// force f and the mass matrix M come back as T^T f and T^T M T. bodies joined by fixed joints
+// the engine's free joint keeps the same velocities, its position and linear velocity in the
+// joint frame (rigid_model.h): qd_engine = T qvel with T = RJ^T on the linear block (the
+// identity for an unrotated joint frame), and every force f and the mass matrix M come back as
+// T^T f and T^T M T. bodies joined by fixed joints
 // act as one (MuJoCo fuses them), so fixed joints have no entry.
 #pragma once
 

@@ -9,8 +9,9 @@
 //   prismatic  q: offset [m]                       qd: rate [m/s]
 //   ball       q: quaternion (w, x, y, z)          qd: angular velocity, body frame [rad/s]
 //   free       q: position [m] (parent joint frame), quaternion (w, x, y, z)
-//              qd: linear velocity of the body origin, then angular velocity, both in the
-//              body frame (Pinocchio's local free-flyer convention)
+//              qd: linear velocity of the body origin in the parent joint frame (so the
+//              position's rate), then angular velocity in the body frame (MuJoCo's convention:
+//              a body spinning in free flight keeps its linear velocity under explicit steps)
 //   fixed      no coordinates
 #pragma once
 
@@ -44,6 +45,9 @@ ADJ_HD inline int rigid_joint_q_count(int type) {
 ADJ_HD inline int rigid_joint_dof_count(int type) {
   return type == RIGID_JOINT_FREE ? 6 : type == RIGID_JOINT_BALL ? 3 : type == RIGID_JOINT_FIXED ? 0 : 1;
 }
+// the leading dofs whose motion is along axes fixed in the parent (the free joint's
+// translations); every other dof's axis moves with the child body
+ADJ_HD inline int rigid_joint_parent_dofs(int type) { return type == RIGID_JOINT_FREE ? 3 : 0; }
 
 // gradients of the differentiable parameters (the same names as in RigidModelT)
 template <class S>

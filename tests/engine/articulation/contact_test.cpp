@@ -108,10 +108,10 @@ TEST_CASE("body contact: each pair type's force is ke x depth along the normal, 
     std::vector<mat33<double>> rot;
     rigid_forward_kinematics(m, s, pos, rot);
     vec3<double> momentum_rate{};
-    for (int b = 0; b < 2; ++b)  // free joint: linear acceleration of the origin in the body frame
+    for (int b = 0; b < 2; ++b)  // free joint: linear acceleration of the origin in the joint frame
     {
       const double* a = qdd->data() + 6 * b;
-      vec3<double> acc = rot[b] * vec3<double>(a[0], a[1], a[2]);
+      vec3<double> acc = m.joint_rot[b] * vec3<double>(a[0], a[1], a[2]);
       vec3<double> alpha = rot[b] * vec3<double>(a[3], a[4], a[5]);
       vec3<double> com = rot[b] * m.body_com[b];
       momentum_rate += (acc + cross(alpha, com)) * m.body_mass[b];
@@ -196,7 +196,8 @@ TEST_CASE("static colliders: every body shape against a plane, sphere, box and c
 
 TEST_CASE("body contact: a box resting on another box on the ground stays put for 3 s", "[rigid][contact][rest]") {
   RigidBuilder b;
-  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2, b.contact_mu = 0.8;  // the stiff body contact it was measured with
+  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2,
+  b.contact_mu = 0.8;  // the stiff body contact it was measured with
   int lower = b.add_body("lower", {.type = RIGID_JOINT_FREE});
   b.add_shape(lower, {.type = GEOM_BOX, .size = {0.3, 0.1, 0.3}, .density = 500});
   int upper = b.add_body("upper", {.type = RIGID_JOINT_FREE});
@@ -238,7 +239,8 @@ TEST_CASE("body contact: a box resting on another box on the ground stays put fo
 
 TEST_CASE("body contact: a sphere dropped on a box bounces, then rests on it", "[rigid][contact][rest]") {
   RigidBuilder b;
-  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2, b.contact_mu = 0.8;  // the stiff body contact it was measured with
+  b.contact_ke = 1e4, b.contact_kd = 1e2, b.contact_kf = 1e2,
+  b.contact_mu = 0.8;  // the stiff body contact it was measured with
   int box = b.add_body("box", {.type = RIGID_JOINT_FIXED, .pos = {0, 0.2, 0}});
   b.add_shape(box, {.type = GEOM_BOX, .size = {0.3, 0.2, 0.3}});
   int ball = b.add_body("ball", {.type = RIGID_JOINT_FREE});

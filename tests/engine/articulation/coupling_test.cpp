@@ -65,7 +65,7 @@ SpherePress sphere_press(bool gravity, D mu) {
   // the sphere's centre 0.09 above the particle plane: every particle (r 0.03) overlaps it
   const D q[7] = {0.01, 0.09, 0.005, 1, 0, 0, 0};
   for (int k = 0; k < 7; ++k) c.state.joint_q[k] = q[k];
-  const D qd[6] = {0.2, -0.4, 0.1, 0.3, -0.2, 0.5};  // body-frame linear, then angular velocity
+  const D qd[6] = {0.2, -0.4, 0.1, 0.3, -0.2, 0.5};  // joint-frame linear, then body-frame angular velocity
   for (int k = 0; k < 6; ++k) c.state.joint_qd[k] = qd[k];
   return c;
 }
@@ -74,11 +74,8 @@ SpherePress sphere_press(bool gravity, D mu) {
 vec3<D> momentum(const RigidModelT<D>& rm, const ModelT<D>& pm, const StateT<D>& s) {
   vec3<D> P;
   for (int i = 0; i < pm.particle_count(); ++i) P += s.particle_qd[i] * pm.particle_mass[i];
-  std::vector<vec3<D>> pos;
-  std::vector<mat33<D>> rot;
-  rigid_forward_kinematics(rm, s, pos, rot);
   vec3<D> v(s.joint_qd[0], s.joint_qd[1], s.joint_qd[2]);
-  return P + rot[0] * v * rm.body_mass[0];
+  return P + rm.joint_rot[0] * v * rm.body_mass[0];
 }
 
 // a fixed random linear functional of a coupled state

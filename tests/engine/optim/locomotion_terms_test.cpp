@@ -108,8 +108,8 @@ StateT<double> torso_state(const Ant& a, double height, double yaw, double roll,
   const vec3<double> q3 = transpose(RJ) * (vec3<double>(p0.x, height, p0.z) - m.joint_pos[0]);
   s.joint_q[0] = q3.x, s.joint_q[1] = q3.y, s.joint_q[2] = q3.z;
   s.joint_q[3] = q.w, s.joint_q[4] = q.x, s.joint_q[5] = q.y, s.joint_q[6] = q.z;
-  // the free joint's linear velocity is in the body frame: v = R^T v_world (R = RJ Q)
-  const vec3<double> vb = transpose(RJ * rigid::qmat(q)) * v;
+  // the free joint's linear velocity is in the joint frame: v = RJ^T v_world
+  const vec3<double> vb = transpose(RJ) * v;
   for (int k = 0; k < 6; ++k) s.joint_qd[k] = 0;
   s.joint_qd[0] = vb.x, s.joint_qd[1] = vb.y, s.joint_qd[2] = vb.z;
   return s;

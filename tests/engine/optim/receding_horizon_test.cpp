@@ -50,7 +50,7 @@ float miss(const Drone& d, const State& end) {
 
 // a gust at frame 40: 1.5 m/s sideways, which no plan made before it knew of
 void gust(int frame, State& s) {
-  if (frame == 40) s.joint_qd[2] += 1.5f;  // free joint: linear (body frame), then angular velocity
+  if (frame == 40) s.joint_qd[2] += 1.5f;  // free joint: linear (joint frame), then angular velocity
 }
 
 }  // namespace
@@ -58,7 +58,7 @@ void gust(int frame, State& s) {
 TEST_CASE("receding horizon: the drone flies the waypoints from short plans, and recovers from a gust",
           "[optim][robot][mpc]") {
   Drone d = drone();
-  const RecedingHorizonOptions opt{.window = 30, .iterations = 10, .execute = 3};
+  const RecedingHorizonOptions opt{.window = 40, .iterations = 10, .execute = 3};
 
   // zero inputs: the drone falls; the loss of that trajectory is the yardstick
   auto idle = TaskRunnerT<float>::create(d.cs, d.task);
