@@ -129,9 +129,6 @@ ADJ_HD bool collider_contact(const M& m, int s, int c, int k, const mat33<T>& R,
 
 template <class M>
 ADJ_HD inline int collider_feature_count(const M& m, int s, int c) {
-  // a body's mesh shape touches as its hull vertices, with no radius: never a mesh collider,
-  // a two-sided shell with no inside (as boxes: the pair table's PAIR_NONE)
-  if (m.shape_type[s] == GEOM_MESH && m.collider_type[c] == GEOM_MESH) return 0;
   if (m.shape_type[s] == GEOM_MESH) return mesh_collider_feature_count(m, s, c);
   return contact_feature_count(m.shape_type[s], m.shape_size[s], m.collider_type[c], m.collider_size[c]);
 }

@@ -102,6 +102,9 @@ ADJ_HD bool feature(const M& m, const PlacedShape<T>& A, int sa, const PlacedSha
 
 template <class M>
 ADJ_HD int mesh_collider_feature_count(const M& m, int s, int c) {
+  // a body's mesh shape touches as its hull vertices, with no radius: never a mesh collider,
+  // a two-sided shell with no inside (as boxes: the pair table's PAIR_NONE)
+  if (m.collider_type[c] == GEOM_MESH) return 0;
   using S = model_scalar_t<M>;
   const svec<S> v{};
   return mesh_detail::feature_count(m, body_shape(m, s, mat33<S>::identity(), vec3<S>(), v), s, collider_shape<S>(m, c),

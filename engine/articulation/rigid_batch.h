@@ -42,18 +42,32 @@ ADJ_HD inline ParamsT<S, Span<const S>> view_params(const RigidViewT<S>& m) {
   return p;
 }
 
-// parameter adjoints over one packed row (param_count, in the order of the top comment): the
-// arrays as spans into it; the scalars (contact ke, kd, mu and gravity, its last six entries)
-// loaded
+// where each parameter starts in a packed row (param_count, in the order of the top comment):
+// the arrays, then the scalars (contact ke, kd, mu and gravity's x, y, z, the last six)
+struct ParamRow {
+  int nb, na, nv;
+  ADJ_HD int actuator_kp() const { return nb; }
+  ADJ_HD int actuator_kd() const { return nb + na; }
+  ADJ_HD int dof_damping() const { return nb + 2 * na; }
+  ADJ_HD int dof_armature() const { return nb + 2 * na + nv; }
+  ADJ_HD int scalars() const { return nb + 2 * na + 2 * nv; }
+};
+template <class M>
+ADJ_HD inline ParamRow param_row(const M& m) {
+  return {m.body_count(), m.actuator_count(), m.dof_count()};
+}
+
+// parameter adjoints over one packed row: the arrays as spans into it, the scalars loaded
 template <class S>
 ADJ_HD inline ParamsT<S, Span<S>> param_spans(const RigidViewT<S>& m, S* ap) {
-  const int nb = m.body_count(), na = m.actuator_count(), nv = m.dof_count(), pc = nb + 2 * na + 2 * nv;
+  const ParamRow r = param_row(m);
+  const int pc = r.scalars();
   ParamsT<S, Span<S>> p;
-  p.body_mass = Span<S>(ap, nb);
-  p.actuator_kp = Span<S>(ap + nb, na);
-  p.actuator_kd = Span<S>(ap + nb + na, na);
-  p.dof_damping = Span<S>(ap + nb + 2 * na, nv);
-  p.dof_armature = Span<S>(ap + nb + 2 * na + nv, nv);
+  p.body_mass = Span<S>(ap, r.nb);
+  p.actuator_kp = Span<S>(ap + r.actuator_kp(), r.na);
+  p.actuator_kd = Span<S>(ap + r.actuator_kd(), r.na);
+  p.dof_damping = Span<S>(ap + r.dof_damping(), r.nv);
+  p.dof_armature = Span<S>(ap + r.dof_armature(), r.nv);
   p.contact_ke = ap[pc];
   p.contact_kd = ap[pc + 1];
   p.contact_mu = ap[pc + 2];
@@ -64,7 +78,7 @@ ADJ_HD inline ParamsT<S, Span<S>> param_spans(const RigidViewT<S>& m, S* ap) {
 // the scalars of param_spans' parameters (contact, gravity) back into their row
 template <class S>
 ADJ_HD inline void store_scalar_params(const RigidViewT<S>& m, const ParamsT<S, Span<S>>& p, S* ap) {
-  const int pc = m.body_count() + 2 * m.actuator_count() + 2 * m.dof_count();
+  const int pc = param_row(m).scalars();
   ap[pc] = p.contact_ke;
   ap[pc + 1] = p.contact_kd;
   ap[pc + 2] = p.contact_mu;
@@ -202,22 +216,21 @@ struct BatchAdjointKernel {
 template <class S>
 inline void batch_sum_param_grads(const RigidModelT<S>& m, int env_count, const S* adj_param,
                                   RigidModelGradT<S>& adj_model) {
-  const int nb = m.body_count(), na = m.actuator_count(), nv = m.dof_count(), np = m.param_count();
-  if (int(adj_model.body_mass.size()) != nb || int(adj_model.actuator_kp.size()) != na ||
-      int(adj_model.dof_damping.size()) != nv)
+  const ParamRow r = param_row(m);
+  const int np = m.param_count(), pc = r.scalars();
+  if (int(adj_model.body_mass.size()) != r.nb || int(adj_model.actuator_kp.size()) != r.na ||
+      int(adj_model.dof_damping.size()) != r.nv)
     adj_model = m.make_grad();
+  auto add = [](Array<S>& to, const S* from, int n) {
+    for (int i = 0; i < n; ++i) to[i] += from[i];
+  };
   for (int e = 0; e < env_count; ++e) {
     const S* ap = adj_param + std::size_t(e) * np;
-    for (int i = 0; i < nb; ++i) adj_model.body_mass[i] += ap[i];
-    for (int i = 0; i < na; ++i) {
-      adj_model.actuator_kp[i] += ap[nb + i];
-      adj_model.actuator_kd[i] += ap[nb + na + i];
-    }
-    for (int i = 0; i < nv; ++i) {
-      adj_model.dof_damping[i] += ap[nb + 2 * na + i];
-      adj_model.dof_armature[i] += ap[nb + 2 * na + nv + i];
-    }
-    const int pc = nb + 2 * na + 2 * nv;
+    add(adj_model.body_mass, ap, r.nb);
+    add(adj_model.actuator_kp, ap + r.actuator_kp(), r.na);
+    add(adj_model.actuator_kd, ap + r.actuator_kd(), r.na);
+    add(adj_model.dof_damping, ap + r.dof_damping(), r.nv);
+    add(adj_model.dof_armature, ap + r.dof_armature(), r.nv);
     adj_model.contact_ke += ap[pc];
     adj_model.contact_kd += ap[pc + 1];
     adj_model.contact_mu += ap[pc + 2];

@@ -586,6 +586,11 @@ const ParamBlock& ParametersT<S>::block_of(int i) const {
   return blocks_.back();
 }
 
+std::string component_suffix(const ParamBlock& b, int c) {
+  if (b.width != 3) return {};
+  return {'.', "xyz"[c]};
+}
+
 template <class S>
 std::string ParametersT<S>::entry_name(int i) const {
   const ParamBlock& b = block_of(i);
@@ -601,13 +606,8 @@ std::string ParametersT<S>::entry_name(int i) const {
     s += x;
     s += ']';
   };
-  if (b.field && b.field->domain == FieldDomain::scene) {  // "contact_ke", "gravity.y"
-    if (b.width == 3) {
-      s += '.';
-      s += "xyz"[c];
-    }
-    return s;
-  }
+  if (b.field && b.field->domain == FieldDomain::scene) return s + component_suffix(b, c);  // "gravity.y"
+
   if (b.kind == ParamKind::policy) {
     bracket(std::to_string(e));
     return s;
@@ -618,11 +618,7 @@ std::string ParametersT<S>::entry_name(int i) const {
                         : "t=" + std::to_string(t));
   // elements are named by their index within the object
   bracket(std::to_string(b.index[e] - (b.index[0] - b.first_local)));
-  if (b.width == 3) {
-    s += '.';
-    s += "xyz"[c];
-  }
-  return s;
+  return s + component_suffix(b, c);
 }
 
 template <class S>

@@ -75,6 +75,8 @@ struct ParamBlock {
 // so every frame. ParametersT writes and gathers every block through frame_block: the rows see
 // one entry per frame, theta holds the knots.
 int knot_frame(int k, int knots, int frames);
+// an entry name's component: ".x", ".y" or ".z" for component c of a block of vectors, else empty
+std::string component_suffix(const ParamBlock& b, int c);
 // the block as its row writes it: one entry per frame (a block without knots: itself)
 ParamBlock frame_block(const ParamBlock& b);
 // theta's entries x of block b -> per-frame entries (frame_block(b).count of them)

@@ -211,11 +211,7 @@ std::string ParametersT<S>::entry_name_bodies(const ParamBlock& b, int k) const 
   else if (b.steps > 1)
     s += "[t=" + std::to_string(t) + "]";
   if (!b.names[std::size_t(e)].empty()) s += "[" + b.names[std::size_t(e)] + "]";
-  if (b.width == 3) {
-    s += '.';
-    s += "xyz"[c];
-  }
-  return s;
+  return s + component_suffix(b, c);
 }
 
 #define ADJ_BODY_PARAMETERS(S)                                                                               \
