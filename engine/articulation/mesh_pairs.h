@@ -1,11 +1,10 @@
 // the pair functions of a body's mesh shape, which touches as its convex hull (the method and
-// what it misses: engine/model/rigid_mesh.h): mesh against a plane, a sphere, a box, a capsule
-// or another mesh. included at the end of body_contact.h, whose dispatch lines call these for
-// any pair with a mesh (they read the model's hull arrays, so they are not in the model-free
-// table of pairs.h); every kernel is generic over the scalar, so the adjoint takes dual
-// numbers through it as for the other pairs (contact_forces_adjoint), except the ground,
-// reversed by hand. M: RigidModelT or its view RigidViewT (host or device), which both hold
-// the hull arrays
+// what it misses: engine/model/rigid_mesh.h): mesh against a plane, a sphere, a box, a capsule,
+// another mesh or a static mesh collider (the hull vertices against its solid). included at the end of body_contact.h,
+// whose dispatch lines call these for any pair with a mesh (they read the model's hull arrays, so they are not in the
+// model-free table of pairs.h); every kernel is generic over the scalar, so the adjoint takes dual numbers through it
+// as for the other pairs (contact_forces_adjoint), except the ground, reversed by hand. M: RigidModelT or its view
+// RigidViewT (host or device), which both hold the hull arrays
 #pragma once
 
 #include "engine/articulation/body_contact.h"
@@ -18,6 +17,13 @@ namespace mesh_detail {
 template <class T>
 ADJ_HD inline bool is_mesh(const PlacedShape<T>& P) {
   return P.ref.type == GEOM_MESH;
+}
+
+// a static mesh collider (shape -1), against which A's hull vertices are points of no radius
+// meeting its solid (geometry.h's mesh_solid_distance)
+template <class T>
+ADJ_HD inline bool is_solid_collider(const PlacedShape<T>& P, int shape) {
+  return shape < 0 && P.ref.type == GEOM_MESH;
 }
 
 // samples of one side (shape: body shape index, -1 for a static collider): a mesh's hull
@@ -49,15 +55,16 @@ ADJ_HD inline vec3<T> sample(const M& m, const PlacedShape<T>& P, int shape, int
 // return a lower bound and no normal
 template <class T, class M, class S>
 ADJ_HD inline T distance(const M& m, const PlacedShape<T>& P, int shape, const vec3<T>& x, S reach, vec3<T>& n) {
-  if (is_mesh(P)) return mesh_hull_distance(m, shape, P.ref.rot, P.ref.pos, x, reach, n);
   vec3<T> surface;
+  if (is_solid_collider(P, shape)) return mesh_solid_distance(P.ref, x, n, surface);
+  if (is_mesh(P)) return mesh_hull_distance(m, shape, P.ref.rot, P.ref.pos, x, reach, n);
   return shape_distance(P.ref, x, n, surface);
 }
 
 // feature count of side A against side B, at least one a mesh (see rigid_mesh.h)
 template <class T, class M>
 ADJ_HD inline int feature_count(const M& m, const PlacedShape<T>& A, int sa, const PlacedShape<T>& B, int sb) {
-  if (B.ref.type == GEOM_PLANE) return sample_count(m, A, sa);
+  if (B.ref.type == GEOM_PLANE || is_solid_collider(B, sb)) return sample_count(m, A, sa);
   if (A.ref.type == GEOM_SPHERE || B.ref.type == GEOM_SPHERE) return 1;
   return sample_count(m, A, sa) + sample_count(m, B, sb);
 }
@@ -70,7 +77,7 @@ ADJ_HD bool feature(const M& m, const PlacedShape<T>& A, int sa, const PlacedSha
   int side = 0;
   vec3<T> x;
   S r = S(0);
-  if (B.ref.type == GEOM_PLANE) {
+  if (B.ref.type == GEOM_PLANE || is_solid_collider(B, sb)) {  // A is the mesh shape
     x = sample(m, A, sa, k, r);
   } else if (A.ref.type == GEOM_SPHERE || B.ref.type == GEOM_SPHERE) {
     side = A.ref.type == GEOM_SPHERE ? 0 : 1;
@@ -102,9 +109,6 @@ ADJ_HD bool feature(const M& m, const PlacedShape<T>& A, int sa, const PlacedSha
 
 template <class M>
 ADJ_HD int mesh_collider_feature_count(const M& m, int s, int c) {
-  // a body's mesh shape touches as its hull vertices, with no radius: never a mesh collider,
-  // a two-sided shell with no inside (as boxes: the pair table's PAIR_NONE)
-  if (m.collider_type[c] == GEOM_MESH) return 0;
   using S = model_scalar_t<M>;
   const svec<S> v{};
   return mesh_detail::feature_count(m, body_shape(m, s, mat33<S>::identity(), vec3<S>(), v), s, collider_shape<S>(m, c),

@@ -16,9 +16,11 @@ enum GeomType : int {
   GEOM_SPHERE = 1,   // size.x = radius
   GEOM_BOX = 2,      // size = half extents, oriented by rot
   GEOM_CAPSULE = 3,  // size.x = radius, size.y = half height along local y
-  GEOM_MESH = 4,     // colliders: a static triangle mesh (two-sided shell: particles and bodies'
-                     // spheres and capsules touch it); body shapes: a mesh that touches as its
-                     // convex hull (engine/model/rigid_mesh.h; size.x = bounding radius)
+  GEOM_MESH = 4,     // colliders: a static triangle mesh (a two-sided shell to spheres: particles,
+                     // bodies' spheres and capsules; solid behind its faces to points of no
+                     // radius: boxes' corners and mesh shapes' hull vertices, mesh_solid_distance);
+                     // body shapes: a mesh that touches as its convex hull (engine/model/rigid_mesh.h;
+                     // size.x = bounding radius)
   GEOM_TYPE_COUNT = 5,
 };
 
@@ -34,9 +36,13 @@ struct plain_scalar<Dual<S, N>> {
 template <class T>
 using plain_scalar_t = typename plain_scalar<T>::type;
 
-// closest point to p on triangle abc (Ericson, Real-Time Collision Detection 5.1.5)
+// closest point to p on triangle abc (Ericson, Real-Time Collision Detection 5.1.5); *on_face
+// (when given) says whether it is inside the face (p projects onto the triangle) rather than on
+// an edge or a corner
 template <class T>
-ADJ_HD inline vec3<T> closest_on_triangle(const vec3<T>& p, const vec3<T>& a, const vec3<T>& b, const vec3<T>& c) {
+ADJ_HD inline vec3<T> closest_on_triangle(const vec3<T>& p, const vec3<T>& a, const vec3<T>& b, const vec3<T>& c,
+                                          bool* on_face = nullptr) {
+  if (on_face) *on_face = false;
   vec3<T> ab = b - a, ac = c - a, ap = p - a;
   T d1 = dot(ab, ap), d2 = dot(ac, ap);
   if (value(d1) <= 0 && value(d2) <= 0) return a;
@@ -53,6 +59,7 @@ ADJ_HD inline vec3<T> closest_on_triangle(const vec3<T>& p, const vec3<T>& a, co
   T va = d3 * d6 - d5 * d4;
   if (value(va) <= 0 && value(d4 - d3) >= 0 && value(d5 - d6) >= 0)
     return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
+  if (on_face) *on_face = true;
   T denom = T(1) / (va + vb + vc);
   return a + ab * (vb * denom) + ac * (vc * denom);
 }
@@ -69,6 +76,57 @@ struct ShapeRef {
   const Idx3* mesh_tris;
   int mesh_start, mesh_count;  // the collider's triangles in mesh_tris
 };
+
+// signed distance from x, a point of no radius, to static mesh collider s, solid behind its
+// faces (their winding: counter-clockwise seen from outside, as OBJ files have it), and the
+// outward normal there. The nearest triangle decides (of triangles at the same distance, where
+// x is nearest an edge or a corner they share, the one whose plane is farthest from x): x is
+// inside when it lies behind that triangle's face within 60 degrees of the face's inward normal
+// (so a point below an open mesh's rim, beside it, is outside, not pulled back under the rim);
+// inside, a point that projects onto the face has its plane distance and the face normal (a
+// flat mesh floor acts as a plane), else minus its distance to the nearest edge or corner and
+// the direction from it. Outside: the (positive) distance.
+template <class T, class S, class M>
+ADJ_HD inline T mesh_solid_distance(const ShapeRef<S, M>& s, const vec3<T>& x, vec3<T>& n, vec3<T>& surface) {
+  using P = plain_scalar_t<T>;
+  const vec3<P> xv(value(x.x), value(x.y), value(x.z));
+  vec3<T> best;
+  vec3<M> best_normal;
+  bool best_face = false;
+  P best_d2 = P(1e30), best_plane = P(-1);
+  const P tie = sizeof(P) < 8 ? P(1e-5) : P(1e-9);  // relative: a shared edge's two closest points differ by rounding
+  for (int t = s.mesh_start; t < s.mesh_start + s.mesh_count; ++t) {
+    const Idx3 tri = s.mesh_tris[t];
+    const vec3<M>&a = s.mesh_vertices[tri.i], &b = s.mesh_vertices[tri.j], &c = s.mesh_vertices[tri.k];
+    vec3<M> nt = cross(b - a, c - a);
+    const M area2 = length(nt);
+    if (!(area2 > M(0))) continue;  // a degenerate triangle has no side
+    nt = nt / area2;
+    bool face = false;
+    const vec3<T> q = closest_on_triangle(x, lift<T>(a), lift<T>(b), lift<T>(c), &face);
+    const vec3<P> off = xv - vec3<P>(value(q.x), value(q.y), value(q.z));
+    const P d2 = dot(off, off);
+    const P plane = P(abs_(dot(off, vec3<P>(P(nt.x), P(nt.y), P(nt.z)))));
+    const bool nearer = d2 < best_d2 * (P(1) - tie);
+    if (nearer || (d2 <= best_d2 * (P(1) + tie) && plane > best_plane)) {
+      best_d2 = d2, best_plane = plane, best = q, best_normal = nt, best_face = face;
+    }
+  }
+  const vec3<T> nf = lift<T>(best_normal), off = x - best;
+  const T along = dot(off, nf);
+  const T dist = sqrt_(dot(off, off) + T(1e-20));
+  surface = best;
+  if (!(value(along) < -0.5 * value(dist))) {  // outside (or beside the rim)
+    n = off / dist;
+    return dist;
+  }
+  if (best_face) {
+    n = nf;
+    return along;
+  }
+  n = -off / dist;
+  return -dist;
+}
 
 // signed distance from x to the collider surface and the outward normal there
 template <class T, class S, class M>

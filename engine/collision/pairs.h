@@ -32,9 +32,9 @@
 //   capsule - mesh      the capsule's 2 end centres (with its radius) against the static mesh,
 //                       as against a plane: a mesh floor holds it as a plane does (denser
 //                       samples would add their explicit friction up past its stable step), and
-//                       a bump under its middle alone is missed. a box's corners and a body
-//                       mesh's hull vertices have no radius and a mesh collider is a two-sided
-//                       shell with no inside: they do not touch it (PAIR_NONE)
+//                       a bump under its middle alone is missed
+//   box - mesh          the box's 8 corners (no radius) against the mesh as a solid behind its
+//                       faces (geometry.h's mesh_solid_distance; spheres meet a two-sided shell)
 // planes are only ever the static side B. a body's mesh shape touches as its convex hull: its
 // pairs need the model's hull arrays and live in engine/articulation/mesh_pairs.h.
 //
@@ -68,6 +68,7 @@ enum PairKind : int {
   PAIR_CAPSULE_BOX,
   PAIR_BOX_BOX,
   PAIR_CAPSULE_MESH,
+  PAIR_BOX_MESH,
   PAIR_KIND_COUNT
 };
 
@@ -146,7 +147,9 @@ template <class T, class S>
 ADJ_HD inline bool sphere_against(const PlacedShape<T>& P, const PlacedShape<T>& Q, const vec3<T>& x, S r, const T& ke,
                                   const T& kd, const T& mu, S kf, S eps, vec3<T>& xc, vec3<T>& n, vec3<T>& f) {
   vec3<T> surface;
-  T d = shape_distance(Q.ref, x, n, surface) - T(r);
+  // a point of no radius meets a mesh collider's solid, a sphere its two-sided shell
+  const bool solid = Q.ref.type == GEOM_MESH && !(r > S(0));
+  T d = (solid ? mesh_solid_distance(Q.ref, x, n, surface) : shape_distance(Q.ref, x, n, surface)) - T(r);
   if (!(value(d) < 0)) return false;
   xc = x - n * (T(r) + d * T(0.5));
   vec3<T> vrel;
@@ -178,6 +181,7 @@ ADJ_HD inline bool pair_sphere(int kind, const PlacedShape<T>& A, const PlacedSh
     case PAIR_BOX_PLANE:
     case PAIR_CAPSULE_PLANE:
     case PAIR_CAPSULE_MESH:
+    case PAIR_BOX_MESH:
       x = placed_sample(A, false, k, r);
       return true;
     case PAIR_SPHERE_SPHERE:  // A's centre
@@ -298,6 +302,14 @@ ADJ_HD inline bool contact_capsule_mesh(const PlacedShape<T>& A, const PlacedSha
 }
 ADJ_PAIR_ADJOINT(contact_capsule_mesh)
 
+// a box (a body's) against a static triangle mesh, solid behind its faces
+template <class T, class S>
+ADJ_HD inline bool contact_box_mesh(const PlacedShape<T>& A, const PlacedShape<T>& B, int k, const T& ke, const T& kd,
+                                    const T& mu, S kf, S eps, vec3<T>& xc, vec3<T>& n, vec3<T>& f) {
+  return sphere_feature(PAIR_BOX_MESH, A, B, k, ke, kd, mu, kf, eps, xc, n, f);
+}
+ADJ_PAIR_ADJOINT(contact_box_mesh)
+
 template <class T, class S>
 ADJ_HD inline bool contact_box_sphere(const PlacedShape<T>& A, const PlacedShape<T>& B, int k, const T& ke, const T& kd,
                                       const T& mu, S kf, S eps, vec3<T>& xc, vec3<T>& n, vec3<T>& f) {
@@ -390,7 +402,7 @@ ADJ_HD inline int pair_kind(int a, int b) {
       // columns: B a plane, sphere, box, capsule, mesh
       {PAIR_NONE, PAIR_NONE, PAIR_NONE, PAIR_NONE, PAIR_NONE},                                               // A: plane
       {PAIR_SPHERE_PLANE, PAIR_SPHERE_SPHERE, PAIR_SPHERE_BOX, PAIR_SPHERE_CAPSULE, PAIR_SPHERE_MESH},       // sphere
-      {PAIR_BOX_PLANE, PAIR_BOX_SPHERE, PAIR_BOX_BOX, PAIR_BOX_CAPSULE, PAIR_NONE},                          // box
+      {PAIR_BOX_PLANE, PAIR_BOX_SPHERE, PAIR_BOX_BOX, PAIR_BOX_CAPSULE, PAIR_BOX_MESH},                      // box
       {PAIR_CAPSULE_PLANE, PAIR_CAPSULE_SPHERE, PAIR_CAPSULE_BOX, PAIR_CAPSULE_CAPSULE, PAIR_CAPSULE_MESH},  // capsule
       {PAIR_NONE, PAIR_NONE, PAIR_NONE, PAIR_NONE, PAIR_NONE},                                               // mesh
   };
@@ -406,6 +418,7 @@ ADJ_HD inline int contact_feature_count(int a, const vec3<S>& za, int b, const v
     case PAIR_BOX_PLANE:
     case PAIR_CAPSULE_PLANE:
     case PAIR_CAPSULE_MESH:
+    case PAIR_BOX_MESH:
       return shape_sample_count(a, za, false);
     case PAIR_BOX_CAPSULE:
     case PAIR_CAPSULE_BOX:

@@ -356,24 +356,53 @@ Status place_robot(const Object& o, const Placed& p, CompiledSceneT<S>& out) {
   return Status::ok();
 }
 
-// a mesh collider is a two-sided shell: the bodies' spheres and capsules touch it, their boxes
-// and mesh shapes (points with no radius) pass through; one warning per mesh collider, naming
-// the first such shape
+// a mesh collider is solid behind its faces to the bodies' boxes and mesh shapes (their corners
+// and hull vertices: geometry.h's mesh_solid_distance), so its winding says which side is
+// solid. warned of (once per mesh collider, when the robots have such shapes) where it looks
+// wound the wrong way: a closed mesh whose faces point inward (negative volume about its
+// centre), or an open sheet (its faces' area-weighted normals summing to over half its area: a
+// terrain) facing down the up axis
 template <class S>
-void warn_mesh_colliders(const Scene& scene, CompiledSceneT<S>& out) {
+void warn_mesh_winding(const Scene& scene, CompiledSceneT<S>& out) {
   const RigidModelT<S>& m = out.model.rigid;
-  int through = -1;
-  for (int s = 0; s < m.shape_count() && through < 0; ++s)
-    if (m.shape_type[s] == GEOM_BOX || m.shape_type[s] == GEOM_MESH) through = s;
-  if (through < 0) return;
-  const std::string shape =
-      m.body_name[m.shape_body[through]] + "'s " + (m.shape_type[through] == GEOM_BOX ? "box" : "mesh");
+  bool points = false;
+  for (int s = 0; s < m.shape_count(); ++s)
+    points = points || m.shape_type[s] == GEOM_BOX || m.shape_type[s] == GEOM_MESH;
+  if (!points) return;
+  const ModelT<S>& pm = out.model;
   for (size_t oi = 0; oi < scene.objects.size(); ++oi) {
     const Object& o = scene.objects[oi];
-    if (o.kind == ObjectKind::collider && o.collider.kind == ColliderKind::mesh)
-      out.warnings.push_back("objects[" + std::to_string(oi) + "] (\"" + o.name +
-                             "\"): a mesh_collider: robot bodies' boxes and mesh shapes pass through it (" + shape +
-                             ", ...); their spheres and capsules and the particles touch it");
+    if (o.kind != ObjectKind::collider || o.collider.kind != ColliderKind::mesh) continue;
+    const int shape = out.objects[oi].shape, t0 = pm.shape_mesh_start[shape], nt = pm.shape_mesh_count[shape];
+    auto vertex = [&](int i) {
+      const vec3<S>& v = pm.mesh_vertices[i];
+      return vec3<double>(double(v.x), double(v.y), double(v.z));
+    };
+    vec3<double> centre, normal_sum;
+    double area = 0, volume = 0;
+    int corners = 0;
+    for (int t = t0; t < t0 + nt; ++t)
+      for (int i : {pm.mesh_tris[t].i, pm.mesh_tris[t].j, pm.mesh_tris[t].k}) centre += vertex(i), ++corners;
+    if (corners == 0) continue;
+    centre = centre / double(corners);
+    for (int t = t0; t < t0 + nt; ++t) {
+      const vec3<double> a = vertex(pm.mesh_tris[t].i), b = vertex(pm.mesh_tris[t].j), c = vertex(pm.mesh_tris[t].k);
+      const vec3<double> n2 = cross(b - a, c - a);  // twice the area, along the outward normal
+      area += 0.5 * length(n2);
+      normal_sum += n2 * 0.5;
+      volume += dot((a + b + c) / 3.0 - centre, n2) / 6;
+    }
+    vec3<double> up;
+    up[scene.settings.up_index()] = 1;
+    const bool sheet = length(normal_sum) > 0.5 * area;
+    const bool wrong = sheet ? dot(normal_sum, up) < 0 : volume < 0;
+    if (!wrong) continue;
+    out.warnings.push_back("objects[" + std::to_string(oi) + "] (\"" + o.name + "\"): a mesh_collider whose faces " +
+                           (sheet ? "face down" : "point inward") +
+                           " (counter-clockwise seen from outside is the rule): robot bodies' boxes and mesh "
+                           "shapes, which meet a mesh collider as a solid behind its faces, would be pushed " +
+                           (sheet ? "down through it" : "into it from outside") +
+                           "; reverse the winding of its triangles");
   }
 }
 
@@ -422,7 +451,7 @@ Status compile_robots(const Scene& scene, const std::string& base_dir, CompiledS
   if (!model) return Status::error("scene \"" + scene.name + "\": robots: " + model.status().message());
   out.model.rigid = std::move(model.value());
   const RigidModelT<S>& m = out.model.rigid;
-  warn_mesh_colliders(scene, out);
+  warn_mesh_winding(scene, out);
   StateT<S> rest = m.make_state();
   out.model.joint_q = std::move(rest.joint_q);
   out.model.joint_qd = std::move(rest.joint_qd);

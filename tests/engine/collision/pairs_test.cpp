@@ -84,6 +84,8 @@ bool named_adjoint(int kind, const PlacedShape<S>& A, const PlacedShape<S>& B, i
       return contact_box_box_adjoint(A, B, k, ke, kd, mu, kf, eps, af, ax, g);
     case PAIR_CAPSULE_MESH:
       return contact_capsule_mesh_adjoint(A, B, k, ke, kd, mu, kf, eps, af, ax, g);
+    case PAIR_BOX_MESH:
+      return contact_box_mesh_adjoint(A, B, k, ke, kd, mu, kf, eps, af, ax, g);
     default:
       return false;
   }
@@ -119,8 +121,9 @@ void put_mat(std::vector<double>& in, int at, const mat33<double>& R) {
 // edges: box-box features past the 16 corners only
 void check_pair(int a, int b, int wanted, bool edges = false) {
   std::mt19937 rng(unsigned(17 + 7 * a + 31 * b + (edges ? 5 : 0)));
+  // a bent sheet facing up (counter-clockwise seen from above): solid below to a box's corners
   std::vector<vec3<double>> verts = {{-1, 0, -1}, {1, 0.1, -1}, {1, 0, 1}, {-1, -0.1, 1}};
-  std::vector<Idx3> tris = {{0, 1, 2}, {0, 2, 3}};
+  std::vector<Idx3> tris = {{0, 2, 1}, {0, 3, 2}};
   const int kind = pair_kind(a, b);
   REQUIRE(kind != PAIR_NONE);
   const bool b_static = b == GEOM_PLANE || b == GEOM_MESH;
@@ -186,7 +189,7 @@ TEST_CASE("pair table: one function per pair of types, planes only on the static
   CHECK(pair_kind(GEOM_PLANE, GEOM_SPHERE) == PAIR_NONE);
   CHECK(pair_kind(GEOM_MESH, GEOM_BOX) == PAIR_NONE);  // a body's mesh: engine/articulation/mesh_pairs.h
   CHECK(pair_kind(GEOM_CAPSULE, GEOM_MESH) == PAIR_CAPSULE_MESH);
-  CHECK(pair_kind(GEOM_BOX, GEOM_MESH) == PAIR_NONE);  // corners have no radius; a mesh collider no inside
+  CHECK(pair_kind(GEOM_BOX, GEOM_MESH) == PAIR_BOX_MESH);  // its corners against the mesh's solid
   const vec3<double> box = type_size(GEOM_BOX), cap = type_size(GEOM_CAPSULE), sph = type_size(GEOM_SPHERE);
   CHECK(contact_feature_count(GEOM_BOX, box, GEOM_PLANE, vec3<double>(0, 1, 0)) == 8);
   CHECK(contact_feature_count(GEOM_CAPSULE, cap, GEOM_PLANE, vec3<double>(0, 1, 0)) == 2);
@@ -194,6 +197,7 @@ TEST_CASE("pair table: one function per pair of types, planes only on the static
   CHECK(contact_feature_count(GEOM_SPHERE, sph, GEOM_CAPSULE, cap) == 1);
   CHECK(contact_feature_count(GEOM_BOX, box, GEOM_CAPSULE, cap) == 8 + 5);          // 1 + ceil(2 h / r) axis samples
   CHECK(contact_feature_count(GEOM_CAPSULE, cap, GEOM_MESH, vec3<double>()) == 2);  // its end centres
+  CHECK(contact_feature_count(GEOM_BOX, box, GEOM_MESH, vec3<double>()) == 8);      // its corners
 }
 
 TEST_CASE("contact_sphere_plane, contact_box_plane, contact_capsule_plane: adjoints match central differences",
@@ -225,6 +229,48 @@ TEST_CASE("contact_capsule_capsule, contact_box_capsule, contact_capsule_box: ad
 TEST_CASE("contact_capsule_mesh: a capsule's samples against a static mesh, adjoints match central differences",
           "[collision]") {
   check_pair(GEOM_CAPSULE, GEOM_MESH, 6);
+}
+
+TEST_CASE("contact_box_mesh: a box's corners against a static mesh's solid, adjoints match central differences",
+          "[collision]") {
+  check_pair(GEOM_BOX, GEOM_MESH, 8);
+}
+
+TEST_CASE("mesh_solid_distance: solid behind the faces, within 60 degrees of the inward normal", "[collision]") {
+  // a closed octahedron (|x| + |y| + |z| = 1), wound counter-clockwise seen from outside
+  const std::vector<vec3<double>> v = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+  std::vector<Idx3> t;
+  for (int sx : {0, 1})
+    for (int sy : {2, 3})
+      for (int sz : {4, 5}) {
+        const bool flip = (sx == 1) ^ (sy == 3) ^ (sz == 5);  // an odd number of negative axes
+        t.push_back(flip ? Idx3{sx, sz, sy} : Idx3{sx, sy, sz});
+      }
+  const ShapeRef<double> oct{GEOM_MESH, {}, mat33<double>::identity(), {}, v.data(), t.data(), 0, int(t.size())};
+  vec3<double> n, surface;
+  // inside, near the face x + y + z = 1: its plane distance and its normal
+  const vec3<double> x(0.3, 0.3, 0.2);
+  const double d = mesh_solid_distance(oct, x, n, surface);
+  CHECK(std::fabs(d - (0.8 - 1) / std::sqrt(3.0)) < 1e-12);
+  CHECK(length(n - vec3<double>(1, 1, 1) / std::sqrt(3.0)) < 1e-12);
+  // outside: the positive distance
+  CHECK(mesh_solid_distance(oct, vec3<double>(0.6, 0.6, 0.6), n, surface) > 0);
+  // the centre, nearest all eight faces alike: inside, 1/sqrt(3) deep
+  CHECK(std::fabs(mesh_solid_distance(oct, vec3<double>(), n, surface) + 1 / std::sqrt(3.0)) < 1e-12);
+  // wound the other way round, the same points are outside
+  std::vector<Idx3> inward = t;
+  for (Idx3& f : inward) std::swap(f.j, f.k);
+  const ShapeRef<double> out{GEOM_MESH, {}, mat33<double>::identity(), {}, v.data(), inward.data(), 0, 8};
+  CHECK(mesh_solid_distance(out, x, n, surface) > 0);
+  // an open sheet's rim: below the sheet it is solid, beside the rim (below its plane) it is not
+  const std::vector<vec3<double>> sv = {{-1, 0, -1}, {1, 0, -1}, {1, 0, 1}, {-1, 0, 1}};
+  const std::vector<Idx3> st = {{0, 2, 1}, {0, 3, 2}};
+  const ShapeRef<double> sheet{GEOM_MESH, {}, mat33<double>::identity(), {}, sv.data(), st.data(), 0, 2};
+  CHECK(std::fabs(mesh_solid_distance(sheet, vec3<double>(0.5, -0.01, 0.2), n, surface) + 0.01) < 1e-12);
+  CHECK(n.y == 1.0);
+  CHECK(mesh_solid_distance(sheet, vec3<double>(0.5, 0.01, 0.2), n, surface) > 0);
+  CHECK(mesh_solid_distance(sheet, vec3<double>(1.2, -0.05, 0.2), n, surface) > 0);      // beside the rim
+  CHECK(mesh_solid_distance(sheet, vec3<double>(1.02, -0.1, 0.2), n, surface) < -0.09);  // just under it
 }
 
 TEST_CASE("contact_box_box: corner and edge-edge adjoints match central differences", "[collision]") {

@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <utility>
 
 #include "engine/articulation/rigid_queries.h"
 #include "engine/scene/compile.h"
@@ -13,6 +16,7 @@
 
 using namespace adj;
 using namespace adj::scene;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -91,16 +95,16 @@ TEST_CASE("robot scenes: rebase_paths moves a mesh shape's file with the scene",
   CHECK(s->objects[1].robot.bodies[0].shapes[0].file == "../../robots/meshes/paddle.stl");
 }
 
-TEST_CASE("robot scenes: a mesh collider stops the bodies' spheres and capsules, boxes and meshes are warned of",
+TEST_CASE("robot scenes: a mesh collider stops every body shape; one wound inside out is warned of",
           "[scene][robot][mesh]") {
   std::string text = kMeshScene;
   const std::string ground = R"({"name": "ground", "type": "ground", "position": [0, 0, 0]},)";
-  text.replace(text.find(ground), ground.size(),
-               ground + R"({"name": "rock", "type": "mesh_collider", "mesh": "meshes/knob.obj", "scale": 0.2},)");
-  auto warned_of_rock = [](const CompiledSceneT<double>& cs) {
+  const std::string rock = R"({"name": "rock", "type": "mesh_collider", "mesh": "meshes/knob.obj", "scale": 0.2},)";
+  text.replace(text.find(ground), ground.size(), ground + rock);
+  auto warned_of_rock = [](const CompiledSceneT<double>& cs, const std::string& how) {
     int n = 0;
     for (const std::string& w : cs.warnings)
-      n += w.find("objects[1] (\"rock\")") != std::string::npos && w.find("pass through") != std::string::npos;
+      n += w.find("objects[1] (\"rock\")") != std::string::npos && w.find(how) != std::string::npos;
     return n;
   };
   auto compiled = [](const std::string& json) {
@@ -112,11 +116,27 @@ TEST_CASE("robot scenes: a mesh collider stops the bodies' spheres and capsules,
     REQUIRE(c.is_ok());
     return std::move(c.value());
   };
-  {  // the robot's mesh shape passes through: warned, naming the body
-    const CompiledSceneT<double> c = compiled(text);
-    CHECK(warned_of_rock(c) == 1);
-    for (const std::string& w : c.warnings)
-      CHECK((w.find("rock") == std::string::npos || w.find("lid's mesh") != std::string::npos));
+  // the knob wound counter-clockwise seen from outside: the robot's mesh shape meets its solid
+  CHECK(compiled(text).warnings.empty());
+  {  // the same octahedron wound inward, and an open sheet facing down: warned of, the cause named
+    const fs::path dir = fs::temp_directory_path() / "adjoint_mesh_winding_test";
+    fs::create_directories(dir);
+    {
+      std::ofstream f(dir / "inward.obj");
+      f << "v 1 0 0\nv -1 0 0\nv 0 1 0\nv 0 -1 0\nv 0 0 1\nv 0 0 -1\n"
+           "f 1 5 3\nf 1 3 6\nf 1 4 5\nf 1 6 4\nf 2 3 5\nf 2 6 3\nf 2 5 4\nf 2 4 6\n";
+      std::ofstream g(dir / "sheet.obj");
+      g << "v -1 0 -1\nv 1 0 -1\nv 1 0 1\nv -1 0 1\nf 1 2 3\nf 1 3 4\n";  // clockwise seen from above
+    }
+    for (const auto& [file, how] :
+         {std::pair{"inward.obj", "faces point inward"}, std::pair{"sheet.obj", "faces face down"}}) {
+      std::string t = text;
+      t.replace(t.find("meshes/knob.obj"), std::string("meshes/knob.obj").size(), (dir / file).string());
+      const CompiledSceneT<double> c = compiled(t);
+      INFO(file);
+      CHECK(warned_of_rock(c, how) == 1);
+    }
+    fs::remove_all(dir);
   }
   // a sphere touches it: the bodies' collider list holds the mesh's triangles, no warning
   const std::string mesh_shape =
@@ -124,7 +144,7 @@ TEST_CASE("robot scenes: a mesh collider stops the bodies' spheres and capsules,
   text.replace(text.find(mesh_shape), mesh_shape.size(),
                R"({"type": "sphere", "size": [0.1, 0.1, 0.1], "density": 1000})");
   const CompiledSceneT<double> cs = compiled(text);
-  CHECK(warned_of_rock(cs) == 0);
+  CHECK(cs.warnings.empty());
   const RigidModelT<double>& m = cs.model.rigid;
   REQUIRE(m.collider_count() == 1);
   CHECK(m.collider_type[0] == GEOM_MESH);
