@@ -474,8 +474,8 @@ ADJ_HD void substep_adjoint(const M& m, const P& par, const S* q, const S* qd, c
     body_force_adjoint(w.I[i], w.a[i], w.v[i], g.F[i], g.I[i], g.a[i], g.v[i]);
     // a_i += v_i x vj (+ v_parent x vt, the free joint's translations)
     const int pi = m.joint_parent[i], d0 = m.joint_dof_start[i], nt = rigid_joint_parent_dofs(m.joint_type[i]);
-    svec<S> vt{}, vj{}, adj_vt{}, adj_vj{};
-    for (int d = d0; d < m.joint_dof_start[i + 1]; ++d) (d < d0 + nt ? vt : vj) += w.S[d] * qd[d];
+    svec<S> vt, vj, adj_vt{}, adj_vj{};
+    joint_velocity_parts(m, w, qd, i, vt, vj);
     crm_adjoint(w.v[i], vj, g.a[i], g.v[i], adj_vj);
     if (nt > 0 && pi >= 0) crm_adjoint(w.v[pi], vt, g.a[i], g.v[pi], adj_vt);
     for (int d = d0; d < m.joint_dof_start[i + 1]; ++d) {

@@ -42,25 +42,10 @@ ADJ_HD inline ParamsT<S, Span<const S>> view_params(const RigidViewT<S>& m) {
   return p;
 }
 
-// where each parameter starts in a packed row (param_count, in the order of the top comment):
-// the arrays, then the scalars (contact ke, kd, mu and gravity's x, y, z, the last six)
-struct ParamRow {
-  int nb, na, nv;
-  ADJ_HD int actuator_kp() const { return nb; }
-  ADJ_HD int actuator_kd() const { return nb + na; }
-  ADJ_HD int dof_damping() const { return nb + 2 * na; }
-  ADJ_HD int dof_armature() const { return nb + 2 * na + nv; }
-  ADJ_HD int scalars() const { return nb + 2 * na + 2 * nv; }
-};
-template <class M>
-ADJ_HD inline ParamRow param_row(const M& m) {
-  return {m.body_count(), m.actuator_count(), m.dof_count()};
-}
-
 // parameter adjoints over one packed row: the arrays as spans into it, the scalars loaded
 template <class S>
 ADJ_HD inline ParamsT<S, Span<S>> param_spans(const RigidViewT<S>& m, S* ap) {
-  const ParamRow r = param_row(m);
+  const ParamRow r = m.param_row();
   const int pc = r.scalars();
   ParamsT<S, Span<S>> p;
   p.body_mass = Span<S>(ap, r.nb);
@@ -78,7 +63,7 @@ ADJ_HD inline ParamsT<S, Span<S>> param_spans(const RigidViewT<S>& m, S* ap) {
 // the scalars of param_spans' parameters (contact, gravity) back into their row
 template <class S>
 ADJ_HD inline void store_scalar_params(const RigidViewT<S>& m, const ParamsT<S, Span<S>>& p, S* ap) {
-  const int pc = param_row(m).scalars();
+  const int pc = m.param_row().scalars();
   ap[pc] = p.contact_ke;
   ap[pc + 1] = p.contact_kd;
   ap[pc + 2] = p.contact_mu;
@@ -216,8 +201,8 @@ struct BatchAdjointKernel {
 template <class S>
 inline void batch_sum_param_grads(const RigidModelT<S>& m, int env_count, const S* adj_param,
                                   RigidModelGradT<S>& adj_model) {
-  const ParamRow r = param_row(m);
-  const int np = m.param_count(), pc = r.scalars();
+  const ParamRow r = m.param_row();
+  const int np = r.count(), pc = r.scalars();
   if (int(adj_model.body_mass.size()) != r.nb || int(adj_model.actuator_kp.size()) != r.na ||
       int(adj_model.dof_damping.size()) != r.nv)
     adj_model = m.make_grad();

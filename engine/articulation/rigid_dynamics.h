@@ -325,6 +325,17 @@ ADJ_HD inline svec<T> body_force(const sinertia<T>& I, const svec<T>& a, const s
   return I * a + crf(v, I * v);
 }
 
+// joint i's velocity split by where its motion-subspace columns are fixed: vj the columns fixed
+// in the child body, vt a free joint's translations (fixed in the parent frame, MuJoCo's qvel:
+// rigid_joint_parent_dofs); RNEA's velocity product and its adjoint read both
+template <class T, class M, class W>
+ADJ_HD inline void joint_velocity_parts(const M& m, const W& w, const T* qd, int i, svec<T>& vt, svec<T>& vj) {
+  const int d0 = m.joint_dof_start[i], nt = rigid_joint_parent_dofs(m.joint_type[i]);
+  vt = svec<T>{};
+  vj = svec<T>{};
+  for (int d = d0; d < m.joint_dof_start[i + 1]; ++d) (d < d0 + nt ? vt : vj) += w.S[d] * qd[d];
+}
+
 // recursive Newton-Euler (world frame): out = M qdd + c(q, qd) - J^T fext, qdd = nullptr
 // for the bias forces; leaves the force across every joint in w.f
 template <class T, class M, class W, class G>
@@ -333,16 +344,14 @@ ADJ_HD void rnea(const M& m, const vec3<G>& gravity, const T* qd, const T* qdd, 
   for (int i = 0; i < m.body_count(); ++i) {
     int pi = m.joint_parent[i];
     svec<T> a = pi < 0 ? a0 : w.a[pi];
-    const int d0 = m.joint_dof_start[i], nt = rigid_joint_parent_dofs(m.joint_type[i]);
-    svec<T> vt{}, vj{};
-    for (int d = d0; d < m.joint_dof_start[i + 1]; ++d) {
-      (d < d0 + nt ? vt : vj) += w.S[d] * qd[d];
-      if (qdd) a += w.S[d] * qdd[d];
-    }
+    svec<T> vt, vj;
+    joint_velocity_parts(m, w, qd, i, vt, vj);
+    if (qdd)
+      for (int d = m.joint_dof_start[i]; d < m.joint_dof_start[i + 1]; ++d) a += w.S[d] * qdd[d];
     // dS/dt qd: columns fixed in the child body move with it, the free joint's translations
     // with the parent
     a += crm(w.v[i], vj);
-    if (nt > 0 && pi >= 0) a += crm(w.v[pi], vt);
+    if (rigid_joint_parent_dofs(m.joint_type[i]) > 0 && pi >= 0) a += crm(w.v[pi], vt);
     w.a[i] = a;
     w.f[i] = body_force(w.I[i], a, w.v[i]) - w.fext[i];
   }

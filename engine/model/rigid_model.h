@@ -96,6 +96,20 @@ struct CouplingContactsT {
 
 }  // namespace rigid
 
+// where each differentiable parameter of a rigid model starts in a packed row (the order of
+// rigid::ParamsT, engine/articulation/rigid_dynamics.h): body_mass, actuator_kp, actuator_kd,
+// dof_damping, dof_armature, then the scalars (contact ke, kd, mu and gravity's x, y, z)
+struct ParamRow {
+  int nb, na, nv;  // bodies, actuators, dofs
+  static constexpr int kScalars = 6;
+  ADJ_HD int actuator_kp() const { return nb; }
+  ADJ_HD int actuator_kd() const { return nb + na; }
+  ADJ_HD int dof_damping() const { return nb + 2 * na; }
+  ADJ_HD int dof_armature() const { return nb + 2 * na + nv; }
+  ADJ_HD int scalars() const { return nb + 2 * na + 2 * nv; }
+  ADJ_HD int count() const { return scalars() + kScalars; }
+};
+
 template <class S>
 struct RigidModelT {
   // bodies
@@ -197,8 +211,10 @@ struct RigidModelT {
   int actuator_count() const { return int(actuator_dof.size()); }
   int collider_count() const { return int(collider_type.size()); }
   int coupling_count() const { return int(coupling_joint.size()); }
-  // differentiable parameters: masses, PD gains, joint damping and armature, contact ke/kd/mu
-  int param_count() const { return body_count() + 2 * actuator_count() + 2 * dof_count() + 6; }
+  // differentiable parameters: masses, PD gains, joint damping and armature, contact ke/kd/mu,
+  // gravity (ParamRow's packing)
+  ParamRow param_row() const { return {body_count(), actuator_count(), dof_count()}; }
+  int param_count() const { return param_row().count(); }
 
   // a state at the rest configuration (zero angles, identity quaternions)
   // (joint arrays only; ModelT::make_state gives the whole world's)

@@ -101,7 +101,8 @@ struct RigidViewT {
   ADJ_HD int actuator_count() const { return actuator_dof.size(); }
   ADJ_HD int collider_count() const { return collider_type.size(); }
   ADJ_HD int coupling_count() const { return coupling_joint.size(); }
-  ADJ_HD int param_count() const { return body_count() + 2 * actuator_count() + 2 * dof_count() + 6; }
+  ADJ_HD ParamRow param_row() const { return {body_count(), actuator_count(), dof_count()}; }
+  ADJ_HD int param_count() const { return param_row().count(); }
 };
 
 // copies one array field between two models of one layout (host arrays -> spans, or spans

@@ -95,7 +95,7 @@ TEST_CASE("robot scenes: rebase_paths moves a mesh shape's file with the scene",
   CHECK(s->objects[1].robot.bodies[0].shapes[0].file == "../../robots/meshes/paddle.stl");
 }
 
-TEST_CASE("robot scenes: a mesh collider stops every body shape; one wound inside out is warned of",
+TEST_CASE("robot scenes: a mesh collider stops every body shape and one wound inside out is warned of",
           "[scene][robot][mesh]") {
   std::string text = kMeshScene;
   const std::string ground = R"({"name": "ground", "type": "ground", "position": [0, 0, 0]},)";
