@@ -34,7 +34,10 @@
 //                       samples would add their explicit friction up past its stable step), and
 //                       a bump under its middle alone is missed
 //   box - mesh          the box's 8 corners (no radius) against the mesh as a solid behind its
-//                       faces (geometry.h's mesh_solid_distance; spheres meet a two-sided shell)
+//                       faces (geometry.h's mesh_solid_distance; spheres meet a two-sided shell);
+//                       a peak of the mesh under a face of the box is missed (the mesh's
+//                       vertices against the box would add a contact per vertex of a finely cut
+//                       floor under it, and their explicit stiffness with it)
 // planes are only ever the static side B. a body's mesh shape touches as its convex hull: its
 // pairs need the model's hull arrays and live in engine/articulation/mesh_pairs.h.
 //
