@@ -1,9 +1,10 @@
 // the pair functions of a body's mesh shape, which touches as its convex hull (the method and
 // what it misses: engine/model/rigid_mesh.h): mesh against a plane, a sphere, a box, a capsule,
-// another mesh or a static mesh collider (the hull vertices against its solid). included at the end of body_contact.h,
-// whose dispatch lines call these for any pair with a mesh (they read the model's hull arrays, so they are not in the
-// model-free table of pairs.h); every kernel is generic over the scalar, so the adjoint takes dual numbers through it
-// as for the other pairs (contact_forces_adjoint), except the ground, reversed by hand. M: RigidModelT or its view
+// another mesh or a static mesh collider (the hull vertices against its solid). included at the
+// end of body_contact.h, whose dispatch lines call these for any pair with a mesh (they read the
+// model's hull arrays, so they are not in the model-free table of pairs.h); every kernel is
+// generic over the scalar, so the adjoint takes dual numbers through it as for the other pairs
+// (contact_forces_adjoint), except the ground, reversed by hand. M: RigidModelT or its view
 // RigidViewT (host or device), which both hold the hull arrays
 #pragma once
 
