@@ -162,6 +162,10 @@ int run_ppo(const OptimizeOptions& o) {
       auto e = publishes ? ppo->evaluate(keep_state) : ppo->evaluate();
       if (!e) return fail(e.status().message());
       record["eval_cost"] = *e;
+      if (const std::string& failed = ppo->evaluation_failure(); !failed.empty()) {  // said; training goes on
+        std::fprintf(stderr, "%s: iteration %d: %s\n", o.scene_path.c_str(), k, failed.c_str());
+        record["eval_failure"] = failed;
+      }
       if (row)
         print_row(k, it->sim_steps / substeps,
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), *it, *e, totals);

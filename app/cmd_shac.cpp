@@ -121,6 +121,13 @@ Status evaluate_window(ShacCommandRun& r, int k, const optim::BatchShacStats& st
   auto keep_state = [&](int, const optim::PolicyEnvT<float>& env) { r.eval_states.push_back(env.state(0)); };
   auto e = publishes ? r.shac.evaluate(keep_state) : r.shac.evaluate();
   if (!e) return e.status();
+  // an evaluation episode whose step failed ended there (its return so far): said, logged, and
+  // the training goes on
+  const std::string& failed = r.shac.evaluation_failure();
+  if (!failed.empty()) {
+    std::fprintf(stderr, "%s: window %d: %s\n", r.o.scene_path.c_str(), k, failed.c_str());
+    record["eval_failure"] = failed;
+  }
   r.eval_seconds += r.wall() - wall;
   const long long steps = st.sim_steps / std::max(r.cs.substeps, 1);
   const double ret = -double(*e) * r.task.horizon;
@@ -143,6 +150,7 @@ Status evaluate_window(ShacCommandRun& r, int k, const optim::BatchShacStats& st
                              {"episodes_ended", r.totals.ended},
                              {"skipped_windows", st.skipped_windows}});
     if (st.train_episodes > 0) r.totals.rows.back()["train_return"] = st.train_return;
+    if (!failed.empty()) r.totals.rows.back()["eval_failure"] = failed;
     if (r.ts.ahac)
       r.totals.rows.back().update({{"horizon", st.horizon},
                                    {"dual", st.dual},

@@ -161,12 +161,16 @@ Result<double> PpoTrainer::evaluate(const std::function<void(int t, const Policy
   std::vector<double> obs, mean;
   eval_->reset(0, nullptr);
   double sum = 0;
+  eval_failure_.clear();
   for (int t = 0; t < eval_->horizon(); ++t) {
     observe_normalized(*eval_, 0, obs);
     net().forward(pi_.data(), obs, mean);
     Result<double> cost = eval_->step(0, mean);
-    if (!cost) return Status::error("PPO evaluation: " + cost.status().message());
     eval_->clear_tape(0);
+    if (!cost) {  // the episode ends at the failed step; its cost stops there
+      eval_failure_ = "PPO evaluation: " + cost.status().message() + " (the episode ends there)";
+      break;
+    }
     sum += cost.value();
     if (observe) observe(t + 1, *eval_);
   }

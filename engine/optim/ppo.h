@@ -142,8 +142,10 @@ class PpoTrainer {
   // run every copy steps_per_env frames, then update
   Result<PpoIteration> iterate();
   // the mean frame cost of an episode with the mean action (forward only; not counted);
-  // observe(t + 1) after frame t (as SHAC's)
+  // observe(t + 1) after frame t (as SHAC's). A step that fails ends the episode there and
+  // does not end the run: evaluation_failure() names it ("" otherwise)
   Result<double> evaluate(const std::function<void(int t, const PolicyEnvT<double>& env)>& observe = {});
+  const std::string& evaluation_failure() const { return eval_failure_; }
   // viewers (app/serve): the states of the first `copies` copies (those this rank steps) over
   // each iteration's collection from now on, frame 0 its start (a copy whose episode ends
   // restarts within it); 0 keeps none. Keeping them changes nothing the training computes
@@ -190,6 +192,7 @@ class PpoTrainer {
 
   PpoOptions options_;
   std::unique_ptr<PolicyEnvT<double>> env_, eval_;
+  std::string eval_failure_;  // the last evaluation's failed step, if one failed
   int substeps_ = 1;
   MlpT<double> value_net_;
   std::vector<double> pi_, v_;  // policy weights + log sigmas; value weights

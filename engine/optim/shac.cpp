@@ -755,6 +755,7 @@ Result<S> BatchShacTrainerT<S>::evaluate(const std::function<void(int t, const P
   typename MlpT<S>::Batch b;
   net.resize(b, 1);
   S sum = S(0);
+  eval_failure_.clear();
   for (int t = 0; t < env.horizon(); ++t) {
     env.observe(0, raw);
     normalize(raw, obs);
@@ -762,7 +763,11 @@ Result<S> BatchShacTrainerT<S>::evaluate(const std::function<void(int t, const P
     net.forward(packed.data(), b, 0, 1);
     for (std::size_t k = 0; k < action.size(); ++k) action[k] = net.output(b, 0, int(k));
     Result<S> c = env.step(0, action);
-    if (!c) return Status::error("SHAC evaluation: " + c.status().message());
+    if (!c) {  // the episode ends at the failed step; its reward stops there
+      eval_failure_ = "SHAC evaluation: " + c.status().message() + " (the episode ends there)";
+      env.clear_tape(0);
+      break;
+    }
     env.clear_tape(0);
     sum += c.value();
     if (observe) observe(t + 1, env);

@@ -260,8 +260,11 @@ class BatchShacTrainerT {
   // without stepping: the copies' episodes and random streams are restored (gradient checks)
   Result<S> actor_loss(const std::vector<S>& w, std::vector<S>* grad, std::vector<S>* grad_log_std = nullptr);
   // one episode of the eval copy from the task's initial state under the policy; returns the
-  // mean frame cost (for the cartpole term: the task's loss); observe(t) after frame t
+  // mean frame cost (for the cartpole term: the task's loss); observe(t) after frame t. A step
+  // that fails (the state blew up) ends the episode there, as a termination does, and does not
+  // end the run: evaluation_failure() then names the frame and the quantity ("" otherwise)
   Result<S> evaluate(const std::function<void(int t, const PolicyEnvT<S>& env)>& observe = {});
+  const std::string& evaluation_failure() const { return eval_failure_; }
 
   const std::vector<S>& weights() const { return w_; }
   void set_weights(std::vector<S> w) { w_ = std::move(w); }
@@ -342,6 +345,7 @@ class BatchShacTrainerT {
 
   BatchShacOptions options_;
   std::unique_ptr<PolicyEnvT<S>> env_, eval_;
+  std::string eval_failure_;  // the last evaluation's failed step, if one failed
   MlpT<S> critic_;
   // learned_std: the policy network with a linear output (z; the same weights): the noise goes in
   // before the tanh the policy's own output applies

@@ -108,6 +108,30 @@ TEST_CASE("ppo rigid: a copy whose step fails skips the iteration's update, name
   CHECK(trains.fingerprint() != t0);
 }
 
+// an evaluation episode whose step fails (the task's start has a pole velocity of 1e200) ends
+// there, named, and the run goes on
+TEST_CASE("ppo rigid: an evaluation episode whose step fails ends there, named, and the run goes on", "[optim][ppo]") {
+  scene::Scene sc = ok(scene::load_scene(kScenes + "/robot_cartpole.json"));
+  REQUIRE(sc.objects[0].robot.initial.size() == 1);
+  sc.objects[0].robot.initial[0].qd = {1e200};
+  auto cs = ok(scene::compile<double>(sc, kScenes));
+  auto made = ok(make_task(cs, *sc.find_task("swing up (policy)")));
+  PpoOptions po = SampleEfficiencyOptions::default_rigid_ppo();
+  po.steps_per_env = 8;
+  po.minibatches = 2;
+  PpoTrainer ppo = ok(PpoTrainer::create(*made, po, {.env_count = 1, .q_range = 3.0, .qd_range = 0.5}));
+  for (int k = 0; k < 2; ++k) {
+    CHECK(ok(ppo.evaluate()) == 0);
+    INFO(ppo.evaluation_failure());
+    CHECK_THAT(ppo.evaluation_failure(), Catch::StartsWith("PPO evaluation: env 0, frame 0: "));
+    CHECK_THAT(ppo.evaluation_failure(), Catch::Contains("joint_q"));
+    ok(ppo.iterate());  // the run goes on
+  }
+  PpoTrainer clear = cartpole_ppo(1, po, 1);
+  ok(clear.evaluate());
+  CHECK(clear.evaluation_failure().empty());
+}
+
 TEST_CASE("sample efficiency: cartpole swing-up, SHAC vs PPO", "[.bench]") {
   scene::Scene sc = ok(scene::load_scene(kScenes + "/robot_cartpole.json"));
   SampleEfficiencyOptions o;

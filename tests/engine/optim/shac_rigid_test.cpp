@@ -248,6 +248,34 @@ TEST_CASE("shac critic: a copy whose step fails skips the window, named, and res
   CHECK(shac.weights() == w0);
 }
 
+// an evaluation episode whose step fails (here the task's start itself has a pole velocity of
+// 1e200, so the first substep overflows) ends there and does not end the run: evaluate()
+// returns the cost so far (none: 0), evaluation_failure() names the frame and the quantity, and
+// the next window trains as before; an evaluation that runs clear says nothing
+TEST_CASE("shac critic: an evaluation episode whose step fails ends there, named, and the run goes on",
+          "[optim][shac]") {
+  test::AssetScene<double> sc("robot_cartpole.json", "swing up (policy)");
+  REQUIRE(sc.cs.model.joint_qd.size() == 2);
+  sc.cs.model.joint_qd[1] = 1e200;
+  auto made = ok(make_task(sc.cs, sc.task));
+  BatchShacOptions so;
+  so.window = 16;
+  so.critic_hidden = {16};
+  auto shac = ok(BatchShacTrainerT<double>::create(*made, so, {.env_count = 3, .q_range = 3.0, .qd_range = 0.5}));
+  for (int k = 0; k < 2; ++k) {
+    const double cost = ok(shac.evaluate());
+    INFO(shac.evaluation_failure());
+    CHECK(cost == 0);
+    CHECK_THAT(shac.evaluation_failure(), Catch::StartsWith("SHAC evaluation: env 0, frame 0: "));
+    CHECK_THAT(shac.evaluation_failure(), Catch::Contains("joint_q"));  // the step's own message
+    ok(shac.step());  // the run goes on (its copies start there too: their windows are skipped)
+  }
+  Cartpole<double> cp;
+  auto clear = cp.small_trainer(0.5);
+  ok(clear.evaluate());
+  CHECK(clear.evaluation_failure().empty());
+}
+
 // a rank's env holds copies world_begin.. of the run's worlds: its errors name the world, so a
 // message reads the same on any number of ranks (SHAC, PPO and PODS pass them on)
 TEST_CASE("shac critic: the training return is the mean summed reward of the last ended episodes", "[optim][shac]") {
